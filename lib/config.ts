@@ -1,0 +1,100 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * Every Hookyard setting, parsed once from the environment with zod.
+ * The README's configuration table and `.env.example` list the same names.
+ */
+const booleanish = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const ConfigSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PUBLIC_URL: z.url().optional(),
+  INGEST_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  TRUST_PROXY: booleanish.default(false),
+  COOKIE_DOMAIN: z.string().default("auto"),
+  INGEST_MAX_BODY_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+  CLI_COMMAND: z.string().min(1).default("npx hookyard"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Config = {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  host: string;
+  /** Base URL of the console web app and API, without trailing slash. */
+  publicUrl: string;
+  /** Base of source URLs: a source's URL is `{ingestUrl}/{id without src_}`. */
+  ingestUrl: string;
+  /** Set when an external PostgreSQL is used; unset means the embedded one. */
+  databaseUrl: string | undefined;
+  /** Absolute directory for embedded PostgreSQL data and other local state. */
+  dataDir: string;
+  embeddedPgPort: number;
+  dbPoolSize: number;
+  /** Take the client IP and scheme from X-Forwarded-For / X-Forwarded-Proto. */
+  trustProxy: boolean;
+  /** "auto" (parent domain of the request host), "" (host-only) or an explicit domain. */
+  cookieDomain: string;
+  /** Largest request body accepted by ingestion, bytes. */
+  ingestMaxBodyBytes: number;
+  /** `POST /` creations per minute per client. */
+  consoleCreateRateLimit: number;
+  /** `GET /new` pages per minute per client. */
+  consoleNewRateLimit: number;
+  /** How the CLI is invoked in the console's `cmd_hint`. */
+  cliCommand: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+};
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+/**
+ * Parses settings from `env`. Throws an Error naming every invalid variable.
+ * Exported for tests; application code calls {@link getConfig}.
+ */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const publicUrl = trimSlash(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    ingestUrl: trimSlash(e.INGEST_URL ?? `${publicUrl}/e`),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    dbPoolSize: e.DB_POOL_SIZE,
+    trustProxy: e.TRUST_PROXY,
+    cookieDomain: e.COOKIE_DOMAIN.trim(),
+    ingestMaxBodyBytes: e.INGEST_MAX_BODY_BYTES,
+    consoleCreateRateLimit: e.CONSOLE_CREATE_RATE_LIMIT,
+    consoleNewRateLimit: e.CONSOLE_NEW_RATE_LIMIT,
+    cliCommand: e.CLI_COMMAND,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's settings, parsed on first use. Throws on invalid settings. */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

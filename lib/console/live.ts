@@ -1,0 +1,74 @@
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import { databaseUrl } from "@/lib/db/pool";
+
+/**
+ * Live updates of captured requests, fed by PostgreSQL LISTEN/NOTIFY: the `requests` insert trigger
+ * notifies `hookyard_requests` with the distinct source ids of each statement ('*' for "many"), so a
+ * request captured by any process reaches viewers on every process. One listening connection per
+ * process, reconnected after errors; subscribers are in-process (the SSE streams of this process).
+ */
+class RequestFeed {
+  private emitter = new EventEmitter();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  /** Calls `onRequest` whenever a request for `sourceId` is committed; returns the unsubscribe function. */
+  async subscribe(sourceId: string, onRequest: () => void): Promise<() => void> {
+    await this.ensureListening();
+    const handler = (ids: string) => {
+      if (ids === "*" || ids.split(",").includes(sourceId)) onRequest();
+    };
+    this.emitter.on("notify", handler);
+    return () => this.emitter.off("notify", handler);
+  }
+
+  private ensureListening(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: databaseUrl() });
+      client.on("notification", (msg) => {
+        if (msg.channel === "hookyard_requests") this.emitter.emit("notify", msg.payload ?? "*");
+      });
+      client.on("error", () => this.reset(client));
+      client.on("end", () => this.reset(client));
+      await client.connect();
+      await client.query("LISTEN hookyard_requests");
+      this.client = client;
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private reset(client: pg.Client) {
+    if (this.client !== client) return;
+    this.client = null;
+    client.end().catch(() => {});
+    // Viewers may have missed a notification while reconnecting: tell them all to refresh.
+    setTimeout(() => {
+      this.ensureListening().then(
+        () => this.emitter.emit("notify", "*"),
+        () => {},
+      );
+    }, 500);
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+}
+
+const globalForFeed = globalThis as unknown as { __hookyardRequestFeed?: RequestFeed };
+
+/** The process-wide request feed. */
+export function getRequestFeed(): RequestFeed {
+  globalForFeed.__hookyardRequestFeed ??= new RequestFeed();
+  return globalForFeed.__hookyardRequestFeed;
+}

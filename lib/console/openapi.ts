@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
+
+export const CONSOLE_API_VERSION = "0.1.0";
+
+const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZSourcePreview, ZConsoleError, ZRateLimitError };
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const jsonContent = (id: string) => ({ "application/json": { schema: ref(id) } });
+
+/** JSON Schemas of the console's shapes, generated from the zod schemas that validate them. */
+function componentSchemas(): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const schema of Object.values(SCHEMAS)) {
+    const meta = schema.meta() as { id: string } | undefined;
+    registry.add(schema, { ...meta, id: meta!.id });
+  }
+  const out = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}`, io: "output" });
+  return out.schemas as Record<string, unknown>;
+}
+
+const rateLimitHeaders = {
+  "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Creations left in the window.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "When the window resets.", schema: { type: "string", format: "date-time" } },
+};
+
+/** The OpenAPI 3.1 document of the console API, served at `GET /openapi.json` (version 0.1.0). */
+export function consoleOpenApi(): Record<string, unknown> {
+  const schemas = componentSchemas();
+  for (const s of Object.values(schemas)) delete (s as { $schema?: string }).$schema;
+  const idParam = { name: "id", in: "path", required: true, description: "The source id without its `src_` prefix.", schema: { type: "string" } };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Hookyard Console API",
+      version: CONSOLE_API_VERSION,
+      description: "Disposable test URLs: create one with no account, send any request to it, read what arrived. Early beta.",
+    },
+    servers: [{ url: getConfig().publicUrl }],
+    paths: {
+      "/": {
+        post: {
+          operationId: "createTestUrl",
+          summary: "Create a test URL",
+          description: "Creates a source in the caller's guest workspace (a new one, with a session cookie, when none is sent). 60 per minute.",
+          requestBody: { required: false, content: jsonContent("CreateTestUrlRequest") },
+          responses: {
+            "201": {
+              description: "The test URL.",
+              headers: {
+                Location: { description: "Equals `inspect_url`.", schema: { type: "string", format: "uri" } },
+                "Set-Cookie": { description: "Session cookie, on the first unauthenticated create.", schema: { type: "string" } },
+              },
+              content: jsonContent("TestUrl"),
+            },
+            "422": { description: "Invalid body, unsupported type, or a type requiring authentication.", content: jsonContent("ConsoleError") },
+            "429": { description: "Creation rate limit exceeded.", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },
+          },
+        },
+      },
+      "/{id}": {
+        get: {
+          operationId: "getSourcePreview",
+          summary: "Inspect a test URL",
+          description: "With `Accept: application/json`, the source preview; otherwise the console web application. Never captured.",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "The source preview.", content: { ...jsonContent("SourcePreview"), "text/html": { schema: { type: "string" } } } },
+            "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+          },
+        },
+      },
+      "/e/{id}": {
+        post: {
+          operationId: "ingest",
+          summary: "Send a request to a test URL",
+          description: "Any method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS) and any body up to 10 MiB is captured. Also `/e/{id}/{path}`.",
+          parameters: [idParam],
+          requestBody: { required: false, content: { "*/*": { schema: {} } } },
+          responses: {
+            "200": { description: "The source's configured response, by default `{status, message, request_id}`." },
+            "404": { description: "No test URL with that id." },
+            "405": { description: "Method not allowed by the source (the request is still captured)." },
+            "413": { description: "Body larger than 10 MiB (captured without its body)." },
+          },
+        },
+      },
+      "/new": {
+        get: {
+          operationId: "newTestUrlPage",
+          summary: "Browser page that creates a test URL",
+          parameters: [{ name: "type", in: "query", required: false, schema: { type: "string", maxLength: 64 } }],
+          responses: {
+            "200": { description: "The console web application.", content: { "text/html": { schema: { type: "string" } } } },
+            "429": { description: "Rate limit exceeded (10 per minute).", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },
+          },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}

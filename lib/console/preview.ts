@@ -1,0 +1,112 @@
+import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
+import { ingestUrlFor } from "@/lib/console/urls";
+import { getPool } from "@/lib/db/pool";
+import { sourceIdFromPublic } from "@/lib/ids";
+import { ApiError } from "@/lib/http/errors";
+
+/** Bytes of a body shown in a preview. */
+export const PREVIEW_BODY_BYTES = 64 * 1024;
+/** Requests listed in a preview. */
+export const PREVIEW_REQUESTS = 100;
+
+/**
+ * A body preview: parsed JSON when the whole body is JSON, else UTF-8 text, else base64 (binary);
+ * only the first {@link PREVIEW_BODY_BYTES} bytes are given, and then it is never parsed as JSON.
+ */
+export function bodyPreview(body: Buffer | null, size: number): Pick<TCapturedRequest, "body" | "body_encoding" | "body_truncated"> {
+  if (!body || body.length === 0) return { body: null, body_encoding: null, body_truncated: size > 0 };
+  const truncated = body.length > PREVIEW_BODY_BYTES || size > body.length;
+  const slice = body.subarray(0, PREVIEW_BODY_BYTES);
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(slice);
+  const isText = !text.includes("\uFFFD") || Buffer.from(text, "utf8").equals(slice);
+  if (!truncated && isText) {
+    const trimmed = text.trim();
+    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+      try {
+        return { body: JSON.parse(trimmed), body_encoding: "json", body_truncated: false };
+      } catch {
+        /* not JSON: shown as text */
+      }
+    }
+  }
+  if (isText) return { body: text, body_encoding: "text", body_truncated: truncated };
+  return { body: slice.toString("base64"), body_encoding: "base64", body_truncated: truncated };
+}
+
+type Row = {
+  id: string;
+  verified: boolean;
+  rejection_cause: string | null;
+  ingested_at: Date;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  body_size: number;
+  content_type: string | null;
+};
+
+/**
+ * The source preview of `GET /{id}` (shared/spec/console.md "Source preview"): the source and its
+ * newest requests first. `publicId` is the id without `src_`.
+ * Throws ApiError NOT_FOUND when no source has that id.
+ */
+export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUESTS): Promise<TSourcePreview & { team_id: string }> {
+  const sourceId = sourceIdFromPublic(publicId);
+  const pool = getPool();
+  const { rows: sources } = sourceId
+    ? await pool.query<{ id: string; team_id: string; name: string; type: string }>(
+        "SELECT id, team_id, name, type FROM sources WHERE id = $1",
+        [sourceId],
+      )
+    : { rows: [] };
+  const source = sources[0];
+  if (!source) throw new ApiError("NOT_FOUND", "No test URL with that id", [`No test URL with id "${publicId}"`]);
+  const { rows } = await pool.query<Row>(
+    `SELECT r.id, r.verified, r.rejection_cause, r.ingested_at, d.method, d.path, d.query, d.headers,
+            substring(d.body from 1 for ${PREVIEW_BODY_BYTES + 1}) AS body, d.body_size, d.content_type
+       FROM requests r JOIN request_raw_data d ON d.request_id = r.id
+      WHERE r.source_id = $1
+      ORDER BY r.created_at DESC, r.id DESC
+      LIMIT $2`,
+    [source.id, limit],
+  );
+  return {
+    id: source.id,
+    team_id: source.team_id,
+    ingest_url: ingestUrlFor(source.id),
+    type: source.type,
+    name: source.name,
+    requests: rows.map((r) => ({
+      id: r.id,
+      verb: r.method,
+      received_at: r.ingested_at.toISOString(),
+      path: r.path,
+      query: r.query,
+      headers: r.headers,
+      ...bodyPreview(r.body, r.body_size),
+      body_size: r.body_size,
+      content_type: r.content_type,
+      verified: r.verified,
+      rejection_cause: r.rejection_cause,
+    })),
+  };
+}
+
+/**
+ * The exact stored body of request `requestId` of source `publicId`, for download.
+ * Throws ApiError NOT_FOUND when either is unknown or they do not belong together.
+ */
+export async function getRawBody(publicId: string, requestId: string): Promise<{ body: Buffer; contentType: string | null }> {
+  const sourceId = sourceIdFromPublic(publicId);
+  const { rows } = sourceId
+    ? await getPool().query<{ body: Buffer | null; content_type: string | null }>(
+        `SELECT d.body, d.content_type FROM requests r JOIN request_raw_data d ON d.request_id = r.id
+          WHERE r.id = $1 AND r.source_id = $2`,
+        [requestId, sourceId],
+      )
+    : { rows: [] };
+  if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
+  return { body: rows[0].body ?? Buffer.alloc(0), contentType: rows[0].content_type };
+}

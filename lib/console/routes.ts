@@ -1,0 +1,58 @@
+/**
+ * Console API handlers (shared/spec/console.md "Endpoints"). `/` and `/{id}` are shared with the
+ * console pages, so the custom server (server.ts) routes these by method and `Accept` before Next.js
+ * sees the request; each handler is wrapped by `consoleRoute` (lib/http/console.ts).
+ */
+import { createTestUrl } from "@/lib/console/create-test-url";
+import { consoleOpenApi } from "@/lib/console/openapi";
+import { getRawBody, getSourcePreview } from "@/lib/console/preview";
+import { ZCreateTestUrlRequest } from "@/lib/console/schemas";
+import { cookieDomainFor, sessionCookie } from "@/lib/console/sessions";
+import { consoleRoute } from "@/lib/http/console";
+import { json } from "@/lib/http/types";
+
+// POST / - create a test URL (60 per minute per session or client IP)
+export const createTestUrlRoute = consoleRoute(
+  { rateLimit: { name: "create", perMinute: (c) => c.consoleCreateRateLimit }, body: ZCreateTestUrlRequest },
+  async ({ req, body, session, config }) => {
+    const { testUrl, newSession } = await createTestUrl(body, session);
+    const headers: Record<string, string | string[]> = { location: testUrl.inspect_url, "cache-control": "no-store" };
+    if (newSession) {
+      const domain = cookieDomainFor(req.headers.host ?? "", config.cookieDomain);
+      const secure = req.secure || config.publicUrl.startsWith("https://");
+      headers["set-cookie"] = sessionCookie({ token: newSession.token, expiresAt: newSession.expiresAt, domain, secure });
+    }
+    return json(201, testUrl, headers);
+  },
+);
+
+// GET /{id} with Accept: application/json - the source preview
+export const previewRoute = (publicId: string) =>
+  consoleRoute({}, async () => {
+    const { team_id: _teamId, ...preview } = await getSourcePreview(publicId);
+    return json(200, preview, { "cache-control": "no-store" });
+  });
+
+// GET /{id}/requests/{request_id}/raw - the exact body, always as a download (never rendered)
+export const rawBodyRoute = (publicId: string, requestId: string) =>
+  consoleRoute({}, async () => {
+    const { body } = await getRawBody(publicId, requestId);
+    return {
+      status: 200,
+      headers: {
+        "content-type": "application/octet-stream",
+        "content-disposition": `attachment; filename="${requestId}.bin"`,
+        "x-content-type-options": "nosniff",
+        "cache-control": "no-store",
+      },
+      body,
+    };
+  });
+
+// GET /new - only the rate limit (10 per minute); the page itself is rendered by Next.js
+export const newPageGate = consoleRoute({ rateLimit: { name: "new", perMinute: (c) => c.consoleNewRateLimit } }, async () => ({
+  status: 200,
+}));
+
+// GET /openapi.json - OpenAPI 3.1 of the console API
+export const openApiRoute = consoleRoute({}, async () => json(200, consoleOpenApi()));

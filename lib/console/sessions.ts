@@ -1,0 +1,94 @@
+import { createHash } from "node:crypto";
+import { getPool } from "@/lib/db/pool";
+import { createId, createToken } from "@/lib/ids";
+
+/** Name of the console session cookie. */
+export const SESSION_COOKIE = "hookyard_session";
+/** Fixed lifetime of a console session: 90 days, never extended by use (shared/spec/console.md "Authentication"). */
+export const SESSION_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+
+export type ConsoleSession = { id: string; teamId: string; expiresAt: Date };
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * The live session for a cookie token, or null when the token is missing, unknown or expired
+ * (an expired or unknown cookie makes the next create start a new workspace).
+ */
+export async function findSession(token: string | undefined | null): Promise<ConsoleSession | null> {
+  if (!token || token.length > 200) return null;
+  const { rows } = await getPool().query<{ id: string; team_id: string; expires_at: Date }>(
+    "SELECT id, team_id, expires_at FROM console_sessions WHERE token_hash = $1 AND expires_at > now()",
+    [hashToken(token)],
+  );
+  const row = rows[0];
+  return row ? { id: row.id, teamId: row.team_id, expiresAt: row.expires_at } : null;
+}
+
+/**
+ * Creates a guest workspace (a GUEST team with its own `cli_key`) and its first session, in one
+ * transaction. Returns the raw session token, which is only ever stored hashed.
+ */
+export async function createGuestWorkspace(now = new Date()): Promise<{ session: ConsoleSession; token: string; cliKey: string }> {
+  const teamId = createId("team");
+  const cliKey = `cli_${createToken(24)}`;
+  const token = createToken(32);
+  const session = { id: createId("session"), teamId, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+  const client = await getPool().connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $3)`,
+      [teamId, cliKey, now],
+    );
+    await client.query(
+      "INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
+      [session.id, hashToken(token), teamId, session.expiresAt, now],
+    );
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+  return { session, token, cliKey };
+}
+
+/**
+ * The cookie's Domain attribute for a request host: `cookieDomain` when set explicitly; with "auto",
+ * the parent domain of the host where there is one (`console.example.com` → `example.com`), none for
+ * `localhost`, IP addresses and two-label hosts; "" means host-only.
+ */
+export function cookieDomainFor(host: string, setting: string): string | undefined {
+  if (setting !== "auto") return setting || undefined;
+  const hostname = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase();
+  if (!hostname || /^[\d.]+$/.test(hostname) || hostname.includes(":")) return undefined;
+  const labels = hostname.split(".");
+  return labels.length >= 3 ? labels.slice(1).join(".") : undefined;
+}
+
+/** The `Set-Cookie` value for a new session: HttpOnly, SameSite=Strict, Path=/, fixed Expires, Secure on https. */
+export function sessionCookie(opts: { token: string; expiresAt: Date; domain?: string; secure: boolean }): string {
+  const maxAge = Math.max(0, Math.floor((opts.expiresAt.getTime() - Date.now()) / 1000));
+  return [
+    `${SESSION_COOKIE}=${opts.token}`,
+    "Path=/",
+    `Expires=${opts.expiresAt.toUTCString()}`,
+    `Max-Age=${maxAge}`,
+    ...(opts.domain ? [`Domain=${opts.domain}`] : []),
+    "HttpOnly",
+    "SameSite=Strict",
+    ...(opts.secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+/** Reads one cookie from a `Cookie` header. */
+export function readCookie(header: string | undefined | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,19 @@
+import { applyMigrations } from "@/lib/db/schema-engine";
+
+/**
+ * Brings the database at `connectionString` up to date with `prisma/migrations`.
+ * Serialised across processes with an advisory lock (two servers starting together apply once).
+ * Returns the names of the migrations applied now. Throws on SQL errors.
+ */
+export async function migrate(connectionString: string): Promise<string[]> {
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(727274001)");
+    return await applyMigrations(connectionString);
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(727274001)").catch(() => {});
+    await client.end();
+  }
+}

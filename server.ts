@@ -1,0 +1,128 @@
+/**
+ * The production HTTP server (Next.js's custom-server pattern; design "The hot path").
+ * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
+ *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
+ *   POST /                          create a test URL                              lib/console/routes.ts
+ *   GET /{id} (Accept: JSON)        source preview; otherwise the page
+ *   GET /{id}/live                  server-sent events of new requests
+ *   GET /{id}/requests/{req}/raw    raw body download
+ *   GET /new                        rate limit, then the page
+ *   GET /openapi.json               console OpenAPI
+ * and hands everything else to Next.js.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { parse } from "node:url";
+import next from "next";
+import { getConfig } from "@/lib/config";
+import { getRequestFeed } from "@/lib/console/live";
+import { streamSourceRequests } from "@/lib/console/live-stream";
+import { createTestUrlRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute } from "@/lib/console/routes";
+import { closePool } from "@/lib/db/pool";
+import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
+import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
+import type { HttpRequest, HttpResponse } from "@/lib/http/types";
+import { ingest } from "@/lib/ingest/ingest";
+
+/** First path segments that are never console source ids. */
+const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", "new", "_next", "healthz", "openapi.json"]);
+
+export type HookyardServer = { port: number; close: () => Promise<void> };
+
+function wantsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const first = accept.split(",")[0]!.trim().toLowerCase();
+  return first.startsWith("application/json") || (accept.includes("application/json") && !accept.includes("text/html"));
+}
+
+async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, url: string): Promise<void> {
+  const config = getConfig();
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  const rest = path.slice(3); // after "/e/"
+  const slash = rest.indexOf("/");
+  const publicId = slash === -1 ? rest : rest.slice(0, slash);
+  const request = await readNodeRequest(req, {
+    maxBodyBytes: config.ingestMaxBodyBytes,
+    trustProxy: config.trustProxy,
+    pathname: slash === -1 ? "/" : rest.slice(slash),
+    query: q === -1 ? "" : url.slice(q + 1),
+  });
+  let response: HttpResponse;
+  try {
+    response = await ingest(publicId, request);
+  } catch (err) {
+    console.error("[ingest] could not store request:", err);
+    response = { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
+  }
+  writeNodeResponse(res, response);
+}
+
+async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse, route: (r: HttpRequest) => Promise<HttpResponse>) {
+  const config = getConfig();
+  const request = await readNodeRequest(req, { maxBodyBytes: CONSOLE_MAX_BODY_BYTES, trustProxy: config.trustProxy });
+  writeNodeResponse(res, await route(request));
+}
+
+/**
+ * Starts Hookyard's HTTP server on `port` (0 = any free port) with Next.js in production mode, or in
+ * development mode with `dev`. The database must be migrated and DATABASE_URL set. Resolves once listening.
+ */
+export async function startServer(opts: { port: number; host: string; dev?: boolean }): Promise<HookyardServer> {
+  const app = next({ dev: Boolean(opts.dev), dir: process.cwd(), hostname: opts.host, port: opts.port });
+  await app.prepare();
+  const handleNext = app.getRequestHandler();
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    const method = (req.method ?? "GET").toUpperCase();
+    const handle = async () => {
+      if (url.startsWith("/e/")) return serveIngest(req, res, url);
+      const pathname = url.split("?")[0]!;
+      const segments = pathname.split("/").filter(Boolean);
+      if (pathname === "/" && method === "POST") return serveConsole(req, res, createTestUrlRoute);
+      if (pathname === "/openapi.json" && method === "GET") return serveConsole(req, res, openApiRoute);
+      if (pathname === "/new" && method === "GET") {
+        const request = await readNodeRequest(req, { maxBodyBytes: 0, trustProxy: getConfig().trustProxy });
+        const gate = await newPageGate(request);
+        if (gate.status !== 200) return writeNodeResponse(res, gate);
+        for (const [k, v] of Object.entries(gate.headers ?? {})) res.setHeader(k, v);
+        return handleNext(req, res, parse(url, true));
+      }
+      const [first, second, third, fourth] = segments;
+      if (first && !RESERVED.has(first) && !first.includes(".") && (method === "GET" || method === "HEAD")) {
+        if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
+        if (segments.length === 2 && second === "live") return streamSourceRequests(first, req, res);
+        if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
+      }
+      return handleNext(req, res, parse(url, true));
+    };
+    handle().catch((err) => {
+      console.error("[server] unhandled error:", err);
+      if (!res.headersSent) writeNodeResponse(res, { status: 500, headers: { "content-type": "application/json" }, body: '{"status":500,"message":"Internal server error"}' });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Live streams never end by themselves.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      await getRequestFeed().close();
+      await app.close?.().catch?.(() => {});
+      await closePool();
+    },
+  };
+}
