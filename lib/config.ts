@@ -22,6 +22,7 @@ const ConfigSchema = z.object({
   TRUST_PROXY: booleanish.default(false),
   COOKIE_DOMAIN: z.string().default("auto"),
   INGEST_MAX_BODY_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   CLI_COMMAND: z.string().min(1).default("npx hookyard"),
@@ -48,6 +49,8 @@ export type Config = {
   cookieDomain: string;
   /** Largest request body accepted by ingestion, bytes. */
   ingestMaxBodyBytes: number;
+  /** Group-commit writes in flight at once per process. */
+  ingestWriteConcurrency: number;
   /** `POST /` creations per minute per client. */
   consoleCreateRateLimit: number;
   /** `GET /new` pages per minute per client. */
@@ -84,6 +87,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: e.TRUST_PROXY,
     cookieDomain: e.COOKIE_DOMAIN.trim(),
     ingestMaxBodyBytes: e.INGEST_MAX_BODY_BYTES,
+    ingestWriteConcurrency: e.INGEST_WRITE_CONCURRENCY,
     consoleCreateRateLimit: e.CONSOLE_CREATE_RATE_LIMIT,
     consoleNewRateLimit: e.CONSOLE_NEW_RATE_LIMIT,
     cliCommand: e.CLI_COMMAND,

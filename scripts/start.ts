@@ -15,6 +15,8 @@ import { migrate } from "@/lib/db/migrate";
 import { buildIfNeeded } from "./build-if-needed";
 
 const dev = process.argv.includes("--dev");
+// The test harness builds once before starting several servers (scripts/test.ts).
+const skipBuild = process.argv.includes("--no-build");
 if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
 const log = (m: string) => console.log(`[hookyard] ${m}`);
 const config = getConfig();
@@ -81,7 +83,7 @@ try {
   }
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
-  if (!dev) buildIfNeeded(log);
+  if (!dev && !skipBuild) buildIfNeeded(log);
   const { startServer } = await import("../server");
   server = await startServer({ port: config.port, host: config.host, dev });
   log(`ready on ${config.publicUrl}${dev ? " (development)" : ""}`);

@@ -3,8 +3,8 @@ import pg from "pg";
 import { databaseUrl } from "@/lib/db/pool";
 
 /**
- * Live updates of captured requests, fed by PostgreSQL LISTEN/NOTIFY: the `requests` insert trigger
- * notifies `hookyard_requests` with the distinct source ids of each statement ('*' for "many"), so a
+ * Live updates of captured requests, fed by PostgreSQL LISTEN/NOTIFY: every committed request batch
+ * is followed by a NOTIFY on `hookyard_requests` with the source ids (lib/ingest/request-notifier.ts) ('*' for "many"), so a
  * request captured by any process reaches viewers on every process. One listening connection per
  * process, reconnected after errors; subscribers are in-process (the SSE streams of this process).
  */

@@ -1,4 +1,6 @@
+import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { announceRequests } from "@/lib/ingest/request-notifier";
 
 /** One request to store: its `requests` row and its raw data. */
 export type RequestRecord = {
@@ -21,8 +23,8 @@ export type RequestRecord = {
 /** Rows per multi-row INSERT at the most. */
 const MAX_BATCH = 500;
 
-// One statement writes both tables: atomic without BEGIN/COMMIT round trips. The trigger on
-// `requests` sends one NOTIFY per statement for live views.
+
+// One statement writes both tables: atomic without BEGIN/COMMIT round trips.
 const INSERT_SQL = `
 WITH r AS (
   INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at)
@@ -59,30 +61,34 @@ type Pending = { record: RequestRecord; resolve: () => void; reject: (err: unkno
 /**
  * Group commit for ingestion (design "The hot path"): `write()` resolves only once the request's row
  * is committed. There is no fixed wait: when no write is in flight a request is written at once; what
- * arrives meanwhile is gathered into the next multi-row write (up to 500 rows). If a batch fails, its
+ * arrives meanwhile is gathered into the next multi-row write (up to 500 rows). INGEST_WRITE_CONCURRENCY
+ * allows more writes in flight (measured: 1 is best on 2 cores, docs/benchmarks.md). If a batch fails, its
  * rows are retried one by one, so one bad row (say, its source was deleted) fails only itself.
  */
 export class RequestWriter {
   private queue: Pending[] = [];
-  private flushing = false;
+  private inFlight = 0;
+
+  /** @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1). */
+  constructor(private readonly maxInFlight = getConfig().ingestWriteConcurrency) {}
 
   /** Stores `record`; resolves after commit, rejects with the database error. */
   write(record: RequestRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.inFlight < this.maxInFlight) void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
+    this.inFlight++;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
         await this.insert(batch);
       }
     } finally {
-      this.flushing = false;
+      this.inFlight--;
     }
   }
 
@@ -91,6 +97,7 @@ export class RequestWriter {
     try {
       await pool.query(INSERT_SQL, params(batch.map((p) => p.record)));
       for (const p of batch) p.resolve();
+      announceRequests(batch.map((p) => p.record.sourceId));
     } catch (err) {
       if (batch.length === 1) {
         batch[0]!.reject(err);
@@ -99,7 +106,10 @@ export class RequestWriter {
       await Promise.all(
         batch.map((p) =>
           pool.query(INSERT_SQL, params([p.record])).then(
-            () => p.resolve(),
+            () => {
+              p.resolve();
+              announceRequests([p.record.sourceId]);
+            },
             (e) => p.reject(e),
           ),
         ),

@@ -118,21 +118,3 @@ ALTER TABLE "requests" ADD CONSTRAINT "requests_source_id_fkey" FOREIGN KEY ("so
 
 -- AddForeignKey
 ALTER TABLE "request_raw_data" ADD CONSTRAINT "request_raw_data_request_id_fkey" FOREIGN KEY ("request_id") REFERENCES "requests"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- Live updates (hand-written, as the Prisma schema cannot express triggers).
--- One notification per INSERT statement naming the distinct source ids, so a group-committed batch
--- costs one NOTIFY; '*' when the list would pass the PostgreSQL 8000-byte payload limit.
-CREATE FUNCTION "hookyard_notify_requests"() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  ids text;
-BEGIN
-  SELECT string_agg(DISTINCT "source_id", ',') INTO ids FROM new_rows;
-  IF ids IS NOT NULL THEN
-    PERFORM pg_notify('hookyard_requests', CASE WHEN length(ids) > 7900 THEN '*' ELSE ids END);
-  END IF;
-  RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER "requests_notify_after_insert" AFTER INSERT ON "requests"
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "hookyard_notify_requests"();

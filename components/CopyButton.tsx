@@ -1,0 +1,73 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { CheckIcon, CopyIcon } from "@/components/icons";
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* fall back below */
+  }
+  // Plain-http deployments have no async clipboard: the old textarea trick still works there.
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}
+
+type Props = {
+  /** The text to copy, or a function computing it at click time. */
+  value: string | (() => string);
+  label?: string;
+  /** Accessible name; defaults to `label` or "Copy". */
+  title?: string;
+  size?: "sm" | "md";
+  className?: string;
+  "data-testid"?: string;
+};
+
+export function CopyButton({ value, label, title, size = "sm", className = "", ...rest }: Props) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current) clearTimeout(timer.current);
+  }, []);
+
+  const onClick = async () => {
+    const ok = await copyText(typeof value === "function" ? value() : value);
+    setState(ok ? "copied" : "failed");
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => setState("idle"), 1600);
+  };
+
+  const pad = size === "sm" ? "h-7 px-2 text-xs gap-1" : "h-9 px-3 text-sm gap-1.5";
+  const text = state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : label;
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      title={title ?? label ?? "Copy"}
+      aria-label={title ?? label ?? "Copy"}
+      data-testid={rest["data-testid"]}
+      className={`inline-flex shrink-0 items-center justify-center rounded-md border border-zinc-200 bg-white font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 active:scale-[0.97] dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700 dark:hover:text-white ${pad} ${className}`}
+    >
+      {state === "copied" ? <CheckIcon className="size-3.5 text-emerald-600 dark:text-emerald-400" /> : <CopyIcon className="size-3.5" />}
+      {text ? <span aria-live="polite">{text}</span> : <span className="sr-only" aria-live="polite">{state === "copied" ? "Copied" : ""}</span>}
+    </button>
+  );
+}

@@ -1,0 +1,27 @@
+import Link from "next/link";
+
+/** The Hookyard mark: a hook on a rounded tile. Same drawing as public/favicon.svg. */
+export function LogoMark({ className = "size-7" }: { className?: string }) {
+  return (
+    <svg viewBox="0 0 32 32" xmlns="http://www.w3.org/2000/svg" aria-hidden className={className}>
+      <defs>
+        <linearGradient id="hy-logo-bg" x1="0" y1="0" x2="1" y2="1">
+          <stop offset="0" stopColor="#6366f1" />
+          <stop offset="1" stopColor="#8b5cf6" />
+        </linearGradient>
+      </defs>
+      <rect width="32" height="32" rx="8" fill="url(#hy-logo-bg)" />
+      <circle cx="19" cy="7.25" r="2.25" fill="none" stroke="#fff" strokeWidth="2.2" />
+      <path d="M19 9.5V19a6 6 0 0 1-12 0v-3.5l3.25 3.25" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
+export function Logo() {
+  return (
+    <Link href="/" className="group inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-indigo-500" aria-label="Hookyard home">
+      <LogoMark className="size-7 transition group-hover:rotate-[-6deg]" />
+      <span className="text-[15px] font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">Hookyard</span>
+    </Link>
+  );
+}

@@ -1,0 +1,49 @@
+"use client";
+
+import { useSyncExternalStore } from "react";
+
+/* One shared clock for every relative time on the page, ticking once a second while anyone listens. */
+let now = Date.now();
+const listeners = new Set<() => void>();
+let timer: ReturnType<typeof setInterval> | null = null;
+
+function subscribeClock(listener: () => void) {
+  listeners.add(listener);
+  if (!timer) {
+    now = Date.now();
+    timer = setInterval(() => {
+      now = Date.now();
+      for (const l of listeners) l();
+    }, 1000);
+  }
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && timer) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+}
+
+/**
+ * The current time in ms, re-rendering every second; null on the server and during hydration,
+ * so server HTML and the first client render agree.
+ */
+export function useNow(): number | null {
+  return useSyncExternalStore(
+    subscribeClock,
+    () => now,
+    () => null,
+  );
+}
+
+const noopSubscribe = () => () => {};
+
+/** False on the server and during hydration, true afterwards (for output that depends on the browser, like its time zone). */
+export function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noopSubscribe,
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,287 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { TSourcePreview } from "@/lib/console/schemas";
+import { fetchPreview, PreviewError } from "@/components/api";
+import { CopyButton } from "@/components/CopyButton";
+import { NewTestUrlButton } from "@/components/CreateTestUrl";
+import { ChevronDownIcon, TerminalIcon } from "@/components/icons";
+import { Logo } from "@/components/Logo";
+import { Tag } from "@/components/inspect/badges";
+import { EmptyState } from "@/components/inspect/EmptyState";
+import { LiveIndicator, type LiveState } from "@/components/inspect/LiveIndicator";
+import { RequestDetail } from "@/components/inspect/RequestDetail";
+import { RequestList, requestKey } from "@/components/inspect/RequestList";
+import { type NavSource, SourcesNav } from "@/components/inspect/SourcesNav";
+
+export type InspectorProps = {
+  /** The source id without `src_`. */
+  publicId: string;
+  /** The preview as rendered on the server. */
+  initial: TSourcePreview;
+  /** When `initial` was read (ms). */
+  initialAt: number;
+  /** Display name of the source type. */
+  typeLabel: string;
+  /** The CLI hint; only given to the source's owner. */
+  cmdHint: string | null;
+  /** The visitor's own sources (empty when the visitor has no workspace). */
+  sources: NavSource[];
+};
+
+/**
+ * Live updates from `GET /{id}/live` (server-sent `request` events). EventSource reconnects by
+ * itself after network errors; when the server ends the stream for good we reconnect with backoff.
+ * `onChange` runs for every event and after every (re)connect, since events may have been missed.
+ */
+function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
+  const [state, setState] = useState<LiveState>("connecting");
+  const onChangeRef = useRef(onChange);
+  useEffect(() => {
+    onChangeRef.current = onChange;
+  }, [onChange]);
+
+  useEffect(() => {
+    if (typeof EventSource === "undefined") {
+      setState("offline");
+      return;
+    }
+    let es: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | null = null;
+    let failures = 0;
+    let disposed = false;
+
+    const connect = () => {
+      if (disposed) return;
+      const source = new EventSource(`/${encodeURIComponent(publicId)}/live`);
+      es = source;
+      source.addEventListener("open", () => {
+        failures = 0;
+        setState("live");
+        onChangeRef.current();
+      });
+      source.addEventListener("request", () => onChangeRef.current());
+      source.addEventListener("error", () => {
+        if (disposed || es !== source) return;
+        if (source.readyState === EventSource.CLOSED) {
+          // The browser gave up (e.g. a non-stream answer): try again ourselves, backing off.
+          source.close();
+          failures += 1;
+          setState(failures > 3 ? "offline" : "reconnecting");
+          retry = setTimeout(connect, Math.min(30_000, 1000 * 2 ** Math.min(failures, 5)));
+        } else {
+          setState("reconnecting");
+        }
+      });
+    };
+    connect();
+    return () => {
+      disposed = true;
+      if (retry) clearTimeout(retry);
+      es?.close();
+    };
+  }, [publicId]);
+
+  return state;
+}
+
+/** Coalesces bursts of change notifications into sequential refetches (never starving one with the next). */
+function useCoalescedRefetch(publicId: string) {
+  const queryClient = useQueryClient();
+  const running = useRef(false);
+  const dirty = useRef(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+
+  return useCallback(() => {
+    dirty.current = true;
+    if (running.current || timer.current) return;
+    timer.current = setTimeout(async () => {
+      timer.current = null;
+      running.current = true;
+      try {
+        while (dirty.current) {
+          dirty.current = false;
+          await queryClient.refetchQueries({ queryKey: ["preview", publicId], exact: true });
+        }
+      } finally {
+        running.current = false;
+      }
+    }, 60);
+  }, [queryClient, publicId]);
+}
+
+function isTypingTarget(t: EventTarget | null): boolean {
+  return t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
+}
+
+export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, sources }: InspectorProps) {
+  const refetch = useCoalescedRefetch(publicId);
+  const live = useLiveUpdates(publicId, refetch);
+
+  const query = useQuery({
+    queryKey: ["preview", publicId],
+    queryFn: ({ signal }) => fetchPreview(publicId, signal),
+    initialData: initial,
+    initialDataUpdatedAt: initialAt,
+    staleTime: 2_000,
+    // Without the live stream, fall back to polling.
+    refetchInterval: live === "live" ? false : 5_000,
+    retry: (count, err) => !(err instanceof PreviewError && err.status === 404) && count < 2,
+  });
+  const preview = query.data;
+  const requests = preview.requests;
+
+  // Rows that arrive after load get a short highlight.
+  const [initialKeys] = useState(() => new Set(initial.requests.map(requestKey)));
+  const freshKeys = new Set(requests.map(requestKey).filter((k) => !initialKeys.has(k)));
+
+  // The newest request is selected by default; after that the selection stays put as requests arrive.
+  const [selectedKey, setSelectedKey] = useState<string | null>(requests[0] ? requestKey(requests[0], 0) : null);
+  if (selectedKey === null && requests.length > 0) setSelectedKey(requestKey(requests[0], 0));
+  const selectedIndex = Math.max(
+    0,
+    requests.findIndex((r, i) => requestKey(r, i) === selectedKey),
+  );
+  const selected = requests[selectedIndex] ?? null;
+
+  const detailRef = useRef<HTMLDivElement>(null);
+  const select = useCallback((key: string, reveal: boolean) => {
+    setSelectedKey(key);
+    if (reveal && window.matchMedia("(max-width: 1023px)").matches) {
+      requestAnimationFrame(() => detailRef.current?.scrollIntoView({ behavior: "smooth", block: "start" }));
+    }
+  }, []);
+
+  // j/k or arrow keys move through the list.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || isTypingTarget(e.target) || requests.length === 0) return;
+      const down = e.key === "j" || e.key === "ArrowDown";
+      const up = e.key === "k" || e.key === "ArrowUp";
+      if (!down && !up) return;
+      const next = Math.min(requests.length - 1, Math.max(0, selectedIndex + (down ? 1 : -1)));
+      if (next === selectedIndex) return;
+      e.preventDefault();
+      const key = requestKey(requests[next], next);
+      setSelectedKey(key);
+      document.querySelector<HTMLElement>(`[data-testid="request-row"][data-request-id="${CSS.escape(requests[next].id ?? "")}"]`)?.scrollIntoView({ block: "nearest" });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [requests, selectedIndex]);
+
+  const gone = query.error instanceof PreviewError && query.error.status === 404;
+
+  return (
+    <div className="flex min-h-dvh flex-col lg:h-dvh lg:min-h-0">
+      {/* Top bar */}
+      <header className="sticky top-0 z-20 flex h-14 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white/85 px-4 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
+        <Logo />
+        <div className="ml-auto flex items-center gap-2">
+          <LiveIndicator state={live} />
+          {sources.length > 0 && (
+            <details className="group relative xl:hidden">
+              <summary className="flex h-8 cursor-pointer list-none items-center gap-1 rounded-lg px-2.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800 [&::-webkit-details-marker]:hidden">
+                <span className="hidden sm:inline">Your URLs</span>
+                <span className="sm:hidden">URLs</span>
+                <span className="text-zinc-400 tabular-nums">{sources.length}</span>
+                <ChevronDownIcon className="size-4 transition group-open:rotate-180" />
+              </summary>
+              <div className="absolute right-0 z-30 mt-2 max-h-[70vh] w-72 overflow-auto rounded-xl border border-zinc-200 bg-zinc-50 p-2 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
+                <SourcesNav sources={sources} currentId={publicId} currentCount={requests.length} />
+              </div>
+            </details>
+          )}
+          <NewTestUrlButton />
+        </div>
+      </header>
+
+      <div className="flex min-h-0 flex-1">
+        {/* Workspace sidebar (wide screens) */}
+        {sources.length > 0 && (
+          <aside className="hidden w-64 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50/60 xl:flex dark:border-zinc-800 dark:bg-zinc-900/30">
+            <h2 className="px-4 pt-4 pb-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Your test URLs</h2>
+            <nav className="min-h-0 flex-1 overflow-y-auto px-2 pb-4" aria-label="Your test URLs">
+              <SourcesNav sources={sources} currentId={publicId} currentCount={requests.length} />
+            </nav>
+          </aside>
+        )}
+
+        <main className="flex min-w-0 flex-1 flex-col">
+          {/* Source header */}
+          <section className="shrink-0 space-y-3 border-b border-zinc-200 px-4 py-4 sm:px-6 dark:border-zinc-800" aria-label="Test URL">
+            <div className="flex min-w-0 flex-wrap items-center gap-2">
+              <h1 data-testid="source-name" className="min-w-0 truncate text-lg font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">
+                {preview.name}
+              </h1>
+              <Tag>
+                <span data-testid="source-type" title={preview.type}>
+                  {typeLabel}
+                </span>
+              </Tag>
+              {!cmdHint && <Tag className="bg-sky-50 text-sky-700 dark:bg-sky-500/10 dark:text-sky-300">Shared with you</Tag>}
+              <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+                {requests.length} {requests.length === 1 ? "request" : "requests"}
+                {requests.length >= 100 && " (latest 100)"}
+              </span>
+            </div>
+            <div className={`grid gap-2 ${cmdHint ? "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]" : "max-w-3xl"}`}>
+              <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
+                <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Ingest URL</span>
+                <code data-testid="ingest-url" className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all sm:text-sm dark:text-zinc-100" title={preview.ingest_url}>
+                  {preview.ingest_url}
+                </code>
+                <CopyButton value={preview.ingest_url} label="Copy" title="Copy ingest URL" data-testid="copy-ingest-url" />
+              </div>
+              {cmdHint && (
+                <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
+                  <TerminalIcon className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
+                  <code
+                    data-testid="cmd-hint"
+                    className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all dark:text-zinc-100"
+                    title="Forward requests to your machine: replace [port] and <source-name>"
+                  >
+                    {cmdHint}
+                  </code>
+                  <CopyButton value={cmdHint} label="Copy" title="Copy CLI command" data-testid="copy-cmd-hint" />
+                </div>
+              )}
+            </div>
+          </section>
+
+          {(gone || (query.isError && !query.isFetching)) && (
+            <div role="alert" className="border-b border-amber-200 bg-amber-50 px-6 py-2 text-sm text-amber-900 dark:border-amber-500/20 dark:bg-amber-500/10 dark:text-amber-200">
+              {query.error instanceof Error ? query.error.message : "Could not refresh the requests."} Showing the last known requests.
+            </div>
+          )}
+
+          {requests.length === 0 ? (
+            <div className="min-h-0 flex-1 overflow-y-auto">
+              <EmptyState ingestUrl={preview.ingest_url} />
+            </div>
+          ) : (
+            <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
+              <section
+                aria-label="Requests"
+                className="max-h-[45vh] shrink-0 overflow-y-auto border-b border-zinc-200 lg:max-h-none lg:w-96 lg:border-r lg:border-b-0 dark:border-zinc-800"
+              >
+                <RequestList requests={requests} selectedKey={selected ? requestKey(selected, selectedIndex) : null} onSelect={(k) => select(k, true)} freshKeys={freshKeys} />
+              </section>
+              <section ref={detailRef} aria-label="Request details" className="min-w-0 flex-1 scroll-mt-14 overflow-y-auto bg-zinc-50/50 p-4 sm:p-6 dark:bg-zinc-950">
+                {selected && <RequestDetail key={selected.id} publicId={publicId} request={selected} />}
+              </section>
+            </div>
+          )}
+        </main>
+      </div>
+    </div>
+  );
+}

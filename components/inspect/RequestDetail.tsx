@@ -1,0 +1,232 @@
+"use client";
+
+import type { TCapturedRequest } from "@/lib/console/schemas";
+import { CopyButton } from "@/components/CopyButton";
+import { formatBytes, fullPath } from "@/components/format";
+import { DownloadIcon } from "@/components/icons";
+import { AbsoluteTime, RelativeTime } from "@/components/Time";
+import { MethodBadge, RejectionBadge, Tag } from "@/components/inspect/badges";
+import { JsonText } from "@/components/inspect/JsonText";
+import { KeyValueTable } from "@/components/inspect/KeyValueTable";
+
+type BodyView = { kind: "json" | "text" | "base64" | "none"; text: string };
+
+function bodyView(r: TCapturedRequest): BodyView {
+  const body = r.body;
+  if (body === null || body === undefined) return { kind: "none", text: "" };
+  if (r.body_encoding === "json" || typeof body === "object") {
+    try {
+      return { kind: "json", text: JSON.stringify(body, null, 2) ?? "" };
+    } catch {
+      return { kind: "text", text: String(body) };
+    }
+  }
+  if (r.body_encoding === "base64") return { kind: "base64", text: String(body) };
+  return { kind: "text", text: String(body) };
+}
+
+function queryRows(query: string | undefined): [string, string][] {
+  if (!query) return [];
+  try {
+    return Array.from(new URLSearchParams(query));
+  } catch {
+    return [];
+  }
+}
+
+function isForm(contentType: string | null | undefined): boolean {
+  return !!contentType && contentType.toLowerCase().includes("application/x-www-form-urlencoded");
+}
+
+function Section({
+  title,
+  meta,
+  actions,
+  children,
+  id,
+}: {
+  title: string;
+  meta?: React.ReactNode;
+  actions?: React.ReactNode;
+  children: React.ReactNode;
+  id?: string;
+}) {
+  return (
+    <section aria-labelledby={id} className="overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900">
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800">
+        <h3 id={id} className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
+          {title}
+        </h3>
+        {meta && <div className="flex min-w-0 flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">{meta}</div>}
+        {actions && <div className="ml-auto flex items-center gap-2">{actions}</div>}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[11px] font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{label}</dt>
+      <dd className="mt-1 min-w-0 text-sm text-zinc-900 dark:text-zinc-100">{children}</dd>
+    </div>
+  );
+}
+
+/** Everything about one captured request. All captured content is rendered as text. */
+export function RequestDetail({ publicId, request: r }: { publicId: string; request: TCapturedRequest }) {
+  const headers: [string, string][] = Object.entries(r.headers ?? {}).map(([k, v]) => [k, String(v)]);
+  const query = queryRows(r.query);
+  const body = bodyView(r);
+  const path = fullPath(r.path, r.query);
+  const formRows = body.kind === "text" && !r.body_truncated && isForm(r.content_type) ? queryRows(body.text) : [];
+  const rawHref = r.id ? `/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(r.id)}/raw` : null;
+
+  return (
+    <article data-testid="request-detail" data-request-id={r.id} className="space-y-4">
+      <header className="space-y-3">
+        <div className="flex min-w-0 items-start gap-3">
+          <MethodBadge verb={r.verb} className="mt-0.5 text-xs" />
+          <h2 data-testid="request-path" className="min-w-0 font-mono text-sm font-medium break-all text-zinc-900 sm:text-base dark:text-zinc-50">
+            {path}
+          </h2>
+        </div>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-xl border border-zinc-200 bg-white p-4 shadow-xs sm:grid-cols-3 xl:grid-cols-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <Field label="Received">
+            <AbsoluteTime iso={r.received_at} className="tabular-nums" />
+            <RelativeTime iso={r.received_at} className="block text-xs text-zinc-500 dark:text-zinc-400" />
+          </Field>
+          <Field label="Method">
+            <span className="font-mono">{(r.verb || "POST").toUpperCase()}</span>
+          </Field>
+          <Field label="Size">
+            <span className="tabular-nums">{formatBytes(r.body_size)}</span>
+          </Field>
+          <Field label="Content type">
+            <span className="font-mono text-xs break-all">{r.content_type || "—"}</span>
+          </Field>
+          <Field label="Verified">
+            {r.verified === undefined ? (
+              "—"
+            ) : r.verified ? (
+              <span className="inline-flex items-center gap-1 text-emerald-700 dark:text-emerald-400">
+                <span className="size-1.5 rounded-full bg-current" aria-hidden /> Yes
+              </span>
+            ) : (
+              <span className="inline-flex items-center gap-1 text-zinc-600 dark:text-zinc-400">
+                <span className="size-1.5 rounded-full bg-current" aria-hidden /> No
+              </span>
+            )}
+          </Field>
+          <Field label="Rejection">
+            {r.rejection_cause ? (
+              <span className="flex flex-col items-start gap-1">
+                <RejectionBadge cause={r.rejection_cause} />
+                <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-500 dark:text-zinc-400">
+                  {r.rejection_cause}
+                </span>
+              </span>
+            ) : (
+              <span className="text-zinc-500 dark:text-zinc-400">None</span>
+            )}
+          </Field>
+          <div className="col-span-2 min-w-0 sm:col-span-3 xl:col-span-2">
+            <Field label="Request ID">
+              <span className="inline-flex max-w-full items-center gap-2">
+                <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>
+                {r.id && <CopyButton value={r.id} title="Copy request ID" />}
+              </span>
+            </Field>
+          </div>
+        </dl>
+      </header>
+
+      <Section
+        id="body-title"
+        title="Body"
+        meta={
+          <>
+            {body.kind === "json" && <Tag>JSON</Tag>}
+            {body.kind === "text" && <Tag>Text</Tag>}
+            {body.kind === "base64" && <Tag className="bg-violet-50 text-violet-700 dark:bg-violet-500/10 dark:text-violet-300">Binary · base64</Tag>}
+            <span className="tabular-nums">{formatBytes(r.body_size)}</span>
+            {r.body_truncated && (
+              <span data-testid="body-truncated" className="font-medium text-amber-700 dark:text-amber-400">
+                Truncated preview
+              </span>
+            )}
+          </>
+        }
+        actions={
+          <>
+            {body.kind !== "none" && <CopyButton value={body.text} label="Copy" title="Copy body" data-testid="copy-body" />}
+            {rawHref && (
+              <a
+                href={rawHref}
+                download
+                rel="nofollow"
+                data-testid="download-raw"
+                className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700"
+              >
+                <DownloadIcon className="size-3.5" />
+                Download raw body
+              </a>
+            )}
+          </>
+        }
+      >
+        {body.kind === "none" ? (
+          <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
+            {r.body_truncated || (r.body_size ?? 0) > 0 ? "The body is not shown in the preview. Download the raw body to see it." : "This request has no body."}
+          </p>
+        ) : (
+          <>
+            {body.kind === "base64" && (
+              <p className="border-b border-zinc-200 bg-violet-50/60 px-4 py-2 text-xs text-violet-800 dark:border-zinc-800 dark:bg-violet-500/5 dark:text-violet-300">
+                Binary content, shown base64-encoded. Download the raw body for the original bytes.
+              </p>
+            )}
+            <pre
+              data-testid="request-body"
+              data-body-kind={body.kind}
+              className={`max-h-[32rem] overflow-auto bg-zinc-50/60 px-4 py-3 font-mono text-xs leading-relaxed text-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-200 ${
+                body.kind === "base64" ? "break-all whitespace-pre-wrap" : "whitespace-pre-wrap [overflow-wrap:anywhere]"
+              }`}
+            >
+              {body.kind === "json" ? <JsonText text={body.text} /> : body.text}
+            </pre>
+            {r.body_truncated && (
+              <p className="border-t border-zinc-200 px-4 py-2 text-xs text-amber-700 dark:border-zinc-800 dark:text-amber-400">
+                Only the first part of the body is shown ({formatBytes(r.body_size)} in total). Download the raw body for all of it.
+              </p>
+            )}
+          </>
+        )}
+      </Section>
+
+      {formRows.length > 0 && (
+        <Section id="form-title" title="Form fields" meta={<span>{formRows.length}</span>}>
+          <KeyValueTable rows={formRows} emptyText="No form fields." data-testid="form-table" nameLabel="Field" />
+        </Section>
+      )}
+
+      <Section
+        id="headers-title"
+        title="Headers"
+        meta={<span className="tabular-nums">{headers.length}</span>}
+        actions={
+          headers.length > 0 && (
+            <CopyButton value={() => headers.map(([k, v]) => `${k}: ${v}`).join("\n")} label="Copy" title="Copy headers" data-testid="copy-headers" />
+          )
+        }
+      >
+        <KeyValueTable rows={headers} emptyText="No headers." data-testid="headers-table" nameLabel="Header" />
+      </Section>
+
+      <Section id="query-title" title="Query parameters" meta={<span className="tabular-nums">{query.length}</span>}>
+        <KeyValueTable rows={query} emptyText="No query string." data-testid="query-table" nameLabel="Parameter" />
+      </Section>
+    </article>
+  );
+}

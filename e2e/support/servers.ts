@@ -1,0 +1,82 @@
+/**
+ * Test infrastructure: a real embedded PostgreSQL and real Hookyard servers (production build),
+ * started the way `npm start` starts them. Used by scripts/test.ts (for every suite) and by tests that
+ * need a server of their own.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the test PostgreSQL (under .data/test-pg) and creates a fresh, migrated database. */
+export async function startTestDatabase(): Promise<{ url: string; adminUrl: string; pg: EmbeddedPostgresHandle }> {
+  const port = await freePort();
+  const handle = await startEmbeddedPostgres({ dataDir: path.resolve(".data/test-pg"), port, database: "postgres" });
+  const name = `hookyard_test_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: handle.url });
+  await admin.connect();
+  // Old test databases of earlier runs are of no use.
+  const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'hookyard_%'");
+  for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = handle.url.replace(/\/postgres$/, `/${name}`);
+  await migrate(url);
+  return { url, adminUrl: handle.url, pg: handle };
+}
+
+export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
+
+/**
+ * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
+ * port and waits until it answers. Rejects with the server's output when it does not come up in 60 s.
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const url = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
+    env: { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${output}`);
+    if (output.includes("ready on")) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!output.includes("ready on")) {
+    child.kill("SIGKILL");
+    throw new Error(`server did not start in 60 s:\n${output}`);
+  }
+  return {
+    url,
+    port,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+    },
+  };
+}

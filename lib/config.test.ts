@@ -1,0 +1,88 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config";
+
+describe("lib/config parseConfig", () => {
+  it("parseConfig – defaults for an empty environment", () => {
+    const c = parseConfig({});
+    expect(c.nodeEnv).toBe("production");
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.publicUrl).toBe("http://localhost:3000");
+    expect(c.ingestUrl).toBe("http://localhost:3000/e");
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.dataDir).toBe(path.resolve(".data"));
+    expect(c.trustProxy).toBe(false);
+    expect(c.cookieDomain).toBe("auto");
+    expect(c.ingestMaxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(c.consoleCreateRateLimit).toBe(60);
+    expect(c.consoleNewRateLimit).toBe(10);
+    expect(c.cliCommand).toBe("npx hookyard");
+    expect(c.logLevel).toBe("info");
+  });
+
+  it("parseConfig – default PUBLIC_URL follows PORT", () => {
+    const c = parseConfig({ PORT: "8080" });
+    expect(c.port).toBe(8080);
+    expect(c.publicUrl).toBe("http://localhost:8080");
+    expect(c.ingestUrl).toBe("http://localhost:8080/e");
+  });
+
+  it("parseConfig – PUBLIC_URL trailing slashes are removed", () => {
+    expect(parseConfig({ PUBLIC_URL: "https://hooks.example.com/" }).publicUrl).toBe("https://hooks.example.com");
+    expect(parseConfig({ PUBLIC_URL: "https://hooks.example.com///" }).publicUrl).toBe("https://hooks.example.com");
+    expect(parseConfig({ PUBLIC_URL: "https://example.com/hookyard/" }).publicUrl).toBe("https://example.com/hookyard");
+  });
+
+  it("parseConfig – INGEST_URL defaults to {PUBLIC_URL}/e", () => {
+    expect(parseConfig({ PUBLIC_URL: "https://hooks.example.com/" }).ingestUrl).toBe("https://hooks.example.com/e");
+  });
+
+  it("parseConfig – explicit INGEST_URL is kept, without trailing slash", () => {
+    const c = parseConfig({ PUBLIC_URL: "https://console.example.com", INGEST_URL: "https://in.example.com/e/" });
+    expect(c.ingestUrl).toBe("https://in.example.com/e");
+    expect(c.publicUrl).toBe("https://console.example.com");
+  });
+
+  it.each(["abc", "70000", "-1", "3.5"])("parseConfig – invalid PORT %s throws naming PORT", (port) => {
+    expect(() => parseConfig({ PORT: port })).toThrow(/PORT/);
+  });
+
+  it("parseConfig – invalid PUBLIC_URL throws naming PUBLIC_URL", () => {
+    expect(() => parseConfig({ PUBLIC_URL: "not a url" })).toThrow(/PUBLIC_URL/);
+  });
+
+  it("parseConfig – every invalid variable is named in one error", () => {
+    let message = "";
+    try {
+      parseConfig({ PORT: "x", TRUST_PROXY: "maybe", CONSOLE_CREATE_RATE_LIMIT: "0" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/PORT/);
+    expect(message).toMatch(/TRUST_PROXY/);
+    expect(message).toMatch(/CONSOLE_CREATE_RATE_LIMIT/);
+  });
+
+  it.each([
+    ["1", true],
+    ["true", true],
+    ["yes", true],
+    ["on", true],
+    ["0", false],
+    ["false", false],
+    ["no", false],
+    ["off", false],
+    ["", false],
+  ])("parseConfig – TRUST_PROXY=%j → %s", (value, expected) => {
+    expect(parseConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected);
+  });
+
+  it("parseConfig – numeric limits and COOKIE_DOMAIN are read", () => {
+    const c = parseConfig({ CONSOLE_CREATE_RATE_LIMIT: "5", CONSOLE_NEW_RATE_LIMIT: "2", INGEST_MAX_BODY_BYTES: "1024", COOKIE_DOMAIN: " example.org " });
+    expect(c.consoleCreateRateLimit).toBe(5);
+    expect(c.consoleNewRateLimit).toBe(2);
+    expect(c.ingestMaxBodyBytes).toBe(1024);
+    expect(c.cookieDomain).toBe("example.org");
+  });
+});

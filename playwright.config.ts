@@ -1,0 +1,20 @@
+import { defineConfig } from "@playwright/test";
+
+// Servers are started by scripts/test.ts (`npm test`), which passes HOOKYARD_URL.
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  timeout: 30_000,
+  workers: 1,
+  reporter: [["list"], ["json"]],
+  use: {
+    baseURL: process.env.HOOKYARD_URL ?? "http://127.0.0.1:3000",
+    // Each browser test is its own client for the rate limits (the test server trusts X-Forwarded-For).
+    extraHTTPHeaders: { "x-forwarded-for": `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` },
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+    trace: "off",
+  },
+});
