@@ -23,9 +23,12 @@ import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
+import { logger } from "@/lib/log";
 
 /** First path segments that are never console source ids. */
 const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", "new", "_next", "healthz", "openapi.json"]);
+
+const log = logger("server");
 
 export type HookyardServer = { port: number; close: () => Promise<void> };
 
@@ -52,7 +55,7 @@ async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, 
   try {
     response = await ingest(publicId, request);
   } catch (err) {
-    console.error("[ingest] could not store request:", err);
+    log.error("could not store a request", err);
     response = { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
   }
   writeNodeResponse(res, response);
@@ -98,7 +101,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       return handleNext(req, res, parse(url, true));
     };
     handle().catch((err) => {
-      console.error("[server] unhandled error:", err);
+      log.error("unhandled error", err);
       if (!res.headersSent) writeNodeResponse(res, { status: 500, headers: { "content-type": "application/json" }, body: '{"status":500,"message":"Internal server error"}' });
       else res.destroy();
     });

@@ -155,6 +155,12 @@ describe("POST / – 422 validation errors", () => {
     await expect422('{"name": "x",}');
   });
 
+  it("POST / – oversized create body (over 64 KiB) is refused without a server error", async () => {
+    const res = await createTestUrl({ name: "x".repeat(100_000) });
+    expect([413, 422]).toContain(res.status);
+    expect(res.headers.getSetCookie()).toEqual([]);
+  });
+
   it("POST / – a rejected create stores no source", async () => {
     await expect422({ type: "ZOOM" });
     await expect422({ name: "n".repeat(156) });

@@ -18,7 +18,7 @@ const ingestBase = (id: string) => `${BASE_URL}/e/${id}`;
 function raw(
   method: string,
   path: string,
-  opts: { headers?: Record<string, string>; body?: Buffer | string } = {},
+  opts: { headers?: Record<string, string | string[]>; body?: Buffer | string } = {},
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   const url = new URL(BASE_URL);
   const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
@@ -176,6 +176,24 @@ describe("/e/{id} – what is captured", () => {
     expect(Math.abs(Date.parse(r.received_at) - sentAt)).toBeLessThan(60_000);
   });
 
+  it("path with percent-encoded characters is captured exactly as sent", async () => {
+    const t = await newTestUrl({});
+    const res = await raw("POST", `/e/${t.id}/a%20b/c%2Fd/%E2%9C%93?q=%2F`, { body: "x" });
+    expect(res.status).toBe(200);
+    const [r] = (await preview(t.id)).requests;
+    expect(r!.path).toBe("/a%20b/c%2Fd/%E2%9C%93");
+    expect(r!.query).toBe("q=%2F");
+  });
+
+  it("repeated request headers are captured, joined in arrival order", async () => {
+    const t = await newTestUrl({});
+    const res = await raw("POST", `/e/${t.id}`, { headers: { "x-multi": ["one", "two"] }, body: "x" });
+    expect(res.status).toBe(200);
+    const [r] = (await preview(t.id)).requests;
+    expect(r!.headers["x-multi"]).toBe("one, two");
+    expect(r!.headers["content-length"]).toBe("1");
+  });
+
   it("request without path or query is captured with path / and an empty query", async () => {
     const t = await newTestUrl({});
     expect((await fetch(ingestBase(t.id), { method: "POST" })).status).toBe(200);
@@ -252,6 +270,27 @@ describe("/e/{id} – body size limit", () => {
       [request_id, body],
     );
     expect(rows[0]).toEqual({ len: 10 * MIB, body_size: 10 * MIB, rejection_cause: "NO_CONNECTION", same: true });
+  });
+
+  it("POST /e/{id} with a chunked (no Content-Length) body over 10 MiB → 413, captured with its size and no body", async () => {
+    const t = await newTestUrl({ name: "too-large-chunked" });
+    const chunk = Buffer.alloc(MIB, 0x62);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 11) return controller.close();
+        sent++;
+        controller.enqueue(new Uint8Array(chunk));
+      },
+    });
+    const res = await fetch(ingestBase(t.id), { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { status: string }).status).toBe("PAYLOAD_TOO_LARGE");
+    const rows = await storedRequests(t.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.rejection_cause).toBe("PAYLOAD_TOO_LARGE");
+    expect(rows[0]!.body).toBeNull();
+    expect(rows[0]!.body_size).toBe(11 * MIB);
   });
 
   it("POST /e/{id} with 10 MiB + 1 byte → 413 PAYLOAD_TOO_LARGE, captured with that cause and no body", async () => {

@@ -90,6 +90,24 @@ describe("GET /openapi.json", () => {
     }
   });
 
+  it("GET /openapi.json – CapturedRequest is a component with no required field; SourcePreview lists it", () => {
+    const captured = doc.components.schemas.CapturedRequest;
+    expect(captured).toBeDefined();
+    expect(captured.required ?? []).toEqual([]);
+    expect(Object.keys(captured.properties)).toEqual(expect.arrayContaining(["id", "verb", "received_at", "path", "query", "headers", "body", "verified", "rejection_cause"]));
+    const preview = doc.components.schemas.SourcePreview;
+    expect([...preview.required].sort()).toEqual(["id", "ingest_url", "name", "requests", "type"]);
+    expect(preview.properties.requests.items.$ref).toBe("#/components/schemas/CapturedRequest");
+  });
+
+  it("GET /openapi.json – components are plain schemas: no pseudo-components, no $id with a fragment", () => {
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Doc>)) {
+      expect(name).toMatch(/^[A-Za-z0-9._-]+$/);
+      expect(name.startsWith("__")).toBe(false);
+      if (typeof schema.$id === "string") expect(schema.$id).not.toContain("#");
+    }
+  });
+
   it("GET /openapi.json – a real create answer has exactly the TestUrl properties", async () => {
     const t = await newTestUrl({});
     const { id: _id, cookie: _cookie, ...body } = t;

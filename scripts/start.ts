@@ -4,7 +4,7 @@
  * 2. Migrations (prisma/migrations, applied offline).
  * 3. `next build` when there is no build of the current sources (not in --dev).
  * 4. The HTTP server (server.ts) on PORT.
- * Ctrl-C / SIGTERM stop it all cleanly; so does the death of the parent (npm or tsx killed with
+ * Ctrl-C / SIGTERM stop it all cleanly; so does the death of a launcher (npm or tsx killed with
  * SIGKILL), and a start after a SIGKILL'd one stops the orphaned PostgreSQL first.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -14,6 +14,8 @@ import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/emb
 import { migrate } from "@/lib/db/migrate";
 import { buildIfNeeded } from "./build-if-needed";
 
+// Settings may also come from a .env file (copy .env.example); the environment wins.
+if (existsSync(".env")) process.loadEnvFile(".env");
 const dev = process.argv.includes("--dev");
 // The test harness builds once before starting several servers (scripts/test.ts).
 const skipBuild = process.argv.includes("--no-build");
@@ -65,11 +67,31 @@ async function shutdown(reason: string, code = 0): Promise<never> {
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGHUP", () => void shutdown("SIGHUP"));
-const parent = process.ppid;
-if (parent > 1) {
+/**
+ * The processes that launched us (npm, its shell, tsx), nearest first, up to the user's shell. When
+ * any of them dies (say `kill -9` of `npm start`), stop too, instead of running on unseen.
+ */
+function launcherChain(): number[] {
+  const chain: number[] = [];
+  let pid = process.ppid;
+  for (let i = 0; i < 5 && pid > 1; i++) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+      if (i > 0 && !/(npm|tsx|^\/bin\/sh|^sh )/.test(cmdline)) break;
+      chain.push(pid);
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      break;
+    }
+  }
+  return chain;
+}
+const launchers = launcherChain();
+if (launchers.length) {
   setInterval(() => {
-    if (process.ppid !== parent) void shutdown("parent process exited");
-  }, 1000).unref();
+    if (process.ppid !== launchers[0] || launchers.some((pid) => !isAlive(pid))) void shutdown("the launching process exited");
+  }, 500).unref();
 }
 
 try {

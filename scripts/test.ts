@@ -34,6 +34,13 @@ function run(cmd: string, args: string[]) {
 }
 
 try {
+  if (!only.length) {
+    // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
+    const r = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit", env });
+    log(`typecheck: ${r.status === 0 ? "ok" : "FAILED"}`);
+    if (r.status === 0) passed += 1;
+    else failed += 1;
+  }
   if (!only.length || only[0] === "vitest") {
     rmSync(".data/vitest.json", { force: true });
     const extra = only[0] === "vitest" ? only.slice(1) : [];

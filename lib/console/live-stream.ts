@@ -24,15 +24,24 @@ export async function streamSourceRequests(publicId: string, req: IncomingMessag
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
-  res.write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
-  const unsubscribe = await getRequestFeed().subscribe(sourceId, () => {
-    res.write(`event: request\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
-  });
+  let closed = false;
+  let unsubscribe: (() => void) | undefined;
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
   const done = () => {
+    closed = true;
     clearInterval(heartbeat);
-    unsubscribe();
+    unsubscribe?.();
   };
   req.on("close", done);
   res.on("error", done);
+  // Subscribe before announcing `ready`: a client that sends a request as soon as it sees `ready` must
+  // get its `request` event (the first subscription of a process waits for its LISTEN connection).
+  unsubscribe = await getRequestFeed().subscribe(sourceId, () => {
+    res.write(`event: request\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
+  });
+  if (closed) {
+    unsubscribe();
+    return;
+  }
+  res.write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
 }

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
-import { ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
+import { ZCapturedRequest, ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
 
 export const CONSOLE_API_VERSION = "0.1.0";
 
-const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZSourcePreview, ZConsoleError, ZRateLimitError };
+// Every schema with an id must be listed, nested ones too (ZCapturedRequest inside ZSourcePreview):
+// an unlisted one ends up under a "__shared" pseudo-component with a $ref that resolves nowhere.
+const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZCapturedRequest, ZSourcePreview, ZConsoleError, ZRateLimitError };
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonContent = (id: string) => ({ "application/json": { schema: ref(id) } });
 
@@ -28,7 +30,11 @@ const rateLimitHeaders = {
 /** The OpenAPI 3.1 document of the console API, served at `GET /openapi.json` (version 0.1.0). */
 export function consoleOpenApi(): Record<string, unknown> {
   const schemas = componentSchemas();
-  for (const s of Object.values(schemas)) delete (s as { $schema?: string }).$schema;
+  // `$id: "#/components/…"` (a fragment) is not a valid JSON Schema 2020-12 `$id`; components need none.
+  for (const s of Object.values(schemas)) {
+    delete (s as { $schema?: string }).$schema;
+    delete (s as { $id?: string }).$id;
+  }
   const idParam = { name: "id", in: "path", required: true, description: "The source id without its `src_` prefix.", schema: { type: "string" } };
   return {
     openapi: "3.1.0",

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { getConfig } from "@/lib/config";
+import { logger } from "@/lib/log";
 
 // One pool per process, shared by the hot path (raw SQL), Prisma (through its pg adapter) and the
 // route handlers bundled by Next.js, which load their own copy of this module: hence globalThis.
@@ -20,7 +21,7 @@ export function getPool(): pg.Pool {
   if (!globalForPool.__hookyardPool) {
     const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000 });
     // An idle client's error (e.g. the server restarted) must not crash the process.
-    pool.on("error", (err) => console.error("[db] idle client error:", err.message));
+    pool.on("error", (err) => logger("db").warn("idle client error", err.message));
     globalForPool.__hookyardPool = pool;
   }
   return globalForPool.__hookyardPool;

@@ -9,10 +9,12 @@ import { type ConsoleSession, findSession, readCookie, SESSION_COOKIE } from "@/
 import { ApiError, RateLimitedError } from "@/lib/http/errors";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { type HttpRequest, type HttpResponse, json } from "@/lib/http/types";
+import { logger } from "@/lib/log";
 
 /** Largest console API body, bytes (a create body is a few dozen). */
 export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
 const MINUTE_MS = 60_000;
+const log = logger("console");
 
 export type ConsoleContext<B> = {
   req: HttpRequest;
@@ -67,7 +69,7 @@ function toResponse(err: unknown): HttpResponse {
     );
   }
   if (err instanceof ApiError) return json(err.status, { code: err.code, status: err.status, data: err.details });
-  console.error("[console] unhandled error:", err);
+  log.error("unhandled error", err);
   return json(500, { code: "INTERNAL_SERVER_ERROR", status: 500, data: ["Internal server error"] });
 }
 

@@ -1,4 +1,5 @@
 import { getPool } from "@/lib/db/pool";
+import { logger } from "@/lib/log";
 
 /** Channel of the live-update notifications; the payload is source ids joined with "," or "*". */
 export const REQUESTS_CHANNEL = "hookyard_requests";
@@ -17,7 +18,7 @@ function send() {
   if (payload.length > MAX_PAYLOAD) payload = "*";
   getPool()
     .query("SELECT pg_notify($1, $2)", [REQUESTS_CHANNEL, payload])
-    .catch((err) => console.error("[live] notify failed:", (err as Error).message));
+    .catch((err) => logger("live").warn("notify failed", (err as Error).message));
 }
 
 /**

@@ -1,0 +1,117 @@
+/**
+ * `npm start` as a newcomer runs it, on an embedded PostgreSQL of its own: it serves, survives a
+ * `kill -9` (of the server, or of npm itself) followed by a second start with the data kept, and
+ * stops everything on SIGTERM and SIGINT.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../e2e/support/servers";
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "hookyard-start-"));
+const children: ChildProcess[] = [];
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** `npm start` (the build already exists: `--no-build` only skips the freshness hash). */
+async function npmStart(port: number, pgPort: number) {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
+  delete env.DATABASE_URL;
+  let output = "";
+  const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  await waitFor(() => output.includes("ready on") || child.exitCode !== null, 60_000, "npm start to be ready");
+  if (!output.includes("ready on")) throw new Error(`npm start failed:\n${output}`);
+  const serverPid = Number(readFileSync(path.join(dataDir, "hookyard.pid"), "utf8"));
+  return { child, serverPid, output: () => output };
+}
+
+const postmasterPid = () => {
+  const file = path.join(dataDir, "pg", "postmaster.pid");
+  return existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : null;
+};
+
+async function serves(port: number) {
+  return fetch(`http://127.0.0.1:${port}/openapi.json`).then(
+    (r) => r.status === 200,
+    () => false,
+  );
+}
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  const pm = postmasterPid();
+  if (pm && isAlive(pm)) process.kill(pm, "SIGQUIT");
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start with the embedded PostgreSQL", () => {
+  it("serves, restarts after kill -9 of the server with data kept, after kill -9 of npm, and stops cleanly on SIGTERM and SIGINT", async () => {
+    const port = await freePort();
+    const pgPort = await freePort();
+
+    // 1. First start: initialises the database, migrates, serves.
+    const first = await npmStart(port, pgPort);
+    const created = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"kept"}' });
+    expect(created.status).toBe(201);
+    const { ingest_url, inspect_url } = (await created.json()) as { ingest_url: string; inspect_url: string };
+    expect((await fetch(ingest_url, { method: "POST", body: "before crash" })).status).toBe(200);
+
+    // 2. kill -9 of the server process: PostgreSQL is orphaned, still running.
+    const orphan = postmasterPid()!;
+    process.kill(first.serverPid, "SIGKILL");
+    await waitFor(() => !isAlive(first.serverPid), 10_000, "the server to die");
+    expect(isAlive(orphan)).toBe(true);
+
+    // 3. Second start works: the orphan is stopped, the data is there.
+    const second = await npmStart(port, pgPort);
+    expect(isAlive(orphan)).toBe(false);
+    const preview = await fetch(inspect_url, { headers: { accept: "application/json" } });
+    expect(preview.status).toBe(200);
+    const body = (await preview.json()) as { name: string; requests: { body: string }[] };
+    expect(body.name).toBe("kept");
+    expect(body.requests.map((r) => r.body)).toEqual(["before crash"]);
+
+    // 4. kill -9 of npm itself: the server notices its launcher is gone and stops, PostgreSQL too.
+    const pm2 = postmasterPid()!;
+    process.kill(second.child.pid!, "SIGKILL");
+    await waitFor(async () => !isAlive(second.serverPid) && !isAlive(pm2), 30_000, "the server and PostgreSQL to stop after npm died");
+    expect(await serves(port)).toBe(false);
+
+    // 5. Third start, then SIGTERM: everything stops, no postmaster left.
+    const third = await npmStart(port, pgPort);
+    expect(await serves(port)).toBe(true);
+    const pm3 = postmasterPid()!;
+    process.kill(third.serverPid, "SIGTERM");
+    await waitFor(() => !isAlive(third.serverPid) && !isAlive(pm3), 30_000, "a clean stop on SIGTERM");
+    expect(third.output()).toContain("stopped");
+    expect(existsSync(path.join(dataDir, "hookyard.pid"))).toBe(false);
+
+    // 6. Fourth start, then Ctrl-C (SIGINT to the process group, as a terminal sends it).
+    const fourth = await npmStart(port, pgPort);
+    const pm4 = postmasterPid()!;
+    process.kill(fourth.serverPid, "SIGINT");
+    await waitFor(() => !isAlive(fourth.serverPid) && !isAlive(pm4), 30_000, "a clean stop on SIGINT");
+    await waitFor(() => fourth.child.exitCode !== null, 10_000, "npm to exit");
+  }, 180_000);
+});
