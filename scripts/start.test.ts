@@ -33,7 +33,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 
 /** `npm start` (the build already exists: `--no-build` only skips the freshness hash). */
 async function npmStart(port: number, pgPort: number) {
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
   delete env.DATABASE_URL;
   let output = "";
   const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });

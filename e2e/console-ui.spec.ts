@@ -1,0 +1,379 @@
+/**
+ * Browser end-to-end tests of the console UI (shared/spec/console.md) in Debian's Chromium:
+ * create from `/`, requests sent curl-like from the test process appearing live, request details,
+ * captured content shown as text only, deep links, `/new`, the workspace listing, and a responsive and
+ * dark-mode smoke test.
+ */
+import type { Page } from "@playwright/test";
+import {
+  BASE_URL,
+  closeDb,
+  createFromNode,
+  createInBrowserContext,
+  db,
+  expect,
+  INSPECT_PATH,
+  luminanceOf,
+  newClient,
+  send,
+  test,
+} from "./support/browser";
+
+/** How long a request sent to the ingest URL may take to show up on an open inspect page. */
+const LIVE_MS = 2_000;
+
+test.afterAll(async () => {
+  await closeDb();
+});
+
+/** Opens the inspect page of `id` and waits until its live stream is connected. */
+async function openInspector(page: Page, id: string) {
+  const res = await page.goto(`/${id}`);
+  expect(res?.status()).toBe(200);
+  await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-state", "live");
+}
+
+/** Sets a marker on `window` that only survives as long as no navigation or reload happens. */
+async function setMarker(page: Page): Promise<string> {
+  const marker = `m-${Math.random().toString(36).slice(2)}`;
+  await page.evaluate((m) => ((window as unknown as { __marker: string }).__marker = m), marker);
+  return marker;
+}
+
+async function readMarker(page: Page): Promise<unknown> {
+  return page.evaluate(() => (window as unknown as { __marker?: string }).__marker);
+}
+
+test.describe("create from the landing page", () => {
+  test("clicking 'Create test URL' opens the new source's inspect page with its ingest URL, CLI hint and a curl example", async ({ page }) => {
+    await page.goto("/");
+    const created = page.waitForResponse((r) => new URL(r.url()).pathname === "/" && r.request().method() === "POST");
+    await page.getByTestId("create-test-url").click();
+    const res = await created;
+    expect(res.status()).toBe(201);
+    const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string };
+
+    await page.waitForURL(INSPECT_PATH);
+    const id = new URL(page.url()).pathname.slice(1);
+    expect(id).toMatch(/^[0-9A-Za-z]{22}$/);
+    expect(testUrl.inspect_url).toBe(`${BASE_URL}/${id}`);
+
+    await expect(page.getByTestId("ingest-url")).toHaveText(`${BASE_URL}/e/${id}`);
+    await expect(page.getByTestId("source-type")).toHaveAttribute("title", "WEBHOOK");
+
+    const hint = page.getByTestId("cmd-hint");
+    await expect(hint).toBeVisible();
+    expect(testUrl.cli_key.length).toBeGreaterThan(10);
+    await expect(hint).toContainText("listen");
+    await expect(hint).toContainText(testUrl.cli_key);
+    await expect(hint).toHaveText(testUrl.cmd_hint);
+
+    await expect(page.getByTestId("empty-state")).toBeVisible();
+    await expect(page.getByTestId("curl-example")).toContainText(`curl -X POST ${BASE_URL}/e/${id}`);
+    await expect(page.getByTestId("request-row")).toHaveCount(0);
+  });
+});
+
+test.describe("live updates", () => {
+  test("requests sent to the ingest URL appear on the open page within seconds, newest first, without a reload", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await openInspector(page, src.id);
+    await expect(page.getByTestId("empty-state")).toBeVisible();
+    const marker = await setMarker(page);
+    let navigations = 0;
+    page.on("framenavigated", (f) => {
+      if (f === page.mainFrame()) navigations++;
+    });
+
+    const rows = page.getByTestId("request-row");
+    await send(src.ingest_url, "/orders?x=1", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ order: 1 }),
+    });
+    await expect(rows).toHaveCount(1, { timeout: LIVE_MS });
+    await expect(rows.nth(0).getByTestId("method-badge")).toHaveText("POST");
+    await expect(rows.nth(0)).toContainText("/orders?x=1");
+    await expect(page.getByTestId("empty-state")).toHaveCount(0);
+
+    await send(src.ingest_url, "/notes", { method: "PUT", headers: { "content-type": "text/plain" }, body: "second request" });
+    await expect(rows).toHaveCount(2, { timeout: LIVE_MS });
+    await expect(rows.nth(0).getByTestId("method-badge")).toHaveText("PUT");
+    await expect(rows.nth(0)).toContainText("/notes");
+    await expect(rows.nth(1).getByTestId("method-badge")).toHaveText("POST");
+    await expect(rows.nth(1)).toContainText("/orders?x=1");
+
+    // The same page, never reloaded or navigated.
+    expect(await readMarker(page)).toBe(marker);
+    expect(navigations).toBe(0);
+    await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-state", "live");
+  });
+});
+
+test.describe("request details", () => {
+  test("clicking a row shows its method, path with query, headers, pretty JSON body and a byte-exact raw download", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    const body = { order_id: "ord_123", amount: 4200, paid: true, note: null, items: [{ sku: "a-1", qty: 2 }], city: "Zürich ✓" };
+    // Spaced unlike JSON.stringify, so the download must be the bytes sent and not a re-serialisation.
+    const raw = `{ "order_id":"ord_123",  "amount": 4200,"paid" : true, "note":null,\n"items":[ {"sku":"a-1","qty":2} ], "city":"Zürich ✓" }`;
+    expect(JSON.parse(raw)).toEqual(body);
+
+    await send(src.ingest_url, "/orders?x=1&y=two", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-test-header": "hello" },
+      body: raw,
+    });
+    await send(src.ingest_url, "/other", { method: "DELETE" });
+
+    await openInspector(page, src.id);
+    const rows = page.getByTestId("request-row");
+    await expect(rows).toHaveCount(2);
+    // The newest (the DELETE) is selected at first.
+    await expect(page.getByTestId("request-detail").getByTestId("request-path")).toHaveText("/other");
+
+    const row = rows.nth(1);
+    const requestId = await row.getAttribute("data-request-id");
+    expect(requestId).toMatch(/^req_/);
+    await row.click();
+    await expect(row).toHaveAttribute("aria-selected", "true");
+
+    const detail = page.getByTestId("request-detail");
+    await expect(detail).toHaveAttribute("data-request-id", requestId!);
+    await expect(detail.getByTestId("method-badge")).toHaveText("POST");
+    await expect(detail.getByTestId("request-path")).toHaveText("/orders?x=1&y=two");
+
+    const headerRow = detail.getByTestId("headers-table").locator("tr", { has: page.locator("th", { hasText: /^x-test-header$/ }) });
+    await expect(headerRow).toHaveCount(1);
+    await expect(headerRow.locator("td")).toHaveText("hello");
+    await expect(detail.getByTestId("query-table")).toContainText("two");
+
+    const bodyEl = detail.getByTestId("request-body");
+    await expect(bodyEl).toHaveAttribute("data-body-kind", "json");
+    expect(await bodyEl.textContent()).toBe(JSON.stringify(body, null, 2));
+
+    const href = await detail.getByTestId("download-raw").getAttribute("href");
+    expect(href).toBe(`/${src.id}/requests/${requestId}/raw`);
+    const download = await page.request.get(href!);
+    expect(download.status()).toBe(200);
+    expect(download.headers()["content-disposition"]).toMatch(/^attachment/);
+    expect(Buffer.compare(await download.body(), Buffer.from(raw, "utf8"))).toBe(0);
+  });
+});
+
+test.describe("captured content is never markup", () => {
+  test("an HTML body with <script> and <img onerror> and HTML in header values show as literal text and never run", async ({ page }) => {
+    const dialogs: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const src = await createInBrowserContext(page);
+    const html = `<script>window.__xss=1</script><img src=x onerror="window.__xss=2">`;
+    const imgHeader = `<img src=x onerror="window.__xss=3;alert(3)">`;
+
+    // Arrives live into the open page (client rendering)…
+    await openInspector(page, src.id);
+    await send(src.ingest_url, "/xss?q=%3Cimg%20src%3Dx%20onerror%3Dalert(4)%3E", {
+      method: "POST",
+      headers: { "content-type": "text/html", "x-bold": "<b>bold</b>", "x-img": imgHeader },
+      body: html,
+    });
+    await expect(page.getByTestId("request-row")).toHaveCount(1, { timeout: LIVE_MS });
+
+    const check = async () => {
+      const detail = page.getByTestId("request-detail");
+      const bodyEl = detail.getByTestId("request-body");
+      await expect(bodyEl).toHaveAttribute("data-body-kind", "text");
+      expect(await bodyEl.textContent()).toBe(html);
+      await expect(bodyEl.locator("*")).toHaveCount(0);
+
+      const table = detail.getByTestId("headers-table");
+      await expect(table.locator("td", { hasText: "<b>bold</b>" })).toHaveCount(1);
+      await expect(table.locator("td", { hasText: imgHeader })).toHaveCount(1);
+      await expect(table.locator("b")).toHaveCount(0);
+      await expect(detail.getByTestId("query-table").locator("td")).toHaveText("<img src=x onerror=alert(4)>");
+
+      expect(await page.locator('img[src="x"]').count()).toBe(0);
+      expect(await page.locator("script", { hasText: "window.__xss=1" }).count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+      expect(dialogs).toEqual([]);
+    };
+    await check();
+
+    // …and on a fresh load (server rendering).
+    await page.reload();
+    await expect(page.getByTestId("request-row")).toHaveCount(1);
+    await check();
+  });
+});
+
+test.describe("deep links", () => {
+  test("another browser without the session cookie opening /{id} sees the source and its requests but no CLI hint", async ({ page, browser }) => {
+    const src = await createInBrowserContext(page, { name: `Deep link ${Date.now()}` });
+    await send(src.ingest_url, "/deep?link=1", { headers: { "content-type": "text/plain" }, body: "hi" });
+
+    // The owner's browser has the hint.
+    await openInspector(page, src.id);
+    await expect(page.getByTestId("cmd-hint")).toBeVisible();
+
+    const other = await newClient(browser);
+    try {
+      expect(await other.cookies()).toEqual([]);
+      const visitor = await other.newPage();
+      const res = await visitor.goto(`/${src.id}`);
+      expect(res?.status()).toBe(200);
+      await expect(visitor.getByTestId("source-name")).toHaveText(src.name);
+      await expect(visitor.getByTestId("ingest-url")).toHaveText(src.ingest_url);
+      await expect(visitor.getByTestId("request-row")).toHaveCount(1);
+      await expect(visitor.getByTestId("request-row")).toContainText("/deep?link=1");
+      await expect(visitor.getByTestId("request-detail").getByTestId("request-body")).toHaveText("hi");
+      await expect(visitor.getByText("Shared with you")).toBeVisible();
+      await expect(visitor.getByTestId("cmd-hint")).toHaveCount(0);
+      expect(await visitor.content()).not.toContain(src.cli_key);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("an unknown id answers 404 with the not-found page", async ({ page }) => {
+    const res = await page.goto("/AAAAAAAAAAAAAAAAAAAAAA");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByText("This hook caught nothing")).toBeVisible();
+    await expect(page.getByTestId("source-name")).toHaveCount(0);
+  });
+});
+
+test.describe("/new", () => {
+  test("/new?type=STRIPE creates a Stripe source and replaces itself in the history with /{id}", async ({ page }) => {
+    await page.goto("/");
+    await page.goto("/new?type=STRIPE");
+    await page.waitForURL(INSPECT_PATH);
+    await expect(page.getByTestId("source-type")).toHaveAttribute("title", "STRIPE");
+    await expect(page.getByTestId("source-type")).toHaveText("Stripe");
+    await expect(page.getByTestId("cmd-hint")).toBeVisible();
+
+    // Replaced, not pushed: going back skips /new.
+    await page.goBack();
+    await page.waitForURL((u) => u.pathname === "/");
+  });
+
+  test("/new with an unknown type creates a generic WEBHOOK source", async ({ page }) => {
+    const res = await page.goto("/new?type=NOPE");
+    expect(res?.status()).toBe(200);
+    await page.waitForURL(INSPECT_PATH);
+    await expect(page.getByTestId("source-type")).toHaveAttribute("title", "WEBHOOK");
+  });
+
+  test("/new without JavaScript creates nothing and stays on /new", async ({ browser }) => {
+    const count = async () => Number((await db().query<{ n: string }>("SELECT count(*) AS n FROM sources")).rows[0]!.n);
+    const before = await count();
+    const context = await newClient(browser, { javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      const posts: string[] = [];
+      page.on("request", (r) => {
+        if (r.method() !== "GET") posts.push(`${r.method()} ${r.url()}`);
+      });
+      const res = await page.goto("/new?type=STRIPE");
+      expect(res?.status()).toBe(200);
+      await expect(page.getByText("This page needs JavaScript to create a test URL")).toBeVisible();
+      expect(new URL(page.url()).pathname).toBe("/new");
+      expect(posts).toEqual([]);
+      expect(await context.cookies()).toEqual([]);
+      expect(await count()).toBe(before);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+test.describe("workspace listing", () => {
+  test("two sources created in one browser are listed together on /, and another browser does not see them", async ({ page, browser }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      await page.goto("/");
+      await page.getByTestId("create-test-url").click();
+      await page.waitForURL(INSPECT_PATH);
+      ids.push(new URL(page.url()).pathname.slice(1));
+    }
+    expect(new Set(ids).size).toBe(2);
+
+    await page.goto("/");
+    const listed = page.getByTestId("workspace-source");
+    await expect(listed).toHaveCount(2);
+    // Newest first.
+    expect(await listed.evaluateAll((els) => els.map((e) => e.getAttribute("data-source-id")))).toEqual([ids[1], ids[0]]);
+    await listed.first().click();
+    await page.waitForURL((u) => u.pathname === `/${ids[1]}`);
+
+    const other = await newClient(browser);
+    try {
+      const visitor = await other.newPage();
+      await visitor.goto("/");
+      await expect(visitor.getByTestId("create-test-url")).toBeVisible();
+      await expect(visitor.getByTestId("workspace-source")).toHaveCount(0);
+
+      // Its own workspace lists only its own source.
+      const own = await createInBrowserContext(visitor);
+      await visitor.goto("/");
+      await expect(visitor.getByTestId("workspace-source")).toHaveCount(1);
+      await expect(visitor.getByTestId("workspace-source")).toHaveAttribute("data-source-id", own.id);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+test.describe("responsive and dark mode", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("at 390x844 the inspect page has no horizontal scrollbar, empty or with long requests", async ({ page }) => {
+    const src = await createInBrowserContext(page, { name: `A rather long source name for a phone screen ${Date.now()}` });
+    const noHorizontalScroll = async () => {
+      const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+        scrollWidth: document.scrollingElement!.scrollWidth,
+        innerWidth: window.innerWidth,
+      }));
+      expect(innerWidth).toBe(390);
+      expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+    };
+
+    await openInspector(page, src.id);
+    await expect(page.getByTestId("empty-state")).toBeVisible();
+    await noHorizontalScroll();
+
+    const long = "x".repeat(300);
+    await send(src.ingest_url, `/a/very/long/path/${long}?${"q".repeat(200)}=1`, {
+      headers: { "content-type": "application/json", "x-long-header": long },
+      body: JSON.stringify({ [`key_${long}`]: long, nested: { list: [long, long] } }),
+    });
+    await expect(page.getByTestId("request-row")).toHaveCount(1, { timeout: LIVE_MS });
+    await expect(page.getByTestId("request-detail")).toBeVisible();
+    await noHorizontalScroll();
+
+    await page.goto("/");
+    await noHorizontalScroll();
+  });
+
+  test("the page background follows the dark colour scheme, and light stays light", async ({ page, browser }) => {
+    const src = await createInBrowserContext(page);
+    const bodyLuminance = async (p: Page) => luminanceOf(p, await p.evaluate(() => getComputedStyle(document.body).backgroundColor));
+
+    const dark = await newClient(browser, { colorScheme: "dark", viewport: { width: 390, height: 844 } });
+    try {
+      const darkPage = await dark.newPage();
+      await openInspector(darkPage, src.id);
+      expect(await bodyLuminance(darkPage)).toBeLessThan(0.05);
+      await darkPage.goto("/");
+      expect(await bodyLuminance(darkPage)).toBeLessThan(0.05);
+    } finally {
+      await dark.close();
+    }
+
+    await page.emulateMedia({ colorScheme: "light" });
+    await openInspector(page, src.id);
+    expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
+    await page.goto("/");
+    expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
+  });
+});
