@@ -318,7 +318,7 @@ describe("/e/{id} – bodies stored byte-exact, raw download", () => {
   });
 
   async function sendAndCompare(body: Buffer, contentType: string) {
-    const res = await fetch(ingestBase(t.id), { method: "POST", headers: { "content-type": contentType }, body });
+    const res = await fetch(ingestBase(t.id), { method: "POST", headers: { "content-type": contentType }, body: new Uint8Array(body) });
     expect(res.status).toBe(200);
     const { request_id } = (await res.json()) as { request_id: string };
     const stored = await storedRequest(request_id);

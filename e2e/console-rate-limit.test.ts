@@ -50,7 +50,7 @@ async function expect429(res: Response) {
 
 describe("POST / – 60 per minute per client IP", () => {
   it("POST / – 60 creates from one IP succeed with X-RateLimit-Remaining counting down; the 61st → 429 with its headers", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     for (let i = 1; i <= 60; i++) {
       const res = await createTestUrl({}, { ip });
@@ -63,8 +63,6 @@ describe("POST / – 60 per minute per client IP", () => {
     await expect429(await createTestUrl({}, { ip }));
     // Still refused: the limit holds for the rest of the window.
     await expect429(await createTestUrl({ name: "again" }, { ip }));
-    // X-Forwarded-For's first entry is the client on the trust-proxy server.
-    await expect429(await createTestUrl({}, { ip: `${ip}, 192.0.2.10` }));
     // Another client IP has a bucket of its own.
     const other = await createTestUrl({}, { ip: uniqueIp() });
     expect(other.status).toBe(201);
@@ -72,7 +70,7 @@ describe("POST / – 60 per minute per client IP", () => {
   });
 
   it("POST / – a refused create stores nothing", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     const results = await Promise.all(Array.from({ length: 61 }, () => createTestUrl({ name: `flood-${ip}` }, { ip })));
     const statuses = results.map((r) => r.status).sort();
@@ -86,7 +84,7 @@ describe("POST / – 60 per minute per client IP", () => {
 
 describe("POST / – per session when the cookie is replayed", () => {
   it("POST / – a replayed session has its own bucket of 60, separate from its IP's", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     const first = await newTestUrl({}, { ip }); // counted against the IP (no cookie yet)
     for (let i = 1; i <= 60; i++) {
@@ -106,7 +104,7 @@ describe("POST / – per session when the cookie is replayed", () => {
   });
 
   it("POST / – an exhausted IP can still create with a live session cookie", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     const first = await newTestUrl({}, { ip });
     for (let i = 2; i <= 60; i++) {
@@ -121,7 +119,7 @@ describe("POST / – per session when the cookie is replayed", () => {
   });
 
   it("POST / – counted in Postgres across processes: one session alternating between both servers is refused at the 61st", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const first = await newTestUrl({}, { ip: uniqueIp() });
     for (let i = 1; i <= 60; i++) {
       const baseUrl = i % 2 ? BASE_URL_NO_PROXY : BASE_URL;
@@ -145,7 +143,7 @@ describe("server without trust proxy", () => {
   });
 
   it("POST / – without trust proxy X-Forwarded-For is ignored: different values share one bucket", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const first = await createTestUrl({}, { baseUrl: BASE_URL_NO_PROXY, ip: uniqueIp() });
     expect(first.status).toBe(201);
     const remaining = Number(first.headers.get("x-ratelimit-remaining"));
@@ -163,7 +161,7 @@ describe("server without trust proxy", () => {
 
 describe("GET /new – 10 per minute", () => {
   it("GET /new – the 11th in a minute from one IP → 429 with Retry-After and X-RateLimit headers", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     for (let i = 1; i <= 10; i++) {
       const res = await fetch(`${BASE_URL}/new`, { headers: { "x-forwarded-for": ip, accept: "text/html" } });
@@ -200,7 +198,7 @@ describe("GET /new – 10 per minute", () => {
 
 describe("ingestion is not rate limited", () => {
   it("150 requests to one /e/{id} from one IP all → 200, and they do not count against creates", async () => {
-    await windowWithRoom(20);
+    await windowWithRoom(12);
     const ip = uniqueIp();
     const t = await newTestUrl({ name: "unlimited" }, { ip });
     const statuses: number[] = [];

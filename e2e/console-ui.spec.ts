@@ -21,6 +21,8 @@ import {
 
 /** How long a request sent to the ingest URL may take to show up on an open inspect page. */
 const LIVE_MS = 2_000;
+/** How long a create-and-redirect in the browser may take. */
+const NAV_MS = 10_000;
 
 test.afterAll(async () => {
   await closeDb();
@@ -53,7 +55,7 @@ test.describe("create from the landing page", () => {
     expect(res.status()).toBe(201);
     const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string };
 
-    await page.waitForURL(INSPECT_PATH);
+    await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
     const id = new URL(page.url()).pathname.slice(1);
     expect(id).toMatch(/^[0-9A-Za-z]{22}$/);
     expect(testUrl.inspect_url).toBe(`${BASE_URL}/${id}`);
@@ -194,7 +196,8 @@ test.describe("captured content is never markup", () => {
       await expect(detail.getByTestId("query-table").locator("td")).toHaveText("<img src=x onerror=alert(4)>");
 
       expect(await page.locator('img[src="x"]').count()).toBe(0);
-      expect(await page.locator("script", { hasText: "window.__xss=1" }).count()).toBe(0);
+      // No script element of the captured body made it into the DOM (the page's own data scripts carry it only as an escaped string).
+      expect(await page.evaluate(() => Array.from(document.scripts).filter((s) => s.textContent?.trim() === "window.__xss=1").length)).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
       expect(dialogs).toEqual([]);
     };
@@ -247,20 +250,20 @@ test.describe("/new", () => {
   test("/new?type=STRIPE creates a Stripe source and replaces itself in the history with /{id}", async ({ page }) => {
     await page.goto("/");
     await page.goto("/new?type=STRIPE");
-    await page.waitForURL(INSPECT_PATH);
+    await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
     await expect(page.getByTestId("source-type")).toHaveAttribute("title", "STRIPE");
     await expect(page.getByTestId("source-type")).toHaveText("Stripe");
     await expect(page.getByTestId("cmd-hint")).toBeVisible();
 
     // Replaced, not pushed: going back skips /new.
     await page.goBack();
-    await page.waitForURL((u) => u.pathname === "/");
+    await page.waitForURL((u) => u.pathname === "/", { timeout: NAV_MS });
   });
 
   test("/new with an unknown type creates a generic WEBHOOK source", async ({ page }) => {
     const res = await page.goto("/new?type=NOPE");
     expect(res?.status()).toBe(200);
-    await page.waitForURL(INSPECT_PATH);
+    await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
     await expect(page.getByTestId("source-type")).toHaveAttribute("title", "WEBHOOK");
   });
 
@@ -276,7 +279,10 @@ test.describe("/new", () => {
       });
       const res = await page.goto("/new?type=STRIPE");
       expect(res?.status()).toBe(200);
-      await expect(page.getByText("This page needs JavaScript to create a test URL")).toBeVisible();
+      // Chromium with scripts turned off by the test driver still parses <noscript> as raw text, so the
+      // message is checked in the HTML; what the page shows is the waiting state, and it stays there.
+      expect(await res!.text()).toContain("This page needs JavaScript to create a test URL");
+      await expect(page.getByTestId("new-pending")).toBeVisible();
       expect(new URL(page.url()).pathname).toBe("/new");
       expect(posts).toEqual([]);
       expect(await context.cookies()).toEqual([]);
@@ -293,7 +299,7 @@ test.describe("workspace listing", () => {
     for (let i = 0; i < 2; i++) {
       await page.goto("/");
       await page.getByTestId("create-test-url").click();
-      await page.waitForURL(INSPECT_PATH);
+      await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
       ids.push(new URL(page.url()).pathname.slice(1));
     }
     expect(new Set(ids).size).toBe(2);
@@ -304,7 +310,7 @@ test.describe("workspace listing", () => {
     // Newest first.
     expect(await listed.evaluateAll((els) => els.map((e) => e.getAttribute("data-source-id")))).toEqual([ids[1], ids[0]]);
     await listed.first().click();
-    await page.waitForURL((u) => u.pathname === `/${ids[1]}`);
+    await page.waitForURL((u) => u.pathname === `/${ids[1]}`, { timeout: NAV_MS });
 
     const other = await newClient(browser);
     try {

@@ -1,6 +1,9 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "@/lib/config";
+import { parseConfig as parseConfigOf } from "@/lib/config";
+
+/** parseConfig of just these variables (NodeJS.ProcessEnv's typing wants NODE_ENV in every literal). */
+const parseConfig = (vars: Record<string, string>) => parseConfigOf(vars as NodeJS.ProcessEnv);
 
 describe("lib/config parseConfig", () => {
   it("parseConfig – defaults for an empty environment", () => {
@@ -12,7 +15,7 @@ describe("lib/config parseConfig", () => {
     expect(c.ingestUrl).toBe("http://localhost:3000/e");
     expect(c.databaseUrl).toBeUndefined();
     expect(c.dataDir).toBe(path.resolve(".data"));
-    expect(c.trustProxy).toBe(false);
+    expect(c.trustProxy).toBe(0);
     expect(c.cookieDomain).toBe("auto");
     expect(c.ingestMaxBodyBytes).toBe(10 * 1024 * 1024);
     expect(c.consoleCreateRateLimit).toBe(60);
@@ -65,16 +68,17 @@ describe("lib/config parseConfig", () => {
   });
 
   it.each([
-    ["1", true],
-    ["true", true],
-    ["yes", true],
-    ["on", true],
-    ["0", false],
-    ["false", false],
-    ["no", false],
-    ["off", false],
-    ["", false],
-  ])("parseConfig – TRUST_PROXY=%j → %s", (value, expected) => {
+    ["1", 1],
+    ["true", 1],
+    ["yes", 1],
+    ["on", 1],
+    ["2", 2],
+    ["0", 0],
+    ["false", 0],
+    ["no", 0],
+    ["off", 0],
+    ["", 0],
+  ])("parseConfig – TRUST_PROXY=%j → %s trusted proxies", (value, expected) => {
     expect(parseConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected);
   });
 

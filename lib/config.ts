@@ -19,7 +19,10 @@ const ConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
-  TRUST_PROXY: booleanish.default(false),
+  TRUST_PROXY: z
+    .union([booleanish, z.coerce.number().int().min(0).max(10)])
+    .default(false)
+    .transform((v) => (v === true ? 1 : v === false ? 0 : v)),
   COOKIE_DOMAIN: z.string().default("auto"),
   INGEST_MAX_BODY_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
@@ -43,8 +46,8 @@ export type Config = {
   dataDir: string;
   embeddedPgPort: number;
   dbPoolSize: number;
-  /** Take the client IP and scheme from X-Forwarded-For / X-Forwarded-Proto. */
-  trustProxy: boolean;
+  /** Trusted proxies in front (0 = none): the client IP is that many X-Forwarded-For entries from the right. */
+  trustProxy: number;
   /** "auto" (parent domain of the request host), "" (host-only) or an explicit domain. */
   cookieDomain: string;
   /** Largest request body accepted by ingestion, bytes. */

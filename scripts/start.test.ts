@@ -8,19 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isAlive } from "@/lib/processes";
 import { freePort } from "../e2e/support/servers";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "hookyard-start-"));
 const children: ChildProcess[] = [];
-
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;

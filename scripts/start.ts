@@ -12,6 +12,7 @@ import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { isAlive } from "@/lib/processes";
 import { buildIfNeeded } from "./build-if-needed";
 
 // Settings may also come from a .env file (copy .env.example); the environment wins.
@@ -23,15 +24,6 @@ if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
 const log = (m: string) => console.log(`[hookyard] ${m}`);
 const config = getConfig();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One Hookyard per embedded data directory: wait for a previous one that is shutting down. */
 async function takeLock(lockFile: string): Promise<void> {

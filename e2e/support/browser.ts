@@ -78,7 +78,7 @@ export async function createFromNode(body: { type?: string; name?: string } = {}
 export async function send(
   ingestUrl: string,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Response> {
   const res = await fetch(`${ingestUrl}${path}`, { method: init.method ?? "POST", headers: init.headers, body: init.body });
   expect(res.status, `ingest ${init.method ?? "POST"} ${path}: ${await res.clone().text()}`).toBe(200);

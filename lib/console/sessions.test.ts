@@ -27,6 +27,19 @@ describe("cookieDomainFor", () => {
     expect(cookieDomainFor(host, "auto")).toBeUndefined();
   });
 
+  it.each(["hookyard.fly.dev", "x.herokuapp.com", "example.co.uk", "hooks.github.io"])(
+    "cookieDomainFor(%s, auto) → no Domain: the parent is a public suffix, which browsers refuse",
+    (host) => {
+      expect(cookieDomainFor(host, "auto")).toBeUndefined();
+    },
+  );
+
+  it("cookieDomainFor – below a public suffix the parent is used when it is a registrable domain or under one", () => {
+    expect(cookieDomainFor("console.example.co.uk", "auto")).toBe("example.co.uk");
+    expect(cookieDomainFor("a.hookyard.fly.dev", "auto")).toBe("hookyard.fly.dev");
+    expect(cookieDomainFor("a.b.example.com", "auto")).toBe("b.example.com");
+  });
+
   it("cookieDomainFor – an explicit COOKIE_DOMAIN wins over the host", () => {
     expect(cookieDomainFor("console.example.com", "hooks.example.org")).toBe("hooks.example.org");
     expect(cookieDomainFor("localhost:3000", "example.org")).toBe("example.org");

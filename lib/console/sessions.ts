@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { getDomain } from "tldts";
 import { getPool } from "@/lib/db/pool";
 import { createId, createToken } from "@/lib/ids";
 
@@ -57,15 +58,20 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
 
 /**
  * The cookie's Domain attribute for a request host: `cookieDomain` when set explicitly; with "auto",
- * the parent domain of the host where there is one (`console.example.com` → `example.com`), none for
- * `localhost`, IP addresses and two-label hosts; "" means host-only.
+ * the parent domain of the host where there is one (`console.example.com` → `example.com`), never a
+ * public suffix (`hookyard.fly.dev` and `example.co.uk` get none: browsers would drop the cookie), and
+ * none for `localhost` and IP addresses; "" means host-only. Public suffixes come from the Public Suffix
+ * List, private entries included (tldts).
  */
 export function cookieDomainFor(host: string, setting: string): string | undefined {
   if (setting !== "auto") return setting || undefined;
   const hostname = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase();
   if (!hostname || /^[\d.]+$/.test(hostname) || hostname.includes(":")) return undefined;
-  const labels = hostname.split(".");
-  return labels.length >= 3 ? labels.slice(1).join(".") : undefined;
+  const parent = hostname.slice(hostname.indexOf(".") + 1);
+  if (!hostname.includes(".") || !parent.includes(".")) return undefined;
+  const registrable = getDomain(hostname, { allowPrivateDomains: true });
+  if (!registrable || (parent !== registrable && !parent.endsWith(`.${registrable}`))) return undefined;
+  return parent;
 }
 
 /** The `Set-Cookie` value for a new session: HttpOnly, SameSite=Strict, Path=/, fixed Expires, Secure on https. */

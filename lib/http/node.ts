@@ -21,7 +21,7 @@ export function headersOf(req: IncomingMessage): Record<string, string> {
  */
 export async function readNodeRequest(
   req: IncomingMessage,
-  opts: { maxBodyBytes: number; trustProxy: boolean; pathname?: string; query?: string },
+  opts: { maxBodyBytes: number; trustProxy: number; pathname?: string; query?: string },
 ): Promise<HttpRequest> {
   const headers = headersOf(req);
   const url = req.url ?? "/";

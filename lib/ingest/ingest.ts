@@ -30,8 +30,9 @@ function answer(status: number, body: unknown, method: string, extra: Record<str
 function rejectionFor(source: IngestSource, req: HttpRequest): RejectionCause | null {
   if (source.disabled) return "SOURCE_DISABLED";
   if (req.bodyTooLarge) return "PAYLOAD_TOO_LARGE";
+  // A CORS preflight (OPTIONS) is always answered, never a rejected method; HEAD goes with GET.
   const method = req.method === "HEAD" ? "GET" : req.method;
-  if (!source.allowedMethods.includes(method)) return "UNSUPPORTED_HTTP_METHOD";
+  if (method !== "OPTIONS" && !source.allowedMethods.includes(method)) return "UNSUPPORTED_HTTP_METHOD";
   if (source.connectionCount === 0) return "NO_CONNECTION";
   return null;
 }
