@@ -36,6 +36,9 @@ WITH r AS (
 INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type, client_ip)
 SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
 
+/** Prepared once per connection: the statement is parsed and planned once, not per batch. */
+const STATEMENT_NAME = "hookyard_ingest_requests";
+
 function params(rows: RequestRecord[]): unknown[] {
   const col = <T>(f: (r: RequestRecord) => T) => rows.map(f);
   return [
@@ -95,7 +98,7 @@ export class RequestWriter {
   private async insert(batch: Pending[]): Promise<void> {
     const pool = getPool();
     try {
-      await pool.query(INSERT_SQL, params(batch.map((p) => p.record)));
+      await pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(batch.map((p) => p.record)) });
       for (const p of batch) p.resolve();
       announceRequests(batch.map((p) => p.record.sourceId));
     } catch (err) {
@@ -105,7 +108,7 @@ export class RequestWriter {
       }
       await Promise.all(
         batch.map((p) =>
-          pool.query(INSERT_SQL, params([p.record])).then(
+          pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params([p.record]) }).then(
             () => {
               p.resolve();
               announceRequests([p.record.sourceId]);

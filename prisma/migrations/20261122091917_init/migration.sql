@@ -111,9 +111,6 @@ ALTER TABLE "console_sessions" ADD CONSTRAINT "console_sessions_team_id_fkey" FO
 ALTER TABLE "sources" ADD CONSTRAINT "sources_team_id_fkey" FOREIGN KEY ("team_id") REFERENCES "teams"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "requests" ADD CONSTRAINT "requests_team_id_fkey" FOREIGN KEY ("team_id") REFERENCES "teams"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
 ALTER TABLE "requests" ADD CONSTRAINT "requests_source_id_fkey" FOREIGN KEY ("source_id") REFERENCES "sources"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
