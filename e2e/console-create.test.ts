@@ -23,6 +23,9 @@ async function expect422(body: unknown) {
   for (const m of data) expect(typeof m).toBe("string");
   // A rejected create must not set a session cookie nor announce a resource.
   expect(res.headers.get("location")).toBeNull();
+  expect(res.headers.get("set-cookie")).toBeNull();
+  // The create was counted: its answer says how many are left.
+  expect(res.headers.get("x-ratelimit-remaining")).toBe("59");
   return data as string[];
 }
 

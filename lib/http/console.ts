@@ -94,17 +94,20 @@ export function consoleRoute<B = undefined>(
   handler: (ctx: ConsoleContext<B>) => Promise<HttpResponse>,
 ): (req: HttpRequest) => Promise<HttpResponse> {
   return async (req) => {
+    // Once the call is counted, its answer says how much is left, errors included.
+    let limitHeaders: Record<string, string> = {};
     try {
       const config = getConfig();
       const session = await findSession(readCookie(req.headers.cookie, SESSION_COOKIE));
-      const limitHeaders = options.rateLimit
-        ? await enforceConsoleRateLimit(req, session, options.rateLimit.name, options.rateLimit.perMinute(config))
-        : {};
+      if (options.rateLimit) {
+        limitHeaders = await enforceConsoleRateLimit(req, session, options.rateLimit.name, options.rateLimit.perMinute(config));
+      }
       const body = options.body ? parseJsonBody(req, options.body) : (undefined as B);
       const res = await handler({ req, body, session, config });
       return { ...res, headers: { ...limitHeaders, ...res.headers } };
     } catch (err) {
-      return toResponse(err);
+      const res = toResponse(err);
+      return { ...res, headers: { ...limitHeaders, ...res.headers } };
     }
   };
 }
