@@ -8,6 +8,7 @@
  *   GET /{id}/requests/{req}/raw    raw body download
  *   GET /new                        rate limit, then the page
  *   GET /openapi.json               console OpenAPI
+ *   /api/… without a version        rewritten to the oldest gateway version
  * and hands everything else to Next.js.
  */
 import http from "node:http";
@@ -23,6 +24,7 @@ import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
+import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
 
 /** First path segments that are never console source ids. */
@@ -91,6 +93,11 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
         if (gate.status !== 200) return writeNodeResponse(res, gate);
         for (const [k, v] of Object.entries(gate.headers ?? {})) res.setHeader(k, v);
         return handleNext(req, res, parse(url, true));
+      }
+      if (segments[0] === "api" && segments.length > 1 && !looksLikeVersion(segments[1]!)) {
+        // The gateway API without a version segment uses the oldest supported version.
+        req.url = `/api/${OLDEST_VERSION}${url.slice(4)}`;
+        return handleNext(req, res, parse(req.url, true));
       }
       const [first, second, third, fourth] = segments;
       if (first && !RESERVED.has(first) && !first.includes(".") && (method === "GET" || method === "HEAD")) {

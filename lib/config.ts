@@ -29,6 +29,9 @@ const ConfigSchema = z.object({
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   CLI_COMMAND: z.string().min(1).default("npx hookyard"),
+  SECRET_KEY: z.string().min(16).optional(),
+  GATEWAY_API_KEY: z.string().min(16).optional(),
+  GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -61,6 +64,14 @@ export type Config = {
   /** How the CLI is invoked in the console's `cmd_hint`. */
   cliCommand: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Key that encrypts secrets at rest; unset: a random key kept in `{dataDir}/secret.key`. */
+  secretKey: string | undefined;
+  /** Pins an API key of the gateway team (created on start if missing). */
+  gatewayApiKey: string | undefined;
+  /** Gateway REST API requests per minute per key. */
+  gatewayApiRateLimit: number;
+  /** Base URL of the gateway REST API (`{publicUrl}/api`). */
+  gatewayApiUrl: string;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -95,6 +106,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     consoleNewRateLimit: e.CONSOLE_NEW_RATE_LIMIT,
     cliCommand: e.CLI_COMMAND,
     logLevel: e.LOG_LEVEL,
+    secretKey: e.SECRET_KEY,
+    gatewayApiKey: e.GATEWAY_API_KEY,
+    gatewayApiRateLimit: e.GATEWAY_API_RATE_LIMIT,
+    gatewayApiUrl: `${publicUrl}/api`,
   };
 }
 

@@ -6,9 +6,16 @@ export const ID_PREFIX = {
   session: "ses_",
   source: "src_",
   request: "req_",
+  apiKey: "key_",
+  destination: "des_",
+  connection: "web_",
+  transformation: "trs_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
+
+/** Kinds whose ids start with their creation time; the others are pure capabilities. */
+const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation"]);
 
 // ASCII order, so fixed-width encodings sort like the numbers they encode.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -27,13 +34,13 @@ function base62(bytes: Buffer): string {
 
 /**
  * A new id `{prefix}{22 base62 chars}` carrying 128 bits.
- * Sortable kinds (requests) start with 48 bits of milliseconds then 80 random bits, so they sort by
+ * Sortable kinds (requests, destinations, connections, transformations) start with 48 bits of milliseconds then 80 random bits, so they sort by
  * creation time; capability kinds (sources, teams, sessions) are 128 random bits from the CSPRNG, so
  * knowing one never helps guess another (the console's access model, shared/spec/console.md "Authentication").
  */
 export function createId(kind: IdKind, now: number = Date.now()): string {
   const bytes = randomBytes(16);
-  if (kind === "request") bytes.writeUIntBE(now, 0, 6);
+  if (SORTABLE.has(kind)) bytes.writeUIntBE(now, 0, 6);
   return ID_PREFIX[kind] + base62(bytes);
 }
 

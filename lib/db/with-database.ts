@@ -1,14 +1,20 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { getConfig } from "@/lib/config";
-import { startEmbeddedPostgres } from "@/lib/db/embedded";
+import { embeddedUrl, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { isAlive } from "@/lib/processes";
 
 /**
- * Runs `fn` with a database URL: DATABASE_URL when set, else the embedded PostgreSQL under DATA_DIR,
- * started for the call and stopped afterwards. For one-shot scripts (migrations); the server keeps
- * its embedded database running instead (scripts/start.ts).
+ * Runs `fn` with a database URL: DATABASE_URL when set; else the embedded PostgreSQL under DATA_DIR,
+ * used as it is when a running Hookyard already started it, otherwise started for the call and stopped
+ * afterwards. For one-shot scripts (migrations, keys).
  */
 export async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const config = getConfig();
   if (config.databaseUrl) return fn(config.databaseUrl);
+  const pidFile = path.join(config.dataDir, "pg", "postmaster.pid");
+  const running = existsSync(pidFile) && isAlive(Number(readFileSync(pidFile, "utf8").split("\n")[0]));
+  if (running) return fn(embeddedUrl(config.dataDir, config.embeddedPgPort));
   const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
   try {
     return await fn(pg.url);

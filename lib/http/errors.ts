@@ -36,3 +36,25 @@ export class RateLimitedError extends Error {
     super("Rate limit exceeded");
   }
 }
+
+/**
+ * A gateway API error: `{handled: true, status, message, data, code}` (shared/spec/gateway.md "Error body";
+ * `code` as the real product names it: BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, UNPROCESSABLE_ENTITY,
+ * RESOURCE_ALREADY_EXISTS, TOO_MANY_REQUESTS…).
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, data: Record<string, unknown> = {}) => new GatewayError(400, "BAD_REQUEST", message, data);
+export const notFound = (id: string) => new GatewayError(404, "NOT_FOUND", "Not Found", { id });
+export const unprocessable = (message: string, data: Record<string, unknown> = {}) =>
+  new GatewayError(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", { message, ...data });
+export const alreadyExists = (data: Record<string, unknown>) => new GatewayError(409, "RESOURCE_ALREADY_EXISTS", "Resource already exists", data);

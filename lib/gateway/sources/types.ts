@@ -15,16 +15,34 @@ export type SourceTypeDefinition = {
   defaultAllowedMethods: HttpMethod[];
   /** True when the source cannot work without credentials (answering a handshake needs them). */
   requiresAuth: boolean;
+  /** Field names of `config.auth` (credentials) for this provider; generic types use `auth_type` instead. */
+  authFields?: string[];
+  /** Last API version accepting this type on create/update (a retired combined type). */
+  acceptedUntil?: "2025-01-01";
 };
 
 const GENERIC_METHODS: HttpMethod[] = ["POST", "PUT", "PATCH", "DELETE"];
 const POST_ONLY: HttpMethod[] = ["POST"];
+
+const AUTH_FIELDS: Record<string, string[]> = {
+  GITLAB: ["api_key"],
+  X: ["api_key"],
+  POSTMARK: ["username", "password"],
+  CHARGEBEE_BILLING: ["username", "password"],
+  CHARGEBEE: ["username", "password"],
+  DISCORD: ["public_key"],
+  TELNYX: ["public_key"],
+  PAYPAL: ["webhook_id"],
+  AWS_SNS: [],
+  FIREBLOCKS: ["environment"],
+};
 
 const provider = (type: string, label: string, requiresAuth = false, methods = POST_ONLY): SourceTypeDefinition => ({
   type,
   label,
   defaultAllowedMethods: methods,
   requiresAuth,
+  authFields: AUTH_FIELDS[type] ?? ["webhook_secret_key"],
 });
 
 const CATALOGUE: SourceTypeDefinition[] = [
@@ -35,6 +53,8 @@ const CATALOGUE: SourceTypeDefinition[] = [
   provider("AWS_SNS", "AWS SNS"),
   provider("BONDSMITH", "Bondsmith"),
   provider("CAL", "Cal.com"),
+  // The combined Chargebee type, split into CHARGEBEE_BILLING (and future product types) in 2025-07-01.
+  { ...provider("CHARGEBEE", "Chargebee"), acceptedUntil: "2025-01-01" },
   provider("CHARGEBEE_BILLING", "Chargebee Billing"),
   provider("CLERK", "Clerk"),
   provider("COINBASE", "Coinbase"),

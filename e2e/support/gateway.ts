@@ -1,0 +1,38 @@
+/**
+ * Gateway API test helpers: each test file makes teams of its own (a team, an API key, a signing
+ * secret) straight through the domain functions on the test database, so tests never share rate-limit
+ * buckets or data, and isolation between teams can be checked.
+ */
+import { createApiKey } from "@/lib/gateway/teams/api-keys";
+import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { BASE_URL } from "./client";
+
+export type TestTeam = { teamId: string; apiKey: string; signingSecret: string };
+
+/** A new TEAM-mode team with one API key. */
+export async function newTeam(name = "test team"): Promise<TestTeam> {
+  const { teamId, signingSecret } = await createTeam(name);
+  const { key } = await createApiKey(teamId, "test");
+  return { teamId, apiKey: key, signingSecret };
+}
+
+/** Calls the gateway API: `api(team, "POST", "/2025-07-01/sources", body)`; returns status, headers and parsed JSON. */
+export async function api(team: TestTeam | { apiKey: string } | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${BASE_URL}/api${path}`, {
+    method,
+    headers: {
+      ...(team ? { authorization: `Bearer ${team.apiKey}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, json };
+}

@@ -1,0 +1,47 @@
+/**
+ * Source shapes before 2025-01-01 (shared/spec/gateway.md "2025-01-01"): flat `allowed_http_methods`
+ * and `custom_response`, and `verification: {type, configs}` instead of `config.auth_type`/`config.auth`;
+ * no `type`. Requests are converted up to the internal shape, responses down.
+ */
+import type { TSource } from "@/lib/gateway/sources/schemas";
+import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
+
+const FLAT_FIELDS = ["allowed_http_methods", "custom_response", "verification"] as const;
+
+/** A source request body of `version` in the internal shape (unknown fields are left for validation to refuse). */
+export function upgradeSourceBody(body: unknown, version: ApiVersion): unknown {
+  if (isAtLeast(version, "2025-01-01") || !body || typeof body !== "object" || Array.isArray(body)) return body;
+  const input = { ...(body as Record<string, unknown>) };
+  if ("type" in input || "config" in input) return input; // not this version's shape: validation names the fields
+  const present = FLAT_FIELDS.some((f) => f in input);
+  const config: Record<string, unknown> = {};
+  if ("allowed_http_methods" in input) config.allowed_http_methods = input.allowed_http_methods;
+  if ("custom_response" in input) config.custom_response = input.custom_response;
+  if ("verification" in input) {
+    const v = input.verification as { type?: unknown; configs?: unknown } | null;
+    if (v === null) {
+      config.auth_type = null;
+      config.auth = null;
+    } else if (v && typeof v === "object") {
+      config.auth_type = typeof v.type === "string" ? v.type.toUpperCase() : v.type;
+      config.auth = v.configs ?? {};
+    } else config.auth_type = v;
+  }
+  for (const f of FLAT_FIELDS) delete input[f];
+  return present ? { ...input, config } : input;
+}
+
+/** A source as `version` returns it; `includeAuth` matches `?include=verification.configs` there. */
+export function downgradeSource(source: TSource, version: ApiVersion): Record<string, unknown> {
+  if (isAtLeast(version, "2025-01-01")) return source;
+  const { type: _type, config, authenticated: _a, ...rest } = source;
+  return {
+    ...rest,
+    allowed_http_methods: config.allowed_http_methods,
+    custom_response: config.custom_response,
+    verification: config.auth_type ? { type: config.auth_type, ...(config.auth ? { configs: config.auth } : {}) } : null,
+  };
+}
+
+/** The `include` value that reveals credentials in `version`. */
+export const authIncludeFor = (version: ApiVersion) => (isAtLeast(version, "2025-01-01") ? "config.auth" : "verification.configs");

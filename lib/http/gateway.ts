@@ -1,0 +1,151 @@
+/**
+ * The gateway REST API wrapper (shared/spec/gateway.md "Authentication", "Errors", "Limits",
+ * "Versioning"; design "API surfaces"): version → API key (Bearer, or Basic with the key as username)
+ * → rate limit (240/min per key, headers on every answer) → version availability → JSON body parsing
+ * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
+ * It is the only try/catch of this surface.
+ */
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { authenticateApiKey } from "@/lib/gateway/teams/api-keys";
+import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
+import { GatewayError } from "@/lib/http/errors";
+import { type ParsedQuery, parseQuery } from "@/lib/http/query";
+import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { logger } from "@/lib/log";
+
+/** Largest JSON body of the API, bytes. */
+export const GATEWAY_MAX_BODY_BYTES = 1024 * 1024;
+const log = logger("gateway");
+
+export type GatewayContext<B, P> = {
+  req: Request;
+  url: URL;
+  teamId: string;
+  version: ApiVersion;
+  query: ParsedQuery;
+  body: B;
+  params: P;
+};
+
+export type GatewayResult = { status?: number; body: unknown };
+
+type Options<B> = {
+  /** The endpoint exists from this version on (404 before). */
+  since?: ApiVersion;
+  /** Converts the body of an older version to the newest shape before validation. */
+  upgradeBody?: (body: unknown, version: ApiVersion) => unknown;
+  /** Schema of the JSON body (newest shape). Without it no body is read. */
+  body?: z.ZodType<B>;
+  /** The body may be absent (treated as `{}`). */
+  optionalBody?: boolean;
+};
+
+const body = (status: number, code: string, message: string, data: unknown, handled = true) => ({ handled, status, message, data, code });
+
+/** Field path and message of each zod issue. */
+function fieldErrors(error: z.ZodError) {
+  return error.issues.map((i) => ({ field: i.path.join("."), message: i.message }));
+}
+
+function errorResponse(err: unknown): { status: number; json: unknown } {
+  if (err instanceof GatewayError) return { status: err.status, json: body(err.status, err.code, err.message, err.data) };
+  if (err instanceof z.ZodError) {
+    const errors = fieldErrors(err);
+    return { status: 422, json: body(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", { field: errors[0]?.field, message: `${errors[0]?.field ? `${errors[0].field}: ` : ""}${errors[0]?.message}`, errors }) };
+  }
+  if ((err as { code?: string })?.code === "23505") {
+    return { status: 409, json: body(409, "RESOURCE_ALREADY_EXISTS", "Resource already exists", { detail: (err as { detail?: string }).detail }) };
+  }
+  log.error("unhandled error", err);
+  return { status: 500, json: body(500, "FATAL_ERROR", "Internal Server Error", {}, false) };
+}
+
+function apiKeyOf(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  if (!header) return null;
+  const [scheme, value] = [header.slice(0, header.indexOf(" ")).toLowerCase(), header.slice(header.indexOf(" ") + 1).trim()];
+  if (scheme === "bearer") return value || null;
+  if (scheme === "basic") {
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return (colon === -1 ? decoded : decoded.slice(0, colon)) || null;
+  }
+  return null;
+}
+
+async function readJson(req: Request, optional: boolean): Promise<unknown> {
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const buf = Buffer.from(await req.arrayBuffer());
+  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const text = buf.toString("utf8").trim();
+  if (!text) {
+    if (optional) return {};
+    throw new GatewayError(400, "BAD_REQUEST", "A JSON body is required", {});
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { message: (err as Error).message });
+  }
+}
+
+/**
+ * Wraps a gateway handler for a Next.js route: `(req, {params}) => Response`, never throwing.
+ * `params.version` is the path's version segment (server.ts puts the oldest version in paths without one).
+ */
+export function gatewayRoute<B = undefined, P extends Record<string, string | string[]> = Record<string, string>>(
+  options: Options<B>,
+  handler: (ctx: GatewayContext<B, P>) => Promise<GatewayResult>,
+): (req: Request, ctx: { params: Promise<P & { version: string }> }) => Promise<Response> {
+  return async (req, ctx) => {
+    let limitHeaders: Record<string, string> = {};
+    let status = 200;
+    let json: unknown;
+    try {
+      const { version: segment, ...params } = await ctx.params;
+      const version = resolveVersion(segment);
+      if (!version) {
+        throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
+      }
+      const key = apiKeyOf(req);
+      const auth = key ? await authenticateApiKey(key) : null;
+      if (!auth) {
+        throw new GatewayError(401, "UNAUTHORIZED", "Unauthorized", {
+          message: key ? "The API key is invalid or revoked" : "No API key was provided through Basic Auth or Bearer Token",
+        });
+      }
+      const limit = getConfig().gatewayApiRateLimit;
+      const rate = await consumeRateLimit(`gateway:key:${auth.keyId}`, limit, 60_000);
+      limitHeaders = {
+        "x-ratelimit-limit": String(limit),
+        "x-ratelimit-remaining": String(rate.remaining),
+        "x-ratelimit-reset": rate.resetAt.toISOString(),
+      };
+      if (!rate.allowed) {
+        limitHeaders["retry-after"] = String(rate.retryAfterSeconds);
+        throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: `Rate limit of ${limit} requests per minute exceeded`, retry_after: rate.retryAfterSeconds });
+      }
+      if (options.since && !isAtLeast(version, options.since)) {
+        throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `This endpoint exists from API version ${options.since}` });
+      }
+      let parsed = undefined as B;
+      if (options.body) {
+        let raw = await readJson(req, Boolean(options.optionalBody));
+        if (options.upgradeBody) raw = options.upgradeBody(raw, version);
+        parsed = options.body.parse(raw);
+      }
+      const url = new URL(req.url);
+      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseQuery(url.searchParams), body: parsed, params: params as unknown as P });
+      status = result.status ?? 200;
+      json = result.body;
+    } catch (err) {
+      ({ status, json } = errorResponse(err));
+    }
+    return new Response(JSON.stringify(json), {
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...limitHeaders },
+    });
+  };
+}

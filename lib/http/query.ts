@@ -1,0 +1,165 @@
+/**
+ * Query-string formatting of the gateway API (shared/spec/gateway.md "Query formatting"):
+ * `item[1]=a&item[2]=b`, `item[]=a` and repeated `item=a&item=b` are arrays; `created_at[gte]=…` are
+ * operators; dates are full or date-only ISO; JSON parameters are URL-encoded JSON.
+ * Every parser throws a 400 GatewayError naming the parameter on bad input.
+ */
+import { badRequest } from "@/lib/http/errors";
+
+export type QueryValue = string | QueryValue[] | { [key: string]: QueryValue };
+export type ParsedQuery = Record<string, QueryValue>;
+
+function setPath(target: Record<string, QueryValue>, keys: string[], value: string) {
+  let node: Record<string, QueryValue> = target;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const last = i === keys.length - 1;
+    if (last) {
+      const existing = node[key];
+      if (key === "" || existing !== undefined) {
+        // `a[]=x` or a repeated key: append.
+        const k = key === "" ? "" : key;
+        const prev = node[k];
+        node[k] = prev === undefined ? [value] : Array.isArray(prev) ? [...prev, value] : [prev as string, value];
+      } else node[key] = value;
+      return;
+    }
+    const child = node[key];
+    if (child === undefined || typeof child === "string" || Array.isArray(child)) {
+      const fresh: Record<string, QueryValue> = {};
+      if (typeof child === "string") fresh[""] = [child];
+      node[key] = fresh;
+    }
+    node = node[key] as Record<string, QueryValue>;
+  }
+}
+
+/** Objects whose keys are all numeric or empty become arrays (in numeric order). */
+function normalise(value: QueryValue): QueryValue {
+  if (typeof value === "string" || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.length && keys.every((k) => k === "" || /^\d+$/.test(k))) {
+    return keys
+      .sort((a, b) => (a === "" ? -1 : b === "" ? 1 : Number(a) - Number(b)))
+      .flatMap((k) => {
+        const v = normalise(value[k]!);
+        return Array.isArray(v) ? v : [v];
+      });
+  }
+  return Object.fromEntries(keys.map((k) => [k, normalise(value[k]!)]));
+}
+
+/** Parses a raw query string into nested values. */
+export function parseQuery(search: URLSearchParams): ParsedQuery {
+  const out: Record<string, QueryValue> = {};
+  for (const [rawKey, value] of search) {
+    const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
+    if (!m) {
+      setPath(out, [rawKey], value);
+      continue;
+    }
+    const keys = [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)];
+    setPath(out, keys, value);
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, normalise(v)])) as ParsedQuery;
+}
+
+/** A filter on one column: equality (one or many values) and the spec's operators. */
+export type Filter =
+  | { kind: "eq"; values: (string | number | boolean | Date)[] }
+  | { kind: "ops"; gte?: number | Date; gt?: number | Date; lte?: number | Date; lt?: number | Date; any?: boolean; contains?: string };
+
+const OPERATORS = ["gte", "gt", "lte", "lt", "any", "contains"] as const;
+const RANGE = ["gte", "gt", "lte", "lt"] as const;
+
+/** An ISO date-time or date-only value; throws 400 otherwise. */
+export function parseDate(name: string, value: string): Date {
+  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(value);
+  const date = new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value);
+  if (!ok || Number.isNaN(date.getTime())) throw badRequest(`Invalid date for "${name}": "${value}"`, { [name]: value });
+  return date;
+}
+
+function parseScalar(name: string, type: "string" | "number" | "date" | "boolean", value: QueryValue): string | number | boolean | Date {
+  if (typeof value !== "string") throw badRequest(`Invalid value for "${name}"`, { [name]: value });
+  switch (type) {
+    case "string":
+      return value;
+    case "number": {
+      const n = Number(value);
+      if (value.trim() === "" || !Number.isFinite(n)) throw badRequest(`Invalid number for "${name}": "${value}"`, { [name]: value });
+      return n;
+    }
+    case "date":
+      return parseDate(name, value);
+    case "boolean":
+      if (value === "true" || value === "1") return true;
+      if (value === "false" || value === "0") return false;
+      throw badRequest(`Invalid boolean for "${name}": "${value}"`, { [name]: value });
+  }
+}
+
+/**
+ * Parses the filter parameter `name` of type `type`: a value, an array of values, or an operator object
+ * (`gte gt lte lt` for dates and numbers, `any` for all types, `contains` for strings).
+ * Returns undefined when absent; throws 400 for operators the type does not take or bad values.
+ */
+export function parseFilter(query: ParsedQuery, name: string, type: "string" | "number" | "date" | "boolean"): Filter | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw === "string") return { kind: "eq", values: [parseScalar(name, type, raw)] };
+  if (Array.isArray(raw)) return { kind: "eq", values: raw.map((v) => parseScalar(name, type, v)) };
+  const ops: Extract<Filter, { kind: "ops" }> = { kind: "ops" };
+  for (const [op, value] of Object.entries(raw)) {
+    if (!(OPERATORS as readonly string[]).includes(op)) throw badRequest(`Unknown operator "${op}" for "${name}"`, { [name]: raw });
+    if ((RANGE as readonly string[]).includes(op)) {
+      if (type !== "date" && type !== "number") throw badRequest(`Operator "${op}" does not apply to "${name}"`, { [name]: raw });
+      ops[op as (typeof RANGE)[number]] = parseScalar(`${name}[${op}]`, type, value) as number | Date;
+    } else if (op === "any") {
+      ops.any = parseScalar(`${name}[any]`, "boolean", value) as boolean;
+    } else {
+      if (type !== "string") throw badRequest(`Operator "contains" does not apply to "${name}"`, { [name]: raw });
+      ops.contains = parseScalar(`${name}[contains]`, "string", value) as string;
+    }
+  }
+  return ops;
+}
+
+/** A URL-encoded JSON parameter (`query=%7B…%7D`), or an already nested object. Throws 400 when not JSON. */
+export function parseJsonParam(query: ParsedQuery, name: string): unknown {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw badRequest(`"${name}" must be URL-encoded JSON`, { [name]: raw });
+  }
+}
+
+/**
+ * SQL for a filter on `column`, with parameters appended to `params`. `eq` on several values is
+ * `= ANY`; `contains` is a case-insensitive substring match; `any: true` means not null.
+ */
+export function filterSql(column: string, filter: Filter, params: unknown[], cast = ""): string {
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}${cast}`;
+  };
+  if (filter.kind === "eq") {
+    if (filter.values.length === 1) return `${column} = ${p(filter.values[0])}`;
+    params.push(filter.values);
+    return `${column} = ANY($${params.length}${cast ? `${cast}[]` : ""})`;
+  }
+  const parts: string[] = [];
+  if (filter.gte !== undefined) parts.push(`${column} >= ${p(filter.gte)}`);
+  if (filter.gt !== undefined) parts.push(`${column} > ${p(filter.gt)}`);
+  if (filter.lte !== undefined) parts.push(`${column} <= ${p(filter.lte)}`);
+  if (filter.lt !== undefined) parts.push(`${column} < ${p(filter.lt)}`);
+  if (filter.any !== undefined) parts.push(filter.any ? `${column} IS NOT NULL` : `${column} IS NULL`);
+  if (filter.contains !== undefined) {
+    params.push(`%${filter.contains.replace(/[\\%_]/g, "\\$&")}%`);
+    parts.push(`${column} ILIKE $${params.length}`);
+  }
+  return parts.length ? parts.join(" AND ") : "TRUE";
+}

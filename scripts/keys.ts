@@ -1,0 +1,64 @@
+/**
+ * `npm run keys -- <command>`: gateway API keys and the signing secret, without touching the database.
+ *   list                         keys of every team (prefixes only)
+ *   create [name]                a new key for the gateway team (printed once)
+ *   revoke <id | key | prefix>   revoke one key
+ *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
+ * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
+ */
+import { closePool } from "@/lib/db/pool";
+import { migrate } from "@/lib/db/migrate";
+import { withDatabase } from "@/lib/db/with-database";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/gateway/teams/api-keys";
+import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
+import { rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
+import { getPool } from "@/lib/db/pool";
+
+const [command, arg] = process.argv.slice(2);
+
+async function gatewayTeamId(): Promise<string> {
+  await ensureGatewayTeam((m) => console.log(m));
+  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
+  return rows[0]!.id;
+}
+
+const code = await withDatabase(async (url) => {
+  process.env.DATABASE_URL = url;
+  await migrate(url);
+  try {
+    switch (command) {
+      case "list": {
+        const keys = await listApiKeys();
+        if (!keys.length) console.log("no API keys");
+        for (const k of keys) {
+          console.log(`${k.id}  ${k.prefix}…  ${k.name}  team ${k.team_id}  created ${k.created_at.toISOString()}${k.revoked_at ? `  REVOKED ${k.revoked_at.toISOString()}` : ""}`);
+        }
+        return 0;
+      }
+      case "create": {
+        const { key, record } = await createApiKey(await gatewayTeamId(), arg ?? "key");
+        console.log(`created ${record.id} (${record.name}); the key is shown once:\n${key}`);
+        return 0;
+      }
+      case "revoke": {
+        if (!arg) break;
+        const revoked = await revokeApiKey(arg);
+        console.log(revoked ? `revoked ${revoked.id} (${revoked.prefix}…)` : `no single live key matches "${arg}"`);
+        return revoked ? 0 : 1;
+      }
+      case "rotate-secret": {
+        const hours = arg === undefined ? 24 : Number(arg);
+        if (!Number.isFinite(hours) || hours < 0) break;
+        const { secret, previousExpiresAt } = await rotateSigningSecret(await gatewayTeamId(), hours * 3_600_000);
+        console.log(`new signing secret (shown once): ${secret}`);
+        console.log(previousExpiresAt ? `the previous secret keeps signing as x-gateway-signature-2 until ${previousExpiresAt.toISOString()}` : "the previous secret is no longer used");
+        return 0;
+      }
+    }
+    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours]");
+    return 2;
+  } finally {
+    await closePool();
+  }
+});
+process.exit(code);
