@@ -46,7 +46,7 @@ const FEATURES = [
 export default async function HomePage() {
   const sources = await loadSources();
   const types: SourceTypeOption[] = listSourceTypes()
-    .filter((t) => !t.requiresAuth)
+    .filter((t) => !t.requiresAuth && !t.acceptedUntil)
     .map((t) => ({ type: t.type, label: t.label }));
 
   return (

@@ -117,6 +117,11 @@ describe("POST / – 422 validation errors", () => {
     expect(data.join(" ")).toContain(type);
   });
 
+  it("POST / – the retired combined type CHARGEBEE → 422 (the console follows the newest API version)", async () => {
+    const data = await expect422({ type: "CHARGEBEE" });
+    expect(data.join(" ")).toContain("CHARGEBEE");
+  });
+
   it("POST / – lower-case type (stripe) → 422", async () => {
     await expect422({ type: "stripe" });
   });

@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "New test URL", robots: { index: fals
 function usableType(value: string | string[] | undefined): string | undefined {
   if (typeof value !== "string" || value.length === 0 || value.length > 64) return undefined;
   const def = findSourceType(value.toUpperCase());
-  return def && !def.requiresAuth ? def.type : undefined;
+  return def && !def.requiresAuth && !def.acceptedUntil ? def.type : undefined;
 }
 
 export default async function NewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {

@@ -20,7 +20,8 @@ export async function createTestUrl(
 ): Promise<{ testUrl: TTestUrl; sourceId: string; newSession?: { token: string; expiresAt: Date } }> {
   const type = input.type ?? "WEBHOOK";
   const definition = findSourceType(type);
-  if (!definition) throw new ApiError("UNPROCESSABLE_ENTITY", "Unsupported type", [`type: "${type}" is not a supported source type`]);
+  // The console follows the newest API version: a retired combined type is not offered.
+  if (!definition || definition.acceptedUntil) throw new ApiError("UNPROCESSABLE_ENTITY", "Unsupported type", [`type: "${type}" is not a supported source type`]);
   if (definition.requiresAuth) {
     throw new ApiError("UNPROCESSABLE_ENTITY", "Type requires authentication", [
       `type: "${type}" requires authentication and cannot be used for a test URL`,

@@ -1,0 +1,49 @@
+/**
+ * `GET /api/2025-07-01/openapi` (issue 3 "OpenAPI 3.1 at /api/2025-07-01/openapi, generated from the
+ * same zod schemas that validate").
+ */
+import { describe, expect, it } from "vitest";
+import { ZSourceCreate } from "@/lib/gateway/sources/schemas";
+import { BASE_URL } from "./support/client";
+
+async function doc() {
+  const res = await fetch(`${BASE_URL}/api/2025-07-01/openapi`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as any;
+}
+
+describe("gateway OpenAPI", () => {
+  it("GET /api/2025-07-01/openapi – OpenAPI 3.1, version 2025-07-01, server under /api/2025-07-01, no key needed", async () => {
+    const d = await doc();
+    expect(d.openapi).toBe("3.1.0");
+    expect(d.info.version).toBe("2025-07-01");
+    expect(d.servers[0].url).toBe(`${BASE_URL}/api/2025-07-01`);
+    expect(Object.keys(d.components.securitySchemes).sort()).toEqual(["basic", "bearer"]);
+  });
+
+  it("GET /api/2025-07-01/openapi – every source endpoint is described, with its errors", async () => {
+    const d = await doc();
+    expect(Object.keys(d.paths["/sources"]).sort()).toEqual(["get", "post", "put"]);
+    expect(Object.keys(d.paths["/sources/{id}"]).sort()).toEqual(["delete", "get", "put"]);
+    for (const action of ["disable", "enable", "archive", "unarchive"]) expect(d.paths[`/sources/{id}/${action}`].put).toBeDefined();
+    expect(d.paths["/sources"].post.responses["409"]).toEqual({ $ref: "#/components/responses/Error409" });
+    expect(d.paths["/sources"].get.responses["200"].content["application/json"].schema.properties.models.items).toEqual({ $ref: "#/components/schemas/Source" });
+  });
+
+  it("GET /api/2025-07-01/openapi – the create body is the zod schema that validates it (strict, name required, 155 max)", async () => {
+    const d = await doc();
+    const body = d.paths["/sources"].post.requestBody.content["application/json"].schema;
+    expect(body.required).toEqual(["name"]);
+    expect(body.additionalProperties).toBe(false);
+    expect(body.properties.name.maxLength).toBe(155);
+    expect(Object.keys(body.properties).sort()).toEqual(Object.keys(ZSourceCreate.shape).sort());
+    const source = d.components.schemas.Source;
+    expect(source.required).toEqual(expect.arrayContaining(["id", "team_id", "url", "type", "authenticated", "config", "disabled_at"]));
+  });
+
+  it("GET /api/2024-09-01/openapi – published for 2025-07-01 only → 404", async () => {
+    const res = await fetch(`${BASE_URL}/api/2024-09-01/openapi`);
+    expect(res.status).toBe(404);
+    expect((await res.json()).handled).toBe(true);
+  });
+});
