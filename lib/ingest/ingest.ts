@@ -41,7 +41,7 @@ function successBody(source: IngestSource, requestId: string) {
   const where =
     source.teamMode === "GUEST"
       ? `Inspect it at ${inspectUrlFor(source.id)}`
-      : `Check your dashboard to inspect the request: ${getConfig().publicUrl}/dashboard/requests/${requestId}`;
+      : `Inspect it through the API: GET ${getConfig().gatewayApiUrl}/2025-07-01/requests/${requestId}`;
   return { status: "SUCCESS", message: `Request handled by Hookyard. ${where}`, request_id: requestId };
 }
 
