@@ -3,6 +3,7 @@
  * schemas its handler validates with (`body`) and answers with (`response`).
  */
 import { z } from "zod";
+import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 
 export type Operation = {
@@ -28,40 +29,43 @@ export const ZCount = z.object({ count: z.number().int() }).meta({ id: "Count" }
 /** `DELETE /…/{id}` answers. */
 export const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
 
+/** The operations of a named, team-owned resource: list, create, upsert, count, get, update, delete, disable/enable. */
+function namedResource(plural: string, singular: string, tag: string, schemas: { model: z.ZodType; create: z.ZodType; update: z.ZodType }, listFilters: Operation["query"]): Operation[] {
+  const cap = singular[0]!.toUpperCase() + singular.slice(1);
+  const capPlural = plural[0]!.toUpperCase() + plural.slice(1);
+  const base = `/${plural}`;
+  return [
+    { method: "get", path: base, operationId: `list${capPlural}`, summary: `List ${plural}`, tag, response: schemas.model, list: true, query: listFilters, errors: [400] },
+    { method: "post", path: base, operationId: `create${cap}`, summary: `Create a ${singular}`, tag, body: schemas.create, response: schemas.model, errors: [400, 409, 422] },
+    { method: "put", path: base, operationId: `upsert${cap}`, summary: `Create or update a ${singular} by name`, tag, body: schemas.create, response: schemas.model, errors: [400, 422] },
+    { method: "get", path: `${base}/count`, operationId: `count${capPlural}`, summary: `Count ${plural}`, tag, response: ZCount, errors: [400] },
+    { method: "get", path: `${base}/{id}`, operationId: `get${cap}`, summary: `Get a ${singular}`, tag, response: schemas.model, query: [include], errors: [404] },
+    { method: "put", path: `${base}/{id}`, operationId: `update${cap}`, summary: `Update a ${singular}`, tag, body: schemas.update, response: schemas.model, errors: [400, 404, 409, 422] },
+    { method: "delete", path: `${base}/{id}`, operationId: `delete${cap}`, summary: `Delete a ${singular}`, tag, response: ZDeleted, errors: [404] },
+    ...(["disable", "enable", "archive", "unarchive"] as const).map(
+      (action): Operation => ({
+        method: "put",
+        path: `${base}/{id}/${action}`,
+        operationId: `${action}${cap}`,
+        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a ${singular}`,
+        tag,
+        response: schemas.model,
+        errors: [404],
+      }),
+    ),
+  ];
+}
+
+const NAMED_FILTERS = (what: string): Operation["query"] => [
+  filter("id", `${what} id, or an array \`id[]=…\`.`),
+  filter("name", "Name, array, or `name[contains]=`."),
+  filter("type", `${what} type.`),
+  filter("disabled", "`true` includes disabled ones.", { type: "boolean" }),
+  filter("disabled_at", "Date with operators gte, gt, lte, lt, any."),
+  include,
+];
+
 export const OPERATIONS: Operation[] = [
-  {
-    method: "get",
-    path: "/sources",
-    operationId: "listSources",
-    summary: "List sources",
-    tag: "Sources",
-    response: ZSource,
-    list: true,
-    query: [
-      filter("id", "Source id, or an array `id[]=…`."),
-      filter("name", "Name, array, or `name[contains]=`."),
-      filter("type", "Source type."),
-      filter("disabled", "`true` includes disabled sources.", { type: "boolean" }),
-      filter("disabled_at", "Date with operators gte, gt, lte, lt, any."),
-      include,
-    ],
-    errors: [400],
-  },
-  { method: "post", path: "/sources", operationId: "createSource", summary: "Create a source", tag: "Sources", body: ZSourceCreate, response: ZSource, errors: [400, 409, 422] },
-  { method: "put", path: "/sources", operationId: "upsertSource", summary: "Create or update a source by name", tag: "Sources", body: ZSourceCreate, response: ZSource, errors: [400, 422] },
-  { method: "get", path: "/sources/count", operationId: "countSources", summary: "Count sources", tag: "Sources", response: ZCount, errors: [400] },
-  { method: "get", path: "/sources/{id}", operationId: "getSource", summary: "Get a source", tag: "Sources", response: ZSource, query: [include], errors: [404] },
-  { method: "put", path: "/sources/{id}", operationId: "updateSource", summary: "Update a source", tag: "Sources", body: ZSourceUpdate, response: ZSource, errors: [400, 404, 409, 422] },
-  { method: "delete", path: "/sources/{id}", operationId: "deleteSource", summary: "Delete a source", tag: "Sources", response: ZDeleted, errors: [404] },
-  ...(["disable", "enable", "archive", "unarchive"] as const).map(
-    (action): Operation => ({
-      method: "put",
-      path: `/sources/{id}/${action}`,
-      operationId: `${action}Source`,
-      summary: `${action[0]!.toUpperCase()}${action.slice(1)} a source`,
-      tag: "Sources",
-      response: ZSource,
-      errors: [404],
-    }),
-  ),
+  ...namedResource("sources", "source", "Sources", { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate }, NAMED_FILTERS("Source")),
+  ...namedResource("destinations", "destination", "Destinations", { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate }, NAMED_FILTERS("Destination")),
 ];

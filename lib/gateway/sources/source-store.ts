@@ -10,25 +10,21 @@ import type { TSourceCreate, TSourceUpdate } from "@/lib/gateway/sources/schemas
 import { SOURCE_COLUMNS, type SourceRow } from "@/lib/gateway/sources/source-model";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { alreadyExists, notFound } from "@/lib/http/errors";
-import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
+import { alreadyExists } from "@/lib/http/errors";
+import type { ParsedQuery } from "@/lib/http/query";
+import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
 
+const SOURCES: TeamTable = { table: "sources", alias: "s", columns: SOURCE_COLUMNS };
+
 /** The source `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
-export async function getSource(teamId: string, id: string, db: Db = getPool()): Promise<SourceRow> {
-  const { rows } = await db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.id = $1 AND s.team_id = $2`, [id, teamId]);
-  if (!rows[0]) throw notFound(id);
-  return rows[0];
-}
+export const getSource = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<SourceRow>(SOURCES, teamId, id, db);
 
 /** The source named `name` in `teamId`, or null. */
-export async function findSourceByName(teamId: string, name: string, db: Db = getPool()): Promise<SourceRow | null> {
-  const { rows } = await db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.team_id = $1 AND s.name = $2`, [teamId, name]);
-  return rows[0] ?? null;
-}
+export const findSourceByName = (teamId: string, name: string, db: Db = getPool()) => findTeamRowByName<SourceRow>(SOURCES, teamId, name, db);
 
 /** Creates a source; 409 RESOURCE_ALREADY_EXISTS (`data: {id, resource_type}`) when the name is taken; 422 on invalid config. */
 export async function createSource(teamId: string, input: TSourceCreate, version: ApiVersion, db: Db = getPool()): Promise<SourceRow> {
@@ -85,65 +81,18 @@ export async function upsertSource(teamId: string, input: TSourceCreate, version
 }
 
 /** Deletes source `id` (its requests and connections go with it). Throws 404. */
-export async function deleteSource(teamId: string, id: string): Promise<{ id: string }> {
-  const { rowCount } = await getPool().query("DELETE FROM sources WHERE id = $1 AND team_id = $2", [id, teamId]);
-  if (!rowCount) throw notFound(id);
-  return { id };
-}
+export const deleteSource = (teamId: string, id: string) => deleteTeamRow(SOURCES, teamId, id);
 
 /** Disables (`disabled` true) or enables source `id`; idempotent. Throws 404. */
-export async function setSourceDisabled(teamId: string, id: string, disabled: boolean): Promise<SourceRow> {
-  const { rows } = await getPool().query<SourceRow>(
-    `UPDATE sources AS s SET disabled_at = CASE WHEN $3 THEN coalesce(s.disabled_at, now()) ELSE NULL END, updated_at = now()
-      WHERE s.id = $1 AND s.team_id = $2 RETURNING ${SOURCE_COLUMNS}`,
-    [id, teamId, disabled],
-  );
-  if (!rows[0]) throw notFound(id);
-  return rows[0];
-}
+export const setSourceDisabled = (teamId: string, id: string, disabled: boolean) => setTeamRowDisabled<SourceRow>(SOURCES, teamId, id, disabled);
 
 export const SOURCE_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
-/**
- * WHERE clauses of the list and count filters: `id`, `name` (value, array or operators), `type`,
- * `disabled_at` (date operators), and `disabled` (true: include disabled sources; default: only enabled).
- */
-export function sourceFilters(teamId: string, query: ParsedQuery): { where: string[]; params: unknown[] } {
-  const params: unknown[] = [teamId];
-  const where = ["s.team_id = $1"];
-  const id = parseFilter(query, "id", "string");
-  if (id) where.push(filterSql("s.id", id, params));
-  const name = parseFilter(query, "name", "string");
-  if (name) where.push(filterSql("s.name", name, params));
-  const type = parseFilter(query, "type", "string");
-  if (type) where.push(filterSql("s.type", type, params));
-  const disabledAt = parseFilter(query, "disabled_at", "date");
-  if (disabledAt) where.push(filterSql("s.disabled_at", disabledAt, params));
-  const disabled = parseFilter(query, "disabled", "boolean");
-  const includeDisabled = disabled?.kind === "eq" && disabled.values[0] === true;
-  if (!includeDisabled && !disabledAt) where.push("s.disabled_at IS NULL");
-  return { where, params };
-}
-
-/** One page of the team's sources. */
+/** One page of the team's sources (filters: lib/gateway/team-resources.ts teamRowFilters). */
 export async function listSources<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: SourceRow) => T): Promise<Page<T>> {
-  const { where, params } = sourceFilters(teamId, query);
-  return selectPage<SourceRow, T>({
-    db: getPool(),
-    select: SOURCE_COLUMNS,
-    from: "sources s",
-    where,
-    params,
-    page,
-    columns: { created_at: { sql: "s.created_at", type: "date" }, updated_at: { sql: "s.updated_at", type: "date" }, name: { sql: "s.name", type: "text" } },
-    idColumn: "s.id",
-    toModel,
-  });
+  const { where, params } = teamRowFilters(SOURCES, teamId, query);
+  return selectPage<SourceRow, T>({ db: getPool(), select: SOURCE_COLUMNS, from: "sources s", where, params, page, columns: NAMED_ORDER_COLUMNS("s"), idColumn: "s.id", toModel });
 }
 
 /** How many of the team's sources match the filters. */
-export async function countSources(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
-  const { where, params } = sourceFilters(teamId, query);
-  const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM sources s WHERE ${where.join(" AND ")}`, params);
-  return { count: rows[0]!.count };
-}
+export const countSources = (teamId: string, query: ParsedQuery) => countTeamRows(SOURCES, teamId, query);

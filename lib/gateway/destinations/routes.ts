@@ -1,0 +1,76 @@
+/**
+ * Handlers of `/destinations` (same operations as sources), shared by app/api/[version]/destinations.
+ */
+import { type DestinationRow, toDestination } from "@/lib/gateway/destinations/destination-model";
+import {
+  countDestinations,
+  createDestination,
+  DESTINATION_ORDER_BY,
+  deleteDestination,
+  getDestination,
+  listDestinations,
+  setDestinationDisabled,
+  updateDestination,
+  upsertDestination,
+} from "@/lib/gateway/destinations/destination-store";
+import { type TDestinationUpdate, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import type { ApiVersion } from "@/lib/gateway/versions";
+import { destinationAuthInclude, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
+import { notFound } from "@/lib/http/errors";
+import { gatewayRoute } from "@/lib/http/gateway";
+import { parsePaging } from "@/lib/http/paging";
+import type { ParsedQuery } from "@/lib/http/query";
+
+function includesAuth(query: ParsedQuery, version: ApiVersion): boolean {
+  const include = query.include;
+  const values = Array.isArray(include) ? include : include === undefined ? [] : [include];
+  return values.includes(destinationAuthInclude(version)) || values.includes("config.auth");
+}
+
+/** A destination row in the caller's version (also used inside connections). */
+export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) => downgradeDestination(toDestination(row, includeAuth), version);
+
+// GET /destinations
+export const listDestinationsRoute = gatewayRoute({}, async ({ teamId, version, query }) => {
+  const page = parsePaging(query, DESTINATION_ORDER_BY);
+  const auth = includesAuth(query, version);
+  return { body: await listDestinations(teamId, query, page, (row) => presentDestination(row, version, auth)) };
+});
+
+// POST /destinations (409 when the name is taken)
+export const createDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody }, async ({ teamId, version, body, query }) => ({
+  body: presentDestination(await createDestination(teamId, body), version, includesAuth(query, version)),
+}));
+
+// PUT /destinations - create or update by name
+export const upsertDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody }, async ({ teamId, version, body, query }) => ({
+  body: presentDestination(await upsertDestination(teamId, body), version, includesAuth(query, version)),
+}));
+
+// GET /destinations/count
+export const countDestinationsRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countDestinations(teamId, query) }));
+
+// GET /destinations/{id}
+export const getDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, version, params, query }) => ({
+  body: presentDestination(await getDestination(teamId, params.id), version, includesAuth(query, version)),
+}));
+
+// PUT /destinations/{id}
+export const updateDestinationRoute = gatewayRoute<TDestinationUpdate, { id: string }>(
+  { body: ZDestinationUpdate, upgradeBody: upgradeDestinationBody },
+  async ({ teamId, version, params, body, query }) => ({
+    body: presentDestination(await updateDestination(teamId, params.id, body), version, includesAuth(query, version)),
+  }),
+);
+
+// DELETE /destinations/{id}
+export const deleteDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteDestination(teamId, params.id) }));
+
+const ACTIONS: Record<string, boolean> = { disable: true, archive: true, enable: false, unarchive: false };
+
+// PUT /destinations/{id}/disable|archive|enable|unarchive
+export const destinationActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {
+  const disabled = ACTIONS[params.action];
+  if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);
+  return { body: presentDestination(await setDestinationDisabled(teamId, params.id, disabled), version) };
+});

@@ -1,0 +1,71 @@
+/**
+ * Destination shapes of the gateway API in the internal (2025-07-01) form; older versions convert in
+ * lib/gateway/versions/destinations.ts. shared/spec/gateway.md "Destination", "Destination
+ * authentication"; shared/reference/gateway-product.md §2 (defaults) and §4 (auth_type → auth).
+ */
+import { z } from "zod";
+
+export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
+export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
+export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", "BASIC_AUTH", "API_KEY", "BEARER_TOKEN"] as const;
+
+/** Credentials per destination `auth_type`. */
+export const AUTH_SHAPES: Record<(typeof DESTINATION_AUTH_TYPES)[number], z.ZodType> = {
+  GATEWAY_SIGNATURE: z.strictObject({}),
+  CUSTOM_SIGNATURE: z.strictObject({ key: z.string().min(1).max(255), signing_secret: z.string().min(1).max(1000) }),
+  BASIC_AUTH: z.strictObject({ username: z.string().min(1).max(255), password: z.string().min(1).max(1000) }),
+  API_KEY: z.strictObject({ key: z.string().min(1).max(255), api_key: z.string().min(1).max(1000), to: z.enum(["header", "query"]).default("header") }),
+  BEARER_TOKEN: z.strictObject({ token: z.string().min(1).max(4000) }),
+};
+
+export const ZDestinationConfigInput = z.strictObject({
+  url: z.string().max(2000).optional(),
+  path: z.string().max(2000).optional(),
+  rate_limit: z.number().int().min(1).nullable().optional(),
+  rate_limit_period: z.enum(RATE_LIMIT_PERIODS).optional(),
+  http_method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).nullable().optional(),
+  path_forwarding_disabled: z.boolean().optional(),
+  auth_type: z.string().max(64).nullable().optional(),
+  auth: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+export type TDestinationConfigInput = z.infer<typeof ZDestinationConfigInput>;
+
+const name = z.string().trim().min(1).max(155);
+
+/** `POST /destinations`, `PUT /destinations` (upsert by name). */
+export const ZDestinationCreate = z.strictObject({
+  name,
+  type: z.enum(DESTINATION_TYPES).optional(),
+  description: z.string().max(500).nullable().optional(),
+  config: ZDestinationConfigInput.optional(),
+});
+export type TDestinationCreate = z.infer<typeof ZDestinationCreate>;
+
+/** `PUT /destinations/{id}`. */
+export const ZDestinationUpdate = ZDestinationCreate.partial();
+export type TDestinationUpdate = z.infer<typeof ZDestinationUpdate>;
+
+/** A destination as the API returns it (2025-01-01 and later). */
+export const ZDestination = z
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    type: z.enum(DESTINATION_TYPES),
+    config: z.object({
+      url: z.string().optional(),
+      path: z.string().optional(),
+      rate_limit: z.number().int().nullable().optional(),
+      rate_limit_period: z.enum(RATE_LIMIT_PERIODS).optional(),
+      http_method: z.string().nullable().optional(),
+      path_forwarding_disabled: z.boolean().optional(),
+      auth_type: z.string(),
+      auth: z.record(z.string(), z.unknown()).optional(),
+    }),
+    disabled_at: z.iso.datetime().nullable(),
+    updated_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "Destination" });
+export type TDestination = z.infer<typeof ZDestination>;
