@@ -75,3 +75,13 @@ export const NAMED_ORDER_COLUMNS = (alias: string) => ({
   updated_at: { sql: `${alias}.updated_at`, type: "date" as const },
   name: { sql: `${alias}.name`, type: "text" as const },
 });
+
+/** `PUT /{resource}/{id}/{action}`: whether the action disables (true) or enables (false); undefined for unknown actions. */
+export const DISABLE_ACTIONS: Record<string, boolean> = { disable: true, archive: true, enable: false, unarchive: false };
+
+/** True when the `include` query parameter (one value or an array) names one of `values`. */
+export function includesAny(query: ParsedQuery, ...values: string[]): boolean {
+  const include = query.include;
+  const given = Array.isArray(include) ? include : include === undefined ? [] : [include];
+  return given.some((v) => typeof v === "string" && values.includes(v));
+}

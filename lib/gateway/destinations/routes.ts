@@ -17,15 +17,12 @@ import { type TDestinationUpdate, ZDestinationCreate, ZDestinationUpdate } from 
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { destinationAuthInclude, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { notFound } from "@/lib/http/errors";
+import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
 import { gatewayRoute } from "@/lib/http/gateway";
 import { parsePaging } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 
-function includesAuth(query: ParsedQuery, version: ApiVersion): boolean {
-  const include = query.include;
-  const values = Array.isArray(include) ? include : include === undefined ? [] : [include];
-  return values.includes(destinationAuthInclude(version)) || values.includes("config.auth");
-}
+const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(query, destinationAuthInclude(version), "config.auth");
 
 /** A destination row in the caller's version (also used inside connections). */
 export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) => downgradeDestination(toDestination(row, includeAuth), version);
@@ -66,11 +63,10 @@ export const updateDestinationRoute = gatewayRoute<TDestinationUpdate, { id: str
 // DELETE /destinations/{id}
 export const deleteDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteDestination(teamId, params.id) }));
 
-const ACTIONS: Record<string, boolean> = { disable: true, archive: true, enable: false, unarchive: false };
 
 // PUT /destinations/{id}/disable|archive|enable|unarchive
 export const destinationActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {
-  const disabled = ACTIONS[params.action];
+  const disabled = DISABLE_ACTIONS[params.action];
   if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);
   return { body: presentDestination(await setDestinationDisabled(teamId, params.id, disabled), version) };
 });

@@ -19,14 +19,11 @@ import type { ApiVersion } from "@/lib/gateway/versions";
 import { authIncludeFor, downgradeSource, upgradeSourceBody } from "@/lib/gateway/versions/sources";
 import { gatewayRoute } from "@/lib/http/gateway";
 import { notFound } from "@/lib/http/errors";
+import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
 import { type ParsedQuery } from "@/lib/http/query";
 import { parsePaging } from "@/lib/http/paging";
 
-function includesAuth(query: ParsedQuery, version: ApiVersion): boolean {
-  const include = query.include;
-  const values = Array.isArray(include) ? include : include === undefined ? [] : [include];
-  return values.includes(authIncludeFor(version));
-}
+const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(query, authIncludeFor(version));
 
 const present = (row: SourceRow, version: ApiVersion, includeAuth: boolean) => downgradeSource(toSource(row, includeAuth), version);
 
@@ -66,11 +63,10 @@ export const updateSourceRoute = gatewayRoute<typeof ZSourceUpdate._output, { id
 // DELETE /sources/{id}
 export const deleteSourceRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteSource(teamId, params.id) }));
 
-const ACTIONS: Record<string, boolean> = { disable: true, archive: true, enable: false, unarchive: false };
 
 // PUT /sources/{id}/disable|archive|enable|unarchive
 export const sourceActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {
-  const disabled = ACTIONS[params.action];
+  const disabled = DISABLE_ACTIONS[params.action];
   if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);
   return { body: present(await setSourceDisabled(teamId, params.id, disabled), version, false) };
 });
