@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { getDomain } from "tldts";
 import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
 import { createId, createToken } from "@/lib/ids";
 
 /** Name of the console session cookie. */
@@ -35,9 +36,7 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
   const cliKey = `cli_${createToken(24)}`;
   const token = createToken(32);
   const session = { id: createId("session"), teamId, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
-  const client = await getPool().connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(async (client) => {
     await client.query(
       `INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $3)`,
       [teamId, cliKey, now],
@@ -46,13 +45,7 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
       "INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
       [session.id, hashToken(token), teamId, session.expiresAt, now],
     );
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return { session, token, cliKey };
 }
 

@@ -11,11 +11,17 @@ import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
 type Db = pg.Pool | pg.PoolClient;
 export type TeamTable = { table: string; alias: string; columns: string };
 
+/** The row `id` of `teamId`, or null. */
+export async function findTeamRow<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, db: Db = getPool()): Promise<R | null> {
+  const { rows } = await db.query<R>(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2`, [id, teamId]);
+  return rows[0] ?? null;
+}
+
 /** The row `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
 export async function getTeamRow<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, db: Db = getPool()): Promise<R> {
-  const { rows } = await db.query<R>(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2`, [id, teamId]);
-  if (!rows[0]) throw notFound(id);
-  return rows[0];
+  const row = await findTeamRow<R>(t, teamId, id, db);
+  if (!row) throw notFound(id);
+  return row;
 }
 
 /** The row named `name` in `teamId`, or null. */

@@ -15,7 +15,7 @@ import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
-const DESTINATIONS: TeamTable = { table: "destinations", alias: "d", columns: DESTINATION_COLUMNS };
+export const DESTINATIONS: TeamTable = { table: "destinations", alias: "d", columns: DESTINATION_COLUMNS };
 
 export const getDestination = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<DestinationRow>(DESTINATIONS, teamId, id, db);
 export const findDestinationByName = (teamId: string, name: string, db: Db = getPool()) => findTeamRowByName<DestinationRow>(DESTINATIONS, teamId, name, db);

@@ -3,6 +3,7 @@
  * schemas its handler validates with (`body`) and answers with (`response`).
  */
 import { z } from "zod";
+import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 
@@ -68,4 +69,25 @@ const NAMED_FILTERS = (what: string): Operation["query"] => [
 export const OPERATIONS: Operation[] = [
   ...namedResource("sources", "source", "Sources", { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate }, NAMED_FILTERS("Source")),
   ...namedResource("destinations", "destination", "Destinations", { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate }, NAMED_FILTERS("Destination")),
+  ...namedResource("connections", "connection", "Connections", { model: ZConnection, create: ZConnectionCreate, update: ZConnectionUpdate }, [
+    filter("id", "Connection id, or an array."),
+    filter("name", "Name, array, or `name[contains]=`."),
+    filter("full_name", "`<source name> -> <connection name>`; also `full_name[contains]=`."),
+    filter("source_id", "Source id, or an array."),
+    filter("destination_id", "Destination id, or an array."),
+    filter("disabled", "`true` includes disabled ones.", { type: "boolean" }),
+    filter("disabled_at", "Date with operators."),
+    filter("paused_at", "Date with operators; `paused_at[any]=true` for paused connections."),
+  ]),
+  ...(["pause", "unpause"] as const).map(
+    (action): Operation => ({
+      method: "put",
+      path: `/connections/{id}/${action}`,
+      operationId: `${action}Connection`,
+      summary: action === "pause" ? "Pause a connection (events wait in HOLD)" : "Unpause a connection",
+      tag: "Connections",
+      response: ZConnection,
+      errors: [404],
+    }),
+  ),
 ];

@@ -18,7 +18,7 @@ import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
 
-const SOURCES: TeamTable = { table: "sources", alias: "s", columns: SOURCE_COLUMNS };
+export const SOURCES: TeamTable = { table: "sources", alias: "s", columns: SOURCE_COLUMNS };
 
 /** The source `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
 export const getSource = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<SourceRow>(SOURCES, teamId, id, db);

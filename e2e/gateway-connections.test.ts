@@ -1,0 +1,169 @@
+/**
+ * Gateway `/connections` (shared/spec/gateway.md "Connection creation", "Connection", "Rules";
+ * reference §1-3): minimum body, inline or referenced source and destination, rules, upsert, pause,
+ * versions, isolation, paging.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "./support/client";
+import { api, newTeam, type TestTeam } from "./support/gateway";
+
+let team: TestTeam;
+let other: TestTeam;
+beforeAll(async () => {
+  team = await newTeam("connections");
+  other = await newTeam("other");
+});
+const V = "/2025-07-01";
+const minimum = (n: string) => ({ name: `conn-${n}`, source: { name: `src-${n}` }, destination: { name: `dst-${n}`, config: { url: "https://example.com/in" } } });
+
+describe("POST /connections", () => {
+  it("POST /connections – the spec's minimum body creates source, destination and connection", async () => {
+    const { status, json } = await api(team, "POST", `${V}/connections`, minimum("a"));
+    expect(status).toBe(200);
+    expect(json.id).toMatch(/^web_/);
+    expect(json.full_name).toBe("src-a -> conn-a");
+    expect(json.rules).toEqual([]);
+    expect(json.paused_at).toBeNull();
+    expect(json.disabled_at).toBeNull();
+    expect(json.source).toMatchObject({ name: "src-a", type: "WEBHOOK" });
+    expect(json.source.url).toMatch(/\/e\/[0-9A-Za-z]{22}$/);
+    expect(json.destination).toMatchObject({ name: "dst-a", type: "HTTP", config: { url: "https://example.com/in", auth_type: "GATEWAY_SIGNATURE" } });
+  });
+
+  it("POST /connections – inline source/destination with an existing name are reused; ids reference existing ones", async () => {
+    const first = (await api(team, "POST", `${V}/connections`, minimum("b"))).json;
+    const second = await api(team, "POST", `${V}/connections`, { ...minimum("b"), name: "conn-b2" });
+    expect(second.json.source.id).toBe(first.source.id);
+    expect(second.json.destination.id).toBe(first.destination.id);
+    const third = await api(team, "POST", `${V}/connections`, { name: "conn-b3", source_id: first.source.id, destination_id: first.destination.id });
+    expect(third.status).toBe(200);
+    expect(third.json.full_name).toBe("src-b -> conn-b3");
+  });
+
+  it("POST /connections – same name on the same source → 409; a failed create leaves no source or destination behind", async () => {
+    await api(team, "POST", `${V}/connections`, minimum("c"));
+    expect((await api(team, "POST", `${V}/connections`, minimum("c"))).status).toBe(409);
+    const bad = await api(team, "POST", `${V}/connections`, { name: "x", source: { name: "orphan-src" }, destination: { name: "orphan-dst" } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.data.field).toBe("config.url");
+    expect((await db().query("SELECT 1 FROM sources WHERE team_id = $1 AND name = 'orphan-src'", [team.teamId])).rowCount).toBe(0);
+  });
+
+  it.each([
+    [{ name: "n", source: { name: "s" } }, "destination"],
+    [{ name: "n", source_id: "src_nope", destination: { name: "d", config: { url: "https://e.com" } } }, "source_id"],
+    [{ ...minimum("r1"), rules: [{ type: "retry", strategy: "linear", count: 51 }] }, "rules.0.count"],
+    [{ ...minimum("r2"), rules: [{ type: "retry", strategy: "linear", response_status_codes: ["5xx"] }] }, "rules.0.response_status_codes.0"],
+    [{ ...minimum("r3"), rules: [{ type: "deduplicate", window: 10 }] }, "rules.0.window"],
+    [{ ...minimum("r4"), rules: [{ type: "deduplicate", window: 60000, include_fields: ["body.id"], exclude_fields: ["headers"] }] }, "rules.0.include_fields"],
+    [{ ...minimum("r5"), rules: [{ type: "transform", transformation_id: "trs_missing" }] }, "rules.0.transformation_id"],
+    [{ ...minimum("r6"), rules: [{ type: "teleport" }] }, "rules.0.type"],
+  ])("POST /connections – %j → 422 naming %s", async (body, field) => {
+    const { status, json } = await api(team, "POST", `${V}/connections`, body);
+    expect(status).toBe(422);
+    expect(json.data.field).toBe(field);
+  });
+
+  it("POST /connections – another team's source id → 422, never linked", async () => {
+    const mine = (await api(team, "POST", `${V}/sources`, { name: "mine-only" })).json;
+    const r = await api(other, "POST", `${V}/connections`, { name: "steal", source_id: mine.id, destination: { name: "d", config: { url: "https://e.com" } } });
+    expect(r.status).toBe(422);
+    expect(r.json.data).toMatchObject({ field: "source_id", id: mine.id });
+  });
+});
+
+describe("rules", () => {
+  it("rules round-trip in order; an inline transformation is created and referenced by id; rules_version recorded", async () => {
+    const rules = [
+      { type: "deduplicate", window: 60000, include_fields: ["body.id"] },
+      { type: "transform", transformation: { name: "add-flag", code: 'addHandler("transform", (r) => r)', env: { K: "secret-env" } } },
+      { type: "filter", body: { type: { $in: ["a", "b"] } }, headers: { "x-kind": "order" }, path: { $startsWith: "/orders" } },
+      { type: "delay", delay: 5000 },
+      { type: "retry", strategy: "exponential", count: 5, interval: 60000, response_status_codes: ["500-599", ">=429", "!501", "404"] },
+    ];
+    const { status, json } = await api(team, "POST", `${V}/connections`, { ...minimum("rules"), rules });
+    expect(status).toBe(200);
+    expect(json.rules.map((r: any) => r.type)).toEqual(["deduplicate", "transform", "filter", "delay", "retry"]);
+    expect(json.rules[1]).toEqual({ type: "transform", transformation_id: expect.stringMatching(/^trs_/) });
+    expect(json.rules[0]).toEqual(rules[0]);
+    expect(json.rules[2]).toEqual(rules[2]);
+    expect(json.rules[4]).toEqual(rules[4]);
+    const { rows } = await db().query("SELECT name, code, env_encrypted FROM transformations WHERE id = $1", [json.rules[1].transformation_id]);
+    expect(rows[0].name).toBe("add-flag");
+    expect(rows[0].env_encrypted).not.toContain("secret-env");
+    const ref = await api(team, "POST", `${V}/connections`, { ...minimum("rules2"), rules: [{ type: "transform", transformation_id: json.rules[1].transformation_id }] });
+    expect(ref.status).toBe(200);
+    expect((await db().query("SELECT rules_version FROM connections WHERE id = $1", [json.id])).rows[0].rules_version).toBe("2025-07-01");
+  });
+
+  it("the deduplicate rule → 422 before 2025-07-01; rules written with an older version record it", async () => {
+    const dedup = await api(team, "POST", "/2025-01-01/connections", { ...minimum("old1"), rules: [{ type: "deduplicate", window: 60000 }] });
+    expect(dedup.status).toBe(422);
+    expect(dedup.json.data.field).toBe("rules.0.type");
+    const old = await api(team, "POST", "/2025-01-01/connections", { ...minimum("old2"), rules: [{ type: "filter", body: { a: 1 } }] });
+    expect((await db().query("SELECT rules_version FROM connections WHERE id = $1", [old.json.id])).rows[0].rules_version).toBe("2025-01-01");
+    const rewritten = await api(team, "PUT", `${V}/connections/${old.json.id}`, { rules: [{ type: "delay", delay: 1 }] });
+    expect(rewritten.json.rules).toEqual([{ type: "delay", delay: 1 }]);
+    expect((await db().query("SELECT rules_version FROM connections WHERE id = $1", [old.json.id])).rows[0].rules_version).toBe("2025-07-01");
+  });
+});
+
+describe("connections – update, upsert, pause, disable, delete, list", () => {
+  it("PUT /connections – upsert by name + source updates; a different destination → 422", async () => {
+    const created = (await api(team, "PUT", `${V}/connections`, minimum("up"))).json;
+    const updated = await api(team, "PUT", `${V}/connections`, { ...minimum("up"), description: "now described", rules: [{ type: "delay", delay: 10 }] });
+    expect(updated.json.id).toBe(created.id);
+    expect(updated.json.description).toBe("now described");
+    expect(updated.json.rules).toEqual([{ type: "delay", delay: 10 }]);
+    const moved = await api(team, "PUT", `${V}/connections`, { ...minimum("up"), destination: { name: "elsewhere", config: { url: "https://e.com" } } });
+    expect(moved.status).toBe(422);
+  });
+
+  it("pause/unpause, disable/enable, rename updates full_name, delete", async () => {
+    const c = (await api(team, "POST", `${V}/connections`, minimum("life"))).json;
+    expect((await api(team, "PUT", `${V}/connections/${c.id}/pause`)).json.paused_at).not.toBeNull();
+    expect((await api(team, "GET", `${V}/connections?paused_at[any]=true&id=${c.id}`)).json.models).toHaveLength(1);
+    expect((await api(team, "PUT", `${V}/connections/${c.id}/unpause`)).json.paused_at).toBeNull();
+    expect((await api(team, "PUT", `${V}/connections/${c.id}/disable`)).json.disabled_at).not.toBeNull();
+    expect((await api(team, "GET", `${V}/connections?id=${c.id}`)).json.models).toHaveLength(0);
+    expect((await api(team, "PUT", `${V}/connections/${c.id}/enable`)).json.disabled_at).toBeNull();
+    expect((await api(team, "PUT", `${V}/connections/${c.id}`, { name: "renamed" })).json.full_name).toBe("src-life -> renamed");
+    expect((await api(other, "GET", `${V}/connections/${c.id}`)).status).toBe(404);
+    expect((await api(other, "DELETE", `${V}/connections/${c.id}`)).status).toBe(404);
+    expect((await api(team, "DELETE", `${V}/connections/${c.id}`)).json).toEqual({ id: c.id });
+    expect((await api(team, "GET", `${V}/connections/${c.id}`)).status).toBe(404);
+  });
+
+  it("GET /connections – filters (source_id, full_name, name[contains]) and paging by name both ways", async () => {
+    const t = await newTeam("conn-list");
+    const src = (await api(t, "POST", `${V}/sources`, { name: "hub" })).json;
+    const dst = (await api(t, "POST", `${V}/destinations`, { name: "sink", config: { url: "https://e.com" } })).json;
+    const names = Array.from({ length: 7 }, (_, i) => `c${(i * 3) % 7}`);
+    for (const name of names) await api(t, "POST", `${V}/connections`, { name, source_id: src.id, destination_id: dst.id });
+    await api(t, "POST", `${V}/connections`, minimum("elsewhere"));
+    expect((await api(t, "GET", `${V}/connections/count?source_id=${src.id}`)).json).toEqual({ count: 7 });
+    expect((await api(t, "GET", `${V}/connections?full_name=${encodeURIComponent("hub -> c3")}`)).json.models.map((m: any) => m.name)).toEqual(["c3"]);
+    expect((await api(t, "GET", `${V}/connections?name[contains]=ELSE`)).json.models.map((m: any) => m.name)).toEqual(["conn-elsewhere"]);
+    const q = `source_id=${src.id}&order_by=name&dir=desc&limit=3`;
+    const p1 = (await api(t, "GET", `${V}/connections?${q}`)).json;
+    const p2 = (await api(t, "GET", `${V}/connections?${q}&next=${p1.pagination.next}`)).json;
+    const p3 = (await api(t, "GET", `${V}/connections?${q}&next=${p2.pagination.next}`)).json;
+    expect([...p1.models, ...p2.models, ...p3.models].map((m: any) => m.name)).toEqual([...names].sort().reverse());
+    expect(p3.pagination.next).toBeUndefined();
+    const back = (await api(t, "GET", `${V}/connections?${q}&prev=${p2.pagination.prev}`)).json;
+    expect(back.models.map((m: any) => m.name)).toEqual(p1.models.map((m: any) => m.name));
+  });
+
+  it("2024-09-01 – inline flat source/destination in, flat shapes out inside the connection", async () => {
+    const { status, json } = await api(team, "POST", "/2024-09-01/connections", {
+      name: "legacy",
+      source: { name: "legacy-src", allowed_http_methods: ["POST"] },
+      destination: { name: "legacy-dst", url: "https://e.com/legacy" },
+    });
+    expect(status).toBe(200);
+    expect(json.source.allowed_http_methods).toEqual(["POST"]);
+    expect(json.source.type).toBeUndefined();
+    expect(json.destination.url).toBe("https://e.com/legacy");
+    expect(json.destination.config).toBeUndefined();
+  });
+});

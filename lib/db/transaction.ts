@@ -1,0 +1,18 @@
+import type pg from "pg";
+import { getPool } from "@/lib/db/pool";
+
+/** Runs `fn` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK (and rethrow) when it throws. */
+export async function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await getPool().connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

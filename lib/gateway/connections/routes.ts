@@ -1,0 +1,109 @@
+/**
+ * Handlers of `/connections`, shared by app/api/[version]/connections. A connection answers with its
+ * source and destination in the caller's version and `full_name` = "<source name> -> <connection name>".
+ */
+import { getPool } from "@/lib/db/pool";
+import {
+  CONNECTION_ORDER_BY,
+  type ConnectionRow,
+  countConnections,
+  createConnection,
+  deleteConnection,
+  getConnection,
+  listConnections,
+  setConnectionDisabled,
+  setConnectionPaused,
+  updateConnection,
+  upsertConnection,
+} from "@/lib/gateway/connections/connection-store";
+import { type TConnectionCreate, type TConnectionUpdate, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
+import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
+import { presentDestination } from "@/lib/gateway/destinations/routes";
+import { SOURCE_COLUMNS, type SourceRow, toSource } from "@/lib/gateway/sources/source-model";
+import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
+import { type ApiVersion } from "@/lib/gateway/versions";
+import { upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
+import { downgradeSource, upgradeSourceBody } from "@/lib/gateway/versions/sources";
+import { notFound } from "@/lib/http/errors";
+import { gatewayRoute } from "@/lib/http/gateway";
+import { parsePaging } from "@/lib/http/paging";
+
+/** Connections with their sources and destinations, in the caller's version (two queries for any number). */
+async function present(rows: ConnectionRow[], version: ApiVersion) {
+  const pool = getPool();
+  const [{ rows: sources }, { rows: destinations }] = await Promise.all([
+    pool.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.id = ANY($1)`, [rows.map((r) => r.source_id)]),
+    pool.query<DestinationRow>(`SELECT ${DESTINATION_COLUMNS} FROM destinations d WHERE d.id = ANY($1)`, [rows.map((r) => r.destination_id)]),
+  ]);
+  const sourceById = new Map(sources.map((s) => [s.id, s]));
+  const destinationById = new Map(destinations.map((d) => [d.id, d]));
+  return rows.map((r) => {
+    const source = sourceById.get(r.source_id)!;
+    return {
+      id: r.id,
+      team_id: r.team_id,
+      name: r.name,
+      full_name: `${source.name} -> ${r.name}`,
+      description: r.description,
+      source: downgradeSource(toSource(source), version),
+      destination: presentDestination(destinationById.get(r.destination_id)!, version),
+      rules: r.rules,
+      disabled_at: r.disabled_at?.toISOString() ?? null,
+      paused_at: r.paused_at?.toISOString() ?? null,
+      updated_at: r.updated_at.toISOString(),
+      created_at: r.created_at.toISOString(),
+    };
+  });
+}
+const presentOne = async (row: ConnectionRow, version: ApiVersion) => (await present([row], version))[0];
+
+/** Older versions send flat inline sources and destinations: convert them like the resources' own bodies. */
+function upgradeConnectionBody(body: unknown, version: ApiVersion): unknown {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return body;
+  const b = { ...(body as Record<string, unknown>) };
+  if (b.source && typeof b.source === "object") b.source = upgradeSourceBody(b.source, version);
+  if (b.destination && typeof b.destination === "object") b.destination = upgradeDestinationBody(b.destination, version);
+  return b;
+}
+
+// GET /connections
+export const listConnectionsRoute = gatewayRoute({}, async ({ teamId, version, query }) => {
+  const page = await listConnections(teamId, query, parsePaging(query, CONNECTION_ORDER_BY));
+  return { body: { ...page, models: await present(page.models, version) } };
+});
+
+// POST /connections - create, with inline or referenced source and destination, and rules
+export const createConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody }, async ({ teamId, version, body }) => ({
+  body: await presentOne(await createConnection(teamId, body, version), version),
+}));
+
+// PUT /connections - create or update by name and source
+export const upsertConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody }, async ({ teamId, version, body }) => ({
+  body: await presentOne(await upsertConnection(teamId, body, version), version),
+}));
+
+// GET /connections/count
+export const countConnectionsRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countConnections(teamId, query) }));
+
+// GET /connections/{id}
+export const getConnectionRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, version, params }) => ({
+  body: await presentOne(await getConnection(teamId, params.id), version),
+}));
+
+// PUT /connections/{id} - name, description, rules
+export const updateConnectionRoute = gatewayRoute<TConnectionUpdate, { id: string }>({ body: ZConnectionUpdate }, async ({ teamId, version, params, body }) => ({
+  body: await presentOne(await updateConnection(teamId, params.id, body, version), version),
+}));
+
+// DELETE /connections/{id}
+export const deleteConnectionRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteConnection(teamId, params.id) }));
+
+// PUT /connections/{id}/pause|unpause|disable|enable|archive|unarchive
+export const connectionActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {
+  if (params.action === "pause" || params.action === "unpause") {
+    return { body: await presentOne(await setConnectionPaused(teamId, params.id, params.action === "pause"), version) };
+  }
+  const disabled = DISABLE_ACTIONS[params.action];
+  if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);
+  return { body: await presentOne(await setConnectionDisabled(teamId, params.id, disabled), version) };
+});

@@ -1,0 +1,88 @@
+/**
+ * Connection and rule shapes of the gateway API (shared/spec/gateway.md "Connection", "Rules";
+ * shared/reference/gateway-product.md §3). Rules keep the order given: transformations and filters run
+ * in array order (2025-07-01 semantics; `rules_version` records who wrote them), delay and retry anywhere.
+ */
+import { z } from "zod";
+import { ZDestination, ZDestinationCreate } from "@/lib/gateway/destinations/schemas";
+import { ZSource, ZSourceCreate } from "@/lib/gateway/sources/schemas";
+
+const json: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]));
+
+/** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401`. */
+const STATUS_CODE = /^(!?[1-5]\d\d|[1-5]\d\d-[1-5]\d\d|(>=|<=|>|<)[1-5]\d\d)$/;
+
+export const ZFilterRule = z.strictObject({
+  type: z.literal("filter"),
+  body: json.optional(),
+  headers: z.record(z.string(), json).optional(),
+  query: z.record(z.string(), json).optional(),
+  path: z.union([z.string(), z.record(z.string(), json)]).optional(),
+});
+export const ZTransformationInput = z.strictObject({
+  name: z.string().trim().min(1).max(155),
+  code: z.string().min(1).max(100_000),
+  env: z.record(z.string(), z.string()).optional(),
+});
+/** By `transformation_id`, or inline `transformation` (created on save, returned as its id). */
+export const ZTransformRule = z
+  .strictObject({ type: z.literal("transform"), transformation_id: z.string().min(1).optional(), transformation: ZTransformationInput.optional() })
+  .refine((r) => Boolean(r.transformation_id) !== Boolean(r.transformation), { message: "give transformation_id or transformation", path: ["transformation_id"] });
+export const ZDelayRule = z.strictObject({ type: z.literal("delay"), delay: z.number().int().min(0).max(86_400_000).meta({ description: "ms" }) });
+export const ZRetryRule = z.strictObject({
+  type: z.literal("retry"),
+  strategy: z.enum(["linear", "exponential"]),
+  count: z.number().int().min(0).max(50).nullable().optional(),
+  interval: z.number().int().min(0).nullable().optional().meta({ description: "ms" }),
+  response_status_codes: z.array(z.string().regex(STATUS_CODE, 'a status code, range "500-599", comparison ">=500" or exclusion "!401"')).optional(),
+});
+/** `window` in ms (1000..3600000), as the real product takes it. */
+export const ZDeduplicateRule = z
+  .strictObject({
+    type: z.literal("deduplicate"),
+    window: z.number().int().min(1000).max(3_600_000).meta({ description: "ms" }),
+    include_fields: z.array(z.string().min(1)).min(1).optional(),
+    exclude_fields: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .refine((r) => !(r.include_fields && r.exclude_fields), { message: "give include_fields or exclude_fields, not both", path: ["include_fields"] });
+
+export const ZRule = z.discriminatedUnion("type", [ZFilterRule, ZTransformRule, ZDelayRule, ZRetryRule, ZDeduplicateRule]);
+export type TRule = z.infer<typeof ZRule>;
+
+export const ZConnectionCreate = z
+  .strictObject({
+    name: z.string().trim().min(1).max(155),
+    description: z.string().max(500).nullable().optional(),
+    source_id: z.string().optional(),
+    source: ZSourceCreate.optional(),
+    destination_id: z.string().optional(),
+    destination: ZDestinationCreate.optional(),
+    rules: z.array(ZRule).max(50).optional(),
+  })
+  .refine((c) => Boolean(c.source_id) !== Boolean(c.source), { message: "give source_id or source", path: ["source"] })
+  .refine((c) => Boolean(c.destination_id) !== Boolean(c.destination), { message: "give destination_id or destination", path: ["destination"] });
+export type TConnectionCreate = z.infer<typeof ZConnectionCreate>;
+
+export const ZConnectionUpdate = z.strictObject({
+  name: z.string().trim().min(1).max(155).optional(),
+  description: z.string().max(500).nullable().optional(),
+  rules: z.array(ZRule).max(50).optional(),
+});
+export type TConnectionUpdate = z.infer<typeof ZConnectionUpdate>;
+
+export const ZConnection = z
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    name: z.string(),
+    full_name: z.string(),
+    description: z.string().nullable(),
+    source: ZSource,
+    destination: ZDestination,
+    rules: z.array(z.record(z.string(), z.unknown())),
+    disabled_at: z.iso.datetime().nullable(),
+    paused_at: z.iso.datetime().nullable(),
+    updated_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "Connection" });
