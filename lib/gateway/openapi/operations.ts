@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import { ZRequest } from "@/lib/gateway/requests/request-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 
 export type Operation = {
@@ -90,4 +91,34 @@ export const OPERATIONS: Operation[] = [
       errors: [404],
     }),
   ),
+  {
+    method: "get",
+    path: "/requests",
+    operationId: "listRequests",
+    summary: "List requests",
+    tag: "Requests",
+    response: ZRequest,
+    list: true,
+    query: [
+      filter("id", "Request id, or an array."),
+      filter("source_id", "Source id, or an array."),
+      filter("status", "`accepted` or `rejected`."),
+      filter("rejection_cause", "A cause, or an array."),
+      filter("verified", "Boolean.", { type: "boolean" }),
+      filter("ingested_at", "Date with operators."),
+      filter("created_at", "Date with operators."),
+      filter("include", "`data` adds path, query, headers and body."),
+    ],
+    errors: [400],
+  },
+  { method: "get", path: "/requests/{id}", operationId: "getRequest", summary: "Get a request with its data", tag: "Requests", response: ZRequest, errors: [404] },
+  {
+    method: "get",
+    path: "/requests/{id}/raw_body",
+    operationId: "getRequestRawBody",
+    summary: "The raw body (UTF-8 text, or base64 when binary)",
+    tag: "Requests",
+    response: z.object({ body: z.string() }).meta({ id: "RawBody" }),
+    errors: [404],
+  },
 ];

@@ -1,0 +1,4 @@
+import { listRequestsRoute } from "@/lib/gateway/requests/routes";
+
+export const dynamic = "force-dynamic";
+export { listRequestsRoute as GET };

@@ -1,0 +1,165 @@
+/**
+ * The requests a gateway team received (shared/reference/gateway-product.md §1 `/requests`, §2 Request):
+ * list with filters and paging, get one, its raw body. Read side only: ingestion writes them
+ * (lib/ingest). Event counts are 0 until the pipeline creates events.
+ */
+import { z } from "zod";
+import { bodyPreview } from "@/lib/console/preview";
+import { getPool } from "@/lib/db/pool";
+import { notFound } from "@/lib/http/errors";
+import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
+import { badRequest } from "@/lib/http/errors";
+import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
+
+export type RequestRow = {
+  id: string;
+  team_id: string;
+  source_id: string;
+  verified: boolean;
+  rejection_cause: string | null;
+  ingested_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  path?: string;
+  query?: string;
+  headers?: Record<string, string>;
+  body?: Buffer | null;
+  body_size?: number;
+};
+
+export const ZRequest = z
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    verified: z.boolean().nullable(),
+    original_event_data_id: z.string().nullable(),
+    rejection_cause: z.string().nullable(),
+    ingested_at: z.iso.datetime().nullable(),
+    source_id: z.string(),
+    events_count: z.number().int().nullable(),
+    cli_events_count: z.number().int().nullable(),
+    ignored_count: z.number().int().nullable(),
+    updated_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+    data: z
+      .object({
+        path: z.string(),
+        query: z.string().nullable(),
+        parsed_query: z.record(z.string(), z.unknown()),
+        headers: z.record(z.string(), z.string()),
+        body: z.unknown(),
+        is_large_payload: z.boolean(),
+      })
+      .optional(),
+  })
+  .meta({ id: "Request" });
+export type TRequest = z.infer<typeof ZRequest>;
+
+const COLUMNS = "r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at";
+const DATA_COLUMNS = "d.path, d.query, d.headers, d.body, d.body_size";
+export const REQUEST_ORDER_BY = ["created_at", "ingested_at"] as const;
+
+/** `parsed_query`: repeated keys become arrays. */
+function parsedQuery(raw: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/**
+ * The API model. With data: `body` is parsed JSON when the body is JSON, text otherwise, and for
+ * binary bodies a base64 string (`is_large_payload` marks bodies cut at 64 KiB; the whole body is
+ * always at `/requests/{id}/raw_body`).
+ */
+export function toRequest(row: RequestRow): TRequest {
+  const model: TRequest = {
+    id: row.id,
+    team_id: row.team_id,
+    verified: row.verified,
+    original_event_data_id: null,
+    rejection_cause: row.rejection_cause,
+    ingested_at: row.ingested_at.toISOString(),
+    source_id: row.source_id,
+    events_count: 0,
+    cli_events_count: 0,
+    ignored_count: 0,
+    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+  };
+  if (row.path !== undefined) {
+    const preview = bodyPreview(row.body ?? null, row.body_size ?? 0);
+    model.data = {
+      path: row.path,
+      query: row.query ? row.query : null,
+      parsed_query: parsedQuery(row.query ?? ""),
+      headers: row.headers ?? {},
+      body: preview.body,
+      is_large_payload: Boolean(preview.body_truncated),
+    };
+  }
+  return model;
+}
+
+function requestFilters(teamId: string, query: ParsedQuery): { where: string[]; params: unknown[] } {
+  const params: unknown[] = [teamId];
+  const where = ["r.team_id = $1"];
+  for (const [name, column, type] of [
+    ["id", "r.id", "string"],
+    ["source_id", "r.source_id", "string"],
+    ["rejection_cause", "r.rejection_cause", "string"],
+    ["verified", "r.verified", "boolean"],
+    ["ingested_at", "r.ingested_at", "date"],
+    ["created_at", "r.created_at", "date"],
+  ] as const) {
+    const f = parseFilter(query, name, type);
+    if (f) where.push(filterSql(column, f, params));
+  }
+  const status = query.status;
+  if (status !== undefined) {
+    if (status !== "accepted" && status !== "rejected") throw badRequest('"status" must be accepted or rejected', { status });
+    where.push(status === "accepted" ? "r.rejection_cause IS NULL" : "r.rejection_cause IS NOT NULL");
+  }
+  return { where, params };
+}
+
+/** One page of the team's requests; `withData` joins the raw data (`include=data`). */
+export function listRequests(teamId: string, query: ParsedQuery, page: PageRequest, withData: boolean): Promise<Page<TRequest>> {
+  const { where, params } = requestFilters(teamId, query);
+  return selectPage<RequestRow, TRequest>({
+    db: getPool(),
+    select: withData ? `${COLUMNS}, ${DATA_COLUMNS.replace("d.body", "substring(d.body from 1 for 65537) AS body")}` : COLUMNS,
+    from: withData ? "requests r JOIN request_raw_data d ON d.request_id = r.id" : "requests r",
+    where,
+    params,
+    page,
+    columns: { created_at: { sql: "r.created_at", type: "date" }, ingested_at: { sql: "r.ingested_at", type: "date" } },
+    idColumn: "r.id",
+    toModel: toRequest,
+  });
+}
+
+/** Request `id` of `teamId` with its data; throws 404. */
+export async function getRequest(teamId: string, id: string): Promise<TRequest> {
+  const { rows } = await getPool().query<RequestRow>(
+    `SELECT ${COLUMNS}, ${DATA_COLUMNS.replace("d.body", "substring(d.body from 1 for 65537) AS body")}
+       FROM requests r JOIN request_raw_data d ON d.request_id = r.id WHERE r.id = $1 AND r.team_id = $2`,
+    [id, teamId],
+  );
+  if (!rows[0]) throw notFound(id);
+  return toRequest(rows[0]);
+}
+
+/** `{body}`: the whole raw body as UTF-8 text, or base64 when it is not valid UTF-8. Throws 404. */
+export async function getRequestRawBody(teamId: string, id: string): Promise<{ body: string }> {
+  const { rows } = await getPool().query<{ body: Buffer | null }>(
+    "SELECT d.body FROM requests r JOIN request_raw_data d ON d.request_id = r.id WHERE r.id = $1 AND r.team_id = $2",
+    [id, teamId],
+  );
+  if (!rows[0]) throw notFound(id);
+  const body = rows[0].body ?? Buffer.alloc(0);
+  const text = body.toString("utf8");
+  return { body: Buffer.from(text, "utf8").equals(body) ? text : body.toString("base64") };
+}
