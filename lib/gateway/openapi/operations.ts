@@ -6,6 +6,8 @@ import { z } from "zod";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { ZRequest } from "@/lib/gateway/requests/request-store";
+import { ZTransformationRun } from "@/lib/gateway/transformations/routes";
+import { ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 
 export type Operation = {
@@ -120,5 +122,19 @@ export const OPERATIONS: Operation[] = [
     tag: "Requests",
     response: z.object({ body: z.string() }).meta({ id: "RawBody" }),
     errors: [404],
+  },
+  ...namedResource("transformations", "transformation", "Transformations", { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate }, [
+    filter("id", "Transformation id, or an array."),
+    filter("name", "Name, array, or `name[contains]=`."),
+  ]).filter((op) => !/(disable|enable|archive|unarchive)$/.test(op.path)),
+  {
+    method: "put",
+    path: "/transformations/run",
+    operationId: "runTransformation",
+    summary: "Run code or a saved transformation on a sample request",
+    description: "Answers 200 even when the code fails: then `log_level` is `fatal` and the error is the last console line.",
+    tag: "Transformations",
+    body: ZTransformationRun,
+    errors: [400, 422],
   },
 ];

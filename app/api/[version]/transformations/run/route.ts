@@ -1,0 +1,4 @@
+import { runTransformationRoute } from "@/lib/gateway/transformations/routes";
+
+export const dynamic = "force-dynamic";
+export { runTransformationRoute as PUT };

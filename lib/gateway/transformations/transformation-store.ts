@@ -1,0 +1,90 @@
+/**
+ * Transformations of a gateway team: CRUD (shared/reference/gateway-product.md §1 `/transformations`).
+ * `env` is stored encrypted. Connections create them inline too (lib/gateway/connections).
+ */
+import { z } from "zod";
+import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
+import { getPool } from "@/lib/db/pool";
+import { ZTransformationInput } from "@/lib/gateway/connections/schemas";
+import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { alreadyExists } from "@/lib/http/errors";
+import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
+import type { ParsedQuery } from "@/lib/http/query";
+import { createId } from "@/lib/ids";
+
+export type TransformationRow = { id: string; team_id: string; name: string; code: string; env_encrypted: string | null; created_at: Date; updated_at: Date };
+
+export const ZTransformationCreate = ZTransformationInput;
+export const ZTransformationUpdate = ZTransformationInput.partial();
+export const ZTransformation = z
+  .object({ id: z.string(), team_id: z.string(), name: z.string(), code: z.string(), env: z.record(z.string(), z.string()), updated_at: z.iso.datetime(), created_at: z.iso.datetime() })
+  .meta({ id: "Transformation" });
+
+// Transformations have no `disabled_at`; the shared filters' disabled clause is neutralised by `disabled=true`.
+const COLUMNS = "t.id, t.team_id, t.name, t.code, t.env_encrypted, t.created_at, t.updated_at";
+const TRANSFORMATIONS: TeamTable = { table: "transformations", alias: "t", columns: COLUMNS };
+export const TRANSFORMATION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
+
+export const toTransformation = (r: TransformationRow): z.infer<typeof ZTransformation> => ({
+  id: r.id,
+  team_id: r.team_id,
+  name: r.name,
+  code: r.code,
+  env: decryptJson<Record<string, string>>(r.env_encrypted) ?? {},
+  updated_at: r.updated_at.toISOString(),
+  created_at: r.created_at.toISOString(),
+});
+
+const filters = (teamId: string, query: ParsedQuery) => {
+  const { id, name } = query;
+  return teamRowFilters(TRANSFORMATIONS, teamId, { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}), disabled: "true" });
+};
+
+/** Transformation `id` of `teamId`, or null. */
+export const findTransformation = (teamId: string, id: string) => findTeamRow<TransformationRow>(TRANSFORMATIONS, teamId, id);
+export const getTransformation = (teamId: string, id: string) => getTeamRow<TransformationRow>(TRANSFORMATIONS, teamId, id);
+export const deleteTransformation = (teamId: string, id: string) => deleteTeamRow(TRANSFORMATIONS, teamId, id);
+/** How many of the team's transformations match `id` / `name`. */
+export async function countTransformations(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
+  const { where, params } = filters(teamId, query);
+  const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM transformations t WHERE ${where.join(" AND ")}`, params);
+  return { count: rows[0]!.count };
+}
+
+/** Creates a transformation; 409 when the name is taken. */
+export async function createTransformation(teamId: string, input: z.infer<typeof ZTransformationCreate>): Promise<TransformationRow> {
+  const { rows } = await getPool().query<TransformationRow>(
+    `INSERT INTO transformations AS t (id, team_id, name, code, env_encrypted, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())
+     ON CONFLICT (team_id, name) DO NOTHING RETURNING ${COLUMNS}`,
+    [createId("transformation"), teamId, input.name, input.code, encryptJson(input.env ?? {})],
+  );
+  if (rows[0]) return rows[0];
+  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, input.name);
+  throw alreadyExists({ id: existing?.id, resource_type: "transformation" });
+}
+
+/** Updates name, code and/or env of transformation `id`; throws 404 or 409. */
+export async function updateTransformation(teamId: string, id: string, input: z.infer<typeof ZTransformationUpdate>): Promise<TransformationRow> {
+  const current = await getTransformation(teamId, id);
+  const name = input.name ?? current.name;
+  const { rows } = await getPool().query<TransformationRow>(
+    `UPDATE transformations AS t SET name = $3, code = $4, env_encrypted = $5, updated_at = now()
+      WHERE t.id = $1 AND t.team_id = $2 AND NOT EXISTS (SELECT 1 FROM transformations o WHERE o.team_id = $2 AND o.name = $3 AND o.id <> $1)
+      RETURNING ${COLUMNS}`,
+    [id, teamId, name, input.code ?? current.code, input.env !== undefined ? encryptJson(input.env) : current.env_encrypted],
+  );
+  if (!rows[0]) throw alreadyExists({ id: (await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, name))?.id, resource_type: "transformation" });
+  return rows[0];
+}
+
+/** `PUT /transformations`: updates the one with this name, or creates it. */
+export async function upsertTransformation(teamId: string, input: z.infer<typeof ZTransformationCreate>): Promise<TransformationRow> {
+  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, input.name);
+  return existing ? updateTransformation(teamId, existing.id, input) : createTransformation(teamId, input);
+}
+
+/** One page of the team's transformations (filters `id`, `name`). */
+export function listTransformations(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<z.infer<typeof ZTransformation>>> {
+  const { where, params } = filters(teamId, query);
+  return selectPage<TransformationRow, z.infer<typeof ZTransformation>>({ db: getPool(), select: COLUMNS, from: "transformations t", where, params, page, columns: NAMED_ORDER_COLUMNS("t"), idColumn: "t.id", toModel: toTransformation });
+}
