@@ -1,93 +1,200 @@
 /**
  * An operator gets a working key without reading the database (issue 3 "Teams and credentials"):
- * GATEWAY_API_KEY pins a key on start, and `npm run keys` creates, lists (prefixes only) and revokes
- * keys and rotates the signing secret.
+ * the first start on an empty database creates the gateway team, GATEWAY_API_KEY pins a key, and
+ * `npm run keys` creates, lists (prefixes only) and revokes keys and rotates the signing secret, the
+ * previous secret staying valid for the delay given.
  */
 import { spawnSync } from "node:child_process";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decryptSecret } from "@/lib/crypto/secrets";
-import { startServer } from "./support/servers";
+import { type RunningServer, startServer } from "./support/servers";
 import { db } from "./support/client";
-import { api } from "./support/gateway";
+import { api, newTeam } from "./support/gateway";
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL!;
 const dbName = `hookyard_keys_${Date.now()}`;
 const url = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
-const stops: (() => Promise<void>)[] = [];
+const PINNED = "hky_pinned_key_for_tests_0123456789";
+let server: RunningServer | undefined;
+
+beforeAll(async () => {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await admin.end();
+  server = await startServer({ DATABASE_URL: url, GATEWAY_API_KEY: PINNED });
+}, 90_000);
 
 afterAll(async () => {
-  for (const stop of stops) await stop();
+  await server?.stop();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   await admin.end();
 });
 
+/** `npm run keys -- …args` on the test database of this file. */
 function keys(...args: string[]) {
-  const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/keys.ts", ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" });
+  const r = spawnSync("npm", ["run", "--silent", "keys", "--", ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-describe("gateway keys", () => {
-  it("a server started on an empty database with GATEWAY_API_KEY accepts that key; npm run keys creates, lists, revokes and rotates", async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}"`);
-    await admin.end();
-    const pinned = "hky_pinned_key_for_tests_0123456789";
-    const server = await startServer({ DATABASE_URL: url, GATEWAY_API_KEY: pinned });
-    stops.push(server.stop);
-    expect(server.output()).toContain("created the gateway team");
-    expect(server.output()).not.toContain(pinned);
-    const call = async (key: string) => (await fetch(`${server.url}/api/2025-07-01/sources`, { headers: { authorization: `Bearer ${key}` } })).status;
-    expect(await call(pinned)).toBe(200);
+/** getSigningSecrets of the gateway team of this file's database, at `at` (run in a child: the pool of this process is on the shared test database). */
+function signingSecrets(at?: Date): { teamId: string; current: string; previous: string | null; previousExpiresAt: string | null } {
+  const code = `
+    const { getPool, closePool } = await import("@/lib/db/pool");
+    const { getSigningSecrets } = await import("@/lib/gateway/teams/signing-secret");
+    const { rows } = await getPool().query("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
+    const s = await getSigningSecrets(rows[0].id, ${at ? `new Date(${at.getTime()})` : "undefined"});
+    console.log("RESULT" + JSON.stringify({ teamId: rows[0].id, ...s }));
+    await closePool();`;
+  const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "-e", `(async () => {${code}})()`], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
+  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT"));
+  if (!line) throw new Error(`getSigningSecrets failed: ${r.stdout}${r.stderr}`);
+  return JSON.parse(line.slice("RESULT".length));
+}
 
-    const created = keys("create", "ci");
-    expect(created.status).toBe(0);
-    const key = /\n(hky_[A-Za-z0-9_-]{40})/.exec(created.out)?.[1];
-    expect(key).toBeDefined();
-    expect(await call(key!)).toBe(200);
+const call = async (key: string, path = "/api/2025-07-01/sources/count") =>
+  (await fetch(`${server!.url}${path}`, { headers: { authorization: `Bearer ${key}` } })).status;
 
-    const listed = keys("list");
-    expect(listed.status).toBe(0);
-    expect(listed.out).toContain(key!.slice(0, 12));
-    expect(listed.out).not.toContain(key!);
-    expect(listed.out).not.toContain(pinned);
-    expect(listed.out).toContain("GATEWAY_API_KEY");
+describe("bootstrap", () => {
+  it("a server started on an empty database with GATEWAY_API_KEY accepts that key (Bearer and Basic) and never prints it", async () => {
+    expect(server!.output()).toContain("created the gateway team");
+    expect(server!.output()).not.toContain(PINNED);
+    expect(await call(PINNED)).toBe(200);
+    expect(await call(PINNED, "/api/sources")).toBe(200);
+    const basic = await fetch(`${server!.url}/api/2025-07-01/sources`, { headers: { authorization: `Basic ${Buffer.from(`${PINNED}:`).toString("base64")}` } });
+    expect(basic.status).toBe(200);
+    expect(await call("hky_pinned_key_for_tests_0123456780")).toBe(401);
+  });
 
-    expect(keys("revoke", key!.slice(0, 12)).status).toBe(0);
-    expect(await call(key!)).toBe(401);
-    expect(await call(pinned)).toBe(200);
-    expect(keys("revoke", "hky_nothing_like_this").status).toBe(1);
-
-    const rotated = keys("rotate-secret", "2");
-    expect(rotated.status).toBe(0);
-    const secret = /new signing secret \(shown once\): (\S+)/.exec(rotated.out)?.[1];
-    expect(secret).toBeDefined();
+  it("the first start prints the signing secret once; it is the team's current secret, stored encrypted", async () => {
+    const printed = /signing secret: (\S+)/.exec(server!.output())?.[1];
+    expect(printed).toBeDefined();
+    const s = signingSecrets();
+    expect(s.current).toBe(printed);
+    expect(s.previous).toBeNull();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query(
-      "SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e FROM teams WHERE mode = 'TEAM'",
-    );
+    const { rows } = await client.query("SELECT signing_secret_encrypted AS s FROM teams WHERE id = $1", [s.teamId]);
     await client.end();
-    expect(rows).toHaveLength(1);
-    // Encrypted at rest; the printed secret is the current one, the previous one still signs for 2 h.
-    expect(rows[0].s).not.toContain(secret);
-    expect(decryptSecret(rows[0].s)).toBe(secret);
-    expect(decryptSecret(rows[0].p)).not.toBe(secret);
-    const left = rows[0].e.getTime() - Date.now();
-    expect(left).toBeGreaterThan(7_000_000);
-    expect(left).toBeLessThanOrEqual(7_200_000);
-  }, 120_000);
+    expect(rows[0].s).not.toContain(printed);
+    expect(decryptSecret(rows[0].s)).toBe(printed);
+  });
+});
 
+describe("npm run keys", () => {
+  let created = "";
+
+  it("npm run keys -- create ci → prints a new key once; it works on the API at once", async () => {
+    const r = keys("create", "ci");
+    expect(r.status).toBe(0);
+    created = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(r.out)?.[1] ?? "";
+    expect(created).not.toBe("");
+    expect(await call(created)).toBe(200);
+    expect(await call(created, "/api/2024-09-01/sources")).toBe(200);
+  });
+
+  it("npm run keys -- list → prefixes, names and ids; never a full key", async () => {
+    const r = keys("list");
+    expect(r.status).toBe(0);
+    expect(r.out).toContain(created.slice(0, 12));
+    expect(r.out).not.toContain(created);
+    expect(r.out).not.toContain(created.slice(0, 20));
+    expect(r.out).not.toContain(PINNED);
+    expect(r.out).toContain(PINNED.slice(0, 12));
+    expect(r.out).toContain("GATEWAY_API_KEY");
+    expect(r.out).toContain(" ci ");
+  });
+
+  it("npm run keys -- revoke <prefix> → the key answers 401; the other keys keep working; list marks it REVOKED", async () => {
+    const r = keys("revoke", created.slice(0, 12));
+    expect(r.status).toBe(0);
+    expect(await call(created)).toBe(401);
+    expect(await call(PINNED)).toBe(200);
+    const line = keys("list").out.split("\n").find((l) => l.includes(created.slice(0, 12)));
+    expect(line).toContain("REVOKED");
+    expect(keys("revoke", created.slice(0, 12)).status).toBe(1);
+  });
+
+  it("npm run keys -- revoke <full key> and revoke <id> both revoke", async () => {
+    const byKey = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(keys("create", "by-key").out)![1]!;
+    const byIdOut = keys("create", "by-id").out;
+    const byId = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(byIdOut)![1]!;
+    const id = /created (\S+) \(by-id\)/.exec(byIdOut)![1]!;
+    expect([await call(byKey), await call(byId)]).toEqual([200, 200]);
+    expect(keys("revoke", byKey).status).toBe(0);
+    expect(keys("revoke", id).status).toBe(0);
+    expect([await call(byKey), await call(byId)]).toEqual([401, 401]);
+  });
+
+  it("npm run keys -- revoke of nothing, or with no argument, fails", async () => {
+    expect(keys("revoke", "hky_nothing_like_this").status).toBe(1);
+    expect(keys("revoke").status).not.toBe(0);
+    expect(keys("unknown-command").status).not.toBe(0);
+  });
+
+  it("npm run keys -- rotate-secret 2 → prints the new secret; the previous one stays as `previous` for 2 hours, then not", async () => {
+    const before = signingSecrets();
+    const r = keys("rotate-secret", "2");
+    expect(r.status).toBe(0);
+    const secret = /new signing secret \(shown once\): (\S+)/.exec(r.out)?.[1];
+    expect(secret).toBeDefined();
+    expect(secret).not.toBe(before.current);
+    const after = signingSecrets();
+    expect(after.teamId).toBe(before.teamId);
+    expect(after.current).toBe(secret);
+    expect(after.previous).toBe(before.current);
+    const left = Date.parse(after.previousExpiresAt!) - Date.now();
+    expect(left).toBeGreaterThan(2 * 3_600_000 - 120_000);
+    expect(left).toBeLessThanOrEqual(2 * 3_600_000);
+    // Just before the delay ends the previous secret is still given; just after, it is not.
+    expect(signingSecrets(new Date(Date.parse(after.previousExpiresAt!) - 1_000)).previous).toBe(before.current);
+    const expired = signingSecrets(new Date(Date.parse(after.previousExpiresAt!) + 1_000));
+    expect(expired.previous).toBeNull();
+    expect(expired.current).toBe(secret);
+    // Stored encrypted.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query("SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p FROM teams WHERE id = $1", [after.teamId]);
+    await client.end();
+    expect(rows[0].s).not.toContain(secret);
+    expect(rows[0].p).not.toContain(before.current);
+  });
+
+  it("npm run keys -- rotate-secret 0 → the previous secret is dropped at once", async () => {
+    const before = signingSecrets();
+    const r = keys("rotate-secret", "0");
+    expect(r.status).toBe(0);
+    const secret = /new signing secret \(shown once\): (\S+)/.exec(r.out)?.[1];
+    const after = signingSecrets();
+    expect(after.current).toBe(secret);
+    expect(after.current).not.toBe(before.current);
+    expect(after.previous).toBeNull();
+    expect(keys("rotate-secret", "-1").status).not.toBe(0);
+  });
+
+  it("npm run keys on the database did not create a second gateway team", async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM teams WHERE mode = 'TEAM'");
+    await client.end();
+    expect(rows[0].n).toBe(1);
+  });
+});
+
+describe("storage", () => {
   it("keys are stored hashed: the api_keys table never holds a key", async () => {
-    const team = await (await import("./support/gateway")).newTeam("hashed");
+    const team = await newTeam("hashed");
     const { rows } = await db().query("SELECT key_hash, prefix FROM api_keys WHERE team_id = $1", [team.teamId]);
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0].key_hash).not.toContain(team.apiKey);
+    expect(rows[0].prefix).toHaveLength(12);
     expect(team.apiKey.startsWith(rows[0].prefix)).toBe(true);
+    const all = await db().query("SELECT * FROM api_keys");
+    expect(JSON.stringify(all.rows)).not.toContain(team.apiKey);
     expect((await api(team, "GET", "/2025-07-01/sources/count")).status).toBe(200);
   });
 });

@@ -39,19 +39,28 @@ type Options<B> = {
   body?: z.ZodType<B>;
   /** The body may be absent (treated as `{}`). */
   optionalBody?: boolean;
+  /** Names a field of the newest shape (`config.auth.algorithm`) as `version` spells it, for 4xx `data.field`. */
+  fieldName?: (field: string, version: ApiVersion) => string;
 };
 
 const body = (status: number, code: string, message: string, data: unknown, handled = true) => ({ handled, status, message, data, code });
 
-/** Field path and message of each zod issue. */
+/** Field path and message of each zod issue; an unknown property is named by its own path (`config.extra`). */
 function fieldErrors(error: z.ZodError) {
-  return error.issues.map((i) => ({ field: i.path.join("."), message: i.message }));
+  return error.issues.flatMap((i) =>
+    i.code === "unrecognized_keys"
+      ? i.keys.map((k) => ({ field: [...i.path, k].join("."), message: `Unrecognized key: "${k}"` }))
+      : [{ field: i.path.join("."), message: i.message }],
+  );
 }
 
-function errorResponse(err: unknown): { status: number; json: unknown } {
-  if (err instanceof GatewayError) return { status: err.status, json: body(err.status, err.code, err.message, err.data) };
+function errorResponse(err: unknown, rename: (field: string) => string = (f) => f): { status: number; json: unknown } {
+  if (err instanceof GatewayError) {
+    const data = typeof err.data.field === "string" ? { ...err.data, field: rename(err.data.field) } : err.data;
+    return { status: err.status, json: body(err.status, err.code, err.message, data) };
+  }
   if (err instanceof z.ZodError) {
-    const errors = fieldErrors(err);
+    const errors = fieldErrors(err).map((e) => ({ ...e, field: e.field ? rename(e.field) : e.field }));
     return { status: 422, json: body(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", { field: errors[0]?.field, message: `${errors[0]?.field ? `${errors[0].field}: ` : ""}${errors[0]?.message}`, errors }) };
   }
   if ((err as { code?: string })?.code === "23505") {
@@ -103,9 +112,10 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
     let limitHeaders: Record<string, string> = {};
     let status = 200;
     let json: unknown;
+    let version: ApiVersion | null = null;
     try {
       const { version: segment, ...params } = await ctx.params;
-      const version = resolveVersion(segment);
+      version = resolveVersion(segment);
       if (!version) {
         throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
       }
@@ -141,7 +151,8 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       status = result.status ?? 200;
       json = result.body;
     } catch (err) {
-      ({ status, json } = errorResponse(err));
+      const v = version;
+      ({ status, json } = errorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));
     }
     return new Response(JSON.stringify(json), {
       status,

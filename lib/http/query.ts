@@ -76,7 +76,11 @@ const RANGE = ["gte", "gt", "lte", "lt"] as const;
 export function parseDate(name: string, value: string): Date {
   const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(value);
   const date = new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value);
-  if (!ok || Number.isNaN(date.getTime())) throw badRequest(`Invalid date for "${name}": "${value}"`, { [name]: value });
+  // Date() rolls impossible days over (2024-02-30 → 2024-03-01): the calendar date must exist as written.
+  const [y, m, d] = value.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(y, m - 1, d));
+  const exists = calendar.getUTCFullYear() === y && calendar.getUTCMonth() === m - 1 && calendar.getUTCDate() === d;
+  if (!ok || !exists || Number.isNaN(date.getTime())) throw badRequest(`Invalid date for "${name}": "${value}"`, { [name]: value });
   return date;
 }
 

@@ -16,7 +16,7 @@ import {
   upsertSource,
 } from "@/lib/gateway/sources/source-store";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { authIncludeFor, downgradeSource, upgradeSourceBody } from "@/lib/gateway/versions/sources";
+import { authIncludeFor, downgradeSource, sourceFieldFor, upgradeSourceBody } from "@/lib/gateway/versions/sources";
 import { gatewayRoute } from "@/lib/http/gateway";
 import { notFound } from "@/lib/http/errors";
 import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
@@ -35,12 +35,12 @@ export const listSourcesRoute = gatewayRoute({}, async ({ teamId, version, query
 });
 
 // POST /sources - create a source (409 when the name is taken)
-export const createSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody }, async ({ teamId, version, body, query }) => ({
+export const createSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor }, async ({ teamId, version, body, query }) => ({
   body: present(await createSource(teamId, body, version), version, includesAuth(query, version)),
 }));
 
 // PUT /sources - create or update the source with this name
-export const upsertSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody }, async ({ teamId, version, body, query }) => ({
+export const upsertSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor }, async ({ teamId, version, body, query }) => ({
   body: present(await upsertSource(teamId, body, version), version, includesAuth(query, version)),
 }));
 
@@ -54,7 +54,7 @@ export const getSourceRoute = gatewayRoute<undefined, { id: string }>({}, async 
 
 // PUT /sources/{id} - update (every field optional)
 export const updateSourceRoute = gatewayRoute<typeof ZSourceUpdate._output, { id: string }>(
-  { body: ZSourceUpdate, upgradeBody: upgradeSourceBody },
+  { body: ZSourceUpdate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor },
   async ({ teamId, version, params, body, query }) => ({
     body: present(await updateSource(teamId, params.id, body, version), version, includesAuth(query, version)),
   }),

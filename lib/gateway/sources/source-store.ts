@@ -10,7 +10,7 @@ import type { TSourceCreate, TSourceUpdate } from "@/lib/gateway/sources/schemas
 import { SOURCE_COLUMNS, type SourceRow } from "@/lib/gateway/sources/source-model";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { alreadyExists } from "@/lib/http/errors";
+import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
@@ -73,11 +73,20 @@ export async function updateSource(teamId: string, id: string, input: TSourceUpd
   throw alreadyExists({ id: other?.id, resource_type: "source" });
 }
 
-/** `PUT /sources`: updates the source named `input.name`, or creates it. */
+/**
+ * `PUT /sources`: updates the source named `input.name`, or creates it. A concurrent upsert that
+ * created the name first is not a conflict: this one then updates that source.
+ */
 export async function upsertSource(teamId: string, input: TSourceCreate, version: ApiVersion): Promise<SourceRow> {
   const existing = await findSourceByName(teamId, input.name);
   if (existing) return updateSource(teamId, existing.id, input, version);
-  return createSource(teamId, input, version);
+  try {
+    return await createSource(teamId, input, version);
+  } catch (err) {
+    const winner = err instanceof GatewayError && err.status === 409 ? err.data.id : undefined;
+    if (typeof winner !== "string") throw err;
+    return updateSource(teamId, winner, input, version);
+  }
 }
 
 /** Deletes source `id` (its requests and connections go with it). Throws 404. */

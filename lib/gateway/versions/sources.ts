@@ -5,14 +5,20 @@
  */
 import type { TSource } from "@/lib/gateway/sources/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
+import { unprocessable } from "@/lib/http/errors";
 
 const FLAT_FIELDS = ["allowed_http_methods", "custom_response", "verification"] as const;
 
-/** A source request body of `version` in the internal shape (unknown fields are left for validation to refuse). */
+/**
+ * A source request body of `version` in the internal shape (unknown fields are left for validation to
+ * refuse). `type` and `config` do not exist before 2025-01-01: 422 naming the field.
+ */
 export function upgradeSourceBody(body: unknown, version: ApiVersion): unknown {
   if (isAtLeast(version, "2025-01-01") || !body || typeof body !== "object" || Array.isArray(body)) return body;
   const input = { ...(body as Record<string, unknown>) };
-  if ("type" in input || "config" in input) return input; // not this version's shape: validation names the fields
+  for (const field of ["type", "config"]) {
+    if (field in input) throw unprocessable(`"${field}" is not a source field in API version ${version} (it exists from 2025-01-01)`, { field });
+  }
   const present = FLAT_FIELDS.some((f) => f in input);
   const config: Record<string, unknown> = {};
   if ("allowed_http_methods" in input) config.allowed_http_methods = input.allowed_http_methods;
@@ -45,3 +51,16 @@ export function downgradeSource(source: TSource, version: ApiVersion): Record<st
 
 /** The `include` value that reveals credentials in `version`. */
 export const authIncludeFor = (version: ApiVersion) => (isAtLeast(version, "2025-01-01") ? "config.auth" : "verification.configs");
+
+/**
+ * A field path of the internal source shape as `version` names it in errors: before 2025-01-01
+ * `config.allowed_http_methods` is `allowed_http_methods`, `config.auth_type` is `verification.type`
+ * and `config.auth…` is `verification.configs…`.
+ */
+export function sourceFieldFor(field: string, version: ApiVersion): string {
+  if (isAtLeast(version, "2025-01-01")) return field;
+  if (field === "config.auth_type") return "verification.type";
+  if (field === "config.auth" || field.startsWith("config.auth.")) return `verification.configs${field.slice("config.auth".length)}`;
+  if (field.startsWith("config.")) return field.slice("config.".length);
+  return field;
+}
