@@ -14,7 +14,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { createSource, findSourceByName, SOURCES } from "@/lib/gateway/sources/source-store";
 import { deleteTeamRow, findTeamRow, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
-import { alreadyExists, notFound, unprocessable } from "@/lib/http/errors";
+import { alreadyExists, GatewayError, notFound, unprocessable } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
@@ -81,15 +81,64 @@ async function referenced<R extends pg.QueryResultRow>(table: TeamTable, teamId:
   return row;
 }
 
-/** Creates a connection; inline source/destination are reused by name or created in the same transaction. 409 when the name is taken on the source. */
+/** Runs `fn`; a 422 it throws naming a field of an inline source or destination is renamed under `prefix` ("destination.config.url"). */
+async function within<T>(prefix: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof GatewayError && err.status === 422 && typeof err.data.field === "string") {
+      throw new GatewayError(err.status, err.code, err.message, { ...err.data, field: `${prefix}.${err.data.field}` });
+    }
+    throw err;
+  }
+}
+
+/**
+ * The inline source of a connection body: the team's source with that name, unchanged (its config
+ * is not updated), or a new one. A source created by a concurrent request in between is reused.
+ */
+async function inlineSource(teamId: string, input: NonNullable<TConnectionCreate["source"]>, version: ApiVersion, db: pg.PoolClient): Promise<SourceRow> {
+  const existing = await findSourceByName(teamId, input.name, db);
+  if (existing) return existing;
+  return within("source", async () => {
+    try {
+      return await createSource(teamId, input, version, db);
+    } catch (err) {
+      const winner = err instanceof GatewayError && err.status === 409 ? await findSourceByName(teamId, input.name, db) : null;
+      if (!winner) throw err;
+      return winner;
+    }
+  });
+}
+
+/** The inline destination of a connection body: the team's destination with that name, unchanged, or a new one. */
+async function inlineDestination(teamId: string, input: NonNullable<TConnectionCreate["destination"]>, db: pg.PoolClient): Promise<DestinationRow> {
+  const existing = await findDestinationByName(teamId, input.name, db);
+  if (existing) return existing;
+  return within("destination", async () => {
+    try {
+      return await createDestination(teamId, input, db);
+    } catch (err) {
+      const winner = err instanceof GatewayError && err.status === 409 ? await findDestinationByName(teamId, input.name, db) : null;
+      if (!winner) throw err;
+      return winner;
+    }
+  });
+}
+
+/**
+ * Creates a connection; inline source/destination are reused by name or created in the same
+ * transaction (a failure leaves none behind), referenced ones must be the team's (422 naming
+ * `source_id`/`destination_id`). 409 RESOURCE_ALREADY_EXISTS when the name is taken on the source.
+ */
 export async function createConnection(teamId: string, input: TConnectionCreate, version: ApiVersion): Promise<ConnectionRow> {
   return inTransaction(async (db) => {
     const source = input.source_id
       ? await referenced<SourceRow>(SOURCES, teamId, input.source_id, "source_id", db)
-      : ((await findSourceByName(teamId, input.source!.name, db)) ?? (await createSource(teamId, input.source!, version, db)));
+      : await inlineSource(teamId, input.source!, version, db);
     const destination = input.destination_id
       ? await referenced<DestinationRow>(DESTINATIONS, teamId, input.destination_id, "destination_id", db)
-      : ((await findDestinationByName(teamId, input.destination!.name, db)) ?? (await createDestination(teamId, input.destination!, db)));
+      : await inlineDestination(teamId, input.destination!, db);
     const rules = await storeRules(teamId, input.rules ?? [], version, db);
     const { rows } = await db.query<ConnectionRow>(
       `INSERT INTO connections AS c (id, team_id, name, description, source_id, destination_id, rules, rules_version, created_at, updated_at)
@@ -115,27 +164,62 @@ export async function updateConnection(teamId: string, id: string, input: TConne
         RETURNING ${COLUMNS}`,
       [id, teamId, name, input.description !== undefined ? input.description : current.description, JSON.stringify(rules), input.rules ? version : current.rules_version],
     );
-    if (!rows[0]) throw alreadyExists({ resource_type: "connection", name });
-    return rows[0];
+    if (rows[0]) return rows[0];
+    const { rows: other } = await db.query<{ id: string }>("SELECT id FROM connections WHERE source_id = $1 AND name = $2", [current.source_id, name]);
+    throw alreadyExists({ id: other[0]?.id, resource_type: "connection" });
   });
 }
 
 /**
- * `PUT /connections`: the connection with this name on this source is updated (description, rules),
- * else created. Its source and destination cannot change: a different destination is a 422.
+ * `PUT /connections`: identity is name + source (reference §8). The connection with this name on this
+ * source is updated (description and rules; what is not given is kept), else created. Its source and
+ * destination cannot change: a destination other than the existing one's is a 422 naming the field.
+ * A concurrent upsert that created it first is not a conflict: this one then updates it.
  */
 export async function upsertConnection(teamId: string, input: TConnectionCreate, version: ApiVersion): Promise<ConnectionRow> {
+  const existing = await findForUpsert(teamId, input);
+  if (existing) return updateExisting(teamId, existing, input, version);
+  try {
+    return await createConnection(teamId, input, version);
+  } catch (err) {
+    const winner = err instanceof GatewayError && err.status === 409 ? await findForUpsert(teamId, input) : null;
+    if (!winner) throw err;
+    return updateExisting(teamId, winner, input, version);
+  }
+}
+
+async function findForUpsert(teamId: string, input: TConnectionCreate): Promise<ConnectionRow | null> {
   const source = input.source_id ? await referenced<SourceRow>(SOURCES, teamId, input.source_id, "source_id") : await findSourceByName(teamId, input.source!.name);
-  const { rows } = source
-    ? await getPool().query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.team_id = $1 AND c.source_id = $2 AND c.name = $3`, [teamId, source.id, input.name])
-    : { rows: [] as ConnectionRow[] };
-  const existing = rows[0];
-  if (!existing) return createConnection(teamId, input, version);
+  if (!source) return null;
+  const { rows } = await getPool().query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.team_id = $1 AND c.source_id = $2 AND c.name = $3`, [teamId, source.id, input.name]);
+  return rows[0] ?? null;
+}
+
+async function updateExisting(teamId: string, existing: ConnectionRow, input: TConnectionCreate, version: ApiVersion): Promise<ConnectionRow> {
   const destinationId = input.destination_id ?? (await findDestinationByName(teamId, input.destination!.name))?.id;
   if (destinationId !== existing.destination_id) {
-    throw unprocessable("A connection's destination cannot change; create another connection", { field: input.destination_id ? "destination_id" : "destination.name" });
+    const field = input.destination_id ? "destination_id" : "destination.name";
+    throw unprocessable(`Connection ${existing.id} delivers to destination ${existing.destination_id}; a connection's source and destination cannot change (create another connection)`, {
+      field,
+      id: existing.id,
+    });
   }
   return updateConnection(teamId, existing.id, { description: input.description, rules: input.rules }, version);
+}
+
+/**
+ * Connections a request names by id (e.g. `webhook_ids` of a retry or replay): each must be the
+ * team's and enabled, else 422 with `data.id` (shared/spec/gateway.md "Errors": "connection does not
+ * exist or is disabled gives 422 with data.id"). Returns the rows in the order given.
+ */
+export async function requireActiveConnections(teamId: string, ids: string[], field = "webhook_ids", db: Db = getPool()): Promise<ConnectionRow[]> {
+  const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.team_id = $1 AND c.id = ANY($2)`, [teamId, ids]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id, i) => {
+    const row = byId.get(id);
+    if (!row || row.disabled_at) throw unprocessable(`Connection ${id} does not exist or is disabled`, { id, field: `${field}.${i}` });
+    return row;
+  });
 }
 
 /** Pauses (events wait in HOLD) or unpauses connection `id`. Throws 404. */

@@ -22,9 +22,9 @@ import { presentDestination } from "@/lib/gateway/destinations/routes";
 import { SOURCE_COLUMNS, type SourceRow, toSource } from "@/lib/gateway/sources/source-model";
 import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 import { type ApiVersion } from "@/lib/gateway/versions";
-import { upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
-import { downgradeSource, upgradeSourceBody } from "@/lib/gateway/versions/sources";
-import { notFound } from "@/lib/http/errors";
+import { destinationFieldFor, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
+import { downgradeSource, sourceFieldFor, upgradeSourceBody } from "@/lib/gateway/versions/sources";
+import { GatewayError, notFound } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/http/gateway";
 import { parsePaging } from "@/lib/http/paging";
 
@@ -57,13 +57,32 @@ async function present(rows: ConnectionRow[], version: ApiVersion) {
 }
 const presentOne = async (row: ConnectionRow, version: ApiVersion) => (await present([row], version))[0];
 
+/** Runs an upgrade of an inline part; a 422 naming one of its fields is renamed under `prefix` ("source.type"). */
+function prefixed<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof GatewayError && typeof err.data.field === "string") {
+      throw new GatewayError(err.status, err.code, err.message, { ...err.data, field: `${prefix}.${err.data.field}` });
+    }
+    throw err;
+  }
+}
+
 /** Older versions send flat inline sources and destinations: convert them like the resources' own bodies. */
 function upgradeConnectionBody(body: unknown, version: ApiVersion): unknown {
   if (!body || typeof body !== "object" || Array.isArray(body)) return body;
   const b = { ...(body as Record<string, unknown>) };
-  if (b.source && typeof b.source === "object") b.source = upgradeSourceBody(b.source, version);
-  if (b.destination && typeof b.destination === "object") b.destination = upgradeDestinationBody(b.destination, version);
+  if (b.source && typeof b.source === "object") b.source = prefixed("source", () => upgradeSourceBody(b.source, version));
+  if (b.destination && typeof b.destination === "object") b.destination = prefixed("destination", () => upgradeDestinationBody(b.destination, version));
   return b;
+}
+
+/** A field of the internal connection body as `version` names it: inline source and destination fields in their version's shape. */
+function connectionFieldFor(field: string, version: ApiVersion): string {
+  if (field.startsWith("source.")) return `source.${sourceFieldFor(field.slice("source.".length), version)}`;
+  if (field.startsWith("destination.")) return `destination.${destinationFieldFor(field.slice("destination.".length), version)}`;
+  return field;
 }
 
 // GET /connections
@@ -73,12 +92,12 @@ export const listConnectionsRoute = gatewayRoute({}, async ({ teamId, version, q
 });
 
 // POST /connections - create, with inline or referenced source and destination, and rules
-export const createConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody }, async ({ teamId, version, body }) => ({
+export const createConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor }, async ({ teamId, version, body }) => ({
   body: await presentOne(await createConnection(teamId, body, version), version),
 }));
 
 // PUT /connections - create or update by name and source
-export const upsertConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody }, async ({ teamId, version, body }) => ({
+export const upsertConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor }, async ({ teamId, version, body }) => ({
   body: await presentOne(await upsertConnection(teamId, body, version), version),
 }));
 

@@ -9,8 +9,12 @@ import { ZSource, ZSourceCreate } from "@/lib/gateway/sources/schemas";
 
 const json: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]));
 
-/** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401`. */
+/** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401` (reference §3). */
 const STATUS_CODE = /^(!?[1-5]\d\d|[1-5]\d\d-[1-5]\d\d|(>=|<=|>|<)[1-5]\d\d)$/;
+const ZStatusCode = z
+  .string()
+  .regex(STATUS_CODE, 'a status code "404", range "500-599", comparison ">400", ">=500", "<300", "<=299" or exclusion "!401"')
+  .refine((v) => !/^\d{3}-\d{3}$/.test(v) || Number(v.slice(0, 3)) <= Number(v.slice(4)), { message: "a range goes from the lower code to the higher" });
 
 export const ZFilterRule = z.strictObject({
   type: z.literal("filter"),
@@ -19,10 +23,14 @@ export const ZFilterRule = z.strictObject({
   query: z.record(z.string(), json).optional(),
   path: z.union([z.string(), z.record(z.string(), json)]).optional(),
 });
+/** An inline transformation of a `transform` rule: the limits of `POST /transformations` (code ≤ 100 KiB of UTF-8). */
 export const ZTransformationInput = z.strictObject({
   name: z.string().trim().min(1).max(155),
-  code: z.string().min(1).max(100_000),
-  env: z.record(z.string(), z.string()).optional(),
+  code: z
+    .string()
+    .min(1)
+    .refine((code) => Buffer.byteLength(code, "utf8") <= 100 * 1024, { message: "code must be at most 102400 bytes" }),
+  env: z.record(z.string().min(1), z.string()).optional(),
 });
 /** By `transformation_id`, or inline `transformation` (created on save, returned as its id). */
 export const ZTransformRule = z
@@ -34,9 +42,14 @@ export const ZRetryRule = z.strictObject({
   strategy: z.enum(["linear", "exponential"]),
   count: z.number().int().min(0).max(50).nullable().optional(),
   interval: z.number().int().min(0).nullable().optional().meta({ description: "ms" }),
-  response_status_codes: z.array(z.string().regex(STATUS_CODE, 'a status code, range "500-599", comparison ">=500" or exclusion "!401"')).optional(),
+  response_status_codes: z.array(ZStatusCode).max(100).optional(),
 });
-/** `window` in ms (1000..3600000), as the real product takes it. */
+/**
+ * `window` is in milliseconds, 1000..3600000: shared/spec/gateway.md "Rules" says "integer seconds",
+ * but the real product (reference §3, its OpenAPI) takes ms in that range, and existing clients send
+ * ms (`3600000` would be 41 days in seconds). The deduplicate rule exists from 2025-07-01 (refused
+ * before by connection-store). `include_fields` and `exclude_fields` are field paths, not both.
+ */
 export const ZDeduplicateRule = z
   .strictObject({
     type: z.literal("deduplicate"),

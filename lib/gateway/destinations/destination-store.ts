@@ -9,7 +9,7 @@ import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinat
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
 import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
-import { alreadyExists } from "@/lib/http/errors";
+import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
@@ -61,10 +61,21 @@ export async function updateDestination(teamId: string, id: string, input: TDest
   throw alreadyExists({ id: (await findDestinationByName(teamId, name, db))?.id, resource_type: "destination" });
 }
 
-/** `PUT /destinations`: updates the destination named `input.name`, or creates it. */
+/**
+ * `PUT /destinations`: updates the destination named `input.name` (identity = name, reference §8;
+ * config keys not given keep their value, as in `PUT /destinations/{id}`), or creates it. A concurrent
+ * upsert that created the name first is not a conflict: this one then updates that destination.
+ */
 export async function upsertDestination(teamId: string, input: TDestinationCreate): Promise<DestinationRow> {
   const existing = await findDestinationByName(teamId, input.name);
-  return existing ? updateDestination(teamId, existing.id, input) : createDestination(teamId, input);
+  if (existing) return updateDestination(teamId, existing.id, input);
+  try {
+    return await createDestination(teamId, input);
+  } catch (err) {
+    const winner = err instanceof GatewayError && err.status === 409 ? err.data.id : undefined;
+    if (typeof winner !== "string") throw err;
+    return updateDestination(teamId, winner, input);
+  }
 }
 
 /** One page of the team's destinations. */

@@ -15,7 +15,7 @@ import {
 } from "@/lib/gateway/destinations/destination-store";
 import { type TDestinationUpdate, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { destinationAuthInclude, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
+import { destinationAuthInclude, destinationFieldFor, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { notFound } from "@/lib/http/errors";
 import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
 import { gatewayRoute } from "@/lib/http/gateway";
@@ -35,12 +35,12 @@ export const listDestinationsRoute = gatewayRoute({}, async ({ teamId, version, 
 });
 
 // POST /destinations (409 when the name is taken)
-export const createDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody }, async ({ teamId, version, body, query }) => ({
+export const createDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor }, async ({ teamId, version, body, query }) => ({
   body: presentDestination(await createDestination(teamId, body), version, includesAuth(query, version)),
 }));
 
 // PUT /destinations - create or update by name
-export const upsertDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody }, async ({ teamId, version, body, query }) => ({
+export const upsertDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor }, async ({ teamId, version, body, query }) => ({
   body: presentDestination(await upsertDestination(teamId, body), version, includesAuth(query, version)),
 }));
 
@@ -54,7 +54,7 @@ export const getDestinationRoute = gatewayRoute<undefined, { id: string }>({}, a
 
 // PUT /destinations/{id}
 export const updateDestinationRoute = gatewayRoute<TDestinationUpdate, { id: string }>(
-  { body: ZDestinationUpdate, upgradeBody: upgradeDestinationBody },
+  { body: ZDestinationUpdate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor },
   async ({ teamId, version, params, body, query }) => ({
     body: presentDestination(await updateDestination(teamId, params.id, body), version, includesAuth(query, version)),
   }),

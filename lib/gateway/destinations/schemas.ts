@@ -8,6 +8,8 @@ import { z } from "zod";
 export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
 export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
 export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", "BASIC_AUTH", "API_KEY", "BEARER_TOKEN"] as const;
+/** The vendor's other auth types (reference §4): refused with a 422 that says they are not supported here. */
+export const UNSUPPORTED_AUTH_TYPES = ["OAUTH2_CLIENT_CREDENTIALS", "OAUTH2_AUTHORIZATION_CODE", "AWS_SIGNATURE", "GCP_SERVICE_ACCOUNT"] as const;
 
 /** Credentials per destination `auth_type`. */
 export const AUTH_SHAPES: Record<(typeof DESTINATION_AUTH_TYPES)[number], z.ZodType> = {

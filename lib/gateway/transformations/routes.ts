@@ -15,29 +15,47 @@ import {
   ZTransformationCreate,
   ZTransformationUpdate,
 } from "@/lib/gateway/transformations/transformation-store";
-import { unprocessable } from "@/lib/http/errors";
+import { getConnection } from "@/lib/gateway/connections/connection-store";
+import { parseQueryString } from "@/lib/gateway/requests/request-data";
+import { GatewayError, unprocessable } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/http/gateway";
 import { parsePaging } from "@/lib/http/paging";
 import { decryptJson } from "@/lib/crypto/secrets";
 
-/** `PUT /transformations/run` body. */
+const ZRunRequest = z
+  .strictObject({
+    headers: z.record(z.string(), z.string()),
+    body: z.unknown().optional(),
+    path: z.string().optional().meta({ description: 'Default "/"' }),
+    query: z.string().optional().meta({ description: 'Raw query string without "?"; default ""' }),
+    parsed_query: z.record(z.string(), z.unknown()).optional().meta({ description: "Default: `query` parsed" }),
+  })
+  .meta({ description: "The sample request given to the handler" });
+
+/**
+ * `PUT /transformations/run` body: `code` and/or `transformation_id` (at least one). With both, the
+ * given code runs with the saved transformation's env (to try an edit before saving it); `env` adds to
+ * or overrides the saved env. `webhook_id` (a connection of the team) is given as `context.connection`.
+ */
 export const ZTransformationRun = z
   .strictObject({
-    code: z.string().min(1).max(100_000).optional(),
-    transformation_id: z.string().optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    webhook_id: z.string().optional(),
-    request: z
-      .strictObject({
-        headers: z.record(z.string(), z.string()),
-        body: z.unknown().optional(),
-        path: z.string().optional(),
-        query: z.string().optional(),
-        parsed_query: z.record(z.string(), z.unknown()).optional(),
-      })
-      .optional(),
+    code: ZTransformationCreate.shape.code.optional(),
+    transformation_id: z.string().min(1).optional(),
+    env: ZTransformationCreate.shape.env,
+    webhook_id: z.string().min(1).optional(),
+    request: ZRunRequest.optional().meta({ description: 'Default: `{headers: {}, body: null, path: "/", query: ""}`' }),
   })
-  .refine((b) => Boolean(b.code) !== Boolean(b.transformation_id), { message: "give code or transformation_id", path: ["code"] });
+  .refine((b) => b.code !== undefined || b.transformation_id !== undefined, { message: "Give code or transformation_id", path: ["code"] });
+
+/** The run endpoint's answer (the product's ExecutorOutput); 200 even when the code fails (`log_level: "fatal"`). */
+export const ZTransformationRunOutput = z
+  .object({
+    transformation_id: z.string().optional(),
+    log_level: z.enum(["debug", "info", "warn", "error", "fatal"]),
+    request: z.object({ headers: z.record(z.string(), z.string()), path: z.string(), query: z.string(), parsed_query: z.record(z.string(), z.unknown()), body: z.unknown() }).optional(),
+    console: z.array(z.object({ type: z.enum(["log", "info", "warn", "error", "debug"]), message: z.string() })),
+  })
+  .meta({ id: "TransformationRunOutput" });
 
 // GET /transformations
 export const listTransformationsRoute = gatewayRoute({}, async ({ teamId, query }) => ({
@@ -62,26 +80,46 @@ export const deleteTransformationRoute = gatewayRoute<undefined, { id: string }>
 export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformationRun>>({ body: ZTransformationRun }, async ({ teamId, body }) => {
   let code = body.code;
   let env = body.env ?? {};
-  if (body.transformation_id) {
+  if (body.transformation_id !== undefined) {
     const saved = await findTransformation(teamId, body.transformation_id);
     if (!saved) throw unprocessable(`Transformation ${body.transformation_id} does not exist`, { field: "transformation_id", id: body.transformation_id });
-    code = saved.code;
-    env = { ...(decryptJson<Record<string, string>>(saved.env_encrypted) ?? {}), ...(body.env ?? {}) };
+    code ??= saved.code;
+    env = { ...(decryptJson<Record<string, string>>(saved.env_encrypted) ?? {}), ...env };
+  }
+  let connection: Record<string, unknown> | null = null;
+  if (body.webhook_id !== undefined) {
+    const row = await getConnection(teamId, body.webhook_id).catch((err: unknown) => {
+      if (err instanceof GatewayError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
+      throw err;
+    });
+    connection = {
+      id: row.id,
+      team_id: row.team_id,
+      name: row.name,
+      description: row.description,
+      source_id: row.source_id,
+      destination_id: row.destination_id,
+      rules: row.rules,
+      paused_at: row.paused_at?.toISOString() ?? null,
+      disabled_at: row.disabled_at?.toISOString() ?? null,
+      updated_at: row.updated_at.toISOString(),
+      created_at: row.created_at.toISOString(),
+    };
   }
   const req = body.request ?? { headers: {} };
   const query = req.query ?? "";
   const result = await runTransformation({
     code: code!,
     env,
-    request: { headers: req.headers, body: req.body ?? null, path: req.path ?? "/", query, parsed_query: req.parsed_query ?? Object.fromEntries(new URLSearchParams(query)) },
-    context: { connection: null },
+    request: { headers: req.headers, body: req.body ?? null, path: req.path ?? "/", query, parsed_query: req.parsed_query ?? parseQueryString(query) },
+    context: { connection },
   });
   return {
     body: {
-      ...(body.transformation_id ? { transformation_id: body.transformation_id } : {}),
+      ...(body.transformation_id !== undefined ? { transformation_id: body.transformation_id } : {}),
       log_level: result.logLevel,
       ...(result.ok ? { request: result.request } : {}),
       console: result.console,
-    },
+    } satisfies z.infer<typeof ZTransformationRunOutput>,
   };
 });

@@ -1,21 +1,35 @@
 /**
- * Transformations of a gateway team: CRUD (shared/reference/gateway-product.md §1 `/transformations`).
- * `env` is stored encrypted. Connections create them inline too (lib/gateway/connections).
+ * Transformations of a gateway team: CRUD (shared/reference/gateway-product.md §1 `/transformations`,
+ * §2 Transformation). `env` is stored encrypted (`env_encrypted`, lib/crypto/secrets.ts) and returned
+ * decrypted as `env`. Every function is scoped by `teamId`: another team's transformation is "not found".
+ * Connections also create transformations inline (lib/gateway/connections).
  */
 import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { ZTransformationInput } from "@/lib/gateway/connections/schemas";
 import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
-import { alreadyExists } from "@/lib/http/errors";
+import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
 
+/** Largest `code`, bytes of UTF-8. */
+export const TRANSFORMATION_CODE_MAX_BYTES = 100 * 1024;
+
+const ZCode = z
+  .string()
+  .min(1)
+  .refine((code) => Buffer.byteLength(code, "utf8") <= TRANSFORMATION_CODE_MAX_BYTES, { message: `code must be at most ${TRANSFORMATION_CODE_MAX_BYTES} bytes` })
+  .meta({ description: `JavaScript calling addHandler("transform", (request, context) => request); at most ${TRANSFORMATION_CODE_MAX_BYTES} bytes` });
+const ZEnv = z.record(z.string().min(1), z.string()).meta({ description: "Environment variables, read as process.env.NAME; stored encrypted" });
+
+export const ZTransformationCreate = z.strictObject({ name: z.string().trim().min(1).max(155), code: ZCode, env: ZEnv.optional() });
+export const ZTransformationUpdate = ZTransformationCreate.partial();
+export type TTransformationCreate = z.infer<typeof ZTransformationCreate>;
+export type TTransformationUpdate = z.infer<typeof ZTransformationUpdate>;
+
 export type TransformationRow = { id: string; team_id: string; name: string; code: string; env_encrypted: string | null; created_at: Date; updated_at: Date };
 
-export const ZTransformationCreate = ZTransformationInput;
-export const ZTransformationUpdate = ZTransformationInput.partial();
 export const ZTransformation = z
   .object({ id: z.string(), team_id: z.string(), name: z.string(), code: z.string(), env: z.record(z.string(), z.string()), updated_at: z.iso.datetime(), created_at: z.iso.datetime() })
   .meta({ id: "Transformation" });
@@ -51,20 +65,25 @@ export async function countTransformations(teamId: string, query: ParsedQuery): 
   return { count: rows[0]!.count };
 }
 
-/** Creates a transformation; 409 when the name is taken. */
-export async function createTransformation(teamId: string, input: z.infer<typeof ZTransformationCreate>): Promise<TransformationRow> {
+/** Creates a transformation; 409 (`data: {transformation}`) when the name is taken. */
+export async function createTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
   const { rows } = await getPool().query<TransformationRow>(
     `INSERT INTO transformations AS t (id, team_id, name, code, env_encrypted, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())
      ON CONFLICT (team_id, name) DO NOTHING RETURNING ${COLUMNS}`,
     [createId("transformation"), teamId, input.name, input.code, encryptJson(input.env ?? {})],
   );
   if (rows[0]) return rows[0];
-  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, input.name);
-  throw alreadyExists({ id: existing?.id, resource_type: "transformation" });
+  throw await nameTaken(teamId, input.name);
 }
 
-/** Updates name, code and/or env of transformation `id`; throws 404 or 409. */
-export async function updateTransformation(teamId: string, id: string, input: z.infer<typeof ZTransformationUpdate>): Promise<TransformationRow> {
+/** 409 RESOURCE_ALREADY_EXISTS with `data: {transformation}` (the existing one), as the product answers. */
+async function nameTaken(teamId: string, name: string): Promise<GatewayError> {
+  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, name);
+  return alreadyExists(existing ? { transformation: toTransformation(existing) } : { name });
+}
+
+/** Updates name, code and/or env (replaced as a whole when given) of transformation `id`; throws 404 or 409. */
+export async function updateTransformation(teamId: string, id: string, input: TTransformationUpdate): Promise<TransformationRow> {
   const current = await getTransformation(teamId, id);
   const name = input.name ?? current.name;
   const { rows } = await getPool().query<TransformationRow>(
@@ -73,14 +92,24 @@ export async function updateTransformation(teamId: string, id: string, input: z.
       RETURNING ${COLUMNS}`,
     [id, teamId, name, input.code ?? current.code, input.env !== undefined ? encryptJson(input.env) : current.env_encrypted],
   );
-  if (!rows[0]) throw alreadyExists({ id: (await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, name))?.id, resource_type: "transformation" });
+  if (!rows[0]) throw await nameTaken(teamId, name);
   return rows[0];
 }
 
-/** `PUT /transformations`: updates the one with this name, or creates it. */
-export async function upsertTransformation(teamId: string, input: z.infer<typeof ZTransformationCreate>): Promise<TransformationRow> {
+/**
+ * `PUT /transformations`: updates the one with this name (code, and env when given), or creates it.
+ * A concurrent upsert that created the name first is not a conflict: this one then updates it.
+ */
+export async function upsertTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
   const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, input.name);
-  return existing ? updateTransformation(teamId, existing.id, input) : createTransformation(teamId, input);
+  if (existing) return updateTransformation(teamId, existing.id, input);
+  try {
+    return await createTransformation(teamId, input);
+  } catch (err) {
+    const winner = err instanceof GatewayError && err.status === 409 ? (err.data.transformation as { id?: string } | undefined)?.id : undefined;
+    if (!winner) throw err;
+    return updateTransformation(teamId, winner, input);
+  }
 }
 
 /** One page of the team's transformations (filters `id`, `name`). */
