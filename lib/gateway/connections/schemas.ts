@@ -4,6 +4,7 @@
  * in array order (2025-07-01 semantics; `rules_version` records who wrote them), delay and retry anywhere.
  */
 import { z } from "zod";
+import { ZTransformationCreate } from "@/lib/gateway/transformations/transformation-store";
 import { ZDestination, ZDestinationCreate } from "@/lib/gateway/destinations/schemas";
 import { ZSource, ZSourceCreate } from "@/lib/gateway/sources/schemas";
 
@@ -24,14 +25,8 @@ export const ZFilterRule = z.strictObject({
   path: z.union([z.string(), z.record(z.string(), json)]).optional(),
 });
 /** An inline transformation of a `transform` rule: the limits of `POST /transformations` (code ≤ 100 KiB of UTF-8). */
-export const ZTransformationInput = z.strictObject({
-  name: z.string().trim().min(1).max(155),
-  code: z
-    .string()
-    .min(1)
-    .refine((code) => Buffer.byteLength(code, "utf8") <= 100 * 1024, { message: "code must be at most 102400 bytes" }),
-  env: z.record(z.string().min(1), z.string()).optional(),
-});
+/** An inline transformation has exactly the shape of `POST /transformations` (one definition, one limit). */
+export const ZTransformationInput = ZTransformationCreate;
 /** By `transformation_id`, or inline `transformation` (created on save, returned as its id). */
 export const ZTransformRule = z
   .strictObject({ type: z.literal("transform"), transformation_id: z.string().min(1).optional(), transformation: ZTransformationInput.optional() })
