@@ -10,12 +10,17 @@ export const ID_PREFIX = {
   destination: "des_",
   connection: "web_",
   transformation: "trs_",
+  event: "evt_",
+  ignoredEvent: "ign_",
+  attempt: "atm_",
+  execution: "exc_",
+  cliSession: "cls_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
 
 /** Kinds whose ids start with their creation time; the others are pure capabilities. */
-const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation"]);
+const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation", "event", "ignoredEvent", "attempt", "execution", "cliSession"]);
 
 // ASCII order, so fixed-width encodings sort like the numbers they encode.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
