@@ -33,6 +33,14 @@ const ConfigSchema = z.object({
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  WORKER_ENABLED: booleanish.default(true),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
+  DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
+  DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  PIPELINE_RECOVERY_AFTER_MS: z.coerce.number().int().min(100).default(10_000),
+  PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
 });
 
 export type Config = {
@@ -72,6 +80,22 @@ export type Config = {
   gatewayApiRateLimit: number;
   /** Base URL of the gateway REST API (`{publicUrl}/api`). */
   gatewayApiUrl: string;
+  /** Run the delivery worker inside `npm start` (false: run `npm run worker` apart). */
+  workerEnabled: boolean;
+  /** Deliveries in flight at once per worker process. */
+  workerConcurrency: number;
+  /** Time allowed for one delivery (connect, headers and body), ms. */
+  deliveryTimeoutMs: number;
+  /** Bytes of a destination's response body kept on the attempt. */
+  deliveryResponseMaxBytes: number;
+  /** Deliver to private, loopback and unique-local addresses (link-local and cloud metadata are always refused). */
+  deliveryAllowPrivateNetworks: boolean;
+  /** Deliveries in flight at once to one destination per worker process (when it sets no `concurrent` limit). */
+  deliveryDestinationConcurrency: number;
+  /** Age after which a fan-out or delivery left behind by a crashed process is picked up again, ms. */
+  pipelineRecoveryAfterMs: number;
+  /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
+  pipelineSweepIntervalMs: number;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -110,6 +134,14 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     gatewayApiKey: e.GATEWAY_API_KEY,
     gatewayApiRateLimit: e.GATEWAY_API_RATE_LIMIT,
     gatewayApiUrl: `${publicUrl}/api`,
+    workerEnabled: e.WORKER_ENABLED,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
+    deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,
+    deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS,
+    deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
+    pipelineRecoveryAfterMs: e.PIPELINE_RECOVERY_AFTER_MS,
+    pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
   };
 }
 

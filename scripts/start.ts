@@ -4,6 +4,7 @@
  * 2. Migrations (prisma/migrations, applied offline).
  * 3. `next build` when there is no build of the current sources (not in --dev).
  * 4. The HTTP server (server.ts) on PORT.
+ * 5. The delivery worker (lib/delivery/worker.ts) unless WORKER_ENABLED=false.
  * Ctrl-C / SIGTERM stop it all cleanly; so does the death of a launcher (npm or tsx killed with
  * SIGKILL), and a start after a SIGKILL'd one stops the orphaned PostgreSQL first.
  */
@@ -41,6 +42,7 @@ async function takeLock(lockFile: string): Promise<void> {
 
 let embedded: EmbeddedPostgresHandle | undefined;
 let server: { close: () => Promise<void> } | undefined;
+let worker: { stop: () => Promise<void> } | undefined;
 let stopping = false;
 const lockFile = path.join(config.dataDir, "hookyard.pid");
 
@@ -51,6 +53,9 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   const force = setTimeout(() => process.exit(code || 1), 20_000);
   force.unref();
   await server?.close().catch((e) => console.error(e));
+  const { fanoutIdle } = await import("@/lib/gateway/pipeline/fanout-queue");
+  await fanoutIdle();
+  await worker?.stop().catch((e) => console.error(e));
   await embedded?.stop().catch((e) => console.error(e));
   if (!config.databaseUrl) rmSync(lockFile, { force: true });
   log("stopped");
@@ -102,6 +107,10 @@ try {
   if (!dev && !skipBuild) buildIfNeeded(log);
   const { startServer } = await import("../server");
   server = await startServer({ port: config.port, host: config.host, dev });
+  if (config.workerEnabled) {
+    const { startWorker } = await import("@/lib/delivery/worker");
+    worker = await startWorker();
+  }
   log(`ready on ${config.publicUrl}${dev ? " (development)" : ""}`);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);

@@ -1,7 +1,8 @@
 import { applyMigrations } from "@/lib/db/schema-engine";
+import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 
 /**
- * Brings the database at `connectionString` up to date with `prisma/migrations`.
+ * Brings the database at `connectionString` up to date with `prisma/migrations` and graphile-worker's schema.
  * Serialised across processes with an advisory lock (two servers starting together apply once).
  * Returns the names of the migrations applied now. Throws on SQL errors.
  */
@@ -11,7 +12,11 @@ export async function migrate(connectionString: string): Promise<string[]> {
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock(727274001)");
-    return await applyMigrations(connectionString);
+    const applied = await applyMigrations(connectionString);
+    // The delivery engine's job tables (graphile-worker's own schema, versioned by graphile-worker).
+    const { runMigrations } = await import("graphile-worker");
+    await runMigrations({ connectionString, logger: quietGraphileLogger() });
+    return applied;
   } finally {
     await client.query("SELECT pg_advisory_unlock(727274001)").catch(() => {});
     await client.end();

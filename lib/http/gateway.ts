@@ -5,6 +5,7 @@
  * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
  * It is the only try/catch of this surface.
  */
+import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateApiKey } from "@/lib/gateway/teams/api-keys";
@@ -150,6 +151,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       const result = await handler({ req, url, teamId: auth.teamId, version, query: parseQuery(url.searchParams), body: parsed, params: params as unknown as P });
       status = result.status ?? 200;
       json = result.body;
+      if (req.method !== "GET") bumpConfigGeneration();
     } catch (err) {
       const v = version;
       ({ status, json } = errorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));

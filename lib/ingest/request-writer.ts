@@ -1,5 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { scheduleFanout } from "@/lib/gateway/pipeline/fanout-queue";
 import { announceRequests } from "@/lib/ingest/request-notifier";
 
 /** One request to store: its `requests` row and its raw data. */
@@ -24,7 +25,8 @@ export type RequestRecord = {
 const MAX_BATCH = 500;
 
 
-// One statement writes both tables: atomic without BEGIN/COMMIT round trips.
+// One statement writes the three tables: atomic without BEGIN/COMMIT round trips. An accepted request
+// (no rejection cause) also gets its request_fanouts row, so its fan-out survives a crash after commit.
 const INSERT_SQL = `
 WITH r AS (
   INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at)
@@ -32,12 +34,17 @@ WITH r AS (
     FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::timestamptz[])
          AS t(id, team_id, source_id, verified, rejection_cause, ingested_at)
   RETURNING 1
+), f AS (
+  INSERT INTO request_fanouts (request_id, created_at)
+  SELECT t.id, t.ingested_at FROM unnest($1::text[], $5::text[], $6::timestamptz[]) AS t(id, rejection_cause, ingested_at)
+   WHERE t.rejection_cause IS NULL
+  RETURNING 1
 )
 INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type, client_ip)
 SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
 
 /** Prepared once per connection: the statement is parsed and planned once, not per batch. */
-const STATEMENT_NAME = "hookyard_ingest_requests";
+const STATEMENT_NAME = "hookyard_ingest_requests_v2";
 
 function params(rows: RequestRecord[]): unknown[] {
   const col = <T>(f: (r: RequestRecord) => T) => rows.map(f);
@@ -101,6 +108,7 @@ export class RequestWriter {
       await pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(batch.map((p) => p.record)) });
       for (const p of batch) p.resolve();
       announceRequests(batch.map((p) => p.record.sourceId));
+      scheduleFanout(batch.filter((p) => p.record.rejectionCause === null).map((p) => p.record.id));
     } catch (err) {
       if (batch.length === 1) {
         batch[0]!.reject(err);
@@ -112,6 +120,7 @@ export class RequestWriter {
             () => {
               p.resolve();
               announceRequests([p.record.sourceId]);
+              if (p.record.rejectionCause === null) scheduleFanout([p.record.id]);
             },
             (e) => p.reject(e),
           ),

@@ -1,4 +1,6 @@
+import { decryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { configGeneration } from "@/lib/gateway/pipeline/config-generation";
 
 /** What ingestion needs to know about a source. */
 export type IngestSource = {
@@ -9,13 +11,16 @@ export type IngestSource = {
   allowedMethods: string[];
   customResponse: { content_type: "json" | "text" | "xml"; body: string } | null;
   disabled: boolean;
-  /** Active connections fed by this source; 0 gives NO_CONNECTION. */
+  /** Active (not disabled) connections fed by this source; 0 gives NO_CONNECTION. */
   connectionCount: number;
+  /** `config.auth_type` and the decrypted `config.auth`, for verification. */
+  authType: string | null;
+  auth: Record<string, unknown> | null;
 };
 
 /** How long a found source is reused without reading it again, ms. */
 const TTL_MS = 1000;
-const cache = new Map<string, { source: IngestSource; expiresAt: number }>();
+const cache = new Map<string, { source: IngestSource; expiresAt: number; generation: number }>();
 const inFlight = new Map<string, Promise<IngestSource | null>>();
 
 async function load(id: string): Promise<IngestSource | null> {
@@ -24,10 +29,13 @@ async function load(id: string): Promise<IngestSource | null> {
     team_id: string;
     mode: "GUEST" | "TEAM";
     type: string;
-    config: { allowed_http_methods?: string[]; custom_response?: IngestSource["customResponse"] };
+    config: { allowed_http_methods?: string[]; custom_response?: IngestSource["customResponse"]; auth_type?: string | null };
     disabled_at: Date | null;
+    auth_encrypted: string | null;
+    connection_count: number;
   }>(
-    `SELECT s.id, s.team_id, t.mode, s.type, s.config, s.disabled_at
+    `SELECT s.id, s.team_id, t.mode, s.type, s.config, s.disabled_at, s.auth_encrypted,
+            (SELECT count(*) FROM connections w WHERE w.source_id = s.id AND w.disabled_at IS NULL)::int AS connection_count
        FROM sources s JOIN teams t ON t.id = s.team_id WHERE s.id = $1`,
     [id],
   );
@@ -41,8 +49,9 @@ async function load(id: string): Promise<IngestSource | null> {
     allowedMethods: row.config.allowed_http_methods ?? ["POST", "PUT", "PATCH", "DELETE"],
     customResponse: row.config.custom_response ?? null,
     disabled: row.disabled_at !== null,
-    // Connections arrive with the gateway API (issue 3); until then no source has one.
-    connectionCount: 0,
+    connectionCount: row.connection_count,
+    authType: row.config.auth_type ?? null,
+    auth: decryptJson<Record<string, unknown>>(row.auth_encrypted),
   };
 }
 
@@ -53,8 +62,9 @@ async function load(id: string): Promise<IngestSource | null> {
  * so a source created a moment ago in another process is found at once. Concurrent misses share one read.
  */
 export async function findIngestSource(id: string, now = Date.now()): Promise<IngestSource | null> {
+  const generation = configGeneration();
   const hit = cache.get(id);
-  if (hit && hit.expiresAt > now) return hit.source;
+  if (hit && hit.expiresAt > now && hit.generation === generation) return hit.source;
   let pending = inFlight.get(id);
   if (!pending) {
     pending = load(id).finally(() => inFlight.delete(id));
@@ -63,7 +73,7 @@ export async function findIngestSource(id: string, now = Date.now()): Promise<In
   const source = await pending;
   if (source) {
     if (cache.size > 10_000) cache.clear();
-    cache.set(id, { source, expiresAt: now + TTL_MS });
+    cache.set(id, { source, expiresAt: now + TTL_MS, generation });
   } else {
     cache.delete(id);
   }

@@ -1,0 +1,183 @@
+/**
+ * One delivery of one event (design "The delivery engine"; shared/spec/gateway.md "Events"). The job
+ * carries only the event id: this claims the event row with a lease, reloads everything it needs,
+ * sends, and records the attempt and the event's new state in one statement. At-least-once: a worker
+ * that dies mid-delivery leaves an expired lease, and the sweeper queues the event again.
+ */
+import { getConfig } from "@/lib/config";
+import type { AttemptContext } from "@/lib/delivery/attempt-context";
+import { decryptJson, decryptSecret } from "@/lib/crypto/secrets";
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { dispatchToCli } from "@/lib/delivery/cli-dispatch";
+import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
+import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
+import { enqueueDeliveries } from "@/lib/delivery/jobs";
+import { buildOutgoingRequest, type EventDelivery } from "@/lib/delivery/outgoing";
+import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
+import { createId } from "@/lib/ids";
+
+/** Extra lease beyond the delivery timeout before another worker may take the event over, ms. */
+const LEASE_MARGIN_MS = 5000;
+
+type ClaimedRow = {
+  id: string;
+  team_id: string;
+  webhook_id: string;
+  destination_id: string;
+  request_id: string;
+  attempts: number;
+  next_trigger: string;
+  data: { path: string; query: string; headers: Record<string, string>; body: string | null } | null;
+  connection_name: string | null;
+  rules: unknown;
+  paused_at: Date | null;
+  connection_disabled_at: Date | null;
+  source_name: string | null;
+  destination_name: string | null;
+  destination_type: string | null;
+  destination_config: Record<string, unknown> | null;
+  destination_auth: string | null;
+  destination_disabled_at: Date | null;
+  verified: boolean | null;
+  method: string | null;
+  path: string | null;
+  query: string | null;
+  headers: Record<string, string> | null;
+  body: Buffer | null;
+  client_ip: string | null;
+  s: string | null;
+  p: string | null;
+  e: Date | null;
+};
+
+const CLAIM_SQL = `
+WITH c AS (
+  UPDATE events SET locked_until = $2, status = 'QUEUED', updated_at = now()
+   WHERE id = $1 AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now())
+     AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '50 milliseconds')
+  RETURNING id, team_id, webhook_id, destination_id, request_id, attempts, next_trigger, data
+)
+SELECT c.*, w.name AS connection_name, w.rules, w.paused_at, w.disabled_at AS connection_disabled_at, s.name AS source_name,
+       d.name AS destination_name, d.type AS destination_type, d.config AS destination_config, d.auth_encrypted AS destination_auth,
+       d.disabled_at AS destination_disabled_at, r.verified, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.client_ip,
+       t.signing_secret_encrypted AS s, t.previous_signing_secret_encrypted AS p, t.previous_signing_secret_expires_at AS e
+  FROM c
+  LEFT JOIN connections w ON w.id = c.webhook_id
+  LEFT JOIN sources s ON s.id = w.source_id
+  LEFT JOIN destinations d ON d.id = c.destination_id
+  LEFT JOIN requests r ON r.id = c.request_id
+  LEFT JOIN request_raw_data raw ON raw.request_id = c.request_id
+  LEFT JOIN teams t ON t.id = c.team_id`;
+
+/** Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at `retryAt`. */
+async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED" | "QUEUED", retryAt: Date | null, errorCode: string | null = null): Promise<void> {
+  await inTransaction(async (client) => {
+    const { rowCount } = await client.query(
+      `UPDATE events SET status = $3, next_attempt_at = $4, locked_until = NULL, error_code = COALESCE($5, error_code), updated_at = now()
+        WHERE id = $1 AND locked_until = $2`,
+      [eventId, lease, status, retryAt, errorCode],
+    );
+    if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
+  });
+}
+
+/** The outcome of one attempt, to record. */
+export type AttemptOutcome = SendResult & { requestedUrl: string | null; httpMethod: string | null; cliId?: string | null };
+
+/**
+ * Records attempt `attemptId` of a claimed event and moves the event: SUCCESSFUL on a 2xx; QUEUED again
+ * with `next_attempt_at` when the connection's retry rule allows another attempt; FAILED otherwise.
+ * The event is only changed while `lease` is still its lease and it is still QUEUED (a cancel made
+ * meanwhile wins). Exported for the CLI channel, which records attempts answered by `hookyard listen`.
+ */
+export async function recordAttempt(a: AttemptContext & { outcome: AttemptOutcome }): Promise<void> {
+  const o = a.outcome;
+  const success = o.status !== null && o.status >= 200 && o.status < 300;
+  const delay = success ? null : nextRetryDelay(a.retryRule, a.attemptNumber, o.status);
+  const now = new Date();
+  const nextAt = delay === null ? null : new Date(now.getTime() + delay);
+  const eventStatus = success ? "SUCCESSFUL" : nextAt ? "QUEUED" : "FAILED";
+  await inTransaction(async (client) => {
+    await client.query(
+      `INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
+                             requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
+      [a.attemptId, a.teamId, a.eventId, a.destinationId, a.attemptNumber, a.trigger, success ? "SUCCESSFUL" : "FAILED", o.status, o.errorCode, o.body,
+       o.requestedUrl, o.httpMethod, o.cliId ?? null, success ? now : null, o.deliveredAt, o.respondedAt, o.deliveryLatency, o.responseLatency, now],
+    );
+    const { rowCount } = await client.query(
+      `UPDATE events SET status = $3, attempts = attempts + 1, last_attempt_at = $4, next_attempt_at = $5, next_trigger = 'AUTOMATIC',
+              response_status = $6, error_code = $7, successful_at = CASE WHEN $8 THEN $4 ELSE successful_at END,
+              cli_id = COALESCE($9, cli_id), locked_until = NULL, updated_at = now()
+        WHERE id = $1 AND locked_until = $2 AND status = 'QUEUED'`,
+      [a.eventId, a.lease, eventStatus, now, nextAt, o.status, o.errorCode, success, o.cliId ?? null],
+    );
+    if (rowCount && nextAt) await enqueueDeliveries(client, [a.eventId], [nextAt]);
+  });
+}
+
+/**
+ * Delivers event `eventId` if it is due and not leased by another worker; otherwise does nothing (a
+ * repeated or stale job is harmless). Resolves when the attempt is recorded. Throws only on database
+ * errors (graphile-worker then retries the job).
+ */
+export async function deliverEvent(eventId: string): Promise<void> {
+  const config = getConfig();
+  const lease = new Date(Date.now() + config.deliveryTimeoutMs + LEASE_MARGIN_MS);
+  const { rows } = await getPool().query<ClaimedRow>(CLAIM_SQL, [eventId, lease]);
+  const ev = rows[0];
+  if (!ev) return;
+
+  if (!ev.connection_name || !ev.destination_type || ev.connection_disabled_at || ev.destination_disabled_at) {
+    return release(ev.id, lease, "CANCELLED", null, "CANCELLED");
+  }
+  if (ev.paused_at) return release(ev.id, lease, "HOLD", null);
+
+  const destinationConfig = ev.destination_config ?? {};
+  const slot = await acquireDestinationSlot(ev.destination_id, destinationConfig as { rate_limit?: number; rate_limit_period?: string });
+  if (!slot.ok) return release(ev.id, lease, "QUEUED", slot.retryAt);
+
+  try {
+    const rules = Array.isArray(ev.rules) ? (ev.rules as { type: string }[]) : [];
+    const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
+    const attemptId = createId("attempt");
+    const attemptNumber = ev.attempts + 1;
+    const delivery: EventDelivery = {
+      eventId: ev.id,
+      requestId: ev.request_id,
+      attemptId,
+      attemptNumber,
+      trigger: ev.next_trigger,
+      sourceName: ev.source_name ?? "",
+      connectionName: ev.connection_name,
+      destinationName: ev.destination_name ?? "",
+      verified: ev.verified === true,
+      clientIp: ev.client_ip,
+      method: ev.method ?? "POST",
+      path: ev.data?.path ?? ev.path ?? "/",
+      query: ev.data?.query ?? ev.query ?? "",
+      headers: ev.data?.headers ?? ev.headers ?? {},
+      body: ev.data ? (ev.data.body === null ? null : Buffer.from(ev.data.body, "utf8")) : ev.body,
+      destination: { type: ev.destination_type, config: destinationConfig, auth: decryptJson<Record<string, unknown>>(ev.destination_auth) },
+      secrets: { current: ev.s ? decryptSecret(ev.s) : "", previous: ev.p && ev.e && ev.e > new Date() ? decryptSecret(ev.p) : null },
+    };
+    const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
+
+    if (ev.destination_type === "CLI") {
+      const dispatched = await dispatchToCli({ ...base, connectionId: ev.webhook_id, delivery });
+      if (dispatched) return; // the CLI's answer (or the lease's expiry) records the attempt
+      const now = new Date();
+      return recordAttempt({ ...base, outcome: { status: null, body: "No hookyard CLI is listening to this connection", errorCode: "CLI_UNAVAILABLE", responseLatency: null, deliveryLatency: 0, deliveredAt: now, respondedAt: null, requestedUrl: null, httpMethod: null } });
+    }
+    if (ev.destination_type === "MOCK_API") {
+      const now = new Date();
+      return recordAttempt({ ...base, outcome: { status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: delivery.method } });
+    }
+    const outgoing = buildOutgoingRequest(delivery);
+    const result = await sendHttp({ ...outgoing, timeoutMs: config.deliveryTimeoutMs });
+    return recordAttempt({ ...base, outcome: { ...result, requestedUrl: outgoing.url, httpMethod: outgoing.method } });
+  } finally {
+    slot.release();
+  }
+}

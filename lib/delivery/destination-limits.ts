@@ -1,0 +1,55 @@
+/**
+ * Per-destination limits (shared/reference/gateway-product.md §2 Destination config): `rate_limit`
+ * deliveries per `rate_limit_period` (second, minute, hour: fixed windows counted in PostgreSQL, so the
+ * limit holds across worker processes) or `concurrent` (deliveries in flight). Every destination also
+ * has an in-process ceiling of DELIVERY_DESTINATION_CONCURRENCY in flight, so one slow or dead
+ * destination never takes all of a worker's slots (design "Isolation").
+ * A delivery over a limit is not made: the caller reschedules it for `retryAt`.
+ */
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+
+const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+const inFlight = new Map<string, number>();
+
+export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
+export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
+
+/** Deliveries to `destinationId` in flight in this process. */
+export const inFlightTo = (destinationId: string) => inFlight.get(destinationId) ?? 0;
+
+/**
+ * Takes a delivery slot for `destinationId`, or says when to try again. The caller must call
+ * `release()` once the delivery ends. Throws on database errors.
+ */
+export async function acquireDestinationSlot(destinationId: string, config: DestinationLimitConfig, now = Date.now()): Promise<Permit> {
+  const limit = config.rate_limit ?? null;
+  const period = config.rate_limit_period ?? "second";
+  const ceiling = limit && period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
+  const current = inFlightTo(destinationId);
+  if (current >= ceiling) return { ok: false, retryAt: new Date(now + 50 + Math.floor(Math.random() * 100)) };
+
+  if (limit && period !== "concurrent") {
+    const windowMs = PERIOD_MS[period as keyof typeof PERIOD_MS] ?? 1000;
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const { rowCount } = await getPool().query(
+      `INSERT INTO rate_limit_counters (key, window_start, count) VALUES ($1, $2, 1)
+       ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1 WHERE rate_limit_counters.count < $3
+       RETURNING count`,
+      [`destination:${destinationId}`, new Date(windowStart), limit],
+    );
+    if (!rowCount) return { ok: false, retryAt: new Date(windowStart + windowMs + Math.floor(Math.random() * Math.min(100, windowMs / 10))) };
+  }
+  inFlight.set(destinationId, inFlightTo(destinationId) + 1);
+  let released = false;
+  return {
+    ok: true,
+    release: () => {
+      if (released) return;
+      released = true;
+      const n = inFlightTo(destinationId) - 1;
+      if (n <= 0) inFlight.delete(destinationId);
+      else inFlight.set(destinationId, n);
+    },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The HTTP sender of the delivery engine (design "The delivery engine"): undici with a timeout,
+ * a capped response body, no redirects followed, refused addresses, and network failures mapped to
+ * the spec's error codes (shared/reference/gateway-product.md §2 `error_code`). Shared by the gateway
+ * and, later, the outbound service.
+ */
+import { isIP } from "node:net";
+import { Agent, errors as undiciErrors, request } from "undici";
+import { getConfig } from "@/lib/config";
+import { guardedLookup, RefusedAddressError, refusedAddressReason } from "@/lib/delivery/address-guard";
+
+export type OutgoingRequest = {
+  url: string;
+  method: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: Buffer | null;
+  /** Total time allowed, ms (default DELIVERY_TIMEOUT_MS). */
+  timeoutMs?: number;
+};
+
+export type SendResult = {
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  /** Response body as text, cut to DELIVERY_RESPONSE_MAX_BYTES; or the failure's description. */
+  body: string | null;
+  /** The spec's error code for a failure without a response (TIMEOUT, CONNECTION_REFUSED, …); null with a response. */
+  errorCode: string | null;
+  /** ms from sending to the response headers; null without a response. */
+  responseLatency: number | null;
+  /** ms from sending to the end of the response (or the failure). */
+  deliveryLatency: number;
+  /** When the request was sent, and when its response ended. */
+  deliveredAt: Date;
+  respondedAt: Date | null;
+};
+
+let agent: Agent | undefined;
+function getAgent(): Agent {
+  agent ??= new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 64,
+    connect: { lookup: guardedLookup(getConfig().deliveryAllowPrivateNetworks), timeout: 10_000 },
+  });
+  return agent;
+}
+
+const CODE_MAP: Record<string, string> = {
+  ECONNREFUSED: "CONNECTION_REFUSED",
+  ECONNRESET: "CONNECTION_RESET",
+  EPIPE: "CONNECTION_RESET",
+  ENOTFOUND: "DNS_LOOKUP_FAILED",
+  EAI_AGAIN: "DNS_LOOKUP_FAILED",
+  EAI_FAIL: "DNS_LOOKUP_FAILED",
+  EHOSTUNREACH: "HOST_UNREACHABLE",
+  EREFUSEDADDRESS: "HOST_UNREACHABLE",
+  ENETUNREACH: "NETWORK_UNREACHABLE",
+  ETIMEDOUT: "TIMEOUT",
+  UND_ERR_CONNECT_TIMEOUT: "TIMEOUT",
+  UND_ERR_HEADERS_TIMEOUT: "TIMEOUT",
+  UND_ERR_BODY_TIMEOUT: "TIMEOUT",
+  UND_ERR_SOCKET: "SOCKET_CLOSED",
+  UND_ERR_CLOSED: "SOCKET_CLOSED",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "SELF_SIGNED_CERT",
+  SELF_SIGNED_CERT_IN_CHAIN: "SELF_SIGNED_CERT",
+  ERR_TLS_CERT_ALTNAME_INVALID: "ERR_TLS_CERT_ALTNAME_INVALID",
+  CERT_HAS_EXPIRED: "SSL_CERT_EXPIRED",
+  UNABLE_TO_GET_ISSUER_CERT: "UNABLE_TO_GET_ISSUER_CERT",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "SSL_ERROR_CA_UNKNOWN",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "SSL_ERROR_CA_UNKNOWN",
+  ERR_SSL_WRONG_VERSION_NUMBER: "ERR_SSL_WRONG_VERSION_NUMBER",
+  ERR_INVALID_CHAR: "INVALID_CHARACTER",
+  ERR_INVALID_HTTP_TOKEN: "INVALID_CHARACTER",
+  ERR_INVALID_URL: "INVALID_URL",
+  UND_ERR_INVALID_ARG: "INVALID_CHARACTER",
+  HPE_INVALID_CONSTANT: "PROTOCOL_ERROR",
+  UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: "PROTOCOL_ERROR",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "PROTOCOL_ERROR",
+};
+
+/** The spec's error code for a failed send (`err` as thrown by undici, possibly wrapping a system error). */
+export function classifyNetworkError(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: string }).code;
+    if (code && CODE_MAP[code]) return CODE_MAP[code];
+    if (e instanceof RefusedAddressError) return "HOST_UNREACHABLE";
+    if ((e as Error).name === "TimeoutError" || (e as Error).name === "AbortError") return "TIMEOUT";
+    if (code?.startsWith("ERR_SSL") || code?.startsWith("ERR_TLS")) return "SSL_ERROR_CA_UNKNOWN";
+    if (code?.startsWith("HPE_")) return "PROTOCOL_ERROR";
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "UNKNOWN";
+}
+
+function describe(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const m = (e as Error).message;
+    if (m && !parts.includes(m)) parts.push(m);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.join(": ") || String(err);
+}
+
+/**
+ * Sends one request and never throws: every outcome is a {@link SendResult}. Redirects are not
+ * followed (a 3xx is an answer like any other). A URL that is not http(s), or whose host is an IP
+ * literal that is refused, fails with INVALID_URL / HOST_UNREACHABLE without a connection.
+ */
+export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
+  const config = getConfig();
+  const timeoutMs = req.timeoutMs ?? config.deliveryTimeoutMs;
+  const started = performance.now();
+  const deliveredAt = new Date();
+  const failure = (errorCode: string, message: string): SendResult => ({
+    status: null,
+    body: message,
+    errorCode,
+    responseLatency: null,
+    deliveryLatency: Math.round(performance.now() - started),
+    deliveredAt,
+    respondedAt: null,
+  });
+
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return failure("INVALID_URL", `${req.url} is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return failure("INVALID_URL", `${url.protocol} URLs cannot be delivered to`);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) {
+    const reason = refusedAddressReason(host, config.deliveryAllowPrivateNetworks);
+    if (reason) return failure("HOST_UNREACHABLE", reason);
+  }
+
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(url, {
+      method: req.method as "POST",
+      headers: req.headers,
+      body: req.body && req.method !== "GET" && req.method !== "HEAD" ? req.body : undefined,
+      dispatcher: getAgent(),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const responseLatency = Math.round(performance.now() - started);
+    const max = config.deliveryResponseMaxBytes;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      if (kept < max) {
+        chunks.push(buf.subarray(0, max - kept));
+        kept += Math.min(buf.length, max - kept);
+      }
+    }
+    return {
+      status: res.statusCode,
+      body: chunks.length ? Buffer.concat(chunks).toString("utf8") : "",
+      errorCode: null,
+      responseLatency,
+      deliveryLatency: Math.round(performance.now() - started),
+      deliveredAt,
+      respondedAt: new Date(),
+    };
+  } catch (err) {
+    if (signal.aborted) return failure("TIMEOUT", `no complete answer within ${timeoutMs} ms`);
+    if (err instanceof undiciErrors.InvalidArgumentError) return failure("INVALID_CHARACTER", describe(err));
+    return failure(classifyNetworkError(err), describe(err));
+  }
+}
+
+/** Closes pooled connections (shutdown, tests). */
+export async function closeSender(): Promise<void> {
+  const a = agent;
+  agent = undefined;
+  await a?.close().catch(() => {});
+}

@@ -1,0 +1,92 @@
+/**
+ * What is sent for an event (shared/spec/gateway.md "Events", "Gateway signature verification",
+ * "Destination authentication"): the destination URL plus the forwarded path and query, the original
+ * method unless the destination overrides it, the original headers minus hop-by-hop ones, the
+ * gateway's headers and the destination's auth.
+ */
+import { createHmac } from "node:crypto";
+import { gatewaySignatureHeaders } from "@/lib/delivery/signing";
+
+/** Headers never forwarded: hop-by-hop ones, those the sender recomputes, and any inbound `x-gateway-*`. */
+const DROPPED = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect", "http2-settings"]);
+
+export type EventDelivery = {
+  eventId: string;
+  requestId: string;
+  attemptId: string;
+  attemptNumber: number;
+  trigger: string;
+  sourceName: string;
+  connectionName: string;
+  destinationName: string;
+  verified: boolean;
+  clientIp: string | null;
+  /** The request as received, or as a transformation left it. */
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  destination: { type: string; config: Record<string, unknown>; auth: Record<string, unknown> | null };
+  secrets: { current: string; previous: string | null };
+};
+
+/** `config.url` + path (unless `path_forwarding_disabled`) + the query (merged with the URL's own). */
+export function destinationUrl(config: Record<string, unknown>, path: string, query: string): string {
+  const base = String(config.url ?? "");
+  const [beforeQuery, ownQuery = ""] = base.split("?", 2) as [string, string?];
+  const forwarded = config.path_forwarding_disabled === true || !path || path === "/" ? "" : path;
+  const joined = forwarded ? beforeQuery.replace(/\/+$/, "") + (forwarded.startsWith("/") ? forwarded : `/${forwarded}`) : beforeQuery;
+  const q = [ownQuery, query].filter(Boolean).join("&");
+  return q ? `${joined}?${q}` : joined;
+}
+
+/** The HTTP request to send for `d`: `{url, method, headers, body}`. */
+export function buildOutgoingRequest(d: EventDelivery): { url: string; method: string; headers: Record<string, string>; body: Buffer | null } {
+  const config = d.destination.config;
+  let url = destinationUrl(config, d.path, d.query);
+  const method = (typeof config.http_method === "string" && config.http_method) || d.method;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(d.headers)) {
+    const lower = name.toLowerCase();
+    if (DROPPED.has(lower) || lower.startsWith("x-gateway-")) continue;
+    headers[lower] = value;
+  }
+  Object.assign(headers, gatewaySignatureHeaders(d.secrets, d.body), {
+    "x-gateway-original-method": d.method,
+    "x-gateway-verified": d.verified ? "true" : "false",
+    "x-gateway-event-id": d.eventId,
+    "x-gateway-request-id": d.requestId,
+    "x-gateway-attempt-id": d.attemptId,
+    "x-gateway-attempt-count": String(d.attemptNumber),
+    "x-gateway-attempt-trigger": d.trigger,
+    "x-gateway-source-name": d.sourceName,
+    "x-gateway-connection-name": d.connectionName,
+    "x-gateway-destination-name": d.destinationName,
+    "idempotency-key": d.eventId,
+  });
+  if (d.clientIp) headers["x-gateway-original-ip"] = d.clientIp;
+
+  const auth = d.destination.auth ?? {};
+  switch (config.auth_type) {
+    case "CUSTOM_SIGNATURE":
+      if (auth.key && auth.signing_secret) headers[String(auth.key).toLowerCase()] = createHmac("sha256", String(auth.signing_secret)).update(d.body ?? Buffer.alloc(0)).digest("base64");
+      break;
+    case "BASIC_AUTH":
+      headers.authorization = `Basic ${Buffer.from(`${auth.username ?? ""}:${auth.password ?? ""}`).toString("base64")}`;
+      break;
+    case "BEARER_TOKEN":
+      headers.authorization = `Bearer ${auth.token ?? ""}`;
+      break;
+    case "API_KEY":
+      if (auth.key) {
+        if (auth.to === "query") {
+          const u = new URL(url);
+          u.searchParams.append(String(auth.key), String(auth.api_key ?? ""));
+          url = u.toString();
+        } else headers[String(auth.key).toLowerCase()] = String(auth.api_key ?? "");
+      }
+      break;
+  }
+  return { url, method, headers, body: method === "GET" || method === "HEAD" ? null : d.body };
+}

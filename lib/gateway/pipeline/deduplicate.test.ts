@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
+
+const req = (body: unknown, headers: Record<string, string> = {}) => ({ headers, body, path: "/", query: "", parsed_query: {} });
+
+describe("dedupDigest", () => {
+  it("compares the whole event by default, with key order ignored", () => {
+    const rule = { type: "deduplicate" as const, window: 1000 };
+    expect(dedupDigest(rule, req({ a: 1, b: 2 }))).toBe(dedupDigest(rule, req({ b: 2, a: 1 })));
+    expect(dedupDigest(rule, req({ a: 1 }))).not.toBe(dedupDigest(rule, req({ a: 2 })));
+    expect(dedupDigest(rule, req({ a: 1 }, { "x-id": "1" }))).not.toBe(dedupDigest(rule, req({ a: 1 }, { "x-id": "2" })));
+  });
+  it("compares only include_fields when given", () => {
+    const rule = { type: "deduplicate" as const, window: 1000, include_fields: ["body.id", "body.items[*].sku"] };
+    expect(dedupDigest(rule, req({ id: 7, t: 1, items: [{ sku: "a", q: 1 }] }))).toBe(dedupDigest(rule, req({ id: 7, t: 2, items: [{ sku: "a", q: 9 }] })));
+    expect(dedupDigest(rule, req({ id: 7, items: [{ sku: "a" }] }))).not.toBe(dedupDigest(rule, req({ id: 8, items: [{ sku: "a" }] })));
+    expect(dedupDigest(rule, req({ id: 7, items: [{ sku: "a" }] }))).not.toBe(dedupDigest(rule, req({ id: 7, items: [{ sku: "b" }] })));
+  });
+  it("drops exclude_fields from the comparison", () => {
+    const rule = { type: "deduplicate" as const, window: 1000, exclude_fields: ["headers", "body.sent_at", "body.list[0]"] };
+    expect(dedupDigest(rule, req({ id: 1, sent_at: 1, list: [1, 2] }, { a: "1" }))).toBe(dedupDigest(rule, req({ id: 1, sent_at: 2, list: [9, 2] }, { a: "2" })));
+    expect(dedupDigest(rule, req({ id: 1, list: [1, 2] }))).not.toBe(dedupDigest(rule, req({ id: 1, list: [1, 3] })));
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The `deduplicate` rule (shared/spec/gateway.md "Rules"): `{type: "deduplicate", window (ms),
+ * include_fields?, exclude_fields?}`. Events whose compared fields are equal within `window` of a
+ * first occurrence are ignored (cause DEDUPLICATED); only the first is delivered. Field paths name the
+ * event's `body`, `headers`, `path` and `query` (parsed): a root name, a dotted path, `[0]` or `[*]`.
+ */
+import { createHash } from "node:crypto";
+import type { TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+
+export type DeduplicateRule = { type: "deduplicate"; window: number; include_fields?: string[] | null; exclude_fields?: string[] | null };
+
+type Segment = string | number | "*";
+
+function parsePath(path: string): Segment[] {
+  const segments: Segment[] = [];
+  for (const part of path.split(".")) {
+    const m = /^([^[\]]*)((?:\[(?:\d+|\*)\])*)$/.exec(part);
+    if (!m) {
+      segments.push(part);
+      continue;
+    }
+    if (m[1]) segments.push(m[1]);
+    for (const idx of m[2]!.matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
+  }
+  return segments;
+}
+
+function pick(value: unknown, segments: Segment[]): unknown {
+  if (segments.length === 0) return value;
+  const [head, ...rest] = segments;
+  if (head === "*") return Array.isArray(value) ? value.map((v) => pick(v, rest)) : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  return pick((value as Record<string | number, unknown>)[head as string | number], rest);
+}
+
+function omit(value: unknown, segments: Segment[]): unknown {
+  if (segments.length === 0 || value === null || typeof value !== "object") return segments.length === 0 ? undefined : value;
+  const [head, ...rest] = segments;
+  if (Array.isArray(value)) {
+    if (head === "*") return rest.length === 0 ? [] : value.map((v) => omit(v, rest));
+    if (typeof head !== "number") return value;
+    return value.flatMap((v, i) => (i !== head ? [v] : rest.length === 0 ? [] : [omit(v, rest)]));
+  }
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const key = String(head);
+  if (!(key in copy)) return copy;
+  if (rest.length === 0) delete copy[key];
+  else copy[key] = omit(copy[key], rest);
+  return copy;
+}
+
+/** Canonical JSON: object keys sorted, so equal values give equal text. */
+function canonical(value: unknown): string {
+  if (value === undefined) return "null";
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  const keys = Object.keys(value as object).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+}
+
+/**
+ * SHA-256 (hex) of the fields the rule compares: `include_fields` when given, else the whole event
+ * (`body`, `headers`, `path`, `query`) minus `exclude_fields`.
+ */
+export function dedupDigest(rule: DeduplicateRule, request: TransformRequest): string {
+  const event = { body: request.body, headers: request.headers, path: request.path, query: request.parsed_query };
+  let compared: unknown;
+  if (rule.include_fields && rule.include_fields.length > 0) {
+    compared = rule.include_fields.map((f) => [f, pick(event, parsePath(f))]);
+  } else {
+    compared = event;
+    for (const f of rule.exclude_fields ?? []) compared = omit(compared, parsePath(f));
+  }
+  return createHash("sha256").update(canonical(compared)).digest("hex");
+}

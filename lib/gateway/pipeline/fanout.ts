@@ -1,0 +1,295 @@
+/**
+ * Fan-out (design "The delivery engine", shared/spec/gateway.md "Events"): turns committed requests into
+ * events, one per active connection of their source, through each connection's rules:
+ * filter and transform steps in order (executionOrder: array order from 2025-07-01, transformations
+ * first for rules written by older versions), then deduplicate, then delay. A connection that is paused
+ * makes HOLD events; disabled connections or destinations give ignored events (DISABLED).
+ *
+ * Rules run outside any transaction (a transformation may take up to a second); the results are
+ * written in one transaction that first claims the requests' `request_fanouts` rows, so a request is
+ * fanned out once even when the sweeper and the fast path race, and a crash before the commit leaves
+ * the rows for the sweeper.
+ */
+import type pg from "pg";
+import { decryptJson } from "@/lib/crypto/secrets";
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { enqueueDeliveries } from "@/lib/delivery/jobs";
+import { executionOrder } from "@/lib/gateway/connections/rule-order";
+import { configGeneration } from "@/lib/gateway/pipeline/config-generation";
+import { type DeduplicateRule, dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
+import { serializeBody, toRuleRequest } from "@/lib/gateway/pipeline/event-request";
+import { type FilterRule, failedFilterParts } from "@/lib/gateway/pipeline/filter";
+import { runTransformation, type TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+import { createId } from "@/lib/ids";
+import { logger } from "@/lib/log";
+
+const log = logger("fanout");
+
+type Rule = { type: string } & Record<string, unknown>;
+
+export type FanoutConnection = {
+  id: string;
+  team_id: string;
+  name: string;
+  source_id: string;
+  source_name: string;
+  destination_id: string;
+  destination_name: string;
+  destination_type: string;
+  rules: Rule[];
+  rules_version: string;
+  paused: boolean;
+  /** The connection or its destination is disabled. */
+  disabled: boolean;
+};
+
+type RequestRow = {
+  id: string;
+  team_id: string;
+  source_id: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  content_type: string | null;
+};
+
+type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: unknown; dedup?: { digest: string; window: number } };
+type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
+type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
+
+/** How long connections and transformations read by the fan-out are reused, ms. */
+const CACHE_MS = 1000;
+const connectionCache = new Map<string, { at: number; generation: number; connections: FanoutConnection[] }>();
+const transformationCache = new Map<string, { at: number; generation: number; code: string; env: Record<string, string> }>();
+
+async function connectionsFor(sourceIds: string[], now: number): Promise<Map<string, FanoutConnection[]>> {
+  const out = new Map<string, FanoutConnection[]>();
+  const missing: string[] = [];
+  for (const id of sourceIds) {
+    const hit = connectionCache.get(id);
+    if (hit && now - hit.at < CACHE_MS && hit.generation === configGeneration()) out.set(id, hit.connections);
+    else missing.push(id);
+  }
+  if (missing.length) {
+    const { rows } = await getPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
+      `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
+              w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
+         FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
+        WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
+      [missing],
+    );
+    for (const id of missing) out.set(id, []);
+    for (const r of rows) {
+      out.get(r.source_id)!.push({ ...r, rules: Array.isArray(r.rules) ? r.rules : [], paused: r.paused_at !== null, disabled: r.disabled_at !== null || r.destination_disabled_at !== null });
+    }
+    if (connectionCache.size > 10_000) connectionCache.clear();
+    for (const id of missing) connectionCache.set(id, { at: now, generation: configGeneration(), connections: out.get(id)! });
+  }
+  return out;
+}
+
+async function transformation(id: string, now: number): Promise<{ code: string; env: Record<string, string> } | null> {
+  const hit = transformationCache.get(id);
+  if (hit && now - hit.at < CACHE_MS && hit.generation === configGeneration()) return hit;
+  const { rows } = await getPool().query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id]);
+  if (!rows[0]) return null;
+  if (transformationCache.size > 10_000) transformationCache.clear();
+  const value = { at: now, generation: configGeneration(), code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} };
+  transformationCache.set(id, value);
+  return value;
+}
+
+type Outcome =
+  | { kind: "event"; data: TransformRequest | null; request: TransformRequest; executions: Omit<ExecutionRow, "eventId">[] }
+  | { kind: "ignored"; cause: string; meta: unknown; executions: Omit<ExecutionRow, "eventId">[] };
+
+async function applySteps(req: RequestRow, connection: FanoutConnection, now: number): Promise<Outcome> {
+  const original = toRuleRequest(req);
+  let current = original;
+  let transformed = false;
+  const executions: Omit<ExecutionRow, "eventId">[] = [];
+  const { steps } = executionOrder(connection.rules, connection.rules_version);
+  for (const rule of steps) {
+    if (rule.type === "filter") {
+      const failed = failedFilterParts(rule as unknown as FilterRule, current);
+      if (failed.length) return { kind: "ignored", cause: "FILTERED", meta: failed, executions };
+    } else if (rule.type === "transform") {
+      const transformationId = String(rule.transformation_id ?? "");
+      const t = await transformation(transformationId, now);
+      if (!t) return { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId }, executions };
+      const context = { connection: { id: connection.id, name: connection.name, full_name: `${connection.source_name} -> ${connection.name}`, source: { id: connection.source_id, name: connection.source_name }, destination: { id: connection.destination_id, name: connection.destination_name } } };
+      const result = await runTransformation({ code: t.code, env: t.env, request: current, context });
+      executions.push({
+        id: createId("execution"),
+        teamId: req.team_id,
+        transformationId,
+        connectionId: connection.id,
+        requestId: req.id,
+        logLevel: result.logLevel,
+        logs: result.ok ? result.console : [...result.console, { type: "error", message: result.error }],
+        original: current,
+        transformed: result.ok ? result.request : null,
+      });
+      if (!result.ok) return { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId }, executions };
+      current = result.request;
+      transformed = true;
+    }
+  }
+  return { kind: "event", data: transformed ? current : null, request: current, executions };
+}
+
+/**
+ * Fans out the requests `requestIds` (committed, with a `request_fanouts` row). Requests whose row is
+ * gone (already fanned out elsewhere) are skipped. Resolves with the number of events created; throws
+ * on database errors (the rows stay, and the sweeper retries).
+ */
+export async function fanOut(requestIds: string[], now = Date.now()): Promise<number> {
+  if (requestIds.length === 0) return 0;
+  const { rows: requests } = await getPool().query<RequestRow>(
+    `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
+       FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id JOIN request_fanouts f ON f.request_id = r.id
+      WHERE r.id = ANY($1) ORDER BY r.id`,
+    [requestIds],
+  );
+  if (requests.length === 0) return 0;
+  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
+
+  const events: EventRow[] = [];
+  const ignored: IgnoredRow[] = [];
+  const executions: ExecutionRow[] = [];
+  for (const req of requests) {
+    for (const connection of bySource.get(req.source_id) ?? []) {
+      if (connection.disabled) {
+        ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
+        continue;
+      }
+      let outcome: Outcome;
+      try {
+        outcome = await applySteps(req, connection, now);
+      } catch (err) {
+        log.error(`rules of ${connection.id} failed on ${req.id}`, err);
+        outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: null, executions: [] };
+      }
+      if (outcome.kind === "ignored") {
+        ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
+        for (const e of outcome.executions) executions.push({ ...e, eventId: null });
+        continue;
+      }
+      const id = createId("event", now);
+      for (const e of outcome.executions) executions.push({ ...e, eventId: id });
+      const settings = connection.rules.filter((r) => r.type === "delay" || r.type === "deduplicate");
+      const delay = settings.find((r) => r.type === "delay");
+      const dedupRule = settings.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
+      const delayMs = delay ? Number(delay.delay) || 0 : 0;
+      const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
+      const data = outcome.data
+        ? { path: outcome.data.path, query: outcome.data.query, headers: outcome.data.headers, body: serializeBody(outcome.data.body)?.toString("utf8") ?? null }
+        : null;
+      events.push({
+        id,
+        request: req,
+        connection,
+        status,
+        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
+        data,
+        dedup: dedupRule ? { digest: dedupDigest(dedupRule, outcome.request), window: dedupRule.window } : undefined,
+      });
+    }
+  }
+  return inTransaction((client) => writeOutcomes(client, requestIds, events, ignored, executions, now));
+}
+
+async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events: EventRow[], ignored: IgnoredRow[], executions: ExecutionRow[], now: number): Promise<number> {
+  const { rows: claimed } = await client.query<{ request_id: string }>("DELETE FROM request_fanouts WHERE request_id = ANY($1) RETURNING request_id", [requestIds]);
+  const mine = new Set(claimed.map((r) => r.request_id));
+  let kept = events.filter((e) => mine.has(e.request.id));
+  const keptIgnored = ignored.filter((i) => mine.has(i.request.id));
+
+  // Deduplicate: the first event per (connection, digest) in this batch claims the key, unless a live key exists.
+  const withDedup = kept.filter((e) => e.dedup);
+  if (withDedup.length) {
+    const firstInBatch = new Map<string, EventRow>();
+    for (const e of withDedup) {
+      const key = `${e.connection.id}\u0000${e.dedup!.digest}`;
+      if (!firstInBatch.has(key)) firstInBatch.set(key, e);
+    }
+    const candidates = [...firstInBatch.values()];
+    const { rows: won } = await client.query<{ webhook_id: string; digest: string }>(
+      `INSERT INTO dedup_keys (webhook_id, digest, event_id, expires_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
+       ON CONFLICT (webhook_id, digest) DO UPDATE SET event_id = EXCLUDED.event_id, expires_at = EXCLUDED.expires_at
+         WHERE dedup_keys.expires_at <= now()
+       RETURNING webhook_id, digest`,
+      [candidates.map((e) => e.connection.id), candidates.map((e) => e.dedup!.digest), candidates.map((e) => e.id), candidates.map((e) => new Date(now + e.dedup!.window))],
+    );
+    const winners = new Set(won.map((w) => `${w.webhook_id}\u0000${w.digest}`));
+    const duplicates = withDedup.filter((e) => !(winners.has(`${e.connection.id}\u0000${e.dedup!.digest}`) && firstInBatch.get(`${e.connection.id}\u0000${e.dedup!.digest}`) === e));
+    const dupIds = new Set(duplicates.map((e) => e.id));
+    for (const d of duplicates) keptIgnored.push({ request: d.request, connection: d.connection, cause: "DEDUPLICATED", meta: null });
+    kept = kept.filter((e) => !dupIds.has(e.id));
+  }
+
+  if (kept.length) {
+    await client.query(
+      `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, created_at, updated_at)
+       SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data, $10, $10
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
+              AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)`,
+      [
+        kept.map((e) => e.id),
+        kept.map((e) => e.request.team_id),
+        kept.map((e) => e.connection.id),
+        kept.map((e) => e.request.source_id),
+        kept.map((e) => e.connection.destination_id),
+        kept.map((e) => e.request.id),
+        kept.map((e) => e.status),
+        kept.map((e) => e.nextAttemptAt),
+        kept.map((e) => (e.data ? JSON.stringify(e.data) : null)),
+        new Date(now),
+      ],
+    );
+    const deliverable = kept.filter((e) => e.status !== "HOLD");
+    await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)));
+  }
+  if (keptIgnored.length) {
+    await client.query(
+      `INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, meta, created_at, updated_at)
+       SELECT t.id, t.team_id, t.webhook_id, t.request_id, t.cause, t.meta, $7, $7
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS t(id, team_id, webhook_id, request_id, cause, meta)`,
+      [
+        keptIgnored.map(() => createId("ignoredEvent", now)),
+        keptIgnored.map((i) => i.request.team_id),
+        keptIgnored.map((i) => i.connection.id),
+        keptIgnored.map((i) => i.request.id),
+        keptIgnored.map((i) => i.cause),
+        keptIgnored.map((i) => (i.meta === null || i.meta === undefined ? null : JSON.stringify(i.meta))),
+        new Date(now),
+      ],
+    );
+  }
+  const keptIds = new Set(kept.map((e) => e.id));
+  const keptExecutions = executions.filter((x) => mine.has(x.requestId)).map((x) => ({ ...x, eventId: x.eventId && keptIds.has(x.eventId) ? x.eventId : null }));
+  if (keptExecutions.length) {
+    await client.query(
+      `INSERT INTO transformation_executions (id, team_id, transformation_id, webhook_id, request_id, event_id, log_level, logs, original_data, transformed_data, created_at, updated_at)
+       SELECT t.*, $11, $11 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[], $10::jsonb[]) AS t`,
+      [
+        keptExecutions.map((x) => x.id),
+        keptExecutions.map((x) => x.teamId),
+        keptExecutions.map((x) => x.transformationId),
+        keptExecutions.map((x) => x.connectionId),
+        keptExecutions.map((x) => x.requestId),
+        keptExecutions.map((x) => x.eventId),
+        keptExecutions.map((x) => x.logLevel),
+        keptExecutions.map((x) => JSON.stringify(x.logs)),
+        keptExecutions.map((x) => JSON.stringify(x.original)),
+        keptExecutions.map((x) => (x.transformed === null ? null : JSON.stringify(x.transformed))),
+        new Date(now),
+      ],
+    );
+  }
+  return kept.length;
+}
