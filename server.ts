@@ -2,6 +2,7 @@
  * The production HTTP server (Next.js's custom-server pattern; design "The hot path").
  * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
  *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
+ *   /e/v1/publish                  gateway publish (POST, API key)                lib/ingest/publish.ts
  *   POST /                          create a test URL                              lib/console/routes.ts
  *   GET /{id} (Accept: JSON)        source preview; otherwise the page
  *   GET /{id}/live                  server-sent events of new requests
@@ -24,6 +25,7 @@ import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
+import { publish } from "@/lib/ingest/publish";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
 
@@ -55,7 +57,7 @@ async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, 
   });
   let response: HttpResponse;
   try {
-    response = await ingest(publicId, request);
+    response = publicId === "v1" && request.pathname === "/publish" ? await publish(request) : await ingest(publicId, request);
   } catch (err) {
     log.error("could not store a request", err);
     response = { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };

@@ -71,8 +71,11 @@ function errorResponse(err: unknown, rename: (field: string) => string = (f) => 
   return { status: 500, json: body(500, "FATAL_ERROR", "Internal Server Error", {}, false) };
 }
 
-function apiKeyOf(req: Request): string | null {
-  const header = req.headers.get("authorization");
+/**
+ * The API key of an `Authorization` header: `Bearer <key>`, or Basic with the key as username and an
+ * empty password (shared/spec/gateway.md "API authentication"). Null when absent or malformed.
+ */
+export function apiKeyFromAuthorization(header: string | null | undefined): string | null {
   if (!header) return null;
   const [scheme, value] = [header.slice(0, header.indexOf(" ")).toLowerCase(), header.slice(header.indexOf(" ") + 1).trim()];
   if (scheme === "bearer") return value || null;
@@ -120,7 +123,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       if (!version) {
         throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
       }
-      const key = apiKeyOf(req);
+      const key = apiKeyFromAuthorization(req.headers.get("authorization"));
       const auth = key ? await authenticateApiKey(key) : null;
       if (!auth) {
         throw new GatewayError(401, "UNAUTHORIZED", "Unauthorized", {

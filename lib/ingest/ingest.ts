@@ -53,8 +53,10 @@ function successBody(source: IngestSource, requestId: string) {
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
  * Rejects only when the database write fails (the caller answers 500; nothing was accepted).
+ * `opts.published`: the request came through the publish endpoint, authenticated by an API key
+ * (recorded as verified; the source's own verification does not apply).
  */
-export async function ingest(publicId: string, req: HttpRequest): Promise<HttpResponse> {
+export async function ingest(publicId: string, req: HttpRequest, opts: { published?: boolean } = {}): Promise<HttpResponse> {
   const sourceId = sourceIdFromPublic(publicId);
   const source = sourceId ? await findIngestSource(sourceId) : null;
   if (!source) {
@@ -66,7 +68,7 @@ export async function ingest(publicId: string, req: HttpRequest): Promise<HttpRe
     id: requestId,
     teamId: source.teamId,
     sourceId: source.id,
-    verified: false,
+    verified: opts.published === true,
     rejectionCause: rejection,
     ingestedAt: new Date(),
     method: req.method,

@@ -2,6 +2,7 @@
  * Handlers of `/connections`, shared by app/api/[version]/connections. A connection answers with its
  * source and destination in the caller's version and `full_name` = "<source name> -> <connection name>".
  */
+import { releaseHeldEvents } from "@/lib/delivery/event-actions";
 import { getPool } from "@/lib/db/pool";
 import {
   CONNECTION_ORDER_BY,
@@ -120,7 +121,9 @@ export const deleteConnectionRoute = gatewayRoute<undefined, { id: string }>({},
 // PUT /connections/{id}/pause|unpause|disable|enable|archive|unarchive
 export const connectionActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {
   if (params.action === "pause" || params.action === "unpause") {
-    return { body: await presentOne(await setConnectionPaused(teamId, params.id, params.action === "pause"), version) };
+    const row = await setConnectionPaused(teamId, params.id, params.action === "pause");
+    if (params.action === "unpause") await releaseHeldEvents(row.id);
+    return { body: await presentOne(row, version) };
   }
   const disabled = DISABLE_ACTIONS[params.action];
   if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);

@@ -143,18 +143,19 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, now: nu
 
 /**
  * Fans out the requests `requestIds` (committed, with a `request_fanouts` row). Requests whose row is
- * gone (already fanned out elsewhere) are skipped. Resolves with the number of events created; throws
+ * gone (already fanned out elsewhere) are skipped. `connectionIds` limits the fan-out to those
+ * connections (request retry with `webhook_ids`). Resolves with the ids of the events created; throws
  * on database errors (the rows stay, and the sweeper retries).
  */
-export async function fanOut(requestIds: string[], now = Date.now()): Promise<number> {
-  if (requestIds.length === 0) return 0;
+export async function fanOut(requestIds: string[], now = Date.now(), connectionIds?: readonly string[]): Promise<string[]> {
+  if (requestIds.length === 0) return [];
   const { rows: requests } = await getPool().query<RequestRow>(
     `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
        FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id JOIN request_fanouts f ON f.request_id = r.id
       WHERE r.id = ANY($1) ORDER BY r.id`,
     [requestIds],
   );
-  if (requests.length === 0) return 0;
+  if (requests.length === 0) return [];
   const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
 
   const events: EventRow[] = [];
@@ -162,6 +163,7 @@ export async function fanOut(requestIds: string[], now = Date.now()): Promise<nu
   const executions: ExecutionRow[] = [];
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
+      if (connectionIds && !connectionIds.includes(connection.id)) continue;
       if (connection.disabled) {
         ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
         continue;
@@ -202,7 +204,7 @@ export async function fanOut(requestIds: string[], now = Date.now()): Promise<nu
   return inTransaction((client) => writeOutcomes(client, requestIds, events, ignored, executions, now));
 }
 
-async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events: EventRow[], ignored: IgnoredRow[], executions: ExecutionRow[], now: number): Promise<number> {
+async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events: EventRow[], ignored: IgnoredRow[], executions: ExecutionRow[], now: number): Promise<string[]> {
   const { rows: claimed } = await client.query<{ request_id: string }>("DELETE FROM request_fanouts WHERE request_id = ANY($1) RETURNING request_id", [requestIds]);
   const mine = new Set(claimed.map((r) => r.request_id));
   let kept = events.filter((e) => mine.has(e.request.id));
@@ -291,5 +293,5 @@ async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events
       ],
     );
   }
-  return kept.length;
+  return kept.map((e) => e.id);
 }

@@ -4,6 +4,7 @@ import { getConfig } from "@/lib/config";
 import { clientIpOf, isSecure } from "@/lib/http/client-ip";
 import type { HttpRequest } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
+import { publish } from "@/lib/ingest/publish";
 
 export const dynamic = "force-dynamic";
 
@@ -26,7 +27,7 @@ async function handle(req: Request, ctx: { params: Promise<{ id: string; path?: 
     clientIp: clientIpOf(undefined, headers, config.trustProxy),
     secure: isSecure(url.protocol === "https:", headers, config.trustProxy),
   };
-  const res = await ingest(id, request);
+  const res = id === "v1" && request.pathname === "/publish" ? await publish(request) : await ingest(id, request);
   return new Response(res.body === undefined ? null : new Uint8Array(Buffer.from(res.body)), { status: res.status, headers: res.headers as Record<string, string> });
 }
 
