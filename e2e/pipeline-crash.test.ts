@@ -1,0 +1,95 @@
+/**
+ * Nothing accepted is lost (design "The delivery engine"; issue "Gateway pipeline"): a server whose
+ * worker is killed with SIGKILL in the middle of a delivery leaves the event to be delivered by the
+ * next process, and a request committed but never fanned out is fanned out by the sweeper. Runs its own
+ * server on its own database, so no other worker can pick the jobs up first.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { migrate } from "@/lib/db/migrate";
+import { createId } from "@/lib/ids";
+import { eventually, type Receiver, startReceiver } from "./support/receiver";
+import { type RunningServer, startServer } from "./support/servers";
+
+const adminUrl = process.env.TEST_PG_ADMIN_URL!;
+const dbName = `hookyard_crash_${Date.now()}_${process.pid}`;
+const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
+const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_RECOVERY_AFTER_MS: "500", PIPELINE_SWEEP_INTERVAL_MS: "200" };
+
+let admin: pg.Client;
+let db: pg.Client;
+let receiver: Receiver;
+let server: RunningServer | undefined;
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await migrate(dbUrl);
+  db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  receiver = await startReceiver();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  await db?.end();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await admin.end();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server!.url}/api/2025-07-01${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+function killHard(s: RunningServer) {
+  process.kill(-s.process.pid!, "SIGKILL");
+  return new Promise((r) => (s.process.exitCode !== null ? r(null) : s.process.once("exit", r)));
+}
+
+it("a worker killed mid-delivery loses nothing: the next process delivers the event", async () => {
+  server = await startServer(env);
+  const c = await call("POST", "/connections", { name: "crash", source: { name: "crash-src" }, destination: { name: "crash-dst", config: { url: `${receiver.url}/crash` } } });
+  expect(c.status).toBe(200);
+  receiver.respond({ status: 200, body: "too late", delayMs: 60_000 });
+  const sent = await fetch(c.json.source.url.replace(/^https?:\/\/[^/]+/, server.url), { method: "POST", body: "precious" });
+  const { request_id } = await sent.json();
+  await receiver.waitFor(1);
+  const [claimed] = (await db.query("SELECT * FROM events WHERE request_id = $1", [request_id])).rows;
+  expect(claimed.status).toBe("QUEUED");
+  expect(claimed.locked_until).not.toBeNull();
+
+  await killHard(server);
+  receiver.respond({ status: 200, body: "ok" });
+  server = await startServer(env);
+
+  const event = await eventually(async () => {
+    const [row] = (await db.query("SELECT * FROM events WHERE request_id = $1", [request_id])).rows;
+    return row?.status === "SUCCESSFUL" ? row : null;
+  }, 30_000);
+  const deliveries = receiver.received.filter((r) => r.headers["x-gateway-event-id"] === event.id);
+  expect(deliveries.length).toBe(2);
+  expect(deliveries.every((d) => d.body.toString() === "precious")).toBe(true);
+  const attempts = (await db.query("SELECT * FROM attempts WHERE event_id = $1", [event.id])).rows;
+  expect(attempts).toHaveLength(1);
+  expect(attempts[0]).toMatchObject({ status: "SUCCESSFUL", response_status: 200 });
+}, 90_000);
+
+it("a request committed but never fanned out (the process died between the two) is fanned out by the sweeper", async () => {
+  const [source] = (await db.query("SELECT id, team_id FROM sources WHERE name = 'crash-src'")).rows;
+  const requestId = createId("request");
+  const old = new Date(Date.now() - 5000);
+  await db.query("BEGIN");
+  await db.query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4, $4)", [requestId, source.team_id, source.id, old]);
+  await db.query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', $2, 9)", [requestId, Buffer.from("orphaned!")]);
+  await db.query("INSERT INTO request_fanouts (request_id, created_at) VALUES ($1, $2)", [requestId, old]);
+  await db.query("COMMIT");
+  const event = await eventually(async () => {
+    const [row] = (await db.query("SELECT * FROM events WHERE request_id = $1", [requestId])).rows;
+    return row?.status === "SUCCESSFUL" ? row : null;
+  }, 20_000);
+  expect(receiver.received.some((r) => r.headers["x-gateway-event-id"] === event.id && r.body.toString() === "orphaned!")).toBe(true);
+  expect((await db.query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [requestId])).rowCount).toBe(0);
+}, 30_000);
