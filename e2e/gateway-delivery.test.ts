@@ -121,7 +121,7 @@ describe("destinations and failures", () => {
     const slow = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/rl-${Date.now()}`, rate_limit: 2, rate_limit_period: "second" } } });
     const fast = await connectionTo(team, receiver);
     const sentAt = Date.now();
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await send(slow.source.url, { i })).requestId);
     const other = await send(fast.source.url, { other: true });
     await eventsIn(other.requestId, ["SUCCESSFUL"]);

@@ -4,10 +4,12 @@
  * 2. Migrations (prisma/migrations, applied offline).
  * 3. `next build` when there is no build of the current sources (not in --dev).
  * 4. The HTTP server (server.ts) on PORT.
- * 5. The delivery worker (lib/delivery/worker.ts) unless WORKER_ENABLED=false.
+ * 5. The delivery worker (scripts/worker.ts) as a child process, unless WORKER_ENABLED=false: its own
+ *    event loop, so deliveries never slow ingestion's answers and both cores are used.
  * Ctrl-C / SIGTERM stop it all cleanly; so does the death of a launcher (npm or tsx killed with
  * SIGKILL), and a start after a SIGKILL'd one stops the orphaned PostgreSQL first.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
@@ -42,7 +44,24 @@ async function takeLock(lockFile: string): Promise<void> {
 
 let embedded: EmbeddedPostgresHandle | undefined;
 let server: { close: () => Promise<void> } | undefined;
-let worker: { stop: () => Promise<void> } | undefined;
+let worker: ChildProcess | undefined;
+
+/** Starts scripts/worker.ts as a child (`node --import tsx`), resolved once it reports ready. */
+function startWorkerProcess(): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts", "--child"], {
+      env: process.env,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    child.once("message", (m) => m === "ready" && resolve(child));
+    child.once("exit", (code) => {
+      if (!stopping) {
+        reject(new Error(`the delivery worker exited (${code})`));
+        void shutdown("the delivery worker exited", 1);
+      }
+    });
+  });
+}
 let stopping = false;
 const lockFile = path.join(config.dataDir, "hookyard.pid");
 
@@ -55,7 +74,11 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   await server?.close().catch((e) => console.error(e));
   const { fanoutIdle } = await import("@/lib/gateway/pipeline/fanout-queue");
   await fanoutIdle();
-  await worker?.stop().catch((e) => console.error(e));
+  if (worker && worker.exitCode === null) {
+    const exited = new Promise((r) => worker!.once("exit", r));
+    worker.kill("SIGTERM");
+    await Promise.race([exited, sleep(15_000)]);
+  }
   await embedded?.stop().catch((e) => console.error(e));
   if (!config.databaseUrl) rmSync(lockFile, { force: true });
   log("stopped");
@@ -107,10 +130,7 @@ try {
   if (!dev && !skipBuild) buildIfNeeded(log);
   const { startServer } = await import("../server");
   server = await startServer({ port: config.port, host: config.host, dev });
-  if (config.workerEnabled) {
-    const { startWorker } = await import("@/lib/delivery/worker");
-    worker = await startWorker();
-  }
+  if (config.workerEnabled) worker = await startWorkerProcess();
   log(`ready on ${config.publicUrl}${dev ? " (development)" : ""}`);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);

@@ -2,6 +2,8 @@
  * `npm run worker`: a delivery worker alone (design "Processes and scale"), for running more workers
  * than the one `npm start` includes. Needs DATABASE_URL (the database the web processes use); applies
  * migrations if needed. Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
+ * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
+ * and stops when the parent is gone.
  */
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
@@ -15,7 +17,8 @@ if (!config.databaseUrl) {
   console.error("npm run worker needs DATABASE_URL (the PostgreSQL your Hookyard web processes use)");
   process.exit(2);
 }
-await migrate(config.databaseUrl);
+const child = process.argv.includes("--child");
+if (!child) await migrate(config.databaseUrl);
 const worker = await startWorker();
 let stopping = false;
 const stop = async () => {
@@ -27,3 +30,11 @@ const stop = async () => {
 };
 process.on("SIGINT", () => void stop());
 process.on("SIGTERM", () => void stop());
+if (child) {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, 500).unref();
+  process.on("disconnect", () => void stop());
+  process.send?.("ready");
+}

@@ -4,7 +4,7 @@ import { logger } from "@/lib/log";
 
 // One pool per process, shared by the hot path (raw SQL), Prisma (through its pg adapter) and the
 // route handlers bundled by Next.js, which load their own copy of this module: hence globalThis.
-const globalForPool = globalThis as unknown as { __hookyardPool?: pg.Pool };
+const globalForPool = globalThis as unknown as { __hookyardPool?: pg.Pool; __hookyardBackgroundPool?: pg.Pool };
 
 // Return int8 as number and keep timestamptz as Date (pg's defaults otherwise).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -27,9 +27,26 @@ export function getPool(): pg.Pool {
   return globalForPool.__hookyardPool;
 }
 
-/** Closes the process-wide pool (server shutdown, tests). */
+/**
+ * The pool of the pipeline's background work (fan-out, delivery bookkeeping, jobs): its sessions commit
+ * with `synchronous_commit = off`, so a commit does not wait for the WAL flush. Safe because everything
+ * written there can be redone: the request itself is committed durably by ingestion (getPool) before
+ * its sender is answered, and a bookkeeping commit lost in a crash only means a fan-out or delivery is
+ * made again (at-least-once). Never use it for writes that must survive a crash on their own.
+ */
+export function getBackgroundPool(): pg.Pool {
+  if (!globalForPool.__hookyardBackgroundPool) {
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, options: "-c synchronous_commit=off" });
+    pool.on("error", (err) => logger("db").warn("idle client error", err.message));
+    globalForPool.__hookyardBackgroundPool = pool;
+  }
+  return globalForPool.__hookyardBackgroundPool;
+}
+
+/** Closes the process-wide pools (server shutdown, tests). */
 export async function closePool(): Promise<void> {
-  const pool = globalForPool.__hookyardPool;
+  const pools = [globalForPool.__hookyardPool, globalForPool.__hookyardBackgroundPool];
   globalForPool.__hookyardPool = undefined;
-  await pool?.end();
+  globalForPool.__hookyardBackgroundPool = undefined;
+  await Promise.all(pools.map((p) => p?.end()));
 }

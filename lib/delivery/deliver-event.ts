@@ -7,12 +7,13 @@
 import { getConfig } from "@/lib/config";
 import type { AttemptContext } from "@/lib/delivery/attempt-context";
 import { decryptJson, decryptSecret } from "@/lib/crypto/secrets";
-import { getPool } from "@/lib/db/pool";
+import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { dispatchToCli } from "@/lib/delivery/cli-dispatch";
+import { Batcher } from "@/lib/delivery/batcher";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
-import { enqueueDeliveries } from "@/lib/delivery/jobs";
+import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { buildOutgoingRequest, type EventDelivery } from "@/lib/delivery/outgoing";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
 import { createId } from "@/lib/ids";
@@ -54,7 +55,7 @@ type ClaimedRow = {
 const CLAIM_SQL = `
 WITH c AS (
   UPDATE events SET locked_until = $2, status = 'QUEUED', updated_at = now()
-   WHERE id = $1 AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now())
+   WHERE id = ANY($1) AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now())
      AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '50 milliseconds')
   RETURNING id, team_id, webhook_id, destination_id, request_id, attempts, next_trigger, data
 )
@@ -79,7 +80,7 @@ async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED
       [eventId, lease, status, retryAt, errorCode],
     );
     if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
-  });
+  }, getBackgroundPool());
 }
 
 /** The outcome of one attempt, to record. */
@@ -98,24 +99,55 @@ export async function recordAttempt(a: AttemptContext & { outcome: AttemptOutcom
   const now = new Date();
   const nextAt = delay === null ? null : new Date(now.getTime() + delay);
   const eventStatus = success ? "SUCCESSFUL" : nextAt ? "QUEUED" : "FAILED";
-  await inTransaction(async (client) => {
-    await client.query(
-      `INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
-                             requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
-      [a.attemptId, a.teamId, a.eventId, a.destinationId, a.attemptNumber, a.trigger, success ? "SUCCESSFUL" : "FAILED", o.status, o.errorCode, o.body,
-       o.requestedUrl, o.httpMethod, o.cliId ?? null, success ? now : null, o.deliveredAt, o.respondedAt, o.deliveryLatency, o.responseLatency, now],
-    );
-    const { rowCount } = await client.query(
-      `UPDATE events SET status = $3, attempts = attempts + 1, last_attempt_at = $4, next_attempt_at = $5, next_trigger = 'AUTOMATIC',
-              response_status = $6, error_code = $7, successful_at = CASE WHEN $8 THEN $4 ELSE successful_at END,
-              cli_id = COALESCE($9, cli_id), locked_until = NULL, updated_at = now()
-        WHERE id = $1 AND locked_until = $2 AND status = 'QUEUED'`,
-      [a.eventId, a.lease, eventStatus, now, nextAt, o.status, o.errorCode, success, o.cliId ?? null],
-    );
-    if (rowCount && nextAt) await enqueueDeliveries(client, [a.eventId], [nextAt]);
-  });
+  await recordBatcher.submit({ ...a, success, nextAt, eventStatus, now });
 }
+
+type AttemptRecord = AttemptContext & { outcome: AttemptOutcome; success: boolean; nextAt: Date | null; eventStatus: string; now: Date };
+
+// One statement per batch: the attempts, the events' new states and the retries' jobs commit together.
+const RECORD_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[],
+                       $11::text[], $12::text[], $13::text[], $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::int[], $18::int[],
+                       $19::timestamptz[], $20::timestamptz[], $21::text[], $22::timestamptz[], $23::bool[])
+    AS v(attempt_id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
+         requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency,
+         now, lease, event_status, next_at, success)
+), a AS (
+  INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
+                        requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, created_at, updated_at)
+  SELECT attempt_id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
+         requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, now, now FROM v
+), e AS (
+  UPDATE events SET status = v.event_status, attempts = events.attempts + 1, last_attempt_at = v.now, next_attempt_at = v.next_at,
+         next_trigger = 'AUTOMATIC', response_status = v.response_status, error_code = v.error_code,
+         successful_at = CASE WHEN v.success THEN v.now ELSE events.successful_at END,
+         cli_id = COALESCE(v.cli_id, events.cli_id), locked_until = NULL, updated_at = now()
+    FROM v WHERE events.id = v.event_id AND events.locked_until = v.lease AND events.status = 'QUEUED'
+  RETURNING events.id, v.next_at
+)
+SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at => e.next_at, max_attempts => 10::smallint)
+  FROM e WHERE e.next_at IS NOT NULL`;
+
+const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
+  const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
+  await getBackgroundPool().query(RECORD_SQL, [
+    col((r) => r.attemptId), col((r) => r.teamId), col((r) => r.eventId), col((r) => r.destinationId), col((r) => r.attemptNumber), col((r) => r.trigger),
+    col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => r.outcome.body),
+    col((r) => r.outcome.requestedUrl), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
+    col((r) => r.outcome.deliveredAt), col((r) => r.outcome.respondedAt), col((r) => r.outcome.deliveryLatency), col((r) => r.outcome.responseLatency),
+    col((r) => r.now), col((r) => r.lease), col((r) => r.eventStatus), col((r) => r.nextAt), col((r) => r.success), DELIVER_TASK,
+  ]);
+  return items.map(() => undefined);
+});
+
+// Claims are batched the same way; every event of a batch gets the same lease.
+const claimBatcher = new Batcher<string, { row: ClaimedRow; lease: Date } | null>(async (ids) => {
+  const lease = new Date(Date.now() + getConfig().deliveryTimeoutMs + LEASE_MARGIN_MS);
+  const { rows } = await getBackgroundPool().query<ClaimedRow>(CLAIM_SQL, [ids, lease]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => (byId.has(id) ? { row: byId.get(id)!, lease } : null));
+});
 
 /**
  * Delivers event `eventId` if it is due and not leased by another worker; otherwise does nothing (a
@@ -124,10 +156,9 @@ export async function recordAttempt(a: AttemptContext & { outcome: AttemptOutcom
  */
 export async function deliverEvent(eventId: string): Promise<void> {
   const config = getConfig();
-  const lease = new Date(Date.now() + config.deliveryTimeoutMs + LEASE_MARGIN_MS);
-  const { rows } = await getPool().query<ClaimedRow>(CLAIM_SQL, [eventId, lease]);
-  const ev = rows[0];
-  if (!ev) return;
+  const claimed = await claimBatcher.submit(eventId);
+  if (!claimed) return;
+  const { row: ev, lease } = claimed;
 
   if (!ev.connection_name || !ev.destination_type || ev.connection_disabled_at || ev.destination_disabled_at) {
     return release(ev.id, lease, "CANCELLED", null, "CANCELLED");

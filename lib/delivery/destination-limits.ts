@@ -7,10 +7,29 @@
  * A delivery over a limit is not made: the caller reschedules it for `retryAt`.
  */
 import { getConfig } from "@/lib/config";
-import { getPool } from "@/lib/db/pool";
+import { getBackgroundPool } from "@/lib/db/pool";
 
 const PERIOD_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+/** How long a delivery waits in this process for a free slot of its destination before it is rescheduled, ms. */
+const SLOT_WAIT_MS = 250;
 const inFlight = new Map<string, number>();
+const waiting = new Map<string, (() => void)[]>();
+
+/** Waits until `destinationId` has fewer than `ceiling` deliveries in flight here, or `ms` pass; true when a slot is free. */
+async function waitForSlot(destinationId: string, ceiling: number, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (inFlightTo(destinationId) >= ceiling) {
+    const left = end - Date.now();
+    if (left <= 0) return false;
+    await new Promise<void>((resolve) => {
+      const list = waiting.get(destinationId) ?? [];
+      const timer = setTimeout(resolve, left);
+      list.push(() => (clearTimeout(timer), resolve()));
+      waiting.set(destinationId, list);
+    });
+  }
+  return true;
+}
 
 export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
 export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
@@ -22,34 +41,40 @@ export const inFlightTo = (destinationId: string) => inFlight.get(destinationId)
  * Takes a delivery slot for `destinationId`, or says when to try again. The caller must call
  * `release()` once the delivery ends. Throws on database errors.
  */
-export async function acquireDestinationSlot(destinationId: string, config: DestinationLimitConfig, now = Date.now()): Promise<Permit> {
+export async function acquireDestinationSlot(destinationId: string, config: DestinationLimitConfig): Promise<Permit> {
   const limit = config.rate_limit ?? null;
   const period = config.rate_limit_period ?? "second";
   const ceiling = limit && period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
-  const current = inFlightTo(destinationId);
-  if (current >= ceiling) return { ok: false, retryAt: new Date(now + 50 + Math.floor(Math.random() * 100)) };
+  // A burst to one destination waits a moment for its deliveries in flight; a destination that stays
+  // saturated (slow or dead) gives the worker slot back and is tried again a little later.
+  if (!(await waitForSlot(destinationId, ceiling, SLOT_WAIT_MS))) return { ok: false, retryAt: new Date(Date.now() + 500 + Math.floor(Math.random() * 500)) };
+  inFlight.set(destinationId, inFlightTo(destinationId) + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const n = inFlightTo(destinationId) - 1;
+    if (n <= 0) inFlight.delete(destinationId);
+    else inFlight.set(destinationId, n);
+    const next = waiting.get(destinationId)?.shift();
+    if (waiting.get(destinationId)?.length === 0) waiting.delete(destinationId);
+    next?.();
+  };
 
   if (limit && period !== "concurrent") {
+    const now = Date.now();
     const windowMs = PERIOD_MS[period as keyof typeof PERIOD_MS] ?? 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const { rowCount } = await getPool().query(
+    const { rowCount } = await getBackgroundPool().query(
       `INSERT INTO rate_limit_counters (key, window_start, count) VALUES ($1, $2, 1)
        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1 WHERE rate_limit_counters.count < $3
        RETURNING count`,
       [`destination:${destinationId}`, new Date(windowStart), limit],
     );
-    if (!rowCount) return { ok: false, retryAt: new Date(windowStart + windowMs + Math.floor(Math.random() * Math.min(100, windowMs / 10))) };
+    if (!rowCount) {
+      release();
+      return { ok: false, retryAt: new Date(windowStart + windowMs + Math.floor(Math.random() * Math.min(100, windowMs / 10))) };
+    }
   }
-  inFlight.set(destinationId, inFlightTo(destinationId) + 1);
-  let released = false;
-  return {
-    ok: true,
-    release: () => {
-      if (released) return;
-      released = true;
-      const n = inFlightTo(destinationId) - 1;
-      if (n <= 0) inFlight.delete(destinationId);
-      else inFlight.set(destinationId, n);
-    },
-  };
+  return { ok: true, release };
 }

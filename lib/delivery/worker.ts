@@ -8,7 +8,7 @@
  */
 import { run, type Runner } from "graphile-worker";
 import { getConfig } from "@/lib/config";
-import { databaseUrl, getPool } from "@/lib/db/pool";
+import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { deliverEvent } from "@/lib/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
@@ -18,6 +18,8 @@ import { fanOut } from "@/lib/gateway/pipeline/fanout";
 import { logger } from "@/lib/log";
 
 const log = logger("worker");
+/** A due event nobody claimed for this long gets a spare job, ms. */
+const STALLED_AFTER_MS = 5 * 60_000;
 
 /**
  * One sweep: fans out left-behind requests and queues events whose lease expired.
@@ -25,21 +27,29 @@ const log = logger("worker");
  */
 export async function sweep(now = Date.now()): Promise<{ fanouts: number; events: number }> {
   const { pipelineRecoveryAfterMs } = getConfig();
-  const { rows } = await getPool().query<{ request_id: string }>(
+  const { rows } = await getBackgroundPool().query<{ request_id: string }>(
     "SELECT request_id FROM request_fanouts WHERE created_at < $1 ORDER BY created_at LIMIT 500",
     [new Date(now - pipelineRecoveryAfterMs)],
   );
   if (rows.length) await fanOut(rows.map((r) => r.request_id), now);
   const events = await inTransaction(async (client) => {
+    // Claimed by a worker that died: the lease expired.
     const { rows: expired } = await client.query<{ id: string }>(
       `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
         WHERE id IN (SELECT id FROM events WHERE status = 'QUEUED' AND locked_until < now() LIMIT 500 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
     );
     await enqueueDeliveries(client, expired.map((e) => e.id));
-    return expired.length;
-  });
-  await getPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
+    // Due long ago and never claimed: its job may sit locked in the local queue of a dead process.
+    // Keyed per event, so repeated sweeps add at most one extra job (a spare job finds nothing to claim).
+    const { rowCount: stalled } = await client.query(
+      `SELECT graphile_worker.add_job($1, json_build_object('event_id', id), job_key => 'stalled:' || id, job_key_mode => 'preserve_run_at', max_attempts => 10::smallint)
+         FROM (SELECT id FROM events WHERE status IN ('QUEUED', 'SCHEDULED') AND locked_until IS NULL AND next_attempt_at < $2 LIMIT 500) AS s`,
+      [DELIVER_TASK, new Date(now - STALLED_AFTER_MS)],
+    );
+    return expired.length + (stalled ?? 0);
+  }, getBackgroundPool());
+  await getBackgroundPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
   return { fanouts: rows.length, events };
 }
 
@@ -49,11 +59,16 @@ export type WorkerHandle = { stop: () => Promise<void> };
 export async function startWorker(): Promise<WorkerHandle> {
   const config = getConfig();
   const runner: Runner = await run({
-    connectionString: databaseUrl(),
+    // graphile-worker's own queries (fetch, complete) also commit asynchronously: a completion lost in
+    // a crash only runs the job again, and the event's lease makes that a no-op or a redelivery.
+    pgPool: getBackgroundPool(),
     concurrency: config.workerConcurrency,
-    maxPoolSize: Math.min(10, config.workerConcurrency + 2),
     noHandleSignals: true,
     pollInterval: 250,
+    // Jobs are fetched in batches and completions written in batches: far fewer queries per delivery.
+    // A job fetched by a process that then dies stays locked in graphile-worker; the sweeper queues
+    // such events again (see sweep()).
+    preset: { worker: { localQueue: { size: Math.max(2, config.workerConcurrency) }, completeJobBatchDelay: 2, failJobBatchDelay: 2 } },
     logger: quietGraphileLogger(),
     taskList: {
       [DELIVER_TASK]: async (payload) => {

@@ -12,7 +12,7 @@
  */
 import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
-import { getPool } from "@/lib/db/pool";
+import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
@@ -74,7 +74,7 @@ async function connectionsFor(sourceIds: string[], now: number): Promise<Map<str
     else missing.push(id);
   }
   if (missing.length) {
-    const { rows } = await getPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
+    const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
       `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
               w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
          FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
@@ -94,7 +94,7 @@ async function connectionsFor(sourceIds: string[], now: number): Promise<Map<str
 async function transformation(id: string, now: number): Promise<{ code: string; env: Record<string, string> } | null> {
   const hit = transformationCache.get(id);
   if (hit && now - hit.at < CACHE_MS && hit.generation === configGeneration()) return hit;
-  const { rows } = await getPool().query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id]);
+  const { rows } = await getBackgroundPool().query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id]);
   if (!rows[0]) return null;
   if (transformationCache.size > 10_000) transformationCache.clear();
   const value = { at: now, generation: configGeneration(), code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} };
@@ -103,15 +103,16 @@ async function transformation(id: string, now: number): Promise<{ code: string; 
 }
 
 type Outcome =
-  | { kind: "event"; data: TransformRequest | null; request: TransformRequest; executions: Omit<ExecutionRow, "eventId">[] }
+  | { kind: "event"; data: TransformRequest | null; request: TransformRequest | null; executions: Omit<ExecutionRow, "eventId">[] }
   | { kind: "ignored"; cause: string; meta: unknown; executions: Omit<ExecutionRow, "eventId">[] };
 
 async function applySteps(req: RequestRow, connection: FanoutConnection, now: number): Promise<Outcome> {
-  const original = toRuleRequest(req);
-  let current = original;
-  let transformed = false;
   const executions: Omit<ExecutionRow, "eventId">[] = [];
   const { steps } = executionOrder(connection.rules, connection.rules_version);
+  // No filter or transformation: the request is the event as received (parsed only if dedup needs it).
+  if (steps.length === 0) return { kind: "event", data: null, request: null, executions };
+  let current = toRuleRequest(req);
+  let transformed = false;
   for (const rule of steps) {
     if (rule.type === "filter") {
       const failed = failedFilterParts(rule as unknown as FilterRule, current);
@@ -149,7 +150,7 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, now: nu
  */
 export async function fanOut(requestIds: string[], now = Date.now(), connectionIds?: readonly string[]): Promise<string[]> {
   if (requestIds.length === 0) return [];
-  const { rows: requests } = await getPool().query<RequestRow>(
+  const { rows: requests } = await getBackgroundPool().query<RequestRow>(
     `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
        FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id JOIN request_fanouts f ON f.request_id = r.id
       WHERE r.id = ANY($1) ORDER BY r.id`,
@@ -197,11 +198,11 @@ export async function fanOut(requestIds: string[], now = Date.now(), connectionI
         status,
         nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
         data,
-        dedup: dedupRule ? { digest: dedupDigest(dedupRule, outcome.request), window: dedupRule.window } : undefined,
+        dedup: dedupRule ? { digest: dedupDigest(dedupRule, outcome.request ?? toRuleRequest(req)), window: dedupRule.window } : undefined,
       });
     }
   }
-  return inTransaction((client) => writeOutcomes(client, requestIds, events, ignored, executions, now));
+  return inTransaction((client) => writeOutcomes(client, requestIds, events, ignored, executions, now), getBackgroundPool());
 }
 
 async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events: EventRow[], ignored: IgnoredRow[], executions: ExecutionRow[], now: number): Promise<string[]> {

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:pipeline`: the gateway pipeline end to end on this machine (sink and load generator
+ * included). A source with one connection to an HTTP destination on a local sink.
+ * 1. Ingestion with a connection present: BENCH_REQUESTS requests at 50 connections, as fast as
+ *    possible, against the bare-Node one-INSERT reference server measured in the same run (ratio).
+ * 2. Sustained load: BENCH_RATE requests/s for BENCH_DURATION s (autocannon overallRate); prints ingest
+ *    requests/s, delivered events/s, and ingest-to-delivery latency p50/p95/p99 (sink arrival minus the
+ *    request's `ingested_at`).
+ * Then waits for the backlog to drain and checks that every accepted request was delivered exactly
+ * once (duplicates, which at-least-once delivery allows, are counted and printed).
+ * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
+ */
+import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import autocannon from "autocannon";
+import pg from "pg";
+import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
+import { buildIfNeeded } from "../build-if-needed";
+
+const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const rate = Number(process.env.BENCH_RATE ?? 1000);
+const duration = Number(process.env.BENCH_DURATION ?? 60);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(1024 - 80) } }).slice(0, 1024);
+const log = (m: string) => console.log(`[bench] ${m}`);
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+
+// The sink: answers 200 at once and records when each event arrived.
+const arrivals = new Map<string, number[]>(); // event id -> arrival times (ms)
+const requestOf = new Map<string, string>(); // event id -> request id
+const sink = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    const eventId = String(req.headers["x-gateway-event-id"]);
+    const list = arrivals.get(eventId) ?? [];
+    list.push(Date.now());
+    arrivals.set(eventId, list);
+    requestOf.set(eventId, String(req.headers["x-gateway-request-id"]));
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end("ok");
+  });
+});
+await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
+const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+
+buildIfNeeded(log);
+const db = await startTestDatabase();
+const apiKey = `hky_bench_${Date.now()}`;
+const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey });
+const refPort = await freePort();
+const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
+  env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+
+const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+  body: JSON.stringify({ name: "bench", source: { name: "bench" }, destination: { name: "sink", config: { url: `${sinkUrl}/hook` } } }),
+});
+const connection = (await created.json()) as { source: { url: string; id: string } };
+const sourceUrl = connection.source.url;
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+
+type Run = { rps: number; p50: number; p99: number; errors: number; ok: number };
+async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run> {
+  const started = performance.now();
+  let last = started;
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
+    instance.on("response", () => (last = performance.now()));
+  });
+  return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
+}
+
+async function drain(expected: () => Promise<number>, timeoutMs = 120_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (arrivals.size >= (await expected())) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+const accepted = async () => Number((await client.query("SELECT count(*) AS n FROM requests WHERE source_id = $1 AND rejection_cause IS NULL", [connection.source.id])).rows[0].n);
+
+log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; 1 KiB JSON bodies; one connection to a local HTTP sink`);
+
+// 1. Ingestion with a connection present, against the reference.
+const ref = await load(`http://127.0.0.1:${refPort}/`, { connections, amount: requests });
+const ingest = await load(sourceUrl, { connections, amount: requests });
+await drain(accepted);
+console.log(`\n| phase 1: ${requests} requests, ${connections} connections | requests/s | p50 ms | p99 ms | errors |`);
+console.log("|---|---|---|---|---|");
+console.log(`| reference (bare Node, 1 INSERT/request) | ${Math.round(ref.rps)} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`);
+console.log(`| hookyard /e/{id} with a connection | ${Math.round(ingest.rps)} | ${ingest.p50} | ${ingest.p99} | ${ingest.errors} |`);
+console.log(`ratio to reference: ${(ingest.rps / ref.rps).toFixed(2)}`);
+
+// 2. Sustained rate.
+const before = new Set(arrivals.keys());
+const startedAt = Date.now();
+const sustained = await load(sourceUrl, { connections: Math.min(connections, 20), overallRate: rate, duration });
+const loadEnded = Date.now();
+const deliveredDuringLoad = [...arrivals.entries()].filter(([id, t]) => !before.has(id) && t[0]! <= loadEnded).length;
+const drained = await drain(accepted);
+const newEvents = [...arrivals.keys()].filter((id) => !before.has(id));
+const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => requestOf.get(e))]);
+const ingestedAt = new Map(rows.map((r) => [r.id, r.ingested_at.getTime()]));
+const latencies = newEvents.map((e) => arrivals.get(e)![0]! - ingestedAt.get(requestOf.get(e)!)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+console.log(`\n| phase 2: ${rate}/s for ${duration} s | value |`);
+console.log("|---|---|");
+console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
+console.log(`| delivered events/s during the load | ${Math.round(deliveredDuringLoad / ((loadEnded - startedAt) / 1000))} |`);
+console.log(`| ingest-to-delivery p50 / p95 / p99 ms | ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)} |`);
+
+// Exactly once?
+const total = await accepted();
+const duplicates = [...arrivals.values()].reduce((n, t) => n + t.length - 1, 0);
+const { rows: undelivered } = await client.query("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
+console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, drained: ${drained ? "yes" : "NO"}`);
+const ok = drained && arrivals.size === total;
+console.log(`[bench] every accepted request delivered exactly once${duplicates ? " (plus counted duplicates)" : ""}: ${ok ? "yes" : "NO"}`);
+
+await client.end();
+reference.kill("SIGTERM");
+await hookyard.stop();
+await db.pg.stop();
+sink.close();
+process.exit(ok ? 0 : 1);
