@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
@@ -53,6 +54,11 @@ function startWorkerProcess(): Promise<ChildProcess> {
       env: process.env,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
+    // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
+    try {
+      if (child.pid) os.setPriority(child.pid, config.workerNice);
+    } catch {}
     child.once("message", (m) => m === "ready" && resolve(child));
     child.once("exit", (code) => {
       if (!stopping) {
