@@ -7,6 +7,8 @@
  *   GET /{id} (Accept: JSON)        source preview; otherwise the page
  *   GET /{id}/live                  server-sent events of new requests
  *   GET /{id}/requests/{req}/raw    raw body download
+ *   GET /{id}/requests/{req}/events  its events, attempts and ignored events
+ *   POST /{id}/requests/{req}/retry  run it through the test URL's connections again
  *   GET /new                        rate limit, then the page
  *   GET /openapi.json               console OpenAPI
  *   /api/… without a version        rewritten to the oldest gateway version
@@ -19,7 +21,7 @@ import next from "next";
 import { getConfig } from "@/lib/config";
 import { getRequestFeed } from "@/lib/console/live";
 import { streamSourceRequests } from "@/lib/console/live-stream";
-import { createTestUrlRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute } from "@/lib/console/routes";
+import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute, retryRequestRoute } from "@/lib/console/routes";
 import { closePool } from "@/lib/db/pool";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
@@ -106,6 +108,10 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
         if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
         if (segments.length === 2 && second === "live") return streamSourceRequests(first, req, res);
         if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
+        if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third!));
+      }
+      if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
+        return serveConsole(req, res, retryRequestRoute(first, third!));
       }
       return handleNext(req, res, parse(url, true));
     };

@@ -162,6 +162,40 @@ test.describe("request details", () => {
   });
 });
 
+test.describe("deliveries", () => {
+  test("a request shows its events and attempts, and Retry delivers it again", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    // What `hookyard listen` would set up: a connection from the test URL's source (here to a mock destination).
+    const { rows } = await db().query("SELECT id, team_id FROM sources WHERE id = $1", [`src_${src.id}`]);
+    const suffix = Math.random().toString(36).slice(2, 12).padEnd(10, "0");
+    const destinationId = `des_ui${suffix}0000000000`;
+    await db().query("INSERT INTO destinations (id, team_id, name, type, config, updated_at) VALUES ($1, $2, $3, 'MOCK_API', '{}', now())", [destinationId, rows[0].team_id, `mock-${suffix}`]);
+    await db().query("INSERT INTO connections (id, team_id, name, source_id, destination_id, updated_at) VALUES ($1, $2, 'mock', $3, $4, now())", [`web_ui${suffix}0000000000`, rows[0].team_id, rows[0].id, destinationId]);
+    // The ingestion cache keeps a source for a second.
+    await new Promise((r) => setTimeout(r, 1100));
+    await send(src.ingest_url, "/delivered", { body: "{}" });
+
+    await openInspector(page, src.id);
+    const detail = page.getByTestId("request-detail");
+    await expect(detail.getByTestId("delivery-event")).toHaveCount(1);
+    await expect(detail.getByTestId("delivery-event").first()).toHaveAttribute("data-status", "SUCCESSFUL");
+    await expect(detail.getByTestId("delivery-attempt").first()).toContainText("200");
+
+    await detail.getByTestId("retry-request").click();
+    await expect(detail.getByTestId("delivery-event")).toHaveCount(2);
+    await expect(detail.locator('[data-testid="delivery-event"][data-status="SUCCESSFUL"]')).toHaveCount(2);
+  });
+
+  test("a request nothing listens to says how to forward it", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await send(src.ingest_url, "/lonely", { body: "x" });
+    await openInspector(page, src.id);
+    await expect(page.getByTestId("deliveries-empty")).toContainText("CLI");
+    await page.getByTestId("retry-request").click();
+    await expect(page.getByTestId("retry-nothing")).toBeVisible();
+  });
+});
+
 test.describe("captured content is never markup", () => {
   test("an HTML body with <script> and <img onerror> and HTML in header values show as literal text and never run", async ({ page }) => {
     const dialogs: string[] = [];

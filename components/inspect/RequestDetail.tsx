@@ -7,7 +7,9 @@ import { DownloadIcon } from "@/components/icons";
 import { AbsoluteTime, RelativeTime } from "@/components/Time";
 import { MethodBadge, RejectionBadge, Tag } from "@/components/inspect/badges";
 import { JsonText } from "@/components/inspect/JsonText";
+import { Deliveries } from "@/components/inspect/Deliveries";
 import { KeyValueTable } from "@/components/inspect/KeyValueTable";
+import { Field, Section } from "@/components/inspect/Section";
 
 type BodyView = { kind: "json" | "text" | "base64" | "none"; text: string };
 
@@ -36,42 +38,6 @@ function queryRows(query: string | undefined): [string, string][] {
 
 function isForm(contentType: string | null | undefined): boolean {
   return !!contentType && contentType.toLowerCase().includes("application/x-www-form-urlencoded");
-}
-
-function Section({
-  title,
-  meta,
-  actions,
-  children,
-  id,
-}: {
-  title: string;
-  meta?: React.ReactNode;
-  actions?: React.ReactNode;
-  children: React.ReactNode;
-  id?: string;
-}) {
-  return (
-    <section aria-labelledby={id} className="overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900">
-      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-zinc-200 px-4 py-2.5 dark:border-zinc-800">
-        <h3 id={id} className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
-          {title}
-        </h3>
-        {meta && <div className="flex min-w-0 flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">{meta}</div>}
-        {actions && <div className="ml-auto flex items-center gap-2">{actions}</div>}
-      </header>
-      {children}
-    </section>
-  );
-}
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-[11px] font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{label}</dt>
-      <dd className="mt-1 min-w-0 text-sm text-zinc-900 dark:text-zinc-100">{children}</dd>
-    </div>
-  );
 }
 
 /** Everything about one captured request. All captured content is rendered as text. */
@@ -141,6 +107,8 @@ export function RequestDetail({ publicId, request: r }: { publicId: string; requ
           </div>
         </dl>
       </header>
+
+      {r.id && <Deliveries publicId={publicId} requestId={r.id} />}
 
       <Section
         id="body-title"

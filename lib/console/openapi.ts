@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
+import { ZConsoleDeliveries } from "@/lib/console/deliveries";
 import { ZCapturedRequest, ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
 
 export const CONSOLE_API_VERSION = "0.1.0";
 
 // Every schema with an id must be listed, nested ones too (ZCapturedRequest inside ZSourcePreview):
 // an unlisted one ends up under a "__shared" pseudo-component with a $ref that resolves nowhere.
-const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZCapturedRequest, ZSourcePreview, ZConsoleError, ZRateLimitError };
+const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZCapturedRequest, ZSourcePreview, ZConsoleError, ZRateLimitError, ZConsoleDeliveries };
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonContent = (id: string) => ({ "application/json": { schema: ref(id) } });
 
@@ -36,6 +37,7 @@ export function consoleOpenApi(): Record<string, unknown> {
     delete (s as { $id?: string }).$id;
   }
   const idParam = { name: "id", in: "path", required: true, description: "The source id without its `src_` prefix.", schema: { type: "string" } };
+  const requestIdParam = { name: "request_id", in: "path", required: true, description: "A captured request's id (`req_…`).", schema: { type: "string" } };
   return {
     openapi: "3.1.0",
     info: {
@@ -74,6 +76,31 @@ export function consoleOpenApi(): Record<string, unknown> {
           responses: {
             "200": { description: "The source preview.", content: { ...jsonContent("SourcePreview"), "text/html": { schema: { type: "string" } } } },
             "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+          },
+        },
+      },
+      "/{id}/requests/{request_id}/events": {
+        get: {
+          operationId: "getRequestDeliveries",
+          summary: "What became of a captured request",
+          description: "Its events (one per connection, e.g. the one `hookyard listen` creates), each with its delivery attempts, and its ignored events.",
+          parameters: [idParam, requestIdParam],
+          responses: {
+            "200": { description: "Events, attempts and ignored events.", content: jsonContent("RequestDeliveries") },
+            "404": { description: "No such request on this test URL.", content: jsonContent("ConsoleError") },
+          },
+        },
+      },
+      "/{id}/requests/{request_id}/retry": {
+        post: {
+          operationId: "retryRequest",
+          summary: "Deliver a captured request again",
+          description: "Runs the request through the test URL's connections again (for instance to a running `hookyard listen`). 60 per minute.",
+          parameters: [idParam, requestIdParam],
+          responses: {
+            "200": { description: "The new events' ids.", content: { "application/json": { schema: { type: "object", properties: { request_id: { type: "string" }, event_ids: { type: "array", items: { type: "string" } } }, required: ["request_id", "event_ids"] } } } },
+            "404": { description: "No such request on this test URL.", content: jsonContent("ConsoleError") },
+            "429": { description: "Rate limit exceeded.", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },
           },
         },
       },

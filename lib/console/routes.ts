@@ -4,6 +4,7 @@
  * sees the request; each handler is wrapped by `consoleRoute` (lib/http/console.ts).
  */
 import { createTestUrl } from "@/lib/console/create-test-url";
+import { getRequestDeliveries, retryConsoleRequest } from "@/lib/console/deliveries";
 import { consoleOpenApi } from "@/lib/console/openapi";
 import { getRawBody, getSourcePreview } from "@/lib/console/preview";
 import { ZCreateTestUrlRequest } from "@/lib/console/schemas";
@@ -48,6 +49,16 @@ export const rawBodyRoute = (publicId: string, requestId: string) =>
       body,
     };
   });
+
+// GET /{id}/requests/{request_id}/events - what became of the request: events with attempts, ignored events
+export const deliveriesRoute = (publicId: string, requestId: string) =>
+  consoleRoute({}, async () => json(200, await getRequestDeliveries(publicId, requestId), { "cache-control": "no-store" }));
+
+// POST /{id}/requests/{request_id}/retry - run the request through the test URL's connections again (60 per minute)
+export const retryRequestRoute = (publicId: string, requestId: string) =>
+  consoleRoute({ rateLimit: { name: "retry", perMinute: (c) => c.consoleCreateRateLimit } }, async () =>
+    json(200, await retryConsoleRequest(publicId, requestId), { "cache-control": "no-store" }),
+  );
 
 // GET /new - only the rate limit (10 per minute); the page itself is rendered by Next.js
 export const newPageGate = consoleRoute({ rateLimit: { name: "new", perMinute: (c) => c.consoleNewRateLimit } }, async () => ({

@@ -1,0 +1,116 @@
+/**
+ * What became of a captured request (issue "Gateway pipeline", console inspect view): its events, each
+ * with its attempts (CLI deliveries included), and its ignored events; and retrying it. Reached with the
+ * test URL's id like every console read (the id is the capability, shared/spec/console.md
+ * "Authentication").
+ */
+import { z } from "zod";
+import { getPool } from "@/lib/db/pool";
+import { retryRequest } from "@/lib/delivery/event-actions";
+import { ApiError } from "@/lib/http/errors";
+import { sourceIdFromPublic } from "@/lib/ids";
+
+export const ZConsoleAttempt = z.object({
+  id: z.string(),
+  attempt_number: z.number().int(),
+  trigger: z.string(),
+  status: z.enum(["SUCCESSFUL", "FAILED"]),
+  response_status: z.number().int().nullable(),
+  error_code: z.string().nullable(),
+  body: z.string().nullable().meta({ description: "The response body (first 64 KiB), as text" }),
+  delivery_latency: z.number().int().nullable().meta({ description: "ms" }),
+  created_at: z.iso.datetime(),
+});
+export const ZConsoleEvent = z.object({
+  id: z.string(),
+  connection: z.object({ id: z.string(), name: z.string().nullable() }),
+  destination: z.object({ id: z.string(), name: z.string().nullable(), type: z.string().nullable() }),
+  status: z.enum(["SCHEDULED", "QUEUED", "HOLD", "SUCCESSFUL", "FAILED", "CANCELLED"]),
+  attempts: z.array(ZConsoleAttempt),
+  response_status: z.number().int().nullable(),
+  error_code: z.string().nullable(),
+  next_attempt_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+});
+export const ZConsoleDeliveries = z.object({
+  request_id: z.string(),
+  rejection_cause: z.string().nullable(),
+  events: z.array(ZConsoleEvent),
+  ignored_events: z.array(z.object({ id: z.string(), cause: z.string(), connection: z.object({ id: z.string(), name: z.string().nullable() }), created_at: z.iso.datetime() })),
+}).meta({ id: "RequestDeliveries" });
+export type TConsoleDeliveries = z.infer<typeof ZConsoleDeliveries>;
+export type TConsoleEvent = z.infer<typeof ZConsoleEvent>;
+
+async function requestOf(publicId: string, requestId: string): Promise<{ team_id: string; rejection_cause: string | null }> {
+  const sourceId = sourceIdFromPublic(publicId);
+  const { rows } = sourceId
+    ? await getPool().query<{ team_id: string; rejection_cause: string | null }>("SELECT team_id, rejection_cause FROM requests WHERE id = $1 AND source_id = $2", [requestId, sourceId])
+    : { rows: [] };
+  if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
+  return rows[0];
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * The events (newest first, at most 50) and ignored events of request `requestId` of test URL
+ * `publicId`. Throws ApiError NOT_FOUND when they do not belong together.
+ */
+export async function getRequestDeliveries(publicId: string, requestId: string): Promise<TConsoleDeliveries> {
+  const request = await requestOf(publicId, requestId);
+  const pool = getPool();
+  const { rows: events } = await pool.query(
+    `SELECT e.id, e.webhook_id, w.name AS connection_name, e.destination_id, d.name AS destination_name, d.type AS destination_type,
+            e.status, e.response_status, e.error_code, e.next_attempt_at, e.created_at
+       FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN destinations d ON d.id = e.destination_id
+      WHERE e.request_id = $1 ORDER BY e.created_at DESC, e.id DESC LIMIT 50`,
+    [requestId],
+  );
+  const { rows: attempts } = await pool.query(
+    `SELECT id, event_id, attempt_number, trigger, status, response_status, error_code, left(body, 65536) AS body, delivery_latency, created_at
+       FROM attempts WHERE event_id = ANY($1) ORDER BY attempt_number`,
+    [events.map((e) => e.id)],
+  );
+  const { rows: ignored } = await pool.query(
+    `SELECT i.id, i.cause, i.webhook_id, w.name AS connection_name, i.created_at
+       FROM ignored_events i LEFT JOIN connections w ON w.id = i.webhook_id WHERE i.request_id = $1 ORDER BY i.created_at DESC LIMIT 50`,
+    [requestId],
+  );
+  return {
+    request_id: requestId,
+    rejection_cause: request.rejection_cause,
+    events: events.map((e) => ({
+      id: e.id,
+      connection: { id: e.webhook_id, name: e.connection_name },
+      destination: { id: e.destination_id, name: e.destination_name, type: e.destination_type },
+      status: e.status,
+      attempts: attempts
+        .filter((a) => a.event_id === e.id)
+        .map((a) => ({
+          id: a.id,
+          attempt_number: a.attempt_number,
+          trigger: a.trigger,
+          status: a.status,
+          response_status: a.response_status,
+          error_code: a.error_code,
+          body: a.body,
+          delivery_latency: a.delivery_latency,
+          created_at: a.created_at.toISOString(),
+        })),
+      response_status: e.response_status,
+      error_code: e.error_code,
+      next_attempt_at: iso(e.next_attempt_at),
+      created_at: e.created_at.toISOString(),
+    })),
+    ignored_events: ignored.map((i) => ({ id: i.id, cause: i.cause, connection: { id: i.webhook_id, name: i.connection_name }, created_at: i.created_at.toISOString() })),
+  };
+}
+
+/**
+ * Runs request `requestId` of test URL `publicId` through the test URL's connections again (for a test
+ * URL: the CLI's). Returns the ids of the new events (none when nothing listens). Throws NOT_FOUND.
+ */
+export async function retryConsoleRequest(publicId: string, requestId: string): Promise<{ request_id: string; event_ids: string[] }> {
+  const request = await requestOf(publicId, requestId);
+  return { request_id: requestId, event_ids: await retryRequest(request.team_id, requestId) };
+}
