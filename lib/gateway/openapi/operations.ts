@@ -5,6 +5,8 @@
 import { z } from "zod";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import { ZAttempt, ZEvent, ZIgnoredEvent } from "@/lib/gateway/events/event-store";
+import { ZTransformationExecution } from "@/lib/gateway/events/execution-store";
 import { ZRequest } from "@/lib/gateway/requests/request-store";
 import { ZTransformationRun } from "@/lib/gateway/transformations/routes";
 import { ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
@@ -30,8 +32,57 @@ const filter = (name: string, description: string, schema: Record<string, unknow
 const include = filter("include", "`config.auth` reveals credentials.");
 /** `GET /…/count` answers. */
 export const ZCount = z.object({ count: z.number().int() }).meta({ id: "Count" });
+/** `GET /…/{id}/raw_body` answers. */
+export const ZRawBody = z.object({ body: z.string() }).meta({ id: "RawBody" });
 /** `DELETE /…/{id}` answers. */
 export const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
+
+const EVENT_QUERY = [
+  filter("id", "Event id, or an array."),
+  filter("status", "SCHEDULED, QUEUED, HOLD, SUCCESSFUL, FAILED or CANCELLED; or an array."),
+  filter("webhook_id", "Connection id, or an array."),
+  filter("source_id", "Source id, or an array."),
+  filter("destination_id", "Destination id, or an array."),
+  filter("request_id", "Request id, or an array."),
+  filter("attempts", "Number with operators.", { type: "integer" }),
+  filter("response_status", "Number with operators.", { type: "integer" }),
+  filter("error_code", "Error code, or an array."),
+  filter("cli_id", "CLI session id."),
+  filter("created_at", "Date with operators."),
+  filter("last_attempt_at", "Date with operators."),
+  filter("next_attempt_at", "Date with operators."),
+  filter("successful_at", "Date with operators."),
+  filter("include", "`data` adds the event's request data."),
+];
+
+function eventOperations(): Operation[] {
+  const tag = "Events";
+  return [
+    { method: "get", path: "/events", operationId: "listEvents", summary: "List events", tag, response: ZEvent, list: true, query: EVENT_QUERY, errors: [400] },
+    { method: "get", path: "/events/{id}", operationId: "getEvent", summary: "Get an event with its data", tag, response: ZEvent, errors: [404] },
+    { method: "get", path: "/events/{id}/raw_body", operationId: "getEventRawBody", summary: "The body the event delivers", tag, response: ZRawBody, errors: [404] },
+    { method: "post", path: "/events/{id}/retry", operationId: "retryEvent", summary: "Deliver an event again now (trigger MANUAL), whatever its status", tag, response: ZEvent, errors: [404] },
+    { method: "put", path: "/events/{id}/cancel", operationId: "cancelEvent", summary: "Cancel a SCHEDULED, QUEUED or HOLD event (2025-07-01)", tag, response: ZEvent, errors: [404, 422] },
+    { method: "put", path: "/events/{id}/mute", operationId: "muteEvent", summary: "Cancel an event (the name of every version)", tag, response: ZEvent, errors: [404, 422] },
+    { method: "get", path: "/requests/{id}/events", operationId: "listRequestEvents", summary: "List a request's events", tag: "Requests", response: ZEvent, list: true, query: EVENT_QUERY, errors: [400, 404] },
+    { method: "get", path: "/requests/{id}/ignored_events", operationId: "listRequestIgnoredEvents", summary: "List a request's ignored events", tag: "Requests", response: ZIgnoredEvent, list: true, query: [filter("id", "Ignored event id, or an array.")], errors: [400, 404] },
+    {
+      method: "post",
+      path: "/requests/{id}/retry",
+      operationId: "retryRequest",
+      summary: "Run a request through its source's connections again",
+      description: "`webhook_ids` limits it to those connections of the request's source; a missing or disabled one gives 422 with `data.id`.",
+      tag: "Requests",
+      body: z.object({ webhook_ids: z.array(z.string()).optional() }).meta({ id: "RequestRetry" }),
+      response: z.object({ request: ZRequest, events: z.array(ZEvent).nullable() }).meta({ id: "RequestRetryResult" }),
+      errors: [400, 404, 422],
+    },
+    { method: "get", path: "/ignored-events", operationId: "listIgnoredEvents", summary: "List ignored events", tag, response: ZIgnoredEvent, list: true, query: [filter("cause", "FILTERED, TRANSFORMATION_FAILED, DEDUPLICATED, DISABLED; or an array."), filter("webhook_id", "Connection id, or an array."), filter("request_id", "Request id, or an array."), filter("created_at", "Date with operators.")], errors: [400] },
+    { method: "get", path: "/ignored-events/{id}", operationId: "getIgnoredEvent", summary: "Get an ignored event", tag, response: ZIgnoredEvent, errors: [404] },
+    { method: "get", path: "/attempts", operationId: "listAttempts", summary: "List attempts (rows without body and requested_url)", tag: "Attempts", response: ZAttempt, list: true, query: [filter("event_id", "Event id, or an array."), filter("destination_id", "Destination id, or an array."), filter("status", "SUCCESFUL or FAILED."), filter("trigger", "INITIAL, AUTOMATIC, MANUAL, UNPAUSE or BULK_RETRY."), filter("created_at", "Date with operators.")], errors: [400] },
+    { method: "get", path: "/attempts/{id}", operationId: "getAttempt", summary: "Get an attempt with its response body", tag: "Attempts", response: ZAttempt, errors: [404] },
+  ];
+}
 
 /** The operations of a named, team-owned resource: list, create, upsert, count, get, update, delete, disable/enable. */
 function namedResource(plural: string, singular: string, tag: string, schemas: { model: z.ZodType; create: z.ZodType; update: z.ZodType }, listFilters: Operation["query"]): Operation[] {
@@ -120,7 +171,7 @@ export const OPERATIONS: Operation[] = [
     operationId: "getRequestRawBody",
     summary: "The raw body (UTF-8 text, or base64 when binary)",
     tag: "Requests",
-    response: z.object({ body: z.string() }).meta({ id: "RawBody" }),
+    response: ZRawBody,
     errors: [404],
   },
   ...namedResource("transformations", "transformation", "Transformations", { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate }, [
@@ -137,4 +188,17 @@ export const OPERATIONS: Operation[] = [
     body: ZTransformationRun,
     errors: [400, 422],
   },
+  {
+    method: "get",
+    path: "/transformations/{id}/executions",
+    operationId: "listTransformationExecutions",
+    summary: "List a transformation's executions",
+    tag: "Transformations",
+    response: ZTransformationExecution,
+    list: true,
+    query: [filter("log_level", "debug, info, warn, error or fatal; or an array."), filter("webhook_id", "Connection id, or an array."), filter("created_at", "Date with operators.")],
+    errors: [400, 404],
+  },
+  { method: "get", path: "/transformations/{id}/executions/{execution_id}", operationId: "getTransformationExecution", summary: "Get one execution", tag: "Transformations", response: ZTransformationExecution, errors: [404] },
+  ...eventOperations(),
 ];

@@ -1,7 +1,7 @@
 /**
  * The requests a gateway team received (shared/reference/gateway-product.md §1 `/requests`, §2 Request):
  * list with filters and paging, get one, its raw body. Read side only: ingestion writes them
- * (lib/ingest). Event counts are 0 until the pipeline creates events.
+ * (lib/ingest); the counts come from the pipeline's events and ignored events.
  */
 import { z } from "zod";
 import { bodyPreview } from "@/lib/console/preview";
@@ -20,6 +20,9 @@ export type RequestRow = {
   ingested_at: Date;
   created_at: Date;
   updated_at: Date;
+  events_count?: number;
+  cli_events_count?: number;
+  ignored_count?: number;
   path?: string;
   query?: string;
   headers?: Record<string, string>;
@@ -55,7 +58,12 @@ export const ZRequest = z
   .meta({ id: "Request" });
 export type TRequest = z.infer<typeof ZRequest>;
 
-const COLUMNS = "r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at";
+// Counts from the pipeline's tables: events to non-CLI destinations, events to CLI destinations, ignored events.
+const COUNTS =
+  "(SELECT count(*) FROM events e JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id AND dd.type <> 'CLI')::int AS events_count, " +
+  "(SELECT count(*) FROM events e JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id AND dd.type = 'CLI')::int AS cli_events_count, " +
+  "(SELECT count(*) FROM ignored_events i WHERE i.request_id = r.id)::int AS ignored_count";
+const COLUMNS = `r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at, ${COUNTS}`;
 const DATA_COLUMNS = "d.path, d.query, d.headers, d.body, d.body_size";
 export const REQUEST_ORDER_BY = ["created_at", "ingested_at"] as const;
 
@@ -83,9 +91,9 @@ export function toRequest(row: RequestRow): TRequest {
     rejection_cause: row.rejection_cause,
     ingested_at: row.ingested_at.toISOString(),
     source_id: row.source_id,
-    events_count: 0,
-    cli_events_count: 0,
-    ignored_count: 0,
+    events_count: row.events_count ?? 0,
+    cli_events_count: row.cli_events_count ?? 0,
+    ignored_count: row.ignored_count ?? 0,
     updated_at: row.updated_at.toISOString(),
     created_at: row.created_at.toISOString(),
   };

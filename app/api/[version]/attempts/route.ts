@@ -1,0 +1,4 @@
+import { listAttemptsRoute } from "@/lib/gateway/events/routes";
+
+export const dynamic = "force-dynamic";
+export { listAttemptsRoute as GET };

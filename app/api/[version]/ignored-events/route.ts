@@ -1,0 +1,4 @@
+import { listIgnoredEventsRoute } from "@/lib/gateway/events/routes";
+
+export const dynamic = "force-dynamic";
+export { listIgnoredEventsRoute as GET };

@@ -1,0 +1,4 @@
+import { listRequestEventsRoute } from "@/lib/gateway/events/routes";
+
+export const dynamic = "force-dynamic";
+export { listRequestEventsRoute as GET };

@@ -1,0 +1,4 @@
+import { listRequestIgnoredEventsRoute } from "@/lib/gateway/events/routes";
+
+export const dynamic = "force-dynamic";
+export { listRequestIgnoredEventsRoute as GET };
