@@ -165,3 +165,12 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
     });
   };
 }
+
+/**
+ * The answer for a method an endpoint does not have: 405 with the gateway error body (after
+ * authentication, like every endpoint) instead of Next.js's empty one. Route files export it for
+ * their missing methods.
+ */
+export const methodNotAllowed = gatewayRoute({}, async ({ req, url }) => {
+  throw new GatewayError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { message: `${req.method} is not supported on ${url.pathname}` });
+});

@@ -50,7 +50,8 @@ export function parsePaging(query: ParsedQuery, allowedOrderBy: readonly string[
   const dir = single(query, "dir") ?? "desc";
   if (dir !== "asc" && dir !== "desc") throw badRequest(`"dir" must be asc or desc`, { dir });
   const rawLimit = single(query, "limit");
-  const limit = rawLimit === undefined ? 100 : Number(rawLimit);
+  // `limit=` with no value means the default, not 0.
+  const limit = rawLimit === undefined || rawLimit.trim() === "" ? 100 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 0 || limit > 250) throw badRequest(`"limit" must be an integer from 0 to 250`, { limit: rawLimit });
   const next = single(query, "next");
   const prev = single(query, "prev");

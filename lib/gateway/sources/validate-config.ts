@@ -21,7 +21,9 @@ function checkAuth(schema: z.ZodType, auth: unknown, authType: string): Record<s
   const parsed = schema.safeParse(auth ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    fail(["config", "auth", ...issue.path].join("."), `${authType} authentication: ${issue.path.join(".") || "auth"}: ${issue.message}`);
+    // An unknown key is reported on its parent; name the key itself.
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    fail(["config", "auth", ...path].join("."), `${authType} authentication: ${path.join(".") || "auth"}: ${issue.message}`);
   }
   return parsed.data as Record<string, unknown>;
 }

@@ -1,4 +1,7 @@
+import { methodNotAllowed } from "@/lib/http/gateway";
 import { muteEventRoute } from "@/lib/gateway/events/routes";
 
 export const dynamic = "force-dynamic";
 export { muteEventRoute as PUT };
+// Methods this endpoint does not have: 405 with the gateway error body.
+export { methodNotAllowed as GET, methodNotAllowed as POST, methodNotAllowed as PATCH, methodNotAllowed as DELETE };

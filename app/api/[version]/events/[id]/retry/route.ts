@@ -1,4 +1,7 @@
+import { methodNotAllowed } from "@/lib/http/gateway";
 import { retryEventRoute } from "@/lib/gateway/events/routes";
 
 export const dynamic = "force-dynamic";
 export { retryEventRoute as POST };
+// Methods this endpoint does not have: 405 with the gateway error body.
+export { methodNotAllowed as GET, methodNotAllowed as PUT, methodNotAllowed as PATCH, methodNotAllowed as DELETE };
