@@ -16,7 +16,7 @@ const adminUrl = process.env.TEST_PG_ADMIN_URL!;
 const dbName = `hookyard_crash_${Date.now()}_${process.pid}`;
 const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
-const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_RECOVERY_AFTER_MS: "500", PIPELINE_SWEEP_INTERVAL_MS: "200" };
+const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_SWEEP_INTERVAL_MS: "200" };
 
 let admin: pg.Client;
 let db: pg.Client;

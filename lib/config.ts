@@ -34,13 +34,12 @@ const ConfigSchema = z.object({
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER_ENABLED: booleanish.default(true),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
-  PIPELINE_RECOVERY_AFTER_MS: z.coerce.number().int().min(100).default(10_000),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
 });
 
@@ -95,8 +94,6 @@ export type Config = {
   deliveryAllowPrivateNetworks: boolean;
   /** Deliveries in flight at once to one destination per worker process (when it sets no `concurrent` limit). */
   deliveryDestinationConcurrency: number;
-  /** Age after which a fan-out or delivery left behind by a crashed process is picked up again, ms. */
-  pipelineRecoveryAfterMs: number;
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
   pipelineSweepIntervalMs: number;
 };
@@ -144,7 +141,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,
     deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
-    pipelineRecoveryAfterMs: e.PIPELINE_RECOVERY_AFTER_MS,
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
   };
 }

@@ -47,11 +47,23 @@ let embedded: EmbeddedPostgresHandle | undefined;
 let server: { close: () => Promise<void> } | undefined;
 let worker: ChildProcess | undefined;
 
+/** True when `url` names a PostgreSQL on this machine (loopback host or a Unix socket). */
+function isLocalDatabase(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const host = new URL(url).hostname;
+    return host === "" || host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.startsWith("%2F");
+  } catch {
+    return false;
+  }
+}
+
 /** Starts scripts/worker.ts as a child (`node --import tsx`), resolved once it reports ready. */
 function startWorkerProcess(): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts", "--child"], {
-      env: process.env,
+      // With PostgreSQL on this machine, the worker's database sessions get the worker's priority too.
+      env: { ...process.env, ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
@@ -78,8 +90,6 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   const force = setTimeout(() => process.exit(code || 1), 20_000);
   force.unref();
   await server?.close().catch((e) => console.error(e));
-  const { fanoutIdle } = await import("@/lib/gateway/pipeline/fanout-queue");
-  await fanoutIdle();
   if (worker && worker.exitCode === null) {
     const exited = new Promise((r) => worker!.once("exit", r));
     worker.kill("SIGTERM");

@@ -38,9 +38,27 @@ export function getBackgroundPool(): pg.Pool {
   if (!globalForPool.__hookyardBackgroundPool) {
     const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, options: "-c synchronous_commit=off" });
     pool.on("error", (err) => logger("db").warn("idle client error", err.message));
+    const nice = Number(process.env.HOOKYARD_DB_BACKEND_NICE ?? 0);
+    if (nice > 0) pool.on("connect", (client) => void lowerBackendPriority(client, nice));
     globalForPool.__hookyardBackgroundPool = pool;
   }
   return globalForPool.__hookyardBackgroundPool;
+}
+
+/**
+ * Gives the PostgreSQL backend serving `client` the CPU priority `nice`, when that backend runs on this
+ * machine and this process may renice it (the embedded PostgreSQL under `npm start`): the worker's
+ * queries then yield the CPU to ingestion's, as the worker process itself does (WORKER_NICE).
+ * Best effort: any failure leaves the priority as it was.
+ */
+async function lowerBackendPriority(client: pg.PoolClient, nice: number): Promise<void> {
+  try {
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const os = await import("node:os");
+    os.setPriority(rows[0]!.pid, nice);
+  } catch {
+    // another machine, or not permitted
+  }
 }
 
 /** Closes the process-wide pools (server shutdown, tests). */

@@ -6,7 +6,7 @@
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
-import { fanOut } from "@/lib/gateway/pipeline/fanout";
+import { fanOutNow } from "@/lib/gateway/pipeline/fanout";
 import { notFound, unprocessable } from "@/lib/http/errors";
 
 /** Statuses an event can be cancelled from (not yet delivered for good). */
@@ -63,8 +63,7 @@ export async function retryRequest(teamId: string, requestId: string, webhookIds
       if (!c || c.disabled_at) throw unprocessable(`Connection ${id} does not exist or is disabled`, { id });
     }
   }
-  await getPool().query("INSERT INTO request_fanouts (request_id) VALUES ($1) ON CONFLICT DO NOTHING", [requestId]);
-  return fanOut([requestId], Date.now(), webhookIds);
+  return fanOutNow([requestId], webhookIds);
 }
 
 /** Queues the HOLD events of connection `connectionId` (on unpause) with trigger UNPAUSE. Returns how many. */

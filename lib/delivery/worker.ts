@@ -1,8 +1,8 @@
 /**
- * The delivery worker (design "The delivery engine", "Processes and scale"): graphile-worker runs the
+ * The delivery worker (design "The delivery engine", "Processes and scale"): the fan-out loop turns
+ * committed requests into events (lib/gateway/pipeline/fanout-queue.ts), graphile-worker runs the
  * `deliver` jobs (WORKER_CONCURRENCY at once), and a sweeper repairs what a crashed process left:
- * - requests committed but never fanned out (`request_fanouts` rows older than PIPELINE_RECOVERY_AFTER_MS);
- * - events claimed by a worker that died mid-delivery (their lease expired): queued again.
+ * events claimed by a worker that died mid-delivery (their lease expired) are queued again.
  * It also drops expired deduplication keys. `npm start` runs one worker in-process (WORKER_ENABLED);
  * `npm run worker` runs more on other machines.
  */
@@ -14,7 +14,7 @@ import { deliverEvent } from "@/lib/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { fanOut } from "@/lib/gateway/pipeline/fanout";
+import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 
 const log = logger("worker");
@@ -25,13 +25,7 @@ const STALLED_AFTER_MS = 5 * 60_000;
  * One sweep: fans out left-behind requests and queues events whose lease expired.
  * Returns what it repaired. Throws on database errors.
  */
-export async function sweep(now = Date.now()): Promise<{ fanouts: number; events: number }> {
-  const { pipelineRecoveryAfterMs } = getConfig();
-  const { rows } = await getBackgroundPool().query<{ request_id: string }>(
-    "SELECT request_id FROM request_fanouts WHERE created_at < $1 ORDER BY created_at LIMIT 500",
-    [new Date(now - pipelineRecoveryAfterMs)],
-  );
-  if (rows.length) await fanOut(rows.map((r) => r.request_id), now);
+export async function sweep(now = Date.now()): Promise<{ events: number }> {
   const events = await inTransaction(async (client) => {
     // Claimed by a worker that died: the lease expired.
     const { rows: expired } = await client.query<{ id: string }>(
@@ -50,7 +44,7 @@ export async function sweep(now = Date.now()): Promise<{ fanouts: number; events
     return expired.length + (stalled ?? 0);
   }, getBackgroundPool());
   await getBackgroundPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
-  return { fanouts: rows.length, events };
+  return { events };
 }
 
 export type WorkerHandle = { stop: () => Promise<void> };
@@ -77,13 +71,14 @@ export async function startWorker(): Promise<WorkerHandle> {
       },
     },
   });
+  const fanout = await startFanoutLoop();
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
     sweep()
       .then((r) => {
-        if (r.fanouts || r.events) log.info(`recovered ${r.fanouts} fan-outs and ${r.events} deliveries left by a stopped process`);
+        if (r.events) log.info(`queued ${r.events} deliveries again (left by a stopped process or overdue)`);
       })
       .catch((err) => log.warn("sweep failed", err instanceof Error ? err.message : err))
       .finally(() => (sweeping = false));
@@ -93,6 +88,7 @@ export async function startWorker(): Promise<WorkerHandle> {
   return {
     stop: async () => {
       clearInterval(timer);
+      await fanout.stop().catch(() => {});
       await runner.stop().catch(() => {});
       await closeSender();
     },

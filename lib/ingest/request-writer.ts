@@ -1,6 +1,5 @@
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
-import { scheduleFanout } from "@/lib/gateway/pipeline/fanout-queue";
 import { announceRequests } from "@/lib/ingest/request-notifier";
 
 /** One request to store: its `requests` row and its raw data. */
@@ -108,7 +107,6 @@ export class RequestWriter {
       await pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(batch.map((p) => p.record)) });
       for (const p of batch) p.resolve();
       announceRequests(batch.map((p) => p.record.sourceId));
-      scheduleFanout(batch.filter((p) => p.record.rejectionCause === null).map((p) => p.record.id));
     } catch (err) {
       if (batch.length === 1) {
         batch[0]!.reject(err);
@@ -120,7 +118,6 @@ export class RequestWriter {
             () => {
               p.resolve();
               announceRequests([p.record.sourceId]);
-              if (p.record.rejectionCause === null) scheduleFanout([p.record.id]);
             },
             (e) => p.reject(e),
           ),

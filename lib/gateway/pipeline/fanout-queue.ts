@@ -1,50 +1,69 @@
 /**
- * The fan-out fast path: requests committed by this process are fanned out here right after their
- * commit, in batches (up to 200 requests), one batch at a time. A batch that fails (or a process that
- * dies first) leaves its `request_fanouts` rows, which the worker's sweeper fans out after
- * PIPELINE_RECOVERY_AFTER_MS. Kept on globalThis: Next.js bundles its own copy of lib/.
+ * The worker's fan-out loop: drains `request_fanouts` (fanOutPending) whenever ingestion announces
+ * committed requests (NOTIFY on `hookyard_requests`, coalesced over 20 ms by lib/ingest/request-notifier.ts),
+ * and every PIPELINE_SWEEP_INTERVAL_MS in case a notification was lost (a web process that died between
+ * its commit and its NOTIFY). Fan-out runs in worker processes, never in the web process that answers
+ * senders, so rules and event writes do not slow ingestion.
  */
-import { fanOut } from "@/lib/gateway/pipeline/fanout";
+import pg from "pg";
+import { getConfig } from "@/lib/config";
+import { databaseUrl } from "@/lib/db/pool";
+import { fanOutPending } from "@/lib/gateway/pipeline/fanout";
+import { REQUESTS_CHANNEL } from "@/lib/ingest/request-notifier";
 import { logger } from "@/lib/log";
 
 const log = logger("fanout");
-const MAX_BATCH = 200;
 
-type QueueState = { pending: string[]; running: boolean; idle: Promise<void>; resolveIdle: (() => void) | null };
-const g = globalThis as unknown as { __hookyardFanoutQueue?: QueueState };
-const state = (): QueueState => (g.__hookyardFanoutQueue ??= { pending: [], running: false, idle: Promise.resolve(), resolveIdle: null });
+export type FanoutLoop = { stop: () => Promise<void>; drained: () => Promise<void> };
 
-async function drain(q: QueueState): Promise<void> {
-  q.running = true;
-  try {
-    while (q.pending.length) {
-      const batch = q.pending.splice(0, MAX_BATCH);
-      try {
-        await fanOut(batch);
-      } catch (err) {
-        log.warn(`fan-out of ${batch.length} requests failed; the sweeper will retry them`, err instanceof Error ? err.message : err);
-      }
+/** Starts the loop in this process. Resolves once it listens. */
+export async function startFanoutLoop(): Promise<FanoutLoop> {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  const drain = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
     }
-  } finally {
-    q.running = false;
-    q.resolveIdle?.();
-    q.resolveIdle = null;
-  }
-}
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          while (!stopped && (await fanOutPending()) > 0);
+        } catch (err) {
+          log.warn("fan-out failed; retrying at the next sweep", err instanceof Error ? err.message : err);
+        }
+      } while (again && !stopped);
+    })().finally(() => (running = null));
+    return running;
+  };
 
-/** Queues committed requests (ids) for fan-out in this process. Never throws. */
-export function scheduleFanout(requestIds: string[]): void {
-  if (requestIds.length === 0) return;
-  const q = state();
-  q.pending.push(...requestIds);
-  if (!q.running) {
-    q.idle = new Promise((resolve) => (q.resolveIdle = resolve));
-    void drain(q);
-  }
-}
-
-/** Resolves when the queue is empty (shutdown). */
-export function fanoutIdle(): Promise<void> {
-  const q = state();
-  return q.running ? q.idle : Promise.resolve();
+  let client: pg.Client | null = null;
+  const listen = async () => {
+    const c = new pg.Client({ connectionString: databaseUrl() });
+    c.on("notification", () => void drain());
+    c.on("error", (err) => {
+      log.warn("fan-out listener lost; reconnecting", err.message);
+      client = null;
+      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${REQUESTS_CHANNEL}`);
+    client = c;
+  };
+  await listen();
+  const timer = setInterval(() => void drain(), getConfig().pipelineSweepIntervalMs);
+  timer.unref();
+  void drain();
+  return {
+    drained: () => running ?? Promise.resolve(),
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await client?.end().catch(() => {});
+    },
+  };
 }

@@ -5,14 +5,14 @@
  * first for rules written by older versions), then deduplicate, then delay. A connection that is paused
  * makes HOLD events; disabled connections or destinations give ignored events (DISABLED).
  *
- * Rules run outside any transaction (a transformation may take up to a second); the results are
- * written in one transaction that first claims the requests' `request_fanouts` rows, so a request is
- * fanned out once even when the sweeper and the fast path race, and a crash before the commit leaves
- * the rows for the sweeper.
+ * Workers drain the `request_fanouts` rows ingestion writes with each accepted request
+ * (fanOutPending, woken by ingestion's NOTIFY): rows are claimed with `FOR UPDATE SKIP LOCKED`, and the
+ * events are written and the rows deleted in that same transaction, so a request is fanned out once,
+ * and a crash before the commit leaves the rows for the next drain.
  */
 import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
-import { getBackgroundPool } from "@/lib/db/pool";
+import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
@@ -142,31 +142,21 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, now: nu
   return { kind: "event", data: transformed ? current : null, request: current, executions };
 }
 
-/**
- * Fans out the requests `requestIds` (committed, with a `request_fanouts` row). Requests whose row is
- * gone (already fanned out elsewhere) are skipped. `connectionIds` limits the fan-out to those
- * connections (request retry with `webhook_ids`). Resolves with the ids of the events created; throws
- * on database errors (the rows stay, and the sweeper retries).
- */
-export async function fanOut(requestIds: string[], now = Date.now(), connectionIds?: readonly string[]): Promise<string[]> {
-  if (requestIds.length === 0) return [];
-  const { rows: requests } = await getBackgroundPool().query<RequestRow>(
-    `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
-       FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id JOIN request_fanouts f ON f.request_id = r.id
-      WHERE r.id = ANY($1) ORDER BY r.id`,
-    [requestIds],
-  );
-  if (requests.length === 0) return [];
-  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
+type Outcomes = { events: EventRow[]; ignored: IgnoredRow[]; executions: ExecutionRow[] };
 
-  const events: EventRow[] = [];
-  const ignored: IgnoredRow[] = [];
-  const executions: ExecutionRow[] = [];
+const REQUESTS_SQL = `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
+  FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id WHERE r.id = ANY($1) ORDER BY r.id`;
+
+/** Runs every connection's rules on `requests` (outside any transaction); `connectionIds` limits the connections. */
+async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[]): Promise<Outcomes> {
+  const out: Outcomes = { events: [], ignored: [], executions: [] };
+  if (requests.length === 0) return out;
+  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
       if (connectionIds && !connectionIds.includes(connection.id)) continue;
       if (connection.disabled) {
-        ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
+        out.ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
         continue;
       }
       let outcome: Outcome;
@@ -177,21 +167,20 @@ export async function fanOut(requestIds: string[], now = Date.now(), connectionI
         outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: null, executions: [] };
       }
       if (outcome.kind === "ignored") {
-        ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
-        for (const e of outcome.executions) executions.push({ ...e, eventId: null });
+        out.ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
+        for (const e of outcome.executions) out.executions.push({ ...e, eventId: null });
         continue;
       }
       const id = createId("event", now);
-      for (const e of outcome.executions) executions.push({ ...e, eventId: id });
-      const settings = connection.rules.filter((r) => r.type === "delay" || r.type === "deduplicate");
-      const delay = settings.find((r) => r.type === "delay");
-      const dedupRule = settings.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
+      for (const e of outcome.executions) out.executions.push({ ...e, eventId: id });
+      const delay = connection.rules.find((r) => r.type === "delay");
+      const dedupRule = connection.rules.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
       const delayMs = delay ? Number(delay.delay) || 0 : 0;
       const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
       const data = outcome.data
         ? { path: outcome.data.path, query: outcome.data.query, headers: outcome.data.headers, body: serializeBody(outcome.data.body)?.toString("utf8") ?? null }
         : null;
-      events.push({
+      out.events.push({
         id,
         request: req,
         connection,
@@ -202,14 +191,48 @@ export async function fanOut(requestIds: string[], now = Date.now(), connectionI
       });
     }
   }
-  return inTransaction((client) => writeOutcomes(client, requestIds, events, ignored, executions, now), getBackgroundPool());
+  return out;
 }
 
-async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events: EventRow[], ignored: IgnoredRow[], executions: ExecutionRow[], now: number): Promise<string[]> {
-  const { rows: claimed } = await client.query<{ request_id: string }>("DELETE FROM request_fanouts WHERE request_id = ANY($1) RETURNING request_id", [requestIds]);
-  const mine = new Set(claimed.map((r) => r.request_id));
-  let kept = events.filter((e) => mine.has(e.request.id));
-  const keptIgnored = ignored.filter((i) => mine.has(i.request.id));
+/**
+ * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first: claims them with
+ * `FOR UPDATE SKIP LOCKED` (so concurrent workers share the work), runs the rules, writes the events,
+ * ignored events, executions and jobs, and deletes the rows, in one transaction. A crash before the
+ * commit leaves the rows for the next drain. Resolves with the number of requests fanned out; throws on
+ * database errors.
+ */
+export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
+  return inTransaction(async (client) => {
+    const { rows } = await client.query<{ request_id: string }>(
+      "SELECT request_id FROM request_fanouts ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED",
+      [limit],
+    );
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.request_id);
+    const { rows: requests } = await client.query<RequestRow>(REQUESTS_SQL, [ids]);
+    const outcomes = await computeOutcomes(requests, now);
+    await writeOutcomes(client, ids, outcomes, now);
+    return ids.length;
+  }, getBackgroundPool());
+}
+
+/**
+ * Runs requests `requestIds` through their sources' connections now (request retry; `connectionIds`
+ * limits it to those connections). Nothing is queued: the caller gets the ids of the new events, or the
+ * database error. Does not touch `request_fanouts`.
+ */
+export async function fanOutNow(requestIds: string[], connectionIds?: readonly string[], now = Date.now()): Promise<string[]> {
+  if (requestIds.length === 0) return [];
+  const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
+  const outcomes = await computeOutcomes(requests, now, connectionIds);
+  return inTransaction((client) => writeOutcomes(client, null, outcomes, now), getPool());
+}
+
+/** Writes `outcomes` in `client`'s transaction; with `claimedIds`, also deletes those `request_fanouts` rows. Returns the new event ids. */
+async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null, { events, ignored, executions }: Outcomes, now: number): Promise<string[]> {
+  if (claimedIds) await client.query("DELETE FROM request_fanouts WHERE request_id = ANY($1)", [claimedIds]);
+  let kept = events;
+  const keptIgnored = [...ignored];
 
   // Deduplicate: the first event per (connection, digest) in this batch claims the key, unless a live key exists.
   const withDedup = kept.filter((e) => e.dedup);
@@ -274,7 +297,7 @@ async function writeOutcomes(client: pg.PoolClient, requestIds: string[], events
     );
   }
   const keptIds = new Set(kept.map((e) => e.id));
-  const keptExecutions = executions.filter((x) => mine.has(x.requestId)).map((x) => ({ ...x, eventId: x.eventId && keptIds.has(x.eventId) ? x.eventId : null }));
+  const keptExecutions = executions.map((x) => ({ ...x, eventId: x.eventId && keptIds.has(x.eventId) ? x.eventId : null }));
   if (keptExecutions.length) {
     await client.query(
       `INSERT INTO transformation_executions (id, team_id, transformation_id, webhook_id, request_id, event_id, log_level, logs, original_data, transformed_data, created_at, updated_at)
