@@ -9,6 +9,7 @@ import { createId, sourceIdFromPublic } from "@/lib/ids";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
+import { type VerificationResult, verifyRequest } from "@/lib/gateway/sources/verify";
 
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -27,9 +28,10 @@ function answer(status: number, body: unknown, method: string, extra: Record<str
 }
 
 /** First applicable rejection, in the pipeline's order: disabled, size, verification, method, connections. */
-function rejectionFor(source: IngestSource, req: HttpRequest): RejectionCause | null {
+function rejectionFor(source: IngestSource, req: HttpRequest, verification: VerificationResult | null): RejectionCause | null {
   if (source.disabled) return "SOURCE_DISABLED";
   if (req.bodyTooLarge) return "PAYLOAD_TOO_LARGE";
+  if (verification?.status === "failed") return "VERIFICATION_FAILED";
   // A CORS preflight (OPTIONS) is always answered, never a rejected method; HEAD goes with GET.
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (method !== "OPTIONS" && !source.allowedMethods.includes(method)) return "UNSUPPORTED_HTTP_METHOD";
@@ -50,6 +52,8 @@ function successBody(source: IngestSource, requestId: string) {
  * `req.pathname` is the path after `/e/{id}` ("/" when none). The request is committed before this
  * resolves: the answer is only built after the group-commit write succeeded.
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
+ * VERIFICATION_FAILED: 401 with an empty body or 200 (the spec's rule, lib/gateway/sources/verify); a
+ * provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
  * Rejects only when the database write fails (the caller answers 500; nothing was accepted).
@@ -62,13 +66,28 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
   if (!source) {
     return answer(404, { status: "NOT_FOUND", message: "No source with this URL. Check the id, or create a new test URL." }, req.method);
   }
-  const rejection = rejectionFor(source, req);
+  // Published requests are authenticated by the API key; the others by the source's own verification.
+  const verification =
+    opts.published || source.disabled || req.bodyTooLarge || req.method === "OPTIONS"
+      ? null
+      : verifyRequest({
+          sourceType: source.type,
+          authType: source.authType,
+          auth: source.auth,
+          method: req.method,
+          url: `${getConfig().ingestUrl}/${publicId}${req.pathname && req.pathname !== "/" ? req.pathname : ""}${req.query ? `?${req.query}` : ""}`,
+          path: req.pathname || "/",
+          query: req.query,
+          headers: req.headers,
+          body: req.body,
+        });
+  const rejection = rejectionFor(source, req, verification);
   const requestId = createId("request");
   await getRequestWriter().write({
     id: requestId,
     teamId: source.teamId,
     sourceId: source.id,
-    verified: opts.published === true,
+    verified: opts.published === true || verification?.status === "verified",
     rejectionCause: rejection,
     ingestedAt: new Date(),
     method: req.method,
@@ -84,6 +103,13 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
   if (req.method === "OPTIONS") {
     const allowHeaders = req.headers["access-control-request-headers"] ?? "*";
     return { status: 204, headers: { ...CORS_HEADERS, "access-control-allow-headers": allowHeaders } };
+  }
+  if (verification?.status === "failed") {
+    // 401 with an empty body (generic HMAC, API key, Basic and four provider types); 200 for the other providers.
+    if (verification.rejectStatus === 401) return { status: 401, headers: { ...CORS_HEADERS } };
+  } else if (verification?.handshake && rejection !== "UNSUPPORTED_HTTP_METHOD") {
+    const h = verification.handshake;
+    return { status: h.status, headers: { ...CORS_HEADERS, ...h.headers }, body: req.method === "HEAD" ? undefined : h.body };
   }
   if (rejection === "PAYLOAD_TOO_LARGE") {
     const limit = getConfig().ingestMaxBodyBytes;
