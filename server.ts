@@ -3,6 +3,7 @@
  * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
  *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
  *   /e/v1/publish                  gateway publish (POST, API key)                lib/ingest/publish.ts
+ *   /cli/…                         `hookyard listen` sessions and streams (cli_key) lib/cli-channel/routes.ts
  *   POST /                          create a test URL                              lib/console/routes.ts
  *   GET /{id} (Accept: JSON)        source preview; otherwise the page
  *   GET /{id}/live                  server-sent events of new requests
@@ -28,6 +29,7 @@ import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
+import { serveCli } from "@/lib/cli-channel/routes";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
 
@@ -87,6 +89,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     const method = (req.method ?? "GET").toUpperCase();
     const handle = async () => {
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
+      if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
       const pathname = url.split("?")[0]!;
       const segments = pathname.split("/").filter(Boolean);
       if (pathname === "/" && method === "POST") return serveConsole(req, res, createTestUrlRoute);

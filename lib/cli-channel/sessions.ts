@@ -1,0 +1,174 @@
+/**
+ * CLI sessions (issue "Gateway pipeline", CLI forwarding): `hookyard listen` authenticates with the
+ * workspace's `cli_key` (never an API key), gets its source (found or created by name) and the source's
+ * CLI connections (created when there is none), and opens a stream. Deliveries to a CLI destination go
+ * to a live session of its connection, and the CLI reports each outcome back as an attempt.
+ */
+import { z } from "zod";
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { recordAttempt } from "@/lib/delivery/deliver-event";
+import { enqueueDeliveries } from "@/lib/delivery/jobs";
+import type { RetryRule } from "@/lib/delivery/retry-schedule";
+import { createConnection } from "@/lib/gateway/connections/connection-store";
+import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
+import { createSource, findSourceByName } from "@/lib/gateway/sources/source-store";
+import { ingestUrlFor } from "@/lib/console/urls";
+import { createId } from "@/lib/ids";
+
+/** A session is live while its stream refreshed `last_seen_at` within this many ms. */
+export const SESSION_LIVE_MS = 15_000;
+
+export const ZCliSessionCreate = z.strictObject({
+  source_name: z.string().trim().min(1).max(155),
+  connection_name: z.string().trim().min(1).max(155).optional(),
+  path: z.string().max(2000).startsWith("/").optional(),
+});
+
+export class CliError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/** The team of `cliKey`, or null. */
+export async function teamOfCliKey(cliKey: string | null): Promise<string | null> {
+  if (!cliKey) return null;
+  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE cli_key = $1", [cliKey]);
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * Opens a session for `teamId`: finds or creates the source `source_name`, finds its connections to CLI
+ * destinations (only `connection_name` when given) or creates `cli-<source>` to a CLI destination with
+ * `path`. Returns `{id, source, connections}`.
+ */
+export async function createCliSession(teamId: string, input: z.infer<typeof ZCliSessionCreate>) {
+  let source = await findSourceByName(teamId, input.source_name);
+  source ??= await createSource(teamId, { name: input.source_name } as never, "2025-07-01").catch(async (err) => {
+    const again = await findSourceByName(teamId, input.source_name);
+    if (again) return again;
+    throw err;
+  });
+  const load = () =>
+    getPool().query<{ id: string; name: string; path: string | null }>(
+      `SELECT w.id, w.name, d.config->>'path' AS path FROM connections w JOIN destinations d ON d.id = w.destination_id
+        WHERE w.source_id = $1 AND w.team_id = $2 AND d.type = 'CLI' AND w.disabled_at IS NULL AND ($3::text IS NULL OR w.name = $3)
+        ORDER BY w.created_at`,
+      [source.id, teamId, input.connection_name ?? null],
+    );
+  let { rows: connections } = await load();
+  if (connections.length === 0) {
+    const name = input.connection_name ?? `cli-${source.name}`;
+    await createConnection(teamId, { name, source_id: source.id, destination: { name: `cli-${source.name}-${createId("cliSession").slice(-6)}`, type: "CLI", config: { path: input.path ?? "/" } } } as never, "2025-07-01");
+    connections = (await load()).rows;
+  }
+  const id = createId("cliSession");
+  await getPool().query("INSERT INTO cli_sessions (id, team_id, webhook_ids) VALUES ($1, $2, $3)", [id, teamId, connections.map((c) => c.id)]);
+  bumpConfigGeneration();
+  return {
+    id,
+    source: { id: source.id, name: source.name, url: ingestUrlFor(source.id) },
+    connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source!.name} -> ${c.name}`, path: c.path ?? "/" })),
+  };
+}
+
+/** The open session `id` of `teamId`, or null. */
+export async function findCliSession(teamId: string, id: string): Promise<{ id: string; webhook_ids: string[] } | null> {
+  const { rows } = await getPool().query<{ id: string; webhook_ids: string[] }>("SELECT id, webhook_ids FROM cli_sessions WHERE id = $1 AND team_id = $2 AND closed_at IS NULL", [id, teamId]);
+  return rows[0] ?? null;
+}
+
+/** Marks session `id` seen now (stream open). */
+export const touchCliSession = (id: string) => getPool().query("UPDATE cli_sessions SET last_seen_at = now() WHERE id = $1", [id]);
+/** Marks session `id` closed (stream ended). */
+export const closeCliSession = (id: string) => getPool().query("UPDATE cli_sessions SET closed_at = now() WHERE id = $1", [id]);
+
+/**
+ * Queues again the events of `connectionIds` that failed in the last 24 h because no CLI was listening
+ * (error_code CLI_UNAVAILABLE), now that one is. Returns how many.
+ */
+export async function requeueUnavailable(connectionIds: string[]): Promise<number> {
+  return inTransaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `UPDATE events SET status = 'QUEUED', next_trigger = 'AUTOMATIC', next_attempt_at = now(), updated_at = now()
+        WHERE webhook_id = ANY($1) AND status = 'FAILED' AND error_code = 'CLI_UNAVAILABLE' AND last_attempt_at > now() - interval '24 hours'
+       RETURNING id`,
+      [connectionIds],
+    );
+    await enqueueDeliveries(client, rows.map((r) => r.id));
+    return rows.length;
+  });
+}
+
+/** What the stream sends for one delivery: the event's request (transformed when it was). */
+export async function loadCliDelivery(attemptId: string, eventId: string) {
+  const { rows } = await getPool().query(
+    `SELECT e.id, e.request_id, e.webhook_id, e.data, d.config->>'path' AS cli_path, raw.method, raw.path, raw.query, raw.headers, raw.body
+       FROM events e JOIN destinations d ON d.id = e.destination_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
+      WHERE e.id = $1`,
+    [eventId],
+  );
+  const e = rows[0];
+  if (!e) return null;
+  const t = e.data as { path: string; query: string; headers: Record<string, string>; body: string | null } | null;
+  const body: Buffer | null = t ? (t.body === null ? null : Buffer.from(t.body, "utf8")) : e.body;
+  return {
+    attempt_id: attemptId,
+    event_id: e.id,
+    request_id: e.request_id,
+    connection_id: e.webhook_id,
+    cli_path: e.cli_path ?? "/",
+    request: { method: e.method ?? "POST", path: t?.path ?? e.path ?? "/", query: t?.query ?? e.query ?? "", headers: t?.headers ?? e.headers ?? {}, body_base64: body ? body.toString("base64") : null },
+  };
+}
+
+export const ZCliAttemptResult = z.strictObject({
+  event_id: z.string().min(1),
+  session_id: z.string().min(1).optional(),
+  status: z.number().int().min(100).max(599).optional(),
+  body: z.string().optional(),
+  error: z.string().max(2000).optional(),
+  latency_ms: z.number().int().min(0).optional(),
+});
+
+/**
+ * Records what the CLI got for attempt `attemptId` (lib/delivery recordAttempt): the event must be the
+ * team's (404) and still leased by the delivery that sent it (409 otherwise).
+ */
+export async function recordCliAttempt(teamId: string, attemptId: string, result: z.infer<typeof ZCliAttemptResult>): Promise<void> {
+  const { rows } = await getPool().query(
+    `SELECT e.id, e.team_id, e.destination_id, e.attempts, e.next_trigger, e.locked_until, e.cli_id, w.rules, raw.method
+       FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
+      WHERE e.id = $1 AND e.team_id = $2`,
+    [result.event_id, teamId],
+  );
+  const e = rows[0];
+  if (!e) throw new CliError(404, "NOT_FOUND", `No event ${result.event_id}`);
+  if (!e.locked_until) throw new CliError(409, "CONFLICT", "This attempt was already recorded or has expired");
+  const rules = Array.isArray(e.rules) ? (e.rules as { type: string }[]) : [];
+  const now = new Date();
+  const latency = result.latency_ms ?? null;
+  await recordAttempt({
+    eventId: e.id,
+    teamId,
+    destinationId: e.destination_id,
+    attemptId,
+    attemptNumber: e.attempts + 1,
+    trigger: e.next_trigger,
+    lease: e.locked_until,
+    retryRule: (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null,
+    outcome: {
+      status: result.error ? null : (result.status ?? null),
+      body: result.error ? result.error : (result.body ?? "").slice(0, 65_536),
+      errorCode: result.error ? "CLI" : null,
+      responseLatency: latency,
+      deliveryLatency: latency ?? 0,
+      deliveredAt: new Date(now.getTime() - (latency ?? 0)),
+      respondedAt: result.error ? null : now,
+      requestedUrl: null,
+      httpMethod: e.method ?? null,
+      cliId: result.session_id ?? e.cli_id ?? null,
+    },
+  });
+}
