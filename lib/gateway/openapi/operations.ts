@@ -8,7 +8,7 @@ import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gate
 import { ZAttempt, ZEvent, ZIgnoredEvent } from "@/lib/gateway/events/event-store";
 import { ZTransformationExecution } from "@/lib/gateway/events/execution-store";
 import { ZRequest } from "@/lib/gateway/requests/request-store";
-import { ZTransformationRun } from "@/lib/gateway/transformations/routes";
+import { ZTransformationRun, ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
 import { ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 
@@ -186,6 +186,7 @@ export const OPERATIONS: Operation[] = [
     description: "Answers 200 even when the code fails: then `log_level` is `fatal` and the error is the last console line.",
     tag: "Transformations",
     body: ZTransformationRun,
+    response: ZTransformationRunOutput,
     errors: [400, 422],
   },
   {
