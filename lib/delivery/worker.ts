@@ -20,9 +20,11 @@ import { logger } from "@/lib/log";
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job, ms. */
 const STALLED_AFTER_MS = 5 * 60_000;
+let lastCleanup = 0;
 
 /**
- * One sweep: fans out left-behind requests and queues events whose lease expired.
+ * One sweep: queues events whose lease expired (their worker died) or that nobody claimed for
+ * STALLED_AFTER_MS, and once a minute drops expired dedup keys and old destination rate-limit windows.
  * Returns what it repaired. Throws on database errors.
  */
 export async function sweep(now = Date.now()): Promise<{ events: number }> {
@@ -43,7 +45,12 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
     );
     return expired.length + (stalled ?? 0);
   }, getBackgroundPool());
-  await getBackgroundPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
+  if (now - lastCleanup > 60_000) {
+    lastCleanup = now;
+    // Expired deduplication keys, and destination rate-limit windows (one row per window) past any period.
+    await getBackgroundPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
+    await getBackgroundPool().query("DELETE FROM rate_limit_counters WHERE key LIKE 'destination:%' AND window_start < now() - interval '2 hours'");
+  }
   return { events };
 }
 
