@@ -1,7 +1,8 @@
 /**
  * Nothing accepted is lost (design "The delivery engine"; issue "Gateway pipeline"): a server whose
  * worker is killed with SIGKILL in the middle of a delivery leaves the event to be delivered by the
- * next process, and a request committed but never fanned out is fanned out by the sweeper. Runs its own
+ * next process, a request committed but never fanned out is fanned out by the sweeper, and
+ * `hookyard listen` reconnects across a server restart. Runs its own
  * server on its own database, so no other worker can pick the jobs up first.
  */
 import { randomBytes } from "node:crypto";
@@ -93,3 +94,36 @@ it("a request committed but never fanned out (the process died between the two) 
   expect(receiver.received.some((r) => r.headers["x-gateway-event-id"] === event.id && r.body.toString() === "orphaned!")).toBe(true);
   expect((await db.query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [requestId])).rowCount).toBe(0);
 }, 30_000);
+
+it("hookyard listen reconnects after the server restarts and keeps forwarding", async () => {
+  const { spawn } = await import("node:child_process");
+  const port = String(server!.port);
+  const created = await fetch(`${server!.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"restart"}' });
+  const t = (await created.json()) as { ingest_url: string; cli_key: string; name: string };
+  const cli = spawn(process.execPath, ["cli/hookyard.mjs", "listen", new URL(receiver.url).port, t.name, "--cli-key", t.cli_key, "--server", server!.url], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  cli.stdout!.on("data", (d) => (out += d));
+  cli.stderr!.on("data", (d) => (out += d));
+  try {
+    const wait = async (cond: () => boolean, ms: number) => {
+      const end = Date.now() + ms;
+      while (!cond()) {
+        if (Date.now() > end) throw new Error(`timed out; CLI output:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await wait(() => out.includes("Listening on"), 20_000);
+    await server!.stop();
+    await wait(() => out.includes("connection lost"), 10_000);
+    server = await startServer({ ...env, PORT: port });
+    await wait(() => out.includes("reconnected"), 40_000);
+    await new Promise((r) => setTimeout(r, 1200));
+    const { request_id } = await (await fetch(t.ingest_url, { method: "POST", body: "after restart" })).json();
+    await wait(() => receiver.received.some((r) => r.body.toString() === "after restart"), 20_000);
+    const [event] = (await db.query("SELECT status FROM events WHERE request_id = $1", [request_id])).rows;
+    expect(event.status).toMatch(/SUCCESSFUL|QUEUED/);
+    await wait(() => out.includes("POST / → 200"), 10_000);
+  } finally {
+    cli.kill("SIGTERM");
+  }
+}, 120_000);
