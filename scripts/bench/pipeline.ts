@@ -8,11 +8,11 @@
  *    request's `ingested_at`).
  * Then waits for the backlog to drain and checks that every accepted request was delivered exactly
  * once (duplicates, which at-least-once delivery allows, are counted and printed).
+ * The sink runs in its own process (scripts/bench/sink.ts), so it does not share the load generator's
+ * event loop.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
  */
-import { spawn } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { fork, spawn } from "node:child_process";
 import os from "node:os";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -27,23 +27,27 @@ const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 
 const log = (m: string) => console.log(`[bench] ${m}`);
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
 
-// The sink: answers 200 at once and records when each event arrived.
-const arrivals = new Map<string, number[]>(); // event id -> arrival times (ms)
-const requestOf = new Map<string, string>(); // event id -> request id
-const sink = http.createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    const eventId = String(req.headers["x-gateway-event-id"]);
-    const list = arrivals.get(eventId) ?? [];
-    list.push(Date.now());
-    arrivals.set(eventId, list);
-    requestOf.set(eventId, String(req.headers["x-gateway-request-id"]));
-    res.writeHead(200, { "content-type": "text/plain" });
-    res.end("ok");
+// The sink: a separate process (scripts/bench/sink.ts) answering 200 at once and recording arrivals.
+const sinkProcess = fork("scripts/bench/sink.ts", [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const ask = <T>(what: string) =>
+  new Promise<T>((resolve) => {
+    const on = (m: unknown) => {
+      if (m && typeof m === "object" && (what === "stats" ? "arrivals" in m : "count" in m)) {
+        sinkProcess.off("message", on);
+        resolve(m as T);
+      }
+    };
+    sinkProcess.on("message", on);
+    sinkProcess.send(what);
   });
-});
-await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
-const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+const sinkPort = await new Promise<number>((resolve) => sinkProcess.once("message", (m) => resolve((m as { port: number }).port)));
+const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+/** event id → {request id, arrival times (ms)}, as the sink saw them. */
+async function arrivalsNow(): Promise<Map<string, { requestId: string; at: number[] }>> {
+  const { arrivals } = await ask<{ arrivals: [string, string, number[]][] }>("stats");
+  return new Map(arrivals.map(([id, requestId, at]) => [id, { requestId, at }]));
+}
+const deliveredCount = async () => (await ask<{ count: number }>("count")).count;
 
 buildIfNeeded(log);
 const db = await startTestDatabase();
@@ -80,7 +84,7 @@ async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run
 async function drain(expected: () => Promise<number>, timeoutMs = 120_000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (arrivals.size >= (await expected())) return true;
+    if ((await deliveredCount()) >= (await expected())) return true;
     await new Promise((r) => setTimeout(r, 250));
   }
   return false;
@@ -100,16 +104,17 @@ console.log(`| hookyard /e/{id} with a connection | ${Math.round(ingest.rps)} | 
 console.log(`ratio to reference: ${(ingest.rps / ref.rps).toFixed(2)}`);
 
 // 2. Sustained rate.
-const before = new Set(arrivals.keys());
+const before = new Set((await arrivalsNow()).keys());
 const startedAt = Date.now();
 const sustained = await load(sourceUrl, { connections: Math.min(connections, 20), overallRate: rate, duration });
 const loadEnded = Date.now();
-const deliveredDuringLoad = [...arrivals.entries()].filter(([id, t]) => !before.has(id) && t[0]! <= loadEnded).length;
 const drained = await drain(accepted);
+const arrivals = await arrivalsNow();
+const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0]! <= loadEnded).length;
 const newEvents = [...arrivals.keys()].filter((id) => !before.has(id));
-const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => requestOf.get(e))]);
+const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => arrivals.get(e)!.requestId)]);
 const ingestedAt = new Map(rows.map((r) => [r.id, r.ingested_at.getTime()]));
-const latencies = newEvents.map((e) => arrivals.get(e)![0]! - ingestedAt.get(requestOf.get(e)!)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+const latencies = newEvents.map((e) => arrivals.get(e)!.at[0]! - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
 console.log(`\n| phase 2: ${rate}/s for ${duration} s | value |`);
 console.log("|---|---|");
 console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
@@ -118,7 +123,7 @@ console.log(`| ingest-to-delivery p50 / p95 / p99 ms | ${percentile(latencies, 5
 
 // Exactly once?
 const total = await accepted();
-const duplicates = [...arrivals.values()].reduce((n, t) => n + t.length - 1, 0);
+const duplicates = [...arrivals.values()].reduce((n, e) => n + e.at.length - 1, 0);
 const { rows: undelivered } = await client.query("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
 console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, drained: ${drained ? "yes" : "NO"}`);
 const ok = drained && arrivals.size === total;
@@ -128,5 +133,5 @@ await client.end();
 reference.kill("SIGTERM");
 await hookyard.stop();
 await db.pg.stop();
-sink.close();
+sinkProcess.kill();
 process.exit(ok ? 0 : 1);
