@@ -44,6 +44,7 @@ export type FanoutConnection = {
   disabled: boolean;
 };
 
+/** A request to fan out; its raw data (method … content_type) is only loaded when a connection's rules read it. */
 type RequestRow = {
   id: string;
   team_id: string;
@@ -144,14 +145,27 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, now: nu
 
 type Outcomes = { events: EventRow[]; ignored: IgnoredRow[]; executions: ExecutionRow[] };
 
-const REQUESTS_SQL = `SELECT r.id, r.team_id, r.source_id, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.content_type
-  FROM requests r JOIN request_raw_data raw ON raw.request_id = r.id WHERE r.id = ANY($1) ORDER BY r.id`;
+const REQUESTS_SQL = "SELECT r.id, r.team_id, r.source_id FROM requests r WHERE r.id = ANY($1) ORDER BY r.id";
+const RAW_SQL = "SELECT request_id, method, path, query, headers, body, content_type FROM request_raw_data WHERE request_id = ANY($1)";
+
+/** True when the connection's rules read the request (filter, transform, deduplicate). */
+const readsRequest = (c: FanoutConnection) => !c.disabled && c.rules.some((r) => r.type === "filter" || r.type === "transform" || r.type === "deduplicate");
+
+/** Adds the raw data to the requests whose connections' rules read it (the others need only their ids). */
+async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutConnection[]>): Promise<void> {
+  const needed = requests.filter((r) => (bySource.get(r.source_id) ?? []).some(readsRequest));
+  if (needed.length === 0) return;
+  const { rows } = await getBackgroundPool().query<Omit<RequestRow, "id" | "team_id" | "source_id"> & { request_id: string }>(RAW_SQL, [needed.map((r) => r.id)]);
+  const byId = new Map(rows.map((r) => [r.request_id, r]));
+  for (const r of needed) Object.assign(r, byId.get(r.id));
+}
 
 /** Runs every connection's rules on `requests` (outside any transaction); `connectionIds` limits the connections. */
 async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[]): Promise<Outcomes> {
   const out: Outcomes = { events: [], ignored: [], executions: [] };
   if (requests.length === 0) return out;
   const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
+  await loadRawData(requests, bySource);
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
       if (connectionIds && !connectionIds.includes(connection.id)) continue;
