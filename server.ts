@@ -29,6 +29,7 @@ import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
+import { getCliFeed } from "@/lib/cli-channel/feed";
 import { serveCli } from "@/lib/cli-channel/routes";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
@@ -142,6 +143,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await getRequestFeed().close();
+      await getCliFeed().close();
       await app.close?.().catch?.(() => {});
       await closePool();
     },

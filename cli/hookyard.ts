@@ -10,6 +10,7 @@
  */
 import { request } from "undici";
 
+const MAX_BODY_BYTES = 64 * 1024;
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length"]);
 const HELP = `Usage: hookyard listen <port|url> <source-name> [connection-name] --cli-key <key> --server <url> [--path /p]
 
@@ -86,7 +87,17 @@ async function forward(a: Args, sessionId: string, d: Delivery): Promise<void> {
       headersTimeout: r.timeout_ms ?? 30_000,
       bodyTimeout: r.timeout_ms ?? 30_000,
     });
-    result = { status: res.statusCode, body: (await res.body.text()).slice(0, 65_536) };
+    // Keep the first 64 KiB of the answer (what an attempt stores), reading the rest to the end.
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      if (kept < MAX_BODY_BYTES) {
+        chunks.push(buf.subarray(0, MAX_BODY_BYTES - kept));
+        kept += Math.min(buf.length, MAX_BODY_BYTES - kept);
+      }
+    }
+    result = { status: res.statusCode, body: Buffer.concat(chunks).toString("utf8") };
   } catch (err) {
     const e = err as { code?: string; cause?: { code?: string }; message: string };
     result = { error: e.cause?.code ?? e.code ?? e.message };
@@ -129,7 +140,8 @@ async function readStream(a: Args, sessionId: string, onReady: () => void): Prom
 }
 
 async function listen(a: Args): Promise<never> {
-  const maxRetries = Number(process.env.HOOKYARD_CLI_MAX_RETRIES ?? 10);
+  const configured = Number.parseInt(process.env.HOOKYARD_CLI_MAX_RETRIES ?? "", 10);
+  const maxRetries = Number.isFinite(configured) && configured >= 0 ? configured : 10;
   let session: Session | null = null;
   let failures = 0;
   let delay = 1000;

@@ -28,7 +28,7 @@ const ConfigSchema = z.object({
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
-  CLI_COMMAND: z.string().min(1).default("node cli/hookyard.mjs"),
+  CLI_COMMAND: z.string().min(1).default("npx tsx cli/hookyard.ts"),
   SECRET_KEY: z.string().min(16).optional(),
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),

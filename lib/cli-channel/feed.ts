@@ -4,7 +4,6 @@
  * payloads are capped at 8000 bytes), and the process holding that session's stream forwards it. One
  * listening connection per process, reconnected after errors.
  */
-import { EventEmitter } from "node:events";
 import pg from "pg";
 import { databaseUrl } from "@/lib/db/pool";
 
@@ -14,22 +13,25 @@ export type CliNotice = { session_id: string; attempt_id: string; event_id: stri
 const g = globalThis as unknown as { __hookyardCliFeed?: CliFeed };
 
 class CliFeed {
-  private emitter = new EventEmitter();
+  /** The streams open in this process, by session id. */
+  private streams = new Map<string, Set<(n: CliNotice) => void>>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
-
-  constructor() {
-    this.emitter.setMaxListeners(0);
-  }
 
   /** Calls `onNotice` for every delivery addressed to session `sessionId`; returns the unsubscribe function. */
   async subscribe(sessionId: string, onNotice: (n: CliNotice) => void): Promise<() => void> {
     await this.ensureListening();
-    const handler = (n: CliNotice) => {
-      if (n.session_id === sessionId) onNotice(n);
+    let set = this.streams.get(sessionId);
+    if (!set) this.streams.set(sessionId, (set = new Set()));
+    set.add(onNotice);
+    return () => {
+      set.delete(onNotice);
+      if (set.size === 0 && this.streams.get(sessionId) === set) this.streams.delete(sessionId);
     };
-    this.emitter.on("notice", handler);
-    return () => this.emitter.off("notice", handler);
+  }
+
+  private dispatch(n: CliNotice) {
+    for (const onNotice of this.streams.get(n.session_id) ?? []) onNotice(n);
   }
 
   private ensureListening(): Promise<void> {
@@ -39,7 +41,7 @@ class CliFeed {
       client.on("notification", (msg) => {
         if (msg.channel !== CLI_CHANNEL || !msg.payload) return;
         try {
-          this.emitter.emit("notice", JSON.parse(msg.payload) as CliNotice);
+          this.dispatch(JSON.parse(msg.payload) as CliNotice);
         } catch {}
       });
       client.on("error", () => this.reset(client));
@@ -51,10 +53,18 @@ class CliFeed {
     return this.connecting;
   }
 
+  /** Stops listening (server shutdown); open streams are ended by the HTTP server. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    this.streams.clear();
+    await client?.end().catch(() => {});
+  }
+
   private reset(client: pg.Client) {
     if (this.client === client) this.client = null;
     client.end().catch(() => {});
-    if (this.emitter.listenerCount("notice") > 0) setTimeout(() => void this.ensureListening().catch(() => {}), 1000);
+    if (this.streams.size > 0) setTimeout(() => void this.ensureListening().catch(() => {}), 1000);
   }
 }
 

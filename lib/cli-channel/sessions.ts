@@ -8,11 +8,15 @@ import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordAttempt } from "@/lib/delivery/deliver-event";
+import { loadEventDelivery } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
+import { deliveryHeaders } from "@/lib/delivery/outgoing";
 import type { RetryRule } from "@/lib/delivery/retry-schedule";
 import { createConnection } from "@/lib/gateway/connections/connection-store";
 import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
+import { findDestinationByName } from "@/lib/gateway/destinations/destination-store";
 import { createSource, findSourceByName } from "@/lib/gateway/sources/source-store";
+import { GatewayError } from "@/lib/http/errors";
 import { ingestUrlFor } from "@/lib/console/urls";
 import { createId } from "@/lib/ids";
 
@@ -60,11 +64,24 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
   let { rows: connections } = await load();
   if (connections.length === 0) {
     const name = input.connection_name ?? `cli-${source.name}`;
-    await createConnection(teamId, { name, source_id: source.id, destination: { name: `cli-${source.name}-${createId("cliSession").slice(-6)}`, type: "CLI", config: { path: input.path ?? "/" } } } as never, "2025-07-01");
+    // The destination is `cli-<source>`, reused when it is already a CLI destination of the team; a
+    // destination of another type holding that name gets a suffixed CLI one beside it.
+    const taken = await findDestinationByName(teamId, `cli-${source.name}`);
+    const destinationName = !taken || taken.type === "CLI" ? `cli-${source.name}` : `cli-${source.name}-${createId("cliSession").slice(-6)}`;
+    try {
+      await createConnection(teamId, { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } } as never, "2025-07-01");
+    } catch (err) {
+      // 409: another CLI created it meanwhile (found below), or the name belongs to a non-CLI or disabled connection.
+      if (!(err instanceof GatewayError && err.status === 409)) throw err;
+    }
     connections = (await load()).rows;
+    if (connections.length === 0) {
+      throw new CliError(422, "UNPROCESSABLE_ENTITY", `Connection "${name}" of source "${source.name}" exists but is disabled or does not deliver to a CLI destination; name another connection`);
+    }
   }
   const id = createId("cliSession");
-  await getPool().query("INSERT INTO cli_sessions (id, team_id, webhook_ids) VALUES ($1, $2, $3)", [id, teamId, connections.map((c) => c.id)]);
+  // Not live (dispatchToCli skips it) until its stream opens and marks it seen.
+  await getPool().query("INSERT INTO cli_sessions (id, team_id, webhook_ids, last_seen_at) VALUES ($1, $2, $3, now() - interval '1 day')", [id, teamId, connections.map((c) => c.id)]);
   bumpConfigGeneration();
   return {
     id,
@@ -101,26 +118,36 @@ export async function requeueUnavailable(connectionIds: string[]): Promise<numbe
   });
 }
 
-/** What the stream sends for one delivery: the event's request (transformed when it was). */
+/**
+ * What the stream sends for attempt `attemptId` of event `eventId` (lib/delivery/event-delivery, outgoing):
+ * the request the event delivers (transformed when it was) with the headers any destination gets
+ * (its own minus hop-by-hop ones, plus the gateway's signature and ids), or null for no such event.
+ */
 export async function loadCliDelivery(attemptId: string, eventId: string) {
-  const { rows } = await getPool().query(
-    `SELECT e.id, e.request_id, e.webhook_id, e.data, d.config->>'path' AS cli_path, raw.method, raw.path, raw.query, raw.headers, raw.body
-       FROM events e JOIN destinations d ON d.id = e.destination_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
-      WHERE e.id = $1`,
-    [eventId],
-  );
-  const e = rows[0];
-  if (!e) return null;
-  const t = e.data as { path: string; query: string; headers: Record<string, string>; body: string | null } | null;
-  const body: Buffer | null = t ? (t.body === null ? null : Buffer.from(t.body, "utf8")) : e.body;
+  const loaded = await loadEventDelivery(eventId, attemptId);
+  if (!loaded) return null;
+  const { row, delivery: d } = loaded;
+  const path = row.destination_config?.path;
   return {
     attempt_id: attemptId,
-    event_id: e.id,
-    request_id: e.request_id,
-    connection_id: e.webhook_id,
-    cli_path: e.cli_path ?? "/",
-    request: { method: e.method ?? "POST", path: t?.path ?? e.path ?? "/", query: t?.query ?? e.query ?? "", headers: t?.headers ?? e.headers ?? {}, body_base64: body ? body.toString("base64") : null },
+    event_id: d.eventId,
+    request_id: d.requestId,
+    connection_id: row.webhook_id,
+    cli_path: typeof path === "string" && path ? path : "/",
+    request: { method: d.method, path: d.path, query: d.query, headers: deliveryHeaders(d), body_base64: d.body ? d.body.toString("base64") : null },
   };
+}
+
+/** An attempt keeps this much of the local server's answer, like any destination's. */
+const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
+
+/** `text` cut to at most `max` bytes of UTF-8, at a character boundary. */
+function cutUtf8(text: string, max: number): string {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= max) return text;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
 }
 
 export const ZCliAttemptResult = z.strictObject({
@@ -160,7 +187,7 @@ export async function recordCliAttempt(teamId: string, attemptId: string, result
     retryRule: (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null,
     outcome: {
       status: result.error ? null : (result.status ?? null),
-      body: result.error ? result.error : (result.body ?? "").slice(0, 65_536),
+      body: result.error ? result.error : cutUtf8(result.body ?? "", MAX_RESPONSE_BODY_BYTES),
       errorCode: result.error ? "CLI" : null,
       responseLatency: latency,
       deliveryLatency: latency ?? 0,
@@ -168,7 +195,7 @@ export async function recordCliAttempt(teamId: string, attemptId: string, result
       respondedAt: result.error ? null : now,
       requestedUrl: null,
       httpMethod: e.method ?? null,
-      cliId: result.session_id ?? e.cli_id ?? null,
+      cliId: e.cli_id ?? result.session_id ?? null, // set by dispatchToCli: the session the delivery went to
     },
   });
 }

@@ -6,70 +6,28 @@
  */
 import { getConfig } from "@/lib/config";
 import type { AttemptContext } from "@/lib/delivery/attempt-context";
-import { decryptJson, decryptSecret } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { dispatchToCli } from "@/lib/delivery/cli-dispatch";
 import { Batcher } from "@/lib/delivery/batcher";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery } from "@/lib/delivery/event-delivery";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { buildOutgoingRequest, type EventDelivery } from "@/lib/delivery/outgoing";
+import { buildOutgoingRequest } from "@/lib/delivery/outgoing";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
 import { createId } from "@/lib/ids";
 
 /** Extra lease beyond the delivery timeout before another worker may take the event over, ms. */
 const LEASE_MARGIN_MS = 5000;
 
-type ClaimedRow = {
-  id: string;
-  team_id: string;
-  webhook_id: string;
-  destination_id: string;
-  request_id: string;
-  attempts: number;
-  next_trigger: string;
-  data: { path: string; query: string; headers: Record<string, string>; body: string | null } | null;
-  connection_name: string | null;
-  rules: unknown;
-  paused_at: Date | null;
-  connection_disabled_at: Date | null;
-  source_name: string | null;
-  destination_name: string | null;
-  destination_type: string | null;
-  destination_config: Record<string, unknown> | null;
-  destination_auth: string | null;
-  destination_disabled_at: Date | null;
-  verified: boolean | null;
-  method: string | null;
-  path: string | null;
-  query: string | null;
-  headers: Record<string, string> | null;
-  body: Buffer | null;
-  client_ip: string | null;
-  s: string | null;
-  p: string | null;
-  e: Date | null;
-};
-
 const CLAIM_SQL = `
 WITH c AS (
   UPDATE events SET locked_until = $2, status = 'QUEUED', updated_at = now()
    WHERE id = ANY($1) AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now())
      AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '50 milliseconds')
-  RETURNING id, team_id, webhook_id, destination_id, request_id, attempts, next_trigger, data
-)
-SELECT c.*, w.name AS connection_name, w.rules, w.paused_at, w.disabled_at AS connection_disabled_at, s.name AS source_name,
-       d.name AS destination_name, d.type AS destination_type, d.config AS destination_config, d.auth_encrypted AS destination_auth,
-       d.disabled_at AS destination_disabled_at, r.verified, raw.method, raw.path, raw.query, raw.headers, raw.body, raw.client_ip,
-       t.signing_secret_encrypted AS s, t.previous_signing_secret_encrypted AS p, t.previous_signing_secret_expires_at AS e
-  FROM c
-  LEFT JOIN connections w ON w.id = c.webhook_id
-  LEFT JOIN sources s ON s.id = w.source_id
-  LEFT JOIN destinations d ON d.id = c.destination_id
-  LEFT JOIN requests r ON r.id = c.request_id
-  LEFT JOIN request_raw_data raw ON raw.request_id = c.request_id
-  LEFT JOIN teams t ON t.id = c.team_id`;
+  RETURNING ${EVENT_DELIVERY_COLUMNS}
+) ${SELECT_DELIVERY}`;
 
 /** Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at `retryAt`. */
 async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED" | "QUEUED", retryAt: Date | null, errorCode: string | null = null): Promise<void> {
@@ -142,9 +100,9 @@ const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
 });
 
 // Claims are batched the same way; every event of a batch gets the same lease.
-const claimBatcher = new Batcher<string, { row: ClaimedRow; lease: Date } | null>(async (ids) => {
+const claimBatcher = new Batcher<string, { row: DeliveryRow; lease: Date } | null>(async (ids) => {
   const lease = new Date(Date.now() + getConfig().deliveryTimeoutMs + LEASE_MARGIN_MS);
-  const { rows } = await getBackgroundPool().query<ClaimedRow>(CLAIM_SQL, [ids, lease]);
+  const { rows } = await getBackgroundPool().query<DeliveryRow>(CLAIM_SQL, [ids, lease]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => (byId.has(id) ? { row: byId.get(id)!, lease } : null));
 });
@@ -174,25 +132,7 @@ export async function deliverEvent(eventId: string): Promise<void> {
     const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
     const attemptId = createId("attempt");
     const attemptNumber = ev.attempts + 1;
-    const delivery: EventDelivery = {
-      eventId: ev.id,
-      requestId: ev.request_id,
-      attemptId,
-      attemptNumber,
-      trigger: ev.next_trigger,
-      sourceName: ev.source_name ?? "",
-      connectionName: ev.connection_name,
-      destinationName: ev.destination_name ?? "",
-      verified: ev.verified === true,
-      clientIp: ev.client_ip,
-      method: ev.method ?? "POST",
-      path: ev.data?.path ?? ev.path ?? "/",
-      query: ev.data?.query ?? ev.query ?? "",
-      headers: ev.data?.headers ?? ev.headers ?? {},
-      body: ev.data ? (ev.data.body === null ? null : Buffer.from(ev.data.body, "utf8")) : ev.body,
-      destination: { type: ev.destination_type, config: destinationConfig, auth: decryptJson<Record<string, unknown>>(ev.destination_auth) },
-      secrets: { current: ev.s ? decryptSecret(ev.s) : "", previous: ev.p && ev.e && ev.e > new Date() ? decryptSecret(ev.p) : null },
-    };
+    const delivery = toEventDelivery(ev, attemptId);
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
 
     if (ev.destination_type === "CLI") {

@@ -41,11 +41,12 @@ export function destinationUrl(config: Record<string, unknown>, path: string, qu
   return q ? `${joined}?${q}` : joined;
 }
 
-/** The HTTP request to send for `d`: `{url, method, headers, body}`. */
-export function buildOutgoingRequest(d: EventDelivery): { url: string; method: string; headers: Record<string, string>; body: Buffer | null } {
-  const config = d.destination.config;
-  let url = destinationUrl(config, d.path, d.query);
-  const method = (typeof config.http_method === "string" && config.http_method) || d.method;
+/**
+ * The headers sent for `d` before destination auth: its own minus hop-by-hop ones and any inbound
+ * `x-gateway-*` (names lower-cased), plus the gateway's (signature, ids, names, attempt count and trigger).
+ * CLI deliveries (lib/cli-channel) send exactly these.
+ */
+export function deliveryHeaders(d: EventDelivery): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(d.headers)) {
     const lower = name.toLowerCase();
@@ -66,6 +67,15 @@ export function buildOutgoingRequest(d: EventDelivery): { url: string; method: s
     "idempotency-key": d.eventId,
   });
   if (d.clientIp) headers["x-gateway-original-ip"] = d.clientIp;
+  return headers;
+}
+
+/** The HTTP request to send for `d`: `{url, method, headers, body}`. */
+export function buildOutgoingRequest(d: EventDelivery): { url: string; method: string; headers: Record<string, string>; body: Buffer | null } {
+  const config = d.destination.config;
+  let url = destinationUrl(config, d.path, d.query);
+  const method = (typeof config.http_method === "string" && config.http_method) || d.method;
+  const headers = deliveryHeaders(d);
 
   const auth = d.destination.auth ?? {};
   switch (config.auth_type) {

@@ -87,7 +87,8 @@ function operationObject(op: Operation) {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
-    parameters: [...pathParams, ...(op.query ?? []).map((q) => ({ in: "query", ...q })), ...(op.list ? PAGING_PARAMS : [])],
+    // An operation's own parameter (an `order_by` listing its keys) replaces the shared paging one of that name.
+    parameters: [...pathParams, ...(op.query ?? []).map((q) => ({ in: "query", ...q })), ...(op.list ? PAGING_PARAMS.filter((p) => !op.query?.some((q) => q.name === p.name)) : [])],
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inputSchema(op.body) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: "Success", headers: RATE_HEADERS, content: { "application/json": { schema: success } } },
@@ -112,7 +113,7 @@ export function gatewayOpenApi(): Record<string, unknown> {
     info: {
       title: "Hookyard Event Gateway API",
       version: "2025-07-01",
-      description: "Configure sources, destinations and connections; inspect requests. Authenticate with `Authorization: Bearer <API key>` (or Basic with the key as username). 240 requests per minute per key.",
+      description: "Configure sources, destinations, connections and transformations; inspect requests, events, ignored events, attempts and transformation executions. Authenticate with `Authorization: Bearer <API key>` (or Basic with the key as username). 240 requests per minute per key.",
     },
     servers: [{ url: `${getConfig().gatewayApiUrl}/2025-07-01` }],
     security: [{ bearer: [] }, { basic: [] }],

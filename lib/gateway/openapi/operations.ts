@@ -5,12 +5,15 @@
 import { z } from "zod";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
-import { ZAttempt, ZEvent, ZIgnoredEvent } from "@/lib/gateway/events/event-store";
-import { ZTransformationExecution } from "@/lib/gateway/events/execution-store";
+import { ATTEMPT_FILTERS, ATTEMPT_ORDER_BY, ZAttempt } from "@/lib/gateway/attempts/schemas";
+import { EVENT_FILTERS, EVENT_ORDER_BY, ZEvent, ZRequestRetry } from "@/lib/gateway/events/schemas";
+import { IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY, REQUEST_IGNORED_EVENT_FILTERS, ZIgnoredEvent } from "@/lib/gateway/ignored-events/schemas";
+import { EXECUTION_FILTERS, EXECUTION_ORDER_BY, ZTransformationExecution } from "@/lib/gateway/transformations/execution-store";
 import { ZRequest } from "@/lib/gateway/requests/request-store";
 import { ZTransformationRun, ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
 import { ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
+import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {
   method: "get" | "post" | "put" | "delete";
@@ -24,7 +27,7 @@ export type Operation = {
   /** The answer is a page: `{pagination, count, models: response[]}`. */
   list?: boolean;
   status?: number;
-  query?: { name: string; description?: string; schema: Record<string, unknown> }[];
+  query?: { name: string; description?: string; schema: Record<string, unknown>; style?: "form" | "deepObject"; explode?: boolean }[];
   errors?: (400 | 404 | 409 | 422)[];
 };
 
@@ -37,35 +40,36 @@ export const ZRawBody = z.object({ body: z.string() }).meta({ id: "RawBody" });
 /** `DELETE /…/{id}` answers. */
 export const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
 
-const EVENT_QUERY = [
-  filter("id", "Event id, or an array."),
-  filter("status", "SCHEDULED, QUEUED, HOLD, SUCCESSFUL, FAILED or CANCELLED; or an array."),
-  filter("webhook_id", "Connection id, or an array."),
-  filter("source_id", "Source id, or an array."),
-  filter("destination_id", "Destination id, or an array."),
-  filter("request_id", "Request id, or an array."),
-  filter("attempts", "Number with operators.", { type: "integer" }),
-  filter("response_status", "Number with operators.", { type: "integer" }),
-  filter("error_code", "Error code, or an array."),
-  filter("cli_id", "CLI session id."),
-  filter("created_at", "Date with operators."),
-  filter("last_attempt_at", "Date with operators."),
-  filter("next_attempt_at", "Date with operators."),
-  filter("successful_at", "Date with operators."),
-  filter("include", "`data` adds the event's request data."),
+/** The query parameters of a list: its filters (from the zod filter table that validates them), `order_by` keys, extra ones. */
+const listQuery = (table: FilterTable, orderBy: readonly string[], ...extra: NonNullable<Operation["query"]>): NonNullable<Operation["query"]> => [
+  ...filterParameters(table),
+  ...extra,
+  filter("order_by", `Sort key: ${orderBy.join(", ")}. Repeat it with \`next\`/\`prev\` when it is not the default.`, { type: "string", enum: [...orderBy], default: "created_at" }),
 ];
+const includeData = filter("include", "`data` adds each event's data (url, method, path, query, headers, body).", { type: "string", enum: ["data"] });
 
 function eventOperations(): Operation[] {
   const tag = "Events";
+  const eventQuery = listQuery(EVENT_FILTERS, EVENT_ORDER_BY, includeData);
   return [
-    { method: "get", path: "/events", operationId: "listEvents", summary: "List events", tag, response: ZEvent, list: true, query: EVENT_QUERY, errors: [400] },
-    { method: "get", path: "/events/{id}", operationId: "getEvent", summary: "Get an event with its data", tag, response: ZEvent, errors: [404] },
-    { method: "get", path: "/events/{id}/raw_body", operationId: "getEventRawBody", summary: "The body the event delivers", tag, response: ZRawBody, errors: [404] },
+    { method: "get", path: "/events", operationId: "listEvents", summary: "List events", tag, response: ZEvent, list: true, query: eventQuery, errors: [400] },
+    { method: "get", path: "/events/{id}", operationId: "getEvent", summary: "Get an event with its data", description: "In 2024-09-01 `data` has no `url`, `method` or `appended_headers`.", tag, response: ZEvent, errors: [404] },
+    { method: "get", path: "/events/{id}/raw_body", operationId: "getEventRawBody", summary: "The body the event delivers (UTF-8 text, or base64 when binary)", tag, response: ZRawBody, errors: [404] },
     { method: "post", path: "/events/{id}/retry", operationId: "retryEvent", summary: "Deliver an event again now (trigger MANUAL), whatever its status", tag, response: ZEvent, errors: [404] },
     { method: "put", path: "/events/{id}/cancel", operationId: "cancelEvent", summary: "Cancel a SCHEDULED, QUEUED or HOLD event (2025-07-01)", tag, response: ZEvent, errors: [404, 422] },
     { method: "put", path: "/events/{id}/mute", operationId: "muteEvent", summary: "Cancel an event (the name of every version)", tag, response: ZEvent, errors: [404, 422] },
-    { method: "get", path: "/requests/{id}/events", operationId: "listRequestEvents", summary: "List a request's events", tag: "Requests", response: ZEvent, list: true, query: EVENT_QUERY, errors: [400, 404] },
-    { method: "get", path: "/requests/{id}/ignored_events", operationId: "listRequestIgnoredEvents", summary: "List a request's ignored events", tag: "Requests", response: ZIgnoredEvent, list: true, query: [filter("id", "Ignored event id, or an array.")], errors: [400, 404] },
+    { method: "get", path: "/requests/{id}/events", operationId: "listRequestEvents", summary: "List a request's events", tag: "Requests", response: ZEvent, list: true, query: eventQuery, errors: [400, 404] },
+    {
+      method: "get",
+      path: "/requests/{id}/ignored_events",
+      operationId: "listRequestIgnoredEvents",
+      summary: "List a request's ignored events",
+      tag: "Requests",
+      response: ZIgnoredEvent,
+      list: true,
+      query: listQuery(REQUEST_IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY),
+      errors: [400, 404],
+    },
     {
       method: "post",
       path: "/requests/{id}/retry",
@@ -73,14 +77,37 @@ function eventOperations(): Operation[] {
       summary: "Run a request through its source's connections again",
       description: "`webhook_ids` limits it to those connections of the request's source; a missing or disabled one gives 422 with `data.id`.",
       tag: "Requests",
-      body: z.object({ webhook_ids: z.array(z.string()).optional() }).meta({ id: "RequestRetry" }),
+      body: ZRequestRetry,
       response: z.object({ request: ZRequest, events: z.array(ZEvent).nullable() }).meta({ id: "RequestRetryResult" }),
       errors: [400, 404, 422],
     },
-    { method: "get", path: "/ignored-events", operationId: "listIgnoredEvents", summary: "List ignored events", tag, response: ZIgnoredEvent, list: true, query: [filter("cause", "FILTERED, TRANSFORMATION_FAILED, DEDUPLICATED, DISABLED; or an array."), filter("webhook_id", "Connection id, or an array."), filter("request_id", "Request id, or an array."), filter("created_at", "Date with operators.")], errors: [400] },
+    { method: "get", path: "/ignored-events", operationId: "listIgnoredEvents", summary: "List ignored events", tag, response: ZIgnoredEvent, list: true, query: listQuery(IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY), errors: [400] },
     { method: "get", path: "/ignored-events/{id}", operationId: "getIgnoredEvent", summary: "Get an ignored event", tag, response: ZIgnoredEvent, errors: [404] },
-    { method: "get", path: "/attempts", operationId: "listAttempts", summary: "List attempts (rows without body and requested_url)", tag: "Attempts", response: ZAttempt, list: true, query: [filter("event_id", "Event id, or an array."), filter("destination_id", "Destination id, or an array."), filter("status", "SUCCESFUL or FAILED."), filter("trigger", "INITIAL, AUTOMATIC, MANUAL, UNPAUSE or BULK_RETRY."), filter("created_at", "Date with operators.")], errors: [400] },
-    { method: "get", path: "/attempts/{id}", operationId: "getAttempt", summary: "Get an attempt with its response body", tag: "Attempts", response: ZAttempt, errors: [404] },
+    {
+      method: "get",
+      path: "/attempts",
+      operationId: "listAttempts",
+      summary: "List attempts (rows without body and requested_url)",
+      description: "`status` is `SUCCESFUL` (the spec's spelling) or `FAILED` in every version; the filter takes both spellings.",
+      tag: "Attempts",
+      response: ZAttempt,
+      list: true,
+      query: listQuery(ATTEMPT_FILTERS, ATTEMPT_ORDER_BY),
+      errors: [400],
+    },
+    { method: "get", path: "/attempts/{id}", operationId: "getAttempt", summary: "Get an attempt with its response body and requested_url", tag: "Attempts", response: ZAttempt, errors: [404] },
+    {
+      method: "get",
+      path: "/transformations/{id}/executions",
+      operationId: "listTransformationExecutions",
+      summary: "List a transformation's executions",
+      tag: "Transformations",
+      response: ZTransformationExecution,
+      list: true,
+      query: listQuery(EXECUTION_FILTERS, EXECUTION_ORDER_BY),
+      errors: [400, 404],
+    },
+    { method: "get", path: "/transformations/{id}/executions/{execution_id}", operationId: "getTransformationExecution", summary: "Get one execution", tag: "Transformations", response: ZTransformationExecution, errors: [404] },
   ];
 }
 
@@ -189,17 +216,5 @@ export const OPERATIONS: Operation[] = [
     response: ZTransformationRunOutput,
     errors: [400, 422],
   },
-  {
-    method: "get",
-    path: "/transformations/{id}/executions",
-    operationId: "listTransformationExecutions",
-    summary: "List a transformation's executions",
-    tag: "Transformations",
-    response: ZTransformationExecution,
-    list: true,
-    query: [filter("log_level", "debug, info, warn, error or fatal; or an array."), filter("webhook_id", "Connection id, or an array."), filter("created_at", "Date with operators.")],
-    errors: [400, 404],
-  },
-  { method: "get", path: "/transformations/{id}/executions/{execution_id}", operationId: "getTransformationExecution", summary: "Get one execution", tag: "Transformations", response: ZTransformationExecution, errors: [404] },
   ...eventOperations(),
 ];

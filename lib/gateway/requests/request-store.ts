@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { bodyPreview } from "@/lib/console/preview";
 import { getPool } from "@/lib/db/pool";
+import { parseQueryString } from "@/lib/gateway/requests/request-data";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { badRequest } from "@/lib/http/errors";
@@ -50,32 +51,25 @@ export const ZRequest = z
         query: z.string().nullable(),
         parsed_query: z.record(z.string(), z.unknown()),
         headers: z.record(z.string(), z.string()),
-        body: z.unknown(),
-        is_large_payload: z.boolean(),
+        body: z.unknown().meta({ description: "Parsed JSON, text, or base64 for a binary body (see `body_encoding`)." }),
+        body_encoding: z.enum(["json", "text", "base64"]).nullable().meta({ description: "How `body` is given; null without a body." }),
+        is_large_payload: z.boolean().meta({ description: "The body is cut to its first 64 KiB; the whole body is at `/requests/{id}/raw_body`." }),
       })
       .optional(),
   })
   .meta({ id: "Request" });
 export type TRequest = z.infer<typeof ZRequest>;
 
-// Counts from the pipeline's tables: events to non-CLI destinations, events to CLI destinations, ignored events.
+// Counts from the pipeline's tables. An event is a CLI event when a CLI session took it (`cli_id`) or
+// its destination is a CLI one; `events_count` counts the others (reference §2: it excludes CLI).
+const CLI_EVENT = "(e.cli_id IS NOT NULL OR dd.type = 'CLI')";
 const COUNTS =
-  "(SELECT count(*) FROM events e JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id AND dd.type <> 'CLI')::int AS events_count, " +
-  "(SELECT count(*) FROM events e JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id AND dd.type = 'CLI')::int AS cli_events_count, " +
+  `(SELECT count(*) FILTER (WHERE NOT ${CLI_EVENT}) FROM events e LEFT JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id)::int AS events_count, ` +
+  `(SELECT count(*) FILTER (WHERE ${CLI_EVENT}) FROM events e LEFT JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id)::int AS cli_events_count, ` +
   "(SELECT count(*) FROM ignored_events i WHERE i.request_id = r.id)::int AS ignored_count";
 const COLUMNS = `r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at, ${COUNTS}`;
 const DATA_COLUMNS = "d.path, d.query, d.headers, d.body, d.body_size";
 export const REQUEST_ORDER_BY = ["created_at", "ingested_at"] as const;
-
-/** `parsed_query`: repeated keys become arrays. */
-function parsedQuery(raw: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(raw)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
-}
 
 /**
  * The API model. With data: `body` is parsed JSON when the body is JSON, text otherwise, and for
@@ -102,9 +96,10 @@ export function toRequest(row: RequestRow): TRequest {
     model.data = {
       path: row.path,
       query: row.query ? row.query : null,
-      parsed_query: parsedQuery(row.query ?? ""),
+      parsed_query: parseQueryString(row.query ?? ""),
       headers: row.headers ?? {},
       body: preview.body,
+      body_encoding: preview.body_encoding ?? null,
       is_large_payload: Boolean(preview.body_truncated),
     };
   }

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { listAttemptsRoute } from "@/lib/gateway/events/routes";
+import { listAttemptsRoute } from "@/lib/gateway/attempts/routes";
 
 export const dynamic = "force-dynamic";
 export { listAttemptsRoute as GET };

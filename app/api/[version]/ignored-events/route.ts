@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { listIgnoredEventsRoute } from "@/lib/gateway/events/routes";
+import { listIgnoredEventsRoute } from "@/lib/gateway/ignored-events/routes";
 
 export const dynamic = "force-dynamic";
 export { listIgnoredEventsRoute as GET };

@@ -101,6 +101,7 @@ const zoom: Check = (r, a) => {
   const sig = r.headers["x-zm-signature"];
   const ts = r.headers["x-zm-request-timestamp"];
   if (!sig || !ts) return missing("x-zm-signature or x-zm-request-timestamp");
+  if (!fresh(ts, r.now)) return "timestamp outside the 5-minute tolerance";
   return safeEqual(sig, `v0=${hmac("sha256", a.webhook_secret_key ?? "", `v0:${ts}:${r.body.toString("utf8")}`, "hex")}`) ? null : bad;
 };
 
@@ -158,6 +159,7 @@ const sendgrid: Check = (r, a) => {
   const sig = r.headers["x-twilio-email-event-webhook-signature"];
   const ts = r.headers["x-twilio-email-event-webhook-timestamp"];
   if (!sig || !ts) return missing("X-Twilio-Email-Event-Webhook-Signature or -Timestamp");
+  if (!fresh(ts, r.now)) return "timestamp outside the 5-minute tolerance";
   return ecdsaValid(a.webhook_secret_key ?? "", Buffer.concat([Buffer.from(ts), r.body]), Buffer.from(sig, "base64")) ? null : bad;
 };
 
@@ -184,7 +186,7 @@ export const PROVIDER_SCHEMES: Record<string, Scheme> = {
   STANDARD_WEBHOOKS: S("Standard Webhooks", "webhook-signature", "Standard Webhooks", standardWebhooks("webhook")),
   PADDLE: S("Paddle", "Paddle-Signature", "`ts=…;h1=…`: hex HMAC-SHA256 of `{ts}:{body}`", paddle),
   TYPEFORM: S("Typeform", "Typeform-Signature", "`sha256=` + base64 HMAC-SHA256 of the body", bodyHmac("typeform-signature", "sha256", "base64", "sha256=")),
-  ZOOM: S("Zoom", "x-zm-signature", "`v0=` + hex HMAC-SHA256 of `v0:{x-zm-request-timestamp}:{body}`", zoom),
+  ZOOM: S("Zoom", "x-zm-signature", "`v0=` + hex HMAC-SHA256 of `v0:{x-zm-request-timestamp}:{body}`, 5-minute tolerance", zoom),
   LINEAR: S("Linear", "Linear-Signature", "hex HMAC-SHA256 of the body", bodyHmac("linear-signature", "sha256", "hex")),
   XERO: S("Xero", "x-xero-signature", "base64 HMAC-SHA256 of the body", bodyHmac("x-xero-signature", "sha256", "base64")),
   HUBSPOT: S("HubSpot", "X-HubSpot-Signature-v3", "base64 HMAC-SHA256 of method + URL + body + timestamp, 5-minute tolerance", hubspot),
@@ -196,7 +198,7 @@ export const PROVIDER_SCHEMES: Record<string, Scheme> = {
   CHARGEBEE: S("Chargebee (retired combined type)", "Authorization", "Basic auth with `username` and `password`", basic, "username"),
   DISCORD: S("Discord", "X-Signature-Ed25519", "Ed25519 over `{X-Signature-Timestamp}{body}`, hex `public_key`", discord, "public_key"),
   TELNYX: S("Telnyx", "telnyx-signature-ed25519", "Ed25519 over `{telnyx-timestamp}|{body}`, base64 `public_key`", telnyx, "public_key"),
-  SENDGRID: S("SendGrid", "X-Twilio-Email-Event-Webhook-Signature", "ECDSA P-256 over `{timestamp}{body}`; `webhook_secret_key` is the base64 public key", sendgrid),
+  SENDGRID: S("SendGrid", "X-Twilio-Email-Event-Webhook-Signature", "ECDSA P-256 over `{timestamp}{body}`, 5-minute tolerance; `webhook_secret_key` is the base64 public key", sendgrid),
   X: S("X (Twitter)", "x-twitter-webhooks-signature", "`sha256=` + base64 HMAC-SHA256 of the body with `api_key`", x, "api_key"),
   SQUARE: S("Square", "x-square-hmacsha256-signature", "base64 HMAC-SHA256 of URL + body", (r, a) => {
     const got = r.headers["x-square-hmacsha256-signature"];

@@ -120,6 +120,17 @@ describe("verifyRequest: providers signed per their documentation", () => {
     expect(r).toMatchObject({ status: "failed", reason: expect.stringMatching(/tolerance/) });
   });
 
+  it("ZOOM and SENDGRID refuse timestamps older than 5 minutes", () => {
+    const old = String(Math.floor(NOW / 1000) - 301);
+    const zoom = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: secret }, headers: { "x-zm-signature": `v0=${h256(secret, `v0:${old}:${body}`, "hex")}`, "x-zm-request-timestamp": old } }));
+    expect(zoom).toMatchObject({ status: "failed", reason: expect.stringMatching(/tolerance/) });
+    const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const pub = ec.publicKey.export({ format: "der", type: "spki" }).toString("base64");
+    const sig = cryptoSign("sha256", Buffer.concat([Buffer.from(old), body]), ec.privateKey).toString("base64");
+    const sg = verifyRequest(req({ sourceType: "SENDGRID", auth: { webhook_secret_key: pub }, headers: { "x-twilio-email-event-webhook-signature": sig, "x-twilio-email-event-webhook-timestamp": old } }));
+    expect(sg).toMatchObject({ status: "failed", reason: expect.stringMatching(/tolerance/) });
+  });
+
   it("TWILIO: form bodies (URL + sorted fields, HMAC-SHA1) and JSON bodies (bodySHA256)", () => {
     const form = Buffer.from("To=%2B1555&From=%2B1666&Body=hi");
     const data = "https://hooks.example.com/e/abc" + "Bodyhi" + "From+1666" + "To+1555";

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { getAttemptRoute } from "@/lib/gateway/events/routes";
+import { getAttemptRoute } from "@/lib/gateway/attempts/routes";
 
 export const dynamic = "force-dynamic";
 export { getAttemptRoute as GET };

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { getIgnoredEventRoute } from "@/lib/gateway/events/routes";
+import { getIgnoredEventRoute } from "@/lib/gateway/ignored-events/routes";
 
 export const dynamic = "force-dynamic";
 export { getIgnoredEventRoute as GET };

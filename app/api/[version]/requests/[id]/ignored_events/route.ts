@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { listRequestIgnoredEventsRoute } from "@/lib/gateway/events/routes";
+import { listRequestIgnoredEventsRoute } from "@/lib/gateway/ignored-events/routes";
 
 export const dynamic = "force-dynamic";
 export { listRequestIgnoredEventsRoute as GET };

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { listExecutionsRoute } from "@/lib/gateway/events/routes";
+import { listExecutionsRoute } from "@/lib/gateway/transformations/execution-routes";
 
 export const dynamic = "force-dynamic";
 export { listExecutionsRoute as GET };

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/http/gateway";
-import { getExecutionRoute } from "@/lib/gateway/events/routes";
+import { getExecutionRoute } from "@/lib/gateway/transformations/execution-routes";
 
 export const dynamic = "force-dynamic";
 export { getExecutionRoute as GET };

@@ -1,0 +1,84 @@
+/**
+ * Zod schemas of events (shared/reference/gateway-product.md §2 Event, §1 `GET /events`): the model
+ * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
+ */
+import { z } from "zod";
+import { dateFilter, enumFilter, type FilterTable, filterSchema, numberFilter, stringFilter } from "@/lib/http/query-schema";
+
+export const EVENT_STATUSES = ["SCHEDULED", "QUEUED", "HOLD", "SUCCESSFUL", "FAILED", "CANCELLED"] as const;
+
+const dataFields = {
+  path: z.string(),
+  query: z.string().nullable().meta({ description: 'Raw query string without "?"; null when empty.' }),
+  parsed_query: z.record(z.string(), z.unknown()),
+  headers: z.record(z.string(), z.string()),
+  body: z.unknown().meta({ description: "Parsed JSON, text, or base64 for a binary body (see `body_encoding`)." }),
+  body_encoding: z.enum(["json", "text", "base64"]).nullable().meta({ description: "How `body` is given; null without a body." }),
+  is_large_payload: z.boolean().meta({ description: "The body is cut to its first 64 KiB; the whole body is at `/events/{id}/raw_body`." }),
+};
+
+/** Event `data` in 2025-01-01 and later: what the event delivers. */
+export const ZEventData = z
+  .object({
+    url: z.string().nullable().meta({ description: "The URL it is delivered to (null for MOCK_API destinations); for CLI destinations the CLI path." }),
+    method: z.string(),
+    ...dataFields,
+    appended_headers: z.array(z.string()),
+  })
+  .meta({ description: "Event data in 2025-01-01 and later." });
+export type TEventData = z.infer<typeof ZEventData>;
+
+/** Event `data` in 2024-09-01: without `url`, `method` and `appended_headers`. */
+export const ZShortEventData = z.object(dataFields);
+export type TShortEventData = z.infer<typeof ZShortEventData>;
+
+export const ZEvent = z
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    webhook_id: z.string().meta({ description: "Connection id." }),
+    source_id: z.string(),
+    destination_id: z.string(),
+    event_data_id: z.string().meta({ description: '"edt_" + the request id without "req_" when it delivers the request as received, else "edt_" + the event id without "evt_".' }),
+    request_id: z.string(),
+    attempts: z.number().int(),
+    last_attempt_at: z.iso.datetime().nullable(),
+    next_attempt_at: z.iso.datetime().nullable(),
+    response_status: z.number().int().nullable(),
+    error_code: z.string().nullable(),
+    status: z.enum(EVENT_STATUSES),
+    successful_at: z.iso.datetime().nullable(),
+    cli_id: z.string().nullable(),
+    updated_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+    data: ZEventData.optional().meta({ description: "With `include=data` on lists; always on `GET /events/{id}`." }),
+  })
+  .meta({ id: "Event" });
+/** An event as a version answers it (2024-09-01 has the short `data`). */
+export type TEvent = Omit<z.infer<typeof ZEvent>, "data"> & { data?: TEventData | TShortEventData };
+
+/** Filters of `GET /events` and `GET /requests/{id}/events` (table alias `e`). */
+export const EVENT_FILTERS = {
+  id: stringFilter("e.id", "Event id, or an array."),
+  status: enumFilter("e.status", EVENT_STATUSES, "SCHEDULED, QUEUED, HOLD, SUCCESSFUL, FAILED or CANCELLED; or an array."),
+  webhook_id: stringFilter("e.webhook_id", "Connection id, or an array."),
+  source_id: stringFilter("e.source_id", "Source id, or an array."),
+  destination_id: stringFilter("e.destination_id", "Destination id, or an array."),
+  request_id: stringFilter("e.request_id", "Request id, or an array."),
+  attempts: numberFilter("e.attempts", "Number of attempts: a number, an array, or operators (`attempts[gte]=2`)."),
+  response_status: numberFilter("e.response_status", "Last response status: a number, an array, or operators (`response_status[gte]=500`)."),
+  error_code: stringFilter("e.error_code", "Error code, or an array."),
+  cli_id: stringFilter("e.cli_id", "CLI session id, or an array; `cli_id[any]=true` for events delivered to the CLI."),
+  created_at: dateFilter("e.created_at", "Date with operators."),
+  last_attempt_at: dateFilter("e.last_attempt_at", "Date with operators."),
+  next_attempt_at: dateFilter("e.next_attempt_at", "Date with operators."),
+  successful_at: dateFilter("e.successful_at", "Date with operators."),
+} satisfies FilterTable;
+export const ZEventQuery = filterSchema(EVENT_FILTERS);
+
+/** `POST /requests/{id}/retry` body: optionally only these connections of the request's source. */
+export const ZRequestRetry = z
+  .strictObject({ webhook_ids: z.array(z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be a connection id")).min(1).max(100).optional() })
+  .meta({ description: "Optionally only these connections of the request's source." });
+
+export const EVENT_ORDER_BY = ["created_at", "last_attempt_at", "next_attempt_at"] as const;
