@@ -5,11 +5,10 @@
  */
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "./support/client";
-import { api, newTeam, type TestTeam } from "./support/gateway";
+import { newTeam, type TestTeam } from "./support/gateway";
+import { attemptsOf as attempts, connectionTo, eventsIn } from "./support/pipeline";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 
-const V = "/2025-07-01";
 let team: TestTeam;
 let receiver: Receiver;
 beforeAll(async () => {
@@ -18,33 +17,18 @@ beforeAll(async () => {
 });
 afterAll(async () => receiver.close());
 
-let n = 0;
-async function connection(body: Record<string, unknown> = {}, destinationConfig: Record<string, unknown> = {}) {
-  n++;
-  const res = await api(team, "POST", `${V}/connections`, {
-    name: `c${n}`,
-    source: { name: `pipe-src-${n}` },
-    destination: { name: `pipe-dst-${n}`, config: { url: `${receiver.url}/in/${n}`, ...destinationConfig } },
-    ...body,
-  });
-  expect(res.status).toBe(200);
-  return res.json as { id: string; source: { id: string; url: string }; destination: { id: string } };
-}
-
-const events = async (requestId: string) => (await db().query("SELECT * FROM events WHERE request_id = $1 ORDER BY created_at", [requestId])).rows;
-const attempts = async (eventId: string) => (await db().query("SELECT * FROM attempts WHERE event_id = $1 ORDER BY attempt_number", [eventId])).rows;
 const forPath = (path: string) => receiver.received.filter((r) => r.url.startsWith(path));
 
 describe("delivery", () => {
   it("delivers a request to the destination with path, query, method, headers and a verifiable signature", async () => {
-    const c = await connection();
+    const c = await connectionTo(team, receiver);
     const body = JSON.stringify({ hello: "world", n: 1 });
     const res = await fetch(`${c.source.url}/orders/42?x=1&y=2`, { method: "POST", headers: { "content-type": "application/json", "x-custom": "kept" }, body });
     expect(res.status).toBe(200);
     const { request_id } = await res.json();
-    const got = await eventually(async () => forPath(`/in/${n}/`)[0]);
+    const got = await eventually(async () => forPath(`/${c.tag}/`)[0]);
     expect(got.method).toBe("POST");
-    expect(got.url).toBe(`/in/${n}/orders/42?x=1&y=2`);
+    expect(got.url).toBe(`/${c.tag}/orders/42?x=1&y=2`);
     expect(got.body.toString()).toBe(body);
     expect(got.headers["x-custom"]).toBe("kept");
     expect(got.headers["x-gateway-original-method"]).toBe("POST");
@@ -54,10 +38,7 @@ describe("delivery", () => {
     expect(got.headers["idempotency-key"]).toBe(got.headers["x-gateway-event-id"]);
     const expected = createHmac("sha256", team.signingSecret).update(got.body).digest("base64");
     expect(got.headers["x-gateway-signature"]).toBe(expected);
-    const [event] = await eventually(async () => {
-      const rows = await events(request_id);
-      return rows[0]?.status === "SUCCESSFUL" ? rows : null;
-    });
+    const [event] = await eventsIn(request_id, ["SUCCESSFUL"]);
     expect(event.attempts).toBe(1);
     expect(event.response_status).toBe(200);
     const [attempt] = await attempts(event.id);
@@ -66,15 +47,12 @@ describe("delivery", () => {
   });
 
   it("retries with the connection's retry rule until the receiver succeeds", async () => {
-    const c = await connection({ rules: [{ type: "retry", strategy: "linear", count: 3, interval: 200 }] });
-    const path = `/in/${n}`;
+    const c = await connectionTo(team, receiver, { rules: [{ type: "retry", strategy: "linear", count: 3, interval: 200 }] });
+    const path = `/${c.tag}`;
     receiver.respond((req, i) => (req.url.startsWith(path) && forPath(path).length < 3 ? { status: 503, body: "busy" } : { status: 200, body: "ok" }));
     const res = await fetch(c.source.url, { method: "POST", body: "x" });
     const { request_id } = await res.json();
-    const [event] = await eventually(async () => {
-      const rows = await events(request_id);
-      return rows[0]?.status === "SUCCESSFUL" ? rows : null;
-    });
+    const [event] = await eventsIn(request_id, ["SUCCESSFUL"]);
     receiver.respond({ status: 200, body: "ok" });
     expect(event.attempts).toBe(3);
     const list = await attempts(event.id);
