@@ -36,6 +36,7 @@ const ConfigSchema = z.object({
   WORKER_ENABLED: booleanish.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
@@ -84,6 +85,8 @@ export type Config = {
   workerEnabled: boolean;
   /** Deliveries in flight at once per worker process. */
   workerConcurrency: number;
+  /** Deliveries per second a worker process starts from fan-out while ingestion is saturated; 0 = no limit. */
+  workerBurstDeliveryRate: number;
   /** CPU priority (nice, 0-19) of the worker process `npm start` runs: higher yields the CPU to ingestion. */
   workerNice: number;
   /** Time allowed for one delivery (connect, headers and body), ms. */
@@ -136,6 +139,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     gatewayApiUrl: `${publicUrl}/api`,
     workerEnabled: e.WORKER_ENABLED,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    workerBurstDeliveryRate: e.WORKER_BURST_DELIVERY_RATE,
     workerNice: e.WORKER_NICE,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,

@@ -19,7 +19,7 @@ export function databaseUrl(): string {
 /** The process-wide pg pool (size DB_POOL_SIZE). */
 export function getPool(): pg.Pool {
   if (!globalForPool.__hookyardPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000 });
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, application_name: "hookyard" });
     // An idle client's error (e.g. the server restarted) must not crash the process.
     pool.on("error", (err) => logger("db").warn("idle client error", err.message));
     globalForPool.__hookyardPool = pool;
@@ -36,7 +36,7 @@ export function getPool(): pg.Pool {
  */
 export function getBackgroundPool(): pg.Pool {
   if (!globalForPool.__hookyardBackgroundPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, options: "-c synchronous_commit=off" });
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, options: "-c synchronous_commit=off", application_name: "hookyard-background" });
     pool.on("error", (err) => logger("db").warn("idle client error", err.message));
     const nice = Number(process.env.HOOKYARD_DB_BACKEND_NICE ?? 0);
     if (nice > 0) pool.on("connect", (client) => void lowerBackendPriority(client, nice));

@@ -100,12 +100,18 @@ const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
 });
 
 // Claims are batched the same way; every event of a batch gets the same lease.
-const claimBatcher = new Batcher<string, { row: DeliveryRow; lease: Date } | null>(async (ids) => {
-  const lease = new Date(Date.now() + getConfig().deliveryTimeoutMs + LEASE_MARGIN_MS);
+const claimBatcher = new Batcher<string, ClaimedEvent | null>(async (ids) => {
+  const lease = newLease();
   const { rows } = await getBackgroundPool().query<DeliveryRow>(CLAIM_SQL, [ids, lease]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => (byId.has(id) ? { row: byId.get(id)!, lease } : null));
 });
+
+/** An event this process holds the lease of (`lease` is its `locked_until`), with everything its delivery needs. */
+export type ClaimedEvent = { row: DeliveryRow; lease: Date };
+
+/** A new lease's expiry: the delivery timeout plus a margin from now. */
+export const newLease = (now = Date.now()) => new Date(now + getConfig().deliveryTimeoutMs + LEASE_MARGIN_MS);
 
 /**
  * Delivers event `eventId` if it is due and not leased by another worker; otherwise does nothing (a
@@ -113,9 +119,38 @@ const claimBatcher = new Batcher<string, { row: DeliveryRow; lease: Date } | nul
  * errors (graphile-worker then retries the job).
  */
 export async function deliverEvent(eventId: string): Promise<void> {
-  const config = getConfig();
   const claimed = await claimBatcher.submit(eventId);
-  if (!claimed) return;
+  if (claimed) await deliverClaimed(claimed);
+}
+
+/**
+ * Puts claimed events back in the queue without an attempt (QUEUED, due now, with a job), e.g. when a
+ * worker stops before it could deliver them. Events whose lease changed meanwhile are left alone.
+ * Throws on database errors.
+ */
+export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await inTransaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
+         FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
+        WHERE events.id = v.id AND events.locked_until = v.lease AND events.status = 'QUEUED'
+       RETURNING events.id`,
+      [events.map((e) => e.row.id), events.map((e) => e.lease)],
+    );
+    await enqueueDeliveries(client, rows.map((r) => r.id));
+  }, getBackgroundPool());
+}
+
+/**
+ * Makes the next attempt of an event this process has claimed (deliverEvent's claim, or the fan-out's
+ * insert for direct dispatch, lib/delivery/dispatch-queue.ts): checks the connection and destination
+ * are still active, takes a destination slot (or reschedules), sends, and records the attempt.
+ * Resolves when the attempt is recorded (for CLI destinations: when the event is handed to the CLI).
+ * Throws only on database errors; the lease then expires and the sweeper queues the event again.
+ */
+export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
+  const config = getConfig();
   const { row: ev, lease } = claimed;
 
   if (!ev.connection_name || !ev.destination_type || ev.connection_disabled_at || ev.destination_disabled_at) {

@@ -1,7 +1,8 @@
 /**
  * The delivery worker (design "The delivery engine", "Processes and scale"): the fan-out loop turns
- * committed requests into events (lib/gateway/pipeline/fanout-queue.ts), graphile-worker runs the
- * `deliver` jobs (WORKER_CONCURRENCY at once), and a sweeper repairs what a crashed process left:
+ * committed requests into events (lib/gateway/pipeline/fanout-queue.ts) and delivers the due ones itself
+ * (lib/delivery/dispatch-queue.ts), graphile-worker runs the `deliver` jobs of retries, delays and
+ * requeued events (WORKER_CONCURRENCY at once each), and a sweeper repairs what a crashed process left:
  * events claimed by a worker that died mid-delivery (their lease expired) are queued again.
  * It also drops expired deduplication keys. `npm start` runs one worker in-process (WORKER_ENABLED);
  * `npm run worker` runs more on other machines.
@@ -13,6 +14,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { deliverEvent } from "@/lib/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
+import { startDispatch, stopDispatch } from "@/lib/delivery/dispatch-queue";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
@@ -29,10 +31,11 @@ let lastCleanup = 0;
  */
 export async function sweep(now = Date.now()): Promise<{ events: number }> {
   const events = await inTransaction(async (client) => {
-    // Claimed by a worker that died: the lease expired.
+    // Claimed by a worker that died: the lease expired. (A leased event was due when it was claimed,
+    // so it is found through events_pending_idx by next_attempt_at.)
     const { rows: expired } = await client.query<{ id: string }>(
       `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
-        WHERE id IN (SELECT id FROM events WHERE status = 'QUEUED' AND locked_until < now() LIMIT 500 FOR UPDATE SKIP LOCKED)
+        WHERE id IN (SELECT id FROM events WHERE status = 'QUEUED' AND next_attempt_at < now() AND locked_until < now() LIMIT 500 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
     );
     await enqueueDeliveries(client, expired.map((e) => e.id));
@@ -78,6 +81,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       },
     },
   });
+  startDispatch();
   const fanout = await startFanoutLoop();
   let sweeping = false;
   const timer = setInterval(() => {
@@ -96,6 +100,7 @@ export async function startWorker(): Promise<WorkerHandle> {
     stop: async () => {
       clearInterval(timer);
       await fanout.stop().catch(() => {});
+      await stopDispatch();
       await runner.stop().catch(() => {});
       await closeSender();
     },

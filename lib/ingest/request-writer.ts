@@ -1,5 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { announceRequests } from "@/lib/ingest/request-notifier";
 
 /** One request to store: its `requests` row and its raw data. */
@@ -77,6 +78,8 @@ type Pending = { record: RequestRecord; resolve: () => void; reject: (err: unkno
 export class RequestWriter {
   private queue: Pending[] = [];
   private inFlight = 0;
+  /** How busy the writer is; saturation is announced to delivery workers (lib/ingest/ingest-pressure.ts). */
+  private readonly load = new WriterLoad();
 
   /** @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1). */
   constructor(private readonly maxInFlight = getConfig().ingestWriteConcurrency) {}
@@ -91,13 +94,16 @@ export class RequestWriter {
 
   private async flush(): Promise<void> {
     this.inFlight++;
+    this.load.busy();
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
+        this.load.wrote(batch.length);
         await this.insert(batch);
       }
     } finally {
       this.inFlight--;
+      this.load.idle();
     }
   }
 

@@ -69,6 +69,10 @@ const connection = (await created.json()) as { source: { url: string; id: string
 const sourceUrl = connection.source.url;
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
+// Saturation reports of the web process's ingestion writer (lib/ingest/ingest-pressure.ts), counted per phase.
+let pressureReports = 0;
+client.on("notification", (m) => m.channel === "hookyard_ingest_pressure" && pressureReports++);
+await client.query("LISTEN hookyard_ingest_pressure");
 
 type Run = { rps: number; p50: number; p99: number; errors: number; ok: number };
 async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run> {
@@ -93,21 +97,42 @@ const accepted = async () => Number((await client.query("SELECT count(*) AS n FR
 
 log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; 1 KiB JSON bodies; one connection to a local HTTP sink`);
 
+/** Bytes of WAL PostgreSQL has written so far. */
+const walBytes = async () => Number((await client.query("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS n")).rows[0].n);
+
 // 1. Ingestion with a connection present, against the reference.
+let wal = await walBytes();
 const ref = await load(`http://127.0.0.1:${refPort}/`, { connections, amount: requests });
+const refWal = (await walBytes()) - wal;
+wal = await walBytes();
+const deliveredBefore = await deliveredCount();
+pressureReports = 0;
+const phase1Start = Date.now();
 const ingest = await load(sourceUrl, { connections, amount: requests });
-await drain(accepted);
+const phase1End = Date.now();
+const phase1Reports = pressureReports;
+const deliveredInPhase1 = (await deliveredCount()) - deliveredBefore;
 console.log(`\n| phase 1: ${requests} requests, ${connections} connections | requests/s | p50 ms | p99 ms | errors |`);
 console.log("|---|---|---|---|---|");
 console.log(`| reference (bare Node, 1 INSERT/request) | ${Math.round(ref.rps)} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`);
 console.log(`| hookyard /e/{id} with a connection | ${Math.round(ingest.rps)} | ${ingest.p50} | ${ingest.p99} | ${ingest.errors} |`);
-console.log(`ratio to reference: ${(ingest.rps / ref.rps).toFixed(2)}`);
+console.log(`ratio to reference: ${(ingest.rps / ref.rps).toFixed(2)}\n`);
+await drain(accepted);
+const drainedAfter = Date.now() - phase1End;
+const ingestWal = (await walBytes()) - wal;
+const phase1Seconds = (phase1End - phase1Start) / 1000;
+log(`during phase 1: ${Math.round(deliveredInPhase1 / phase1Seconds)} events/s delivered; ingestion reported saturated in ${phase1Reports} windows of 250 ms (of ${Math.round(phase1Seconds * 4)}); backlog drained ${drainedAfter} ms after the last request`);
+log(`WAL per request: reference ${Math.round(refWal / requests)} bytes; hookyard ${Math.round(ingestWal / requests)} bytes, delivery included`);
 
 // 2. Sustained rate.
 const before = new Set((await arrivalsNow()).keys());
+pressureReports = 0;
 const startedAt = Date.now();
 const sustained = await load(sourceUrl, { connections: Math.min(connections, 20), overallRate: rate, duration });
 const loadEnded = Date.now();
+const phase2Reports = pressureReports;
+// autocannon stops at the deadline with requests still in flight: the server commits those after it.
+await new Promise((r) => setTimeout(r, 1000));
 const drained = await drain(accepted);
 const arrivals = await arrivalsNow();
 const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0]! <= loadEnded).length;
@@ -120,12 +145,14 @@ console.log("|---|---|");
 console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
 console.log(`| delivered events/s during the load | ${Math.round(deliveredDuringLoad / ((loadEnded - startedAt) / 1000))} |`);
 console.log(`| ingest-to-delivery p50 / p95 / p99 ms | ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)} |`);
+console.log(`| windows of 250 ms with ingestion reported saturated | ${phase2Reports} of ${Math.round(((loadEnded - startedAt) / 1000) * 4)} |`);
 
 // Exactly once?
 const total = await accepted();
 const duplicates = [...arrivals.values()].reduce((n, e) => n + e.at.length - 1, 0);
 const { rows: undelivered } = await client.query("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
-console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, drained: ${drained ? "yes" : "NO"}`);
+const { rows: pending } = await client.query("SELECT count(*) AS n FROM request_fanouts");
+console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, requests not fanned out ${pending[0].n}, drained: ${drained ? "yes" : "NO"}`);
 const ok = drained && arrivals.size === total;
 console.log(`[bench] every accepted request delivered exactly once${duplicates ? " (plus counted duplicates)" : ""}: ${ok ? "yes" : "NO"}`);
 

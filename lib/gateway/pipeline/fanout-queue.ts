@@ -2,17 +2,22 @@
  * The worker's fan-out loop: drains `request_fanouts` (fanOutPending) whenever ingestion announces
  * committed requests (NOTIFY on `hookyard_requests`, coalesced over 20 ms by lib/ingest/request-notifier.ts),
  * and every PIPELINE_SWEEP_INTERVAL_MS in case a notification was lost (a web process that died between
- * its commit and its NOTIFY). Fan-out runs in worker processes, never in the web process that answers
+ * its commit and its NOTIFY). It also hears web processes report their ingestion saturated
+ * (`hookyard_ingest_pressure`), which slows this process's deliveries (lib/delivery/dispatch-queue.ts). Fan-out runs in worker processes, never in the web process that answers
  * senders, so rules and event writes do not slow ingestion.
  */
 import pg from "pg";
 import { getConfig } from "@/lib/config";
 import { databaseUrl } from "@/lib/db/pool";
+import { fanOutBatchSize, noteIngestPressure, waitForRoom } from "@/lib/delivery/dispatch-queue";
 import { fanOutPending } from "@/lib/gateway/pipeline/fanout";
+import { INGEST_PRESSURE_CHANNEL } from "@/lib/ingest/ingest-pressure";
 import { REQUESTS_CHANNEL } from "@/lib/ingest/request-notifier";
 import { logger } from "@/lib/log";
 
 const log = logger("fanout");
+/** Requests claimed per fan-out transaction. */
+const FANOUT_BATCH = 200;
 
 export type FanoutLoop = { stop: () => Promise<void>; drained: () => Promise<void> };
 
@@ -31,7 +36,11 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
       do {
         again = false;
         try {
-          while (!stopped && (await fanOutPending()) > 0);
+          // Fan out only as fast as this process delivers: the rest waits durably in request_fanouts.
+          while (!stopped) {
+            await waitForRoom();
+            if (stopped || (await fanOutPending(fanOutBatchSize(FANOUT_BATCH))) === 0) break;
+          }
         } catch (err) {
           log.warn("fan-out failed; retrying at the next sweep", err instanceof Error ? err.message : err);
         }
@@ -43,14 +52,17 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
   let client: pg.Client | null = null;
   const listen = async () => {
     const c = new pg.Client({ connectionString: databaseUrl() });
-    c.on("notification", () => void drain());
+    c.on("notification", (msg) => {
+      if (msg.channel === INGEST_PRESSURE_CHANNEL) noteIngestPressure();
+      else void drain();
+    });
     c.on("error", (err) => {
       log.warn("fan-out listener lost; reconnecting", err.message);
       client = null;
       if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000);
     });
     await c.connect();
-    await c.query(`LISTEN ${REQUESTS_CHANNEL}`);
+    await c.query(`LISTEN ${REQUESTS_CHANNEL}; LISTEN ${INGEST_PRESSURE_CHANNEL}`);
     client = c;
   };
   await listen();

@@ -14,6 +14,9 @@ import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
+import { newLease } from "@/lib/delivery/deliver-event";
+import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
 import { configGeneration } from "@/lib/gateway/pipeline/config-generation";
@@ -209,25 +212,31 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
 }
 
 /**
- * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first: claims them with
+ * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
+ * their creation time): claims them with
  * `FOR UPDATE SKIP LOCKED` (so concurrent workers share the work), runs the rules, writes the events,
  * ignored events, executions and jobs, and deletes the rows, in one transaction. A crash before the
- * commit leaves the rows for the next drain. Resolves with the number of requests fanned out; throws on
- * database errors.
+ * commit leaves the rows for the next drain. Due events are inserted leased to this process and, once
+ * committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get jobs.
+ * Resolves with the number of requests fanned out; throws on database errors.
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
-  return inTransaction(async (client) => {
+  const lease = newLease(now);
+  const { count, claimed } = await inTransaction(async (client) => {
     const { rows } = await client.query<{ request_id: string }>(
-      "SELECT request_id FROM request_fanouts ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED",
+      "SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT $1 FOR UPDATE SKIP LOCKED",
       [limit],
     );
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return { count: 0, claimed: [] };
     const ids = rows.map((r) => r.request_id);
     const { rows: requests } = await client.query<RequestRow>(REQUESTS_SQL, [ids]);
     const outcomes = await computeOutcomes(requests, now);
-    await writeOutcomes(client, ids, outcomes, now);
-    return ids.length;
+    const { claimed } = await writeOutcomes(client, ids, outcomes, now, lease);
+    return { count: ids.length, claimed };
   }, getBackgroundPool());
+  // Committed: the QUEUED events are this process's to deliver (direct dispatch).
+  dispatchClaimed(claimed.map((row) => ({ row, lease })));
+  return count;
 }
 
 /**
@@ -239,11 +248,17 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
   if (requestIds.length === 0) return [];
   const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
   const outcomes = await computeOutcomes(requests, now, connectionIds);
-  return inTransaction((client) => writeOutcomes(client, null, outcomes, now), getPool());
+  return inTransaction(async (client) => (await writeOutcomes(client, null, outcomes, now, null)).ids, getPool());
 }
 
-/** Writes `outcomes` in `client`'s transaction; with `claimedIds`, also deletes those `request_fanouts` rows. Returns the new event ids. */
-async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null, { events, ignored, executions }: Outcomes, now: number): Promise<string[]> {
+/**
+ * Writes `outcomes` in `client`'s transaction; with `claimedIds`, also deletes those `request_fanouts`
+ * rows. Due events (QUEUED) get a delivery job, or, with `lease`, are inserted already claimed with that
+ * lease and returned with their delivery rows for this process to deliver (lib/delivery/dispatch-queue.ts).
+ * Returns the new event ids and the claimed events.
+ */
+async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null, { events, ignored, executions }: Outcomes, now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  let claimed: DeliveryRow[] = [];
   if (claimedIds) await client.query("DELETE FROM request_fanouts WHERE request_id = ANY($1)", [claimedIds]);
   let kept = events;
   const keptIgnored = [...ignored];
@@ -273,11 +288,16 @@ async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null,
   }
 
   if (kept.length) {
-    await client.query(
-      `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, created_at, updated_at)
-       SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data, $10, $10
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
-              AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)`,
+    // With a lease, QUEUED events are inserted claimed (locked_until) and come back with their delivery rows.
+    const { rows } = await client.query<DeliveryRow>(
+      `WITH c AS (
+         INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at)
+         SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
+                CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
+                AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)
+         RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
+       ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`,
       [
         kept.map((e) => e.id),
         kept.map((e) => e.request.team_id),
@@ -289,9 +309,11 @@ async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null,
         kept.map((e) => e.nextAttemptAt),
         kept.map((e) => (e.data ? JSON.stringify(e.data) : null)),
         new Date(now),
+        lease,
       ],
     );
-    const deliverable = kept.filter((e) => e.status !== "HOLD");
+    claimed = rows;
+    const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
     await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)));
   }
   if (keptIgnored.length) {
@@ -331,5 +353,5 @@ async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null,
       ],
     );
   }
-  return kept.map((e) => e.id);
+  return { ids: kept.map((e) => e.id), claimed };
 }

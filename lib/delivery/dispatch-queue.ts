@@ -1,0 +1,180 @@
+/**
+ * Direct dispatch (design "The delivery engine"): the events a worker's fan-out writes as QUEUED are
+ * inserted already leased to that worker (the insert is the claim), and the worker delivers them itself
+ * at once, from this in-process queue, instead of adding a job, fetching it back and claiming the row.
+ * That saves three job-table writes and a claim per event, and the job round trip's latency.
+ *
+ * Nothing is lost: the `events` rows are the truth. If the process dies, the leases expire and the
+ * sweeper queues the events as jobs (lib/delivery/worker.ts); if it stops, `stopDispatch` hands the
+ * events not yet started back as jobs. Retries, delays, manual retries and held events still go through
+ * graphile-worker jobs.
+ *
+ * The queue is bounded by the fan-out: it waits (`waitForRoom`) while the queue holds `capacity`
+ * events, so requests wait durably in `request_fanouts` rather than in memory, and another worker
+ * process with room takes them.
+ *
+ * Ingestion first: while a web process reports its writer saturated (lib/ingest/ingest-pressure.ts),
+ * deliveries start here at WORKER_BURST_DELIVERY_RATE per second at most, and the fan-out slows with
+ * them; the full speed returns PRESSURE_HOLD_MS after the last report.
+ */
+import { getConfig } from "@/lib/config";
+import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/delivery/deliver-event";
+import { WINDOW_MS } from "@/lib/ingest/ingest-pressure";
+import { logger } from "@/lib/log";
+
+const log = logger("dispatch");
+/** Below this much lease left, an event is handed back as a job rather than sent (its lease could expire mid-delivery), ms. */
+const MIN_LEASE_LEFT_MS = 2000;
+
+/** How long one saturation report slows deliveries down, ms (two of the web process's windows). */
+const PRESSURE_HOLD_MS = 2 * WINDOW_MS;
+
+const queue: ClaimedEvent[] = [];
+let active = 0;
+let wakeTimer: NodeJS.Timeout | null = null;
+let stopping = false;
+const roomWaiters: (() => void)[] = [];
+const idleWaiters: (() => void)[] = [];
+
+/** (Re)opens the queue when a worker starts in this process. */
+export function startDispatch(): void {
+  stopping = false;
+}
+
+/** Deliveries this process runs at once from the queue (WORKER_CONCURRENCY). */
+const concurrency = () => getConfig().workerConcurrency;
+
+/** Events waiting here or being delivered. */
+export const dispatchBacklog = () => queue.length + active;
+
+/**
+ * Queues events this process has just claimed (their lease is `locked_until`) for delivery here.
+ * Returns at once; each delivery records its attempt (deliverClaimed).
+ */
+export function dispatchClaimed(events: ClaimedEvent[]): void {
+  if (stopping) {
+    void releaseClaimed(events).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+    return;
+  }
+  queue.push(...events);
+  pump();
+}
+
+/** Resolves when the queue has room for another fan-out batch (fewer than WORKER_CONCURRENCY events waiting). */
+export function waitForRoom(): Promise<void> {
+  if (queue.length < concurrency()) return Promise.resolve();
+  return new Promise((resolve) => roomWaiters.push(resolve));
+}
+
+/**
+ * The pace of deliveries while ingestion is saturated: a token bucket of `rate` starts per second
+ * (bursts of up to 50 ms worth), active for PRESSURE_HOLD_MS after each saturation report.
+ */
+export class BurstPacer {
+  private until = 0;
+  private tokens = 0;
+  private refilledAt = 0;
+  private waiting = false;
+
+  /** @param rate starts per second under pressure (WORKER_BURST_DELIVERY_RATE); 0 never slows down. */
+  constructor(private readonly rate: () => number) {}
+
+  /** A saturation report arrived at `now` (ms). */
+  note(now: number): void {
+    if (this.rate() === 0) return;
+    if (now >= this.until) {
+      this.tokens = 0;
+      this.refilledAt = now;
+      this.waiting = false;
+    }
+    this.until = now + PRESSURE_HOLD_MS;
+  }
+
+  /** True while deliveries are slowed. */
+  active(now: number): boolean {
+    return now < this.until;
+  }
+
+  /** Deliveries started together under pressure (50 ms worth): they then share claim and record statements. */
+  chunk(): number {
+    return Math.max(1, Math.floor(this.rate() / 20));
+  }
+
+  /**
+   * Takes a start permit at `now`: 0 when a delivery may start, else the ms to wait. Once the bucket is
+   * empty, the next permits come a whole chunk at a time.
+   */
+  take(now: number): number {
+    if (!this.active(now)) return 0;
+    const rate = this.rate();
+    this.tokens = Math.min(this.chunk(), this.tokens + ((now - this.refilledAt) * rate) / 1000);
+    this.refilledAt = now;
+    if (this.tokens >= 1 && !this.waiting) {
+      this.tokens--;
+      return 0;
+    }
+    // Empty: wait for a full chunk.
+    this.waiting = this.tokens < this.chunk();
+    if (!this.waiting) return this.take(now);
+    return Math.max(1, Math.ceil(((this.chunk() - this.tokens) * 1000) / rate));
+  }
+}
+
+const pacer = new BurstPacer(() => getConfig().workerBurstDeliveryRate);
+
+/** A web process reported its ingestion writer saturated (a `hookyard_ingest_pressure` notification). */
+export function noteIngestPressure(now = Date.now()): void {
+  pacer.note(now);
+}
+
+/** True while deliveries are slowed for ingestion. */
+export const underIngestPressure = (now = Date.now()) => pacer.active(now);
+
+/** Requests the fan-out should claim at once: fewer while deliveries are slowed (one chunk), `normal` otherwise. */
+export const fanOutBatchSize = (normal: number, now = Date.now()) => (pacer.active(now) ? Math.min(normal, pacer.chunk()) : normal);
+
+/** A start permit now, or false after scheduling the next pump for when one is due. */
+function mayStart(now: number): boolean {
+  const wait = pacer.take(now);
+  if (wait === 0) return true;
+  wakeTimer ??= setTimeout(() => {
+    wakeTimer = null;
+    pump();
+  }, wait);
+  return false;
+}
+
+function pump(): void {
+  while (active < concurrency() && queue.length > 0) {
+    if (!mayStart(Date.now())) break;
+    const next = queue.shift()!;
+    active++;
+    void run(next).finally(() => {
+      active--;
+      pump();
+      if (active === 0 && queue.length === 0) idleWaiters.splice(0).forEach((w) => w());
+    });
+  }
+  if (queue.length < concurrency()) roomWaiters.splice(0).forEach((w) => w());
+}
+
+async function run(event: ClaimedEvent): Promise<void> {
+  try {
+    if (event.lease.getTime() - Date.now() < getConfig().deliveryTimeoutMs + MIN_LEASE_LEFT_MS) await releaseClaimed([event]);
+    else await deliverClaimed(event);
+  } catch (err) {
+    log.warn(`delivery of ${event.row.id} failed; it is queued again when its lease expires`, err instanceof Error ? err.message : err);
+  }
+}
+
+/**
+ * Stops taking events: those not started are handed back as jobs (for any worker), and this resolves
+ * once the deliveries in flight have recorded their attempts. Throws nothing.
+ */
+export async function stopDispatch(): Promise<void> {
+  stopping = true;
+  const left = queue.splice(0);
+  roomWaiters.splice(0).forEach((w) => w());
+  await releaseClaimed(left).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+  if (active > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+}
