@@ -252,6 +252,17 @@ describe("hookyard listen", () => {
     const stale = await fetch(`${BASE_URL}/cli/attempts/atm_x`, json(t.cli_key, { event_id: ev.id, status: 200 }));
     expect(stale.status).toBe(409);
     expect((await stale.json()).error).toBe("CONFLICT");
+    // A late answer for an earlier attempt, while the event is out again with attempt atm_current, is refused;
+    // the current attempt's answer is recorded.
+    await db().query("UPDATE events SET status = 'QUEUED', locked_until = now() + interval '1 minute', cli_attempt_id = 'atm_current' WHERE id = $1", [ev.id]);
+    const late = await fetch(`${BASE_URL}/cli/attempts/atm_x`, json(t.cli_key, { event_id: ev.id, status: 200 }));
+    expect(late.status).toBe(409);
+    const current = await fetch(`${BASE_URL}/cli/attempts/atm_current`, json(t.cli_key, { event_id: ev.id, status: 200, body: "ok" }));
+    expect(current.status).toBe(200);
+    await eventually(async () => (await db().query("SELECT status FROM events WHERE id = $1", [ev.id])).rows[0].status === "SUCCESSFUL");
+    const { rows: recorded } = await db().query("SELECT id, status FROM attempts WHERE event_id = $1 ORDER BY created_at", [ev.id]);
+    expect(recorded.map((r) => r.id)).toContain("atm_current");
+    expect(recorded.map((r) => r.id)).not.toContain("atm_x");
     expect((await fetch(`${BASE_URL}/cli/attempts/atm_x`, json(t.cli_key, { status: 200 }))).status).toBe(422);
   }, 60_000);
 

@@ -5,8 +5,8 @@
  */
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newTeam, type TestTeam } from "./support/gateway";
-import { attemptsOf as attempts, connectionTo, eventsIn } from "./support/pipeline";
+import { api, newTeam, type TestTeam } from "./support/gateway";
+import { attemptsOf as attempts, connectionTo, eventsIn, eventsOf, send } from "./support/pipeline";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 
 let team: TestTeam;
@@ -44,6 +44,27 @@ describe("delivery", () => {
     const [attempt] = await attempts(event.id);
     expect(attempt).toMatchObject({ status: "SUCCESSFUL", trigger: "INITIAL", attempt_number: 1, response_status: 200, body: "ok", http_method: "POST" });
     expect(attempt.id).toBe(got.headers["x-gateway-attempt-id"]);
+  });
+
+  it("a connection added to a busy source applies to the very next request, and a paused one at once", async () => {
+    const first = await connectionTo(team, receiver);
+    const r1 = await send(first.source.url);
+    await eventsIn(r1.requestId, ["SUCCESSFUL"]);
+    // A second connection on the same source, created right before the next request.
+    const tag = `${first.tag}b`;
+    const second = await api(team, "POST", "/2025-07-01/connections", { name: `conn-${tag}`, source_id: first.source.id, destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } } });
+    expect(second.status, JSON.stringify(second.json)).toBe(200);
+    const r2 = await send(first.source.url);
+    const events = await eventsIn(r2.requestId, ["SUCCESSFUL"], 2);
+    expect(events.map((e) => e.webhook_id).sort()).toEqual([first.id, (second.json as { id: string }).id].sort());
+    // Paused right before the next request: that request's event is held.
+    expect((await api(team, "PUT", `/2025-07-01/connections/${first.id}/pause`)).status).toBe(200);
+    const r3 = await send(first.source.url);
+    const held = await eventually(async () => {
+      const rows = await eventsOf(r3.requestId);
+      return rows.length === 2 && rows.every((e) => e.status !== "QUEUED") ? rows : null;
+    });
+    expect(held.find((e) => e.webhook_id === first.id)?.status).toBe("HOLD");
   });
 
   it("retries with the connection's retry rule until the receiver succeeds", async () => {

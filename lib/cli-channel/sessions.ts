@@ -161,18 +161,19 @@ export const ZCliAttemptResult = z.strictObject({
 
 /**
  * Records what the CLI got for attempt `attemptId` (lib/delivery recordAttempt): the event must be the
- * team's (404) and still leased by the delivery that sent it (409 otherwise).
+ * team's (404), still leased, and that lease's CLI attempt must be `attemptId` (409 otherwise).
  */
 export async function recordCliAttempt(teamId: string, attemptId: string, result: z.infer<typeof ZCliAttemptResult>): Promise<void> {
   const { rows } = await getPool().query(
-    `SELECT e.id, e.team_id, e.destination_id, e.attempts, e.next_trigger, e.locked_until, e.cli_id, w.rules, raw.method
+    `SELECT e.id, e.team_id, e.destination_id, e.attempts, e.next_trigger, e.locked_until, e.cli_id, e.cli_attempt_id, w.rules, raw.method
        FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
       WHERE e.id = $1 AND e.team_id = $2`,
     [result.event_id, teamId],
   );
   const e = rows[0];
   if (!e) throw new CliError(404, "NOT_FOUND", `No event ${result.event_id}`);
-  if (!e.locked_until) throw new CliError(409, "CONFLICT", "This attempt was already recorded or has expired");
+  // An answer that comes after its lease expired and the event was handed out again belongs to no lease.
+  if (!e.locked_until || e.cli_attempt_id !== attemptId) throw new CliError(409, "CONFLICT", "This attempt was already recorded or has expired");
   const rules = Array.isArray(e.rules) ? (e.rules as { type: string }[]) : [];
   const now = new Date();
   const latency = result.latency_ms ?? null;

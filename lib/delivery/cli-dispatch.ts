@@ -1,7 +1,7 @@
 /**
  * Delivery to CLI destinations through `hookyard listen` streams (lib/cli-channel): the worker finds a
- * live session listening to the event's connection, marks the event with it (`cli_id`) and NOTIFYs the
- * process that holds its stream. The CLI's answer records the attempt (POST /cli/attempts/{id}); if it
+ * live session listening to the event's connection, marks the event with it (`cli_id`) and with the
+ * attempt it carries (`cli_attempt_id`), and NOTIFYs the process that holds its stream. The CLI's answer records the attempt (POST /cli/attempts/{id}); if it
  * never comes, the event's lease expires and the sweeper queues it again.
  */
 import { CLI_CHANNEL } from "@/lib/cli-channel/feed";
@@ -23,9 +23,9 @@ export async function dispatchToCli(d: CliDispatch): Promise<boolean> {
   const session = rows[0];
   if (!session) return false;
   await getBackgroundPool().query(
-    `WITH u AS (UPDATE events SET cli_id = $1, updated_at = now() WHERE id = $2 RETURNING id)
+    `WITH u AS (UPDATE events SET cli_id = $1, cli_attempt_id = $5, updated_at = now() WHERE id = $2 RETURNING id)
      SELECT pg_notify($3, $4) FROM u`,
-    [session.id, d.eventId, CLI_CHANNEL, JSON.stringify({ session_id: session.id, attempt_id: d.attemptId, event_id: d.eventId })],
+    [session.id, d.eventId, CLI_CHANNEL, JSON.stringify({ session_id: session.id, attempt_id: d.attemptId, event_id: d.eventId }), d.attemptId],
   );
   return true;
 }

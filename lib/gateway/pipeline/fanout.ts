@@ -19,7 +19,6 @@ import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
-import { configGeneration } from "@/lib/gateway/pipeline/config-generation";
 import { type DeduplicateRule, dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
 import { serializeBody, toRuleRequest } from "@/lib/gateway/pipeline/event-request";
 import { type FilterRule, failedFilterParts } from "@/lib/gateway/pipeline/filter";
@@ -64,53 +63,44 @@ type EventRow = { id: string; request: RequestRow; connection: FanoutConnection;
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
 
-/** How long connections and transformations read by the fan-out are reused, ms. */
-const CACHE_MS = 1000;
-const connectionCache = new Map<string, { at: number; generation: number; connections: FanoutConnection[] }>();
-const transformationCache = new Map<string, { at: number; generation: number; code: string; env: Record<string, string> }>();
-
-async function connectionsFor(sourceIds: string[], now: number): Promise<Map<string, FanoutConnection[]>> {
-  const out = new Map<string, FanoutConnection[]>();
-  const missing: string[] = [];
-  for (const id of sourceIds) {
-    const hit = connectionCache.get(id);
-    if (hit && now - hit.at < CACHE_MS && hit.generation === configGeneration()) out.set(id, hit.connections);
-    else missing.push(id);
-  }
-  if (missing.length) {
-    const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
-      `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
-              w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
-         FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
-        WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
-      [missing],
-    );
-    for (const id of missing) out.set(id, []);
-    for (const r of rows) {
-      out.get(r.source_id)!.push({ ...r, rules: Array.isArray(r.rules) ? r.rules : [], paused: r.paused_at !== null, disabled: r.disabled_at !== null || r.destination_disabled_at !== null });
-    }
-    if (connectionCache.size > 10_000) connectionCache.clear();
-    for (const id of missing) connectionCache.set(id, { at: now, generation: configGeneration(), connections: out.get(id)! });
+/**
+ * The connections of `sourceIds`, read fresh for each fan-out batch: a connection created, paused or
+ * changed just before a request arrived applies to it (one query serves a whole batch).
+ */
+async function connectionsFor(sourceIds: string[]): Promise<Map<string, FanoutConnection[]>> {
+  const out = new Map<string, FanoutConnection[]>(sourceIds.map((id) => [id, []]));
+  const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
+    `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
+            w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
+       FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
+      WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
+    [sourceIds],
+  );
+  for (const r of rows) {
+    out.get(r.source_id)!.push({ ...r, rules: Array.isArray(r.rules) ? r.rules : [], paused: r.paused_at !== null, disabled: r.disabled_at !== null || r.destination_disabled_at !== null });
   }
   return out;
 }
 
-async function transformation(id: string, now: number): Promise<{ code: string; env: Record<string, string> } | null> {
-  const hit = transformationCache.get(id);
-  if (hit && now - hit.at < CACHE_MS && hit.generation === configGeneration()) return hit;
-  const { rows } = await getBackgroundPool().query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id]);
-  if (!rows[0]) return null;
-  if (transformationCache.size > 10_000) transformationCache.clear();
-  const value = { at: now, generation: configGeneration(), code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} };
-  transformationCache.set(id, value);
-  return value;
+/** Transformations read during one fan-out batch (id → code and decrypted env, or null when deleted). */
+type TransformationMemo = Map<string, Promise<{ code: string; env: Record<string, string> } | null>>;
+
+function transformation(id: string, memo: TransformationMemo): Promise<{ code: string; env: Record<string, string> } | null> {
+  let hit = memo.get(id);
+  if (!hit) {
+    hit = getBackgroundPool()
+      .query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id])
+      .then(({ rows }) => (rows[0] ? { code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} } : null));
+    memo.set(id, hit);
+  }
+  return hit;
 }
 
 type Outcome =
   | { kind: "event"; data: TransformRequest | null; request: TransformRequest | null; executions: Omit<ExecutionRow, "eventId">[] }
   | { kind: "ignored"; cause: string; meta: unknown; executions: Omit<ExecutionRow, "eventId">[] };
 
-async function applySteps(req: RequestRow, connection: FanoutConnection, now: number): Promise<Outcome> {
+async function applySteps(req: RequestRow, connection: FanoutConnection, memo: TransformationMemo): Promise<Outcome> {
   const executions: Omit<ExecutionRow, "eventId">[] = [];
   const { steps } = executionOrder(connection.rules, connection.rules_version);
   // No filter or transformation: the request is the event as received (parsed only if dedup needs it).
@@ -123,7 +113,7 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, now: nu
       if (failed.length) return { kind: "ignored", cause: "FILTERED", meta: failed, executions };
     } else if (rule.type === "transform") {
       const transformationId = String(rule.transformation_id ?? "");
-      const t = await transformation(transformationId, now);
+      const t = await transformation(transformationId, memo);
       if (!t) return { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId }, executions };
       const context = { connection: { id: connection.id, name: connection.name, full_name: `${connection.source_name} -> ${connection.name}`, source: { id: connection.source_id, name: connection.source_name }, destination: { id: connection.destination_id, name: connection.destination_name } } };
       const result = await runTransformation({ code: t.code, env: t.env, request: current, context });
@@ -167,7 +157,8 @@ async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutC
 async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[]): Promise<Outcomes> {
   const out: Outcomes = { events: [], ignored: [], executions: [] };
   if (requests.length === 0) return out;
-  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))], now);
+  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
+  const memo: TransformationMemo = new Map();
   await loadRawData(requests, bySource);
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
@@ -178,7 +169,7 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
       }
       let outcome: Outcome;
       try {
-        outcome = await applySteps(req, connection, now);
+        outcome = await applySteps(req, connection, memo);
       } catch (err) {
         log.error(`rules of ${connection.id} failed on ${req.id}`, err);
         outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: null, executions: [] };
