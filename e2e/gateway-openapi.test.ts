@@ -21,6 +21,22 @@ describe("gateway OpenAPI", () => {
     expect(Object.keys(d.components.securitySchemes).sort()).toEqual(["basic", "bearer"]);
   });
 
+  it("GET /api/2025-07-01/openapi – every $ref resolves inside the document (rule bodies' JSON values included)", async () => {
+    const d = await doc();
+    const refs = new Set<string>();
+    const walk = (o: unknown): void => {
+      if (Array.isArray(o)) o.forEach(walk);
+      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) k === "$ref" && typeof v === "string" ? refs.add(v) : walk(v);
+    };
+    walk(d);
+    expect(refs.size).toBeGreaterThan(10);
+    const resolve = (ref: string) => ref.replace(/^#\//, "").split("/").reduce((o: any, part) => o?.[part], d);
+    expect([...refs].filter((r) => !r.startsWith("#/") || resolve(r) === undefined)).toEqual([]);
+    expect(JSON.stringify(d)).not.toContain("$defs");
+    expect(refs).toContain("#/components/schemas/JsonValue");
+    expect(d.components.schemas.JsonValue.anyOf).toHaveLength(6);
+  });
+
   it("GET /api/2025-07-01/openapi – every source endpoint is described, with its errors", async () => {
     const d = await doc();
     expect(Object.keys(d.paths["/sources"]).sort()).toEqual(["get", "post", "put"]);

@@ -8,7 +8,9 @@ import { ZTransformationCreate } from "@/lib/gateway/transformations/transformat
 import { ZDestination, ZDestinationCreate } from "@/lib/gateway/destinations/schemas";
 import { ZSource, ZSourceCreate } from "@/lib/gateway/sources/schemas";
 
-const json: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]));
+const json: z.ZodType<unknown> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]))
+  .meta({ id: "JsonValue", description: "Any JSON value." });
 
 /** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401` (reference §3). */
 const STATUS_CODE = /^(!?[1-5]\d\d|[1-5]\d\d-[1-5]\d\d|(>=|<=|>|<)[1-5]\d\d)$/;

@@ -45,11 +45,28 @@ const RATE_HEADERS = {
   "X-RateLimit-Reset": { schema: { type: "string", format: "date-time" } },
 };
 
-/** Request bodies are inlined (their input form: defaults optional). */
-function inputSchema(schema: z.ZodType): unknown {
+/** Replaces `#/$defs/{name}` references with `#/components/schemas/{rename(name)}`, everywhere in `value`. */
+function hoistRefs(value: unknown, rename: (name: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => hoistRefs(v, rename));
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice(8))}` : hoistRefs(v, rename)]),
+  );
+}
+
+/**
+ * Request bodies are inlined (their input form: defaults optional). Schemas the body shares or nests in
+ * itself (a JSON value in rules) come out of zod as `$defs`; they move to `components` (named by their
+ * zod `meta({id})`, or after `owner` when unnamed) so every reference resolves in the document.
+ */
+function inputSchema(schema: z.ZodType, components: Record<string, unknown>, owner: string): unknown {
   const out = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete out.$schema;
-  return out;
+  const defs = (out.$defs ?? {}) as Record<string, unknown>;
+  delete out.$defs;
+  const rename = (name: string) => (name.startsWith("__") ? `${owner}${name.replace(/^_+/, "_")}` : name);
+  for (const [name, def] of Object.entries(defs)) components[rename(name)] ??= hoistRefs(def, rename);
+  return hoistRefs(out, rename);
 }
 
 /** Response models become components (by their zod `meta({id})`), referenced from each operation. */
@@ -69,14 +86,14 @@ function outputComponents(): Record<string, unknown> {
   return schemas;
 }
 
-function outputRef(schema: z.ZodType): unknown {
+function outputRef(schema: z.ZodType, components: Record<string, unknown>, owner: string): unknown {
   const id = (schema.meta() as { id?: string } | undefined)?.id;
-  return id ? { $ref: `#/components/schemas/${id}` } : inputSchema(schema);
+  return id ? { $ref: `#/components/schemas/${id}` } : inputSchema(schema, components, owner);
 }
 
-function operationObject(op: Operation) {
+function operationObject(op: Operation, components: Record<string, unknown>) {
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-  const responseSchema = op.response ? outputRef(op.response) : { type: "object" };
+  const responseSchema = op.response ? outputRef(op.response, components, op.operationId) : { type: "object" };
   const success = op.list
     ? { type: "object", required: ["pagination", "count", "models"], properties: { pagination: PAGINATION, count: { type: "integer" }, models: { type: "array", items: responseSchema } } }
     : responseSchema;
@@ -89,7 +106,7 @@ function operationObject(op: Operation) {
     tags: [op.tag],
     // An operation's own parameter (an `order_by` listing its keys) replaces the shared paging one of that name.
     parameters: [...pathParams, ...(op.query ?? []).map((q) => ({ in: "query", ...q })), ...(op.list ? PAGING_PARAMS.filter((p) => !op.query?.some((q) => q.name === p.name)) : [])],
-    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inputSchema(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inputSchema(op.body, components, op.operationId) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: "Success", headers: RATE_HEADERS, content: { "application/json": { schema: success } } },
       "401": { $ref: "#/components/responses/Error401" },
@@ -105,7 +122,7 @@ export function gatewayOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     paths[op.path] ??= {};
-    paths[op.path]![op.method] = operationObject(op);
+    paths[op.path]![op.method] = operationObject(op, components);
   }
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/GatewayError" } } } });
   return {
