@@ -95,6 +95,39 @@ it("a request committed but never fanned out (the process died between the two) 
   expect((await db.query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [requestId])).rowCount).toBe(0);
 }, 30_000);
 
+it("a worker stopped cleanly hands the events it had not started back as jobs; the next process delivers each once", async () => {
+  await server?.stop();
+  // One delivery at a time, each taking 4 s: while the server stops (it first closes its HTTP side),
+  // one event is in flight and the others wait in the worker's queue.
+  server = await startServer({ ...env, WORKER_CONCURRENCY: "1", DELIVERY_TIMEOUT_MS: "10000" });
+  const sourceUrl = (await call("GET", "/sources?name=crash-src")).json.models[0].url.replace(/^https?:\/\/[^/]+/, server.url);
+  const before = receiver.received.length;
+  receiver.respond({ status: 200, body: "ok", delayMs: 4000 });
+  const requestIds: string[] = [];
+  for (let i = 0; i < 4; i++) requestIds.push((await (await fetch(sourceUrl, { method: "POST", body: `handed-back-${i}` })).json()).request_id);
+  // One delivery in flight, the others fanned out behind it in this worker's queue.
+  await eventually(async () => receiver.received.length > before);
+  await eventually(async () => Number((await db.query("SELECT count(*) AS n FROM events WHERE request_id = ANY($1)", [requestIds])).rows[0].n) >= 2);
+  await server.stop();
+
+  // Nothing is left leased to the stopped worker: the one in flight was recorded, the rest are jobs again.
+  const after = (await db.query("SELECT id, status, locked_until FROM events WHERE request_id = ANY($1)", [requestIds])).rows;
+  expect(after.filter((e) => e.locked_until !== null)).toEqual([]);
+  const waiting = after.filter((e) => e.status === "QUEUED").map((e) => e.id);
+  expect(waiting.length, JSON.stringify(after)).toBeGreaterThan(0);
+  const jobs = await db.query(`SELECT j.payload->>'event_id' AS id FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+      WHERE t.identifier = 'deliver' AND j.payload->>'event_id' = ANY($1)`, [waiting]);
+  expect(jobs.rows.map((j) => j.id).sort()).toEqual([...waiting].sort());
+
+  receiver.respond({ status: 200, body: "ok" });
+  server = await startServer(env);
+  const events = await eventually(async () => {
+    const rows = (await db.query("SELECT id, status FROM events WHERE request_id = ANY($1)", [requestIds])).rows;
+    return rows.length === 4 && rows.every((e) => e.status === "SUCCESSFUL") ? rows : null;
+  }, 30_000);
+  for (const e of events) expect(receiver.received.filter((r) => r.headers["x-gateway-event-id"] === e.id)).toHaveLength(1);
+}, 90_000);
+
 it("hookyard listen reconnects after the server restarts and keeps forwarding", async () => {
   const { spawn } = await import("node:child_process");
   const port = String(server!.port);

@@ -76,7 +76,17 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+      // tsx may exit before the server it launched: wait for the whole process group (server, worker) to end.
+      const groupAlive = () => {
+        try {
+          process.kill(-child.pid!, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (const end = Date.now() + 15_000; groupAlive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+      if (groupAlive()) process.kill(-child.pid!, "SIGKILL");
     },
   };
 }

@@ -145,7 +145,7 @@ function mayStart(now: number): boolean {
 }
 
 function pump(): void {
-  while (active < concurrency() && queue.length > 0) {
+  while (!stopping && active < concurrency() && queue.length > 0) {
     if (!mayStart(Date.now())) break;
     const next = queue.shift()!;
     active++;
@@ -168,13 +168,15 @@ async function run(event: ClaimedEvent): Promise<void> {
 }
 
 /**
- * Stops taking events: those not started are handed back as jobs (for any worker), and this resolves
- * once the deliveries in flight have recorded their attempts. Throws nothing.
+ * Stops: starts no more deliveries, runs `beforeHandBack` (stop this process's job runner, so it does
+ * not take the events back itself), hands the events not started back as jobs for any worker, and
+ * resolves once the deliveries in flight have recorded their attempts. Throws nothing.
  */
-export async function stopDispatch(): Promise<void> {
+export async function stopDispatch(beforeHandBack: () => Promise<void> = async () => {}): Promise<void> {
   stopping = true;
-  const left = queue.splice(0);
   roomWaiters.splice(0).forEach((w) => w());
+  await beforeHandBack().catch(() => {});
+  const left = queue.splice(0);
   await releaseClaimed(left).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
   if (active > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
 }

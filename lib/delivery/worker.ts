@@ -100,8 +100,8 @@ export async function startWorker(): Promise<WorkerHandle> {
     stop: async () => {
       clearInterval(timer);
       await fanout.stop().catch(() => {});
-      await stopDispatch();
-      await runner.stop().catch(() => {});
+      // The job runner stops before the unstarted events are handed back as jobs, so they wait for another worker.
+      await stopDispatch(() => runner.stop());
       await closeSender();
     },
   };
