@@ -172,6 +172,13 @@ describe("connections – update, upsert, pause, disable, delete, list", () => {
     expect((await api(t, "GET", `${V}/connections/count?source_id=${src.id}`)).json).toEqual({ count: 7 });
     expect((await api(t, "GET", `${V}/connections?full_name=${encodeURIComponent("hub -> c3")}`)).json.models.map((m: any) => m.name)).toEqual(["c3"]);
     expect((await api(t, "GET", `${V}/connections?name[contains]=ELSE`)).json.models.map((m: any) => m.name)).toEqual(["conn-elsewhere"]);
+    expect((await api(t, "GET", `${V}/connections/count?full_name[contains]=${encodeURIComponent("hub -> c")}&destination_id[]=${dst.id}`)).json).toEqual({ count: 7 });
+    expect((await api(t, "GET", `${V}/connections/count?source_id=${src.id}&type=ignored`)).json).toEqual({ count: 7 });
+    for (const bad of ["paused_at[gte]=soon", "source_id[between]=a", "disabled=perhaps", "full_name[gt]=a"]) {
+      const res = await api(t, "GET", `${V}/connections?${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.json.message).toContain(bad.split(/[[=]/)[0]);
+    }
     const q = `source_id=${src.id}&order_by=name&dir=desc&limit=3`;
     const p1 = (await api(t, "GET", `${V}/connections?${q}`)).json;
     const p2 = (await api(t, "GET", `${V}/connections?${q}&next=${p1.pagination.next}`)).json;

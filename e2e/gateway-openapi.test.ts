@@ -57,6 +57,25 @@ describe("gateway OpenAPI", () => {
     expect(source.required).toEqual(expect.arrayContaining(["id", "team_id", "url", "type", "authenticated", "config", "disabled_at"]));
   });
 
+  it("GET /api/2025-07-01/openapi – every list's filters come from the table that validates them (deepObject, typed, order_by)", async () => {
+    const d = await doc();
+    const params = (path: string) => Object.fromEntries((d.paths[path].get.parameters as any[]).filter((p) => p.in === "query").map((p) => [p.name, p]));
+    const sources = params("/sources");
+    expect(Object.keys(sources)).toEqual(expect.arrayContaining(["id", "name", "type", "disabled", "disabled_at", "include", "order_by"]));
+    expect(sources.disabled_at).toMatchObject({ style: "deepObject", explode: true });
+    expect(JSON.stringify(sources.disabled.schema)).toContain('"true"');
+    const connections = params("/connections");
+    expect(Object.keys(connections)).toEqual(expect.arrayContaining(["full_name", "source_id", "destination_id", "paused_at", "disabled"]));
+    expect(connections.type).toBeUndefined();
+    const requests = params("/requests");
+    expect(Object.keys(requests)).toEqual(expect.arrayContaining(["id", "source_id", "status", "rejection_cause", "verified", "ingested_at", "created_at", "include", "order_by"]));
+    expect(JSON.stringify(requests.status.schema)).toContain('"rejected"');
+    expect(requests.order_by.schema.enum).toEqual(["created_at", "ingested_at"]);
+    const transformations = Object.keys(params("/transformations"));
+    expect(transformations).toEqual(expect.arrayContaining(["id", "name", "order_by", "limit", "next"]));
+    expect(transformations.filter((p) => ["type", "disabled", "disabled_at"].includes(p))).toEqual([]);
+  });
+
   it("GET /api/2024-09-01/openapi – published for 2025-07-01 only → 404", async () => {
     const res = await fetch(`${BASE_URL}/api/2024-09-01/openapi`);
     expect(res.status).toBe(404);

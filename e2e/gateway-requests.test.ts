@@ -58,8 +58,16 @@ describe("GET /requests", () => {
     expect(await ids("verified=true")).toEqual([]);
     expect(await ids("created_at[gte]=2000-01-01&created_at[lt]=2999-01-01")).toHaveLength(4);
     expect(await ids("created_at[gt]=2999-01-01")).toEqual([]);
-    expect((await api(team, "GET", `${V}/requests?status=maybe`)).status).toBe(400);
-    expect((await api(team, "GET", `${V}/requests?created_at[gte]=yesterday`)).status).toBe(400);
+    expect(await ids("status[]=accepted&status[]=rejected")).toHaveLength(4);
+    expect(await ids("rejection_cause[any]=true")).toHaveLength(4);
+    expect(await ids("rejection_cause[any]=false")).toEqual([]);
+    expect(await ids("verified=false")).toHaveLength(4);
+    for (const bad of ["status=maybe", "created_at[gte]=yesterday", "verified=yes", "verified[gte]=true", "source_id[between]=a", "ingested_at[]=2024-01-01"]) {
+      const { status, json } = await api(team, "GET", `${V}/requests?${bad}`);
+      expect(status, bad).toBe(400);
+      expect(json).toMatchObject({ code: "BAD_REQUEST" });
+      expect(json.message).toContain(bad.split(/[[=]/)[0]);
+    }
   });
 
   it("GET /requests?include=data – path, raw query, parsed query, headers, body (JSON parsed, text, base64 for binary)", async () => {

@@ -425,6 +425,9 @@ describe("GET /sources and /sources/count – filters", () => {
     ["a date operator on a string", "name[gte]=a"],
     ["contains on a date", "disabled_at[contains]=2024"],
     ["a bad boolean", "disabled=maybe"],
+    ["an operator on the disabled switch", "disabled[any]=true"],
+    ["an array of dates", "disabled_at[]=2024-01-01"],
+    ["an empty name", "name="],
   ])("GET /sources – %s → 400 BAD_REQUEST naming the parameter (count too)", async (_label, query) => {
     for (const path of [`${V}/sources?${query}`, `${V}/sources/count?${query}`]) {
       const { status, json } = await api(t, "GET", path);

@@ -2,7 +2,8 @@
  * Nothing accepted is lost (design "The delivery engine"; issue "Gateway pipeline"): a server whose
  * worker is killed with SIGKILL in the middle of a delivery leaves the event to be delivered by the
  * next process, a request committed but never fanned out is fanned out by the sweeper, and
- * `hookyard listen` reconnects across a server restart. Runs its own
+ * `hookyard listen` reconnects across a server restart; and the worker slows its deliveries while
+ * ingestion reports its writer saturated (lib/ingest/ingest-pressure.ts). Runs its own
  * server on its own database, so no other worker can pick the jobs up first.
  */
 import { randomBytes } from "node:crypto";
@@ -17,7 +18,8 @@ const adminUrl = process.env.TEST_PG_ADMIN_URL!;
 const dbName = `hookyard_crash_${Date.now()}_${process.pid}`;
 const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
-const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_SWEEP_INTERVAL_MS: "200" };
+// WORKER_BURST_DELIVERY_RATE only matters while ingestion reports pressure (the last test sends the reports).
+const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
 
 let admin: pg.Client;
 let db: pg.Client;
@@ -160,3 +162,39 @@ it("hookyard listen reconnects after the server restarts and keeps forwarding", 
     cli.kill("SIGTERM");
   }
 }, 120_000);
+
+it("ingestion first: while a web process reports its writer saturated, the worker starts deliveries at WORKER_BURST_DELIVERY_RATE", async () => {
+  server ??= await startServer(env);
+  const c = await call("POST", "/connections", { name: "paced", source: { name: "paced-src" }, destination: { name: "paced-dst", config: { url: `${receiver.url}/paced` } } });
+  expect(c.status).toBe(200);
+  receiver.respond({ status: 200, body: "ok" });
+  const ingestUrl = c.json.source.url.replace(/^https?:\/\/[^/]+/, server.url);
+  /** Sends `n` requests at once; the ms between the first and the last delivery of them. */
+  const deliverySpread = async (tag: string, n: number) => {
+    await Promise.all(Array.from({ length: n }, (_, i) => fetch(`${ingestUrl}/${tag}/${i}`, { method: "POST", body: "x" }).then((r) => expect(r.status).toBe(200))));
+    const arrived = await eventually(async () => {
+      const got = receiver.received.filter((r) => r.url.startsWith(`/paced/${tag}/`));
+      return got.length >= n ? got : null;
+    }, 30_000);
+    expect(arrived).toHaveLength(n);
+    return arrived[n - 1]!.at - arrived[0]!.at;
+  };
+
+  // What a saturated ingestion writer sends (lib/ingest/ingest-pressure.ts), repeated while it lasts.
+  const report = () => db.query("SELECT pg_notify('hookyard_ingest_pressure', '0.95')");
+  await report();
+  const reporting = setInterval(() => void report(), 100);
+  let paced: number;
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    paced = await deliverySpread("under-pressure", 30);
+  } finally {
+    clearInterval(reporting);
+  }
+  // 10 starts per second: 30 deliveries take about 3 s.
+  expect(paced).toBeGreaterThanOrEqual(2500);
+
+  await new Promise((r) => setTimeout(r, 1500)); // the pressure lapses (2 windows after the last report)
+  const free = await deliverySpread("no-pressure", 30);
+  expect(free).toBeLessThan(2000);
+}, 60_000);

@@ -6,7 +6,8 @@
 import type pg from "pg";
 import { getPool } from "@/lib/db/pool";
 import { notFound } from "@/lib/http/errors";
-import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
+import type { ParsedQuery } from "@/lib/http/query";
+import { applyFilterTable, dateFilter, type FilterTable, flagParameter, stringFilter } from "@/lib/http/query-schema";
 
 type Db = pg.Pool | pg.PoolClient;
 export type TeamTable = { table: string; alias: string; columns: string };
@@ -49,28 +50,38 @@ export async function setTeamRowDisabled<R extends pg.QueryResultRow>(t: TeamTab
 }
 
 /**
- * WHERE clauses of the shared list/count filters: `id`, `name` (value, array or operators), `type`,
- * `disabled_at` (date operators), and `disabled` (true includes disabled rows; by default they are left out).
+ * The list/count filters every named resource shares (shared/spec/gateway.md, each resource's "Retrieve
+ * …" parameters): `id`, `name` (value, array or `{contains, any}`), `type`, `disabled_at` (date
+ * operators) and `disabled` (`true` includes disabled rows; by default they are left out). `alias` is the
+ * table's alias in the query; `what` names the resource in the descriptions.
  */
-export function teamRowFilters(t: TeamTable, teamId: string, query: ParsedQuery): { where: string[]; params: unknown[] } {
-  const a = t.alias;
+export function namedFilters(alias: string, what: string): FilterTable {
+  return {
+    id: stringFilter(`${alias}.id`, `${what} id, or an array \`id[]=…\`.`),
+    name: stringFilter(`${alias}.name`, "Name, an array, or `name[contains]=`."),
+    type: stringFilter(`${alias}.type`, `${what} type, or an array.`),
+    disabled: flagParameter("`true` includes disabled ones (left out by default)."),
+    disabled_at: dateFilter(`${alias}.disabled_at`, "When it was disabled: a date, or operators `gte gt lte lt any`; given, disabled ones are included."),
+  };
+}
+
+/**
+ * WHERE clauses (team first, `$1`) of `query` filtered by `table` (e.g. `namedFilters`): throws 400 BAD_REQUEST naming a parameter with a bad value. Disabled rows are left out unless
+ * `disabled=true` or a `disabled_at` filter is given.
+ */
+export function teamRowFilters(t: TeamTable, teamId: string, query: ParsedQuery, table: FilterTable): { where: string[]; params: unknown[] } {
   const params: unknown[] = [teamId];
-  const where = [`${a}.team_id = $1`];
-  for (const [name, type] of [["id", "string"], ["name", "string"], ["type", "string"]] as const) {
-    const f = parseFilter(query, name, type);
-    if (f) where.push(filterSql(`${a}.${name}`, f, params));
-  }
-  const disabledAt = parseFilter(query, "disabled_at", "date");
-  if (disabledAt) where.push(filterSql(`${a}.disabled_at`, disabledAt, params));
-  const disabled = parseFilter(query, "disabled", "boolean");
-  const includeDisabled = disabled?.kind === "eq" && disabled.values[0] === true;
-  if (!includeDisabled && !disabledAt) where.push(`${a}.disabled_at IS NULL`);
+  const where = [`${t.alias}.team_id = $1`];
+  applyFilterTable(table, query, where, params);
+  if (!table.disabled) return { where, params };
+  const includeDisabled = query.disabled === "true" || query.disabled === "1";
+  if (!includeDisabled && query.disabled_at === undefined) where.push(`${t.alias}.disabled_at IS NULL`);
   return { where, params };
 }
 
-/** How many rows of the team match the shared filters. */
-export async function countTeamRows(t: TeamTable, teamId: string, query: ParsedQuery): Promise<{ count: number }> {
-  const { where, params } = teamRowFilters(t, teamId, query);
+/** How many rows of the team match `table`'s filters; throws 400 for bad values. */
+export async function countTeamRows(t: TeamTable, teamId: string, query: ParsedQuery, table: FilterTable): Promise<{ count: number }> {
+  const { where, params } = teamRowFilters(t, teamId, query, table);
   const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM ${t.table} ${t.alias} WHERE ${where.join(" AND ")}`, params);
   return { count: rows[0]!.count };
 }

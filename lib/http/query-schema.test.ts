@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "@/lib/http/errors";
 import { parseQuery } from "@/lib/http/query";
-import { applyFilterTable, dateFilter, enumFilter, filterParameters, filterSchema, numberFilter, pathId, stringFilter, validateFilters } from "@/lib/http/query-schema";
+import { applyFilterTable, booleanFilter, dateFilter, enumFilter, filterParameters, flagParameter, filterSchema, numberFilter, pathId, stringFilter, validateFilters } from "@/lib/http/query-schema";
 
 const TABLE = {
   id: stringFilter("t.id", "Id."),
@@ -76,6 +76,39 @@ describe("applyFilterTable", () => {
     applyFilterTable(TABLE, q("status[]=SUCCESFUL&status[]=FAILED&attempts[gte]=2&id=evt_1&created_at[any]=false"), where, params);
     expect(where).toEqual(["t.id = $2", "t.status = ANY($3)", "t.attempts >= $4", "t.created_at IS NULL"]);
     expect(params).toEqual(["team", "evt_1", ["SUCCESSFUL", "FAILED"], 2]);
+  });
+});
+
+describe("booleanFilter and flagParameter", () => {
+  const FLAGS = { verified: booleanFilter("t.verified", "Verified."), disabled: flagParameter("Include disabled.") };
+
+  it("a boolean filter compares true/false (1/0) and takes {any}; a flag is validated but adds no clause", () => {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    applyFilterTable(FLAGS, q("verified=1&disabled=true"), where, params);
+    expect(where).toEqual(["t.verified = $1"]);
+    expect(params).toEqual([true]);
+    const any: string[] = [];
+    applyFilterTable(FLAGS, q("verified[any]=false"), any, []);
+    expect(any).toEqual(["t.verified IS NULL"]);
+  });
+
+  it("refuses other spellings, arrays and operators with a 400 naming the parameter", () => {
+    for (const [s, field] of [
+      ["verified=yes", "verified"],
+      ["verified[]=true", "verified"],
+      ["verified[gte]=true", "verified"],
+      ["disabled=maybe", "disabled"],
+      ["disabled[any]=true", "disabled"],
+    ] as const) {
+      try {
+        applyFilterTable(FLAGS, q(s), [], []);
+        throw new Error(`expected a 400 for ${s}`);
+      } catch (err) {
+        expect(err, s).toBeInstanceOf(GatewayError);
+        expect((err as GatewayError).data.field, s).toBe(field);
+      }
+    }
   });
 });
 

@@ -6,17 +6,17 @@
  *
  * Accepted forms: strings and enums take a value, an array (`id[]=a&id[]=b`, `id[0]=…`, repeated
  * `id=a&id=b`) or `{contains, any}`; numbers a value, an array or `{gte, gt, lte, lt, any}`; dates a
- * value or `{gte, gt, lte, lt, any}`.
+ * value or `{gte, gt, lte, lt, any}`; booleans `true`/`false` (or `1`/`0`) or `{any}`.
  */
 import { z } from "zod";
 import { badRequest, notFound } from "@/lib/http/errors";
 import { filterSql, type ParsedQuery, parseDate, parseFilter } from "@/lib/http/query";
 
-type FilterType = "string" | "number" | "date";
+type FilterType = "string" | "number" | "date" | "boolean";
 
 export type FilterDef = {
-  /** SQL of the filtered column (a trusted constant). */
-  column: string;
+  /** SQL of the filtered column (a trusted constant); null for a parameter the caller applies itself (validated and documented here). */
+  column: string | null;
   type: FilterType;
   description: string;
   /** What each form of the parameter may hold: one value, an array, an operator object. */
@@ -84,6 +84,22 @@ export const dateFilter = (column: string, description: string): FilterDef => ({
   forms: { value: date, ops: range(date) },
 });
 
+/** A boolean column: `true`/`false` (`1`/`0`), or `{any}`. */
+export const booleanFilter = (column: string, description: string): FilterDef => ({
+  column,
+  type: "boolean",
+  description,
+  forms: { value: bool, ops: z.strictObject({ any: bool.optional() }) },
+});
+
+/** A boolean switch the caller applies itself (e.g. `disabled=true` widening a list): validated and documented, no WHERE clause. */
+export const flagParameter = (description: string): FilterDef => ({
+  column: null,
+  type: "boolean",
+  description,
+  forms: { value: bool, ops: z.strictObject({}) },
+});
+
 const schemaOf = (f: FilterDef) => z.union(f.forms.array ? [f.forms.value, f.forms.array, f.forms.ops] : [f.forms.value, f.forms.ops]);
 
 /** The zod object of a filter table (every parameter optional; other parameters are ignored). */
@@ -111,6 +127,7 @@ export function validateFilters(table: FilterTable, query: ParsedQuery): void {
 export function applyFilterTable(table: FilterTable, query: ParsedQuery, where: string[], params: unknown[]): void {
   validateFilters(table, query);
   for (const [name, f] of Object.entries(table)) {
+    if (f.column === null) continue;
     const filter = parseFilter(query, name, f.type);
     if (!filter) continue;
     if (f.map && filter.kind === "eq") filter.values = filter.values.map((v) => (typeof v === "string" ? f.map!(v) : v));

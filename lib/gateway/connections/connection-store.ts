@@ -12,11 +12,12 @@ import type { DestinationRow } from "@/lib/gateway/destinations/destination-mode
 import type { SourceRow } from "@/lib/gateway/sources/source-model";
 import { inTransaction } from "@/lib/db/transaction";
 import { createSource, findSourceByName, SOURCES } from "@/lib/gateway/sources/source-store";
-import { deleteTeamRow, findTeamRow, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { deleteTeamRow, findTeamRow, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { alreadyExists, GatewayError, notFound, unprocessable } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
-import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
+import type { ParsedQuery } from "@/lib/http/query";
+import { dateFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
@@ -233,21 +234,19 @@ export async function setConnectionPaused(teamId: string, id: string, paused: bo
   return rows[0];
 }
 
-/** Filters: the shared ones (id, name, disabled, disabled_at) plus source_id, destination_id, paused_at and full_name. */
-function connectionFilters(teamId: string, query: ParsedQuery) {
-  const { type: _ignored, ...rest } = query;
-  const { where, params } = teamRowFilters(CONNECTIONS, teamId, rest);
-  for (const [name, column, type] of [
-    ["source_id", "c.source_id", "string"],
-    ["destination_id", "c.destination_id", "string"],
-    ["paused_at", "c.paused_at", "date"],
-    ["full_name", "(SELECT s.name FROM sources s WHERE s.id = c.source_id) || ' -> ' || c.name", "string"],
-  ] as const) {
-    const f = parseFilter(query, name, type);
-    if (f) where.push(filterSql(column, f, params));
-  }
-  return { where, params };
-}
+/** `GET /connections` and `/connections/count` filters: the shared ones but `type`, plus source_id, destination_id, paused_at and full_name. */
+export const CONNECTION_FILTERS: FilterTable = (() => {
+  const { type: _connectionsHaveNoType, ...shared } = namedFilters("c", "Connection");
+  return {
+    ...shared,
+    full_name: stringFilter("(SELECT s.name FROM sources s WHERE s.id = c.source_id) || ' -> ' || c.name", "`<source name> -> <connection name>`, an array, or `full_name[contains]=`."),
+    source_id: stringFilter("c.source_id", "Source id, or an array."),
+    destination_id: stringFilter("c.destination_id", "Destination id, or an array."),
+    paused_at: dateFilter("c.paused_at", "When it was paused: a date or operators; `paused_at[any]=true` for paused connections."),
+  };
+})();
+
+const connectionFilters = (teamId: string, query: ParsedQuery) => teamRowFilters(CONNECTIONS, teamId, query, CONNECTION_FILTERS);
 
 /** One page of the team's connections (rows; the caller attaches sources and destinations). */
 export async function listConnections(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<ConnectionRow>> {

@@ -8,7 +8,7 @@ import { getPool } from "@/lib/db/pool";
 import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
-import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
@@ -16,12 +16,14 @@ import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
 export const DESTINATIONS: TeamTable = { table: "destinations", alias: "d", columns: DESTINATION_COLUMNS };
+/** `GET /destinations` and `/destinations/count` filters (validation, SQL and OpenAPI). */
+export const DESTINATION_FILTERS = namedFilters("d", "Destination");
 
 export const getDestination = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<DestinationRow>(DESTINATIONS, teamId, id, db);
 export const findDestinationByName = (teamId: string, name: string, db: Db = getPool()) => findTeamRowByName<DestinationRow>(DESTINATIONS, teamId, name, db);
 export const deleteDestination = (teamId: string, id: string) => deleteTeamRow(DESTINATIONS, teamId, id);
 export const setDestinationDisabled = (teamId: string, id: string, disabled: boolean) => setTeamRowDisabled<DestinationRow>(DESTINATIONS, teamId, id, disabled);
-export const countDestinations = (teamId: string, query: ParsedQuery) => countTeamRows(DESTINATIONS, teamId, query);
+export const countDestinations = (teamId: string, query: ParsedQuery) => countTeamRows(DESTINATIONS, teamId, query, DESTINATION_FILTERS);
 export const DESTINATION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
 /** Creates a destination (type HTTP by default); 409 when the name is taken; 422 on invalid config. */
@@ -80,6 +82,6 @@ export async function upsertDestination(teamId: string, input: TDestinationCreat
 
 /** One page of the team's destinations. */
 export async function listDestinations<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: DestinationRow) => T): Promise<Page<T>> {
-  const { where, params } = teamRowFilters(DESTINATIONS, teamId, query);
+  const { where, params } = teamRowFilters(DESTINATIONS, teamId, query, DESTINATION_FILTERS);
   return selectPage<DestinationRow, T>({ db: getPool(), select: DESTINATION_COLUMNS, from: "destinations d", where, params, page, columns: NAMED_ORDER_COLUMNS("d"), idColumn: "d.id", toModel });
 }

@@ -3,16 +3,19 @@
  * schemas its handler validates with (`body`) and answers with (`response`).
  */
 import { z } from "zod";
+import { CONNECTION_FILTERS, CONNECTION_ORDER_BY } from "@/lib/gateway/connections/connection-store";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
+import { DESTINATION_FILTERS, DESTINATION_ORDER_BY } from "@/lib/gateway/destinations/destination-store";
 import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { ATTEMPT_FILTERS, ATTEMPT_ORDER_BY, ZAttempt } from "@/lib/gateway/attempts/schemas";
 import { EVENT_FILTERS, EVENT_ORDER_BY, ZEvent, ZRequestRetry } from "@/lib/gateway/events/schemas";
 import { IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY, REQUEST_IGNORED_EVENT_FILTERS, ZIgnoredEvent } from "@/lib/gateway/ignored-events/schemas";
 import { EXECUTION_FILTERS, EXECUTION_ORDER_BY, ZTransformationExecution } from "@/lib/gateway/transformations/execution-store";
-import { ZRequest } from "@/lib/gateway/requests/request-store";
+import { REQUEST_FILTERS, REQUEST_ORDER_BY, ZRequest } from "@/lib/gateway/requests/request-store";
 import { ZTransformationRun, ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
-import { ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
+import { TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY, ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
+import { SOURCE_FILTERS, SOURCE_ORDER_BY } from "@/lib/gateway/sources/source-store";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {
@@ -138,28 +141,10 @@ function namedResource(plural: string, singular: string, tag: string, schemas: {
   ];
 }
 
-const NAMED_FILTERS = (what: string): Operation["query"] => [
-  filter("id", `${what} id, or an array \`id[]=…\`.`),
-  filter("name", "Name, array, or `name[contains]=`."),
-  filter("type", `${what} type.`),
-  filter("disabled", "`true` includes disabled ones.", { type: "boolean" }),
-  filter("disabled_at", "Date with operators gte, gt, lte, lt, any."),
-  include,
-];
-
 export const OPERATIONS: Operation[] = [
-  ...namedResource("sources", "source", "Sources", { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate }, NAMED_FILTERS("Source")),
-  ...namedResource("destinations", "destination", "Destinations", { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate }, NAMED_FILTERS("Destination")),
-  ...namedResource("connections", "connection", "Connections", { model: ZConnection, create: ZConnectionCreate, update: ZConnectionUpdate }, [
-    filter("id", "Connection id, or an array."),
-    filter("name", "Name, array, or `name[contains]=`."),
-    filter("full_name", "`<source name> -> <connection name>`; also `full_name[contains]=`."),
-    filter("source_id", "Source id, or an array."),
-    filter("destination_id", "Destination id, or an array."),
-    filter("disabled", "`true` includes disabled ones.", { type: "boolean" }),
-    filter("disabled_at", "Date with operators."),
-    filter("paused_at", "Date with operators; `paused_at[any]=true` for paused connections."),
-  ]),
+  ...namedResource("sources", "source", "Sources", { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate }, listQuery(SOURCE_FILTERS, SOURCE_ORDER_BY, include)),
+  ...namedResource("destinations", "destination", "Destinations", { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate }, listQuery(DESTINATION_FILTERS, DESTINATION_ORDER_BY, include)),
+  ...namedResource("connections", "connection", "Connections", { model: ZConnection, create: ZConnectionCreate, update: ZConnectionUpdate }, listQuery(CONNECTION_FILTERS, CONNECTION_ORDER_BY)),
   ...(["pause", "unpause"] as const).map(
     (action): Operation => ({
       method: "put",
@@ -179,16 +164,7 @@ export const OPERATIONS: Operation[] = [
     tag: "Requests",
     response: ZRequest,
     list: true,
-    query: [
-      filter("id", "Request id, or an array."),
-      filter("source_id", "Source id, or an array."),
-      filter("status", "`accepted` or `rejected`."),
-      filter("rejection_cause", "A cause, or an array."),
-      filter("verified", "Boolean.", { type: "boolean" }),
-      filter("ingested_at", "Date with operators."),
-      filter("created_at", "Date with operators."),
-      filter("include", "`data` adds path, query, headers and body."),
-    ],
+    query: listQuery(REQUEST_FILTERS, REQUEST_ORDER_BY, filter("include", "`data` adds path, query, headers and body.", { type: "string", enum: ["data"] })),
     errors: [400],
   },
   { method: "get", path: "/requests/{id}", operationId: "getRequest", summary: "Get a request with its data", tag: "Requests", response: ZRequest, errors: [404] },
@@ -201,10 +177,7 @@ export const OPERATIONS: Operation[] = [
     response: ZRawBody,
     errors: [404],
   },
-  ...namedResource("transformations", "transformation", "Transformations", { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate }, [
-    filter("id", "Transformation id, or an array."),
-    filter("name", "Name, array, or `name[contains]=`."),
-  ]).filter((op) => !/(disable|enable|archive|unarchive)$/.test(op.path)),
+  ...namedResource("transformations", "transformation", "Transformations", { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate }, listQuery(TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY)).filter((op) => !/(disable|enable|archive|unarchive)$/.test(op.path)),
   {
     method: "put",
     path: "/transformations/run",

@@ -9,8 +9,8 @@ import { getPool } from "@/lib/db/pool";
 import { parseQueryString } from "@/lib/gateway/requests/request-data";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
-import { badRequest } from "@/lib/http/errors";
-import { filterSql, type ParsedQuery, parseFilter } from "@/lib/http/query";
+import type { ParsedQuery } from "@/lib/http/query";
+import { applyFilterTable, booleanFilter, dateFilter, enumFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 
 export type RequestRow = {
   id: string;
@@ -106,25 +106,21 @@ export function toRequest(row: RequestRow): TRequest {
   return model;
 }
 
+/** `GET /requests` filters (validation, SQL and OpenAPI; shared/reference/gateway-product.md §1 `/requests`). */
+export const REQUEST_FILTERS: FilterTable = {
+  id: stringFilter("r.id", "Request id, or an array."),
+  source_id: stringFilter("r.source_id", "Source id, or an array."),
+  status: enumFilter("(CASE WHEN r.rejection_cause IS NULL THEN 'accepted' ELSE 'rejected' END)", ["accepted", "rejected"], "`accepted` (events were made, or none were due) or `rejected` (see `rejection_cause`)."),
+  rejection_cause: stringFilter("r.rejection_cause", "A cause (`VERIFICATION_FAILED`, `SOURCE_DISABLED`, …), or an array; `rejection_cause[any]=true` for any."),
+  verified: booleanFilter("r.verified", "Whether the source verified the request's signature."),
+  ingested_at: dateFilter("r.ingested_at", "A date, or operators `gte gt lte lt`."),
+  created_at: dateFilter("r.created_at", "A date, or operators `gte gt lte lt`."),
+};
+
 function requestFilters(teamId: string, query: ParsedQuery): { where: string[]; params: unknown[] } {
   const params: unknown[] = [teamId];
   const where = ["r.team_id = $1"];
-  for (const [name, column, type] of [
-    ["id", "r.id", "string"],
-    ["source_id", "r.source_id", "string"],
-    ["rejection_cause", "r.rejection_cause", "string"],
-    ["verified", "r.verified", "boolean"],
-    ["ingested_at", "r.ingested_at", "date"],
-    ["created_at", "r.created_at", "date"],
-  ] as const) {
-    const f = parseFilter(query, name, type);
-    if (f) where.push(filterSql(column, f, params));
-  }
-  const status = query.status;
-  if (status !== undefined) {
-    if (status !== "accepted" && status !== "rejected") throw badRequest('"status" must be accepted or rejected', { status });
-    where.push(status === "accepted" ? "r.rejection_cause IS NULL" : "r.rejection_cause IS NOT NULL");
-  }
+  applyFilterTable(REQUEST_FILTERS, query, where, params);
   return { where, params };
 }
 

@@ -12,13 +12,15 @@ import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
-import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { createId } from "@/lib/ids";
 
 type Db = pg.Pool | pg.PoolClient;
 
 export const SOURCES: TeamTable = { table: "sources", alias: "s", columns: SOURCE_COLUMNS };
+/** `GET /sources` and `/sources/count` filters (validation, SQL and OpenAPI). */
+export const SOURCE_FILTERS = namedFilters("s", "Source");
 
 /** The source `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
 export const getSource = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<SourceRow>(SOURCES, teamId, id, db);
@@ -97,11 +99,11 @@ export const setSourceDisabled = (teamId: string, id: string, disabled: boolean)
 
 export const SOURCE_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
-/** One page of the team's sources (filters: lib/gateway/team-resources.ts teamRowFilters). */
+/** One page of the team's sources (filters: SOURCE_FILTERS); throws 400 for a bad filter value. */
 export async function listSources<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: SourceRow) => T): Promise<Page<T>> {
-  const { where, params } = teamRowFilters(SOURCES, teamId, query);
+  const { where, params } = teamRowFilters(SOURCES, teamId, query, SOURCE_FILTERS);
   return selectPage<SourceRow, T>({ db: getPool(), select: SOURCE_COLUMNS, from: "sources s", where, params, page, columns: NAMED_ORDER_COLUMNS("s"), idColumn: "s.id", toModel });
 }
 
 /** How many of the team's sources match the filters. */
-export const countSources = (teamId: string, query: ParsedQuery) => countTeamRows(SOURCES, teamId, query);
+export const countSources = (teamId: string, query: ParsedQuery) => countTeamRows(SOURCES, teamId, query, SOURCE_FILTERS);

@@ -7,10 +7,11 @@
 import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
+import type { FilterTable } from "@/lib/http/query-schema";
 import { createId } from "@/lib/ids";
 
 /** Largest `code`, bytes of UTF-8. */
@@ -34,7 +35,6 @@ export const ZTransformation = z
   .object({ id: z.string(), team_id: z.string(), name: z.string(), code: z.string(), env: z.record(z.string(), z.string()), updated_at: z.iso.datetime(), created_at: z.iso.datetime() })
   .meta({ id: "Transformation" });
 
-// Transformations have no `disabled_at`; the shared filters' disabled clause is neutralised by `disabled=true`.
 const COLUMNS = "t.id, t.team_id, t.name, t.code, t.env_encrypted, t.created_at, t.updated_at";
 const TRANSFORMATIONS: TeamTable = { table: "transformations", alias: "t", columns: COLUMNS };
 export const TRANSFORMATION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
@@ -49,10 +49,10 @@ export const toTransformation = (r: TransformationRow): z.infer<typeof ZTransfor
   created_at: r.created_at.toISOString(),
 });
 
-const filters = (teamId: string, query: ParsedQuery) => {
-  const { id, name } = query;
-  return teamRowFilters(TRANSFORMATIONS, teamId, { ...(id !== undefined ? { id } : {}), ...(name !== undefined ? { name } : {}), disabled: "true" });
-};
+/** `GET /transformations` and `/transformations/count` filters: `id` and `name` (transformations are never disabled). */
+export const TRANSFORMATION_FILTERS: FilterTable = (({ id, name }) => ({ id, name }))(namedFilters("t", "Transformation"));
+
+const filters = (teamId: string, query: ParsedQuery) => teamRowFilters(TRANSFORMATIONS, teamId, query, TRANSFORMATION_FILTERS);
 
 /** Transformation `id` of `teamId`, or null. */
 export const findTransformation = (teamId: string, id: string) => findTeamRow<TransformationRow>(TRANSFORMATIONS, teamId, id);
