@@ -49,13 +49,16 @@ export function getBackgroundPool(): pg.Pool {
  * Gives the PostgreSQL backend serving `client` the CPU priority `nice`, when that backend runs on this
  * machine and this process may renice it (the embedded PostgreSQL under `npm start`): the worker's
  * queries then yield the CPU to ingestion's, as the worker process itself does (WORKER_NICE).
- * Best effort: any failure leaves the priority as it was.
+ * The backend's pid comes from the connection handshake (`processID`, what `pg_backend_pid()` returns),
+ * so no query competes with the first one the pool's user sends. Best effort: any failure leaves the
+ * priority as it was.
  */
 async function lowerBackendPriority(client: pg.PoolClient, nice: number): Promise<void> {
+  const pid = (client as unknown as { processID?: number | null }).processID;
+  if (!pid) return;
   try {
-    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     const os = await import("node:os");
-    os.setPriority(rows[0]!.pid, nice);
+    os.setPriority(pid, nice);
   } catch {
     // another machine, or not permitted
   }

@@ -6,6 +6,9 @@ export function quietGraphileLogger(): Logger {
   const log = logger("worker");
   return new Logger(() => (level, message) => {
     if (level === "error") log.error(message);
+    // By design: jobs spend their time waiting on destinations, not on Postgres, and are fetched and
+    // completed in batches, so a pool of DB_POOL_SIZE serves WORKER_CONCURRENCY jobs (docs/scaling.md).
+    else if (level === "warning" && /maxPoolSize .* smaller than concurrency/.test(message)) log.debug(message);
     else if (level === "warning") log.warn(message);
     else if (level === "info") log.debug(message);
     else log.debug(message);

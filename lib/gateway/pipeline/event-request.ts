@@ -5,20 +5,25 @@
 import { parseQueryString } from "@/lib/gateway/requests/request-data";
 import type { TransformRequest } from "@/lib/gateway/transformations/run-transformation";
 
-/** Body as rules and transformations see it: parsed JSON, form fields as an object, text, or null. */
+/**
+ * Body as rules and transformations see it: parsed JSON, form fields as an object, text, or null.
+ * A body that is a JSON object or array is parsed as JSON whatever its content type says, so
+ * `curl -d '{"type":"invoice.paid"}'` (sent as a form by curl) still filters on `body.type`; other
+ * `application/x-www-form-urlencoded` bodies become their fields.
+ */
 export function parseBody(body: Buffer | null, contentType: string | null | undefined): unknown {
   if (!body || body.length === 0) return null;
   const text = body.toString("utf8");
   const type = (contentType ?? "").toLowerCase();
-  if (type.includes("application/x-www-form-urlencoded")) return parseQueryString(text);
   const trimmed = text.trimStart();
   if (type.includes("json") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
       return JSON.parse(text);
     } catch {
-      return text;
+      if (!type.includes("application/x-www-form-urlencoded")) return text;
     }
   }
+  if (type.includes("application/x-www-form-urlencoded")) return parseQueryString(text);
   return text;
 }
 
