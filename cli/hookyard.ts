@@ -50,7 +50,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 class Fatal extends Error {}
 
-type Session = { id: string; source: { name: string; url: string }; connections: { name: string; full_name: string; path: string }[] };
+type Session = { id: string; source: { name: string; url: string }; connections: { name: string; full_name: string; path: string }[]; signing_secret?: string };
 type Delivery = { attempt_id: string; event_id: string; cli_path: string; request: { method: string; path: string; query: string; headers: Record<string, string>; body_base64: string | null; timeout_ms?: number } };
 
 async function createSession(a: Args): Promise<Session> {
@@ -151,6 +151,7 @@ async function listen(a: Args): Promise<never> {
         session = await createSession(a);
         console.log(`Listening on ${session.source.name}: send requests to ${session.source.url}`);
         for (const c of session.connections) console.log(`  ${c.full_name} → ${a.target}${c.path === "/" ? "" : c.path}`);
+        if (session.signing_secret) console.log(`  x-gateway-signature: base64 HMAC-SHA256 of the body with the workspace's signing secret ${session.signing_secret}`);
       }
       await readStream(a, session.id, () => {
         if (failures > 0) console.log(`${time()} reconnected`);

@@ -81,7 +81,11 @@ describe("hookyard listen", () => {
     expect(got.headers["content-length"]).toBe(String(body.length));
     // Plus the headers every destination gets.
     expect(got.headers).toMatchObject({ "x-gateway-event-id": event.id, "x-gateway-request-id": request_id, "x-gateway-attempt-count": "1", "x-gateway-attempt-trigger": "INITIAL", "x-gateway-original-method": "PUT", "x-gateway-source-name": t.name, "idempotency-key": event.id });
-    expect(got.headers["x-gateway-signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    // Signed with the guest workspace's own secret, which the CLI printed: never with an empty key.
+    const secret = /signing secret (\S+)/.exec(cli.output())?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(got.headers["x-gateway-signature"]).toBe(createHmac("sha256", secret!).update(got.body).digest("base64"));
+    expect(got.headers["x-gateway-signature"]).not.toBe(createHmac("sha256", "").update(got.body).digest("base64"));
 
     const [attempt] = await attemptsOf(event.id);
     expect(attempt).toMatchObject({ status: "SUCCESSFUL", response_status: 201, trigger: "INITIAL", attempt_number: 1, body: "created locally", http_method: "PUT", error_code: null, requested_url: null });

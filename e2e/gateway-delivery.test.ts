@@ -6,8 +6,8 @@
  */
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
-import { BASE_URL } from "./support/client";
+import { getSigningSecrets, rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
+import { BASE_URL, db } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { attemptsOf, connectionTo, eventsIn, receivedBy, requestRow, send } from "./support/pipeline";
 import { type Receiver, startReceiver } from "./support/receiver";
@@ -53,6 +53,19 @@ describe("signature and request shape", () => {
     const got = receivedBy(receiver, c.tag)[0]!;
     expect(got.headers["x-gateway-signature"]).toBe(hmac(secret, got.body));
     expect(got.headers["x-gateway-signature-2"]).toBe(hmac(own.signingSecret, got.body));
+  });
+
+  it("a team stored without a signing secret (guest workspaces of earlier versions) gets one at its first delivery: nothing is signed with an empty key", async () => {
+    const own = await newTeam("no-secret");
+    const c = await connectionTo(own, receiver);
+    await db().query("UPDATE teams SET signing_secret_encrypted = NULL WHERE id = $1", [own.teamId]);
+    const sent = await send(c.source.url, "signed all the same");
+    await eventsIn(sent.requestId, ["SUCCESSFUL"]);
+    const got = receivedBy(receiver, c.tag)[0]!;
+    const { current } = await getSigningSecrets(own.teamId);
+    expect(current).not.toBe(own.signingSecret);
+    expect(got.headers["x-gateway-signature"]).toBe(hmac(current, got.body));
+    expect(got.headers["x-gateway-signature"]).not.toBe(hmac("", got.body));
   });
 
   it("http_method overrides the method; path_forwarding_disabled keeps the destination path; the query is kept", async () => {

@@ -61,6 +61,7 @@ const call = async (key: string, path = "/api/2025-07-01/sources/count") =>
 describe("bootstrap", () => {
   it("a server started on an empty database with GATEWAY_API_KEY accepts that key (Bearer and Basic) and never prints it", async () => {
     expect(server!.output()).toContain("created the gateway team");
+    expect(server!.output()).toMatch(/CLI key: +cli_[A-Za-z0-9_-]{32} /);
     expect(server!.output()).not.toContain(PINNED);
     expect(await call(PINNED)).toBe(200);
     expect(await call(PINNED, "/api/sources")).toBe(200);
@@ -173,6 +174,23 @@ describe("npm run keys", () => {
     expect(after.current).not.toBe(before.current);
     expect(after.previous).toBeNull();
     expect(keys("rotate-secret", "-1").status).not.toBe(0);
+  });
+
+  it("npm run keys -- cli-key → the gateway team's cli_key, which opens a CLI session for the team's sources", async () => {
+    const r = keys("cli-key");
+    expect(r.status).toBe(0);
+    const cliKey = /^(cli_[A-Za-z0-9_-]{32})$/m.exec(r.out)?.[1];
+    expect(cliKey).toBeDefined();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query("SELECT mode FROM teams WHERE cli_key = $1", [cliKey]);
+    await client.end();
+    expect(rows).toEqual([{ mode: "TEAM" }]);
+    const opened = await fetch(`${server!.url}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${cliKey}`, "content-type": "application/json" }, body: '{"source_name":"from-keys"}' });
+    expect(opened.status).toBe(200);
+    const session = (await opened.json()) as { source: { name: string }; signing_secret: string };
+    expect(session.source.name).toBe("from-keys");
+    expect(session.signing_secret).toBe(signingSecrets().current);
   });
 
   it("npm run keys on the database did not create a second gateway team", async () => {

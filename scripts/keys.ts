@@ -4,6 +4,7 @@
  *   create [name]                a new key for the gateway team (printed once)
  *   revoke <id | key | prefix>   revoke one key
  *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
+ *   cli-key                      the gateway team's cli_key, for `hookyard listen` with the team's sources
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
 import { closePool } from "@/lib/db/pool";
@@ -46,6 +47,11 @@ const code = await withDatabase(async (url) => {
         console.log(revoked ? `revoked ${revoked.id} (${revoked.prefix}…)` : `no single live key matches "${arg}"`);
         return revoked ? 0 : 1;
       }
+      case "cli-key": {
+        const { rows } = await getPool().query<{ cli_key: string }>("SELECT cli_key FROM teams WHERE id = $1", [await gatewayTeamId()]);
+        console.log(rows[0]!.cli_key);
+        return 0;
+      }
       case "rotate-secret": {
         const hours = arg === undefined ? 24 : Number(arg);
         if (!Number.isFinite(hours) || hours < 0) break;
@@ -55,7 +61,7 @@ const code = await withDatabase(async (url) => {
         return 0;
       }
     }
-    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours]");
+    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours] | cli-key");
     return 2;
   } finally {
     await closePool();

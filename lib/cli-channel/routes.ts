@@ -1,7 +1,7 @@
 /**
  * The CLI forwarding channel, `/cli/…`, served by server.ts (design URL map: authenticated by the
  * workspace's `cli_key` as `Authorization: Bearer <cli_key>`, never by an API key):
- *   POST /cli/sessions               {source_name, connection_name?, path?} → {id, source, connections}
+ *   POST /cli/sessions               {source_name, connection_name?, path?} → {id, source, connections, signing_secret}
  *   GET  /cli/sessions/{id}/stream   server-sent events: `ready`, then one `attempt` per delivery
  *   POST /cli/attempts/{attempt_id}  {event_id, session_id?, status?, body?, error?, latency_ms?} → {ok: true}
  * Errors are `{error, message}` with 401, 404, 409, 413 or 422.

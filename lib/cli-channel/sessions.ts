@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
+import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
 import { recordAttempt } from "@/lib/delivery/deliver-event";
 import { loadEventDelivery } from "@/lib/delivery/event-delivery";
@@ -87,6 +88,8 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
     id,
     source: { id: source.id, name: source.name, url: ingestUrlFor(source.id) },
     connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source!.name} -> ${c.name}`, path: c.path ?? "/" })),
+    // What `x-gateway-signature` of the forwarded requests is computed with, so the local server can verify them.
+    signing_secret: (await getSigningSecrets(teamId)).current,
   };
 }
 

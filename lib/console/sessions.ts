@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { getDomain } from "tldts";
+import { encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { newSigningSecret } from "@/lib/gateway/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
 import { createId, createToken } from "@/lib/ids";
 
@@ -28,7 +30,7 @@ export async function findSession(token: string | undefined | null): Promise<Con
 }
 
 /**
- * Creates a guest workspace (a GUEST team with its own `cli_key`) and its first session, in one
+ * Creates a guest workspace (a GUEST team with its own `cli_key` and signing secret) and its first session, in one
  * transaction. Returns the raw session token, which is only ever stored hashed.
  */
 export async function createGuestWorkspace(now = new Date()): Promise<{ session: ConsoleSession; token: string; cliKey: string }> {
@@ -38,8 +40,8 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
   const session = { id: createId("session"), teamId, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
   await inTransaction(async (client) => {
     await client.query(
-      `INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $3)`,
-      [teamId, cliKey, now],
+      `INSERT INTO teams (id, name, mode, cli_key, signing_secret_encrypted, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $4, $4)`,
+      [teamId, cliKey, encryptSecret(newSigningSecret()), now],
     );
     await client.query(
       "INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",

@@ -10,7 +10,7 @@ import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { dispatchToCli } from "@/lib/delivery/cli-dispatch";
 import { Batcher } from "@/lib/delivery/batcher";
-import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery } from "@/lib/delivery/event-delivery";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/delivery/event-delivery";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
@@ -167,7 +167,7 @@ export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
     const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
     const attemptId = createId("attempt");
     const attemptNumber = ev.attempts + 1;
-    const delivery = toEventDelivery(ev, attemptId);
+    const delivery = toEventDelivery(await withSigningSecret(ev), attemptId);
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
 
     if (ev.destination_type === "CLI") {

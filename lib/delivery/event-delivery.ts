@@ -8,6 +8,7 @@
 import { decryptJson, decryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import type { EventDelivery } from "@/lib/delivery/outgoing";
+import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
 
 /** Transformed request data (`events.data`): the body as a string. */
 export type TransformedData = { path: string; query: string; headers: Record<string, string>; body: string | null };
@@ -73,8 +74,13 @@ export function deliveredRequest(row: Pick<DeliveryRow, "data" | "method" | "pat
   };
 }
 
-/** Attempt `attemptId` of the event in `row` (the next one: number `attempts + 1`, trigger `next_trigger`). */
+/**
+ * Attempt `attemptId` of the event in `row` (the next one: number `attempts + 1`, trigger `next_trigger`).
+ * Throws when the team has no signing secret in `row`: nothing is signed with an empty key (callers
+ * give such a row to {@link withSigningSecret} first).
+ */
 export function toEventDelivery(row: DeliveryRow, attemptId: string): EventDelivery {
+  if (!row.s) throw new Error(`team ${row.team_id} has no signing secret`);
   return {
     eventId: row.id,
     requestId: row.request_id,
@@ -88,13 +94,27 @@ export function toEventDelivery(row: DeliveryRow, attemptId: string): EventDeliv
     clientIp: row.client_ip,
     ...deliveredRequest(row),
     destination: { type: row.destination_type ?? "", config: row.destination_config ?? {}, auth: decryptJson<Record<string, unknown>>(row.destination_auth) },
-    secrets: { current: row.s ? decryptSecret(row.s) : "", previous: row.p && row.e && row.e > new Date() ? decryptSecret(row.p) : null },
+    secrets: { current: decryptSecret(row.s), previous: row.p && row.e && row.e > new Date() ? decryptSecret(row.p) : null },
   };
+}
+
+/**
+ * `row` with its team's signing secret: a team stored before every team got one at creation (guest
+ * workspaces of earlier versions) gets one now (lib/gateway/teams/signing-secret.ts getSigningSecrets).
+ */
+export async function withSigningSecret(row: DeliveryRow): Promise<DeliveryRow> {
+  if (row.s) return row;
+  await getSigningSecrets(row.team_id);
+  const { rows } = await getPool().query<Pick<DeliveryRow, "s" | "p" | "e">>(
+    "SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e FROM teams WHERE id = $1",
+    [row.team_id],
+  );
+  return { ...row, ...rows[0] };
 }
 
 /** The delivery of attempt `attemptId` of event `eventId` as it stands now (no claim), or null for no such event. */
 export async function loadEventDelivery(eventId: string, attemptId: string): Promise<{ row: DeliveryRow; delivery: EventDelivery } | null> {
   const { rows } = await getPool().query<DeliveryRow>(`WITH c AS (SELECT ${EVENT_DELIVERY_COLUMNS} FROM events WHERE id = $1) ${SELECT_DELIVERY}`, [eventId]);
-  const row = rows[0];
+  const row = rows[0] && (await withSigningSecret(rows[0]));
   return row ? { row, delivery: toEventDelivery(row, attemptId) } : null;
 }
