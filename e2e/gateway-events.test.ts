@@ -137,12 +137,13 @@ describe("a request's events, ignored events and retry", () => {
 });
 
 describe("event retry and cancel", () => {
-  it("POST /events/{id}/retry makes a MANUAL attempt and returns the event at the root", async () => {
+  it("POST /events/{id}/retry makes a MANUAL attempt and returns the event at the root, its former attempt property null", async () => {
     const { json: list } = await api(team, "GET", `${V}/events?request_id=${requestIds[5]}`);
     const id = list.models[0].id;
     const res = await api(team, "POST", `${V}/events/${id}/retry`);
     expect(res.status).toBe(200);
     expect(res.json.id).toBe(id);
+    expect(res.json).toHaveProperty("attempt", null);
     const attempts = await eventually(async () => {
       const a = await api(team, "GET", `${V}/attempts?event_id=${id}&dir=asc`);
       return a.json.count === 2 ? a.json.models : null;

@@ -84,6 +84,14 @@ describe("POST /sources", () => {
     expect(json.config).toEqual({ allowed_http_methods: ["POST"], custom_response: null });
   });
 
+  it("POST /sources – a provider type Hookyard accepts but does not verify keeps its credentials and is not authenticated", async () => {
+    const json = await create({ name: "coinbase-in", type: "COINBASE", config: { auth: { webhook_secret_key: "cb" } } });
+    expect(json.config.auth_type).toBe("COINBASE");
+    expect(json.authenticated).toBe(false);
+    const verifiedType = await create({ name: "stripe-in-auth", type: "STRIPE", config: { auth: { webhook_secret_key: "whsec_x" } } });
+    expect(verifiedType.authenticated).toBe(true);
+  });
+
   it("POST /sources – credentials are stored encrypted: neither auth_encrypted nor config holds the plaintext", async () => {
     const cases = [
       { name: "enc-hmac", config: { auth_type: "HMAC", auth: { ...HMAC, webhook_secret_key: "plain-hmac-SECRET-1" } } },

@@ -70,17 +70,23 @@ export function deliveryHeaders(d: EventDelivery): Record<string, string> {
   return headers;
 }
 
-/** The HTTP request to send for `d`: `{url, method, headers, body}`. */
+/**
+ * The HTTP request to send for `d`: `{url, method, headers, body}`. A GET or HEAD (the destination's
+ * `http_method`, or the request's) carries no body, so its signatures are over the empty body it sends
+ * and it has no content-type: a receiver always checks them against the bytes it received.
+ */
 export function buildOutgoingRequest(d: EventDelivery): { url: string; method: string; headers: Record<string, string>; body: Buffer | null } {
   const config = d.destination.config;
   let url = destinationUrl(config, d.path, d.query);
   const method = (typeof config.http_method === "string" && config.http_method) || d.method;
-  const headers = deliveryHeaders(d);
+  const body = method === "GET" || method === "HEAD" ? null : d.body;
+  const headers = deliveryHeaders({ ...d, body });
+  if (body === null && d.body) delete headers["content-type"];
 
   const auth = d.destination.auth ?? {};
   switch (config.auth_type) {
     case "CUSTOM_SIGNATURE":
-      if (auth.key && auth.signing_secret) headers[String(auth.key).toLowerCase()] = createHmac("sha256", String(auth.signing_secret)).update(d.body ?? Buffer.alloc(0)).digest("base64");
+      if (auth.key && auth.signing_secret) headers[String(auth.key).toLowerCase()] = createHmac("sha256", String(auth.signing_secret)).update(body ?? Buffer.alloc(0)).digest("base64");
       break;
     case "BASIC_AUTH":
       headers.authorization = `Basic ${Buffer.from(`${auth.username ?? ""}:${auth.password ?? ""}`).toString("base64")}`;
@@ -98,5 +104,5 @@ export function buildOutgoingRequest(d: EventDelivery): { url: string; method: s
       }
       break;
   }
-  return { url, method, headers, body: method === "GET" || method === "HEAD" ? null : d.body };
+  return { url, method, headers, body };
 }

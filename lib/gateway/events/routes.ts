@@ -33,10 +33,11 @@ export const listRequestEventsRoute = gatewayRoute<undefined, IdParams>({}, asyn
   return { body: await listEvents(teamId, query, parsePaging(query, EVENT_ORDER_BY), includesAny(query, "data"), version, params.id) };
 });
 
-// POST /events/{id}/retry - a manual attempt now, whatever the status; returns the event at the root
+// POST /events/{id}/retry - a manual attempt now, whatever the status; returns the event at the root,
+// with the former `attempt` property, always null (shared/spec/gateway.md "Other named endpoints")
 export const retryEventRoute = gatewayRoute<undefined, IdParams>({}, async ({ teamId, version, params }) => {
   await retryEvent(teamId, pathId(params.id), "MANUAL");
-  return { body: await getEvent(teamId, params.id, version) };
+  return { body: { ...(await getEvent(teamId, params.id, version)), attempt: null } };
 });
 
 // PUT /events/{id}/cancel (2025-07-01) and PUT /events/{id}/mute (every version) - 422 when not cancellable

@@ -58,7 +58,7 @@ function eventOperations(): Operation[] {
     { method: "get", path: "/events", operationId: "listEvents", summary: "List events", tag, response: ZEvent, list: true, query: eventQuery, errors: [400] },
     { method: "get", path: "/events/{id}", operationId: "getEvent", summary: "Get an event with its data", description: "In 2024-09-01 `data` has no `url`, `method` or `appended_headers`.", tag, response: ZEvent, errors: [404] },
     { method: "get", path: "/events/{id}/raw_body", operationId: "getEventRawBody", summary: "The body the event delivers (UTF-8 text, or base64 when binary)", tag, response: ZRawBody, errors: [404] },
-    { method: "post", path: "/events/{id}/retry", operationId: "retryEvent", summary: "Deliver an event again now (trigger MANUAL), whatever its status", tag, response: ZEvent, errors: [404] },
+    { method: "post", path: "/events/{id}/retry", operationId: "retryEvent", summary: "Deliver an event again now (trigger MANUAL), whatever its status", description: "The event at the root, with the former `attempt` property, always null.", tag, response: ZEvent.extend({ attempt: z.null() }), errors: [404] },
     { method: "put", path: "/events/{id}/cancel", operationId: "cancelEvent", summary: "Cancel a SCHEDULED, QUEUED or HOLD event (2025-07-01)", tag, response: ZEvent, errors: [404, 422] },
     { method: "put", path: "/events/{id}/mute", operationId: "muteEvent", summary: "Cancel an event (the name of every version)", tag, response: ZEvent, errors: [404, 422] },
     { method: "get", path: "/requests/{id}/events", operationId: "listRequestEvents", summary: "List a request's events", tag: "Requests", response: ZEvent, list: true, query: eventQuery, errors: [400, 404] },

@@ -1,6 +1,7 @@
 import { decryptJson } from "@/lib/crypto/secrets";
 import { ingestUrlFor } from "@/lib/console/urls";
 import type { TSource } from "@/lib/gateway/sources/schemas";
+import { verifiesRequests } from "@/lib/gateway/sources/verify";
 
 /** A `sources` row as the gateway reads it. */
 export type SourceRow = {
@@ -31,7 +32,8 @@ export function toSource(row: SourceRow, includeAuth = false): TSource {
     description: row.description,
     type: row.type,
     url: ingestUrlFor(row.id),
-    authenticated: authType !== null,
+    // True only when Hookyard checks its requests (a type it only accepts stores them unverified).
+    authenticated: verifiesRequests(authType),
     config: {
       allowed_http_methods: row.config.allowed_http_methods ?? ["POST", "PUT", "PATCH", "DELETE"],
       custom_response: row.config.custom_response ?? null,

@@ -76,8 +76,20 @@ function handshakeFor(scheme: string, r: SignedRequest, creds: Credentials): Han
   return undefined;
 }
 
-/** Requests that are handshakes themselves carry no signature to check. */
+/** Providers whose handshake requests may come unsigned: answered, but verified only when their signature checks out. */
 const UNSIGNED_HANDSHAKES = new Set(["ZOOM", "X", "NYLAS", "EBAY", "MAILCHIMP"]);
+
+/**
+ * Whether Hookyard checks the requests of a source with this `auth_type` (the generic HMAC, API_KEY,
+ * BASIC_AUTH, or a provider type with a scheme in PROVIDER_SCHEMES). A provider type Hookyard only
+ * accepts (its credentials stored, handshakes answered) is not: its requests are stored unverified
+ * (`verified: false`, `x-gateway-verified: false`) and its source is not `authenticated`.
+ */
+export function verifiesRequests(authType: string | null | undefined): boolean {
+  if (!authType) return false;
+  const scheme = authType.toUpperCase();
+  return scheme === "HMAC" || scheme === "API_KEY" || scheme === "BASIC_AUTH" || PROVIDER_SCHEMES[scheme] !== undefined;
+}
 
 function genericCheck(authType: string, r: SignedRequest, a: Credentials): string | null {
   if (authType === "HMAC") {
@@ -109,7 +121,12 @@ export function verifyRequest(input: VerificationInput): VerificationResult {
   if (!scheme) return { status: "none" };
 
   const handshake = handshakeFor(scheme, r, creds);
-  if (handshake && UNSIGNED_HANDSHAKES.has(scheme)) return { status: Object.keys(creds).length ? "verified" : "none", handshake };
+  if (handshake && UNSIGNED_HANDSHAKES.has(scheme)) {
+    // Answered whoever asks; marked verified only by a valid signature, never by its shape.
+    const provider = PROVIDER_SCHEMES[scheme];
+    const signed = provider !== undefined && Object.keys(creds).length > 0 && provider.check(r, creds) === null;
+    return { status: signed ? "verified" : "none", handshake };
+  }
   if (Object.keys(creds).length === 0) return { status: "none", handshake };
 
   let reason: string | null;

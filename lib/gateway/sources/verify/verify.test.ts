@@ -3,7 +3,7 @@ import { sign as githubSign } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { type VerificationInput, verifyRequest, VERIFICATION_PROVIDERS } from "@/lib/gateway/sources/verify";
+import { type VerificationInput, verifiesRequests, verifyRequest, VERIFICATION_PROVIDERS } from "@/lib/gateway/sources/verify";
 
 const NOW = Date.now();
 const body = Buffer.from('{"id":"evt_1","amount":42}');
@@ -184,6 +184,29 @@ describe("handshakes", () => {
     expect(verifyRequest(req({ sourceType: "NYLAS", method: "GET", query: "challenge=n1" }))).toMatchObject({ status: "none", handshake: { body: "n1" } });
     const ebay = verifyRequest(req({ sourceType: "EBAY", auth: { webhook_secret_key: "tok" }, method: "GET", url: "https://h.example/e/abc?challenge_code=c1", query: "challenge_code=c1" }));
     expect(ebay).toMatchObject({ handshake: { body: JSON.stringify({ challengeResponse: createHash("sha256").update("c1tokhttps://h.example/e/abc").digest("hex") }) } });
+  });
+
+  it("a handshake is answered whoever asks, but marks the request verified only when its signature checks out", () => {
+    const body = Buffer.from(JSON.stringify({ event: "endpoint.url_validation", payload: { plainToken: "pt" }, extra: "forged?" }));
+    // Unsigned (or badly signed): answered, not verified, not rejected.
+    expect(verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body })).status).toBe("none");
+    expect(verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body, headers: { "x-zm-signature": "v0=00", "x-zm-request-timestamp": String(Math.floor(NOW / 1000)) } })).status).toBe("none");
+    // Signed by Zoom: verified.
+    const ts = String(Math.floor(NOW / 1000));
+    const signed = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body, headers: { "x-zm-signature": `v0=${h256("zs", `v0:${ts}:${body}`, "hex")}`, "x-zm-request-timestamp": ts } }));
+    expect(signed.status).toBe("verified");
+    expect(signed).toHaveProperty("handshake");
+    expect(verifyRequest(req({ sourceType: "MAILCHIMP", auth: { webhook_secret_key: "m" }, method: "GET", body: Buffer.alloc(0) })).status).toBe("none");
+    expect(verifyRequest(req({ sourceType: "X", auth: { api_key: "xs" }, method: "GET", query: "crc_token=abc", body: Buffer.alloc(0) })).status).toBe("none");
+  });
+});
+
+describe("verifiesRequests", () => {
+  it("is true for the generic schemes and the providers with a scheme, false for types only accepted", () => {
+    for (const t of ["HMAC", "API_KEY", "BASIC_AUTH", "STRIPE", "GITHUB", "ZOOM", "hmac"]) expect(verifiesRequests(t), t).toBe(true);
+    for (const t of ["COINBASE", "PAYPAL", "AWS_SNS", "MAILCHIMP", "", null, undefined]) expect(verifiesRequests(t), String(t)).toBe(false);
+    // Such a type's requests are stored unverified, never rejected.
+    expect(verifyRequest(req({ sourceType: "COINBASE", auth: { webhook_secret_key: "c" } })).status).toBe("none");
   });
 });
 
