@@ -68,6 +68,22 @@ describe("signature and request shape", () => {
     expect(got.headers["x-gateway-signature"]).not.toBe(hmac("", got.body));
   });
 
+  it("delivery headers of the reference: accept, the event's API URL, and x-gateway-will-retry-after from the retry rule; listed in data.appended_headers", async () => {
+    const c = await connectionTo(team, receiver, { rules: [{ type: "retry", strategy: "linear", count: 2, interval: 90_000 }] });
+    const sent = await send(c.source.url, "with retries");
+    const [event] = await eventsIn(sent.requestId, ["SUCCESSFUL"]);
+    const got = receivedBy(receiver, c.tag)[0]!;
+    expect(got.headers["x-gateway-will-retry-after"]).toBe("90");
+    // The PUBLIC_URL of whichever test server's worker delivered it.
+    expect(got.headers["x-gateway-event-url"]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/2025-07-01/events/${event.id}$`));
+    expect(got.headers.accept).toBeDefined();
+    const shown = await api(team, "GET", `/2025-07-01/events/${event.id}`);
+    expect(shown.json.data.appended_headers).toEqual(expect.arrayContaining(["x-gateway-signature", "x-gateway-event-url", "x-gateway-will-retry-after", "idempotency-key"]));
+    const none = await connectionTo(team, receiver);
+    await eventsIn((await send(none.source.url, "no retry rule")).requestId, ["SUCCESSFUL"]);
+    expect(receivedBy(receiver, none.tag)[0]!.headers["x-gateway-will-retry-after"]).toBe("");
+  });
+
   it("http_method overrides the method; path_forwarding_disabled keeps the destination path; the query is kept", async () => {
     const c = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/fixed-${Date.now()}?from=dest`, http_method: "PUT", path_forwarding_disabled: true } } });
     const sent = await send(`${c.source.url}/ignored/path?a=1`, { m: 1 }, { method: "PATCH" });

@@ -3,6 +3,7 @@
  * (shared/spec/gateway.md "Other named endpoints", "States"; reference §1-2), filled by the real
  * pipeline: list, get, filters, paging, include=data, versions, retry, cancel, request retry, isolation.
  */
+import { APPENDED_HEADERS } from "@/lib/delivery/outgoing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { connectionTo, eventsIn, ignoredIn, send } from "./support/pipeline";
@@ -560,7 +561,7 @@ describe("read side on SQL fixtures", () => {
       query: "x=1&y[]=2",
       parsed_query: { x: "1", y: ["2"] },
       headers: { "content-type": "application/json", "x-trace": "t1" },
-      appended_headers: [],
+      appended_headers: [...APPENDED_HEADERS],
       body: { order: 1 },
       body_encoding: "json",
       is_large_payload: false,
@@ -595,7 +596,7 @@ describe("read side on SQL fixtures", () => {
     const oldList = await api(fx, "GET", `/2024-09-01/events?include=data&id=${evs[3]!.id}`);
     expect(Object.keys(oldList.json.models[0].data).sort()).toEqual(SHORT);
     const mid = await api(fx, "GET", `/2025-01-01/events/${evs[3]!.id}`);
-    expect(mid.json.data).toMatchObject({ url: "https://fixtures.invalid/fixed?k=v&x=1&y[]=2", method: "PUT", appended_headers: [] });
+    expect(mid.json.data).toMatchObject({ url: "https://fixtures.invalid/fixed?k=v&x=1&y[]=2", method: "PUT", appended_headers: [...APPENDED_HEADERS] });
     // The rest of the event is the same in every version.
     const { data: _o, ...oldRest } = old.json;
     const { data: _n, ...newRest } = (await api(fx, "GET", `${V}/events/${evs[0]!.id}`)).json;

@@ -167,7 +167,12 @@ export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
     const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
     const attemptId = createId("attempt");
     const attemptNumber = ev.attempts + 1;
-    const delivery = toEventDelivery(await withSigningSecret(ev), attemptId);
+    const retryAfterMs = nextRetryDelay(retryRule, attemptNumber, null);
+    const delivery = {
+      ...toEventDelivery(await withSigningSecret(ev), attemptId),
+      eventUrl: `${config.gatewayApiUrl}/2025-07-01/events/${ev.id}`,
+      willRetryAfterS: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
+    };
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
 
     if (ev.destination_type === "CLI") {

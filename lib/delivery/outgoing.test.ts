@@ -4,7 +4,7 @@
  */
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildOutgoingRequest, type EventDelivery } from "@/lib/delivery/outgoing";
+import { APPENDED_HEADERS, buildOutgoingRequest, type EventDelivery } from "@/lib/delivery/outgoing";
 
 const hmac = (secret: string, body: Buffer | string) => createHmac("sha256", secret).update(body).digest("base64");
 
@@ -39,6 +39,15 @@ describe("buildOutgoingRequest", () => {
     expect(out.headers["x-gateway-signature-2"]).toBe(hmac("before", '{"order":42}'));
     expect(out.headers["x-sig"]).toBe(hmac("own", '{"order":42}'));
     expect(out.headers["content-type"]).toBe("application/json");
+  });
+
+  it("adds the reference's delivery headers: accept when the request had none, the event URL, and when a retry would follow", () => {
+    const d = { ...delivery({}), eventUrl: "http://h/api/2025-07-01/events/evt_1", willRetryAfterS: 60 };
+    const out = buildOutgoingRequest(d);
+    expect(out.headers).toMatchObject({ accept: "application/json, text/plain, */*", "x-gateway-event-url": d.eventUrl, "x-gateway-will-retry-after": "60", "idempotency-key": "evt_1" });
+    expect(buildOutgoingRequest({ ...d, willRetryAfterS: null }).headers["x-gateway-will-retry-after"]).toBe("");
+    expect(buildOutgoingRequest({ ...d, headers: { accept: "text/csv" } }).headers.accept).toBe("text/csv");
+    for (const name of APPENDED_HEADERS) expect(out.headers, name).toHaveProperty(name);
   });
 
   it("an http_method GET sends no body: its signatures are over the empty body and it has no content-type", () => {

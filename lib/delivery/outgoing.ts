@@ -29,7 +29,33 @@ export type EventDelivery = {
   body: Buffer | null;
   destination: { type: string; config: Record<string, unknown>; auth: Record<string, unknown> | null };
   secrets: { current: string; previous: string | null };
+  /** `{gatewayApiUrl}/2025-07-01/events/{id}`: where the event can be read (`x-gateway-event-url`). */
+  eventUrl?: string;
+  /** Seconds until the automatic retry should this attempt fail, null when none would follow (`x-gateway-will-retry-after`). */
+  willRetryAfterS?: number | null;
 };
+
+/**
+ * The headers the gateway adds to every delivery (an event's `data.appended_headers`; shared/reference/
+ * gateway-product.md §2 "Delivery headers"), plus `x-gateway-signature-2` while a rolled secret is
+ * live, `x-gateway-original-ip` when known, and `accept` when the request had none.
+ */
+export const APPENDED_HEADERS = [
+  "x-gateway-signature",
+  "x-gateway-original-method",
+  "x-gateway-verified",
+  "x-gateway-event-id",
+  "x-gateway-request-id",
+  "x-gateway-attempt-id",
+  "x-gateway-attempt-count",
+  "x-gateway-attempt-trigger",
+  "x-gateway-source-name",
+  "x-gateway-connection-name",
+  "x-gateway-destination-name",
+  "x-gateway-event-url",
+  "x-gateway-will-retry-after",
+  "idempotency-key",
+] as const;
 
 /** `config.url` + path (unless `path_forwarding_disabled`) + the query (merged with the URL's own). */
 export function destinationUrl(config: Record<string, unknown>, path: string, query: string): string {
@@ -64,9 +90,12 @@ export function deliveryHeaders(d: EventDelivery): Record<string, string> {
     "x-gateway-source-name": d.sourceName,
     "x-gateway-connection-name": d.connectionName,
     "x-gateway-destination-name": d.destinationName,
+    "x-gateway-event-url": d.eventUrl ?? "",
+    "x-gateway-will-retry-after": d.willRetryAfterS == null ? "" : String(d.willRetryAfterS),
     "idempotency-key": d.eventId,
   });
   if (d.clientIp) headers["x-gateway-original-ip"] = d.clientIp;
+  headers.accept ??= "application/json, text/plain, */*";
   return headers;
 }
 

@@ -13,6 +13,7 @@ import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
+import { APPENDED_HEADERS } from "@/lib/delivery/outgoing";
 
 export { EVENT_ORDER_BY } from "@/lib/gateway/events/schemas";
 
@@ -118,7 +119,7 @@ export function toEvent(row: EventRow, version: ApiVersion): TEvent {
           url: deliveryUrl(row.destination_type, config, path, query),
           method: (typeof config.http_method === "string" && config.http_method) || row.method || "POST",
           ...short,
-          appended_headers: [],
+          appended_headers: [...APPENDED_HEADERS],
         }
       : short;
   }
