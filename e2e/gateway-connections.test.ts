@@ -57,15 +57,15 @@ describe("POST /connections", () => {
     [{ name: "n", source_id: "src_nope", destination: { name: "d", config: { url: "https://e.com" } } }, "source_id"],
     [{ ...minimum("r1"), rules: [{ type: "retry", strategy: "linear", count: 51 }] }, "rules.0.count"],
     [{ ...minimum("r2"), rules: [{ type: "retry", strategy: "linear", response_status_codes: ["5xx"] }] }, "rules.0.response_status_codes.0"],
-    [{ ...minimum("r3"), rules: [{ type: "deduplicate", window: 10 }] }, "rules.0.window"],
-    [{ ...minimum("r4"), rules: [{ type: "deduplicate", window: 60000, include_fields: ["body.id"], exclude_fields: ["headers"] }] }, "rules.0.include_fields"],
+    [{ ...minimum("r3"), rules: [{ type: "deduplicate", window: 0 }] }, "rules.0.window"],
+    [{ ...minimum("r4"), rules: [{ type: "deduplicate", window: 1.5 }] }, "rules.0.window"],
     [{ ...minimum("r5"), rules: [{ type: "transform", transformation_id: "trs_missing" }] }, "rules.0.transformation_id"],
     [{ ...minimum("r6"), rules: [{ type: "teleport" }] }, "rules.0.type"],
     [{ ...minimum("r7"), rules: [{ type: "retry", strategy: "linear", response_status_codes: ["599-500"] }] }, "rules.0.response_status_codes.0"],
     [{ ...minimum("r8"), rules: [{ type: "retry", strategy: "sometimes" }] }, "rules.0.strategy"],
     [{ ...minimum("r9"), rules: [{ type: "retry", strategy: "linear", interval: -1 }] }, "rules.0.interval"],
     [{ ...minimum("r10"), rules: [{ type: "delay", delay: -5 }] }, "rules.0.delay"],
-    [{ ...minimum("r11"), rules: [{ type: "deduplicate", window: 3_600_001 }] }, "rules.0.window"],
+    [{ ...minimum("r11"), rules: [{ type: "deduplicate", window: 3601 }] }, "rules.0.window"],
     [{ ...minimum("r12"), rules: [{ type: "filter", headers: "x" }] }, "rules.0.headers"],
     [{ ...minimum("r13"), rules: [{ type: "filter", path: 5 }] }, "rules.0.path"],
     [{ ...minimum("r14"), rules: [{ type: "transform", transformation: { name: "t", code: "x", env: { K: 1 } } }] }, "rules.0.transformation.env.K"],
@@ -103,7 +103,7 @@ describe("POST /connections", () => {
 describe("rules", () => {
   it("POST /connections – rules round-trip in order; an inline transformation is created and referenced by id; rules_version recorded", async () => {
     const rules = [
-      { type: "deduplicate", window: 60000, include_fields: ["body.id"] },
+      { type: "deduplicate", window: 60, include_fields: ["body.id"], exclude_fields: ["headers"] },
       { type: "transform", transformation: { name: "add-flag", code: 'addHandler("transform", (r) => r)', env: { K: "secret-env" } } },
       { type: "filter", body: { type: { $in: ["a", "b"] } }, headers: { "x-kind": "order" }, path: { $startsWith: "/orders" } },
       { type: "delay", delay: 5000 },
@@ -125,7 +125,7 @@ describe("rules", () => {
   });
 
   it("POST /2025-01-01/connections – the deduplicate rule → 422; rules written with an older version record it", async () => {
-    const dedup = await api(team, "POST", "/2025-01-01/connections", { ...minimum("old1"), rules: [{ type: "deduplicate", window: 60000 }] });
+    const dedup = await api(team, "POST", "/2025-01-01/connections", { ...minimum("old1"), rules: [{ type: "deduplicate", window: 60 }] });
     expect(dedup.status).toBe(422);
     expect(dedup.json.data.field).toBe("rules.0.type");
     const old = await api(team, "POST", "/2025-01-01/connections", { ...minimum("old2"), rules: [{ type: "filter", body: { a: 1 } }] });
@@ -318,7 +318,7 @@ describe("connections – more", () => {
   });
 
   it("2024-09-01 – dedup refused; type/config in an inline part → 422 naming source./destination.; flat field errors", async () => {
-    const dedup = await api(team, "POST", "/2024-09-01/connections", { ...minimum("l1"), destination: { name: "l1-dst", url: "https://e.com" }, rules: [{ type: "deduplicate", window: 5000 }] });
+    const dedup = await api(team, "POST", "/2024-09-01/connections", { ...minimum("l1"), destination: { name: "l1-dst", url: "https://e.com" }, rules: [{ type: "deduplicate", window: 5 }] });
     expect(dedup.status).toBe(422);
     expect(dedup.json.data.field).toBe("rules.0.type");
     const typed = await api(team, "POST", "/2024-09-01/connections", { name: "l2", source: { name: "l2-src", type: "WEBHOOK" }, destination: { name: "l2-dst", url: "https://e.com" } });

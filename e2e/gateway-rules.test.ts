@@ -98,7 +98,7 @@ describe("transform rule", () => {
 
 describe("deduplicate rule", () => {
   it("delivers only the first occurrence within the window, comparing include_fields", async () => {
-    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60_000, include_fields: ["body.id"] }] });
+    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60, include_fields: ["body.id"] }] });
     const first = await send(c.source.url, { id: "a", t: 1 });
     const dup = await send(c.source.url, { id: "a", t: 2 });
     const other = await send(c.source.url, { id: "b", t: 3 });
@@ -109,7 +109,7 @@ describe("deduplicate rule", () => {
   });
 
   it("compares every field by default, minus exclude_fields", async () => {
-    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60_000, exclude_fields: ["headers", "body.sent_at"] }] });
+    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60, exclude_fields: ["headers", "body.sent_at"] }] });
     const first = await send(c.source.url, { id: 1, sent_at: 1 });
     const dup = await send(c.source.url, { id: 1, sent_at: 2 }, { headers: { "x-noise": "1" } });
     const differs = await send(c.source.url, { id: 2, sent_at: 1 });
@@ -119,7 +119,7 @@ describe("deduplicate rule", () => {
   });
 
   it("delivers again once the window has passed", async () => {
-    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 1000 }] });
+    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 1 }] });
     const first = await send(c.source.url, { same: true });
     await eventsIn(first.requestId, ["SUCCESSFUL"]);
     await sleep(1100);

@@ -42,19 +42,19 @@ export const ZRetryRule = z.strictObject({
   response_status_codes: z.array(ZStatusCode).max(100).optional(),
 });
 /**
- * `window` is in milliseconds, 1000..3600000: shared/spec/gateway.md "Rules" says "integer seconds",
- * but the real product (reference §3, its OpenAPI) takes ms in that range, and existing clients send
- * ms (`3600000` would be 41 days in seconds). The deduplicate rule exists from 2025-07-01 (refused
- * before by connection-store). `include_fields` and `exclude_fields` are field paths, not both.
+ * `window` is in integer seconds, 1..3600 (shared/spec/gateway.md "Rules": "integer seconds in which
+ * events are compared"; the spec wins over the real product's ms, reference §3, whose range 1000..3600000
+ * ms is the same hour). The deduplicate rule exists from 2025-07-01 (refused before by connection-store).
+ * `include_fields` and `exclude_fields` are field paths; given both, the included fields are compared
+ * minus the excluded paths inside them.
  */
 export const ZDeduplicateRule = z
   .strictObject({
     type: z.literal("deduplicate"),
-    window: z.number().int().min(1000).max(3_600_000).meta({ description: "ms" }),
+    window: z.number().int().min(1).max(3600).meta({ description: "seconds in which events are compared (1 to 3600)" }),
     include_fields: z.array(z.string().min(1)).min(1).optional(),
     exclude_fields: z.array(z.string().min(1)).min(1).optional(),
-  })
-  .refine((r) => !(r.include_fields && r.exclude_fields), { message: "give include_fields or exclude_fields, not both", path: ["include_fields"] });
+  });
 
 export const ZRule = z.discriminatedUnion("type", [ZFilterRule, ZTransformRule, ZDelayRule, ZRetryRule, ZDeduplicateRule]);
 export type TRule = z.infer<typeof ZRule>;

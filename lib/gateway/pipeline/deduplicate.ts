@@ -1,5 +1,5 @@
 /**
- * The `deduplicate` rule (shared/spec/gateway.md "Rules"): `{type: "deduplicate", window (ms),
+ * The `deduplicate` rule (shared/spec/gateway.md "Rules"): `{type: "deduplicate", window (s),
  * include_fields?, exclude_fields?}`. Events whose compared fields are equal within `window` of a
  * first occurrence are ignored (cause DEDUPLICATED); only the first is delivered. Field paths name the
  * event's `body`, `headers`, `path` and `query` (parsed): a root name, a dotted path, `[0]` or `[*]`.
@@ -59,17 +59,12 @@ function canonical(value: unknown): string {
 }
 
 /**
- * SHA-256 (hex) of the fields the rule compares: `include_fields` when given, else the whole event
- * (`body`, `headers`, `path`, `query`) minus `exclude_fields`.
+ * SHA-256 (hex) of the fields the rule compares: the whole event (`body`, `headers`, `path`, `query`)
+ * minus `exclude_fields`, narrowed to `include_fields` when given.
  */
 export function dedupDigest(rule: DeduplicateRule, request: TransformRequest): string {
-  const event = { body: request.body, headers: request.headers, path: request.path, query: request.parsed_query };
-  let compared: unknown;
-  if (rule.include_fields && rule.include_fields.length > 0) {
-    compared = rule.include_fields.map((f) => [f, pick(event, parsePath(f))]);
-  } else {
-    compared = event;
-    for (const f of rule.exclude_fields ?? []) compared = omit(compared, parsePath(f));
-  }
+  let event: unknown = { body: request.body, headers: request.headers, path: request.path, query: request.parsed_query };
+  for (const f of rule.exclude_fields ?? []) event = omit(event, parsePath(f));
+  const compared = rule.include_fields && rule.include_fields.length > 0 ? rule.include_fields.map((f) => [f, pick(event, parsePath(f))]) : event;
   return createHash("sha256").update(canonical(compared)).digest("hex");
 }

@@ -269,7 +269,7 @@ async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null,
        ON CONFLICT (webhook_id, digest) DO UPDATE SET event_id = EXCLUDED.event_id, expires_at = EXCLUDED.expires_at
          WHERE dedup_keys.expires_at <= now()
        RETURNING webhook_id, digest`,
-      [candidates.map((e) => e.connection.id), candidates.map((e) => e.dedup!.digest), candidates.map((e) => e.id), candidates.map((e) => new Date(now + e.dedup!.window))],
+      [candidates.map((e) => e.connection.id), candidates.map((e) => e.dedup!.digest), candidates.map((e) => e.id), candidates.map((e) => new Date(now + e.dedup!.window * 1000))],
     );
     const winners = new Set(won.map((w) => `${w.webhook_id}\u0000${w.digest}`));
     const duplicates = withDedup.filter((e) => !(winners.has(`${e.connection.id}\u0000${e.dedup!.digest}`) && firstInBatch.get(`${e.connection.id}\u0000${e.dedup!.digest}`) === e));
