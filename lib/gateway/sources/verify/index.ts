@@ -70,6 +70,17 @@ function handshakeFor(scheme: string, r: SignedRequest, creds: Credentials): Han
       if (!code || !creds.webhook_secret_key) return undefined;
       return json({ challengeResponse: sha256Hex(code + creds.webhook_secret_key + r.url.split("?")[0]) });
     }
+    case "DISCORD": {
+      // Discord's PING (interactions endpoint registration), answered once its Ed25519 signature verifies.
+      const b = parseJson(r.body);
+      return b?.type === 1 ? json({ type: 1 }) : undefined;
+    }
+    case "TWITCH": {
+      // EventSub's webhook_callback_verification: the challenge as text, once the signature verifies.
+      const b = parseJson(r.body);
+      const verification = r.headers["twitch-eventsub-message-type"] === "webhook_callback_verification";
+      return verification && typeof b?.challenge === "string" ? { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: b.challenge } : undefined;
+    }
     case "MAILCHIMP":
       return r.method === "GET" ? { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "" } : undefined;
   }

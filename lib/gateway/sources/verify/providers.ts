@@ -105,6 +105,17 @@ const zoom: Check = (r, a) => {
   return safeEqual(sig, `v0=${hmac("sha256", a.webhook_secret_key ?? "", `v0:${ts}:${r.body.toString("utf8")}`, "hex")}`) ? null : bad;
 };
 
+/** Twitch EventSub: `sha256=` + hex HMAC-SHA256 of `{message id}{timestamp}{body}`; RFC 3339 timestamp, 10-minute tolerance. */
+const twitch: Check = (r, a) => {
+  const id = r.headers["twitch-eventsub-message-id"];
+  const ts = r.headers["twitch-eventsub-message-timestamp"];
+  const sig = r.headers["twitch-eventsub-message-signature"];
+  if (!id || !ts || !sig) return missing("Twitch-Eventsub-Message-Id, -Timestamp or -Signature");
+  const at = Date.parse(ts);
+  if (!Number.isFinite(at) || Math.abs(r.now - at) > 600_000) return "timestamp outside the 10-minute tolerance";
+  return safeEqual(sig, `sha256=${hmac("sha256", a.webhook_secret_key ?? "", `${id}${ts}${r.body.toString("utf8")}`, "hex")}`) ? null : bad;
+};
+
 const hubspot: Check = (r, a) => {
   const sig = r.headers["x-hubspot-signature-v3"];
   const ts = r.headers["x-hubspot-request-timestamp"];
@@ -197,6 +208,7 @@ export const PROVIDER_SCHEMES: Record<string, Scheme> = {
   CHARGEBEE_BILLING: S("Chargebee Billing", "Authorization", "Basic auth with `username` and `password`", basic, "username"),
   CHARGEBEE: S("Chargebee (retired combined type)", "Authorization", "Basic auth with `username` and `password`", basic, "username"),
   DISCORD: S("Discord", "X-Signature-Ed25519", "Ed25519 over `{X-Signature-Timestamp}{body}`, hex `public_key`", discord, "public_key"),
+  TWITCH: S("Twitch", "Twitch-Eventsub-Message-Signature", "`sha256=` + hex HMAC-SHA256 of `{message id}{timestamp}{body}`, 10-minute tolerance", twitch),
   TELNYX: S("Telnyx", "telnyx-signature-ed25519", "Ed25519 over `{telnyx-timestamp}|{body}`, base64 `public_key`", telnyx, "public_key"),
   SENDGRID: S("SendGrid", "X-Twilio-Email-Event-Webhook-Signature", "ECDSA P-256 over `{timestamp}{body}`, 5-minute tolerance; `webhook_secret_key` is the base64 public key", sendgrid),
   X: S("X (Twitter)", "x-twitter-webhooks-signature", "`sha256=` + base64 HMAC-SHA256 of the body with `api_key`", x, "api_key"),

@@ -186,6 +186,39 @@ describe("handshakes", () => {
     expect(ebay).toMatchObject({ handshake: { body: JSON.stringify({ challengeResponse: createHash("sha256").update("c1tokhttps://h.example/e/abc").digest("hex") }) } });
   });
 
+  it("DISCORD PING and TWITCH webhook_callback_verification are answered once their signature verifies", () => {
+    const ed = generateKeyPairSync("ed25519");
+    const raw = ed.publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("hex");
+    const ping = Buffer.from('{"type":1}');
+    const ts = String(Math.floor(NOW / 1000));
+    const pingSig = cryptoSign(null, Buffer.concat([Buffer.from(ts), ping]), ed.privateKey).toString("hex");
+    expect(verifyRequest(req({ sourceType: "DISCORD", auth: { public_key: raw }, body: ping, headers: { "x-signature-ed25519": pingSig, "x-signature-timestamp": ts } }))).toEqual({
+      status: "verified",
+      handshake: { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: '{"type":1}' },
+    });
+    expect(verifyRequest(req({ sourceType: "DISCORD", auth: { public_key: raw }, body: ping, headers: { "x-signature-ed25519": "00".repeat(64), "x-signature-timestamp": ts } }))).toMatchObject({ status: "failed" });
+    expect(verifyRequest(req({ sourceType: "DISCORD", auth: { public_key: raw }, body: ping, headers: { "x-signature-ed25519": "00".repeat(64), "x-signature-timestamp": ts } }))).not.toHaveProperty("handshake");
+
+    const challenge = Buffer.from('{"challenge":"pogchamp-kappa-360noscope-vohiyo","subscription":{"type":"channel.follow"}}');
+    const at = new Date(NOW).toISOString().replace("Z", "123456Z");
+    const headers = { "twitch-eventsub-message-id": "e76c6bd4", "twitch-eventsub-message-timestamp": at, "twitch-eventsub-message-type": "webhook_callback_verification" };
+    const signed = { ...headers, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${at}${challenge}`, "hex")}` };
+    expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw-secret" }, body: challenge, headers: signed }))).toEqual({
+      status: "verified",
+      handshake: { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "pogchamp-kappa-360noscope-vohiyo" },
+    });
+    expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "other" }, body: challenge, headers: signed })).status).toBe("failed");
+    const old = new Date(NOW - 11 * 60_000).toISOString();
+    const stale = { ...headers, "twitch-eventsub-message-timestamp": old, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${old}${challenge}`, "hex")}` };
+    expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw-secret" }, body: challenge, headers: stale }))).toMatchObject({ status: "failed", reason: "timestamp outside the 10-minute tolerance" });
+  });
+
+  it("TWITCH notifications: valid, tampered and missing signatures", () => {
+    const at = new Date(NOW).toISOString();
+    const base = { "twitch-eventsub-message-id": "m1", "twitch-eventsub-message-timestamp": at };
+    expectScheme({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw" } }, { ...base, "twitch-eventsub-message-signature": `sha256=${h256("tw", `m1${at}${body}`, "hex")}` }, { ...base, "twitch-eventsub-message-signature": "sha256=00" }, 200);
+  });
+
   it("a handshake is answered whoever asks, but marks the request verified only when its signature checks out", () => {
     const body = Buffer.from(JSON.stringify({ event: "endpoint.url_validation", payload: { plainToken: "pt" }, extra: "forged?" }));
     // Unsigned (or badly signed): answered, not verified, not rejected.
