@@ -132,6 +132,20 @@ describe("a request's events, ignored events and retry", () => {
     const unknown = await api(team, "POST", `${V}/requests/${requestIds[4]}/retry`, { webhook_ids: ["web_doesnotexist"] });
     expect(unknown.status).toBe(422);
     expect(unknown.json.data.id).toBe("web_doesnotexist");
+    // A disabled connection of the request's source, and an active connection of another source: 422 too.
+    const own = await connectionTo(team, null, { destination: { type: "MOCK_API" } });
+    const sent = await send(own.source.url, { retry: "me" });
+    await eventsIn(sent.requestId, ["SUCCESSFUL"]);
+    const disabled = await api(team, "POST", `${V}/connections`, { name: "retry-disabled", source_id: own.source.id, destination: { type: "MOCK_API", name: `${own.tag}-disabled` } });
+    expect(disabled.status).toBe(200);
+    expect((await api(team, "PUT", `${V}/connections/${disabled.json.id}/disable`)).status).toBe(200);
+    const refused = await api(team, "POST", `${V}/requests/${sent.requestId}/retry`, { webhook_ids: [own.id, disabled.json.id] });
+    expect(refused.status).toBe(422);
+    expect(refused.json).toMatchObject({ handled: true, status: 422, data: { id: disabled.json.id } });
+    const wrongSource = await api(team, "POST", `${V}/requests/${sent.requestId}/retry`, { webhook_ids: [conn.id] });
+    expect(wrongSource.status).toBe(422);
+    expect(wrongSource.json.data.id).toBe(conn.id);
+    expect((await api(team, "POST", `${V}/requests/${sent.requestId}/retry`, { webhook_ids: [own.id] })).status).toBe(200);
     expect((await api(team, "POST", `${V}/requests/${requestIds[4]}/retry`, { webhook_ids: "x" })).status).toBe(422);
     expect((await api(other, "POST", `${V}/requests/${requestIds[4]}/retry`)).status).toBe(404);
   });

@@ -60,7 +60,7 @@ export async function retryRequest(teamId: string, requestId: string, webhookIds
     );
     for (const id of webhookIds) {
       const c = found.find((f) => f.id === id);
-      if (!c || c.disabled_at) throw unprocessable(`Connection ${id} does not exist or is disabled`, { id });
+      if (!c || c.disabled_at) throw unprocessable(`Connection ${id} does not exist or is disabled (or is not a connection of the request's source)`, { id });
     }
   }
   return fanOutNow([requestId], webhookIds);
