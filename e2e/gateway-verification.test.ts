@@ -51,6 +51,18 @@ describe("source verification", () => {
     expect((await fetch(basic.source.url, { method: "POST", headers: auth("u", "x") })).status).toBe(401);
   });
 
+  it("a source's custom_response replaces the empty body of a 401 (status stays 401) and answers accepted requests", async () => {
+    const config = { auth_type: "API_KEY", auth: { header_key: "x-api-key", api_key: "k-9" }, custom_response: { content_type: "json", body: '{"ok":false}' } };
+    const c = await connectionTo(team, receiver, { source: { config } });
+    const refused = await fetch(c.source.url, { method: "POST", headers: { "x-api-key": "nope" } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await refused.text()).toBe('{"ok":false}');
+    const accepted = await fetch(c.source.url, { method: "POST", headers: { "x-api-key": "k-9" } });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.text()).toBe('{"ok":false}');
+  });
+
   it("a provider source (STRIPE) verifies with stripe's own signature; a failure is captured but answered 200", async () => {
     const secret = "whsec_e2e";
     const c = await connectionTo(team, receiver, { source: { type: "STRIPE", config: { auth: { webhook_secret_key: secret } } } });

@@ -52,7 +52,7 @@ function successBody(source: IngestSource, requestId: string) {
  * `req.pathname` is the path after `/e/{id}` ("/" when none). The request is committed before this
  * resolves: the answer is only built after the group-commit write succeeded.
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
- * VERIFICATION_FAILED: 401 with an empty body or 200 (the spec's rule, lib/gateway/sources/verify); a
+ * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one) or 200 (the spec's rule, lib/gateway/sources/verify); a
  * provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
@@ -105,8 +105,9 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
     return { status: 204, headers: { ...CORS_HEADERS, "access-control-allow-headers": allowHeaders } };
   }
   if (verification?.status === "failed") {
-    // 401 with an empty body (generic HMAC, API key, Basic and four provider types); 200 for the other providers.
-    if (verification.rejectStatus === 401) return { status: 401, headers: { ...CORS_HEADERS } };
+    // 401 with an empty body, or the source's custom_response body (generic HMAC, API key, Basic and
+    // four provider types); 200 for the other providers.
+    if (verification.rejectStatus === 401) return customResponse(source, req.method, 401) ?? { status: 401, headers: { ...CORS_HEADERS } };
   } else if (verification?.handshake && rejection !== "UNSUPPORTED_HTTP_METHOD") {
     const h = verification.handshake;
     return { status: h.status, headers: { ...CORS_HEADERS, ...h.headers }, body: req.method === "HEAD" ? undefined : h.body };
@@ -123,9 +124,12 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
       { allow: [...source.allowedMethods, "OPTIONS"].join(", ") },
     );
   }
-  if (source.customResponse) {
-    const contentType = CUSTOM_CONTENT_TYPES[source.customResponse.content_type] ?? "text/plain; charset=utf-8";
-    return { status: 200, headers: { ...CORS_HEADERS, "content-type": contentType }, body: req.method === "HEAD" ? undefined : source.customResponse.body };
-  }
-  return answer(200, successBody(source, requestId), req.method);
+  return customResponse(source, req.method, 200) ?? answer(200, successBody(source, requestId), req.method);
+}
+
+/** The source's `custom_response` with `status`, or null when it has none. HEAD gets no body. */
+function customResponse(source: IngestSource, method: string, status: number): HttpResponse | null {
+  if (!source.customResponse) return null;
+  const contentType = CUSTOM_CONTENT_TYPES[source.customResponse.content_type] ?? "text/plain; charset=utf-8";
+  return { status, headers: { ...CORS_HEADERS, "content-type": contentType }, body: method === "HEAD" ? undefined : source.customResponse.body };
 }

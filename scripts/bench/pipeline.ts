@@ -147,6 +147,21 @@ console.log(`| delivered events/s during the load | ${Math.round(deliveredDuring
 console.log(`| ingest-to-delivery p50 / p95 / p99 ms | ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)} |`);
 console.log(`| windows of 250 ms with ingestion reported saturated | ${phase2Reports} of ${Math.round(((loadEnded - startedAt) / 1000) * 4)} |`);
 
+// Where the latency goes: each stage's time since the request's ingested_at, for phase 2's events.
+const { rows: stages } = await client.query<{ written: number; fanned: number; sent: number }>(
+  `SELECT extract(epoch FROM r.created_at - r.ingested_at) * 1000 AS written,
+          extract(epoch FROM e.created_at - r.ingested_at) * 1000 AS fanned,
+          extract(epoch FROM a.delivered_at - r.ingested_at) * 1000 AS sent
+     FROM requests r JOIN events e ON e.request_id = r.id JOIN attempts a ON a.event_id = e.id
+    WHERE e.id = ANY($1)`,
+  [newEvents],
+);
+const stage = (k: "written" | "fanned" | "sent") => {
+  const v = stages.map((r) => Math.round(Number(r[k]))).sort((a, b) => a - b);
+  return `${percentile(v, 50)} / ${percentile(v, 95)} / ${percentile(v, 99)}`;
+};
+log(`phase 2 stages since ingested_at, p50 / p95 / p99 ms: write began ${stage("written")}; fan-out began ${stage("fanned")}; attempt sent ${stage("sent")}; arrived ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)}`);
+
 // Exactly once?
 const total = await accepted();
 const duplicates = [...arrivals.values()].reduce((n, e) => n + e.at.length - 1, 0);
