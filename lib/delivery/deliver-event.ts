@@ -145,7 +145,7 @@ export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
 /**
  * Makes the next attempt of an event this process has claimed (deliverEvent's claim, or the fan-out's
  * insert for direct dispatch, lib/delivery/dispatch-queue.ts): checks the connection and destination
- * are still active, takes a destination slot (or reschedules), sends, and records the attempt.
+ * are still active, takes a destination slot (or reschedules), sends, gives the slot back once the response is in, and records the attempt.
  * Resolves when the attempt is recorded (for CLI destinations: when the event is handed to the CLI).
  * Throws only on database errors; the lease then expires and the sweeper queues the event again.
  */
@@ -187,6 +187,8 @@ export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
     }
     const outgoing = buildOutgoingRequest(delivery);
     const result = await sendHttp({ ...outgoing, timeoutMs: config.deliveryTimeoutMs });
+    // The destination is done with this delivery: its slot serves the next one while the attempt is recorded.
+    slot.release();
     return recordAttempt({ ...base, outcome: { ...result, requestedUrl: outgoing.url, httpMethod: outgoing.method } });
   } finally {
     slot.release();

@@ -203,27 +203,34 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
 }
 
 /**
+ * Claims up to $1 pending requests, oldest first, in one statement: deletes their `request_fanouts` rows
+ * (`FOR UPDATE SKIP LOCKED`, so concurrent workers share the work) and returns the requests (null
+ * columns for a request deleted meanwhile).
+ */
+const CLAIM_FANOUTS_SQL = `
+WITH f AS (
+  DELETE FROM request_fanouts WHERE request_id IN (
+    SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING request_id)
+SELECT f.request_id AS id, r.team_id, r.source_id FROM f LEFT JOIN requests r ON r.id = f.request_id ORDER BY f.request_id`;
+
+/**
  * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
- * their creation time): claims them with
- * `FOR UPDATE SKIP LOCKED` (so concurrent workers share the work), runs the rules, writes the events,
- * ignored events, executions and jobs, and deletes the rows, in one transaction. A crash before the
- * commit leaves the rows for the next drain. Due events are inserted leased to this process and, once
- * committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get jobs.
- * Resolves with the number of requests fanned out; throws on database errors.
+ * their creation time): claims and deletes the rows (CLAIM_FANOUTS_SQL, one round trip), runs the
+ * rules, and writes the events, ignored events, executions and jobs, in one transaction. A crash before
+ * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
+ * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
+ * jobs. Resolves with the number of requests fanned out; throws on database errors.
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
   const lease = newLease(now);
   const { count, claimed } = await inTransaction(async (client) => {
-    const { rows } = await client.query<{ request_id: string }>(
-      "SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT $1 FOR UPDATE SKIP LOCKED",
-      [limit],
-    );
-    if (rows.length === 0) return { count: 0, claimed: [] };
-    const ids = rows.map((r) => r.request_id);
-    const { rows: requests } = await client.query<RequestRow>(REQUESTS_SQL, [ids]);
+    const { rows } = await client.query<RequestRow | { id: string; team_id: null; source_id: null }>(CLAIM_FANOUTS_SQL, [limit]);
+    const requests = rows.filter((r): r is RequestRow => r.source_id !== null);
+    if (requests.length === 0) return { count: rows.length, claimed: [] };
     const outcomes = await computeOutcomes(requests, now);
-    const { claimed } = await writeOutcomes(client, ids, outcomes, now, lease);
-    return { count: ids.length, claimed };
+    const { claimed } = await writeOutcomes(client, outcomes, now, lease);
+    return { count: rows.length, claimed };
   }, getBackgroundPool());
   // Committed: the QUEUED events are this process's to deliver (direct dispatch).
   dispatchClaimed(claimed.map((row) => ({ row, lease })));
@@ -239,18 +246,16 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
   if (requestIds.length === 0) return [];
   const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
   const outcomes = await computeOutcomes(requests, now, connectionIds);
-  return inTransaction(async (client) => (await writeOutcomes(client, null, outcomes, now, null)).ids, getPool());
+  return inTransaction(async (client) => (await writeOutcomes(client, outcomes, now, null)).ids, getPool());
 }
 
 /**
- * Writes `outcomes` in `client`'s transaction; with `claimedIds`, also deletes those `request_fanouts`
- * rows. Due events (QUEUED) get a delivery job, or, with `lease`, are inserted already claimed with that
+ * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with `lease`, are inserted already claimed with that
  * lease and returned with their delivery rows for this process to deliver (lib/delivery/dispatch-queue.ts).
  * Returns the new event ids and the claimed events.
  */
-async function writeOutcomes(client: pg.PoolClient, claimedIds: string[] | null, { events, ignored, executions }: Outcomes, now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
   let claimed: DeliveryRow[] = [];
-  if (claimedIds) await client.query("DELETE FROM request_fanouts WHERE request_id = ANY($1)", [claimedIds]);
   let kept = events;
   const keptIgnored = [...ignored];
 
