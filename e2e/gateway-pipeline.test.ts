@@ -46,6 +46,24 @@ describe("delivery", () => {
     expect(attempt.id).toBe(got.headers["x-gateway-attempt-id"]);
   });
 
+  it("a method the source does not allow is 405 with Allow, unless the URL allows it with ?x-gateway-allow-methods", async () => {
+    const c = await connectionTo(team, receiver);
+    const refused = await fetch(`${c.source.url}/ping?a=1`);
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get("allow")).toBe("POST, PUT, PATCH, DELETE, OPTIONS");
+    const other = await fetch(`${c.source.url}/ping?x-gateway-allow-methods=put`);
+    expect(other.status).toBe(405);
+    const allowed = await fetch(`${c.source.url}/ping?a=1&x-gateway-allow-methods=get,head`);
+    expect(allowed.status).toBe(200);
+    const { request_id } = await allowed.json();
+    const got = await eventually(async () => forPath(`/${c.tag}/ping`)[0]);
+    expect(got.method).toBe("GET");
+    expect(got.url).toBe(`/${c.tag}/ping?a=1&x-gateway-allow-methods=get,head`);
+    expect(got.headers["x-gateway-request-id"]).toBe(request_id);
+    const rejected = await api(team, "GET", `/2025-07-01/requests?source_id=${c.source.id}&rejection_cause=UNSUPPORTED_HTTP_METHOD`);
+    expect(rejected.json.count).toBe(2);
+  });
+
   it("a connection added to a busy source applies to the very next request, and a paused one at once", async () => {
     const first = await connectionTo(team, receiver);
     const r1 = await send(first.source.url);

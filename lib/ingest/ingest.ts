@@ -27,6 +27,23 @@ function answer(status: number, body: unknown, method: string, extra: Record<str
   return { status, headers, body: method === "HEAD" ? undefined : JSON.stringify(body) };
 }
 
+/** The query parameter that allows more methods for one request URL (`?x-gateway-allow-methods=get,put`). */
+export const ALLOW_METHODS_PARAMETER = "x-gateway-allow-methods";
+
+/**
+ * The methods `req` may use: the source's `config.allowed_http_methods`, plus those its URL names in
+ * ALLOW_METHODS_PARAMETER (comma-separated, any case), for senders that cannot be told to POST.
+ */
+function allowedMethodsFor(source: IngestSource, req: HttpRequest): string[] {
+  if (!req.query || !req.query.includes(ALLOW_METHODS_PARAMETER)) return source.allowedMethods;
+  const extra = new URLSearchParams(req.query)
+    .getAll(ALLOW_METHODS_PARAMETER)
+    .flatMap((v) => v.split(","))
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => /^[A-Z]+$/.test(m) && !source.allowedMethods.includes(m));
+  return extra.length ? [...source.allowedMethods, ...new Set(extra)] : source.allowedMethods;
+}
+
 /** First applicable rejection, in the pipeline's order: disabled, size, verification, method, connections. */
 function rejectionFor(source: IngestSource, req: HttpRequest, verification: VerificationResult | null): RejectionCause | null {
   if (source.disabled) return "SOURCE_DISABLED";
@@ -34,7 +51,7 @@ function rejectionFor(source: IngestSource, req: HttpRequest, verification: Veri
   if (verification?.status === "failed") return "VERIFICATION_FAILED";
   // A CORS preflight (OPTIONS) is always answered, never a rejected method; HEAD goes with GET.
   const method = req.method === "HEAD" ? "GET" : req.method;
-  if (method !== "OPTIONS" && !source.allowedMethods.includes(method)) return "UNSUPPORTED_HTTP_METHOD";
+  if (method !== "OPTIONS" && !allowedMethodsFor(source, req).includes(method)) return "UNSUPPORTED_HTTP_METHOD";
   if (source.connectionCount === 0) return "NO_CONNECTION";
   return null;
 }
@@ -119,9 +136,9 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
   if (rejection === "UNSUPPORTED_HTTP_METHOD") {
     return answer(
       405,
-      { status: "UNSUPPORTED_HTTP_METHOD", message: `This source accepts ${source.allowedMethods.join(", ")}.`, request_id: requestId },
+      { status: "UNSUPPORTED_HTTP_METHOD", message: `This source accepts ${allowedMethodsFor(source, req).join(", ")}.`, request_id: requestId },
       req.method,
-      { allow: [...source.allowedMethods, "OPTIONS"].join(", ") },
+      { allow: [...allowedMethodsFor(source, req), "OPTIONS"].join(", ") },
     );
   }
   return customResponse(source, req.method, 200) ?? answer(200, successBody(source, requestId), req.method);
