@@ -145,7 +145,8 @@ export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
 /**
  * Makes the next attempt of an event this process has claimed (deliverEvent's claim, or the fan-out's
  * insert for direct dispatch, lib/delivery/dispatch-queue.ts): checks the connection and destination
- * are still active, takes a destination slot (or reschedules), sends, gives the slot back once the response is in, and records the attempt.
+ * are still active, takes a destination slot (or reschedules), sends, gives the slot back once the
+ * response is in, and records the attempt.
  * Resolves when the attempt is recorded (for CLI destinations: when the event is handed to the CLI).
  * Throws only on database errors; the lease then expires and the sweeper queues the event again.
  */

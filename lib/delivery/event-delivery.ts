@@ -8,7 +8,7 @@
 import { decryptJson, decryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import type { EventDelivery } from "@/lib/delivery/outgoing";
-import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
+import { storedSigningSecrets } from "@/lib/gateway/teams/signing-secret";
 
 /** Transformed request data (`events.data`): the body as a string. */
 export type TransformedData = { path: string; query: string; headers: Record<string, string>; body: string | null };
@@ -100,16 +100,10 @@ export function toEventDelivery(row: DeliveryRow, attemptId: string): EventDeliv
 
 /**
  * `row` with its team's signing secret: a team stored before every team got one at creation (guest
- * workspaces of earlier versions) gets one now (lib/gateway/teams/signing-secret.ts getSigningSecrets).
+ * workspaces of earlier versions) gets one now (lib/gateway/teams/signing-secret.ts storedSigningSecrets).
  */
 export async function withSigningSecret(row: DeliveryRow): Promise<DeliveryRow> {
-  if (row.s) return row;
-  await getSigningSecrets(row.team_id);
-  const { rows } = await getPool().query<Pick<DeliveryRow, "s" | "p" | "e">>(
-    "SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e FROM teams WHERE id = $1",
-    [row.team_id],
-  );
-  return { ...row, ...rows[0] };
+  return row.s ? row : { ...row, ...(await storedSigningSecrets(row.team_id)) };
 }
 
 /** The delivery of attempt `attemptId` of event `eventId` as it stands now (no claim), or null for no such event. */

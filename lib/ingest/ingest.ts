@@ -69,8 +69,8 @@ function successBody(source: IngestSource, requestId: string) {
  * `req.pathname` is the path after `/e/{id}` ("/" when none). The request is committed before this
  * resolves: the answer is only built after the group-commit write succeeded.
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
- * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one) or 200 (the spec's rule, lib/gateway/sources/verify); a
- * provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
+ * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one)
+ * or 200 (the spec's rule, lib/gateway/sources/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
  * Rejects only when the database write fails (the caller answers 500; nothing was accepted).
@@ -134,12 +134,9 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
     return answer(413, { status: "PAYLOAD_TOO_LARGE", message: `The body exceeds the ${limit}-byte limit and was not kept.`, request_id: requestId }, req.method);
   }
   if (rejection === "UNSUPPORTED_HTTP_METHOD") {
-    return answer(
-      405,
-      { status: "UNSUPPORTED_HTTP_METHOD", message: `This source accepts ${allowedMethodsFor(source, req).join(", ")}.`, request_id: requestId },
-      req.method,
-      { allow: [...allowedMethodsFor(source, req), "OPTIONS"].join(", ") },
-    );
+    const allowed = allowedMethodsFor(source, req);
+    const body = { status: "UNSUPPORTED_HTTP_METHOD", message: `This source accepts ${allowed.join(", ")}.`, request_id: requestId };
+    return answer(405, body, req.method, { allow: [...allowed, "OPTIONS"].join(", ") });
   }
   return customResponse(source, req.method, 200) ?? answer(200, successBody(source, requestId), req.method);
 }

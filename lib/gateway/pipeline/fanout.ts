@@ -250,8 +250,9 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
 }
 
 /**
- * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with `lease`, are inserted already claimed with that
- * lease and returned with their delivery rows for this process to deliver (lib/delivery/dispatch-queue.ts).
+ * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
+ * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
+ * process to deliver (lib/delivery/dispatch-queue.ts).
  * Returns the new event ids and the claimed events.
  */
 async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {

@@ -5,26 +5,35 @@ import { createToken } from "@/lib/ids";
 /** A new signing secret: 32 random bytes, base64url. */
 export const newSigningSecret = () => createToken(32);
 
+/** A team's stored signing secrets, encrypted (the columns of `teams`, named as delivery rows name them). */
+export type EncryptedSigningSecrets = { s: string; p: string | null; e: Date | null };
+
+/**
+ * The team's signing secrets as stored (encrypted), giving the team its first secret when it has none
+ * (teams stored before every team got one at creation). Throws when the team does not exist.
+ */
+export async function storedSigningSecrets(teamId: string): Promise<EncryptedSigningSecrets> {
+  const columns = "signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e";
+  type Row = { s: string | null; p: string | null; e: Date | null };
+  let row = (await getPool().query<Row>(`SELECT ${columns} FROM teams WHERE id = $1`, [teamId])).rows[0];
+  if (row && !row.s) {
+    // Another process may be giving it one at the same moment: the first secret stays.
+    const update = `UPDATE teams SET signing_secret_encrypted = COALESCE(signing_secret_encrypted, $2) WHERE id = $1 RETURNING ${columns}`;
+    row = (await getPool().query<Row>(update, [teamId, encryptSecret(newSigningSecret())])).rows[0];
+  }
+  if (!row) throw new Error(`no team ${teamId}`);
+  return { s: row.s!, p: row.p, e: row.e };
+}
+
 /**
  * The team's signing secrets: `current` signs `x-gateway-signature`; `previous` signs
  * `x-gateway-signature-2` while the rotation delay it was given still runs (shared/spec/gateway.md
  * "Gateway signature verification"). Throws when the team does not exist.
  */
 export async function getSigningSecrets(teamId: string, now = new Date()): Promise<{ current: string; previous: string | null; previousExpiresAt: Date | null }> {
-  const { rows } = await getPool().query<{ s: string | null; p: string | null; e: Date | null }>(
-    `SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e FROM teams WHERE id = $1`,
-    [teamId],
-  );
-  const row = rows[0];
-  if (!row) throw new Error(`no team ${teamId}`);
-  let current = row.s ? decryptSecret(row.s) : null;
-  if (!current) {
-    current = newSigningSecret();
-    await getPool().query("UPDATE teams SET signing_secret_encrypted = $2 WHERE id = $1 AND signing_secret_encrypted IS NULL", [teamId, encryptSecret(current)]);
-    return getSigningSecrets(teamId, now);
-  }
+  const row = await storedSigningSecrets(teamId);
   const live = row.p && row.e && row.e > now;
-  return { current, previous: live ? decryptSecret(row.p!) : null, previousExpiresAt: live ? row.e : null };
+  return { current: decryptSecret(row.s), previous: live ? decryptSecret(row.p!) : null, previousExpiresAt: live ? row.e : null };
 }
 
 /**
