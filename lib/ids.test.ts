@@ -1,9 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { createId, createToken, ID_PREFIX, publicSourceId, sourceIdFromPublic } from "@/lib/ids";
+import { randomBytes } from "node:crypto";
+import { base62, createId, createToken, ID_PREFIX, publicSourceId, sourceIdFromPublic } from "@/lib/ids";
 
 const BASE62_22 = /^[0-9A-Za-z]{22}$/;
 
+/** The textbook encoding, with BigInt, to check the word-wise long division against. */
+function base62Reference(bytes: Buffer): string {
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  let n = BigInt(`0x${bytes.toString("hex")}`);
+  let out = "";
+  for (let i = 0; i < 22; i++) {
+    out = alphabet[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out;
+}
+
 describe("lib/ids", () => {
+  it("base62 – equals the BigInt encoding, extremes included", () => {
+    const cases = [Buffer.alloc(16), Buffer.alloc(16, 0xff), Buffer.from("000000000000000000000000000000ff", "hex"), ...Array.from({ length: 500 }, () => randomBytes(16))];
+    for (const bytes of cases) expect(base62(bytes)).toBe(base62Reference(bytes));
+    expect(base62(Buffer.alloc(16))).toBe("0".repeat(22));
+    expect(base62(Buffer.alloc(16, 0xff))).toBe("7n42DGM5Tflk9n8mt7Fhc7");
+  });
+
   it.each([
     ["team", "tm_"],
     ["session", "ses_"],

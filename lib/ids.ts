@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 
 /** Prefixes of every id Hookyard issues (the spec's prefixes where it gives them). */
 export const ID_PREFIX = {
@@ -25,15 +25,41 @@ const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "trans
 // ASCII order, so fixed-width encodings sort like the numbers they encode.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Encodes `bytes` as fixed-width base62 (22 characters for 16 bytes). */
-function base62(bytes: Buffer): string {
-  let n = BigInt(`0x${bytes.toString("hex")}`);
-  const width = Math.ceil((bytes.length * 8) / Math.log2(62));
-  let out = "";
-  for (let i = 0; i < width; i++) {
-    out = ALPHABET[Number(n % 62n)] + out;
-    n /= 62n;
+/**
+ * Encodes 16 bytes as fixed-width base62 (22 characters), most significant first: long division of the
+ * 128-bit big-endian number, held as four 32-bit words, by 62.
+ */
+export function base62(bytes: Uint8Array): string {
+  const words = [0, 4, 8, 12].map((i) => ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0);
+  const out = new Array<string>(22);
+  for (let i = 21; i >= 0; i--) {
+    let rem = 0;
+    for (let w = 0; w < 4; w++) {
+      // rem < 62, so rem * 2^32 + word < 2^38: exact in a double.
+      const cur = rem * 0x1_0000_0000 + words[w]!;
+      words[w] = Math.floor(cur / 62);
+      rem = cur - words[w]! * 62;
+    }
+    out[i] = ALPHABET[rem]!;
   }
+  return out.join("");
+}
+
+// Random bytes drawn from the CSPRNG in blocks (one call per 256 ids instead of one per id).
+const POOL_SIZE = 4096;
+const pool = Buffer.allocUnsafe(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+/** 16 fresh random bytes (a copy: the caller may write into it). */
+function random16(): Buffer {
+  if (poolOffset + 16 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  // Used bytes are never handed out twice.
+  pool.fill(0, poolOffset, poolOffset + 16);
+  poolOffset += 16;
   return out;
 }
 
@@ -44,7 +70,7 @@ function base62(bytes: Buffer): string {
  * knowing one never helps guess another (the console's access model, shared/spec/console.md "Authentication").
  */
 export function createId(kind: IdKind, now: number = Date.now()): string {
-  const bytes = randomBytes(16);
+  const bytes = random16();
   if (SORTABLE.has(kind)) bytes.writeUIntBE(now, 0, 6);
   return ID_PREFIX[kind] + base62(bytes);
 }

@@ -24,6 +24,15 @@ describe("secrets", () => {
     expect(() => decryptSecret("secret-value")).toThrow();
   });
 
+  it("decryptSecret – repeated and many distinct ciphertexts (past the cache's bound) all decrypt right", () => {
+    const values = Array.from({ length: 1100 }, (_, i) => `secret-${i}`);
+    const encrypted = values.map(encryptSecret);
+    for (let round = 0; round < 2; round++) encrypted.forEach((e, i) => expect(decryptSecret(e)).toBe(values[i]));
+    // A cached ciphertext, altered, is another string: it still fails.
+    const flipped = `${encrypted[0]!.slice(0, -1)}${encrypted[0]!.endsWith("A") ? "B" : "A"}`;
+    expect(() => decryptSecret(flipped)).toThrow();
+  });
+
   it("encryptJson/decryptJson – objects round-trip; null and undefined stay null", () => {
     const auth = { webhook_secret_key: "k", nested: { n: 1 } };
     const enc = encryptJson(auth)!;

@@ -35,13 +35,27 @@ export function encryptSecret(plaintext: string): string {
   return `${PREFIX}${iv.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}.${data.toString("base64url")}`;
 }
 
+/**
+ * Recently decrypted values, by ciphertext (the delivery engine decrypts the same team secret and
+ * destination credentials for every event). A ciphertext always decrypts to the same plaintext under the
+ * process's key, and a changed secret is a new ciphertext, so entries never go stale. Bounded; the
+ * oldest entry goes first.
+ */
+const decrypted = new Map<string, string>();
+const DECRYPTED_MAX = 1000;
+
 /** Decrypts what {@link encryptSecret} produced. Throws when the key is wrong or the value was altered. */
 export function decryptSecret(encrypted: string): string {
+  const hit = decrypted.get(encrypted);
+  if (hit !== undefined) return hit;
   if (!encrypted.startsWith(PREFIX)) throw new Error("unknown secret format");
   const [iv, tag, data] = encrypted.slice(PREFIX.length).split(".");
   const decipher = createDecipheriv("aes-256-gcm", masterKey(), Buffer.from(iv!, "base64url"));
   decipher.setAuthTag(Buffer.from(tag!, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(data!, "base64url")), decipher.final()]).toString("utf8");
+  const plaintext = Buffer.concat([decipher.update(Buffer.from(data!, "base64url")), decipher.final()]).toString("utf8");
+  if (decrypted.size >= DECRYPTED_MAX) decrypted.delete(decrypted.keys().next().value!);
+  decrypted.set(encrypted, plaintext);
+  return plaintext;
 }
 
 /** Encrypts a JSON value (credentials objects); null stays null. */

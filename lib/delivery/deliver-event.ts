@@ -87,22 +87,25 @@ WITH v AS (
 SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at => e.next_at, max_attempts => 10::smallint)
   FROM e WHERE e.next_at IS NOT NULL`;
 
+// Recording is off the delivery's critical path (the destination slot is given back before it): one
+// batch at a time makes the batches large (fewer statements per attempt); the statement is prepared once
+// per connection (named), so it is not parsed and planned again for every batch.
 const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
   const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
-  await getBackgroundPool().query(RECORD_SQL, [
+  await getBackgroundPool().query({ name: "hookyard-record-attempts", text: RECORD_SQL, values: [
     col((r) => r.attemptId), col((r) => r.teamId), col((r) => r.eventId), col((r) => r.destinationId), col((r) => r.attemptNumber), col((r) => r.trigger),
     col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => r.outcome.body),
     col((r) => r.outcome.requestedUrl), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
     col((r) => r.outcome.deliveredAt), col((r) => r.outcome.respondedAt), col((r) => r.outcome.deliveryLatency), col((r) => r.outcome.responseLatency),
     col((r) => r.now), col((r) => r.lease), col((r) => r.eventStatus), col((r) => r.nextAt), col((r) => r.success), DELIVER_TASK,
-  ]);
+  ] });
   return items.map(() => undefined);
-});
+}, 500, 1);
 
 // Claims are batched the same way; every event of a batch gets the same lease.
 const claimBatcher = new Batcher<string, ClaimedEvent | null>(async (ids) => {
   const lease = newLease();
-  const { rows } = await getBackgroundPool().query<DeliveryRow>(CLAIM_SQL, [ids, lease]);
+  const { rows } = await getBackgroundPool().query<DeliveryRow>({ name: "hookyard-claim-events", text: CLAIM_SQL, values: [ids, lease] });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => (byId.has(id) ? { row: byId.get(id)!, lease } : null));
 });

@@ -69,13 +69,14 @@ type ExecutionRow = { id: string; teamId: string; transformationId: string; conn
  */
 async function connectionsFor(sourceIds: string[]): Promise<Map<string, FanoutConnection[]>> {
   const out = new Map<string, FanoutConnection[]>(sourceIds.map((id) => [id, []]));
-  const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>(
-    `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
-            w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
-       FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
-      WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
-    [sourceIds],
-  );
+  const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>({
+    name: "hookyard-fanout-connections",
+    text: `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
+                  w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
+             FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
+            WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
+    values: [sourceIds],
+  });
   for (const r of rows) {
     out.get(r.source_id)!.push({ ...r, rules: Array.isArray(r.rules) ? r.rules : [], paused: r.paused_at !== null, disabled: r.disabled_at !== null || r.destination_disabled_at !== null });
   }
@@ -225,7 +226,7 @@ SELECT f.request_id AS id, r.team_id, r.source_id FROM f LEFT JOIN requests r ON
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
   const lease = newLease(now);
   const { count, claimed } = await inTransaction(async (client) => {
-    const { rows } = await client.query<RequestRow | { id: string; team_id: null; source_id: null }>(CLAIM_FANOUTS_SQL, [limit]);
+    const { rows } = await client.query<RequestRow | { id: string; team_id: null; source_id: null }>({ name: "hookyard-claim-fanouts", text: CLAIM_FANOUTS_SQL, values: [limit] });
     const requests = rows.filter((r): r is RequestRow => r.source_id !== null);
     if (requests.length === 0) return { count: rows.length, claimed: [] };
     const outcomes = await computeOutcomes(requests, now);
@@ -248,6 +249,17 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
   const outcomes = await computeOutcomes(requests, now, connectionIds);
   return inTransaction(async (client) => (await writeOutcomes(client, outcomes, now, null)).ids, getPool());
 }
+
+/** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
+const INSERT_EVENTS_SQL = `
+WITH c AS (
+  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at)
+  SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
+         CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
+         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)
+  RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
+) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`;
 
 /**
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
@@ -285,17 +297,10 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
   }
 
   if (kept.length) {
-    // With a lease, QUEUED events are inserted claimed (locked_until) and come back with their delivery rows.
-    const { rows } = await client.query<DeliveryRow>(
-      `WITH c AS (
-         INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at)
-         SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
-                CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
-                AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)
-         RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
-       ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`,
-      [
+    const { rows } = await client.query<DeliveryRow>({
+      name: "hookyard-insert-events",
+      text: INSERT_EVENTS_SQL,
+      values: [
         kept.map((e) => e.id),
         kept.map((e) => e.request.team_id),
         kept.map((e) => e.connection.id),
@@ -308,7 +313,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         new Date(now),
         lease,
       ],
-    );
+    });
     claimed = rows;
     const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
     await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)));
