@@ -150,10 +150,12 @@ export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
  * insert for direct dispatch, lib/delivery/dispatch-queue.ts): checks the connection and destination
  * are still active, takes a destination slot (or reschedules), sends, gives the slot back once the
  * response is in, and records the attempt.
- * Resolves when the attempt is recorded (for CLI destinations: when the event is handed to the CLI).
+ * Resolves when the attempt is recorded (for CLI destinations: when the event is handed to the CLI);
+ * `onAnswered` is called before that, as soon as the destination's part is over (the answer is in, or
+ * nothing is sent), while the attempt is still being recorded.
  * Throws only on database errors; the lease then expires and the sweeper queues the event again.
  */
-export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
+export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => void = () => {}): Promise<void> {
   const config = getConfig();
   const { row: ev, lease } = claimed;
 
@@ -193,6 +195,7 @@ export async function deliverClaimed(claimed: ClaimedEvent): Promise<void> {
     const result = await sendHttp({ ...outgoing, timeoutMs: config.deliveryTimeoutMs });
     // The destination is done with this delivery: its slot serves the next one while the attempt is recorded.
     slot.release();
+    onAnswered();
     return recordAttempt({ ...base, outcome: { ...result, requestedUrl: outgoing.url, httpMethod: outgoing.method } });
   } finally {
     slot.release();

@@ -30,7 +30,10 @@ const MIN_LEASE_LEFT_MS = 2000;
 const PRESSURE_HOLD_MS = 2 * WINDOW_MS;
 
 const queue: ClaimedEvent[] = [];
+/** Deliveries started and not answered yet (at most WORKER_CONCURRENCY). */
 let active = 0;
+/** Deliveries answered whose attempts are being recorded (batched, lib/delivery/deliver-event.ts). */
+let recording = 0;
 let wakeTimer: NodeJS.Timeout | null = null;
 let stopping = false;
 const roomWaiters: (() => void)[] = [];
@@ -44,8 +47,13 @@ export function startDispatch(): void {
 /** Deliveries this process runs at once from the queue (WORKER_CONCURRENCY). */
 const concurrency = () => getConfig().workerConcurrency;
 
-/** Events waiting here or being delivered. */
-export const dispatchBacklog = () => queue.length + active;
+/** Events waiting here, being delivered or being recorded. */
+export const dispatchBacklog = () => queue.length + active + recording;
+
+/** True when another fan-out batch may be queued: few events waiting, and recording keeps up. */
+const hasRoom = () => queue.length < concurrency() && recording < RECORDING_MAX_FACTOR * concurrency();
+/** Answered deliveries whose recording may lag behind, as a multiple of WORKER_CONCURRENCY. */
+const RECORDING_MAX_FACTOR = 4;
 
 /**
  * Queues events this process has just claimed (their lease is `locked_until`) for delivery here.
@@ -60,9 +68,12 @@ export function dispatchClaimed(events: ClaimedEvent[]): void {
   pump();
 }
 
-/** Resolves when the queue has room for another fan-out batch (fewer than WORKER_CONCURRENCY events waiting). */
+/**
+ * Resolves when the queue has room for another fan-out batch: fewer than WORKER_CONCURRENCY events
+ * waiting, and fewer than 4 × WORKER_CONCURRENCY attempts waiting to be recorded.
+ */
 export function waitForRoom(): Promise<void> {
-  if (queue.length < concurrency()) return Promise.resolve();
+  if (hasRoom()) return Promise.resolve();
   return new Promise((resolve) => roomWaiters.push(resolve));
 }
 
@@ -149,19 +160,29 @@ function pump(): void {
     if (!mayStart(Date.now())) break;
     const next = queue.shift()!;
     active++;
-    void run(next).finally(() => {
+    // A delivery's place is free once its answer is in: the next one starts while the attempt is recorded.
+    let answered = false;
+    const onAnswered = () => {
+      if (answered) return;
+      answered = true;
       active--;
+      recording++;
       pump();
-      if (active === 0 && queue.length === 0) idleWaiters.splice(0).forEach((w) => w());
+    };
+    void run(next, onAnswered).finally(() => {
+      onAnswered();
+      recording--;
+      pump();
+      if (active === 0 && recording === 0 && queue.length === 0) idleWaiters.splice(0).forEach((w) => w());
     });
   }
-  if (queue.length < concurrency()) roomWaiters.splice(0).forEach((w) => w());
+  if (hasRoom()) roomWaiters.splice(0).forEach((w) => w());
 }
 
-async function run(event: ClaimedEvent): Promise<void> {
+async function run(event: ClaimedEvent, onAnswered: () => void): Promise<void> {
   try {
     if (event.lease.getTime() - Date.now() < getConfig().deliveryTimeoutMs + MIN_LEASE_LEFT_MS) await releaseClaimed([event]);
-    else await deliverClaimed(event);
+    else await deliverClaimed(event, onAnswered);
   } catch (err) {
     log.warn(`delivery of ${event.row.id} failed; it is queued again when its lease expires`, err instanceof Error ? err.message : err);
   }
@@ -178,5 +199,5 @@ export async function stopDispatch(beforeHandBack: () => Promise<void> = async (
   await beforeHandBack().catch(() => {});
   const left = queue.splice(0);
   await releaseClaimed(left).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
-  if (active > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+  if (active > 0 || recording > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
 }
