@@ -13,7 +13,7 @@
 import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool, getPool } from "@/lib/db/pool";
-import { inTransaction } from "@/lib/db/transaction";
+import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
 import { newLease } from "@/lib/delivery/deliver-event";
 import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY } from "@/lib/delivery/event-delivery";
@@ -63,23 +63,33 @@ type EventRow = { id: string; request: RequestRow; connection: FanoutConnection;
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
 
+type ConnectionRow = Omit<FanoutConnection, "paused" | "disabled"> & { paused_at: unknown; disabled_at: unknown; destination_disabled_at: unknown };
+
+/** The columns of a source's connections, in fan-out order (`w` connections, `s` sources, `d` destinations). */
+const CONNECTION_COLUMNS = `w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
+       w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at`;
+const CONNECTIONS_FROM = "connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id";
+
+const toConnection = (r: ConnectionRow): FanoutConnection => ({
+  ...r,
+  rules: Array.isArray(r.rules) ? r.rules : [],
+  paused: r.paused_at !== null,
+  disabled: r.disabled_at !== null || r.destination_disabled_at !== null,
+});
+
 /**
- * The connections of `sourceIds`, read fresh for each fan-out batch: a connection created, paused or
- * changed just before a request arrived applies to it (one query serves a whole batch).
+ * The connections of `sourceIds`, read fresh: a connection created, paused or changed just before a
+ * request arrived applies to it (one query serves a whole batch). The fan-out loop reads them in its
+ * claim instead (claimFanoutsSql), in the same snapshot.
  */
 async function connectionsFor(sourceIds: string[]): Promise<Map<string, FanoutConnection[]>> {
   const out = new Map<string, FanoutConnection[]>(sourceIds.map((id) => [id, []]));
-  const { rows } = await getBackgroundPool().query<FanoutConnection & { paused_at: Date | null; disabled_at: Date | null; destination_disabled_at: Date | null }>({
+  const { rows } = await getBackgroundPool().query<ConnectionRow>({
     name: "hookyard-fanout-connections",
-    text: `SELECT w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
-                  w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at
-             FROM connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id
-            WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
+    text: `SELECT ${CONNECTION_COLUMNS} FROM ${CONNECTIONS_FROM} WHERE w.source_id = ANY($1) ORDER BY w.created_at, w.id`,
     values: [sourceIds],
   });
-  for (const r of rows) {
-    out.get(r.source_id)!.push({ ...r, rules: Array.isArray(r.rules) ? r.rules : [], paused: r.paused_at !== null, disabled: r.disabled_at !== null || r.destination_disabled_at !== null });
-  }
+  for (const r of rows) out.get(r.source_id)!.push(toConnection(r));
   return out;
 }
 
@@ -154,11 +164,14 @@ async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutC
   for (const r of needed) Object.assign(r, byId.get(r.id));
 }
 
-/** Runs every connection's rules on `requests` (outside any transaction); `connectionIds` limits the connections. */
-async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[]): Promise<Outcomes> {
+/**
+ * Runs every connection's rules on `requests`; `connectionIds` limits the connections. `bySource` gives
+ * the sources' connections when the caller read them already (else they are read here).
+ */
+async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<Outcomes> {
   const out: Outcomes = { events: [], ignored: [], executions: [] };
   if (requests.length === 0) return out;
-  const bySource = await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
+  bySource ??= await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
   const memo: TransformationMemo = new Map();
   await loadRawData(requests, bySource);
   for (const req of requests) {
@@ -204,20 +217,27 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
 }
 
 /**
- * Claims up to $1 pending requests, oldest first, in one statement: deletes their `request_fanouts` rows
- * (`FOR UPDATE SKIP LOCKED`, so concurrent workers share the work) and returns the requests (null
- * columns for a request deleted meanwhile).
+ * Claims up to `limit` pending requests, oldest first, in one statement: deletes their `request_fanouts`
+ * rows (`FOR UPDATE SKIP LOCKED`, so concurrent workers share the work) and returns the requests (null
+ * columns for a request deleted meanwhile), the first row of each source with that source's connections
+ * (JSON, in fan-out order). Parameterless (`limit` is inlined), so it can travel with BEGIN.
  */
-const CLAIM_FANOUTS_SQL = `
+const claimFanoutsSql = (limit: number) => `
 WITH f AS (
   DELETE FROM request_fanouts WHERE request_id IN (
-    SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT $1 FOR UPDATE SKIP LOCKED)
-  RETURNING request_id)
-SELECT f.request_id AS id, r.team_id, r.source_id FROM f LEFT JOIN requests r ON r.id = f.request_id ORDER BY f.request_id`;
+    SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
+  RETURNING request_id),
+q AS (SELECT f.request_id AS id, r.team_id, r.source_id, row_number() OVER (PARTITION BY r.source_id ORDER BY f.request_id) AS n
+        FROM f LEFT JOIN requests r ON r.id = f.request_id)
+SELECT q.id, q.team_id, q.source_id,
+       CASE WHEN q.n = 1 AND q.source_id IS NOT NULL THEN
+         (SELECT coalesce(json_agg(c ORDER BY c.created_at, c.id), '[]') FROM (SELECT ${CONNECTION_COLUMNS}, w.created_at FROM ${CONNECTIONS_FROM} WHERE w.source_id = q.source_id) c)
+       END AS connections
+  FROM q ORDER BY q.id`;
 
 /**
  * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
- * their creation time): claims and deletes the rows (CLAIM_FANOUTS_SQL, one round trip), runs the
+ * their creation time): claims and deletes the rows, reading their sources' connections (claimFanoutsSql, in the same round trip as BEGIN), runs the
  * rules, and writes the events, ignored events, executions and jobs, in one transaction. A crash before
  * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
  * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
@@ -225,11 +245,13 @@ SELECT f.request_id AS id, r.team_id, r.source_id FROM f LEFT JOIN requests r ON
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
   const lease = newLease(now);
-  const { count, claimed } = await inTransaction(async (client) => {
-    const { rows } = await client.query<RequestRow | { id: string; team_id: null; source_id: null }>({ name: "hookyard-claim-fanouts", text: CLAIM_FANOUTS_SQL, values: [limit] });
-    const requests = rows.filter((r): r is RequestRow => r.source_id !== null);
+  type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
+  const { count, claimed } = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit), async (client, rows) => {
+    const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
     if (requests.length === 0) return { count: rows.length, claimed: [] };
-    const outcomes = await computeOutcomes(requests, now);
+    const bySource = new Map<string, FanoutConnection[]>();
+    for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
+    const outcomes = await computeOutcomes(requests, now, undefined, bySource);
     const { claimed } = await writeOutcomes(client, outcomes, now, lease);
     return { count: rows.length, claimed };
   }, getBackgroundPool());
