@@ -198,3 +198,27 @@ it("ingestion first: while a web process reports its writer saturated, the worke
   const free = await deliverySpread("no-pressure", 30);
   expect(free).toBeLessThan(2000);
 }, 60_000);
+
+it("a dead destination never delays deliveries to others: it holds at most DELIVERY_DESTINATION_CONCURRENCY of the worker's places", async () => {
+  await server?.stop();
+  server = await startServer({ ...env, WORKER_CONCURRENCY: "8", DELIVERY_DESTINATION_CONCURRENCY: "3", DELIVERY_TIMEOUT_MS: "8000" });
+  const dead = await call("POST", "/connections", { name: "dead", source: { name: "dead-src" }, destination: { name: "dead-dst", config: { url: `${receiver.url}/dead` } } });
+  const alive = await call("POST", "/connections", { name: "alive", source: { name: "alive-src" }, destination: { name: "alive-dst", config: { url: `${receiver.url}/alive` } } });
+  expect([dead.status, alive.status]).toEqual([200, 200]);
+  // The dead destination accepts connections and never answers (until the delivery timeout).
+  receiver.respond((req) => (req.url.startsWith("/dead") ? { status: 200, delayMs: 30_000 } : { status: 200, body: "ok" }));
+  const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, server!.url);
+  await Promise.all(Array.from({ length: 12 }, (_, i) => fetch(`${local(dead.json.source.url)}/${i}`, { method: "POST", body: "to the void" })));
+  await eventually(async () => receiver.received.filter((r) => r.url.startsWith("/dead")).length >= 3);
+  const started = Date.now();
+  await Promise.all(Array.from({ length: 5 }, (_, i) => fetch(`${local(alive.json.source.url)}/${i}`, { method: "POST", body: "fine" })));
+  const arrived = await eventually(async () => {
+    const got = receiver.received.filter((r) => r.url.startsWith("/alive"));
+    return got.length >= 5 ? got : null;
+  }, 20_000);
+  // Well before the dead destination's deliveries time out (8 s).
+  expect(Math.max(...arrived.map((r) => r.at)) - started).toBeLessThan(3000);
+  // Never more than 3 requests in flight to the dead destination.
+  expect(receiver.received.filter((r) => r.url.startsWith("/dead")).length).toBe(3);
+  receiver.respond({ status: 200, body: "ok" });
+}, 60_000);

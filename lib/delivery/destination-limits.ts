@@ -15,10 +15,22 @@ const SLOT_WAIT_MS = 250;
 const inFlight = new Map<string, number>();
 const waiting = new Map<string, (() => void)[]>();
 
-/** Waits until `destinationId` has fewer than `ceiling` deliveries in flight here, or `ms` pass; true when a slot is free. */
-async function waitForSlot(destinationId: string, ceiling: number, ms: number): Promise<boolean> {
+/** Takes a place among `destinationId`'s deliveries in flight here if it has fewer than `ceiling`. */
+function tryTake(destinationId: string, ceiling: number): boolean {
+  const n = inFlightTo(destinationId);
+  if (n >= ceiling) return false;
+  inFlight.set(destinationId, n + 1);
+  return true;
+}
+
+/**
+ * Takes a place among `destinationId`'s deliveries in flight here (fewer than `ceiling`), waiting up to
+ * `ms` for one; true when taken. The check and the take happen in one synchronous step, so deliveries
+ * started together cannot all see the same free place.
+ */
+async function takeSlot(destinationId: string, ceiling: number, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
-  while (inFlightTo(destinationId) >= ceiling) {
+  while (!tryTake(destinationId, ceiling)) {
     const left = end - Date.now();
     if (left <= 0) return false;
     await new Promise<void>((resolve) => {
@@ -47,8 +59,7 @@ export async function acquireDestinationSlot(destinationId: string, config: Dest
   const ceiling = limit && period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
   // A burst to one destination waits a moment for its deliveries in flight; a destination that stays
   // saturated (slow or dead) gives the worker slot back and is tried again a little later.
-  if (!(await waitForSlot(destinationId, ceiling, SLOT_WAIT_MS))) return { ok: false, retryAt: new Date(Date.now() + 500 + Math.floor(Math.random() * 500)) };
-  inFlight.set(destinationId, inFlightTo(destinationId) + 1);
+  if (!(await takeSlot(destinationId, ceiling, SLOT_WAIT_MS))) return { ok: false, retryAt: new Date(Date.now() + 500 + Math.floor(Math.random() * 500)) };
   let released = false;
   const release = () => {
     if (released) return;
