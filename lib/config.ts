@@ -36,7 +36,7 @@ const ConfigSchema = z.object({
   WORKER_ENABLED: booleanish.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(250),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
