@@ -161,6 +161,18 @@ const stage = (k: "written" | "fanned" | "sent") => {
   return `${percentile(v, 50)} / ${percentile(v, 95)} / ${percentile(v, 99)}`;
 };
 log(`phase 2 stages since ingested_at, p50 / p95 / p99 ms: write began ${stage("written")}; fan-out began ${stage("fanned")}; attempt sent ${stage("sent")}; arrived ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)}`);
+// Steady or stalls? p99 by 10 s window of ingestion.
+const byWindow = new Map<number, number[]>();
+for (const e of newEvents) {
+  const { requestId, at } = arrivals.get(e)!;
+  const t = ingestedAt.get(requestId);
+  if (t === undefined) continue;
+  const w = Math.floor((t - startedAt) / 10_000);
+  if (!byWindow.has(w)) byWindow.set(w, []);
+  byWindow.get(w)!.push(at[0]! - t);
+}
+const windows = [...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]);
+log(`phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows.map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
 
 // Exactly once?
 const total = await accepted();
