@@ -237,8 +237,9 @@ SELECT q.id, q.team_id, q.source_id,
 
 /**
  * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
- * their creation time): claims and deletes the rows, reading their sources' connections (claimFanoutsSql, in the same round trip as BEGIN), runs the
- * rules, and writes the events, ignored events, executions and jobs, in one transaction. A crash before
+ * their creation time): claims and deletes the rows and reads their sources' connections
+ * (claimFanoutsSql, in the same round trip as BEGIN), runs the rules, and writes the events, ignored
+ * events, executions and jobs, in one transaction. A crash before
  * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
  * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
  * jobs. Resolves with the number of requests fanned out; throws on database errors.
