@@ -155,16 +155,16 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
       clearTimeout(timer);
       resolve(result);
     };
-    const timeoutError = () => Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: "HOOKYARD_TIMEOUT" });
+    const timeoutMessage = `no complete answer within ${timeoutMs} ms`;
     // The whole exchange has `timeoutMs`: a request not started yet is answered at once and aborted when
     // it starts; one under way is aborted.
     const timer = setTimeout(() => {
       timedOut = true;
-      controller?.abort(timeoutError());
-      finish(failure("TIMEOUT", `no complete answer within ${timeoutMs} ms`));
+      controller?.abort(new Error(timeoutMessage));
+      finish(failure("TIMEOUT", timeoutMessage));
     }, timeoutMs);
     const onError = (err: Error) => {
-      if (timedOut) return finish(failure("TIMEOUT", `no complete answer within ${timeoutMs} ms`));
+      if (timedOut) return finish(failure("TIMEOUT", timeoutMessage));
       if (err instanceof undiciErrors.InvalidArgumentError) return finish(failure("INVALID_CHARACTER", describe(err)));
       finish(failure(classifyNetworkError(err), describe(err)));
     };
@@ -172,7 +172,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        if (timedOut) c.abort(timeoutError());
+        if (timedOut) c.abort(new Error(timeoutMessage));
       },
       onResponseStart(_c, statusCode) {
         // 1xx informational answers come first: the final status wins.
