@@ -24,7 +24,9 @@ async function testUrlWithConnection() {
 }
 
 const get = (path: string) => fetch(`${BASE_URL}${path}`, { headers: { accept: "application/json" } });
-const post = (path: string) => fetch(`${BASE_URL}${path}`, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": uniqueIp() } });
+/** POST with the session cookie of the test URL's workspace (a retry needs it: issue 15 §2; e2e/console-isolation.test.ts). */
+const post = (path: string, cookie: string | undefined) =>
+  fetch(`${BASE_URL}${path}`, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": uniqueIp(), ...(cookie ? { cookie } : {}) } });
 
 describe("console deliveries", () => {
   it("lists a request's events with their attempts", async () => {
@@ -42,7 +44,7 @@ describe("console deliveries", () => {
     expect(body.events[0]).toMatchObject({ status: "FAILED", connection: { name: "local" }, destination: { type: "HTTP" }, response_status: 500 });
     expect(body.events[0].attempts).toEqual([expect.objectContaining({ attempt_number: 1, trigger: "INITIAL", status: "FAILED", response_status: 500, body: "first fails" })]);
 
-    const retried = await post(`/${t.id}/requests/${request_id}/retry`);
+    const retried = await post(`/${t.id}/requests/${request_id}/retry`, t.cookie);
     expect(retried.status).toBe(200);
     const { event_ids } = await retried.json();
     expect(event_ids).toHaveLength(1);
@@ -57,7 +59,7 @@ describe("console deliveries", () => {
     const { request_id } = await (await fetch(t.ingest_url, { method: "POST", body: "x" })).json();
     const body = await (await get(`/${t.id}/requests/${request_id}/events`)).json();
     expect(body).toEqual({ request_id, rejection_cause: "NO_CONNECTION", events: [], ignored_events: [] });
-    const retried = await (await post(`/${t.id}/requests/${request_id}/retry`)).json();
+    const retried = await (await post(`/${t.id}/requests/${request_id}/retry`, t.cookie)).json();
     expect(retried).toEqual({ request_id, event_ids: [] });
   });
 
@@ -70,6 +72,6 @@ describe("console deliveries", () => {
       expect(res.status).toBe(404);
       expect((await res.json()).code).toBe("NOT_FOUND");
     }
-    expect((await post(`/${b.id}/requests/${request_id}/retry`)).status).toBe(404);
+    expect((await post(`/${b.id}/requests/${request_id}/retry`, b.cookie)).status).toBe(404);
   });
 });

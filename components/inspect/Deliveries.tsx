@@ -17,7 +17,8 @@ async function retry(publicId: string, requestId: string): Promise<{ event_ids: 
   const res = await fetch(`/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(requestId)}/retry`, { method: "POST", headers: { accept: "application/json" }, cache: "no-store" });
   const data = await res.json().catch(() => null);
   if (res.status === 429) throw new Error(data?.message ?? "Too many retries. Please wait a moment.");
-  if (!res.ok) throw new Error(`Retry failed (${res.status})`);
+  // 403: only the workspace that created the test URL (its session cookie) may retry.
+  if (!res.ok) throw new Error(typeof data?.data?.[0] === "string" ? data.data[0] : `Retry failed (${res.status})`);
   return data;
 }
 
@@ -82,8 +83,11 @@ function EventRow({ event }: { event: TConsoleEvent }) {
   );
 }
 
-/** The events and attempts of one captured request (the CLI's deliveries included), with a Retry button. Text only. */
-export function Deliveries({ publicId, requestId }: { publicId: string; requestId: string }) {
+/**
+ * The events and attempts of one captured request (the CLI's deliveries included), with a Retry button for
+ * the test URL's owner (`canRetry`; the server refuses anyone else's retry with 403). Text only.
+ */
+export function Deliveries({ publicId, requestId, canRetry }: { publicId: string; requestId: string; canRetry: boolean }) {
   const queryClient = useQueryClient();
   const key = ["deliveries", publicId, requestId];
   const query = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchDeliveries(publicId, requestId, signal), refetchInterval: 2_000, staleTime: 1_000 });
@@ -98,15 +102,17 @@ export function Deliveries({ publicId, requestId }: { publicId: string; requestI
       title="Deliveries"
       meta={<span className="tabular-nums">{events.length}</span>}
       actions={
-        <button
-          type="button"
-          data-testid="retry-request"
-          disabled={mutation.isPending}
-          onClick={() => mutation.mutate()}
-          className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700"
-        >
-          {mutation.isPending ? "Retrying…" : "Retry"}
-        </button>
+        canRetry && (
+          <button
+            type="button"
+            data-testid="retry-request"
+            disabled={mutation.isPending}
+            onClick={() => mutation.mutate()}
+            className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700"
+          >
+            {mutation.isPending ? "Retrying…" : "Retry"}
+          </button>
+        )
       }
     >
       {mutation.isError && <p className="border-b border-zinc-200 px-4 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-400">{(mutation.error as Error).message}</p>}

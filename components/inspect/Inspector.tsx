@@ -24,7 +24,7 @@ export type InspectorProps = {
   initialAt: number;
   /** Display name of the source type. */
   typeLabel: string;
-  /** The CLI hint; only given to the source's owner. */
+  /** The CLI hint; only given to the source's owner (the visitor whose session cookie is its workspace's). */
   cmdHint: string | null;
   /** The visitor's own sources (empty when the visitor has no workspace). */
   sources: NavSource[];
@@ -276,7 +276,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 <RequestList requests={requests} selectedKey={selected ? requestKey(selected, selectedIndex) : null} onSelect={(k) => select(k, true)} freshKeys={freshKeys} />
               </section>
               <section ref={detailRef} aria-label="Request details" className="min-w-0 flex-1 scroll-mt-14 overflow-y-auto bg-zinc-50/50 p-4 sm:p-6 dark:bg-zinc-950">
-                {selected && <RequestDetail key={selected.id} publicId={publicId} request={selected} />}
+                {selected && <RequestDetail key={selected.id} publicId={publicId} request={selected} owner={cmdHint !== null} />}
               </section>
             </div>
           )}

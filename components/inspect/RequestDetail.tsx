@@ -40,8 +40,8 @@ function isForm(contentType: string | null | undefined): boolean {
   return !!contentType && contentType.toLowerCase().includes("application/x-www-form-urlencoded");
 }
 
-/** Everything about one captured request. All captured content is rendered as text. */
-export function RequestDetail({ publicId, request: r }: { publicId: string; request: TCapturedRequest }) {
+/** Everything about one captured request. All captured content is rendered as text. `owner`: the visitor may retry it. */
+export function RequestDetail({ publicId, request: r, owner }: { publicId: string; request: TCapturedRequest; owner: boolean }) {
   const headers: [string, string][] = Object.entries(r.headers ?? {}).map(([k, v]) => [k, String(v)]);
   const query = queryRows(r.query);
   const body = bodyView(r);
@@ -108,7 +108,7 @@ export function RequestDetail({ publicId, request: r }: { publicId: string; requ
         </dl>
       </header>
 
-      {r.id && <Deliveries publicId={publicId} requestId={r.id} />}
+      {r.id && <Deliveries publicId={publicId} requestId={r.id} canRetry={owner} />}
 
       <Section
         id="body-title"

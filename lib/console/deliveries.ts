@@ -1,14 +1,16 @@
 /**
  * What became of a captured request (issue "Gateway pipeline", console inspect view): its events, each
- * with its attempts (CLI deliveries included), and its ignored events; and retrying it. Reached with the
- * test URL's id like every console read (the id is the capability, shared/spec/console.md
- * "Authentication").
+ * with its attempts (CLI deliveries included), and its ignored events; and retrying it. Reads are reached
+ * with the test URL's id like every console read (the id is the capability, shared/spec/console.md
+ * "Authentication"); a retry also needs the owning workspace's cookie. Guest workspaces' sources only
+ * (lib/console/console-source.ts).
  */
 import { z } from "zod";
+import { type ConsoleSource, requireConsoleSource, requireOwnedConsoleSource } from "@/lib/console/console-source";
+import type { ConsoleSession } from "@/lib/console/sessions";
 import { getPool } from "@/lib/db/pool";
 import { retryRequest } from "@/lib/delivery/event-actions";
 import { ApiError } from "@/lib/http/errors";
-import { sourceIdFromPublic } from "@/lib/ids";
 
 export const ZConsoleAttempt = z.object({
   id: z.string(),
@@ -41,11 +43,12 @@ export const ZConsoleDeliveries = z.object({
 export type TConsoleDeliveries = z.infer<typeof ZConsoleDeliveries>;
 export type TConsoleEvent = z.infer<typeof ZConsoleEvent>;
 
-async function requestOf(publicId: string, requestId: string): Promise<{ team_id: string; rejection_cause: string | null }> {
-  const sourceId = sourceIdFromPublic(publicId);
-  const { rows } = sourceId
-    ? await getPool().query<{ team_id: string; rejection_cause: string | null }>("SELECT team_id, rejection_cause FROM requests WHERE id = $1 AND source_id = $2", [requestId, sourceId])
-    : { rows: [] };
+/** Request `requestId` of the test URL `source`; throws ApiError NOT_FOUND when they do not belong together. */
+async function requestOf(source: ConsoleSource, publicId: string, requestId: string): Promise<{ rejection_cause: string | null }> {
+  const { rows } = await getPool().query<{ rejection_cause: string | null }>("SELECT rejection_cause FROM requests WHERE id = $1 AND source_id = $2", [
+    requestId,
+    source.id,
+  ]);
   if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
   return rows[0];
 }
@@ -54,10 +57,11 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
  * The events (newest first, at most 50) and ignored events of request `requestId` of test URL
- * `publicId`. Throws ApiError NOT_FOUND when they do not belong together.
+ * `publicId`. Throws ApiError NOT_FOUND when they do not belong together or `publicId` is not a test URL
+ * (a gateway team's source included: issue 15 §2).
  */
 export async function getRequestDeliveries(publicId: string, requestId: string): Promise<TConsoleDeliveries> {
-  const request = await requestOf(publicId, requestId);
+  const request = await requestOf(await requireConsoleSource(publicId), publicId, requestId);
   const pool = getPool();
   const { rows: events } = await pool.query(
     `SELECT e.id, e.webhook_id, w.name AS connection_name, e.destination_id, d.name AS destination_name, d.type AS destination_type,
@@ -108,9 +112,16 @@ export async function getRequestDeliveries(publicId: string, requestId: string):
 
 /**
  * Runs request `requestId` of test URL `publicId` through the test URL's connections again (for a test
- * URL: the CLI's). Returns the ids of the new events (none when nothing listens). Throws NOT_FOUND.
+ * URL: the CLI's), for the caller holding `session`. Returns the ids of the new events (none when nothing
+ * listens). Throws ApiError NOT_FOUND (not a test URL, or not its request) and FORBIDDEN when `session`
+ * is not the owning workspace's (issue 15 §2: a state change needs the owner's cookie).
  */
-export async function retryConsoleRequest(publicId: string, requestId: string): Promise<{ request_id: string; event_ids: string[] }> {
-  const request = await requestOf(publicId, requestId);
-  return { request_id: requestId, event_ids: await retryRequest(request.team_id, requestId) };
+export async function retryConsoleRequest(
+  publicId: string,
+  requestId: string,
+  session: ConsoleSession | null,
+): Promise<{ request_id: string; event_ids: string[] }> {
+  const source = await requireOwnedConsoleSource(publicId, session);
+  await requestOf(source, publicId, requestId);
+  return { request_id: requestId, event_ids: await retryRequest(source.team_id, requestId) };
 }

@@ -1,23 +1,24 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestFeed } from "@/lib/console/live";
-import { getPool } from "@/lib/db/pool";
-import { sourceIdFromPublic } from "@/lib/ids";
+import { findConsoleSource, testUrlNotFound } from "@/lib/console/console-source";
 
 const HEARTBEAT_MS = 15_000;
 
 /**
  * `GET /{id}/live`: a server-sent-events stream that emits `event: request` (data `{"source_id"}`)
  * each time a request for that source is committed, by any process. Starts with `event: ready`;
- * a comment line every 15 s keeps proxies from closing it. 404 JSON for unknown sources.
+ * a comment line every 15 s keeps proxies from closing it. 404 JSON for unknown ids and for gateway
+ * teams' sources alike (issue 15 §2: the console serves guest workspaces' test URLs only).
  */
 export async function streamSourceRequests(publicId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const sourceId = sourceIdFromPublic(publicId);
-  const { rowCount } = sourceId ? await getPool().query("SELECT 1 FROM sources WHERE id = $1", [sourceId]) : { rowCount: 0 };
-  if (!sourceId || !rowCount) {
-    res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
-    res.end(JSON.stringify({ code: "NOT_FOUND", status: 404, data: [`No test URL with id "${publicId}"`] }));
+  const source = await findConsoleSource(publicId);
+  if (!source) {
+    const notFound = testUrlNotFound(publicId);
+    res.writeHead(notFound.status, { "content-type": "application/json; charset=utf-8" });
+    res.end(JSON.stringify({ code: notFound.code, status: notFound.status, data: notFound.details }));
     return;
   }
+  const sourceId = source.id;
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache, no-transform",

@@ -1,7 +1,7 @@
+import { requireConsoleSource } from "@/lib/console/console-source";
 import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
 import { ingestUrlFor } from "@/lib/console/urls";
 import { getPool } from "@/lib/db/pool";
-import { sourceIdFromPublic } from "@/lib/ids";
 import { ApiError } from "@/lib/http/errors";
 
 /** Bytes of a body shown in a preview. */
@@ -62,19 +62,11 @@ type Row = {
 /**
  * The source preview of `GET /{id}` (shared/spec/console.md "Source preview"): the source and its
  * newest requests first. `publicId` is the id without `src_`.
- * Throws ApiError NOT_FOUND when no source has that id.
+ * Throws ApiError NOT_FOUND when no test URL has that id: unknown, or a gateway team's source (issue 15 §2).
  */
 export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUESTS): Promise<TSourcePreview & { team_id: string }> {
-  const sourceId = sourceIdFromPublic(publicId);
+  const source = await requireConsoleSource(publicId);
   const pool = getPool();
-  const { rows: sources } = sourceId
-    ? await pool.query<{ id: string; team_id: string; name: string; type: string }>(
-        "SELECT id, team_id, name, type FROM sources WHERE id = $1",
-        [sourceId],
-      )
-    : { rows: [] };
-  const source = sources[0];
-  if (!source) throw new ApiError("NOT_FOUND", "No test URL with that id", [`No test URL with id "${publicId}"`]);
   const { rows } = await pool.query<Row>(
     `SELECT r.id, r.verified, r.rejection_cause, r.ingested_at, d.method, d.path, d.query, d.headers,
             substring(d.body from 1 for ${PREVIEW_BODY_BYTES + 1}) AS body, d.body_size, d.content_type
@@ -107,18 +99,17 @@ export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUEST
 }
 
 /**
- * The exact stored body of request `requestId` of source `publicId`, for download.
- * Throws ApiError NOT_FOUND when either is unknown or they do not belong together.
+ * The exact stored body of request `requestId` of test URL `publicId`, for download.
+ * Throws ApiError NOT_FOUND when either is unknown, they do not belong together, or `publicId` is a
+ * gateway team's source (issue 15 §2).
  */
 export async function getRawBody(publicId: string, requestId: string): Promise<{ body: Buffer; contentType: string | null }> {
-  const sourceId = sourceIdFromPublic(publicId);
-  const { rows } = sourceId
-    ? await getPool().query<{ body: Buffer | null; content_type: string | null }>(
-        `SELECT d.body, d.content_type FROM requests r JOIN request_raw_data d ON d.request_id = r.id
-          WHERE r.id = $1 AND r.source_id = $2`,
-        [requestId, sourceId],
-      )
-    : { rows: [] };
+  const source = await requireConsoleSource(publicId);
+  const { rows } = await getPool().query<{ body: Buffer | null; content_type: string | null }>(
+    `SELECT d.body, d.content_type FROM requests r JOIN request_raw_data d ON d.request_id = r.id
+      WHERE r.id = $1 AND r.source_id = $2`,
+    [requestId, source.id],
+  );
   if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
   return { body: rows[0].body ?? Buffer.alloc(0), contentType: rows[0].content_type };
 }

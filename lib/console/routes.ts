@@ -54,10 +54,11 @@ export const rawBodyRoute = (publicId: string, requestId: string) =>
 export const deliveriesRoute = (publicId: string, requestId: string) =>
   consoleRoute({}, async () => json(200, await getRequestDeliveries(publicId, requestId), { "cache-control": "no-store" }));
 
-// POST /{id}/requests/{request_id}/retry - run the request through the test URL's connections again (60 per minute)
+// POST /{id}/requests/{request_id}/retry - run the request through the test URL's connections again (60 per minute);
+// only with the owning workspace's session cookie (403 otherwise)
 export const retryRequestRoute = (publicId: string, requestId: string) =>
-  consoleRoute({ rateLimit: { name: "retry", perMinute: (c) => c.consoleCreateRateLimit } }, async () =>
-    json(200, await retryConsoleRequest(publicId, requestId), { "cache-control": "no-store" }),
+  consoleRoute({ rateLimit: { name: "retry", perMinute: (c) => c.consoleCreateRateLimit } }, async ({ session }) =>
+    json(200, await retryConsoleRequest(publicId, requestId, session), { "cache-control": "no-store" }),
   );
 
 // GET /new - only the rate limit (10 per minute); the page itself is rendered by Next.js
