@@ -245,13 +245,14 @@ test.describe("captured content is never markup", () => {
 });
 
 test.describe("deep links", () => {
-  test("another browser without the session cookie opening /{id} sees the source and its requests but no CLI hint", async ({ page, browser }) => {
+  test("another browser without the session cookie opening /{id} sees the source and its requests but no CLI hint and no Retry", async ({ page, browser }) => {
     const src = await createInBrowserContext(page, { name: `Deep link ${Date.now()}` });
     await send(src.ingest_url, "/deep?link=1", { headers: { "content-type": "text/plain" }, body: "hi" });
 
-    // The owner's browser has the hint.
+    // The owner's browser has the hint and can retry.
     await openInspector(page, src.id);
     await expect(page.getByTestId("cmd-hint")).toBeVisible();
+    await expect(page.getByTestId("request-detail").getByTestId("retry-request")).toBeVisible();
 
     const other = await newClient(browser);
     try {
@@ -266,6 +267,9 @@ test.describe("deep links", () => {
       await expect(visitor.getByTestId("request-detail").getByTestId("request-body")).toHaveText("hi");
       await expect(visitor.getByText("Shared with you")).toBeVisible();
       await expect(visitor.getByTestId("cmd-hint")).toHaveCount(0);
+      // Retrying is the owner's (the server refuses it without the cookie: e2e/console-isolation.test.ts).
+      await expect(visitor.getByTestId("request-detail").getByTestId("deliveries-empty")).toBeVisible();
+      await expect(visitor.getByTestId("retry-request")).toHaveCount(0);
       expect(await visitor.content()).not.toContain(src.cli_key);
     } finally {
       await other.close();
