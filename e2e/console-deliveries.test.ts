@@ -1,7 +1,7 @@
 /**
  * The console's view of deliveries (issue "Gateway pipeline": "In the console inspect view each captured
  * request shows its events and attempts, and can be retried from there"): `GET /{id}/requests/{req}/events`
- * and `POST /{id}/requests/{req}/retry`, reached with the test URL's id.
+ * and `POST /{id}/requests/{req}/retry`, reached with the test URL's id (a retry also with its workspace's session cookie).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection } from "@/lib/gateway/connections/connection-store";
