@@ -94,10 +94,10 @@ function state(): PoolState {
   return s;
 }
 
-/** Runs and waiting runs of this process's pool (0 before first use). */
-export function sandboxLoad(): { running: number; queued: number; threads: number } {
+/** This process's pool: runs in progress, runs waiting, the thread limit, and threads alive now (0 before first use). */
+export function sandboxLoad(): { running: number; queued: number; threads: number; alive: number } {
   const s = globals[GLOBAL_KEY];
-  return { running: s?.running ?? 0, queued: s?.waiting.length ?? 0, threads: s?.threads ?? getConfig().transformationThreads };
+  return { running: s?.running ?? 0, queued: s?.waiting.length ?? 0, threads: s?.threads ?? getConfig().transformationThreads, alive: s?.pool.threads.length ?? 0 };
 }
 
 /** Takes a thread slot, waiting if all are taken; `refuse` throws TransformationBusyError when the queue is full. */
