@@ -271,7 +271,7 @@ describe("the transformation runtime is off the request thread (issue 15 §1)", 
 
   it("eight endless loops neither hold an ingest request nor another team's API call; each answers the timeout result", async () => {
     const other = await newTeam("transformations-bystander");
-    const conn = await connectionTo(other, null);
+    const conn = await connectionTo(other, null, { destination: { type: "MOCK_API" } });
     const loops = await newTeam("transformations-loops");
     const started = Date.now();
     const runs = Array.from({ length: 8 }, () => run({ code: LOOP }, loops));
