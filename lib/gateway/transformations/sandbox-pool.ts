@@ -37,10 +37,12 @@ export type SandboxTask = {
   maxConsoleChars: number;
 };
 
-/** What a sandbox run answered; `killed` when the main thread or V8 ended the thread. */
+type SandboxLine = { type: "log" | "info" | "warn" | "error" | "debug"; message: string };
+
+/** What a sandbox run answered (console lines written before it ended); `killed` when the main thread or V8 ended the thread. */
 export type SandboxAnswer =
-  | { outcome: { result?: unknown } | { error: string }; lines: { type: "log" | "info" | "warn" | "error" | "debug"; message: string }[] }
-  | { sandboxFailed: string; lines: [] }
+  | { outcome: { result?: unknown } | { error: string }; lines: SandboxLine[] }
+  | { sandboxFailed: string; lines: SandboxLine[] }
   | { killed: "timeout" | "memory"; lines: [] };
 
 /** The API's run was refused: every thread is busy and the queue is full. Not a fault of the code. */
