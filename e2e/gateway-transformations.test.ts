@@ -295,7 +295,7 @@ describe("the transformation runtime is off the request thread (issue 15 §1)", 
     expect(Date.now() - started).toBeGreaterThan(3500);
   });
 
-  it("runs beyond the threads and the queue (2 + 8 by default) get 429 TOO_MANY_REQUESTS", async () => {
+  it("runs beyond the threads and the queue (2 + 8 by default) get 429 TOO_MANY_REQUESTS with Retry-After", async () => {
     const loops = await newTeam("transformations-flood");
     const answers = await Promise.all(Array.from({ length: 12 }, () => run({ code: LOOP }, loops)));
     const refused = answers.filter((a) => a.status === 429);
@@ -304,6 +304,7 @@ describe("the transformation runtime is off the request thread (issue 15 §1)", 
     expect(ran.length + refused.length).toBe(12);
     for (const a of ran) expect(a.json).toEqual(TIMEOUT_OUTPUT);
     for (const a of refused) {
+      expect(a.headers.get("retry-after")).toBe("1");
       expect(a.json).toEqual({
         handled: true,
         status: 429,
