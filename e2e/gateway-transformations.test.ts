@@ -297,11 +297,12 @@ describe("the transformation runtime is off the request thread (issue 15 §1)", 
 
   it("runs beyond the threads and the queue (2 + 8 by default) get 429 TOO_MANY_REQUESTS with Retry-After", async () => {
     const loops = await newTeam("transformations-flood");
-    const answers = await Promise.all(Array.from({ length: 12 }, () => run({ code: LOOP }, loops)));
+    const answers = await Promise.all(Array.from({ length: 16 }, () => run({ code: LOOP }, loops)));
     const refused = answers.filter((a) => a.status === 429);
     const ran = answers.filter((a) => a.status === 200);
     expect(refused.length).toBeGreaterThanOrEqual(1);
-    expect(ran.length + refused.length).toBe(12);
+    expect(ran.length + refused.length).toBe(16);
+    expect(ran.length).toBeLessThanOrEqual(12);
     for (const a of ran) expect(a.json).toEqual(TIMEOUT_OUTPUT);
     for (const a of refused) {
       expect(a.headers.get("retry-after")).toBe("1");
@@ -310,7 +311,7 @@ describe("the transformation runtime is off the request thread (issue 15 §1)", 
         status: 429,
         code: "TOO_MANY_REQUESTS",
         message: "Too Many Requests",
-        data: { message: expect.stringMatching(/^The transformation runtime is busy: 2 runs in progress and 8 waiting; try again shortly$/), running: 2, queued: 8, retry_after: 1 },
+        data: { message: "The transformation runtime is busy: 2 runs in progress and 8 waiting; try again shortly", running: 2, queued: 8, retry_after: 1 },
       });
     }
   });
