@@ -12,7 +12,6 @@
  * Answer: {outcome: {result?} | {error}, lines: [{type, message}]} or {sandboxFailed: message} when the
  *         WebAssembly module itself failed.
  */
-import { workerData } from "node:worker_threads";
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, shouldInterruptAfterDeadline } from "quickjs-emscripten";
 
 /** WebAssembly page size, bytes. */
@@ -163,5 +162,5 @@ export default async function runInSandbox(task) {
 }
 
 // Loaded before the thread reports ready (piscina imports this file first), so a run with the default
-// limit does not pay for it.
-await moduleFor(Number(workerData?.memoryBytes) || 5 * 1024 * 1024);
+// limit (run-transformation.ts TRANSFORMATION_MEMORY_BYTES, 5 MiB) does not pay for it.
+await moduleFor(5 * 1024 * 1024);
