@@ -1,11 +1,12 @@
 /**
  * Gateway `/transformations` (reference §1, §2 Transformation and run output, §3 runtime): CRUD with
  * encrypted env, upsert by name, count, filters and paging, 409/422/400/404 bodies, team isolation, and
- * `PUT /transformations/run` in the sandbox.
+ * `PUT /transformations/run` in the sandbox, off the web process's thread with bounded concurrency.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
+import { connectionTo, send } from "./support/pipeline";
 
 let team: TestTeam;
 const V = "/2025-07-01";
@@ -261,5 +262,57 @@ describe("PUT /transformations/run", () => {
     }
     expect((await api(team, "PUT", `${V}/transformations/run`, "nope")).status).toBe(400);
     expect((await api(null, "PUT", `${V}/transformations/run`, { code: CODE })).status).toBe(401);
+  });
+});
+
+describe("the transformation runtime is off the request thread (issue 15 §1)", () => {
+  const LOOP = 'addHandler("transform", (req) => { while (true) {} })';
+  const TIMEOUT_OUTPUT = { log_level: "fatal", console: [{ type: "error", message: "Timeout: the transformation ran longer than 1000 ms" }] };
+
+  it("eight endless loops neither hold an ingest request nor another team's API call; each answers the timeout result", async () => {
+    const other = await newTeam("transformations-bystander");
+    const conn = await connectionTo(other, null, { destination: { type: "MOCK_API" } });
+    const loops = await newTeam("transformations-loops");
+    const started = Date.now();
+    const runs = Array.from({ length: 8 }, () => run({ code: LOOP }, loops));
+    await new Promise((r) => setTimeout(r, 300)); // the runs are in the sandbox now
+    const timed = async <T>(p: Promise<T>) => {
+      const t = Date.now();
+      const value = await p;
+      return { value, ms: Date.now() - t };
+    };
+    const [ingest, list] = await Promise.all([timed(send(conn.source.url, { hello: "world" })), timed(api(other, "GET", `${V}/sources`))]);
+    expect(ingest.value.status).toBe(200);
+    expect(list.value.status).toBe(200);
+    // On the web process's thread these waited for the loops (8 s in the issue); a generous bound for a busy machine.
+    expect(ingest.ms).toBeLessThan(2500);
+    expect(list.ms).toBeLessThan(2500);
+    for (const r of await Promise.all(runs)) {
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual(TIMEOUT_OUTPUT);
+    }
+    // Two threads by default: eight one-second loops take at least four seconds, so the calls above did not wait for them.
+    expect(Date.now() - started).toBeGreaterThan(3500);
+  });
+
+  it("runs beyond the threads and the queue (2 + 8 by default) get 429 TOO_MANY_REQUESTS with Retry-After", async () => {
+    const loops = await newTeam("transformations-flood");
+    const answers = await Promise.all(Array.from({ length: 16 }, () => run({ code: LOOP }, loops)));
+    const refused = answers.filter((a) => a.status === 429);
+    const ran = answers.filter((a) => a.status === 200);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(ran.length + refused.length).toBe(16);
+    expect(ran.length).toBeLessThanOrEqual(12);
+    for (const a of ran) expect(a.json).toEqual(TIMEOUT_OUTPUT);
+    for (const a of refused) {
+      expect(a.headers.get("retry-after")).toBe("1");
+      expect(a.json).toEqual({
+        handled: true,
+        status: 429,
+        code: "TOO_MANY_REQUESTS",
+        message: "Too Many Requests",
+        data: { message: "The transformation runtime is busy: 2 runs in progress and 8 waiting; try again shortly", running: 2, queued: 8, retry_after: 1 },
+      });
+    }
   });
 });

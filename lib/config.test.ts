@@ -89,4 +89,10 @@ describe("lib/config parseConfig", () => {
     expect(c.ingestMaxBodyBytes).toBe(1024);
     expect(c.cookieDomain).toBe("example.org");
   });
+
+  it("parseConfig – transformation sandbox threads, queue and idle exit (issue 15 §1)", () => {
+    expect(parseConfig({})).toMatchObject({ transformationThreads: 2, transformationQueueMax: 8, transformationThreadIdleMs: 10_000 });
+    expect(parseConfig({ TRANSFORMATION_THREADS: "4", TRANSFORMATION_QUEUE_MAX: "0", TRANSFORMATION_THREAD_IDLE_MS: "500" })).toMatchObject({ transformationThreads: 4, transformationQueueMax: 0, transformationThreadIdleMs: 500 });
+    expect(() => parseConfig({ TRANSFORMATION_THREADS: "0" })).toThrow(/TRANSFORMATION_THREADS/);
+  });
 });

@@ -42,6 +42,9 @@ const ConfigSchema = z.object({
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
+  TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
 export type Config = {
@@ -99,6 +102,12 @@ export type Config = {
   deliveryDestinationConcurrency: number;
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
   pipelineSweepIntervalMs: number;
+  /** Transformation sandbox threads per process (web and worker each): runs at once. */
+  transformationThreads: number;
+  /** `PUT /transformations/run` calls that wait for a busy thread per process; more get 429. */
+  transformationQueueMax: number;
+  /** A sandbox thread idle this long exits and returns its memory, ms. */
+  transformationThreadIdleMs: number;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -146,6 +155,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
+    transformationThreads: e.TRANSFORMATION_THREADS,
+    transformationQueueMax: e.TRANSFORMATION_QUEUE_MAX,
+    transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,
   };
 }
 

@@ -156,6 +156,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       json = result.body;
       if (req.method !== "GET") bumpConfigGeneration();
     } catch (err) {
+      if (err instanceof GatewayError && err.status === 429 && typeof err.data.retry_after === "number") limitHeaders["retry-after"] = String(err.data.retry_after);
       const v = version;
       ({ status, json } = errorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));
     }

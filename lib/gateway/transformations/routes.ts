@@ -1,6 +1,7 @@
 /** Handlers of `/transformations` (CRUD and `PUT /transformations/run`), shared by app/api/[version]/transformations. */
 import { z } from "zod";
 import { runTransformation } from "@/lib/gateway/transformations/run-transformation";
+import { TransformationBusyError } from "@/lib/gateway/transformations/sandbox-pool";
 import {
   countTransformations,
   createTransformation,
@@ -76,7 +77,8 @@ export const updateTransformationRoute = gatewayRoute<z.infer<typeof ZTransforma
 // DELETE /transformations/{id}
 export const deleteTransformationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteTransformation(teamId, params.id) }));
 
-// PUT /transformations/run - run code or a saved transformation on a sample request (200 even when it fails)
+// PUT /transformations/run - run code or a saved transformation on a sample request (200 even when it fails;
+// 429 when every sandbox thread is busy and TRANSFORMATION_QUEUE_MAX runs already wait)
 export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformationRun>>({ body: ZTransformationRun }, async ({ teamId, body }) => {
   let code = body.code;
   let env = body.env ?? {};
@@ -113,6 +115,13 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     env,
     request: { headers: req.headers, body: req.body ?? null, path: req.path ?? "/", query, parsed_query: req.parsed_query ?? parseQueryString(query) },
     context: { connection },
+    whenBusy: "refuse",
+  }).catch((err: unknown) => {
+    // Every sandbox thread busy and the queue full (issue 15 §1): the same answer as the API's rate limit.
+    if (err instanceof TransformationBusyError) {
+      throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: err.message, running: err.running, queued: err.queued, retry_after: 1 });
+    }
+    throw err;
   });
   return {
     body: {
