@@ -15,7 +15,7 @@
  * socket's actual peer), never on a separate resolution, so DNS rebinding has no gap to use.
  */
 import dns from "node:dns";
-import type { LookupFunction, Socket } from "node:net";
+import { isIP, type LookupFunction, type Socket } from "node:net";
 import ipaddr from "ipaddr.js";
 import { buildConnector } from "undici";
 
@@ -83,7 +83,7 @@ export function addressPolicy(allowPrivate: boolean, allowedCidrs: readonly stri
 export function parseCidrOrAddress(text: string): Cidr {
   const t = text.trim();
   if (t.includes("/")) return ipaddr.parseCIDR(t);
-  const ip = ipaddr.parse(t);
+  const ip = parseIp(t);
   return [ip, ip.kind() === "ipv4" ? 32 : 128];
 }
 
@@ -94,10 +94,10 @@ const ipv4At = (bytes: number[], ...at: number[]) => new ipaddr.IPv4(at.map((i) 
 /** IPv4 addresses carried inside an IPv6 one, with the form's name; `strict` when the IPv4 address is the real peer. */
 function embeddedIPv4(ip: ipaddr.IPv6): Array<{ ip: ipaddr.IPv4; form: string; strict: boolean }> {
   const b = ip.toByteArray();
-  if (ip.match(...IPV4_COMPATIBLE)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "IPv4-compatible", strict: true }];
-  if (ip.match(...IPV4_TRANSLATED)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "IPv4-translated", strict: true }];
-  if (ip.match(...NAT64_WELL_KNOWN)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "NAT64", strict: true }];
-  if (ip.match(...NAT64_LOCAL)) {
+  if (inCidr(ip, IPV4_COMPATIBLE)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "IPv4-compatible", strict: true }];
+  if (inCidr(ip, IPV4_TRANSLATED)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "IPv4-translated", strict: true }];
+  if (inCidr(ip, NAT64_WELL_KNOWN)) return [{ ip: ipv4At(b, 12, 13, 14, 15), form: "NAT64", strict: true }];
+  if (inCidr(ip, NAT64_LOCAL)) {
     // RFC 6052 places the IPv4 address by prefix length (48, 56, 64 or 96 inside this /48), skipping byte 8.
     return [
       [6, 7, 9, 10],
@@ -106,8 +106,8 @@ function embeddedIPv4(ip: ipaddr.IPv6): Array<{ ip: ipaddr.IPv4; form: string; s
       [12, 13, 14, 15],
     ].map((at) => ({ ip: ipv4At(b, ...at), form: "local-use NAT64", strict: false }));
   }
-  if (ip.match(...SIX_TO_FOUR)) return [{ ip: ipv4At(b, 2, 3, 4, 5), form: "6to4", strict: true }];
-  if (ip.match(...TEREDO)) {
+  if (inCidr(ip, SIX_TO_FOUR)) return [{ ip: ipv4At(b, 2, 3, 4, 5), form: "6to4", strict: true }];
+  if (inCidr(ip, TEREDO)) {
     const client = new ipaddr.IPv4([12, 13, 14, 15].map((i) => b[i]! ^ 0xff));
     return [
       { ip: client, form: "Teredo", strict: true },
@@ -115,6 +115,17 @@ function embeddedIPv4(ip: ipaddr.IPv6): Array<{ ip: ipaddr.IPv4; form: string; s
     ];
   }
   return [];
+}
+
+/**
+ * An IPv4 or IPv6 literal (brackets and zone dropped). IPv6 goes through the WHATWG URL parser first, which
+ * writes every form in hex as the sender's URLs are: ipaddr.js alone reads "::a.b.c.d" (IPv4-compatible)
+ * as IPv4-mapped.
+ */
+function parseIp(text: string): IP {
+  const bare = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!bare.includes(":")) return ipaddr.IPv4.parse(bare);
+  return ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
 }
 
 const metadataOf = (ip: IP) => METADATA_CIDRS.find(([c]) => inCidr(ip, c))?.[1];
@@ -126,7 +137,7 @@ const metadataOf = (ip: IP) => METADATA_CIDRS.find(([c]) => inCidr(ip, c))?.[1];
 export function refusedAddressReason(address: string, policy: AddressPolicy): string | null {
   let ip: IP;
   try {
-    ip = ipaddr.parse(address.replace(/^\[|\]$/g, ""));
+    ip = parseIp(address);
   } catch {
     return `${address} is not an IP address`;
   }
@@ -144,7 +155,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
 
   const range = ip.range();
   if (NEVER.has(range)) return `${address} is a ${range} address (never a delivery target)`;
-  if (ip.kind() === "ipv6" && !unspecifiedOrLoopback && ip.match(...IPV4_COMPATIBLE)) {
+  if (ip.kind() === "ipv6" && !unspecifiedOrLoopback && inCidr(ip, IPV4_COMPATIBLE)) {
     return `${address} is a deprecated IPv4-compatible address (never a delivery target)`;
   }
   for (const e of embedded) {
@@ -154,7 +165,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
 
   const privateClass = PRIVATE.has(range)
     ? range
-    : ip.match(...NAT64_LOCAL)
+    : inCidr(ip, NAT64_LOCAL)
       ? "local-use NAT64"
       : embedded.find((e) => e.strict && PRIVATE.has(e.ip.range()))?.ip.range();
   if (!privateClass || policy.allowPrivate) return null;
@@ -171,7 +182,8 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
 export function refusedHostReason(host: string, policy: AddressPolicy): string | null {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
   if (METADATA_HOSTNAMES.has(name)) return `${host} is a cloud metadata service (never a delivery target)`;
-  if (ipaddr.isValid(name)) return refusedAddressReason(name, policy);
+  // What net.connect takes as an address literal (it never looks those up).
+  if (isIP(name)) return refusedAddressReason(name, policy);
   return null;
 }
 
