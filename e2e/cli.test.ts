@@ -272,7 +272,7 @@ describe("hookyard listen", () => {
 
   it("the console's cmd_hint works as printed from the repository", async () => {
     const t = await newTestUrl({}, { ip: uniqueIp() });
-    expect(t.cmd_hint).toBe(`npx tsx cli/hookyard.ts listen [port] <source-name> --cli-key ${t.cli_key} --server ${BASE_URL}`);
+    expect(t.cmd_hint).toBe(`npx hookyard listen [port] <source-name> --cli-key ${t.cli_key} --server ${BASE_URL}`);
     const command = t.cmd_hint.replace("[port]", port()).replace("<source-name>", t.name);
     const cli = track(spawn("sh", ["-c", `exec ${command}`], { stdio: ["ignore", "pipe", "pipe"] }));
     await eventually(async () => cli.output().includes(`Listening on ${t.name}`), 30_000);

@@ -131,12 +131,25 @@ describe("destinations and failures", () => {
     expect((await attemptsOf(event.id))[0]).toMatchObject({ response_status: 422, body: '{"error":"bad"}' });
   });
 
-  it("cloud metadata and link-local addresses are never delivered to", async () => {
-    const c = await connectionTo(team, null, { destination: { config: { url: "http://169.254.169.254/latest/meta-data" } } });
-    const sent = await send(c.source.url);
-    const [event] = await eventsIn(sent.requestId, ["FAILED"]);
-    expect(event.error_code).toBe("HOST_UNREACHABLE");
-    expect((await attemptsOf(event.id))[0].body).toMatch(/linkLocal/);
+  it("cloud metadata and link-local addresses are never delivered to (issue 15 §4: also with private networks allowed)", async () => {
+    const urls = [
+      ["http://169.254.169.254/latest/meta-data", /cloud metadata/],
+      ["http://[fd00:ec2::254]/latest/meta-data", /cloud metadata/],
+      ["http://100.100.100.200/latest/meta-data", /cloud metadata/],
+      ["http://168.63.129.16/machine", /cloud metadata/],
+      ["http://[64:ff9b::a9fe:a9fe]/", /cloud metadata/],
+      ["http://2852039166/", /cloud metadata/],
+      ["http://169.254.1.1/", /linkLocal/],
+    ] as const;
+    await Promise.all(
+      urls.map(async ([url, reason]) => {
+        const c = await connectionTo(team, null, { destination: { config: { url } } });
+        const sent = await send(c.source.url);
+        const [event] = await eventsIn(sent.requestId, ["FAILED"]);
+        expect(event.error_code, url).toBe("HOST_UNREACHABLE");
+        expect((await attemptsOf(event.id))[0].body, url).toMatch(reason);
+      }),
+    );
   });
 
   it("an unknown host is DNS_LOOKUP_FAILED", async () => {

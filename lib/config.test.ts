@@ -20,7 +20,7 @@ describe("lib/config parseConfig", () => {
     expect(c.ingestMaxBodyBytes).toBe(10 * 1024 * 1024);
     expect(c.consoleCreateRateLimit).toBe(60);
     expect(c.consoleNewRateLimit).toBe(10);
-    expect(c.cliCommand).toBe("npx tsx cli/hookyard.ts");
+    expect(c.cliCommand).toBe("npx hookyard");
     expect(c.logLevel).toBe("info");
   });
 
@@ -94,5 +94,33 @@ describe("lib/config parseConfig", () => {
     expect(parseConfig({})).toMatchObject({ transformationThreads: 2, transformationQueueMax: 8, transformationThreadIdleMs: 10_000 });
     expect(parseConfig({ TRANSFORMATION_THREADS: "4", TRANSFORMATION_QUEUE_MAX: "0", TRANSFORMATION_THREAD_IDLE_MS: "500" })).toMatchObject({ transformationThreads: 4, transformationQueueMax: 0, transformationThreadIdleMs: 500 });
     expect(() => parseConfig({ TRANSFORMATION_THREADS: "0" })).toThrow(/TRANSFORMATION_THREADS/);
+  });
+
+  it.each([
+    ["http://localhost:3000", true],
+    ["http://127.0.0.1:4000", true],
+    ["http://127.9.9.9", true],
+    ["http://[::1]:3000", true],
+    ["http://app.localhost", true],
+    ["https://hooks.example.com", false],
+    ["http://10.0.0.5:3000", false],
+    ["http://192.168.1.10", false],
+    ["http://[fd12::1]", false],
+  ])("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS defaults by PUBLIC_URL %s → %s (issue 15 §4)", (publicUrl, expected) => {
+    expect(parseConfig({ PUBLIC_URL: publicUrl }).deliveryAllowPrivateNetworks).toBe(expected);
+  });
+
+  it("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS: no PUBLIC_URL is localhost (allowed); an explicit value wins", () => {
+    expect(parseConfig({}).deliveryAllowPrivateNetworks).toBe(true);
+    expect(parseConfig({ PUBLIC_URL: "https://hooks.example.com", DELIVERY_ALLOW_PRIVATE_NETWORKS: "true" }).deliveryAllowPrivateNetworks).toBe(true);
+    expect(parseConfig({ PUBLIC_URL: "http://127.0.0.1:3000", DELIVERY_ALLOW_PRIVATE_NETWORKS: "false" }).deliveryAllowPrivateNetworks).toBe(false);
+  });
+
+  it("parseConfig – DELIVERY_ALLOWED_CIDRS is a comma list of CIDRs or addresses; anything else is named in the error", () => {
+    expect(parseConfig({}).deliveryAllowedCidrs).toEqual([]);
+    expect(parseConfig({ DELIVERY_ALLOWED_CIDRS: " 10.0.0.0/8, fd12::/16 ,192.168.1.7," }).deliveryAllowedCidrs).toEqual(["10.0.0.0/8", "fd12::/16", "192.168.1.7"]);
+    for (const bad of ["10.0.0.0/33", "not-a-cidr", "10.0.0.0/8,example.com", "fd12::/129"]) {
+      expect(() => parseConfig({ DELIVERY_ALLOWED_CIDRS: bad })).toThrow(/DELIVERY_ALLOWED_CIDRS/);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -28,7 +29,7 @@ const ConfigSchema = z.object({
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
-  CLI_COMMAND: z.string().min(1).default("npx tsx cli/hookyard.ts"),
+  CLI_COMMAND: z.string().min(1).default("npx hookyard"),
   SECRET_KEY: z.string().min(16).optional(),
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
@@ -39,7 +40,12 @@ const ConfigSchema = z.object({
   WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(250),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
-  DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
+  DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.optional(),
+  DELIVERY_ALLOWED_CIDRS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((c) => c.trim()).filter(Boolean))
+    .refine((list) => list.every(isCidrOrAddress), { message: "expected a comma-separated list of CIDRs such as 10.0.0.0/8,fd12::/16" }),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
@@ -96,8 +102,13 @@ export type Config = {
   deliveryTimeoutMs: number;
   /** Bytes of a destination's response body kept on the attempt. */
   deliveryResponseMaxBytes: number;
-  /** Deliver to private, loopback and unique-local addresses (link-local and cloud metadata are always refused). */
+  /**
+   * Deliver to private, loopback, carrier-grade NAT and unique-local addresses (issue 15 §4). Default: true
+   * only when PUBLIC_URL's host is loopback (a developer's machine). Link-local and cloud metadata are always refused.
+   */
   deliveryAllowPrivateNetworks: boolean;
+  /** Private CIDRs delivered to even when private networks are refused ("10.0.0.0/8", "fd12::/16"; never metadata). */
+  deliveryAllowedCidrs: string[];
   /** Deliveries in flight at once to one destination per worker process (when it sets no `concurrent` limit). */
   deliveryDestinationConcurrency: number;
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
@@ -111,6 +122,19 @@ export type Config = {
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+/** "10.0.0.0/8" or a bare address ("10.1.2.3", one host). */
+function isCidrOrAddress(text: string): boolean {
+  return text.includes("/") ? ipaddr.isValidCIDR(text) : ipaddr.isValid(text);
+}
+
+/** Whether `url`'s host is loopback: localhost, *.localhost, 127.0.0.0/8, ::1 (also IPv4-mapped). */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (!ipaddr.isValid(host)) return false;
+  return ipaddr.process(host).range() === "loopback";
+}
 
 /**
  * Parses settings from `env`. Throws an Error naming every invalid variable.
@@ -152,7 +176,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     workerNice: e.WORKER_NICE,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,
-    deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS,
+    deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS ?? isLoopbackUrl(publicUrl),
+    deliveryAllowedCidrs: e.DELIVERY_ALLOWED_CIDRS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
     transformationThreads: e.TRANSFORMATION_THREADS,

@@ -5,7 +5,8 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeSender, sendHttp } from "@/lib/delivery/http-sender";
+import { addressPolicy, type Resolver } from "@/lib/delivery/address-guard";
+import { closeSender, configureSender, sendHttp } from "@/lib/delivery/http-sender";
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 const seen: Seen[] = [];
@@ -29,6 +30,7 @@ const server = http.createServer((req, res) => {
       return;
     }
     if (path === "/reset") return req.socket.destroy();
+    if (path === "/close") return res.writeHead(200, { connection: "close" }).end("closed");
     res.writeHead(404).end("no such path");
   });
 });
@@ -39,6 +41,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  await configureSender({});
   await closeSender();
   for (const s of sockets) s.destroy();
   await new Promise((r) => server.close(r));
@@ -112,5 +115,90 @@ describe("sendHttp", () => {
     expect(results.every((r) => r.status === 201 && r.body === "created")).toBe(true);
     const bodies = new Set(seen.filter((s) => s.url.startsWith("/ok?i=")).map((s) => s.body));
     expect(bodies.size).toBe(200);
+  });
+});
+
+/** A resolver the test controls: every name resolves to what `answer` says for it (one call per connection). */
+const resolverOf =
+  (answer: (hostname: string) => string): Resolver =>
+  (hostname, _options, callback) => {
+    const address = answer(hostname);
+    queueMicrotask(() => callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]));
+  };
+
+describe("sendHttp – refused addresses (issue 15 §4)", () => {
+  afterAll(() => configureSender({}));
+
+  it.each([
+    "http://169.254.169.254/latest/meta-data/",
+    "http://2852039166/", // decimal
+    "http://0251.0376.0251.0376/", // octal
+    "http://0xa9fea9fe/", // hex
+    "http://169.254.43518/", // short form
+    "http://169.254.169.254./", // trailing dot
+    "http://[::ffff:169.254.169.254]/", // IPv4-mapped
+    "http://[::169.254.169.254]/", // IPv4-compatible
+    "http://[64:ff9b::a9fe:a9fe]/", // NAT64
+    "http://[64:ff9b::168.63.129.16]/",
+    "http://[fd00:ec2::254]/latest/meta-data/", // AWS IPv6
+    "http://100.100.100.200/latest/meta-data/", // Alibaba
+    "http://168.63.129.16/machine?comp=goalstate", // Azure wire server
+    "http://192.0.0.192/", // Oracle
+    "http://169.254.0.23/", // Tencent
+    "https://metadata.google.internal/computeMetadata/v1/",
+    "http://metadata.tencentyun.com/latest/meta-data/",
+  ])("%s is HOST_UNREACHABLE without a connection: by default, and with private networks and every CIDR allowed", async (url) => {
+    // The test process has no PUBLIC_URL (localhost): private networks are allowed by default.
+    const byDefault = await sendHttp({ url, method: "GET", headers: {}, body: null, timeoutMs: 1_000 });
+    expect(byDefault).toMatchObject({ status: null, errorCode: "HOST_UNREACHABLE", respondedAt: null });
+    expect(byDefault.body).toMatch(/cloud metadata/);
+    await configureSender({ policy: addressPolicy(true, ["0.0.0.0/0", "::/0"]) });
+    const r = await sendHttp({ url, method: "GET", headers: {}, body: null, timeoutMs: 1_000 });
+    await configureSender({});
+    expect(r).toMatchObject({ status: null, errorCode: "HOST_UNREACHABLE", respondedAt: null });
+    expect(r.body).toMatch(/cloud metadata/);
+  });
+
+  it("with the settings of the test process (PUBLIC_URL loopback: private allowed), local receivers are reached", async () => {
+    await configureSender({});
+    expect((await sendHttp({ url: `${base}/ok`, method: "POST", headers: {}, body: null })).status).toBe(201);
+  });
+
+  it("a host name resolving to each metadata form is refused after resolution; the receiver sees nothing", async () => {
+    for (const address of ["169.254.169.254", "fd00:ec2::254", "100.100.100.200", "168.63.129.16", "::ffff:a9fe:a9fe", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "fe80::1"]) {
+      await configureSender({ policy: addressPolicy(true, ["0.0.0.0/0", "::/0"]), resolve: resolverOf(() => address) });
+      const r = await sendHttp({ url: `http://hooks.customer.test:${new URL(base).port}/ok`, method: "POST", headers: {}, body: null, timeoutMs: 2_000 });
+      expect(r.errorCode, address).toBe("HOST_UNREACHABLE");
+      expect(r.body).toContain(`hooks.customer.test resolves to ${address}`);
+    }
+  });
+
+  it("private targets follow DELIVERY_ALLOW_PRIVATE_NETWORKS and DELIVERY_ALLOWED_CIDRS", async () => {
+    const url = `http://hooks.customer.test:${new URL(base).port}/ok`;
+    const count = seen.length;
+    await configureSender({ policy: addressPolicy(false), resolve: resolverOf(() => "127.0.0.1") });
+    const refused = await sendHttp({ url, method: "POST", headers: {}, body: null });
+    expect(refused.errorCode).toBe("HOST_UNREACHABLE");
+    expect(refused.body).toMatch(/127\.0\.0\.1 is a loopback address \(DELIVERY_ALLOW_PRIVATE_NETWORKS is off/);
+    expect((await sendHttp({ url: `${base}/ok`, method: "POST", headers: {}, body: null })).errorCode).toBe("HOST_UNREACHABLE");
+    expect(seen.length).toBe(count);
+    await configureSender({ policy: addressPolicy(false, ["127.0.0.0/8"]), resolve: resolverOf(() => "127.0.0.1") });
+    expect((await sendHttp({ url, method: "POST", headers: {}, body: null })).status).toBe(201);
+    await configureSender({ policy: addressPolicy(true), resolve: resolverOf(() => "127.0.0.1") });
+    expect((await sendHttp({ url, method: "POST", headers: {}, body: null })).status).toBe(201);
+    expect(seen.length).toBe(count + 2);
+  });
+
+  it("DNS rebinding: a name that first resolves to the receiver and then to the metadata service is refused on the next connection", async () => {
+    let calls = 0;
+    await configureSender({ policy: addressPolicy(true), resolve: resolverOf(() => (calls++ === 0 ? "127.0.0.1" : "169.254.169.254")) });
+    const url = `http://rebind.customer.test:${new URL(base).port}/close`;
+    const first = await sendHttp({ url, method: "POST", headers: {}, body: null });
+    expect(first).toMatchObject({ status: 200, body: "closed" });
+    // The receiver closed the connection; the next delivery connects, and resolves, again.
+    const second = await sendHttp({ url, method: "POST", headers: {}, body: null, timeoutMs: 2_000 });
+    expect(second).toMatchObject({ status: null, errorCode: "HOST_UNREACHABLE" });
+    expect(second.body).toContain("rebind.customer.test resolves to 169.254.169.254");
+    expect(calls).toBe(2);
   });
 });

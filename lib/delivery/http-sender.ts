@@ -7,10 +7,9 @@
  * `request()` with an abort signal and a body stream: a delivery is the worker's most frequent piece of
  * work, and that costs about half the CPU per request.
  */
-import { isIP } from "node:net";
 import { Agent, type Dispatcher, errors as undiciErrors } from "undici";
 import { getConfig } from "@/lib/config";
-import { guardedLookup, RefusedAddressError, refusedAddressReason } from "@/lib/delivery/address-guard";
+import { type AddressPolicy, addressPolicy, guardedConnector, RefusedAddressError, refusedHostReason, type Resolver } from "@/lib/delivery/address-guard";
 
 export type OutgoingRequest = {
   url: string;
@@ -39,13 +38,34 @@ export type SendResult = {
 };
 
 let agent: Agent | undefined;
+let overrides: { policy?: AddressPolicy; resolve?: Resolver } = {};
+let configPolicy: AddressPolicy | undefined;
+
+/** The address policy of the settings (DELIVERY_ALLOW_PRIVATE_NETWORKS, DELIVERY_ALLOWED_CIDRS), or the override. */
+function getPolicy(): AddressPolicy {
+  if (overrides.policy) return overrides.policy;
+  const config = getConfig();
+  configPolicy ??= addressPolicy(config.deliveryAllowPrivateNetworks, config.deliveryAllowedCidrs);
+  return configPolicy;
+}
+
 function getAgent(): Agent {
+  // The address check lives in the connector: what it checks is what the socket connects to.
   agent ??= new Agent({
     keepAliveTimeout: 10_000,
     connections: 64,
-    connect: { lookup: guardedLookup(getConfig().deliveryAllowPrivateNetworks), timeout: 10_000 },
+    connect: guardedConnector(getPolicy(), { timeout: 10_000, resolve: overrides.resolve }),
   });
   return agent;
+}
+
+/**
+ * Replaces the address policy and/or the resolver (tests: a resolver they control; embedders), closing
+ * pooled connections so the next delivery connects under them. `{}` restores the settings and the system resolver.
+ */
+export async function configureSender(options: { policy?: AddressPolicy; resolve?: Resolver }): Promise<void> {
+  await closeSender();
+  overrides = options;
 }
 
 const CODE_MAP: Record<string, string> = {
@@ -109,8 +129,9 @@ function describe(err: unknown): string {
 
 /**
  * Sends one request and never throws: every outcome is a {@link SendResult}. Redirects are not
- * followed (a 3xx is an answer like any other). A URL that is not http(s), or whose host is an IP
- * literal that is refused, fails with INVALID_URL / HOST_UNREACHABLE without a connection.
+ * followed (a 3xx is an answer like any other). A URL that is not http(s) fails with INVALID_URL; a host
+ * refused by the address guard (lib/delivery/address-guard.ts, issue 15 §4: metadata always, private
+ * networks by setting), before or after resolution or by the connected peer, fails with HOST_UNREACHABLE.
  */
 export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
   const config = getConfig();
@@ -134,11 +155,10 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
     return failure("INVALID_URL", `${req.url} is not a valid URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return failure("INVALID_URL", `${url.protocol} URLs cannot be delivered to`);
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host)) {
-    const reason = refusedAddressReason(host, config.deliveryAllowPrivateNetworks);
-    if (reason) return failure("HOST_UNREACHABLE", reason);
-  }
+  // The URL parser has turned odd spellings (2852039166, 0251.0376.0251.0376, 0xa9fea9fe, 169.254.43518)
+  // into the address; refuse metadata names and refused literals without a connection.
+  const reason = refusedHostReason(url.hostname, getPolicy());
+  if (reason) return failure("HOST_UNREACHABLE", reason);
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
