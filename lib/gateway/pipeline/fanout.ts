@@ -16,14 +16,15 @@ import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
 import { newLease } from "@/lib/delivery/deliver-event";
 import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
-import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY } from "@/lib/delivery/event-delivery";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
-import { type DeduplicateRule, dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
+import { type DeduplicateRule, dedupDigest, rawDedupDigest } from "@/lib/gateway/pipeline/deduplicate";
 import { serializeBody, toRuleRequest } from "@/lib/gateway/pipeline/event-request";
 import { type FilterRule, failedFilterParts } from "@/lib/gateway/pipeline/filter";
 import { runTransformation, type TransformRequest } from "@/lib/gateway/transformations/run-transformation";
 import { createId } from "@/lib/ids";
+import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
 
 const log = logger("fanout");
@@ -59,7 +60,8 @@ type RequestRow = {
   content_type: string | null;
 };
 
-type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: unknown; dedup?: { digest: string; window: number } };
+/** `data`: `events.data` as storable JSON text (eventDataJson), null for the request as received. */
+type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: string | null; dedup?: { digest: string; window: number } };
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
 
@@ -148,6 +150,90 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, memo: T
 }
 
 type Outcomes = { events: EventRow[]; ignored: IgnoredRow[]; executions: ExecutionRow[] };
+/** What one request gives on one connection: written together, or, after a failed write, in isolation. */
+type PairOutcomes = Outcomes & { request: RequestRow; connection: FanoutConnection };
+
+/** The outcomes of every pair, for one multi-row write. */
+const merged = (pairs: PairOutcomes[]): Outcomes => ({ events: pairs.flatMap((p) => p.events), ignored: pairs.flatMap((p) => p.ignored), executions: pairs.flatMap((p) => p.executions) });
+
+/**
+ * `events.data` of a transformed request (lib/delivery/event-delivery.ts TransformedData) as JSON text
+ * `jsonb` stores: the body as the text delivered, or, when that text holds U+0000, as `body_base64`
+ * (the bytes delivered stay exact); U+0000 and lone surrogates in the path, query and headers are
+ * written as their escapes (lib/ingest/storable.ts). Throws a RangeError when the output cannot be
+ * written as JSON at all (nested too deep).
+ */
+function eventDataJson(t: TransformRequest): string {
+  const body = serializeBody(t.body);
+  const text = body?.toString("utf8") ?? null;
+  const base = { path: t.path, query: t.query, headers: t.headers };
+  const data: TransformedData = body && text!.includes("\u0000") ? { ...base, body: null, body_base64: body.toString("base64") } : { ...base, body: text };
+  const json = storableJson(data);
+  if (json === null) throw new RangeError("the transformation's output cannot be written as JSON");
+  return json;
+}
+
+/** The transformation a connection's failure is put down to: the last one that ran, else its first transform rule's. */
+function transformationOf(connection: FanoutConnection, executions: { transformationId: string }[]): string | null {
+  const ran = executions.at(-1)?.transformationId;
+  if (ran) return ran;
+  const rule = connection.rules.find((r) => r.type === "transform");
+  return rule ? String(rule.transformation_id ?? "") : null;
+}
+
+/**
+ * Runs one connection's rules on one request. Never throws: a failure of the rules or of building the
+ * event (a transformation's output that cannot be delivered, a body nested too deep to compare) ends
+ * as an ignored event TRANSFORMATION_FAILED when a transformation is involved; a deduplicate rule that
+ * cannot compare the parsed request compares its raw data instead (rawDedupDigest).
+ */
+async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo: TransformationMemo, now: number): Promise<PairOutcomes> {
+  const out: PairOutcomes = { request: req, connection, events: [], ignored: [], executions: [] };
+  if (connection.disabled) {
+    out.ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
+    return out;
+  }
+  let outcome: Outcome | undefined;
+  const id = createId("event", now);
+  try {
+    outcome = await applySteps(req, connection, memo);
+    if (outcome.kind === "event") {
+      const delay = connection.rules.find((r) => r.type === "delay");
+      const dedupRule = connection.rules.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
+      const delayMs = delay ? Number(delay.delay) || 0 : 0;
+      const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
+      let digest: string | undefined;
+      if (dedupRule) {
+        try {
+          digest = dedupDigest(dedupRule, outcome.request ?? toRuleRequest(req));
+        } catch {
+          digest = rawDedupDigest(req);
+        }
+      }
+      out.events.push({
+        id,
+        request: req,
+        connection,
+        status,
+        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
+        data: outcome.data ? eventDataJson(outcome.data) : null,
+        dedup: dedupRule ? { digest: digest!, window: dedupRule.window } : undefined,
+      });
+    }
+  } catch (err) {
+    log.error(`rules of ${connection.id} failed on ${req.id}`, err);
+    const executions = outcome?.executions ?? [];
+    const transformationId = transformationOf(connection, executions);
+    outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: transformationId === null ? null : { transformation_id: transformationId }, executions };
+  }
+  if (outcome.kind === "ignored") {
+    out.ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
+    for (const e of outcome.executions) out.executions.push({ ...e, eventId: null });
+  } else {
+    for (const e of outcome.executions) out.executions.push({ ...e, eventId: id });
+  }
+  return out;
+}
 
 const REQUESTS_SQL = "SELECT r.id, r.team_id, r.source_id FROM requests r WHERE r.id = ANY($1) ORDER BY r.id";
 const RAW_SQL = "SELECT request_id, method, path, query, headers, body, content_type FROM request_raw_data WHERE request_id = ANY($1)";
@@ -165,11 +251,12 @@ async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutC
 }
 
 /**
- * Runs every connection's rules on `requests`; `connectionIds` limits the connections. `bySource` gives
- * the sources' connections when the caller read them already (else they are read here).
+ * Runs every connection's rules on `requests`, one result per (request, connection) pair;
+ * `connectionIds` limits the connections. `bySource` gives the sources' connections when the caller
+ * read them already (else they are read here). Throws only on database errors.
  */
-async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<Outcomes> {
-  const out: Outcomes = { events: [], ignored: [], executions: [] };
+async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<PairOutcomes[]> {
+  const out: PairOutcomes[] = [];
   if (requests.length === 0) return out;
   bySource ??= await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
   const memo: TransformationMemo = new Map();
@@ -177,40 +264,7 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
       if (connectionIds && !connectionIds.includes(connection.id)) continue;
-      if (connection.disabled) {
-        out.ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
-        continue;
-      }
-      let outcome: Outcome;
-      try {
-        outcome = await applySteps(req, connection, memo);
-      } catch (err) {
-        log.error(`rules of ${connection.id} failed on ${req.id}`, err);
-        outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: null, executions: [] };
-      }
-      if (outcome.kind === "ignored") {
-        out.ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
-        for (const e of outcome.executions) out.executions.push({ ...e, eventId: null });
-        continue;
-      }
-      const id = createId("event", now);
-      for (const e of outcome.executions) out.executions.push({ ...e, eventId: id });
-      const delay = connection.rules.find((r) => r.type === "delay");
-      const dedupRule = connection.rules.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
-      const delayMs = delay ? Number(delay.delay) || 0 : 0;
-      const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
-      const data = outcome.data
-        ? { path: outcome.data.path, query: outcome.data.query, headers: outcome.data.headers, body: serializeBody(outcome.data.body)?.toString("utf8") ?? null }
-        : null;
-      out.events.push({
-        id,
-        request: req,
-        connection,
-        status,
-        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
-        data,
-        dedup: dedupRule ? { digest: dedupDigest(dedupRule, outcome.request ?? toRuleRequest(req)), window: dedupRule.window } : undefined,
-      });
+      out.push(await pairOutcomes(req, connection, memo, now));
     }
   }
   return out;
@@ -242,35 +296,143 @@ SELECT q.id, q.team_id, q.source_id,
  * events, executions and jobs, in one transaction. A crash before
  * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
  * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
- * jobs. Resolves with the number of requests fanned out; throws on database errors.
+ * jobs. When the batch's write fails on a record (isRecordError: data PostgreSQL refuses, a constraint),
+ * the batch is rolled back and its requests are fanned out again one by one, each pair in isolation
+ * (fanOutIsolated), so one poison request never holds up the others (issue 15 §1).
+ * Resolves with the number of requests fanned out; throws on database errors.
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
   const lease = newLease(now);
   type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
-  const { count, claimed } = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit), async (client, rows) => {
-    const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
-    if (requests.length === 0) return { count: rows.length, claimed: [] };
-    const bySource = new Map<string, FanoutConnection[]>();
-    for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
-    const outcomes = await computeOutcomes(requests, now, undefined, bySource);
-    const { claimed } = await writeOutcomes(client, outcomes, now, lease);
-    return { count: rows.length, claimed };
-  }, getBackgroundPool());
+  let claimedIds: string[] = [];
+  let result: { count: number; claimed: DeliveryRow[] };
+  try {
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit), async (client, rows) => {
+      claimedIds = rows.map((r) => r.id);
+      const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
+      if (requests.length === 0) return { count: rows.length, claimed: [] };
+      const bySource = new Map<string, FanoutConnection[]>();
+      for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
+      const pairs = await computeOutcomes(requests, now, undefined, bySource);
+      const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
+      return { count: rows.length, claimed };
+    }, getBackgroundPool());
+  } catch (err) {
+    if (!isRecordError(err) || claimedIds.length === 0) throw err;
+    log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
+    return fanOutIsolated(claimedIds);
+  }
   // Committed: the QUEUED events are this process's to deliver (direct dispatch).
-  dispatchClaimed(claimed.map((row) => ({ row, lease })));
-  return count;
+  dispatchClaimed(result.claimed.map((row) => ({ row, lease })));
+  return result.count;
+}
+
+/** Claims one request's `request_fanouts` row (if still there) and returns the request, or nothing. */
+const CLAIM_ONE_SQL = `
+WITH f AS (
+  DELETE FROM request_fanouts WHERE request_id IN (SELECT request_id FROM request_fanouts WHERE request_id = $1 FOR UPDATE SKIP LOCKED)
+  RETURNING request_id)
+SELECT r.id, r.team_id, r.source_id FROM f JOIN requests r ON r.id = f.request_id`;
+
+/**
+ * The slow path after a failed batch: fans out `requestIds` one request per transaction, each
+ * (request, connection) pair written in its own savepoint (writeIsolated). Dispatches each request's
+ * due events once it is committed. Resolves with the number of requests; throws on database errors
+ * other than record errors.
+ */
+async function fanOutIsolated(requestIds: string[]): Promise<number> {
+  for (const id of requestIds) {
+    const now = Date.now();
+    const lease = newLease(now);
+    const claimed = await inTransaction(async (client) => {
+      const { rows } = await client.query<RequestRow>(CLAIM_ONE_SQL, [id]);
+      if (rows.length === 0) return [];
+      return (await writeIsolated(client, await computeOutcomes(rows, now), now, lease)).claimed;
+    }, getBackgroundPool());
+    dispatchClaimed(claimed.map((row) => ({ row, lease })));
+  }
+  return requestIds.length;
 }
 
 /**
  * Runs requests `requestIds` through their sources' connections now (request retry; `connectionIds`
  * limits it to those connections). Nothing is queued: the caller gets the ids of the new events, or the
- * database error. Does not touch `request_fanouts`.
+ * database error. A write that fails on a record is made again pair by pair (writeIsolated).
+ * Does not touch `request_fanouts`.
  */
 export async function fanOutNow(requestIds: string[], connectionIds?: readonly string[], now = Date.now()): Promise<string[]> {
   if (requestIds.length === 0) return [];
   const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
-  const outcomes = await computeOutcomes(requests, now, connectionIds);
-  return inTransaction(async (client) => (await writeOutcomes(client, outcomes, now, null)).ids, getPool());
+  const pairs = await computeOutcomes(requests, now, connectionIds);
+  try {
+    return await inTransaction(async (client) => (await writeOutcomes(client, merged(pairs), now, null)).ids, getPool());
+  } catch (err) {
+    if (!isRecordError(err)) throw err;
+    return inTransaction(async (client) => (await writeIsolated(client, pairs, now, null)).ids, getPool());
+  }
+}
+
+/**
+ * True for an error of one record rather than of the database: data PostgreSQL refuses (SQLSTATE
+ * class 22, e.g. NUL in text, a lone surrogate in jsonb), a constraint (23, e.g. a connection deleted
+ * meanwhile), a program limit (54, e.g. JSON nested too deep), or a JS TypeError / RangeError raised
+ * while preparing it. Connection losses and the like are not: the batch is retried whole later.
+ */
+export function isRecordError(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Writes each (request, connection) pair in a savepoint of `client`'s transaction, so a pair whose
+ * records PostgreSQL refuses fails alone. Such a pair is recorded instead as an ignored event
+ * TRANSFORMATION_FAILED (`meta: {transformation_id}`) with an execution whose log says why, when a
+ * transformation is involved; otherwise (nothing of the request's own data is written) it is logged.
+ * Returns like writeOutcomes; throws database errors that are not record errors.
+ */
+async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  const out = { ids: [] as string[], claimed: [] as DeliveryRow[] };
+  const attempt = async (outcomes: Outcomes): Promise<unknown> => {
+    await client.query("SAVEPOINT hookyard_pair");
+    try {
+      const written = await writeOutcomes(client, outcomes, now, lease);
+      await client.query("RELEASE SAVEPOINT hookyard_pair");
+      out.ids.push(...written.ids);
+      out.claimed.push(...written.claimed);
+      return null;
+    } catch (err) {
+      if (!isRecordError(err)) throw err;
+      await client.query("ROLLBACK TO SAVEPOINT hookyard_pair");
+      return err;
+    }
+  };
+  for (const pair of pairs) {
+    const err = await attempt(pair);
+    if (err === null) continue;
+    const { request, connection } = pair;
+    const transformationId = transformationOf(connection, pair.executions);
+    const why = `${request.id} on ${connection.id} could not be stored: ${errorText(err)}`;
+    if (transformationId === null) {
+      log.error(`fan-out of ${why}; skipped (POST /requests/{id}/retry runs it again)`);
+      continue;
+    }
+    log.warn(`fan-out of ${why}; recorded as TRANSFORMATION_FAILED`);
+    const fallback: Outcomes = {
+      events: [],
+      ignored: [{ request, connection, cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId } }],
+      executions: [{
+        id: createId("execution"), teamId: request.team_id, transformationId, connectionId: connection.id, requestId: request.id, eventId: null,
+        logLevel: "error", logs: [{ type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` }],
+        original: null, transformed: null,
+      }],
+    };
+    const again = await attempt(fallback);
+    if (again !== null) log.error(`fan-out of ${request.id} on ${connection.id}: not even its failure could be stored`, errorText(again));
+  }
+  return out;
 }
 
 /** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
@@ -332,7 +494,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         kept.map((e) => e.request.id),
         kept.map((e) => e.status),
         kept.map((e) => e.nextAttemptAt),
-        kept.map((e) => (e.data ? JSON.stringify(e.data) : null)),
+        kept.map((e) => e.data),
         new Date(now),
         lease,
       ],
@@ -352,7 +514,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         keptIgnored.map((i) => i.connection.id),
         keptIgnored.map((i) => i.request.id),
         keptIgnored.map((i) => i.cause),
-        keptIgnored.map((i) => (i.meta === null || i.meta === undefined ? null : JSON.stringify(i.meta))),
+        keptIgnored.map((i) => (i.meta === null || i.meta === undefined ? null : storableJson(i.meta))),
         new Date(now),
       ],
     );
@@ -371,9 +533,9 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         keptExecutions.map((x) => x.requestId),
         keptExecutions.map((x) => x.eventId),
         keptExecutions.map((x) => x.logLevel),
-        keptExecutions.map((x) => JSON.stringify(x.logs)),
-        keptExecutions.map((x) => JSON.stringify(x.original)),
-        keptExecutions.map((x) => (x.transformed === null ? null : JSON.stringify(x.transformed))),
+        keptExecutions.map((x) => storableJson(x.logs, "[]")),
+        keptExecutions.map((x) => storableJson(x.original)),
+        keptExecutions.map((x) => (x.transformed === null ? null : storableJson(x.transformed))),
         new Date(now),
       ],
     );
