@@ -152,21 +152,47 @@ describe("poison requests", () => {
 describe("a record PostgreSQL refuses all the same", () => {
   // Whatever the next class of poison is, one pair that cannot be written fails alone: a trigger
   // makes PostgreSQL refuse one event (as it would refuse data it cannot store), with SQLSTATE 22023.
-  it("fails only its own (request, connection) pair, recorded as TRANSFORMATION_FAILED with the reason in the execution log", async () => {
-    const marker = `/refused-${Date.now()}`;
+  it("fails only its own (request, connection) pair: stored without the execution's data, else ignored as TRANSFORMATION_FAILED, else left pending", async () => {
+    const marker = `refused-${Date.now()}`;
+    const code = `addHandler("transform", (request) => { if (request.body.poison) request.path = "/${marker}"; return request; })`;
+    const c = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `refused-${Date.now()}`, code } }] });
+    const plain = await api(teamA, "POST", "/2025-07-01/connections", { name: `plain-${Date.now()}`, source_id: c.source.id, destination_id: c.destination.id });
+    expect(plain.status).toBe(200);
+    const stuck = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `stuck-${Date.now()}`, code } }] });
+    const other = await connectionTo(teamB, receiver);
+    // Refuses: events with the marker path; executions of requests whose body says refuse; and every
+    // ignored event of the connection "stuck" (so even its failure cannot be written).
     await db().query(`CREATE OR REPLACE FUNCTION hookyard_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.data->>'path' = '${marker}' THEN RAISE EXCEPTION 'test refuses this event' USING ERRCODE = '22023'; END IF; RETURN NEW; END $$`);
-    await db().query("CREATE TRIGGER hookyard_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION hookyard_test_refuse()");
+      BEGIN
+        IF TG_TABLE_NAME = 'events' THEN
+          IF NEW.data->>'path' = '/${marker}' THEN RAISE EXCEPTION 'test refuses this row' USING ERRCODE = '22023'; END IF;
+        ELSIF TG_TABLE_NAME = 'transformation_executions' THEN
+          IF NEW.original_data->'body'->>'refuse' = '${marker}' THEN RAISE EXCEPTION 'test refuses this row' USING ERRCODE = '22023'; END IF;
+        ELSIF NEW.webhook_id = '${stuck.id}' THEN
+          RAISE EXCEPTION 'test refuses this row' USING ERRCODE = '22023';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    for (const table of ["events", "transformation_executions", "ignored_events"]) {
+      await db().query(`CREATE TRIGGER hookyard_test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION hookyard_test_refuse()`);
+    }
+    const dropTriggers = async () => {
+      for (const table of ["events", "transformation_executions", "ignored_events"]) await db().query(`DROP TRIGGER IF EXISTS hookyard_test_refuse ON ${table}`);
+      await db().query("DROP FUNCTION IF EXISTS hookyard_test_refuse()");
+    };
     try {
-      const code = `addHandler("transform", (request) => { if (request.body.poison) request.path = "${marker}"; return request; })`;
-      const c = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `refused-${Date.now()}`, code } }] });
-      const plain = await api(teamA, "POST", "/2025-07-01/connections", { name: `plain-${Date.now()}`, source_id: c.source.id, destination_id: c.destination.id });
-      expect(plain.status).toBe(200);
-      const other = await connectionTo(teamB, receiver);
-      const sent = await Promise.all([send(c.source.url, { poison: true }), send(c.source.url, { poison: false }), send(other.source.url, { n: 1 })]);
-      const [poisoned, fine, otherTeam] = sent;
+      const sent = await Promise.all([
+        send(c.source.url, { poison: true }),
+        send(c.source.url, { refuse: marker }),
+        send(stuck.source.url, { poison: true }),
+        send(c.source.url, { poison: false }),
+        send(other.source.url, { n: 1 }),
+      ]);
+      const [poisoned, refusedRun, stuckRequest, fine, otherTeam] = sent;
       await eventsIn(otherTeam!.requestId, ["SUCCESSFUL"], 1, 30_000);
       await eventsIn(fine!.requestId, ["SUCCESSFUL"], 2, 30_000);
+
+      // The event refused: the pair is ignored, the execution says why.
       const { events, ignored } = await settled(poisoned!.requestId, 2);
       expect(events).toHaveLength(1);
       expect(events[0].webhook_id).toBe(plain.json.id);
@@ -175,14 +201,32 @@ describe("a record PostgreSQL refuses all the same", () => {
       expect(ignored[0].meta.transformation_id).toMatch(/^trs_/);
       const { rows } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [poisoned!.requestId]);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ log_level: "error", event_id: null, transformation_id: ignored[0].meta.transformation_id });
-      expect(rows[0].logs[0].message).toContain("test refuses this event");
+      expect(rows[0]).toMatchObject({ log_level: "error", event_id: null, transformation_id: ignored[0].meta.transformation_id, original_data: null });
+      expect(rows[0].logs[0].message).toContain("test refuses this row");
       await eventsIn(poisoned!.requestId, ["SUCCESSFUL"], 1, 30_000);
+
+      // Only the execution's data refused: the event is kept and delivered, the execution without its data.
+      const kept = await eventsIn(refusedRun!.requestId, ["SUCCESSFUL"], 2, 30_000);
+      expect(await ignoredOf(refusedRun!.requestId)).toEqual([]);
+      const { rows: runs } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [refusedRun!.requestId]);
+      expect(runs).toHaveLength(1);
+      expect(kept.map((e) => e.id)).toContain(runs[0].event_id);
+      expect(runs[0]).toMatchObject({ original_data: null, transformed_data: null });
+      expect(runs[0].logs.at(-1).message).toMatch(/input and output could not be stored: test refuses this row/);
+
+      // Not even the failure can be written: nothing is lost, the request stays pending...
+      expect(await eventsOf(stuckRequest!.requestId)).toEqual([]);
+      expect(await ignoredOf(stuckRequest!.requestId)).toEqual([]);
+      expect((await db().query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [stuckRequest!.requestId])).rowCount).toBe(1);
+      // ...while later requests still go through, and it is fanned out once PostgreSQL takes it.
+      const later = await send(other.source.url, { n: 2 });
+      await eventsIn(later.requestId, ["SUCCESSFUL"], 1, 30_000);
+      await dropTriggers();
+      await eventsIn(stuckRequest!.requestId, ["SUCCESSFUL"], 1, 30_000);
     } finally {
-      await db().query("DROP TRIGGER IF EXISTS hookyard_test_refuse ON events");
-      await db().query("DROP FUNCTION IF EXISTS hookyard_test_refuse()");
+      await dropTriggers();
     }
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("delivery of events that cannot be recorded or sent as they are", () => {

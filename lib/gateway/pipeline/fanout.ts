@@ -98,11 +98,19 @@ async function connectionsFor(sourceIds: string[]): Promise<Map<string, FanoutCo
 /** Transformations read during one fan-out batch (id → code and decrypted env, or null when deleted). */
 type TransformationMemo = Map<string, Promise<{ code: string; env: Record<string, string> } | null>>;
 
+/** The database failed to read a transformation: the batch is retried, not the request ignored. */
+class LookupFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super("could not read a transformation");
+  }
+}
+
 function transformation(id: string, memo: TransformationMemo): Promise<{ code: string; env: Record<string, string> } | null> {
   let hit = memo.get(id);
   if (!hit) {
     hit = getBackgroundPool()
       .query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id])
+      .catch((err: unknown) => Promise.reject(new LookupFailed(err)))
       .then(({ rows }) => (rows[0] ? { code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} } : null));
     memo.set(id, hit);
   }
@@ -182,10 +190,11 @@ function transformationOf(connection: FanoutConnection, executions: { transforma
 }
 
 /**
- * Runs one connection's rules on one request. Never throws: a failure of the rules or of building the
- * event (a transformation's output that cannot be delivered, a body nested too deep to compare) ends
- * as an ignored event TRANSFORMATION_FAILED when a transformation is involved; a deduplicate rule that
- * cannot compare the parsed request compares its raw data instead (rawDedupDigest).
+ * Runs one connection's rules on one request. A failure of the rules or of building the event (a
+ * transformation's output that cannot be delivered, a body nested too deep to compare) ends as an
+ * ignored event TRANSFORMATION_FAILED; a deduplicate rule that cannot compare the parsed request
+ * compares its raw data instead (rawDedupDigest). Throws only the database's error when it could not
+ * read a transformation (the batch is then retried whole).
  */
 async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo: TransformationMemo, now: number): Promise<PairOutcomes> {
   const out: PairOutcomes = { request: req, connection, events: [], ignored: [], executions: [] };
@@ -221,6 +230,7 @@ async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo:
       });
     }
   } catch (err) {
+    if (err instanceof LookupFailed) throw err.reason;
     log.error(`rules of ${connection.id} failed on ${req.id}`, err);
     const executions = outcome?.executions ?? [];
     const transformationId = transformationOf(connection, executions);
@@ -274,12 +284,13 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
  * Claims up to `limit` pending requests, oldest first, in one statement: deletes their `request_fanouts`
  * rows (`FOR UPDATE SKIP LOCKED`, so concurrent workers share the work) and returns the requests (null
  * columns for a request deleted meanwhile), the first row of each source with that source's connections
- * (JSON, in fan-out order). Parameterless (`limit` is inlined), so it can travel with BEGIN.
+ * (JSON, in fan-out order). Parameterless (`limit` and the `skip` ids are inlined), so it can travel with BEGIN.
  */
-const claimFanoutsSql = (limit: number) => `
+const claimFanoutsSql = (limit: number, skip: readonly string[] = []) => `
 WITH f AS (
   DELETE FROM request_fanouts WHERE request_id IN (
-    SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
+    SELECT request_id FROM request_fanouts ${skip.length ? `WHERE request_id NOT IN (${skip.map(sqlString).join(", ")})` : ""}
+     ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
   RETURNING request_id),
 q AS (SELECT f.request_id AS id, r.team_id, r.source_id, row_number() OVER (PARTITION BY r.source_id ORDER BY f.request_id) AS n
         FROM f LEFT JOIN requests r ON r.id = f.request_id)
@@ -288,6 +299,21 @@ SELECT q.id, q.team_id, q.source_id,
          (SELECT coalesce(json_agg(c ORDER BY c.created_at, c.id), '[]') FROM (SELECT ${CONNECTION_COLUMNS}, w.created_at FROM ${CONNECTIONS_FROM} WHERE w.source_id = q.source_id) c)
        END AS connections
   FROM q ORDER BY q.id`;
+
+const sqlString = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Requests this process left pending because not even their failure could be written (id → time in
+ * ms before which claims skip them), so the fan-out neither spins on them nor sends every batch down
+ * the slow path; they are tried again after HOLD_BACK_MS (and by other workers meanwhile).
+ */
+const heldBack = new Map<string, number>();
+const HOLD_BACK_MS = 10_000;
+
+function heldBackIds(now: number): string[] {
+  for (const [id, until] of heldBack) if (until <= now) heldBack.delete(id);
+  return [...heldBack.keys()].slice(0, 100);
+}
 
 /**
  * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
@@ -307,7 +333,7 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
   let claimedIds: string[] = [];
   let result: { count: number; claimed: DeliveryRow[] };
   try {
-    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit), async (client, rows) => {
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit, heldBackIds(now)), async (client, rows) => {
       claimedIds = rows.map((r) => r.id);
       const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
       if (requests.length === 0) return { count: rows.length, claimed: [] };
@@ -337,18 +363,28 @@ SELECT r.id, r.team_id, r.source_id FROM f JOIN requests r ON r.id = f.request_i
 /**
  * The slow path after a failed batch: fans out `requestIds` one request per transaction, each
  * (request, connection) pair written in its own savepoint (writeIsolated). Dispatches each request's
- * due events once it is committed. Resolves with the number of requests; throws on database errors
- * other than record errors.
+ * due events once it is committed. A request with a pair that cannot be written even as its failure
+ * is rolled back and stays pending (retried at the next drain), and the others go on. Resolves with
+ * the number of requests; throws on database errors other than record errors.
  */
 async function fanOutIsolated(requestIds: string[]): Promise<number> {
   for (const id of requestIds) {
     const now = Date.now();
     const lease = newLease(now);
-    const claimed = await inTransaction(async (client) => {
-      const { rows } = await client.query<RequestRow>(CLAIM_ONE_SQL, [id]);
-      if (rows.length === 0) return [];
-      return (await writeIsolated(client, await computeOutcomes(rows, now), now, lease)).claimed;
-    }, getBackgroundPool());
+    let claimed: DeliveryRow[];
+    try {
+      claimed = await inTransaction(async (client) => {
+        const { rows } = await client.query<RequestRow>(CLAIM_ONE_SQL, [id]);
+        if (rows.length === 0) return [];
+        return (await writeIsolated(client, await computeOutcomes(rows, now), now, lease)).claimed;
+      }, getBackgroundPool());
+    } catch (err) {
+      if (!(err instanceof Unrecordable)) throw err;
+      // Rolled back: its request_fanouts row stays, and a drain tries it again later (never lost).
+      log.error(`fan-out: ${err.message}; left pending, tried again in ${HOLD_BACK_MS} ms`);
+      heldBack.set(id, Date.now() + HOLD_BACK_MS);
+      continue;
+    }
     dispatchClaimed(claimed.map((row) => ({ row, lease })));
   }
   return requestIds.length;
@@ -368,32 +404,49 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
     return await inTransaction(async (client) => (await writeOutcomes(client, merged(pairs), now, null)).ids, getPool());
   } catch (err) {
     if (!isRecordError(err)) throw err;
-    return inTransaction(async (client) => (await writeIsolated(client, pairs, now, null)).ids, getPool());
+    return inTransaction(async (client) => (await writeIsolated(client, pairs, now, null, "skip")).ids, getPool());
   }
 }
 
 /**
- * True for an error of one record rather than of the database: data PostgreSQL refuses (SQLSTATE
- * class 22, e.g. NUL in text, a lone surrogate in jsonb), a constraint (23, e.g. a connection deleted
- * meanwhile), a program limit (54, e.g. JSON nested too deep), or a JS TypeError / RangeError raised
- * while preparing it. Connection losses and the like are not: the batch is retried whole later.
+ * True for an error of the records being written rather than of the database's availability: an
+ * error PostgreSQL answered (data it refuses, SQLSTATE class 22, e.g. NUL in text or a lone surrogate
+ * in jsonb; a constraint, 23, e.g. a connection deleted meanwhile; a limit, 54, e.g. JSON nested too
+ * deep; or any other) except the transient classes (08 connection, 40 rollback, 53 resources, 55 lock,
+ * 57 shutdown or cancel, 58 system, XX internal), or a JS TypeError / RangeError raised while
+ * preparing it. A lost connection has no SQLSTATE: the batch is retried whole later.
  */
 export function isRecordError(err: unknown): boolean {
   if (err instanceof TypeError || err instanceof RangeError) return true;
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^(08|40|53|55|57|58|XX)/.test(code);
+}
+
+/** A (request, connection) pair that could not be written, not even as its failure: its request stays pending. */
+class Unrecordable extends Error {
+  constructor(readonly requestId: string, reason: unknown) {
+    super(`${requestId} could not be stored, not even as a failure: ${errorText(reason)}`);
+  }
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * Writes each (request, connection) pair in a savepoint of `client`'s transaction, so a pair whose
- * records PostgreSQL refuses fails alone. Such a pair is recorded instead as an ignored event
- * TRANSFORMATION_FAILED (`meta: {transformation_id}`) with an execution whose log says why, when a
- * transformation is involved; otherwise (nothing of the request's own data is written) it is logged.
+ * records PostgreSQL refuses fails alone. When a transformation is involved, such a pair is written
+ * again with its executions' input and output left out (their log says why); if that is refused too,
+ * it is recorded as an ignored event TRANSFORMATION_FAILED (`meta: {transformation_id}`) with an
+ * execution whose log says why. A pair that cannot be written even so (or that has no transformation:
+ * nothing of the request's own data is written then) throws Unrecordable, so the request is left
+ * pending; with `unrecordable: "skip"` (a request retry, which has nothing pending) it is logged and skipped.
  * Returns like writeOutcomes; throws database errors that are not record errors.
  */
-async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null, unrecordable: "throw" | "skip" = "throw"): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  const giveUp = (requestId: string, err: unknown) => {
+    const e = new Unrecordable(requestId, err);
+    if (unrecordable === "throw") throw e;
+    log.error(`fan-out: ${e.message}; skipped`);
+  };
   const out = { ids: [] as string[], claimed: [] as DeliveryRow[] };
   const attempt = async (outcomes: Outcomes): Promise<unknown> => {
     await client.query("SAVEPOINT hookyard_pair");
@@ -416,8 +469,19 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
     const transformationId = transformationOf(connection, pair.executions);
     const why = `${request.id} on ${connection.id} could not be stored: ${errorText(err)}`;
     if (transformationId === null) {
-      log.error(`fan-out of ${why}; skipped (POST /requests/{id}/retry runs it again)`);
+      giveUp(request.id, err);
       continue;
+    }
+    // First keep the event, without the execution's input and output (the likeliest culprits);
+    // then, if even that is refused, ignore the pair as TRANSFORMATION_FAILED.
+    const note = { type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` };
+    if (pair.executions.length > 0) {
+      const left = { type: "error", message: `The transformation's input and output could not be stored: ${errorText(err)}` };
+      const slim = { ...pair, executions: pair.executions.map((x) => ({ ...x, original: null, transformed: null, logs: [...(Array.isArray(x.logs) ? x.logs : []), left] })) };
+      if ((await attempt(slim)) === null) {
+        log.warn(`fan-out of ${why}; stored without the transformation's input and output`);
+        continue;
+      }
     }
     log.warn(`fan-out of ${why}; recorded as TRANSFORMATION_FAILED`);
     const fallback: Outcomes = {
@@ -425,12 +489,11 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
       ignored: [{ request, connection, cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId } }],
       executions: [{
         id: createId("execution"), teamId: request.team_id, transformationId, connectionId: connection.id, requestId: request.id, eventId: null,
-        logLevel: "error", logs: [{ type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` }],
-        original: null, transformed: null,
+        logLevel: "error", logs: [note], original: null, transformed: null,
       }],
     };
     const again = await attempt(fallback);
-    if (again !== null) log.error(`fan-out of ${request.id} on ${connection.id}: not even its failure could be stored`, errorText(again));
+    if (again !== null) giveUp(request.id, again);
   }
   return out;
 }
