@@ -282,7 +282,10 @@ describe("delivery of events that cannot be recorded or sent as they are", () =>
   it("an event whose stored data or destination cannot be used fails with an attempt saying why, and the others are delivered", async () => {
     const odd = await connectionTo(teamB, receiver, { destination: { config: { url: `${receiver.url}/odd`, auth_type: "API_KEY", auth: { key: "k", api_key: "v", to: "query" } } } });
     const oddData = await connectionTo(teamB, receiver, { rules: [{ type: "delay", delay: 1500 }] });
+    const oddSecret = await connectionTo(teamB, receiver, { destination: { config: { url: `${receiver.url}/odd-secret`, auth_type: "BEARER_TOKEN", auth: { token: "t" } } } });
     const fine = await connectionTo(teamB, receiver);
+    // Destination credentials that no longer decrypt.
+    await db().query("UPDATE destinations SET auth_encrypted = 'not-a-sealed-secret' WHERE id = $1", [oddSecret.destination.id]);
     // A destination row no API would write: API_KEY auth to the query of a URL that does not parse.
     await db().query(`UPDATE destinations SET config = jsonb_set(config, '{url}', '"http://[bad"') WHERE id = $1`, [odd.destination.id]);
     const a = await send(odd.source.url, { n: 1 });
@@ -290,9 +293,10 @@ describe("delivery of events that cannot be recorded or sent as they are", () =>
     const [scheduled] = await eventsIn(b.requestId, ["SCHEDULED"]);
     // Transformed data whose body is not a string: nothing can be sent from it.
     await db().query(`UPDATE events SET data = '{"path":"/","query":"","headers":{},"body":{"not":"a string"}}'::jsonb WHERE id = $1`, [scheduled.id]);
+    const d = await send(oddSecret.source.url, { n: 4 });
     const c = await send(fine.source.url, { n: 3 });
     await eventsIn(c.requestId, ["SUCCESSFUL"], 1, 30_000);
-    for (const id of [a.requestId, b.requestId]) {
+    for (const id of [a.requestId, b.requestId, d.requestId]) {
       const [event] = await eventsIn(id, ["FAILED"], 1, 30_000);
       const attempts = await attemptsOf(event.id);
       expect(attempts).toHaveLength(1);

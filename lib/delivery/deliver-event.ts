@@ -176,19 +176,21 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     const attemptNumber = ev.attempts + 1;
     const retryAfterMs = nextRetryDelay(retryRule, attemptNumber, null);
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
-    // An event that cannot be prepared (stored data or a destination row nothing can be sent from)
-    // fails this attempt with the reason, like an answer-less failure; it never holds up the others.
+    // An event that cannot be prepared (stored data or a destination row nothing can be sent from, a
+    // secret that does not decrypt) fails this attempt with the reason, like an answer-less failure,
+    // instead of leaving its lease to expire again and again; it never holds up the others. Only
+    // withSigningSecret reads the database: its errors propagate (the lease expires, the event is retried).
+    const row = await withSigningSecret(ev);
     let delivery: ReturnType<typeof toEventDelivery> & { eventUrl: string; willRetryAfterS: number | null };
     let outgoing: ReturnType<typeof buildOutgoingRequest> | null = null;
     try {
       delivery = {
-        ...toEventDelivery(await withSigningSecret(ev), attemptId),
+        ...toEventDelivery(row, attemptId),
         eventUrl: `${config.gatewayApiUrl}/2025-07-01/events/${ev.id}`,
         willRetryAfterS: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
       };
       if (ev.destination_type !== "CLI" && ev.destination_type !== "MOCK_API") outgoing = buildOutgoingRequest(delivery);
     } catch (err) {
-      if (!isPreparationError(err)) throw err;
       return recordAttempt({ ...base, outcome: preparationFailure(err) });
     }
 
@@ -213,22 +215,10 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
   }
 }
 
-/**
- * True for an error of the event itself while its delivery is prepared (data or a destination row
- * nothing can be sent from: a TypeError, RangeError or SyntaxError, a failed decryption), as opposed
- * to a database error, after which the lease expires and the event is tried again.
- */
-function isPreparationError(err: unknown): boolean {
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return true;
-  const code = (err as { code?: unknown } | null)?.code;
-  // Node's crypto errors (a stored secret that does not decrypt) carry ERR_… codes; pg's are SQLSTATEs.
-  return typeof code === "string" && code.startsWith("ERR_");
-}
-
 /** The failed attempt recorded for an event that could not be prepared: INVALID_URL for a URL that does not parse, else UNKNOWN. */
 function preparationFailure(err: unknown): AttemptOutcome {
   const message = err instanceof Error ? err.message : String(err);
-  const invalidUrl = (err as { code?: unknown }).code === "ERR_INVALID_URL";
+  const invalidUrl = (err as { code?: unknown } | null)?.code === "ERR_INVALID_URL";
   return {
     status: null,
     body: invalidUrl ? `The event could not be sent: its destination URL is not valid (${message})` : `The event could not be prepared for delivery: ${message}`,
