@@ -17,6 +17,7 @@ import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { buildOutgoingRequest } from "@/lib/delivery/outgoing";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
 import { createId } from "@/lib/ids";
+import { storableText } from "@/lib/ingest/storable";
 
 /** Extra lease beyond the delivery timeout before another worker may take the event over, ms. */
 const LEASE_MARGIN_MS = 5000;
@@ -94,8 +95,8 @@ const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
   const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
   await getBackgroundPool().query({ name: "hookyard-record-attempts", text: RECORD_SQL, values: [
     col((r) => r.attemptId), col((r) => r.teamId), col((r) => r.eventId), col((r) => r.destinationId), col((r) => r.attemptNumber), col((r) => r.trigger),
-    col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => r.outcome.body),
-    col((r) => r.outcome.requestedUrl), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
+    col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => storableText(r.outcome.body)),
+    col((r) => storableText(r.outcome.requestedUrl)), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
     col((r) => r.outcome.deliveredAt), col((r) => r.outcome.respondedAt), col((r) => r.outcome.deliveryLatency), col((r) => r.outcome.responseLatency),
     col((r) => r.now), col((r) => r.lease), col((r) => r.eventStatus), col((r) => r.nextAt), col((r) => r.success), DELIVER_TASK,
   ] });
@@ -174,12 +175,24 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     const attemptId = createId("attempt");
     const attemptNumber = ev.attempts + 1;
     const retryAfterMs = nextRetryDelay(retryRule, attemptNumber, null);
-    const delivery = {
-      ...toEventDelivery(await withSigningSecret(ev), attemptId),
-      eventUrl: `${config.gatewayApiUrl}/2025-07-01/events/${ev.id}`,
-      willRetryAfterS: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
-    };
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
+    // An event that cannot be prepared (stored data or a destination row nothing can be sent from, a
+    // secret that does not decrypt) fails this attempt with the reason, like an answer-less failure,
+    // instead of leaving its lease to expire again and again; it never holds up the others. Only
+    // withSigningSecret reads the database: its errors propagate (the lease expires, the event is retried).
+    const row = await withSigningSecret(ev);
+    let delivery: ReturnType<typeof toEventDelivery> & { eventUrl: string; willRetryAfterS: number | null };
+    let outgoing: ReturnType<typeof buildOutgoingRequest> | null = null;
+    try {
+      delivery = {
+        ...toEventDelivery(row, attemptId),
+        eventUrl: `${config.gatewayApiUrl}/2025-07-01/events/${ev.id}`,
+        willRetryAfterS: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
+      };
+      if (ev.destination_type !== "CLI" && ev.destination_type !== "MOCK_API") outgoing = buildOutgoingRequest(delivery);
+    } catch (err) {
+      return recordAttempt({ ...base, outcome: preparationFailure(err) });
+    }
 
     if (ev.destination_type === "CLI") {
       const dispatched = await dispatchToCli({ ...base, connectionId: ev.webhook_id, delivery });
@@ -191,13 +204,30 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
       const now = new Date();
       return recordAttempt({ ...base, outcome: { status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: delivery.method } });
     }
-    const outgoing = buildOutgoingRequest(delivery);
-    const result = await sendHttp({ ...outgoing, timeoutMs: config.deliveryTimeoutMs });
+    const out = outgoing!;
+    const result = await sendHttp({ ...out, timeoutMs: config.deliveryTimeoutMs });
     // The destination is done with this delivery: its slot serves the next one while the attempt is recorded.
     slot.release();
     onAnswered();
-    return recordAttempt({ ...base, outcome: { ...result, requestedUrl: outgoing.url, httpMethod: outgoing.method } });
+    return recordAttempt({ ...base, outcome: { ...result, requestedUrl: out.url, httpMethod: out.method } });
   } finally {
     slot.release();
   }
+}
+
+/** The failed attempt recorded for an event that could not be prepared: INVALID_URL for a URL that does not parse, else UNKNOWN. */
+function preparationFailure(err: unknown): AttemptOutcome {
+  const message = err instanceof Error ? err.message : String(err);
+  const invalidUrl = (err as { code?: unknown } | null)?.code === "ERR_INVALID_URL";
+  return {
+    status: null,
+    body: invalidUrl ? `The event could not be sent: its destination URL is not valid (${message})` : `The event could not be prepared for delivery: ${message}`,
+    errorCode: invalidUrl ? "INVALID_URL" : "UNKNOWN",
+    responseLatency: null,
+    deliveryLatency: 0,
+    deliveredAt: new Date(),
+    respondedAt: null,
+    requestedUrl: null,
+    httpMethod: null,
+  };
 }

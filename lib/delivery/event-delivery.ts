@@ -10,8 +10,19 @@ import { getPool } from "@/lib/db/pool";
 import type { EventDelivery } from "@/lib/delivery/outgoing";
 import { storedSigningSecrets } from "@/lib/gateway/teams/signing-secret";
 
-/** Transformed request data (`events.data`): the body as a string. */
-export type TransformedData = { path: string; query: string; headers: Record<string, string>; body: string | null };
+/**
+ * Transformed request data (`events.data`): the body as a string, or, when it holds U+0000 (which
+ * `jsonb` cannot store), null with the bytes in `body_base64` (docs/pipeline.md "Text PostgreSQL cannot store").
+ */
+export type TransformedData = { path: string; query: string; headers: Record<string, string>; body: string | null; body_base64?: string };
+
+/** The bytes of transformed data's body, or null for none. Throws a TypeError when the stored body is neither text nor base64. */
+export function transformedBodyBytes(t: Pick<TransformedData, "body" | "body_base64">): Buffer | null {
+  if (typeof t.body_base64 === "string") return Buffer.from(t.body_base64, "base64");
+  if (t.body === null || t.body === undefined) return null;
+  if (typeof t.body !== "string") throw new TypeError("its stored data has a body that is not text");
+  return Buffer.from(t.body, "utf8");
+}
 
 /** A row of `SELECT_DELIVERY` over `c` (the event's columns listed in `EVENT_DELIVERY_COLUMNS`). */
 export type DeliveryRow = {
@@ -70,7 +81,7 @@ export function deliveredRequest(row: Pick<DeliveryRow, "data" | "method" | "pat
     path: t?.path ?? row.path ?? "/",
     query: t?.query ?? row.query ?? "",
     headers: t?.headers ?? row.headers ?? {},
-    body: t ? (t.body === null ? null : Buffer.from(t.body, "utf8")) : row.body,
+    body: t ? transformedBodyBytes(t) : row.body,
   };
 }
 

@@ -2,6 +2,7 @@ import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { announceRequests } from "@/lib/ingest/request-notifier";
+import { storableJson, storableText } from "@/lib/ingest/storable";
 
 /** One request to store: its `requests` row and its raw data. */
 export type RequestRecord = {
@@ -55,14 +56,15 @@ function params(rows: RequestRecord[]): unknown[] {
     col((r) => r.verified),
     col((r) => r.rejectionCause),
     col((r) => r.ingestedAt),
-    col((r) => r.method),
-    col((r) => r.path),
-    col((r) => r.query),
-    col((r) => JSON.stringify(r.headers)),
+    // Text PostgreSQL refuses (U+0000, lone surrogates) is stored as its escape; the body is bytea, byte-exact.
+    col((r) => storableText(r.method)),
+    col((r) => storableText(r.path)),
+    col((r) => storableText(r.query)),
+    col((r) => storableJson(r.headers, "{}")),
     col((r) => r.body),
     col((r) => r.bodySize),
-    col((r) => r.contentType),
-    col((r) => r.clientIp),
+    col((r) => storableText(r.contentType)),
+    col((r) => storableText(r.clientIp)),
   ];
 }
 

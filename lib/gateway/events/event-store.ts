@@ -21,10 +21,14 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const withoutPrefix = (id: string) => id.slice(id.indexOf("_") + 1);
 
 /** What the pipeline stores in `events.data` when a transformation changed the request. */
-type TransformedData = { path?: string; query?: string; headers?: Record<string, string>; body?: unknown };
+type TransformedData = { path?: string; query?: string; headers?: Record<string, string>; body?: unknown; body_base64?: unknown };
 
-/** The delivered body of transformed data: a string as stored (anything else as JSON, as delivery would send it), or null. */
-const transformedBody = (t: TransformedData): string | null => (t.body == null ? null : typeof t.body === "string" ? t.body : JSON.stringify(t.body));
+/**
+ * The delivered body of transformed data: a string as stored (anything else as JSON, as delivery would
+ * send it), the text of `body_base64` (a body holding U+0000, lib/gateway/pipeline/fanout.ts), or null.
+ */
+const transformedBody = (t: TransformedData): string | null =>
+  typeof t.body_base64 === "string" ? Buffer.from(t.body_base64, "base64").toString("utf8") : t.body == null ? null : typeof t.body === "string" ? t.body : JSON.stringify(t.body);
 
 export type EventRow = {
   id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
+import { dedupDigest, rawDedupDigest } from "@/lib/gateway/pipeline/deduplicate";
 
 const req = (body: unknown, headers: Record<string, string> = {}) => ({ headers, body, path: "/", query: "", parsed_query: {} });
 
@@ -25,5 +25,17 @@ describe("dedupDigest", () => {
     const rule = { type: "deduplicate" as const, window: 60, include_fields: ["body.order"], exclude_fields: ["body.order.sent_at"] };
     expect(dedupDigest(rule, req({ order: { id: 1, sent_at: 1 }, other: 1 }))).toBe(dedupDigest(rule, req({ order: { id: 1, sent_at: 2 }, other: 2 })));
     expect(dedupDigest(rule, req({ order: { id: 1, sent_at: 1 } }))).not.toBe(dedupDigest(rule, req({ order: { id: 2, sent_at: 1 } })));
+  });
+});
+
+describe("rawDedupDigest", () => {
+  it("compares the raw data when the parsed request cannot be compared (nested too deep)", () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const raw = (body: string, path = "/") => ({ path, query: "a=1", headers: { "x-id": "1" }, body: Buffer.from(body) });
+    expect(() => dedupDigest({ type: "deduplicate", window: 60 }, req(JSON.parse(deep)))).toThrow(RangeError);
+    expect(rawDedupDigest(raw(deep))).toBe(rawDedupDigest(raw(deep)));
+    expect(rawDedupDigest(raw(deep))).not.toBe(rawDedupDigest(raw(deep, "/other")));
+    expect(rawDedupDigest(raw(deep))).not.toBe(rawDedupDigest(raw(`${deep} `)));
+    expect(rawDedupDigest({ ...raw(""), body: null })).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -68,3 +68,14 @@ export function dedupDigest(rule: DeduplicateRule, request: TransformRequest): s
   const compared = rule.include_fields && rule.include_fields.length > 0 ? rule.include_fields.map((f) => [f, pick(event, parsePath(f))]) : event;
   return createHash("sha256").update(canonical(compared)).digest("hex");
 }
+
+/**
+ * SHA-256 (hex) of a request's raw data (path, query, headers, body bytes): what a deduplicate rule
+ * compares when the parsed request cannot be compared (a body nested too deep for dedupDigest), so
+ * identical requests are still ignored as duplicates.
+ */
+export function rawDedupDigest(raw: { path: string; query: string; headers: Record<string, string>; body: Buffer | null }): string {
+  const h = createHash("sha256").update("raw\0").update(raw.path ?? "").update("\0").update(raw.query ?? "").update("\0").update(canonical(raw.headers ?? {})).update("\0");
+  if (raw.body) h.update(raw.body);
+  return h.digest("hex");
+}

@@ -16,14 +16,15 @@ import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
 import { newLease } from "@/lib/delivery/deliver-event";
 import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
-import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY } from "@/lib/delivery/event-delivery";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
-import { type DeduplicateRule, dedupDigest } from "@/lib/gateway/pipeline/deduplicate";
+import { type DeduplicateRule, dedupDigest, rawDedupDigest } from "@/lib/gateway/pipeline/deduplicate";
 import { serializeBody, toRuleRequest } from "@/lib/gateway/pipeline/event-request";
 import { type FilterRule, failedFilterParts } from "@/lib/gateway/pipeline/filter";
 import { runTransformation, type TransformRequest } from "@/lib/gateway/transformations/run-transformation";
 import { createId } from "@/lib/ids";
+import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
 
 const log = logger("fanout");
@@ -59,7 +60,8 @@ type RequestRow = {
   content_type: string | null;
 };
 
-type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: unknown; dedup?: { digest: string; window: number } };
+/** `data`: `events.data` as storable JSON text (eventDataJson), null for the request as received. */
+type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: string | null; dedup?: { digest: string; window: number } };
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
 
@@ -96,11 +98,19 @@ async function connectionsFor(sourceIds: string[]): Promise<Map<string, FanoutCo
 /** Transformations read during one fan-out batch (id → code and decrypted env, or null when deleted). */
 type TransformationMemo = Map<string, Promise<{ code: string; env: Record<string, string> } | null>>;
 
+/** The database failed to read a transformation: the batch is retried, not the request ignored. */
+class LookupFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super("could not read a transformation");
+  }
+}
+
 function transformation(id: string, memo: TransformationMemo): Promise<{ code: string; env: Record<string, string> } | null> {
   let hit = memo.get(id);
   if (!hit) {
     hit = getBackgroundPool()
       .query<{ code: string; env_encrypted: string | null }>("SELECT code, env_encrypted FROM transformations WHERE id = $1", [id])
+      .catch((err: unknown) => Promise.reject(new LookupFailed(err)))
       .then(({ rows }) => (rows[0] ? { code: rows[0].code, env: decryptJson<Record<string, string>>(rows[0].env_encrypted) ?? {} } : null));
     memo.set(id, hit);
   }
@@ -148,6 +158,92 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, memo: T
 }
 
 type Outcomes = { events: EventRow[]; ignored: IgnoredRow[]; executions: ExecutionRow[] };
+/** What one request gives on one connection: written together, or, after a failed write, in isolation. */
+type PairOutcomes = Outcomes & { request: RequestRow; connection: FanoutConnection };
+
+/** The outcomes of every pair, for one multi-row write. */
+const merged = (pairs: PairOutcomes[]): Outcomes => ({ events: pairs.flatMap((p) => p.events), ignored: pairs.flatMap((p) => p.ignored), executions: pairs.flatMap((p) => p.executions) });
+
+/**
+ * `events.data` of a transformed request (lib/delivery/event-delivery.ts TransformedData) as JSON text
+ * `jsonb` stores: the body as the text delivered, or, when that text holds U+0000, as `body_base64`
+ * (the bytes delivered stay exact); U+0000 and lone surrogates in the path, query and headers are
+ * written as their escapes (lib/ingest/storable.ts). Throws a RangeError when the output cannot be
+ * written as JSON at all (nested too deep).
+ */
+function eventDataJson(t: TransformRequest): string {
+  const body = serializeBody(t.body);
+  const text = body?.toString("utf8") ?? null;
+  const base = { path: t.path, query: t.query, headers: t.headers };
+  const data: TransformedData = body && text!.includes("\u0000") ? { ...base, body: null, body_base64: body.toString("base64") } : { ...base, body: text };
+  const json = storableJson(data);
+  if (json === null) throw new RangeError("the transformation's output cannot be written as JSON");
+  return json;
+}
+
+/** The transformation a connection's failure is put down to: the last one that ran, else its first transform rule's. */
+function transformationOf(connection: FanoutConnection, executions: { transformationId: string }[]): string | null {
+  const ran = executions.at(-1)?.transformationId;
+  if (ran) return ran;
+  const rule = connection.rules.find((r) => r.type === "transform");
+  return rule ? String(rule.transformation_id ?? "") : null;
+}
+
+/**
+ * Runs one connection's rules on one request. A failure of the rules or of building the event (a
+ * transformation's output that cannot be delivered, a body nested too deep to compare) ends as an
+ * ignored event TRANSFORMATION_FAILED; a deduplicate rule that cannot compare the parsed request
+ * compares its raw data instead (rawDedupDigest). Throws only the database's error when it could not
+ * read a transformation (the batch is then retried whole).
+ */
+async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo: TransformationMemo, now: number): Promise<PairOutcomes> {
+  const out: PairOutcomes = { request: req, connection, events: [], ignored: [], executions: [] };
+  if (connection.disabled) {
+    out.ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
+    return out;
+  }
+  let outcome: Outcome | undefined;
+  const id = createId("event", now);
+  try {
+    outcome = await applySteps(req, connection, memo);
+    if (outcome.kind === "event") {
+      const delay = connection.rules.find((r) => r.type === "delay");
+      const dedupRule = connection.rules.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
+      const delayMs = delay ? Number(delay.delay) || 0 : 0;
+      const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
+      let digest: string | undefined;
+      if (dedupRule) {
+        try {
+          digest = dedupDigest(dedupRule, outcome.request ?? toRuleRequest(req));
+        } catch {
+          digest = rawDedupDigest(req);
+        }
+      }
+      out.events.push({
+        id,
+        request: req,
+        connection,
+        status,
+        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
+        data: outcome.data ? eventDataJson(outcome.data) : null,
+        dedup: dedupRule ? { digest: digest!, window: dedupRule.window } : undefined,
+      });
+    }
+  } catch (err) {
+    if (err instanceof LookupFailed) throw err.reason;
+    log.error(`rules of ${connection.id} failed on ${req.id}`, err);
+    const executions = outcome?.executions ?? [];
+    const transformationId = transformationOf(connection, executions);
+    outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: transformationId === null ? null : { transformation_id: transformationId }, executions };
+  }
+  if (outcome.kind === "ignored") {
+    out.ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
+    for (const e of outcome.executions) out.executions.push({ ...e, eventId: null });
+  } else {
+    for (const e of outcome.executions) out.executions.push({ ...e, eventId: id });
+  }
+  return out;
+}
 
 const REQUESTS_SQL = "SELECT r.id, r.team_id, r.source_id FROM requests r WHERE r.id = ANY($1) ORDER BY r.id";
 const RAW_SQL = "SELECT request_id, method, path, query, headers, body, content_type FROM request_raw_data WHERE request_id = ANY($1)";
@@ -165,11 +261,12 @@ async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutC
 }
 
 /**
- * Runs every connection's rules on `requests`; `connectionIds` limits the connections. `bySource` gives
- * the sources' connections when the caller read them already (else they are read here).
+ * Runs every connection's rules on `requests`, one result per (request, connection) pair;
+ * `connectionIds` limits the connections. `bySource` gives the sources' connections when the caller
+ * read them already (else they are read here). Throws only on database errors.
  */
-async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<Outcomes> {
-  const out: Outcomes = { events: [], ignored: [], executions: [] };
+async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<PairOutcomes[]> {
+  const out: PairOutcomes[] = [];
   if (requests.length === 0) return out;
   bySource ??= await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
   const memo: TransformationMemo = new Map();
@@ -177,40 +274,7 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
   for (const req of requests) {
     for (const connection of bySource.get(req.source_id) ?? []) {
       if (connectionIds && !connectionIds.includes(connection.id)) continue;
-      if (connection.disabled) {
-        out.ignored.push({ request: req, connection, cause: "DISABLED", meta: null });
-        continue;
-      }
-      let outcome: Outcome;
-      try {
-        outcome = await applySteps(req, connection, memo);
-      } catch (err) {
-        log.error(`rules of ${connection.id} failed on ${req.id}`, err);
-        outcome = { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: null, executions: [] };
-      }
-      if (outcome.kind === "ignored") {
-        out.ignored.push({ request: req, connection, cause: outcome.cause, meta: outcome.meta });
-        for (const e of outcome.executions) out.executions.push({ ...e, eventId: null });
-        continue;
-      }
-      const id = createId("event", now);
-      for (const e of outcome.executions) out.executions.push({ ...e, eventId: id });
-      const delay = connection.rules.find((r) => r.type === "delay");
-      const dedupRule = connection.rules.find((r) => r.type === "deduplicate") as DeduplicateRule | undefined;
-      const delayMs = delay ? Number(delay.delay) || 0 : 0;
-      const status = connection.paused ? "HOLD" : delayMs > 0 ? "SCHEDULED" : "QUEUED";
-      const data = outcome.data
-        ? { path: outcome.data.path, query: outcome.data.query, headers: outcome.data.headers, body: serializeBody(outcome.data.body)?.toString("utf8") ?? null }
-        : null;
-      out.events.push({
-        id,
-        request: req,
-        connection,
-        status,
-        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
-        data,
-        dedup: dedupRule ? { digest: dedupDigest(dedupRule, outcome.request ?? toRuleRequest(req)), window: dedupRule.window } : undefined,
-      });
+      out.push(await pairOutcomes(req, connection, memo, now));
     }
   }
   return out;
@@ -220,12 +284,13 @@ async function computeOutcomes(requests: RequestRow[], now: number, connectionId
  * Claims up to `limit` pending requests, oldest first, in one statement: deletes their `request_fanouts`
  * rows (`FOR UPDATE SKIP LOCKED`, so concurrent workers share the work) and returns the requests (null
  * columns for a request deleted meanwhile), the first row of each source with that source's connections
- * (JSON, in fan-out order). Parameterless (`limit` is inlined), so it can travel with BEGIN.
+ * (JSON, in fan-out order). Parameterless (`limit` and the `skip` ids are inlined), so it can travel with BEGIN.
  */
-const claimFanoutsSql = (limit: number) => `
+const claimFanoutsSql = (limit: number, skip: readonly string[] = []) => `
 WITH f AS (
   DELETE FROM request_fanouts WHERE request_id IN (
-    SELECT request_id FROM request_fanouts ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
+    SELECT request_id FROM request_fanouts ${skip.length ? `WHERE request_id NOT IN (${skip.map(sqlString).join(", ")})` : ""}
+     ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
   RETURNING request_id),
 q AS (SELECT f.request_id AS id, r.team_id, r.source_id, row_number() OVER (PARTITION BY r.source_id ORDER BY f.request_id) AS n
         FROM f LEFT JOIN requests r ON r.id = f.request_id)
@@ -235,6 +300,21 @@ SELECT q.id, q.team_id, q.source_id,
        END AS connections
   FROM q ORDER BY q.id`;
 
+const sqlString = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Requests this process left pending because not even their failure could be written (id → time in
+ * ms before which claims skip them), so the fan-out neither spins on them nor sends every batch down
+ * the slow path; they are tried again after HOLD_BACK_MS (and by other workers meanwhile).
+ */
+const heldBack = new Map<string, number>();
+const HOLD_BACK_MS = 10_000;
+
+function heldBackIds(now: number): string[] {
+  for (const [id, until] of heldBack) if (until <= now) heldBack.delete(id);
+  return [...heldBack.keys()].slice(0, 100);
+}
+
 /**
  * Fans out up to `limit` pending requests (`request_fanouts` rows), oldest first (request ids start with
  * their creation time): claims and deletes the rows and reads their sources' connections
@@ -242,35 +322,180 @@ SELECT q.id, q.team_id, q.source_id,
  * events, executions and jobs, in one transaction. A crash before
  * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
  * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
- * jobs. Resolves with the number of requests fanned out; throws on database errors.
+ * jobs. When the batch's write fails on a record (isRecordError: data PostgreSQL refuses, a constraint),
+ * the batch is rolled back and its requests are fanned out again one by one, each pair in isolation
+ * (fanOutIsolated), so one poison request never holds up the others (issue 15 §1).
+ * Resolves with the number of requests fanned out; throws on database errors.
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
   const lease = newLease(now);
   type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
-  const { count, claimed } = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit), async (client, rows) => {
-    const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
-    if (requests.length === 0) return { count: rows.length, claimed: [] };
-    const bySource = new Map<string, FanoutConnection[]>();
-    for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
-    const outcomes = await computeOutcomes(requests, now, undefined, bySource);
-    const { claimed } = await writeOutcomes(client, outcomes, now, lease);
-    return { count: rows.length, claimed };
-  }, getBackgroundPool());
+  let claimedIds: string[] = [];
+  let result: { count: number; claimed: DeliveryRow[] };
+  try {
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit, heldBackIds(now)), async (client, rows) => {
+      claimedIds = rows.map((r) => r.id);
+      const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
+      if (requests.length === 0) return { count: rows.length, claimed: [] };
+      const bySource = new Map<string, FanoutConnection[]>();
+      for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
+      const pairs = await computeOutcomes(requests, now, undefined, bySource);
+      const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
+      return { count: rows.length, claimed };
+    }, getBackgroundPool());
+  } catch (err) {
+    if (!isRecordError(err) || claimedIds.length === 0) throw err;
+    log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
+    return fanOutIsolated(claimedIds);
+  }
   // Committed: the QUEUED events are this process's to deliver (direct dispatch).
-  dispatchClaimed(claimed.map((row) => ({ row, lease })));
-  return count;
+  dispatchClaimed(result.claimed.map((row) => ({ row, lease })));
+  return result.count;
+}
+
+/** Claims one request's `request_fanouts` row (if still there) and returns the request, or nothing. */
+const CLAIM_ONE_SQL = `
+WITH f AS (
+  DELETE FROM request_fanouts WHERE request_id IN (SELECT request_id FROM request_fanouts WHERE request_id = $1 FOR UPDATE SKIP LOCKED)
+  RETURNING request_id)
+SELECT r.id, r.team_id, r.source_id FROM f JOIN requests r ON r.id = f.request_id`;
+
+/**
+ * The slow path after a failed batch: fans out `requestIds` one request per transaction, each
+ * (request, connection) pair written in its own savepoint (writeIsolated). Dispatches each request's
+ * due events once it is committed. A request with a pair that cannot be written even as its failure
+ * is rolled back and stays pending (retried at the next drain), and the others go on. Resolves with
+ * the number of requests; throws on database errors other than record errors.
+ */
+async function fanOutIsolated(requestIds: string[]): Promise<number> {
+  for (const id of requestIds) {
+    const now = Date.now();
+    const lease = newLease(now);
+    let claimed: DeliveryRow[];
+    try {
+      claimed = await inTransaction(async (client) => {
+        const { rows } = await client.query<RequestRow>(CLAIM_ONE_SQL, [id]);
+        if (rows.length === 0) return [];
+        return (await writeIsolated(client, await computeOutcomes(rows, now), now, lease)).claimed;
+      }, getBackgroundPool());
+    } catch (err) {
+      if (!(err instanceof Unrecordable)) throw err;
+      // Rolled back: its request_fanouts row stays, and a drain tries it again later (never lost).
+      log.error(`fan-out: ${err.message}; left pending, tried again in ${HOLD_BACK_MS} ms`);
+      heldBack.set(id, Date.now() + HOLD_BACK_MS);
+      continue;
+    }
+    dispatchClaimed(claimed.map((row) => ({ row, lease })));
+  }
+  return requestIds.length;
 }
 
 /**
  * Runs requests `requestIds` through their sources' connections now (request retry; `connectionIds`
  * limits it to those connections). Nothing is queued: the caller gets the ids of the new events, or the
- * database error. Does not touch `request_fanouts`.
+ * database error. A write that fails on a record is made again pair by pair (writeIsolated).
+ * Does not touch `request_fanouts`.
  */
 export async function fanOutNow(requestIds: string[], connectionIds?: readonly string[], now = Date.now()): Promise<string[]> {
   if (requestIds.length === 0) return [];
   const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
-  const outcomes = await computeOutcomes(requests, now, connectionIds);
-  return inTransaction(async (client) => (await writeOutcomes(client, outcomes, now, null)).ids, getPool());
+  const pairs = await computeOutcomes(requests, now, connectionIds);
+  try {
+    return await inTransaction(async (client) => (await writeOutcomes(client, merged(pairs), now, null)).ids, getPool());
+  } catch (err) {
+    if (!isRecordError(err)) throw err;
+    return inTransaction(async (client) => (await writeIsolated(client, pairs, now, null, "skip")).ids, getPool());
+  }
+}
+
+/**
+ * True for an error of the records being written rather than of the database's availability: an
+ * error PostgreSQL answered (data it refuses, SQLSTATE class 22, e.g. NUL in text or a lone surrogate
+ * in jsonb; a constraint, 23, e.g. a connection deleted meanwhile; a limit, 54, e.g. JSON nested too
+ * deep; or any other) except the transient classes (08 connection, 40 rollback, 53 resources, 55 lock,
+ * 57 shutdown or cancel, 58 system, XX internal), or a JS TypeError / RangeError raised while
+ * preparing it. A lost connection has no SQLSTATE: the batch is retried whole later.
+ */
+export function isRecordError(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^(08|40|53|55|57|58|XX)/.test(code);
+}
+
+/** A (request, connection) pair that could not be written, not even as its failure: its request stays pending. */
+class Unrecordable extends Error {
+  constructor(readonly requestId: string, reason: unknown) {
+    super(`${requestId} could not be stored, not even as a failure: ${errorText(reason)}`);
+  }
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Writes each (request, connection) pair in a savepoint of `client`'s transaction, so a pair whose
+ * records PostgreSQL refuses fails alone. When a transformation is involved, such a pair is written
+ * again with its executions' input and output left out (their log says why); if that is refused too,
+ * it is recorded as an ignored event TRANSFORMATION_FAILED (`meta: {transformation_id}`) with an
+ * execution whose log says why. A pair that cannot be written even so (or that has no transformation:
+ * nothing of the request's own data is written then) throws Unrecordable, so the request is left
+ * pending; with `unrecordable: "skip"` (a request retry, which has nothing pending) it is logged and skipped.
+ * Returns like writeOutcomes; throws database errors that are not record errors.
+ */
+async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null, unrecordable: "throw" | "skip" = "throw"): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  const giveUp = (requestId: string, err: unknown) => {
+    const e = new Unrecordable(requestId, err);
+    if (unrecordable === "throw") throw e;
+    log.error(`fan-out: ${e.message}; skipped`);
+  };
+  const out = { ids: [] as string[], claimed: [] as DeliveryRow[] };
+  const attempt = async (outcomes: Outcomes): Promise<unknown> => {
+    await client.query("SAVEPOINT hookyard_pair");
+    try {
+      const written = await writeOutcomes(client, outcomes, now, lease);
+      await client.query("RELEASE SAVEPOINT hookyard_pair");
+      out.ids.push(...written.ids);
+      out.claimed.push(...written.claimed);
+      return null;
+    } catch (err) {
+      if (!isRecordError(err)) throw err;
+      await client.query("ROLLBACK TO SAVEPOINT hookyard_pair");
+      return err;
+    }
+  };
+  for (const pair of pairs) {
+    const err = await attempt(pair);
+    if (err === null) continue;
+    const { request, connection } = pair;
+    const transformationId = transformationOf(connection, pair.executions);
+    const why = `${request.id} on ${connection.id} could not be stored: ${errorText(err)}`;
+    if (transformationId === null) {
+      giveUp(request.id, err);
+      continue;
+    }
+    // First keep the event, without the execution's input and output (the likeliest culprits);
+    // then, if even that is refused, ignore the pair as TRANSFORMATION_FAILED.
+    const note = { type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` };
+    if (pair.executions.length > 0) {
+      const left = { type: "error", message: `The transformation's input and output could not be stored: ${errorText(err)}` };
+      const slim = { ...pair, executions: pair.executions.map((x) => ({ ...x, original: null, transformed: null, logs: [...(Array.isArray(x.logs) ? x.logs : []), left] })) };
+      if ((await attempt(slim)) === null) {
+        log.warn(`fan-out of ${why}; stored without the transformation's input and output`);
+        continue;
+      }
+    }
+    log.warn(`fan-out of ${why}; recorded as TRANSFORMATION_FAILED`);
+    const fallback: Outcomes = {
+      events: [],
+      ignored: [{ request, connection, cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId } }],
+      executions: [{
+        id: createId("execution"), teamId: request.team_id, transformationId, connectionId: connection.id, requestId: request.id, eventId: null,
+        logLevel: "error", logs: [note], original: null, transformed: null,
+      }],
+    };
+    const again = await attempt(fallback);
+    if (again !== null) giveUp(request.id, again);
+  }
+  return out;
 }
 
 /** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
@@ -332,7 +557,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         kept.map((e) => e.request.id),
         kept.map((e) => e.status),
         kept.map((e) => e.nextAttemptAt),
-        kept.map((e) => (e.data ? JSON.stringify(e.data) : null)),
+        kept.map((e) => e.data),
         new Date(now),
         lease,
       ],
@@ -352,7 +577,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         keptIgnored.map((i) => i.connection.id),
         keptIgnored.map((i) => i.request.id),
         keptIgnored.map((i) => i.cause),
-        keptIgnored.map((i) => (i.meta === null || i.meta === undefined ? null : JSON.stringify(i.meta))),
+        keptIgnored.map((i) => (i.meta === null || i.meta === undefined ? null : storableJson(i.meta))),
         new Date(now),
       ],
     );
@@ -371,9 +596,9 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         keptExecutions.map((x) => x.requestId),
         keptExecutions.map((x) => x.eventId),
         keptExecutions.map((x) => x.logLevel),
-        keptExecutions.map((x) => JSON.stringify(x.logs)),
-        keptExecutions.map((x) => JSON.stringify(x.original)),
-        keptExecutions.map((x) => (x.transformed === null ? null : JSON.stringify(x.transformed))),
+        keptExecutions.map((x) => storableJson(x.logs, "[]")),
+        keptExecutions.map((x) => storableJson(x.original)),
+        keptExecutions.map((x) => (x.transformed === null ? null : storableJson(x.transformed))),
         new Date(now),
       ],
     );
