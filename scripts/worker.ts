@@ -18,8 +18,17 @@ if (!config.databaseUrl) {
   process.exit(2);
 }
 const child = process.argv.includes("--child");
-if (!child) await migrate(config.databaseUrl);
-const worker = await startWorker();
+let worker: Awaited<ReturnType<typeof startWorker>>;
+try {
+  if (!child) await migrate(config.databaseUrl);
+  worker = await startWorker();
+} catch (err) {
+  // One sentence, no stack trace (issue 15 "Also"); under `npm start` the supervisor restarts this process.
+  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
+  console.error(`[hookyard] ${message}`);
+  process.send?.({ type: "failed", message });
+  process.exit(1);
+}
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
