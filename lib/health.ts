@@ -21,8 +21,11 @@ export async function healthz(): Promise<HttpResponse> {
   const db = await probeDatabase();
   const web: PartHealth = { ...(supervised?.web ?? unsupervised("up")), state: "up", pid: process.pid };
   const worker: PartHealth = getConfig().workerEnabled ? (supervised?.worker ?? unsupervised("down")) : unsupervised("disabled");
-  const database = { ...(supervised?.database ?? unsupervised("external")), state: db.up ? "up" : supervised?.database && supervised.database.state !== "up" ? supervised.database.state : "down", error: db.error };
-  const ok = db.up && (worker.state === "up" || worker.state === "disabled");
+  // Up only when this process reaches it and its supervisor (when it runs one) has not seen it exit.
+  const supervisedDb = supervised?.database;
+  const dbUp = db.up && (!supervisedDb || supervisedDb.state === "up");
+  const database = { ...(supervisedDb ?? unsupervised("external")), state: dbUp ? "up" : supervisedDb && supervisedDb.state !== "up" ? supervisedDb.state : "down", error: db.error };
+  const ok = dbUp && (worker.state === "up" || worker.state === "disabled");
   return {
     status: ok ? 200 : 503,
     headers: { "content-type": "application/json", "cache-control": "no-store" },

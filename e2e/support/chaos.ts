@@ -32,6 +32,10 @@ export type KillReport = {
   caughtUpAfterMs: number | null;
   /** ms from the kill until /healthz answered 200 again. */
   healthyAfterMs: number | null;
+  /** The slowest answer to a request sent after the kill, ms. */
+  slowestAnswerMs: number;
+  /** What /healthz said meanwhile: its HTTP status and the killed part's state, each change once. */
+  healthSeen: string[];
 };
 
 export type ChaosOptions = {
@@ -110,7 +114,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
           fetch(sourceUrl, { method: "POST", body: s.id, dispatcher: agent, signal: AbortSignal.timeout(10_000) })
             .then(async (r) => {
               await r.arrayBuffer().catch(() => {});
-              s.status = String(r.status);
+              s.status = r.status === 503 && !r.headers.get("retry-after") ? "503 without Retry-After" : String(r.status);
             })
             .catch(() => (s.status = "error"))
             .finally(() => {
@@ -133,7 +137,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
     };
 
     const reports: KillReport[] = [];
-    const kills: { part: Part; at: number; healthyAt: number | null }[] = [];
+    const kills: { part: Part; at: number; healthyAt: number | null; seen: string[] }[] = [];
     for (const part of parts) {
       phase++;
       await sleep(opts.beforeMs);
@@ -145,14 +149,18 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
       process.kill(pid, "SIGKILL");
       await sleep(300);
       let healthyAt: number | null = null;
+      const seen: string[] = [];
       for (const end = Date.now() + 90_000; Date.now() < end; await sleep(250)) {
-        if ((await health()).ok) {
+        const now = await health();
+        const line = `${now.ok ? 200 : 503} ${now.body?.parts[part]?.state ?? "no answer"}`;
+        if (seen.at(-1) !== line) seen.push(line);
+        if (now.ok) {
           healthyAt = Date.now();
           break;
         }
       }
       log(`${part} healthy again after ${healthyAt ? healthyAt - at : "—"} ms`);
-      kills.push({ part, at, healthyAt });
+      kills.push({ part, at, healthyAt, seen });
       await sleep(opts.afterMs);
     }
     phase++;
@@ -187,6 +195,8 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
         resumedAfterMs: after.length ? Math.min(...after) - k.at : null,
         caughtUpAfterMs: caughtUp === null ? null : caughtUp - k.at,
         healthyAfterMs: k.healthyAt === null ? null : k.healthyAt - k.at,
+        slowestAnswerMs: Math.max(0, ...mine.map((s) => s.answeredAt - s.sentAt)),
+        healthSeen: k.seen,
       });
     });
     // Requests of the phases before the first kill and after the last count too (lost must be 0 everywhere).
@@ -206,6 +216,6 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
 export function formatReports(reports: KillReport[]): string {
   const ms = (v: number | null) => (v === null ? "never" : `${(v / 1000).toFixed(1)} s`);
   return reports
-    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)}  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}`)
+    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}`)
     .join("\n");
 }

@@ -107,7 +107,9 @@ async function sharedRoot(): Promise<string> {
 /** Binaries `postgres` can run: `binDir` itself, or a copy of it in the shared root (made once, atomically). */
 async function reachableBinaries(binDir: string, ids: Ids, log: (m: string) => void): Promise<string> {
   if (canRun(ids, path.join(binDir, "bin", "postgres"), ["--version"])) return binDir;
-  const version = createHash("sha256").update(realpathSync(binDir)).update(String((await fs.stat(path.join(binDir, "bin", "postgres"))).size)).digest("hex").slice(0, 12);
+  // Named by what the binaries are (version and size), so every checkout of one release shares one copy.
+  const versionLine = spawnSync(path.join(binDir, "bin", "postgres"), ["--version"], { encoding: "utf8" }).stdout ?? "";
+  const version = createHash("sha256").update(versionLine).update(String((await fs.stat(path.join(binDir, "bin", "postgres"))).size)).digest("hex").slice(0, 12);
   const target = path.join(await sharedRoot(), `postgres-${version}`);
   if (!existsSync(path.join(target, "bin", "postgres"))) {
     log(`the postgres user cannot reach ${binDir}: copying the PostgreSQL binaries to ${target}`);
