@@ -19,6 +19,7 @@ import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { closePool } from "@/lib/db/pool";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { isAlive, StartFailure } from "@/lib/processes";
 import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
@@ -166,6 +167,7 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   // In order: the web server stops taking requests, the worker finishes its deliveries, PostgreSQL goes last.
   await web.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
   await worker?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
+  await closePool().catch(() => {});
   await database?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
   await embeddedHandle?.stop().catch(() => {});
   if (!config.databaseUrl) rmSync(lockFile, { force: true });
@@ -227,6 +229,8 @@ try {
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   await ensureGatewayTeam(log);
+  // The supervisor needs no connection of its own from here on (the children have theirs).
+  await closePool();
   if (!dev && !skipBuild) {
     try {
       buildIfNeeded(log);
