@@ -28,7 +28,7 @@ const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
 const STALLED_AFTER_MS = 5 * 60_000;
 /** Prefix of the application_name of each worker process's presence connection, followed by its graphile-worker pool id. */
-const PRESENCE_PREFIX = "hookyard-worker ";
+export const PRESENCE_PREFIX = "hookyard-worker ";
 let lastCleanup = 0;
 /** This process's graphile-worker pool ids (set once its runner starts). */
 const ownPools = new Set<string>();
@@ -72,18 +72,19 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
  * worker process keeps a presence connection named after its job pool (`hookyard-worker {pool id}`);
  * jobs locked for more than 5 s by a pool with no presence are unlocked, so any worker runs them now
  * (their events are claimed with a lease as usual: a spare run of a job changes nothing). Only while
- * this process's own presence is connected (after a database restart, presences come back first).
- * Returns the number of dead pools unlocked.
+ * this process's own presence (of `livePools`, default this process's pools) is connected: after a
+ * database restart, presences come back first. Returns the number of dead pools unlocked. Throws on
+ * database errors.
  */
-export async function unlockJobsOfDeadWorkers(): Promise<number> {
-  if (ownPools.size === 0) return 0;
+export async function unlockJobsOfDeadWorkers(livePools: string[] = [...ownPools]): Promise<number> {
+  if (livePools.length === 0) return 0;
   const { rows } = await getBackgroundPool().query<{ pools: string[] | null }>(
     `WITH present AS (SELECT substr(application_name, ${PRESENCE_PREFIX.length + 1}) AS pool FROM pg_stat_activity WHERE application_name LIKE '${PRESENCE_PREFIX}%'),
           dead AS (SELECT DISTINCT locked_by FROM graphile_worker.jobs
                     WHERE locked_by IS NOT NULL AND locked_at < now() - interval '5 seconds' AND locked_by NOT IN (SELECT pool FROM present)
                       AND EXISTS (SELECT 1 FROM present WHERE pool = ANY($1::text[])))
      SELECT (SELECT array_agg(locked_by) FROM dead) AS pools, (SELECT graphile_worker.force_unlock_workers(array_agg(locked_by)) FROM dead HAVING count(*) > 0)`,
-    [[...ownPools]],
+    [livePools],
   );
   const pools = rows[0]?.pools ?? [];
   if (pools.length) log.info(`unlocked the jobs of ${pools.length} stopped worker(s): ${pools.join(", ")}`);
