@@ -108,6 +108,11 @@ export class Part {
     while (this.state !== "up" && !this.stopped) await sleep(200);
   }
 
+  /** Restarts no more (the supervisor is stopping: a part that exits now, e.g. on the terminal's Ctrl-C, is not restarted). */
+  halt(): void {
+    this.stopped = true;
+  }
+
   /** Stops the part and its restarts. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -164,6 +164,7 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   log(`stopping (${reason})…`);
   const force = setTimeout(() => process.exit(code || 1), 25_000);
   force.unref();
+  for (const p of parts()) p.halt();
   // In order: the web server stops taking requests, the worker finishes its deliveries, PostgreSQL goes last.
   await web.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
   await worker?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
