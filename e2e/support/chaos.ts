@@ -51,6 +51,8 @@ export type ChaosOptions = {
   settleMs?: number;
   /** Extra settings for the server. */
   env?: Record<string, string>;
+  /** How long the receiver takes to answer each delivery, ms (deliveries in flight when the worker dies). */
+  receiverDelayMs?: number;
   log?: (m: string) => void;
 };
 
@@ -65,6 +67,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "hookyard-chaos-"));
   const apiKey = `hky_chaos_${randomBytes(12).toString("hex")}`;
   const receiver: Receiver = await startReceiver();
+  receiver.respond({ status: 200, body: "ok", delayMs: opts.receiverDelayMs ?? 0 });
   let server: RunningServer | undefined;
   const agent = new Agent({ connections: 64, connect: { timeout: 5000 }, headersTimeout: 10_000, bodyTimeout: 10_000 });
   try {
