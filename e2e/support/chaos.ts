@@ -30,6 +30,8 @@ export type KillReport = {
   resumedAfterMs: number | null;
   /** ms from the kill until every request accepted before it had been delivered. */
   caughtUpAfterMs: number | null;
+  /** ms from the kill until the last delivery made again of a request accepted before it (in flight when it died: its lease had to expire), if any. */
+  redeliveredAfterMs: number | null;
   /** ms from the kill until /healthz answered 200 again. */
   healthyAfterMs: number | null;
   /** The slowest answer to a request sent after the kill, ms. */
@@ -131,11 +133,13 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
 
     const firstDelivery = new Map<string, number>();
     const deliveries = new Map<string, number>();
+    const lastDelivery = new Map<string, number>();
     const delivered = () => {
       for (const r of receiver.received.splice(0)) {
         const id = r.body.toString();
         deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
         if (!firstDelivery.has(id)) firstDelivery.set(id, r.at);
+        lastDelivery.set(id, r.at);
       }
     };
 
@@ -197,6 +201,10 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
         duplicates: inPhase.reduce((n, s) => n + Math.max(0, (deliveries.get(s.id) ?? 0) - 1), 0),
         resumedAfterMs: after.length ? Math.min(...after) - k.at : null,
         caughtUpAfterMs: caughtUp === null ? null : caughtUp - k.at,
+        redeliveredAfterMs: (() => {
+          const again = before.filter((s) => (deliveries.get(s.id) ?? 0) > 1).map((s) => lastDelivery.get(s.id)! - k.at);
+          return again.length ? Math.max(...again) : null;
+        })(),
         healthyAfterMs: k.healthyAt === null ? null : k.healthyAt - k.at,
         slowestAnswerMs: Math.max(0, ...mine.map((s) => s.answeredAt - s.sentAt)),
         healthSeen: k.seen,
@@ -219,6 +227,6 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
 export function formatReports(reports: KillReport[]): string {
   const ms = (v: number | null) => (v === null ? "never" : `${(v / 1000).toFixed(1)} s`);
   return reports
-    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}`)
+    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${ms(r.redeliveredAfterMs)}`)
     .join("\n");
 }
