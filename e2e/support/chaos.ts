@@ -202,7 +202,8 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
         resumedAfterMs: after.length ? Math.min(...after) - k.at : null,
         caughtUpAfterMs: caughtUp === null ? null : caughtUp - k.at,
         redeliveredAfterMs: (() => {
-          const again = before.filter((s) => (deliveries.get(s.id) ?? 0) > 1).map((s) => lastDelivery.get(s.id)! - k.at);
+          const since = kills[i - 1]?.at ?? 0; // requests accepted since the previous kill: that one's redeliveries are its own
+          const again = before.filter((s) => s.sentAt >= since && (deliveries.get(s.id) ?? 0) > 1).map((s) => lastDelivery.get(s.id)! - k.at);
           return again.length ? Math.max(...again) : null;
         })(),
         healthyAfterMs: k.healthyAt === null ? null : k.healthyAt - k.at,
@@ -227,6 +228,6 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
 export function formatReports(reports: KillReport[]): string {
   const ms = (v: number | null) => (v === null ? "never" : `${(v / 1000).toFixed(1)} s`);
   return reports
-    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${ms(r.redeliveredAfterMs)}`)
+    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${r.redeliveredAfterMs === null ? "(none)" : ms(r.redeliveredAfterMs)}`)
     .join("\n");
 }
