@@ -72,7 +72,7 @@ const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (sign
  * Spawns `node --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
  * with its reported failure (or its exit) when it ends first.
  */
-function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv, onSpawn: (c: ChildProcess) => void = () => {}): Promise<RunningPart & { child: ChildProcess }> {
+function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv, stopTimeoutMs: number, onSpawn: (c: ChildProcess) => void = () => {}): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", script, "--child", ...extraArgs], { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
     onSpawn(child);
@@ -87,7 +87,7 @@ function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv,
           stop: async () => {
             if (child.exitCode !== null || child.signalCode !== null) return;
             child.kill("SIGTERM");
-            await Promise.race([exited, sleep(15_000)]);
+            await Promise.race([exited, sleep(stopTimeoutMs)]);
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
           },
         });
@@ -132,7 +132,7 @@ const beforeRestart = async () => database?.whenUp();
 const web = new Part(
   "web",
   async () => {
-    const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], childEnv(), (c) => (webChild = c));
+    const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], childEnv(), 15_000, (c) => (webChild = c));
     setTimeout(publishHealth, 0);
     return running;
   },
@@ -143,7 +143,8 @@ const worker: Part | null = config.workerEnabled
   ? new Part(
       "worker",
       () =>
-        spawnChild("scripts/worker.ts", [], { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) }, (child) => {
+        // A stopping worker finishes its deliveries in flight (each up to DELIVERY_TIMEOUT_MS) before it exits.
+        spawnChild("scripts/worker.ts", [], { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) }, config.deliveryTimeoutMs + 20_000, (child) => {
           // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
           // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
           try {
@@ -162,7 +163,7 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   if (stopping) process.exit(code);
   stopping = true;
   log(`stopping (${reason})…`);
-  const force = setTimeout(() => process.exit(code || 1), 25_000);
+  const force = setTimeout(() => process.exit(code || 1), config.deliveryTimeoutMs + 60_000);
   force.unref();
   for (const p of parts()) p.halt();
   // In order: the web server stops taking requests, the worker finishes its deliveries, PostgreSQL goes last.

@@ -33,7 +33,9 @@ let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
+  const started = Date.now();
   await worker.stop();
+  console.log(`[hookyard] delivery worker stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await closePool();
   process.exit(0);
 };

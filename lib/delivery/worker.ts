@@ -163,9 +163,12 @@ export async function startWorker(): Promise<WorkerHandle> {
   return {
     stop: async () => {
       clearInterval(timer);
-      await fanout.stop().catch(() => {});
-      // The job runner stops before the unstarted events are handed back as jobs, so they wait for another worker.
+      // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
+      // wakes it; what it fans out meanwhile is handed back). The job runner stops before the unstarted
+      // events are handed back as jobs, so they wait for another worker.
+      const fanoutStopped = fanout.stop().catch(() => {});
       await stopDispatch(() => runner.stop());
+      await fanoutStopped;
       stopRenewal();
       presences.forEach((p) => p());
       await closeSender();
