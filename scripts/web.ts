@@ -27,8 +27,9 @@ try {
         : err instanceof StartFailure
           ? err.message
           : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`;
-  console.error(`[hookyard] ${message}`);
-  process.send?.({ type: "failed", message });
+  // Under the supervisor, it prints the sentence (once); alone, this process does.
+  if (process.send) process.send({ type: "failed", message });
+  else console.error(`[hookyard] ${message}`);
   process.exit(3);
 }
 let stopping = false;

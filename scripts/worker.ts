@@ -25,8 +25,8 @@ try {
 } catch (err) {
   // One sentence, no stack trace (issue 15 "Also"); under `npm start` the supervisor restarts this process.
   const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
-  console.error(`[hookyard] ${message}`);
-  process.send?.({ type: "failed", message });
+  if (process.send) process.send({ type: "failed", message });
+  else console.error(`[hookyard] ${message}`);
   process.exit(1);
 }
 let stopping = false;
