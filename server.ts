@@ -12,6 +12,7 @@
  *   POST /{id}/requests/{req}/retry  run it through the test URL's connections again
  *   GET /new                        rate limit, then the page
  *   GET /openapi.json               console OpenAPI
+ *   GET /healthz                    each part's state (web, worker, database)     lib/health.ts
  *   /api/… without a version        rewritten to the oldest gateway version
  * and hands everything else to Next.js.
  */
@@ -23,7 +24,9 @@ import { getConfig } from "@/lib/config";
 import { getRequestFeed } from "@/lib/console/live";
 import { streamSourceRequests } from "@/lib/console/live-stream";
 import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute, retryRequestRoute } from "@/lib/console/routes";
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "@/lib/db/health";
 import { closePool } from "@/lib/db/pool";
+import { healthz } from "@/lib/health";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
@@ -64,10 +67,22 @@ async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, 
   try {
     response = publicId === "v1" && request.pathname === "/publish" ? await publish(request) : await ingest(publicId, request);
   } catch (err) {
-    log.error("could not store a request", err);
-    response = { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
+    response = ingestFailure(err);
   }
   writeNodeResponse(res, response);
+}
+
+/**
+ * The answer to a request that could not be stored (issue 15 §3): 503 with `Retry-After` while the
+ * database is away (the sender retries; nothing was kept, so nothing is promised), 500 otherwise.
+ */
+function ingestFailure(err: unknown): HttpResponse {
+  if (isDatabaseUnavailable(err)) {
+    log.warn("database unavailable: answering 503", err instanceof Error ? err.message : err);
+    return { status: 503, headers: { "content-type": "application/json", "retry-after": String(DATABASE_RETRY_AFTER_S) }, body: JSON.stringify({ status: "ERROR", message: "The service is temporarily unavailable; retry the request later." }) };
+  }
+  log.error("could not store a request", err);
+  return { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
 }
 
 async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse, route: (r: HttpRequest) => Promise<HttpResponse>) {
@@ -92,6 +107,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
       if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
       const pathname = url.split("?")[0]!;
+      if (pathname === "/healthz" && (method === "GET" || method === "HEAD")) return writeNodeResponse(res, await healthz());
       const segments = pathname.split("/").filter(Boolean);
       if (pathname === "/" && method === "POST") return serveConsole(req, res, createTestUrlRoute);
       if (pathname === "/openapi.json" && method === "GET") return serveConsole(req, res, openApiRoute);

@@ -19,7 +19,7 @@ const dbName = `hookyard_crash_${Date.now()}_${process.pid}`;
 const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
 // WORKER_BURST_DELIVERY_RATE only matters while ingestion reports pressure (the last test sends the reports).
-const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
+const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
 
 let admin: pg.Client;
 let db: pg.Client;

@@ -20,6 +20,8 @@ const ConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+  DELIVERY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   TRUST_PROXY: z
     .union([booleanish, z.coerce.number().int().min(0).max(10)])
     .default(false)
@@ -119,6 +121,10 @@ export type Config = {
   transformationQueueMax: number;
   /** A sandbox thread idle this long exits and returns its memory, ms. */
   transformationThreadIdleMs: number;
+  /** How long a new database connection may take before the query fails (ingestion then answers 503), ms. */
+  dbConnectTimeoutMs: number;
+  /** A delivery lease's length, renewed by its live worker every third of it; a dead worker's events are taken over after it, ms. */
+  deliveryLeaseMs: number;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -183,6 +189,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     transformationThreads: e.TRANSFORMATION_THREADS,
     transformationQueueMax: e.TRANSFORMATION_QUEUE_MAX,
     transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,
+    dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };
 }
 

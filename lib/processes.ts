@@ -17,3 +17,14 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
   }
   return !isAlive(pid);
 }
+
+/**
+ * A start that cannot go on (issue 15 "Also"): `message` is one sentence of cause and remedy, printed as
+ * it is, never with a stack trace (scripts/start.ts, scripts/worker.ts).
+ */
+export class StartFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartFailure";
+  }
+}

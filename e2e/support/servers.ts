@@ -43,14 +43,17 @@ export type RunningServer = { url: string; port: number; process: ChildProcess; 
 
 /**
  * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
- * port and waits until it answers. Rejects with the server's output when it does not come up in 60 s.
+ * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own. Rejects with the server's output when it does not come up in 60 s.
  */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" };
+  // DATABASE_URL: "" starts the server on an embedded PostgreSQL of its own (under DATA_DIR), as `npm start` does.
+  if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
-    env: { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

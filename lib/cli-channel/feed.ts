@@ -64,7 +64,8 @@ class CliFeed {
   private reset(client: pg.Client) {
     if (this.client === client) this.client = null;
     client.end().catch(() => {});
-    if (this.streams.size > 0) setTimeout(() => void this.ensureListening().catch(() => {}), 1000);
+    // Retried every second while the database is away and streams remain open.
+    if (this.streams.size > 0) setTimeout(() => void this.ensureListening().catch(() => this.reset(client)), 1000).unref();
   }
 }
 

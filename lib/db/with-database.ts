@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
-import { embeddedUrl, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { embeddedUrl, pgDataDir, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { isAlive } from "@/lib/processes";
 
 /**
@@ -12,7 +12,7 @@ import { isAlive } from "@/lib/processes";
 export async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const config = getConfig();
   if (config.databaseUrl) return fn(config.databaseUrl);
-  const pidFile = path.join(config.dataDir, "pg", "postmaster.pid");
+  const pidFile = path.join(pgDataDir(config.dataDir), "postmaster.pid");
   // postmaster.pid: line 1 the pid, line 4 the port it listens on (whatever EMBEDDED_PG_PORT the server was started with).
   const lines = existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n") : [];
   const running = lines.length > 0 && isAlive(Number(lines[0]));

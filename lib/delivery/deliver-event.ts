@@ -16,11 +16,9 @@ import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { buildOutgoingRequest } from "@/lib/delivery/outgoing";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
+import { holdLease, newLease, withLeases } from "@/lib/delivery/leases";
 import { createId } from "@/lib/ids";
 import { storableText } from "@/lib/ingest/storable";
-
-/** Extra lease beyond the delivery timeout before another worker may take the event over, ms. */
-const LEASE_MARGIN_MS = 5000;
 
 const CLAIM_SQL = `
 WITH c AS (
@@ -32,14 +30,14 @@ WITH c AS (
 
 /** Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at `retryAt`. */
 async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED" | "QUEUED", retryAt: Date | null, errorCode: string | null = null): Promise<void> {
-  await inTransaction(async (client) => {
+  await withLeases(() => inTransaction(async (client) => {
     const { rowCount } = await client.query(
       `UPDATE events SET status = $3, next_attempt_at = $4, locked_until = NULL, error_code = COALESCE($5, error_code), updated_at = now()
         WHERE id = $1 AND locked_until = $2`,
       [eventId, lease, status, retryAt, errorCode],
     );
     if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
-  }, getBackgroundPool());
+  }, getBackgroundPool()));
 }
 
 /** The outcome of one attempt, to record. */
@@ -93,13 +91,13 @@ SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at 
 // per connection (named), so it is not parsed and planned again for every batch.
 const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
   const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
-  await getBackgroundPool().query({ name: "hookyard-record-attempts", text: RECORD_SQL, values: [
+  await withLeases(() => getBackgroundPool().query({ name: "hookyard-record-attempts", text: RECORD_SQL, values: [
     col((r) => r.attemptId), col((r) => r.teamId), col((r) => r.eventId), col((r) => r.destinationId), col((r) => r.attemptNumber), col((r) => r.trigger),
     col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => storableText(r.outcome.body)),
     col((r) => storableText(r.outcome.requestedUrl)), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
     col((r) => r.outcome.deliveredAt), col((r) => r.outcome.respondedAt), col((r) => r.outcome.deliveryLatency), col((r) => r.outcome.responseLatency),
     col((r) => r.now), col((r) => r.lease), col((r) => r.eventStatus), col((r) => r.nextAt), col((r) => r.success), DELIVER_TASK,
-  ] });
+  ] }));
   return items.map(() => undefined);
 }, 500, 1);
 
@@ -114,8 +112,8 @@ const claimBatcher = new Batcher<string, ClaimedEvent | null>(async (ids) => {
 /** An event this process holds the lease of (`lease` is its `locked_until`), with everything its delivery needs. */
 export type ClaimedEvent = { row: DeliveryRow; lease: Date };
 
-/** A new lease's expiry: the delivery timeout plus a margin from now. */
-export const newLease = (now = Date.now()) => new Date(now + getConfig().deliveryTimeoutMs + LEASE_MARGIN_MS);
+/** A new lease's expiry (DELIVERY_LEASE_MS from now; renewed while held: lib/delivery/leases.ts). */
+export { newLease };
 
 /**
  * Delivers event `eventId` if it is due and not leased by another worker; otherwise does nothing (a
@@ -124,7 +122,9 @@ export const newLease = (now = Date.now()) => new Date(now + getConfig().deliver
  */
 export async function deliverEvent(eventId: string): Promise<void> {
   const claimed = await claimBatcher.submit(eventId);
-  if (claimed) await deliverClaimed(claimed);
+  if (!claimed) return;
+  const unhold = holdLease(claimed);
+  await deliverClaimed(claimed).finally(unhold);
 }
 
 /**
@@ -134,7 +134,7 @@ export async function deliverEvent(eventId: string): Promise<void> {
  */
 export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await inTransaction(async (client) => {
+  await withLeases(() => inTransaction(async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
          FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
@@ -143,7 +143,7 @@ export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
       [events.map((e) => e.row.id), events.map((e) => e.lease)],
     );
     await enqueueDeliveries(client, rows.map((r) => r.id));
-  }, getBackgroundPool());
+  }, getBackgroundPool()));
 }
 
 /**

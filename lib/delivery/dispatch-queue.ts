@@ -19,17 +19,28 @@
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/delivery/deliver-event";
+import { holdLease } from "@/lib/delivery/leases";
 import { WINDOW_MS } from "@/lib/ingest/ingest-pressure";
 import { logger } from "@/lib/log";
 
 const log = logger("dispatch");
-/** Below this much lease left, an event is handed back as a job rather than sent (its lease could expire mid-delivery), ms. */
-const MIN_LEASE_LEFT_MS = 2000;
+/**
+ * Below this much lease left, an event is handed back as a job rather than sent: its lease is renewed
+ * while it waits here (lib/delivery/leases.ts), so so little left means renewals fail (the database is
+ * away) and another worker may soon take it over, ms.
+ */
+const MIN_LEASE_LEFT_MS = 1000;
 
 /** How long one saturation report slows deliveries down, ms (two of the web process's windows). */
 const PRESSURE_HOLD_MS = 2 * WINDOW_MS;
 
 const queue: ClaimedEvent[] = [];
+/** The lease holds of the events queued or in delivery here (lib/delivery/leases.ts). */
+const unholds = new Map<ClaimedEvent, () => void>();
+const unhold = (e: ClaimedEvent) => {
+  unholds.get(e)?.();
+  unholds.delete(e);
+};
 /** Deliveries started and not answered yet (at most WORKER_CONCURRENCY). */
 let active = 0;
 /** Deliveries answered whose attempts are being recorded (batched, lib/delivery/deliver-event.ts). */
@@ -60,8 +71,9 @@ const RECORDING_MAX_FACTOR = 4;
  * Returns at once; each delivery records its attempt (deliverClaimed).
  */
 export function dispatchClaimed(events: ClaimedEvent[]): void {
+  for (const e of events) unholds.set(e, holdLease(e));
   if (stopping) {
-    void releaseClaimed(events).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+    void releaseClaimed(events).finally(() => events.forEach(unhold)).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
     return;
   }
   queue.push(...events);
@@ -181,10 +193,12 @@ function pump(): void {
 
 async function run(event: ClaimedEvent, onAnswered: () => void): Promise<void> {
   try {
-    if (event.lease.getTime() - Date.now() < getConfig().deliveryTimeoutMs + MIN_LEASE_LEFT_MS) await releaseClaimed([event]);
+    if (event.lease.getTime() - Date.now() < MIN_LEASE_LEFT_MS) await releaseClaimed([event]);
     else await deliverClaimed(event, onAnswered);
   } catch (err) {
     log.warn(`delivery of ${event.row.id} failed; it is queued again when its lease expires`, err instanceof Error ? err.message : err);
+  } finally {
+    unhold(event);
   }
 }
 
@@ -199,5 +213,6 @@ export async function stopDispatch(beforeHandBack: () => Promise<void> = async (
   await beforeHandBack().catch(() => {});
   const left = queue.splice(0);
   await releaseClaimed(left).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+  left.forEach(unhold);
   if (active > 0 || recording > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
 }

@@ -3,26 +3,35 @@
  * committed requests into events (lib/gateway/pipeline/fanout-queue.ts) and delivers the due ones itself
  * (lib/delivery/dispatch-queue.ts), graphile-worker runs the `deliver` jobs of retries, delays and
  * requeued events (WORKER_CONCURRENCY at once each), and a sweeper repairs what a crashed process left:
- * events claimed by a worker that died mid-delivery (their lease expired) are queued again.
+ * events claimed by a worker that died mid-delivery (their short lease, DELIVERY_LEASE_MS, expired:
+ * live workers renew theirs, lib/delivery/leases.ts) are queued again, and the jobs a dead worker had
+ * fetched are unlocked at once (unlockJobsOfDeadWorkers).
  * It also drops expired deduplication keys. `npm start` runs one worker in-process (WORKER_ENABLED);
  * `npm run worker` runs more on other machines.
  */
+import { EventEmitter } from "node:events";
 import { run, type Runner } from "graphile-worker";
+import pg from "pg";
 import { getConfig } from "@/lib/config";
-import { getBackgroundPool } from "@/lib/db/pool";
+import { databaseUrl, getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { deliverEvent } from "@/lib/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/delivery/dispatch-queue";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
+import { startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 
 const log = logger("worker");
-/** A due event nobody claimed for this long gets a spare job, ms. */
+/** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
 const STALLED_AFTER_MS = 5 * 60_000;
+/** Prefix of the application_name of each worker process's presence connection, followed by its graphile-worker pool id. */
+export const PRESENCE_PREFIX = "hookyard-worker ";
 let lastCleanup = 0;
+/** This process's graphile-worker pool ids (set once its runner starts). */
+const ownPools = new Set<string>();
 
 /**
  * One sweep: queues events whose lease expired (their worker died) or that nobody claimed for
@@ -30,6 +39,7 @@ let lastCleanup = 0;
  * Returns what it repaired. Throws on database errors.
  */
 export async function sweep(now = Date.now()): Promise<{ events: number }> {
+  await unlockJobsOfDeadWorkers();
   const events = await inTransaction(async (client) => {
     // Claimed by a worker that died: the lease expired. (A leased event was due when it was claimed,
     // so it is found through events_pending_idx by next_attempt_at.)
@@ -57,12 +67,65 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
   return { events };
 }
 
+/**
+ * Jobs fetched by a worker process that died stay locked in graphile-worker (for 4 hours). Every live
+ * worker process keeps a presence connection named after its job pool (`hookyard-worker {pool id}`);
+ * jobs locked for more than 5 s by a pool with no presence are unlocked, so any worker runs them now
+ * (their events are claimed with a lease as usual: a spare run of a job changes nothing). Only while
+ * this process's own presence (of `livePools`, default this process's pools) is connected: after a
+ * database restart, presences come back first. Returns the number of dead pools unlocked. Throws on
+ * database errors.
+ */
+export async function unlockJobsOfDeadWorkers(livePools: string[] = [...ownPools]): Promise<number> {
+  if (livePools.length === 0) return 0;
+  const { rows } = await getBackgroundPool().query<{ pools: string[] | null }>(
+    `WITH present AS (SELECT substr(application_name, ${PRESENCE_PREFIX.length + 1}) AS pool FROM pg_stat_activity WHERE application_name LIKE '${PRESENCE_PREFIX}%'),
+          dead AS (SELECT DISTINCT locked_by FROM graphile_worker.jobs
+                    WHERE locked_by IS NOT NULL AND locked_at < now() - interval '5 seconds' AND locked_by NOT IN (SELECT pool FROM present)
+                      AND EXISTS (SELECT 1 FROM present WHERE pool = ANY($1::text[])))
+     SELECT (SELECT array_agg(locked_by) FROM dead) AS pools, (SELECT graphile_worker.force_unlock_workers(array_agg(locked_by)) FROM dead HAVING count(*) > 0)`,
+    [livePools],
+  );
+  const pools = rows[0]?.pools ?? [];
+  if (pools.length) log.info(`unlocked the jobs of ${pools.length} stopped worker(s): ${pools.join(", ")}`);
+  return pools.length;
+}
+
+/** Keeps a connection named `hookyard-worker {poolId}` open (reconnecting every second) until the returned function is called. */
+function keepPresence(poolId: string): () => void {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  const connect = () => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: databaseUrl(), application_name: `${PRESENCE_PREFIX}${poolId}` });
+    const retry = () => {
+      if (client === c) client = null;
+      c.end().catch(() => {});
+      if (!stopped) setTimeout(connect, 1000).unref();
+    };
+    c.on("error", retry);
+    c.connect().then(() => (stopped ? void c.end().catch(() => {}) : (client = c)), retry);
+  };
+  connect();
+  return () => {
+    stopped = true;
+    void client?.end().catch(() => {});
+  };
+}
+
 export type WorkerHandle = { stop: () => Promise<void> };
 
 /** Starts graphile-worker and the sweeper in this process. Throws when the job schema is missing. */
 export async function startWorker(): Promise<WorkerHandle> {
   const config = getConfig();
+  const events = new EventEmitter();
+  const presences: (() => void)[] = [];
+  events.on("pool:create", ({ workerPool }: { workerPool: { id: string } }) => {
+    ownPools.add(workerPool.id);
+    presences.push(keepPresence(workerPool.id));
+  });
   const runner: Runner = await run({
+    events: events as never,
     // graphile-worker's own queries (fetch, complete) also commit asynchronously: a completion lost in
     // a crash only runs the job again, and the event's lease makes that a no-op or a redelivery.
     pgPool: getBackgroundPool(),
@@ -82,6 +145,7 @@ export async function startWorker(): Promise<WorkerHandle> {
     },
   });
   startDispatch();
+  const stopRenewal = startLeaseRenewal();
   const fanout = await startFanoutLoop();
   let sweeping = false;
   const timer = setInterval(() => {
@@ -99,9 +163,14 @@ export async function startWorker(): Promise<WorkerHandle> {
   return {
     stop: async () => {
       clearInterval(timer);
-      await fanout.stop().catch(() => {});
-      // The job runner stops before the unstarted events are handed back as jobs, so they wait for another worker.
+      // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
+      // wakes it; what it fans out meanwhile is handed back). The job runner stops before the unstarted
+      // events are handed back as jobs, so they wait for another worker.
+      const fanoutStopped = fanout.stop().catch(() => {});
       await stopDispatch(() => runner.stop());
+      await fanoutStopped;
+      stopRenewal();
+      presences.forEach((p) => p());
       await closeSender();
     },
   };

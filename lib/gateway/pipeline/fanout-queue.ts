@@ -57,14 +57,17 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
       else void drain();
     });
     c.on("error", (err) => {
+      if (client !== c) return; // a failed connect: listen() rejects and relisten retries
       log.warn("fan-out listener lost; reconnecting", err.message);
       client = null;
-      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000);
+      relisten();
     });
-    await c.connect();
+    await c.connect().catch((err) => (c.end().catch(() => {}), Promise.reject(err)));
     await c.query(`LISTEN ${REQUESTS_CHANNEL}; LISTEN ${INGEST_PRESSURE_CHANNEL}`);
     client = c;
   };
+  // Retried every second until the database is back (the sweep timer drains meanwhile).
+  const relisten = () => void (stopped || setTimeout(() => void listen().catch(relisten), 1000).unref());
   await listen();
   const timer = setInterval(() => void drain(), getConfig().pipelineSweepIntervalMs);
   timer.unref();

@@ -1,0 +1,51 @@
+/**
+ * The web process `npm start` supervises (scripts/start.ts; design "Processes and scale"): the HTTP
+ * server of server.ts on PORT. Reports "ready" to its parent over IPC, receives the parts' states for
+ * /healthz, stops cleanly on SIGTERM/SIGINT and stops when its parent is gone. DATABASE_URL is set by
+ * the parent. `--dev` serves Next.js in development mode.
+ */
+import { existsSync } from "node:fs";
+import { getConfig } from "@/lib/config";
+import { StartFailure } from "@/lib/processes";
+import { receiveHealthMessages } from "@/lib/supervisor";
+
+if (existsSync(".env")) process.loadEnvFile(".env");
+const dev = process.argv.includes("--dev");
+const config = getConfig();
+receiveHealthMessages();
+const { startServer } = await import("../server");
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer({ port: config.port, host: config.host, dev });
+} catch (err) {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message =
+    code === "EADDRINUSE"
+      ? `Port ${config.port} is in use by another program; stop it or set PORT to a free port.`
+      : code === "EACCES"
+        ? `Port ${config.port} needs privileges this user lacks; set PORT to a port above 1023.`
+        : err instanceof StartFailure
+          ? err.message
+          : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`;
+  // Under the supervisor, it prints the sentence (once); alone, this process does.
+  if (process.send) process.send({ type: "failed", message });
+  else console.error(`[hookyard] ${message}`);
+  process.exit(3);
+}
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  const force = setTimeout(() => process.exit(0), 10_000);
+  force.unref();
+  await server.close().catch(() => {});
+  process.exit(0);
+};
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop();
+}, 500).unref();
+process.on("disconnect", () => void stop());
+process.send?.("ready");
