@@ -26,6 +26,7 @@ import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, preview
 import { closePool } from "@/lib/db/pool";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
+import { checkRequestLine } from "@/lib/http/request-line";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
@@ -85,9 +86,13 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
-  const server = http.createServer((req, res) => {
+  // Request reads are bounded (issue 15 §1): Node checks requestTimeout/headersTimeout every
+  // connectionsCheckingInterval; long-lived responses (live streams) are not affected.
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const url = req.url ?? "/";
     const method = (req.method ?? "GET").toUpperCase();
+    const refused = checkRequestLine(method, url);
+    if (refused) return writeNodeResponse(res, refused);
     const handle = async () => {
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
       if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
@@ -126,7 +131,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     });
   });
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.requestTimeout = getConfig().httpRequestTimeoutMs;
+  server.headersTimeout = getConfig().httpHeadersTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
