@@ -26,7 +26,7 @@ import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, preview
 import { closePool } from "@/lib/db/pool";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
-import { checkRequestLine } from "@/lib/http/request-line";
+import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
@@ -122,6 +122,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
         return serveConsole(req, res, retryRequestRoute(first, third!));
       }
+      const pageRefusal = first === "api" ? null : pageMethodRefusal(method);
+      if (pageRefusal) return writeNodeResponse(res, pageRefusal);
       return handleNext(req, res, parse(url, true));
     };
     handle().catch((err) => {

@@ -33,6 +33,15 @@ function surfaceError(surface: Surface, status: 400 | 405, message: string, head
 }
 
 /**
+ * The answer for a page, static file or unknown path (what server.ts hands to Next.js outside `/api/`)
+ * requested with a method other than GET or HEAD: 405 in the console's error body (Next.js would
+ * answer some of them 500). Null when the method is GET or HEAD.
+ */
+export function pageMethodRefusal(method: string): HttpResponse | null {
+  return method === "GET" || method === "HEAD" ? null : surfaceError("console", 405, `${method} is not supported here`, { allow: "GET, HEAD" });
+}
+
+/**
  * The 4xx answer for a request line server.ts must not route, or null when it may. `url` is the raw
  * request target (`req.url`), `method` upper-case. Never throws.
  */
