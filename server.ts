@@ -115,7 +115,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       const [first, second, third, fourth] = segments;
       if (first && !RESERVED.has(first) && !first.includes(".") && (method === "GET" || method === "HEAD")) {
         if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
-        if (segments.length === 2 && second === "live") return streamSourceRequests(first, req, res);
+        // GET only: a HEAD of an endless stream would never flush its headers (issue 15 §1 fuzz).
+        if (segments.length === 2 && second === "live" && method === "GET") return streamSourceRequests(first, req, res);
         if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
         if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third!));
       }

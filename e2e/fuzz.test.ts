@@ -218,6 +218,23 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     await expectAnswer(req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, deep), 422, { error: "UNPROCESSABLE_ENTITY", message: expect.any(String) });
   });
 
+  it("a captured body nested 10,000 deep is kept and shown as text: preview, page and the API's request still answer", async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+    const t = await newTestUrl({});
+    const captured = await send(BASE_URL, req("POST", `/e/${t.id}`, { "content-type": "application/json" }, deep));
+    expect(captured.status).toBe(200);
+    const preview = await send(BASE_URL, req("GET", `/${t.id}`, { accept: "application/json" }));
+    expect(preview.status, preview.body.slice(0, 300)).toBe(200);
+    const page = await send(BASE_URL, req("GET", `/${t.id}`, { accept: "text/html" }));
+    expect(page.status).toBe(200);
+    const conn = await api(team, "POST", `${V}/connections`, { name: "deepbody", source: { name: "deepbody-src" }, destination: { name: "deepbody-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
+    const sent = await send(BASE_URL, req("POST", new URL(conn.json.source.url).pathname, { "content-type": "application/json" }, deep));
+    expect(sent.status).toBe(200);
+    const { request_id } = JSON.parse(sent.body);
+    const one = await api(team, "GET", `${V}/requests/${request_id}`);
+    expect(one.status).toBe(200);
+  });
+
   it("unexpected methods → 405 with Allow in the surface's body; OPTIONS * → 400", async () => {
     for (const m of ["TRACE", "PROPFIND", "PURGE"]) {
       await expectAnswer(req(m, `/api${V}/sources`, { authorization: `Bearer ${team.apiKey}` }), 405, gatewayBody(405));
@@ -266,7 +283,7 @@ describe("fuzz (fast-check, fixed seed)", () => {
           if (a.status >= 500) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${a.body.slice(0, 300)}`);
         });
       }),
-      { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 100), endOnFailure: true },
+      { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 400), endOnFailure: true },
     );
     console.log(`fuzz seed ${SEED}: ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
     // Most requests must get past the router: the fuzz is not only 404s.

@@ -76,6 +76,7 @@ try {
   await Promise.all(Array.from({ length: concurrency }, worker));
   log(`${requests.length} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; by status: ${[...counts].sort().map(([s, n]) => `${s}×${n}`).join("  ")}`);
   for (const b of bad.slice(0, 50)) log(`FAIL ${b}`);
+  if (bad.length) log(`server log (end):\n${server.output().slice(-4000)}`);
   failures += bad.length;
 
   // The service still answers normally; a polluted Object.prototype would show as "Unrecognized key".

@@ -223,7 +223,7 @@ export function requestArb(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
 export function send(base: string, r: FuzzRequest, timeoutMs = 20_000): Promise<FuzzAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { "content-length": String(r.body.length) } : {}) }, agent: false });
+    const req = http.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { "content-length": String(r.body.length) } : {}) }, agent: false, maxHeaderSize: 256 * 1024 });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer in ${timeoutMs} ms: ${r.method} ${r.path.slice(0, 200)}`));

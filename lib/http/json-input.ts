@@ -68,3 +68,28 @@ export function parseJsonInput(text: string, maxDepth = JSON_MAX_DEPTH): unknown
   checkJsonInput(value, maxDepth);
   return value;
 }
+
+/**
+ * Nesting captured content (webhook bodies, destination responses) may have to be shown or filtered as
+ * parsed JSON; deeper documents are kept and shown as text, because serialising or rendering them again
+ * would overflow the stack (issue 15 §1 "Malformed input": a 10,000-deep body broke the preview).
+ */
+export const CAPTURED_JSON_MAX_DEPTH = 256;
+
+/**
+ * JSON.parse for captured content: the parsed value when `text` is JSON nesting at most `maxDepth`
+ * levels; throws (SyntaxError, or RangeError past the depth) otherwise, so callers fall back to the text.
+ * Unlike {@link parseJsonInput} it accepts any strings and keys (captured data is kept as sent).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- typed like JSON.parse, which it replaces
+export function parseCapturedJson(text: string, maxDepth = CAPTURED_JSON_MAX_DEPTH): any {
+  const value: unknown = JSON.parse(text);
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > maxDepth) throw new RangeError(`JSON nests deeper than ${maxDepth} levels`);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return value;
+}
