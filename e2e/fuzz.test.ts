@@ -14,7 +14,7 @@ import { createApiKey } from "@/lib/gateway/teams/api-keys";
 import { createTeam } from "@/lib/gateway/teams/bootstrap";
 import { API_VERSIONS } from "@/lib/gateway/versions";
 import { BASE_URL, newTestUrl } from "./support/client";
-import { describeRequest, type FuzzContext, type FuzzRequest, requestArb, send } from "./support/fuzz";
+import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, requestArb, send } from "./support/fuzz";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 
 /** Fixed in `npm test`; FUZZ_SEED overrides it to replay a run of `npm run fuzz`. */
@@ -175,20 +175,10 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
   });
 
   it("forged cursors (out-of-range timestamps, U+0000, lone surrogates, huge values) → 400 on every list", async () => {
-    const c = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
-    const cursors = [
-      c({ o: "created_at", d: "desc", v: "+275760-09-13T00:00:00.000Z", i: "x" }),
-      c({ o: "created_at", d: "desc", v: "-271821-04-20T00:00:00.000Z", i: "x" }),
-      c({ o: "created_at", d: "desc", v: "+010000-01-01T00:00:00.000Z", i: "x" }),
-      c({ o: "created_at", d: "desc", v: "2026-01-01T00:00:00Z", i: "src_\u0000" }),
-      c({ o: "name", d: "desc", v: "a\u0000", i: "x" }),
-      c({ o: "name", d: "desc", v: "\ud800", i: "x" }),
-    ];
     for (const list of ["sources", "destinations", "connections", "events", "requests", "attempts", "ignored-events", "transformations"]) {
-      for (const cur of cursors) {
-        const orderBy = cur === cursors[4] || cur === cursors[5] ? "&order_by=name" : "";
-        const r = await api(team, "GET", `${V}/${list}?next=${cur}${orderBy}`);
-        expect(r.status, `${list} ${Buffer.from(cur, "base64url").toString()}: ${JSON.stringify(r.json)}`).toBe(400);
+      for (const p of FORGED_CURSOR_PAYLOADS) {
+        const r = await api(team, "GET", `${V}/${list}?next=${encodeCursor(p)}&order_by=${p.o}&dir=${p.d}`);
+        expect(r.status, `${list} ${JSON.stringify(p).slice(0, 200)}: ${JSON.stringify(r.json)}`).toBe(400);
         expect(r.json).toMatchObject({ handled: true, status: 400 });
       }
     }
@@ -212,8 +202,6 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     await expectAnswer(req("POST", `/api${V}/connections`, json, `{"name":"c","source":{"name":"s"},"destination":{"name":"d"},"rules":[{"type":"filter","body":${deep}}]}`), 400, gatewayBody(400));
     await expectAnswer(req("PUT", `/api${V}/transformations/run`, json, `{"code":"x","request":{"body":${deep}}}`), 400, gatewayBody(400));
     await expectAnswer(req("POST", `/api${V}/sources`, json, `{"name":"s","config":${"[".repeat(10_000)}${"]".repeat(10_000)}}`), 400, gatewayBody(400));
-    // In a query parameter (JSON filters): past 64 levels (a 10,000-deep one would pass the 16 KiB header limit: 431 by Node).
-    await expectAnswer(req("GET", `/api${V}/events?body=${encodeURIComponent(`${'{"a":'.repeat(200)}1${"}".repeat(200)}`)}`, json), 400, gatewayBody(400));
     await expectAnswer(req("POST", "/", { "content-type": "application/json" }, deep), 422, consoleBody(422));
     await expectAnswer(req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, deep), 422, { error: "UNPROCESSABLE_ENTITY", message: expect.any(String) });
   });

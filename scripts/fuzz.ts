@@ -66,8 +66,7 @@ try {
         if (a.status >= 500) bad.push(`${describeRequest(r)} → ${a.status} ${a.body.slice(0, 200)}`);
       } catch (err) {
         key = (err as NodeJS.ErrnoException).code ?? "no answer";
-        // A reset after the server refused an oversized request line (431) is Node's; a hang is not.
-        if (!/ECONNRESET|EPIPE/.test(key)) bad.push(`${describeRequest(r)} → ${(err as Error).message}`);
+        bad.push(`${describeRequest(r)} → ${(err as Error).message}`);
       }
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (next % 1000 === 0) log(`${next}/${requests.length}…`);
