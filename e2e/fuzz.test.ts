@@ -16,6 +16,7 @@ import { API_VERSIONS } from "@/lib/gateway/versions";
 import { BASE_URL, newTestUrl } from "./support/client";
 import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, requestArb, send } from "./support/fuzz";
 import { api, newTeam, type TestTeam } from "./support/gateway";
+import { connectionTo, eventsOf, ignoredIn } from "./support/pipeline";
 
 /** Fixed in `npm test`; FUZZ_SEED overrides it to replay a run of `npm run fuzz`. */
 const SEED = Number(process.env.FUZZ_SEED ?? 150_001);
@@ -105,6 +106,19 @@ describe("prototype pollution through every surface", () => {
     const conn = await api(team, "GET", `${V}/connections?limit=5`);
     expect(conn.status).toBe(200);
     await expectServiceNormal();
+  });
+
+  it("a captured query or form body with __proto__ keys does not pollute the worker: a filter on a key the request lacks still filters", async () => {
+    const key = `polluted_${Date.now().toString(36)}`;
+    const conn = await connectionTo(team, null, { rules: [{ type: "filter", query: { [key]: "1" } }], destination: { config: { url: "http://127.0.0.1:9/" } } });
+    const polluting = await send(BASE_URL, req("POST", `${new URL(conn.source.url).pathname}?__proto__[${key}]=1&constructor[prototype][${key}]=1`, { "content-type": "application/x-www-form-urlencoded" }, `__proto__[${key}]=1`));
+    expect(polluting.status).toBe(200);
+    await ignoredIn(JSON.parse(polluting.body).request_id);
+    const plain = await send(BASE_URL, req("POST", new URL(conn.source.url).pathname, { "content-type": "application/json" }, "{}"));
+    const requestId = JSON.parse(plain.body).request_id;
+    const ignored = await ignoredIn(requestId);
+    expect(ignored[0].cause).toBe("FILTERED");
+    expect(await eventsOf(requestId)).toEqual([]);
   });
 
   it("JSON bodies with __proto__/constructor/prototype keys are refused with 400 naming the key, and nothing is written", async () => {
@@ -271,7 +285,7 @@ describe("fuzz (fast-check, fixed seed)", () => {
           if (a.status >= 500) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${a.body.slice(0, 300)}`);
         });
       }),
-      { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 400), endOnFailure: true },
+      { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 1500), endOnFailure: true },
     );
     console.log(`fuzz seed ${SEED}: ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
     // Most requests must get past the router: the fuzz is not only 404s.
