@@ -157,20 +157,20 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     expect(JSON.parse(a.body)).toEqual(shape);
   }
 
-  it("invalid UTF-8 percent-encoding and U+0000 in a path: every id parameter of every surface → 400", async () => {
+  it("invalid UTF-8 percent-encoding and U+0000 in a path: every id parameter of every surface → 404 (no such id), never a 5xx", async () => {
     const auth = { authorization: `Bearer ${team.apiKey}` };
     for (const bad of ["%FF", "%C0%80", "%ED%A0%80", "src_%00", "%00"]) {
       for (const prefix of PREFIXES) {
         for (const p of [`sources/${bad}`, `events/${bad}`, `events/${bad}/raw_body`, `requests/${bad}/events`, `connections/${bad}/pause`, `transformations/${bad}/executions/${bad}`, `attempts/${bad}`, `ignored-events/${bad}`, `destinations/${bad}`]) {
-          await expectAnswer(req("GET", `/api${prefix}/${p}`, auth), 400, gatewayBody(400));
+          await expectAnswer(req("GET", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
         }
       }
-      await expectAnswer(req("GET", `/${bad}`), 400, consoleBody(400));
-      await expectAnswer(req("GET", `/${testUrl.id}/requests/${bad}/raw`), 400, consoleBody(400));
-      await expectAnswer(req("GET", `/${bad}/live`), 400, consoleBody(400));
-      await expectAnswer(req("POST", `/${testUrl.id}/requests/${bad}/retry`), 400, consoleBody(400));
-      await expectAnswer(req("GET", `/cli/sessions/${bad}/stream`, { authorization: `Bearer ${team.cliKey}` }), 400, { error: "BAD_REQUEST", message: expect.any(String) });
-      await expectAnswer(req("POST", `/cli/attempts/${bad}`, { authorization: `Bearer ${team.cliKey}` }, "{}"), 400, { error: "BAD_REQUEST", message: expect.any(String) });
+      await expectAnswer(req("GET", `/${bad}`), 404, consoleBody(404));
+      await expectAnswer(req("GET", `/${testUrl.id}/requests/${bad}/raw`), 404, consoleBody(404));
+      await expectAnswer(req("GET", `/${bad}/live`), 404, consoleBody(404));
+      await expectAnswer(req("POST", `/${testUrl.id}/requests/${bad}/retry`), 404, consoleBody(404));
+      await expectAnswer(req("GET", `/cli/sessions/${bad}/stream`, { authorization: `Bearer ${team.cliKey}` }), 404, { error: "NOT_FOUND", message: expect.any(String) });
+      await expectAnswer(req("POST", `/cli/attempts/${bad}`, { authorization: `Bearer ${team.cliKey}` }, "{}"), 404, { error: "NOT_FOUND", message: expect.any(String) });
     }
   });
 

@@ -167,14 +167,14 @@ describe("checkRequestLine", () => {
   const status = (method: string, url: string) => checkRequestLine(method, url)?.status ?? null;
   const body = (method: string, url: string) => JSON.parse(String(checkRequestLine(method, url)!.body));
 
-  it("invalid UTF-8 percent-encoding or U+0000 in a path → 400 in the surface's error body", () => {
-    expect(body("GET", "/api/2025-07-01/events/%FF")).toMatchObject({ handled: true, status: 400, code: "BAD_REQUEST" });
-    expect(body("GET", "/api/events/%ED%A0%80")).toMatchObject({ handled: true, status: 400 });
-    expect(body("GET", "/%FF")).toEqual({ code: "BAD_REQUEST", status: 400, data: ["The path is not valid UTF-8 percent-encoding"] });
-    expect(body("GET", "/abc/requests/%C0%80/raw")).toMatchObject({ code: "BAD_REQUEST", status: 400 });
-    expect(body("GET", "/cli/sessions/%FF/stream")).toMatchObject({ error: "BAD_REQUEST" });
-    expect(body("GET", "/api/2025-07-01/sources/src_%00")).toMatchObject({ handled: true, status: 400 });
-    expect(status("GET", "/abc%00")).toBe(400);
+  it("invalid UTF-8 percent-encoding or U+0000 in a path → 404 in the surface's error body", () => {
+    expect(body("GET", "/api/2025-07-01/events/%FF")).toMatchObject({ handled: true, status: 404, code: "NOT_FOUND" });
+    expect(body("GET", "/api/events/%ED%A0%80")).toMatchObject({ handled: true, status: 404 });
+    expect(body("GET", "/%FF")).toEqual({ code: "NOT_FOUND", status: 404, data: ["The path is not valid UTF-8 percent-encoding"] });
+    expect(body("GET", "/abc/requests/%C0%80/raw")).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    expect(body("GET", "/cli/sessions/%FF/stream")).toMatchObject({ error: "NOT_FOUND" });
+    expect(body("GET", "/api/2025-07-01/sources/src_%00")).toMatchObject({ handled: true, status: 404 });
+    expect(status("GET", "/abc%00")).toBe(404);
   });
 
   it("unexpected methods → 405 with Allow; OPTIONS * and other non-path targets → 400", () => {

@@ -3,7 +3,8 @@
  * malformed path or an unexpected method gets a 4xx in the error body of the surface it addressed
  * instead of reaching Next.js or PostgreSQL:
  *   - a request target that is not a path (`OPTIONS *`, absolute-form) → 400;
- *   - a path segment that is not valid UTF-8 percent-encoding (`/%FF`), or that decodes to U+0000 → 400;
+ *   - a path segment that is not valid UTF-8 percent-encoding (`/%FF`), or that decodes to U+0000 → 404
+ *     (no id or endpoint can be named so; like any unknown or malformed id);
  *   - a method other than GET HEAD POST PUT PATCH DELETE OPTIONS → 405 with `Allow`.
  * Ingestion (`/e/…`) is exempt from the path and method checks: it captures any path as received and
  * answers methods itself (405 UNSUPPORTED_HTTP_METHOD per source, shared/spec/console.md).
@@ -25,9 +26,11 @@ function surfaceOf(pathname: string): Surface {
 }
 
 /** `status`/`message` in the error body of `surface` (shared/spec/*.md, lib/http/errors.ts). */
-function surfaceError(surface: Surface, status: 400 | 405, message: string, headers: Record<string, string> = {}): HttpResponse {
-  const code = status === 400 ? "BAD_REQUEST" : "METHOD_NOT_ALLOWED";
-  if (surface === "gateway") return json(status, { handled: true, status, message: status === 400 ? "Bad Request" : "Method Not Allowed", data: { message }, code }, headers);
+const STATUS_NAMES = { 400: ["BAD_REQUEST", "Bad Request"], 404: ["NOT_FOUND", "Not Found"], 405: ["METHOD_NOT_ALLOWED", "Method Not Allowed"] } as const;
+
+function surfaceError(surface: Surface, status: keyof typeof STATUS_NAMES, message: string, headers: Record<string, string> = {}): HttpResponse {
+  const [code, title] = STATUS_NAMES[status];
+  if (surface === "gateway") return json(status, { handled: true, status, message: title, data: { message }, code }, headers);
   if (surface === "cli") return json(status, { error: code, message }, headers);
   return json(status, { code, status, data: [message] }, headers);
 }
@@ -57,9 +60,9 @@ export function checkRequestLine(method: string, url: string): HttpResponse | nu
     try {
       decoded = decodeURIComponent(segment);
     } catch {
-      return surfaceError(surface, 400, "The path is not valid UTF-8 percent-encoding");
+      return surfaceError(surface, 404, "The path is not valid UTF-8 percent-encoding");
     }
-    if (decoded.includes("\0")) return surfaceError(surface, 400, "The path must not contain U+0000");
+    if (decoded.includes("\0")) return surfaceError(surface, 404, "The path contains U+0000");
   }
   if (!SERVED.has(method)) return surfaceError(surface, 405, `${method} is not supported`, { allow: SERVED_METHODS.join(", ") });
   return null;
