@@ -29,6 +29,7 @@ import { closePool } from "@/lib/db/pool";
 import { healthz } from "@/lib/health";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
+import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
@@ -100,9 +101,13 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
-  const server = http.createServer((req, res) => {
+  // Request reads are bounded (issue 15 §1): Node checks requestTimeout/headersTimeout every
+  // connectionsCheckingInterval; long-lived responses (live streams) are not affected.
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const url = req.url ?? "/";
     const method = (req.method ?? "GET").toUpperCase();
+    const refused = checkRequestLine(method, url);
+    if (refused) return writeNodeResponse(res, refused);
     const handle = async () => {
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
       if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
@@ -126,13 +131,16 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       const [first, second, third, fourth] = segments;
       if (first && !RESERVED.has(first) && !first.includes(".") && (method === "GET" || method === "HEAD")) {
         if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
-        if (segments.length === 2 && second === "live") return streamSourceRequests(first, req, res);
+        // GET only: a HEAD of an endless stream would never flush its headers (issue 15 §1 fuzz).
+        if (segments.length === 2 && second === "live" && method === "GET") return streamSourceRequests(first, req, res);
         if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
         if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third!));
       }
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
         return serveConsole(req, res, retryRequestRoute(first, third!));
       }
+      const pageRefusal = first === "api" ? null : pageMethodRefusal(method);
+      if (pageRefusal) return writeNodeResponse(res, pageRefusal);
       return handleNext(req, res, parse(url, true));
     };
     handle().catch((err) => {
@@ -142,7 +150,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     });
   });
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.requestTimeout = getConfig().httpRequestTimeoutMs;
+  server.headersTimeout = getConfig().httpHeadersTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
     .transform((v) => (v === true ? 1 : v === false ? 0 : v)),
   COOKIE_DOMAIN: z.string().default("auto"),
   INGEST_MAX_BODY_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(20_000),
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
@@ -75,6 +77,10 @@ export type Config = {
   cookieDomain: string;
   /** Largest request body accepted by ingestion, bytes. */
   ingestMaxBodyBytes: number;
+  /** Longest a client may take to send a whole request, headers and body (ms); server.ts `requestTimeout`. */
+  httpRequestTimeoutMs: number;
+  /** Longest a client may take to send a request's headers (ms, at most httpRequestTimeoutMs). */
+  httpHeadersTimeoutMs: number;
   /** Group-commit writes in flight at once per process. */
   ingestWriteConcurrency: number;
   /** `POST /` creations per minute per client. */
@@ -167,6 +173,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: e.TRUST_PROXY,
     cookieDomain: e.COOKIE_DOMAIN.trim(),
     ingestMaxBodyBytes: e.INGEST_MAX_BODY_BYTES,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    httpHeadersTimeoutMs: Math.min(e.HTTP_HEADERS_TIMEOUT_MS, e.HTTP_REQUEST_TIMEOUT_MS),
     ingestWriteConcurrency: e.INGEST_WRITE_CONCURRENCY,
     consoleCreateRateLimit: e.CONSOLE_CREATE_RATE_LIMIT,
     consoleNewRateLimit: e.CONSOLE_NEW_RATE_LIMIT,

@@ -23,6 +23,7 @@ import {
   ZCliAttemptResult,
   ZCliSessionCreate,
 } from "@/lib/cli-channel/sessions";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { readNodeRequest } from "@/lib/http/node";
 import { logger } from "@/lib/log";
 
@@ -41,9 +42,9 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
   if (r.bodyTooLarge) throw new CliError(413, "PAYLOAD_TOO_LARGE", "The body exceeds 1 MiB");
   let raw: unknown;
   try {
-    raw = r.body.length ? JSON.parse(r.body.toString("utf8")) : {};
-  } catch {
-    throw new CliError(422, "UNPROCESSABLE_ENTITY", "The body is not valid JSON");
+    raw = r.body.length ? parseJsonInput(r.body.toString("utf8")) : {};
+  } catch (err) {
+    throw new CliError(422, "UNPROCESSABLE_ENTITY", err instanceof JsonInputError ? err.message : "The body is not valid JSON");
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

@@ -3,6 +3,7 @@ import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
 import { ingestUrlFor } from "@/lib/console/urls";
 import { getPool } from "@/lib/db/pool";
 import { ApiError } from "@/lib/http/errors";
+import { parseCapturedJson } from "@/lib/http/json-input";
 
 /** Bytes of a body shown in a preview. */
 export const PREVIEW_BODY_BYTES = 64 * 1024;
@@ -35,7 +36,7 @@ export function bodyPreview(body: Buffer | null, size: number): Pick<TCapturedRe
     const trimmed = text.trim();
     if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
       try {
-        return { body: JSON.parse(trimmed), body_encoding: "json", body_truncated: false };
+        return { body: parseCapturedJson(trimmed), body_encoding: "json", body_truncated: false };
       } catch {
         /* not JSON: shown as text */
       }

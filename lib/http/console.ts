@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type Config, getConfig } from "@/lib/config";
 import { type ConsoleSession, findSession, readCookie, SESSION_COOKIE } from "@/lib/console/sessions";
 import { ApiError, RateLimitedError } from "@/lib/http/errors";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { type HttpRequest, type HttpResponse, json } from "@/lib/http/types";
 import { logger } from "@/lib/log";
@@ -42,8 +43,9 @@ function parseJsonBody<B>(req: HttpRequest, schema: z.ZodType<B>): B {
   let value: unknown = {};
   if (text) {
     try {
-      value = JSON.parse(text);
+      value = parseJsonInput(text);
     } catch (err) {
+      if (err instanceof JsonInputError) throw new ApiError("UNPROCESSABLE_ENTITY", "Invalid JSON", [err.message]);
       throw new ApiError("UNPROCESSABLE_ENTITY", "Invalid JSON", [`Body is not valid JSON: ${(err as Error).message}`]);
     }
   }

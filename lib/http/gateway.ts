@@ -11,6 +11,7 @@ import { getConfig } from "@/lib/config";
 import { authenticateApiKey } from "@/lib/gateway/teams/api-keys";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
 import { GatewayError } from "@/lib/http/errors";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
@@ -98,8 +99,9 @@ async function readJson(req: Request, optional: boolean): Promise<unknown> {
     throw new GatewayError(400, "BAD_REQUEST", "A JSON body is required", {});
   }
   try {
-    return JSON.parse(text);
+    return parseJsonInput(text);
   } catch (err) {
+    if (err instanceof JsonInputError) throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { field: err.field, message: err.message });
     throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { message: (err as Error).message });
   }
 }
@@ -151,7 +153,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
         parsed = options.body.parse(raw);
       }
       const url = new URL(req.url);
-      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseQuery(url.searchParams), body: parsed, params: params as unknown as P });
+      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseQuery(url.searchParams, { strict: true }), body: parsed, params: params as unknown as P });
       status = result.status ?? 200;
       json = result.body;
       if (req.method !== "GET") bumpConfigGeneration();

@@ -3,9 +3,12 @@ import type { TLSSocket } from "node:tls";
 import { clientIpOf, isSecure } from "@/lib/http/client-ip";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 
-/** Header names lower-cased, repeated headers joined with ", " (from rawHeaders, in arrival order). */
+/**
+ * Header names lower-cased, repeated headers joined with ", " (from rawHeaders, in arrival order), in a
+ * null-prototype object: a header named `__proto__` or `constructor` is an ordinary own key.
+ */
 export function headersOf(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();

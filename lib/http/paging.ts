@@ -7,6 +7,7 @@
  */
 import type pg from "pg";
 import { badRequest } from "@/lib/http/errors";
+import { hasUnstorableText } from "@/lib/http/json-input";
 import type { ParsedQuery } from "@/lib/http/query";
 
 export type PageRequest = {
@@ -26,10 +27,14 @@ type CursorPayload = { o: string; d: "asc" | "desc"; v: string; i: string };
 
 const encodeCursor = (p: CursorPayload) => Buffer.from(JSON.stringify(p)).toString("base64url");
 
+/** Longest sort value or id a cursor may carry (characters); real ones are far shorter. */
+const CURSOR_MAX_FIELD = 1024;
+const cursorText = (s: unknown): s is string => typeof s === "string" && s.length <= CURSOR_MAX_FIELD && !hasUnstorableText(s);
+
 function decodeCursor(raw: string): CursorPayload {
   try {
     const p = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as CursorPayload;
-    if (typeof p.o === "string" && (p.d === "asc" || p.d === "desc") && typeof p.v === "string" && typeof p.i === "string") return p;
+    if (typeof p.o === "string" && (p.d === "asc" || p.d === "desc") && cursorText(p.v) && cursorText(p.i)) return p;
   } catch {
     /* reported below */
   }
@@ -90,7 +95,10 @@ export async function selectPage<R extends Record<string, unknown>, T>(opts: {
   const scanAsc = (page.dir === "asc") !== backwards;
   if (page.cursor) {
     const value = column.type === "date" ? new Date(page.cursor.value) : page.cursor.value;
-    if (column.type === "date" && Number.isNaN((value as Date).getTime())) throw badRequest("Invalid cursor");
+    // A forged cursor's date must be one PostgreSQL takes (years 1–9999 as node-pg writes them).
+    if (column.type === "date" && !(Number.isFinite((value as Date).getTime()) && (value as Date).getUTCFullYear() >= 1 && (value as Date).getUTCFullYear() <= 9999)) {
+      throw badRequest("Invalid cursor");
+    }
     params.push(value, page.cursor.id);
     where.push(`(${column.sql}, ${opts.idColumn}) ${scanAsc ? ">" : "<"} ($${params.length - 1}, $${params.length})`);
   }

@@ -5,9 +5,18 @@
  * Every parser throws a 400 GatewayError naming the parameter on bad input.
  */
 import { badRequest } from "@/lib/http/errors";
+import { hasUnstorableText, isForbiddenKey, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 
 export type QueryValue = string | QueryValue[] | { [key: string]: QueryValue };
 export type ParsedQuery = Record<string, QueryValue>;
+
+/** Bracket levels a query key may nest (`a[b][c]` is 2); docs/gateway-api.md "Input limits". */
+export const QUERY_MAX_DEPTH = 16;
+/** Parameters a query string may hold; docs/gateway-api.md "Input limits". */
+export const QUERY_MAX_PARAMS = 1000;
+
+/** An object without a prototype: assigning any key to it only ever creates an own property. */
+const dict = (): Record<string, QueryValue> => Object.create(null) as Record<string, QueryValue>;
 
 function setPath(target: Record<string, QueryValue>, keys: string[], value: string) {
   let node: Record<string, QueryValue> = target;
@@ -15,18 +24,15 @@ function setPath(target: Record<string, QueryValue>, keys: string[], value: stri
     const key = keys[i]!;
     const last = i === keys.length - 1;
     if (last) {
-      const existing = node[key];
-      if (key === "" || existing !== undefined) {
-        // `a[]=x` or a repeated key: append.
-        const k = key === "" ? "" : key;
-        const prev = node[k];
-        node[k] = prev === undefined ? [value] : Array.isArray(prev) ? [...prev, value] : [prev as string, value];
-      } else node[key] = value;
+      const prev = node[key];
+      // `a[]=x` or a repeated key: append.
+      if (key === "" || prev !== undefined) node[key] = prev === undefined ? [value] : Array.isArray(prev) ? [...prev, value] : [prev, value];
+      else node[key] = value;
       return;
     }
     const child = node[key];
     if (child === undefined || typeof child === "string" || Array.isArray(child)) {
-      const fresh: Record<string, QueryValue> = {};
+      const fresh = dict();
       if (typeof child === "string") fresh[""] = [child];
       node[key] = fresh;
     }
@@ -34,7 +40,7 @@ function setPath(target: Record<string, QueryValue>, keys: string[], value: stri
   }
 }
 
-/** Objects whose keys are all numeric or empty become arrays (in numeric order). */
+/** Objects whose keys are all numeric or empty become arrays (in numeric order). Objects stay null-prototype. */
 function normalise(value: QueryValue): QueryValue {
   if (typeof value === "string" || Array.isArray(value)) return value;
   const keys = Object.keys(value);
@@ -46,22 +52,41 @@ function normalise(value: QueryValue): QueryValue {
         return Array.isArray(v) ? v : [v];
       });
   }
-  return Object.fromEntries(keys.map((k) => [k, normalise(value[k]!)]));
+  const out = dict();
+  for (const k of keys) out[k] = normalise(value[k]!);
+  return out;
 }
 
-/** Parses a raw query string into nested values. */
-export function parseQuery(search: URLSearchParams): ParsedQuery {
-  const out: Record<string, QueryValue> = {};
+/**
+ * Parses a raw query string into nested values (null-prototype objects). Keys naming `__proto__`,
+ * `constructor` or `prototype` at any level are dropped. Past {@link QUERY_MAX_DEPTH} bracket levels the
+ * remaining brackets stay one literal key, and parameters past {@link QUERY_MAX_PARAMS} are dropped —
+ * unless `strict` (the gateway API's own query): then both, and a key or value holding U+0000, throw a
+ * 400 GatewayError. Captured requests' queries and form bodies are parsed leniently and never throw.
+ */
+export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } = {}): ParsedQuery {
+  const out = dict();
+  let count = 0;
   for (const [rawKey, value] of search) {
-    const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
-    if (!m) {
-      setPath(out, [rawKey], value);
-      continue;
+    if (++count > QUERY_MAX_PARAMS) {
+      if (opts.strict) throw badRequest(`A query may hold at most ${QUERY_MAX_PARAMS} parameters`, { limit: QUERY_MAX_PARAMS });
+      break;
     }
-    const keys = [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)];
+    if (opts.strict && (hasUnstorableText(rawKey) || hasUnstorableText(value))) {
+      throw badRequest("Query parameters must not contain U+0000", { parameter: rawKey.replace(/\0/g, "\\u0000").slice(0, 200) });
+    }
+    const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
+    let keys = m ? [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)] : [rawKey];
+    if (keys.length - 1 > QUERY_MAX_DEPTH) {
+      if (opts.strict) throw badRequest(`Query keys may nest at most ${QUERY_MAX_DEPTH} brackets deep`, { limit: QUERY_MAX_DEPTH });
+      keys = [...keys.slice(0, QUERY_MAX_DEPTH), keys.slice(QUERY_MAX_DEPTH).map((k) => `[${k}]`).join("")];
+    }
+    if (keys.some(isForbiddenKey)) continue;
     setPath(out, keys, value);
   }
-  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, normalise(v)])) as ParsedQuery;
+  const parsed = dict();
+  for (const k of Object.keys(out)) parsed[k] = normalise(out[k]!);
+  return parsed as ParsedQuery;
 }
 
 /** A filter on one column: equality (one or many values) and the spec's operators. */
@@ -135,9 +160,10 @@ export function parseJsonParam(query: ParsedQuery, name: string): unknown {
   if (raw === undefined) return undefined;
   if (typeof raw !== "string") return raw;
   try {
-    return JSON.parse(raw);
-  } catch {
-    throw badRequest(`"${name}" must be URL-encoded JSON`, { [name]: raw });
+    return parseJsonInput(raw);
+  } catch (err) {
+    if (err instanceof JsonInputError) throw badRequest(`"${name}": ${err.message}`, { [name]: raw.slice(0, 200) });
+    throw badRequest(`"${name}" must be URL-encoded JSON`, { [name]: raw.slice(0, 200) });
   }
 }
 

@@ -8,6 +8,7 @@ import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
+import { parseCapturedJson } from "@/lib/http/json-input";
 
 type AttemptRow = {
   id: string;
@@ -44,7 +45,7 @@ function responseBody(text: string | null | undefined): TAttempt["body"] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
-      return JSON.parse(text);
+      return parseCapturedJson(text);
     } catch {
       /* not JSON: the text */
     }

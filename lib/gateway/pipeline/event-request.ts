@@ -4,6 +4,7 @@
  */
 import { parseQueryString } from "@/lib/gateway/requests/request-data";
 import type { TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+import { parseCapturedJson } from "@/lib/http/json-input";
 
 /**
  * Body as rules and transformations see it: parsed JSON, form fields as an object, text, or null.
@@ -18,7 +19,7 @@ export function parseBody(body: Buffer | null, contentType: string | null | unde
   const trimmed = text.trimStart();
   if (type.includes("json") || trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
-      return JSON.parse(text);
+      return parseCapturedJson(text);
     } catch {
       if (!type.includes("application/x-www-form-urlencoded")) return text;
     }
