@@ -37,6 +37,7 @@ import { getCliFeed } from "@/lib/cli-channel/feed";
 import { serveCli } from "@/lib/cli-channel/routes";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
+import { acceptRelayedSockets } from "@/lib/socket-relay";
 
 /** First path segments that are never console source ids. */
 const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", "new", "_next", "healthz", "openapi.json"]);
@@ -95,8 +96,10 @@ async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse,
 /**
  * Starts Hookyard's HTTP server on `port` (0 = any free port) with Next.js in production mode, or in
  * development mode with `dev`. The database must be migrated and DATABASE_URL set. Resolves once listening.
+ * With `relayed`, it does not listen: it serves the connections its supervisor accepts on `port` and
+ * hands over IPC (lib/socket-relay.ts), so a restart of this process refuses no connection.
  */
-export async function startServer(opts: { port: number; host: string; dev?: boolean }): Promise<HookyardServer> {
+export async function startServer(opts: { port: number; host: string; dev?: boolean; relayed?: boolean }): Promise<HookyardServer> {
   const app = next({ dev: Boolean(opts.dev), dir: process.cwd(), hostname: opts.host, port: opts.port });
   await app.prepare();
   const handleNext = app.getRequestHandler();
@@ -153,11 +156,14 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   server.requestTimeout = getConfig().httpRequestTimeoutMs;
   server.headersTimeout = getConfig().httpHeadersTimeoutMs;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  if (opts.relayed) acceptRelayedSockets(server);
+  else {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => resolve());
+    });
+  }
+  const port = opts.relayed ? opts.port : (server.address() as AddressInfo).port;
   return {
     port,
     close: async () => {

@@ -22,6 +22,7 @@ import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { isAlive, StartFailure } from "@/lib/processes";
+import { listenAndRelay, listenFailureMessage, type SocketRelay } from "@/lib/socket-relay";
 import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
 import { buildIfNeeded } from "./build-if-needed";
 
@@ -103,6 +104,8 @@ let embeddedHandle: EmbeddedPostgresHandle | undefined;
 const lockFile = path.join(config.dataDir, "hookyard.pid");
 const childEnv = () => ({ ...process.env });
 let webChild: ChildProcess | null = null;
+/** PORT, held here so that a restarting web process refuses no connection (lib/socket-relay.ts). */
+let relay: SocketRelay | undefined;
 
 const onGiveUp = (why: string) => {
   console.error(`[hookyard] ${why}; see the lines above for its errors.`);
@@ -133,6 +136,9 @@ const web = new Part(
   "web",
   async () => {
     const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], childEnv(), 15_000, (c) => (webChild = c));
+    // Connections that arrived while no web process was ready go to this one first.
+    relay?.attach(running.child);
+    void running.exited.then(() => relay?.detach());
     setTimeout(publishHealth, 0);
     return running;
   },
@@ -167,6 +173,7 @@ async function shutdown(reason: string, code = 0): Promise<never> {
   force.unref();
   for (const p of parts()) p.halt();
   // In order: the web server stops taking requests, the worker finishes its deliveries, PostgreSQL goes last.
+  await relay?.close().catch(() => {});
   await web.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
   await worker?.stop().catch((e) => console.error(e instanceof Error ? e.message : e));
   await closePool().catch(() => {});
@@ -203,7 +210,8 @@ function launcherChain(): number[] {
 const launchers = launcherChain();
 if (launchers.length) {
   setInterval(() => {
-    if (process.ppid !== launchers[0] || launchers.some((pid) => !isAlive(pid))) void shutdown("the launching process exited");
+    // Once: a second call of shutdown() forces an exit (a second Ctrl-C), which must not cut this stop short.
+    if (!stopping && (process.ppid !== launchers[0] || launchers.some((pid) => !isAlive(pid)))) void shutdown("the launching process exited");
   }, 500).unref();
 }
 
@@ -228,6 +236,11 @@ try {
     process.env.DATABASE_URL = embeddedHandle!.url;
     log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), embeddedHandle!.pgData) || "."})`);
   }
+  // PORT is held by this process from here on; the web process serves what it accepts.
+  relay = await listenAndRelay(config.port, config.host).catch((err) => {
+    const message = listenFailureMessage(err, config.port);
+    throw message ? new StartFailure(message) : err;
+  });
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   await ensureGatewayTeam(log);

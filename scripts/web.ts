@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { StartFailure } from "@/lib/processes";
+import { listenFailureMessage } from "@/lib/socket-relay";
 import { receiveHealthMessages } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -16,17 +17,14 @@ receiveHealthMessages();
 const { startServer } = await import("../server");
 let server: Awaited<ReturnType<typeof startServer>>;
 try {
-  server = await startServer({ port: config.port, host: config.host, dev });
+  // Under the supervisor (`--child`), it holds the listening socket and relays connections (lib/socket-relay.ts).
+  server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && Boolean(process.send) });
 } catch (err) {
-  const code = (err as NodeJS.ErrnoException).code;
   const message =
-    code === "EADDRINUSE"
-      ? `Port ${config.port} is in use by another program; stop it or set PORT to a free port.`
-      : code === "EACCES"
-        ? `Port ${config.port} needs privileges this user lacks; set PORT to a port above 1023.`
-        : err instanceof StartFailure
-          ? err.message
-          : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`;
+    listenFailureMessage(err, config.port) ??
+    (err instanceof StartFailure
+      ? err.message
+      : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`);
   // Under the supervisor, it prints the sentence (once); alone, this process does.
   if (process.send) process.send({ type: "failed", message });
   else console.error(`[hookyard] ${message}`);
