@@ -42,6 +42,10 @@ const ConfigSchema = z.object({
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.default(true),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  RETENTION_PARTITION_DAYS: z.coerce.number().int().min(1).max(31).default(1),
+  RETENTION_PARTITION_AHEAD_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
 });
 
 export type Config = {
@@ -99,6 +103,14 @@ export type Config = {
   deliveryDestinationConcurrency: number;
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
   pipelineSweepIntervalMs: number;
+  /** Requests, events, attempts, ignored events and executions older than this many days are dropped (issue 15 §5). */
+  retentionDays: number;
+  /** Width of one time partition, days. */
+  retentionPartitionDays: number;
+  /** Partitions are created this many days ahead. */
+  retentionPartitionAheadDays: number;
+  /** How often a worker runs the retention pass, ms. */
+  retentionIntervalMs: number;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -146,6 +158,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
+    retentionDays: e.RETENTION_DAYS,
+    retentionPartitionDays: e.RETENTION_PARTITION_DAYS,
+    retentionPartitionAheadDays: e.RETENTION_PARTITION_AHEAD_DAYS,
+    retentionIntervalMs: e.RETENTION_INTERVAL_MS,
   };
 }
 

@@ -10,6 +10,7 @@ import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { startWorker } from "@/lib/delivery/worker";
+import { startRetention } from "@/lib/retention/retention";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 const config = getConfig();
@@ -20,6 +21,7 @@ if (!config.databaseUrl) {
 const child = process.argv.includes("--child");
 if (!child) await migrate(config.databaseUrl);
 const worker = await startWorker();
+startRetention(); // issue 15 §5: partitions ahead, expired partitions and guest workspaces (hourly, timer unref'd)
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
