@@ -72,9 +72,10 @@ export async function ensurePartitions(db: pg.Pool, opts: { now: number; interva
         const { rows } = await db.query<{ made: boolean }>("SELECT hookyard_create_partition($1, $2, $3, $4) AS made", [table, prefix, start, start + interval]);
         if (rows[0]?.made) created.push(`${table}_p${new Date(start).toISOString().slice(0, 10).replaceAll("-", "")}`);
       } catch (err) {
-        // 23514: rows of this range are in the default partition already; 42P17: overlaps an existing range.
+        // 23514: rows of this range are in the default partition already; 42P17: overlaps an existing range;
+        // 42P07: another worker created it at the same moment.
         const code = (err as { code?: string }).code;
-        if (code !== "23514" && code !== "42P17") throw err;
+        if (code !== "23514" && code !== "42P17" && code !== "42P07") throw err;
       }
       start += interval;
     }
@@ -94,11 +95,12 @@ export async function purgeExpired(db: pg.Pool, opts: { now: number; retentionDa
   for (const { table, prefix, key } of PARTITIONED_TABLES) {
     for (const p of await listPartitions(db, table, prefix)) {
       if (p.toMs === null || p.toMs > cutoff) continue;
-      // A short lock timeout: a drop waits for no long query and blocks no insert for long; the next run retries.
+      // Detaching and dropping lock the parent table: with a short lock timeout a drop never waits behind a long
+      // query while inserts queue behind it (at most 1 s); the next pass retries.
       const client = await db.connect();
       try {
         await client.query("BEGIN");
-        await client.query("SET LOCAL lock_timeout = '5s'");
+        await client.query("SET LOCAL lock_timeout = '1s'");
         // A partition of a table other tables reference (requests) is detached first: PostgreSQL checks that
         // no row references it (its raw data partition, same range, was dropped just before), then drops it.
         await client.query(`ALTER TABLE "${table}" DETACH PARTITION "${p.name}"`);
@@ -107,7 +109,9 @@ export async function purgeExpired(db: pg.Pool, opts: { now: number; retentionDa
         dropped.push(p.name);
       } catch (err) {
         await client.query("ROLLBACK").catch(() => {});
-        if ((err as { code?: string }).code !== "55P03") throw err;
+        // 55P03: lock timeout; 42P01: another worker dropped it first.
+        const code = (err as { code?: string }).code;
+        if (code !== "55P03" && code !== "42P01") throw err;
       } finally {
         client.release();
       }
