@@ -55,10 +55,6 @@ const ConfigSchema = z.object({
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
-  RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
-  RETENTION_PARTITION_DAYS: z.coerce.number().int().min(1).max(31).default(1),
-  RETENTION_PARTITION_AHEAD_DAYS: z.coerce.number().int().min(1).max(365).default(7),
-  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
 });
 
 export type Config = {
@@ -135,14 +131,6 @@ export type Config = {
   dbConnectTimeoutMs: number;
   /** A delivery lease's length, renewed by its live worker every third of it; a dead worker's events are taken over after it, ms. */
   deliveryLeaseMs: number;
-  /** Requests, events, attempts, ignored events and executions older than this many days are dropped (issue 15 §5). */
-  retentionDays: number;
-  /** Width of one time partition, days. */
-  retentionPartitionDays: number;
-  /** Partitions are created this many days ahead. */
-  retentionPartitionAheadDays: number;
-  /** How often a worker runs the retention pass, ms. */
-  retentionIntervalMs: number;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -211,10 +199,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
-    retentionDays: e.RETENTION_DAYS,
-    retentionPartitionDays: e.RETENTION_PARTITION_DAYS,
-    retentionPartitionAheadDays: e.RETENTION_PARTITION_AHEAD_DAYS,
-    retentionIntervalMs: e.RETENTION_INTERVAL_MS,
   };
 }
 

@@ -10,7 +10,6 @@ import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { startWorker } from "@/lib/delivery/worker";
-import { startRetention } from "@/lib/retention/retention";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 const config = getConfig();
@@ -30,7 +29,6 @@ try {
   else console.error(`[hookyard] ${message}`);
   process.exit(1);
 }
-startRetention(); // issue 15 §5: partitions ahead, expired partitions and guest workspaces (hourly, timer unref'd)
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
