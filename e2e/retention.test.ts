@@ -172,6 +172,25 @@ describe("retention – migrating a database with data", () => {
   });
 });
 
+describe("retention – the worker", () => {
+  it("runs a retention pass at start: the partitions of yesterday (which the migration does not create) exist", async () => {
+    const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const yesterday = dayName(Date.now() - DAY);
+      const want = ["attempts", "events", "ignored_events", "request_raw_data", "requests", "transformation_executions"].map((t) => `${t}_p${yesterday}`);
+      let found: string[] = [];
+      for (const started = Date.now(); Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 250))) {
+        found = (await db.query("SELECT relname FROM pg_class WHERE relname = ANY($1) ORDER BY relname", [want])).rows.map((r) => r.relname);
+        if (found.length === want.length) break;
+      }
+      expect(found).toEqual(want);
+    } finally {
+      await db.end();
+    }
+  });
+});
+
 describe("retention – paging across a partition boundary (gateway API)", () => {
   it("GET /requests and /events with a small limit return every row once, in order, across two days' partitions", async () => {
     const team = await newTeam("retention paging");
