@@ -96,6 +96,14 @@ describe("lib/config parseConfig", () => {
     expect(() => parseConfig({ TRANSFORMATION_THREADS: "0" })).toThrow(/TRANSFORMATION_THREADS/);
   });
 
+  it("parseConfig – RETENTION_DAYS: 30 by default, 0 keeps forever, at most 3650 (issue 15 §5)", () => {
+    expect(parseConfig({}).retentionDays).toBe(30);
+    expect(parseConfig({ RETENTION_DAYS: "0" }).retentionDays).toBe(0);
+    expect(parseConfig({ RETENTION_DAYS: "7" }).retentionDays).toBe(7);
+    expect(() => parseConfig({ RETENTION_DAYS: "3651" })).toThrow(/RETENTION_DAYS/);
+    expect(() => parseConfig({ RETENTION_DAYS: "-1" })).toThrow(/RETENTION_DAYS/);
+  });
+
   it.each([
     ["http://localhost:3000", true],
     ["http://127.0.0.1:4000", true],

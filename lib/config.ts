@@ -54,10 +54,13 @@ const ConfigSchema = z.object({
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
+  RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
 export type Config = {
+  /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
+  retentionDays: number;
   nodeEnv: "development" | "production" | "test";
   port: number;
   host: string;
@@ -198,6 +201,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     transformationQueueMax: e.TRANSFORMATION_QUEUE_MAX,
     transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    retentionDays: e.RETENTION_DAYS,
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };
 }

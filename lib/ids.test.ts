@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { base62, createId, createToken, ID_PREFIX, publicSourceId, sourceIdFromPublic } from "@/lib/ids";
+import { base62, createId, createToken, ID_PREFIX, idLowerBound, publicSourceId, sourceIdFromPublic } from "@/lib/ids";
 
 const BASE62_22 = /^[0-9A-Za-z]{22}$/;
 
@@ -17,6 +17,22 @@ function base62Reference(bytes: Buffer): string {
 }
 
 describe("lib/ids", () => {
+  it("idLowerBound: the smallest id of a kind at a ms; ids sort by day around it (partition bounds, issue 15 §5)", () => {
+    const day = Date.UTC(2026, 10, 23);
+    expect(idLowerBound("event", 0)).toBe("evt_" + "0".repeat(22));
+    const bytes = Buffer.alloc(16);
+    bytes.writeUIntBE(day, 0, 6);
+    expect(idLowerBound("request", day)).toBe("req_" + base62(bytes));
+    for (const ms of [day - 1, day, day + 1, day + 86_399_999]) {
+      for (let i = 0; i < 50; i++) {
+        const id = createId("request", ms);
+        expect(id >= idLowerBound("request", day)).toBe(ms >= day);
+        expect(id < idLowerBound("request", day + 86_400_000)).toBe(true);
+      }
+    }
+    expect(() => idLowerBound("source", day)).toThrow(/creation time/);
+  });
+
   it("base62 – equals the BigInt encoding, extremes included", () => {
     const cases = [Buffer.alloc(16), Buffer.alloc(16, 0xff), Buffer.from("000000000000000000000000000000ff", "hex"), ...Array.from({ length: 500 }, () => randomBytes(16))];
     for (const bytes of cases) expect(base62(bytes)).toBe(base62Reference(bytes));

@@ -75,6 +75,20 @@ export function createId(kind: IdKind, now: number = Date.now()): string {
   return ID_PREFIX[kind] + base62(bytes);
 }
 
+/**
+ * The smallest id of `kind` created at `ms` (ms since the epoch, UTC): the 48-bit time then 80 zero bits.
+ * Every id `createId(kind, t)` with `t >= ms` sorts at or after it (byte order, `COLLATE "C"`), every id
+ * with `t < ms` before it: the bounds of the daily partitions of the big tables (issue 15 §5, migration
+ * `partition_by_time`, whose SQL twin `hookyard_id_bound(prefix, ms)` gives the same string).
+ * Throws for kinds whose ids do not start with their time.
+ */
+export function idLowerBound(kind: IdKind, ms: number): string {
+  if (!SORTABLE.has(kind)) throw new Error(`ids of kind ${kind} do not start with their creation time`);
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(ms, 0, 6);
+  return ID_PREFIX[kind] + base62(bytes);
+}
+
 /** A random secret token (32 bytes, base64url), for session cookies and CLI keys. */
 export function createToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");

@@ -16,6 +16,14 @@ const suffix = `${Date.now()}_${process.pid}`;
 const names = { migrated: `hookyard_drift_m_${suffix}`, fromSchema: `hookyard_drift_s_${suffix}` };
 const urlOf = (db: string) => adminUrl!.replace(/\/[^/?]+(\?|$)/, `/${db}$1`);
 
+/**
+ * What the migrations build that schema.prisma cannot say (migration 20261123220000_partition_by_time, issue 15
+ * §5 "Retention"): the big tables are partitioned by day on their id, and those ids sort in byte order. Any other
+ * difference fails the test.
+ */
+const PARTITIONED = { attempts: "id", events: "id", ignored_events: "id", transformation_executions: "id", request_raw_data: "request_id", requests: "id" };
+const KNOWN_DIFFERENCES = Object.entries(PARTITIONED).flatMap(([table, key]) => [`partitioned ${table} RANGE (${key})`, `collation ${table}.${key} C`]);
+
 describe("migrations agree with schema.prisma", () => {
   const admin = new pg.Client({ connectionString: adminUrl });
   beforeAll(async () => {
@@ -38,7 +46,8 @@ describe("migrations agree with schema.prisma", () => {
     const migrated = await describeCatalog(urlOf(names.migrated));
     const fromSchema = await describeCatalog(urlOf(names.fromSchema));
     expect(migrated.length).toBeGreaterThan(20);
-    expect(migrated).toEqual(fromSchema);
+    expect(migrated.filter((line) => KNOWN_DIFFERENCES.includes(line)).sort()).toEqual([...KNOWN_DIFFERENCES].sort());
+    expect(migrated.filter((line) => !KNOWN_DIFFERENCES.includes(line))).toEqual(fromSchema);
   });
 
   it("the schema snapshot used to write the next migration is the current schema", () => {

@@ -23,6 +23,7 @@ import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
+import { startRetention } from "@/lib/retention/job";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -159,10 +160,12 @@ export async function startWorker(): Promise<WorkerHandle> {
       .finally(() => (sweeping = false));
   }, config.pipelineSweepIntervalMs);
   timer.unref();
+  const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
   return {
     stop: async () => {
       clearInterval(timer);
+      const retentionStopped = stopRetention();
       // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
       // wakes it; what it fans out meanwhile is handed back). The job runner stops before the unstarted
       // events are handed back as jobs, so they wait for another worker.
@@ -172,6 +175,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       stopRenewal();
       presences.forEach((p) => p());
       await closeSender();
+      await retentionStopped;
     },
   };
 }

@@ -1,0 +1,59 @@
+import type pg from "pg";
+import { logger } from "@/lib/log";
+import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces } from "@/lib/retention/partitions";
+
+const log = logger("retention");
+
+/** Daily partitions kept ready ahead of today: a worker may be down this long before rows reach the DEFAULT partition. */
+export const PARTITION_DAYS_AHEAD = 7;
+const RETENTION_LOCK = 727274002;
+
+/**
+ * One retention pass (issue 15 §5) at `now` (ms): creates the partitions of the next PARTITION_DAYS_AHEAD days,
+ * drops the daily partitions older than `retentionDays` (0 keeps everything), expires guest workspaces.
+ * Serialised across workers with an advisory lock: a pass that finds another one running does nothing and
+ * returns null. Throws on database errors.
+ */
+export async function runRetention(pool: pg.Pool, now: number, retentionDays: number): Promise<{ created: number; dropped: string[]; sessions: number; teams: number } | null> {
+  const lock = await pool.connect();
+  try {
+    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK]);
+    if (!rows[0]!.ok) return null;
+    try {
+      const created = await ensurePartitions(pool, now, PARTITION_DAYS_AHEAD);
+      const dropped = await dropExpiredPartitions(pool, now, retentionDays);
+      const guests = await expireGuestWorkspaces(pool, now);
+      return { created, dropped, ...guests };
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Runs `runRetention` now and then every `intervalMs` (default one hour) in the worker process; errors are
+ * logged and retried at the next pass. Returns `stop`, which cancels the timer and waits for a pass in flight.
+ */
+export function startRetention(pool: pg.Pool, retentionDays: number, intervalMs = 3_600_000): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  const pass = () => {
+    if (running) return;
+    running = runRetention(pool, Date.now(), retentionDays)
+      .then((r) => {
+        if (r && (r.created || r.dropped.length || r.sessions || r.teams)) {
+          log.info(`retention: ${r.created} partition(s) created, ${r.dropped.length} dropped, ${r.sessions} console session(s) and ${r.teams} guest workspace(s) expired`);
+        }
+      })
+      .catch((err) => log.warn("retention pass failed", err instanceof Error ? err.message : err))
+      .finally(() => (running = null));
+  };
+  pass();
+  const timer = setInterval(pass, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
