@@ -46,6 +46,18 @@ export type RunningServer = { url: string; port: number; process: ChildProcess; 
  * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own. Rejects with the server's output when it does not come up in 60 s.
  */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  // A free port can be taken by another test between freePort() and the server's listen: try another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(env);
+    } catch (err) {
+      const raced = env.PORT === undefined && env.PUBLIC_URL === undefined && /is in use by another program/.test(String(err));
+      if (!raced || attempt === 3) throw err;
+    }
+  }
+}
+
+async function startServerOnce(env: Record<string, string>): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
