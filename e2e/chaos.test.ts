@@ -46,8 +46,12 @@ describe("npm start under SIGKILL of each part", () => {
     expect(r.healthyAfterMs).not.toBeNull();
     expect(r.caughtUpAfterMs).not.toBeNull();
     expect(r.answers["200"]).toBeGreaterThan(0);
-    // No answer at all while no web process listens, never a 5xx.
+    // Never a 5xx; and the supervisor holds the port (lib/socket-relay.ts), so connections made while the
+    // web process restarts wait for the new one: only requests in flight in the killed process can go
+    // unanswered (refused connections were 9% of the answers before).
     expect(Object.keys(r.answers).filter((s) => s !== "200" && s !== "error")).toEqual([]);
+    const total = Object.values(r.answers).reduce((a, b) => a + b, 0);
+    expect(r.answers.error ?? 0).toBeLessThanOrEqual(Math.ceil(total * 0.02));
   });
 
   it("a killed PostgreSQL is restarted; meanwhile ingestion answers 503 with Retry-After at once, never hangs; then everything recovers", () => {
