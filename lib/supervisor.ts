@@ -137,3 +137,29 @@ export function receiveHealthMessages(): void {
     if (m && m.type === "health") g.__hookyardParts = m.parts;
   });
 }
+
+/**
+ * In a supervised child (scripts/web.ts, scripts/worker.ts): a start that failed is one sentence, sent
+ * to the supervisor (which prints it once) or, run alone, printed; then the process exits with `code`.
+ */
+export function failStart(message: string, code: number): never {
+  if (process.send) process.send({ type: "failed", message });
+  else console.error(`[hookyard] ${message}`);
+  process.exit(code);
+}
+
+/**
+ * In a child process: runs `stop` on SIGINT/SIGTERM and, when `supervised`, also when its parent is gone
+ * (parent pid changed, IPC disconnected); then tells the supervisor it is ready.
+ */
+export function stopWithParent(stop: () => Promise<void>, supervised: boolean): void {
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  if (!supervised) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, 500).unref();
+  process.on("disconnect", () => void stop());
+  process.send?.("ready");
+}

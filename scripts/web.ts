@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { StartFailure } from "@/lib/processes";
 import { listenFailureMessage } from "@/lib/socket-relay";
-import { receiveHealthMessages } from "@/lib/supervisor";
+import { failStart, receiveHealthMessages, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 const dev = process.argv.includes("--dev");
@@ -26,9 +26,7 @@ try {
       ? err.message
       : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`);
   // Under the supervisor, it prints the sentence (once); alone, this process does.
-  if (process.send) process.send({ type: "failed", message });
-  else console.error(`[hookyard] ${message}`);
-  process.exit(3);
+  failStart(message, 3);
 }
 let stopping = false;
 const stop = async () => {
@@ -39,11 +37,4 @@ const stop = async () => {
   await server.close().catch(() => {});
   process.exit(0);
 };
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) void stop();
-}, 500).unref();
-process.on("disconnect", () => void stop());
-process.send?.("ready");
+stopWithParent(stop, true);

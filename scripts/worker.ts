@@ -10,6 +10,7 @@ import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { startWorker } from "@/lib/delivery/worker";
+import { failStart, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 const config = getConfig();
@@ -25,9 +26,7 @@ try {
 } catch (err) {
   // One sentence, no stack trace (issue 15 "Also"); under `npm start` the supervisor restarts this process.
   const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
-  if (process.send) process.send({ type: "failed", message });
-  else console.error(`[hookyard] ${message}`);
-  process.exit(1);
+  failStart(message, 1);
 }
 let stopping = false;
 const stop = async () => {
@@ -39,13 +38,4 @@ const stop = async () => {
   await closePool();
   process.exit(0);
 };
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
-if (child) {
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void stop();
-  }, 500).unref();
-  process.on("disconnect", () => void stop());
-  process.send?.("ready");
-}
+stopWithParent(stop, child);
