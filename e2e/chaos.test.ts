@@ -8,10 +8,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
 import { formatReports, type KillReport, runChaos } from "./support/chaos";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
-import { type RunningServer, startServer } from "./support/servers";
+import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 
 describe("npm start under SIGKILL of each part", () => {
   let reports: KillReport[] = [];
@@ -66,26 +65,19 @@ describe("npm start under SIGKILL of each part", () => {
 });
 
 describe("delivery leases", () => {
-  const adminUrl = process.env.TEST_PG_ADMIN_URL!;
-  const dbName = `hookyard_lease_${Date.now()}_${process.pid}`;
-  const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
   const apiKey = `hky_lease_${randomBytes(12).toString("hex")}`;
-  const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "500", DELIVERY_TIMEOUT_MS: "20000" };
-  let admin: pg.Client;
+  const settings = { GATEWAY_API_KEY: apiKey, DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "500", DELIVERY_TIMEOUT_MS: "20000" };
+  let database: Awaited<ReturnType<typeof privateDatabase>>;
   let db: pg.Client;
   let receiver: Receiver;
   let server: RunningServer;
   let sourceUrl: string;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}"`);
-    await migrate(dbUrl);
-    db = new pg.Client({ connectionString: dbUrl });
-    await db.connect();
+    database = await privateDatabase("lease");
+    db = database.client;
     receiver = await startReceiver();
-    server = await startServer(env);
+    server = await startServer({ DATABASE_URL: database.url, ...settings });
     const res = await fetch(`${server.url}/api/2025-07-01/connections`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
@@ -97,9 +89,7 @@ describe("delivery leases", () => {
   afterAll(async () => {
     await server?.stop();
     await receiver?.close();
-    await db?.end();
-    await admin?.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await admin?.end();
+    await database?.drop();
   });
 
   const send = async (body: string) => ((await (await fetch(sourceUrl, { method: "POST", body })).json()) as { request_id: string }).request_id;

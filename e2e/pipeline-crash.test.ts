@@ -9,37 +9,29 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
 import { createId } from "@/lib/ids";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
-import { type RunningServer, startServer } from "./support/servers";
+import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 
-const adminUrl = process.env.TEST_PG_ADMIN_URL!;
-const dbName = `hookyard_crash_${Date.now()}_${process.pid}`;
-const dbUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
 // WORKER_BURST_DELIVERY_RATE only matters while ingestion reports pressure (the last test sends the reports).
-const env = { DATABASE_URL: dbUrl, GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
+const settings = { GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
 
-let admin: pg.Client;
+let env: Record<string, string>;
+let database: Awaited<ReturnType<typeof privateDatabase>>;
 let db: pg.Client;
 let receiver: Receiver;
 let server: RunningServer | undefined;
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}"`);
-  await migrate(dbUrl);
-  db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
+  database = await privateDatabase("crash");
+  db = database.client;
+  env = { DATABASE_URL: database.url, ...settings };
   receiver = await startReceiver();
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();
-  await db?.end();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin.end();
+  await database?.drop();
 });
 
 async function call(method: string, path: string, body?: unknown) {

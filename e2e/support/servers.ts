@@ -39,6 +39,33 @@ export async function startTestDatabase(): Promise<{ url: string; adminUrl: stri
   return { url, adminUrl: handle.url, pg: handle };
 }
 
+/**
+ * A fresh, migrated database of its own on the test PostgreSQL (TEST_PG_ADMIN_URL), for tests that run
+ * a server nobody else's worker may touch. `client` is connected to it; `drop()` ends it and drops it.
+ */
+export async function privateDatabase(prefix: string): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL!;
+  const name = `hookyard_${prefix}_${Date.now()}_${process.pid}`;
+  const url = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await migrate(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  // DROP DATABASE … WITH (FORCE) ends this session: that is expected, not an error.
+  client.on("error", () => {});
+  return {
+    url,
+    client,
+    drop: async () => {
+      await client.end().catch(() => {});
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
 export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 
 /**
