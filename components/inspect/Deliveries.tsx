@@ -123,7 +123,11 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
       )}
       {events.length === 0 && ignored.length === 0 ? (
         <p data-testid="deliveries-empty" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
-          {query.isLoading ? "Loading…" : "Not delivered anywhere. Forward this test URL to your machine with the CLI command above, then retry."}
+          {query.isLoading
+            ? "Loading…"
+            : canRetry
+              ? "Not delivered anywhere. Forward this test URL to your machine with the CLI command above, then retry."
+              : "Not delivered anywhere. Only the browser that created this test URL can forward it with the CLI."}
         </p>
       ) : (
         <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
