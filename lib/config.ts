@@ -55,12 +55,15 @@ const ConfigSchema = z.object({
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
 export type Config = {
   /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
   retentionDays: number;
+  /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
+  bulkBatchSize: number;
   nodeEnv: "development" | "production" | "test";
   port: number;
   host: string;
@@ -202,6 +205,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
+    bulkBatchSize: e.BULK_BATCH_SIZE,
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };
 }

@@ -15,12 +15,13 @@ export const ID_PREFIX = {
   attempt: "atm_",
   execution: "exc_",
   cliSession: "cls_",
+  bulkOperation: "bch_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
 
 /** Kinds whose ids start with their creation time; the others are pure capabilities. */
-const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation", "event", "ignoredEvent", "attempt", "execution", "cliSession"]);
+const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation", "event", "ignoredEvent", "attempt", "execution", "cliSession", "bulkOperation"]);
 
 // ASCII order, so fixed-width encodings sort like the numbers they encode.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -72,9 +72,11 @@ WITH v AS (
          now, lease, event_status, next_at, success)
 ), a AS (
   INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
-                        requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, created_at, updated_at)
+                        requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, created_at, updated_at, bulk_retry_id)
   SELECT attempt_id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body,
-         requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, now, now FROM v
+         requested_url, http_method, cli_id, successful_at, delivered_at, responded_at, delivery_latency, response_latency, now, now,
+         -- only a bulk retry's attempt names its operation (read from the event, which the bulk run marked)
+         CASE WHEN v.trigger = 'BULK_RETRY' THEN (SELECT ev.bulk_retry_id FROM events ev WHERE ev.id = v.event_id) END FROM v
 ), e AS (
   UPDATE events SET status = v.event_status, attempts = events.attempts + 1, last_attempt_at = v.now, next_attempt_at = v.next_at,
          next_trigger = 'AUTOMATIC', response_status = v.response_status, error_code = v.error_code,

@@ -24,6 +24,8 @@ import { startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/retention/job";
+import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
+import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -142,6 +144,11 @@ export async function startWorker(): Promise<WorkerHandle> {
       [DELIVER_TASK]: async (payload) => {
         const eventId = (payload as { event_id?: unknown }).event_id;
         if (typeof eventId === "string") await deliverEvent(eventId);
+      },
+      // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
+      [BULK_TASK]: async (payload) => {
+        const bulkId = (payload as { bulk_id?: unknown }).bulk_id;
+        if (typeof bulkId === "string") await runBulkSlice(bulkId);
       },
     },
   });

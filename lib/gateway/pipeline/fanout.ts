@@ -409,6 +409,53 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
 }
 
 /**
+ * The active connections of source `sourceId` of team `teamId` (only `connectionIds` when given), read
+ * fresh: the targets of a replay (issue 12 §1), resolved while it runs. Disabled connections are left out.
+ */
+export async function activeConnectionsOf(teamId: string, sourceId: string, connectionIds?: readonly string[]): Promise<FanoutConnection[]> {
+  const all = (await connectionsFor([sourceId])).get(sourceId) ?? [];
+  return all.filter((c) => c.team_id === teamId && !c.disabled && (!connectionIds || connectionIds.includes(c.id)));
+}
+
+/**
+ * Runs requests `requestIds` through connections inside `client`'s transaction, so their events commit
+ * with the caller's other writes (a bulk operation's progress, lib/gateway/bulk/runner.ts). The
+ * connections are each request's source's (only `connectionIds` when given), or `targets` for every
+ * request (a replay onto another source's connections). Delivery jobs get `priority`. A write refused
+ * on a record is redone pair by pair under savepoints; a pair that cannot be written at all is skipped
+ * and counted. Returns the new event ids and the ids of the requests that had a pair skipped.
+ * Throws database errors that are not record errors (the caller's transaction is then to be rolled back).
+ */
+export async function fanOutInTransaction(
+  client: pg.PoolClient,
+  requestIds: string[],
+  opts: { connectionIds?: readonly string[]; targets?: FanoutConnection[]; priority?: number; now?: number } = {},
+): Promise<{ ids: string[]; skipped: string[] }> {
+  if (requestIds.length === 0) return { ids: [], skipped: [] };
+  const now = opts.now ?? Date.now();
+  const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
+  const bySource = opts.targets ? new Map(requests.map((r) => [r.source_id, opts.targets!])) : undefined;
+  const pairs = await computeOutcomes(requests, now, opts.connectionIds, bySource);
+  await client.query("SAVEPOINT hookyard_batch");
+  try {
+    const written = await writeOutcomes(client, merged(pairs), now, null, opts.priority ?? 0);
+    await client.query("RELEASE SAVEPOINT hookyard_batch");
+    return { ids: written.ids, skipped: [] };
+  } catch (err) {
+    if (!isRecordError(err)) throw err;
+    await client.query("ROLLBACK TO SAVEPOINT hookyard_batch");
+  }
+  const skipped = new Set<string>();
+  const written = { ids: [] as string[] };
+  for (const pair of pairs) {
+    const r = await writeIsolated(client, [pair], now, null, "skip", opts.priority ?? 0);
+    if (r.ids.length === 0 && pair.events.length > 0) skipped.add(pair.request.id);
+    written.ids.push(...r.ids);
+  }
+  return { ids: written.ids, skipped: [...skipped] };
+}
+
+/**
  * True for an error of the records being written rather than of the database's availability: an
  * error PostgreSQL answered (data it refuses, SQLSTATE class 22, e.g. NUL in text or a lone surrogate
  * in jsonb; a constraint, 23, e.g. a connection deleted meanwhile; a limit, 54, e.g. JSON nested too
@@ -441,7 +488,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * pending; with `unrecordable: "skip"` (a request retry, which has nothing pending) it is logged and skipped.
  * Returns like writeOutcomes; throws database errors that are not record errors.
  */
-async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null, unrecordable: "throw" | "skip" = "throw"): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null, unrecordable: "throw" | "skip" = "throw", priority = 0): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
   const giveUp = (requestId: string, err: unknown) => {
     const e = new Unrecordable(requestId, err);
     if (unrecordable === "throw") throw e;
@@ -451,7 +498,7 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
   const attempt = async (outcomes: Outcomes): Promise<unknown> => {
     await client.query("SAVEPOINT hookyard_pair");
     try {
-      const written = await writeOutcomes(client, outcomes, now, lease);
+      const written = await writeOutcomes(client, outcomes, now, lease, priority);
       await client.query("RELEASE SAVEPOINT hookyard_pair");
       out.ids.push(...written.ids);
       out.claimed.push(...written.claimed);
@@ -515,7 +562,7 @@ WITH c AS (
  * process to deliver (lib/delivery/dispatch-queue.ts).
  * Returns the new event ids and the claimed events.
  */
-async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null, priority = 0): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
   let claimed: DeliveryRow[] = [];
   let kept = events;
   const keptIgnored = [...ignored];
@@ -552,7 +599,8 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
         kept.map((e) => e.id),
         kept.map((e) => e.request.team_id),
         kept.map((e) => e.connection.id),
-        kept.map((e) => e.request.source_id),
+        // The connection's source: the request's own, except in a replay onto another source (lib/gateway/bulk).
+        kept.map((e) => e.connection.source_id),
         kept.map((e) => e.connection.destination_id),
         kept.map((e) => e.request.id),
         kept.map((e) => e.status),
@@ -564,7 +612,7 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
     });
     claimed = rows;
     const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
-    await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)));
+    await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)), priority);
   }
   if (keptIgnored.length) {
     await client.query(

@@ -115,6 +115,7 @@ export const REQUEST_FILTERS: FilterTable = {
   verified: booleanFilter("r.verified", "Whether the source verified the request's signature."),
   ingested_at: dateFilter("r.ingested_at", "A date, or operators `gte gt lte lt`."),
   created_at: dateFilter("r.created_at", "A date, or operators `gte gt lte lt`."),
+  bulk_retry_id: stringFilter("r.bulk_retry_id", "Bulk operation (`bch_…`, requests retry or replay) that last ran the request again, or an array."),
 };
 
 function requestFilters(teamId: string, query: ParsedQuery): { where: string[]; params: unknown[] } {

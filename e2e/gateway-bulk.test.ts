@@ -1,0 +1,293 @@
+/**
+ * Bulk operations through the gateway API against the running server and the real pipeline
+ * (shared/spec/gateway.md "Bulk operation record", "States and transitions", "Bulk operation
+ * families"; issue 12 §1): each family's five operations and its 422s, the record's fields per version,
+ * the fixed matched set, BULK_RETRY attempts, `bulk_retry_id` filters, replay onto a connection made
+ * after the requests arrived, cancel after completion, and team isolation. The crash and the
+ * cancel-while-running cases need a server of their own: e2e/gateway-bulk-crash.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "./support/client";
+import { api, newTeam, type TestTeam } from "./support/gateway";
+import { connectionTo, eventsIn, ignoredIn, send, type TestConnection } from "./support/pipeline";
+import { eventually, type Receiver, startReceiver } from "./support/receiver";
+
+const V = "/2025-07-01";
+let team: TestTeam;
+let other: TestTeam;
+let receiver: Receiver;
+let failing: TestConnection & { tag: string };
+const failedRequests: string[] = [];
+const q = (query: unknown) => encodeURIComponent(JSON.stringify(query));
+
+/** Polls operation `id` of `family` until it completed; returns the record. */
+async function completed(family: string, id: string, who: TestTeam = team) {
+  return eventually(async () => {
+    const { json } = await api(who, "GET", `${V}/bulk/${family}/${id}`);
+    return json.completed_at ? json : null;
+  }, 30_000);
+}
+
+beforeAll(async () => {
+  team = await newTeam("bulk");
+  other = await newTeam("bulk-other");
+  receiver = await startReceiver();
+  // Fails every delivery once (no retry rule): 6 FAILED events.
+  receiver.respond((req) => ({ status: req.url.includes("/down") ? 500 : 200, body: "x" }));
+  failing = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/down` } } });
+  for (let i = 0; i < 6; i++) failedRequests.push((await send(failing.source.url, { i })).requestId);
+  for (const id of failedRequests) await eventsIn(id, ["FAILED"]);
+}, 60_000);
+afterAll(async () => receiver.close());
+
+describe("events retry", () => {
+  let opId = "";
+  it("plans, creates, processes with BULK_RETRY attempts, and completes", async () => {
+    const query = { status: "FAILED", webhook_id: failing.id };
+    const plan = await api(team, "GET", `${V}/bulk/events/retry/plan?query=${q(query)}`);
+    expect(plan.status).toBe(200);
+    expect(plan.json).toEqual({ estimated_count: 6, estimated_batch: 1, progress: 0 });
+    // The bracket form of the plan's query is the same filter.
+    expect((await api(team, "GET", `${V}/bulk/events/retry/plan?query[status]=FAILED&query[webhook_id]=${failing.id}`)).json.estimated_count).toBe(6);
+
+    // The destination is back: the retried events succeed.
+    await api(team, "PUT", `${V}/destinations/${failing.destination.id}`, { config: { url: `${receiver.url}/up` } });
+    const created = await api(team, "POST", `${V}/bulk/events/retry`, { query });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const op = created.json;
+    opId = op.id;
+    expect(op.id).toMatch(/^bch_[0-9A-Za-z]{22}$/);
+    expect(Object.keys(op).sort()).toEqual(
+      ["cancelled_at", "completed_at", "completed_count", "created_at", "estimated_batch", "estimated_count", "failed_count", "id", "in_progress", "number", "processed_batch", "progress", "query", "team_id", "type", "updated_at"].sort(),
+    );
+    expect(op).toMatchObject({ team_id: team.teamId, type: "events.retry", query, estimated_count: 6, estimated_batch: 1, number: 1, cancelled_at: null });
+
+    const done = await completed("events/retry", op.id);
+    expect(done).toMatchObject({ in_progress: false, progress: 1, processed_batch: 1, completed_count: 6, failed_count: 0, cancelled_at: null });
+    const events = await eventually(async () => {
+      const { json } = await api(team, "GET", `${V}/events?bulk_retry_id=${op.id}&status=SUCCESSFUL`);
+      return json.count === 6 ? json.models : null;
+    });
+    for (const e of events) {
+      const { rows } = await db().query("SELECT trigger, status, bulk_retry_id FROM attempts WHERE event_id = $1 ORDER BY attempt_number", [e.id]);
+      expect(rows).toEqual([
+        { trigger: "INITIAL", status: "FAILED", bulk_retry_id: null },
+        { trigger: "BULK_RETRY", status: "SUCCESSFUL", bulk_retry_id: op.id },
+      ]);
+    }
+    const attempts = await api(team, "GET", `${V}/attempts?event_id=${events[0].id}`);
+    expect(attempts.json.models.find((a: { trigger: string }) => a.trigger === "BULK_RETRY").bulk_retry_id).toBe(op.id);
+  }, 60_000);
+
+  it("lists with the spec's filters and paging; numbers count up per team", async () => {
+    const second = await api(team, "POST", `${V}/bulk/events/retry`, { query: { webhook_id: failing.id, attempts: { gte: 2 } } });
+    expect(second.json.number).toBe(2);
+    await completed("events/retry", second.json.id);
+    const list = await api(team, "GET", `${V}/bulk/events/retry`);
+    expect(list.status).toBe(200);
+    expect(list.json.pagination).toMatchObject({ order_by: "created_at", dir: "desc", limit: 100 });
+    expect(list.json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id, opId]);
+    expect(list.json.count).toBe(2);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED", webhook_id: failing.id })}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}&query_partial_match=true`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?in_progress=true`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?id=${opId}`)).json.count).toBe(1);
+    const page = await api(team, "GET", `${V}/bulk/events/retry?limit=1`);
+    expect(page.json.models[0].id).toBe(second.json.id);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?limit=1&next=${page.json.pagination.next}`)).json.models[0].id).toBe(opId);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?next=garbage`)).status).toBe(400);
+    // Other families list only their own operations.
+    expect((await api(team, "GET", `${V}/bulk/requests/retry`)).json.count).toBe(0);
+  }, 60_000);
+
+  it("sweeps in no record that arrived after creation", async () => {
+    const before = await api(team, "POST", `${V}/bulk/events/retry`, { query: { webhook_id: failing.id } });
+    const late = (await send(failing.source.url, { late: true })).requestId;
+    const [lateEvent] = await eventsIn(late, ["SUCCESSFUL"]);
+    const done = await completed("events/retry", before.json.id);
+    expect(done.completed_count).toBe(6);
+    expect((await db().query("SELECT bulk_retry_id FROM events WHERE id = $1", [lateEvent.id])).rows[0].bulk_retry_id).toBeNull();
+  }, 60_000);
+
+  it("cancelling a completed operation sets cancelled_at and keeps completed_at", async () => {
+    const cancelled = await api(team, "POST", `${V}/bulk/events/retry/${opId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.cancelled_at).not.toBeNull();
+    expect(cancelled.json.completed_at).not.toBeNull();
+    expect(cancelled.json.in_progress).toBe(false);
+    expect(cancelled.json.progress).toBe(1);
+    const again = await api(team, "POST", `${V}/bulk/events/retry/${opId}/cancel`);
+    expect(again.json.cancelled_at).toBe(cancelled.json.cancelled_at);
+  });
+
+  it("older versions have no `type`; events cancel exists from 2025-07-01", async () => {
+    const old = await api(team, "GET", `/2024-09-01/bulk/events/retry/${opId}`);
+    expect(old.status).toBe(200);
+    expect(old.json.type).toBeUndefined();
+    expect((await api(team, "GET", `/2025-01-01/bulk/events/cancel`)).status).toBe(404);
+    expect((await api(team, "GET", `/2025-01-01/bulk/events/retry`)).status).toBe(200);
+  });
+
+  it("a query that matches nothing still makes an events retry, completed at once", async () => {
+    const { status, json } = await api(team, "POST", `${V}/bulk/events/retry`, { query: { webhook_id: "web_nothing" } });
+    expect(status).toBe(200);
+    expect(json).toMatchObject({ estimated_count: 0, in_progress: false, progress: 1, completed_count: 0, failed_count: 0 });
+    expect(json.completed_at).not.toBeNull();
+  });
+});
+
+describe("invalid queries are 422s naming the field", () => {
+  it.each([
+    ["unknown filter", { nope: 1 }, "query.nope"],
+    ["bad enum value", { status: "NOPE" }, "query.status"],
+    ["bad operator", { attempts: { most: 2 } }, "query.attempts"],
+    ["bad date", { created_at: { gte: "yesterday" } }, "query.created_at.gte"],
+    ["nested too deep", { id: [[["x"]]] }, "query.id.0.0"],
+  ])("%s", async (_name, query, field) => {
+    const { status, json } = await api(team, "POST", `${V}/bulk/events/retry`, { query });
+    expect(status, JSON.stringify(json)).toBe(422);
+    expect(json).toMatchObject({ handled: true, status: 422, code: "UNPROCESSABLE_ENTITY" });
+    expect(json.data.field).toBe(field);
+    expect(typeof json.data.message).toBe("string");
+    // The plan checks the same way.
+    expect((await api(team, "GET", `${V}/bulk/events/retry/plan?query=${q(query)}`)).status).toBe(422);
+  });
+
+  it("a missing or non-object query, invalid JSON, and unknown body fields", async () => {
+    expect((await api(team, "POST", `${V}/bulk/events/retry`, {})).status).toBe(422);
+    expect((await api(team, "POST", `${V}/bulk/events/retry`, { query: [] })).status).toBe(422);
+    expect((await api(team, "POST", `${V}/bulk/events/retry`, { query: {}, extra: 1 })).status).toBe(422);
+    expect((await api(team, "POST", `${V}/bulk/events/retry`, "{not json")).status).toBe(400);
+    expect((await api(team, "GET", `${V}/bulk/events/retry/plan?query=%7Bnope`)).status).toBe(400);
+  });
+
+  it.each([["events/cancel"], ["ignored-events/retry"], ["requests/retry"]])("%s: matching nothing is a 422 UNPROCESSABLE_ENTITY with data.message", async (family) => {
+    const query = family === "requests/retry" ? { source_id: ["src_nothing"] } : family === "ignored-events/retry" ? { webhook_id: "web_nothing" } : { webhook_id: "web_nothing" };
+    const { status, json } = await api(team, "POST", `${V}/bulk/${family}`, { query });
+    expect(status).toBe(422);
+    expect(json.code).toBe("UNPROCESSABLE_ENTITY");
+    expect(json.data.message).toMatch(/matches no records/);
+    expect((await api(team, "GET", `${V}/bulk/${family}`)).json.count).toBe(0);
+  });
+
+  it("unknown families, operations and ids are 404s", async () => {
+    expect((await api(team, "GET", `${V}/bulk/events/replay`)).status).toBe(404);
+    expect((await api(team, "GET", `${V}/bulk/events/retry/bch_unknown`)).status).toBe(404);
+    expect((await api(team, "POST", `${V}/bulk/events/retry/bch_unknown/cancel`)).status).toBe(404);
+    expect((await api(team, "DELETE", `${V}/bulk/events/retry`)).status).toBe(405);
+  });
+});
+
+describe("events cancel", () => {
+  it("cancels the pending deliveries of matching events and keeps delivered ones", async () => {
+    const delayed = await connectionTo(team, receiver, { rules: [{ type: "delay", delay: 600_000 }] });
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await send(delayed.source.url, { i })).requestId);
+    for (const id of ids) await eventsIn(id, ["SCHEDULED"]);
+    const plan = await api(team, "GET", `${V}/bulk/events/cancel/plan?query=${q({ webhook_id: delayed.id })}`);
+    expect(plan.json).toEqual({ estimated_count: 3, estimated_batch: 1 });
+    const { status, json } = await api(team, "POST", `${V}/bulk/events/cancel`, { query: { webhook_id: delayed.id } });
+    expect(status).toBe(200);
+    expect(json.type).toBe("events.cancel");
+    const done = await completed("events/cancel", json.id);
+    expect(done.completed_count).toBe(3);
+    const { rows } = await db().query("SELECT status, error_code FROM events WHERE webhook_id = $1", [delayed.id]);
+    expect(rows).toEqual([0, 1, 2].map(() => ({ status: "CANCELLED", error_code: "CANCELLED" })));
+  }, 60_000);
+});
+
+describe("ignored events retry", () => {
+  it("runs ignored requests through their connection again with today's rules", async () => {
+    const filtered = await connectionTo(team, receiver, { rules: [{ type: "filter", body: { keep: true } }] });
+    const requestId = (await send(filtered.source.url, { keep: false, n: 1 })).requestId;
+    await ignoredIn(requestId);
+    const query = { cause: "FILTERED", webhook_id: filtered.id };
+    expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q(query)}`)).json).toEqual({ estimated_count: 1, estimated_batch: 1 });
+    await api(team, "PUT", `${V}/connections/${filtered.id}`, { rules: [] });
+    const { status, json } = await api(team, "POST", `${V}/bulk/ignored-events/retry`, { query });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect("type" in json).toBe(false);
+    const done = await completed("ignored-events/retry", json.id);
+    expect(done).toMatchObject({ completed_count: 1, failed_count: 0 });
+    const [event] = await eventsIn(requestId, ["SUCCESSFUL"]);
+    expect(event.webhook_id).toBe(filtered.id);
+    expect(event.bulk_retry_id).toBe(json.id);
+  }, 60_000);
+});
+
+describe("requests retry and replay", () => {
+  let source: TestConnection & { tag: string };
+  const requestIds: string[] = [];
+  beforeAll(async () => {
+    source = await connectionTo(team, receiver);
+    for (let i = 0; i < 3; i++) requestIds.push((await send(source.source.url, { r: i })).requestId);
+    for (const id of requestIds) await eventsIn(id, ["SUCCESSFUL"]);
+  }, 60_000);
+
+  it("requests retry fans each request out again on the source's current connections", async () => {
+    const query = { source_id: [source.source.id] };
+    expect((await api(team, "GET", `${V}/bulk/requests/retry/plan?query=${q(query)}`)).json).toEqual({ estimated_count: 3, estimated_batch: 1 });
+    const { status, json } = await api(team, "POST", `${V}/bulk/requests/retry`, { query });
+    expect(status).toBe(200);
+    expect(json.type).toBe("requests.retry");
+    const done = await completed("requests/retry", json.id);
+    expect(done.completed_count).toBe(3);
+    for (const id of requestIds) await eventsIn(id, ["SUCCESSFUL"], 2);
+    expect((await api(team, "GET", `${V}/requests?bulk_retry_id=${json.id}`)).json.count).toBe(3);
+    expect((await api(team, "GET", `${V}/events?bulk_retry_id=${json.id}`)).json.count).toBe(3);
+  }, 60_000);
+
+  it("replays history onto a connection created after the requests arrived", async () => {
+    const fresh = await connectionTo(team, receiver);
+    const query = { source_id: [source.source.id], target: { source_id: fresh.source.id, webhook_ids: [fresh.id] } };
+    // The plan ignores the target.
+    expect((await api(team, "GET", `${V}/bulk/requests/replay/plan?query=${q({ source_id: [source.source.id] })}`)).json).toEqual({ estimated_count: 3, estimated_batch: 1 });
+    const { status, json } = await api(team, "POST", `${V}/bulk/requests/replay`, { query });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect("type" in json).toBe(false);
+    expect(json.query).toEqual(query);
+    const done = await completed("requests/replay", json.id);
+    expect(done).toMatchObject({ completed_count: 3, failed_count: 0 });
+    const events = await eventually(async () => {
+      const { json: page } = await api(team, "GET", `${V}/events?webhook_id=${fresh.id}&status=SUCCESSFUL`);
+      return page.count === 3 ? page.models : null;
+    });
+    expect(events.map((e: { request_id: string }) => e.request_id).sort()).toEqual([...requestIds].sort());
+    expect(events.every((e: { source_id: string }) => e.source_id === fresh.source.id)).toBe(true);
+    const bodies = receiver.received.filter((r) => r.url.startsWith(`/${fresh.tag}`)).map((r) => JSON.parse(r.body.toString()).r);
+    expect(bodies.sort()).toEqual([0, 1, 2]);
+  }, 60_000);
+
+  it("a missing, foreign or disabled target is a 422 with data.id", async () => {
+    const otherConn = await connectionTo(other, receiver);
+    const missing = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: source.source.id, webhook_ids: ["web_missing"] } } });
+    expect(missing.status).toBe(422);
+    expect(missing.json.data.id).toBe("web_missing");
+    const foreign = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: otherConn.source.id } } });
+    expect(foreign.status).toBe(422);
+    expect(foreign.json.data.id).toBe(otherConn.source.id);
+    const disabled = await connectionTo(team, receiver);
+    await api(team, "PUT", `${V}/connections/${disabled.id}/disable`);
+    const off = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: disabled.source.id, webhook_ids: [disabled.id] } } });
+    expect(off.status).toBe(422);
+    expect(off.json.data.id).toBe(disabled.id);
+    const noTarget = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { source_id: [source.source.id] } });
+    expect(noTarget.status).toBe(422);
+    expect(noTarget.json.data.field).toBe("query.target");
+  }, 60_000);
+});
+
+describe("team isolation", () => {
+  it("another team neither sees, cancels nor sweeps in this team's records", async () => {
+    const { json: list } = await api(team, "GET", `${V}/bulk/events/retry?limit=1`);
+    const id = list.models[0].id;
+    expect((await api(other, "GET", `${V}/bulk/events/retry/${id}`)).status).toBe(404);
+    expect((await api(other, "POST", `${V}/bulk/events/retry/${id}/cancel`)).status).toBe(404);
+    expect((await api(other, "GET", `${V}/bulk/events/retry`)).json.count).toBe(0);
+    // The same query in the other team matches none of this team's events.
+    expect((await api(other, "GET", `${V}/bulk/events/retry/plan?query=${q({ webhook_id: failing.id })}`)).json.estimated_count).toBe(0);
+    const made = await api(other, "POST", `${V}/bulk/events/retry`, { query: { webhook_id: failing.id } });
+    expect(made.json).toMatchObject({ number: 1, estimated_count: 0 });
+  });
+});

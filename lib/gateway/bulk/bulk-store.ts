@@ -1,0 +1,196 @@
+/**
+ * Bulk operations of a team (shared/spec/gateway.md "Bulk operation record", "States and transitions",
+ * "Bulk operation families"): create (the matched set is fixed here: records up to the newest match),
+ * plan, list, get and cancel. The worker processes them (lib/gateway/bulk/runner.ts).
+ */
+import type pg from "pg";
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { type BulkFamily, bulkWhere, type FamilyName, parseBulkQuery, type ReplayTarget } from "@/lib/gateway/bulk/families";
+import { BULK_FILTERS, type TBulkOperation } from "@/lib/gateway/bulk/schemas";
+import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
+import { createId } from "@/lib/ids";
+import { badRequest, notFound, unprocessable } from "@/lib/http/errors";
+import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
+import { type ParsedQuery, parseJsonParam } from "@/lib/http/query";
+import { applyFilterTable, pathId } from "@/lib/http/query-schema";
+
+/** graphile-worker task that runs a bulk operation; payload `{bulk_id}`. */
+export const BULK_TASK = "bulk";
+
+export type BulkRow = {
+  id: string;
+  team_id: string;
+  family: FamilyName;
+  number: number;
+  query: Record<string, unknown>;
+  upper_bound: string | null;
+  cursor: string | null;
+  estimated_count: number;
+  estimated_batch: number;
+  processed_batch: number;
+  completed_count: number;
+  failed_count: number | null;
+  in_progress: boolean;
+  progress: number;
+  completed_at: Date | null;
+  cancelled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The API record of `row`; `type` only from 2025-07-01 and only for the families that have one. */
+export function toBulkOperation(row: BulkRow, family: BulkFamily, version: ApiVersion): TBulkOperation {
+  return {
+    id: row.id,
+    team_id: row.team_id,
+    ...(family.type && isAtLeast(version, "2025-07-01") ? { type: family.type as TBulkOperation["type"] } : {}),
+    query: row.query,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    cancelled_at: iso(row.cancelled_at),
+    completed_at: iso(row.completed_at),
+    estimated_batch: row.estimated_batch,
+    estimated_count: row.estimated_count,
+    processed_batch: row.processed_batch,
+    completed_count: row.completed_count,
+    in_progress: row.in_progress,
+    progress: row.progress,
+    failed_count: row.failed_count,
+    number: row.number,
+  };
+}
+
+/** Adds (or keeps) the runner job of operation `id`, in `db`'s transaction. */
+export async function enqueueBulkRun(db: Pick<pg.PoolClient, "query">, id: string, runAt: Date | null = null): Promise<void> {
+  await db.query("SELECT graphile_worker.add_job($1, json_build_object('bulk_id', $2::text), run_at => $3, job_key => $4, max_attempts => 25::smallint)", [BULK_TASK, id, runAt, `bulk:${id}`]);
+}
+
+/** The matched count and the newest matched id (the set's upper bound) of `filters`. */
+async function countMatches(db: Pick<pg.PoolClient, "query">, family: BulkFamily, teamId: string, filters: ParsedQuery): Promise<{ count: number; bound: string | null }> {
+  const { where, params } = bulkWhere(family, teamId, filters);
+  const { rows } = await db.query<{ count: number; bound: string | null }>(
+    `SELECT count(*)::int AS count, max(${family.alias}.id) AS bound FROM ${family.from} WHERE ${where.join(" AND ")}`,
+    params,
+  );
+  return rows[0]!;
+}
+
+const batches = (count: number) => Math.ceil(count / getConfig().bulkBatchSize);
+
+/**
+ * `GET <base>/plan`: `{estimated_count, estimated_batch}` (+ `progress: 0` for events retry) of `query`
+ * (URL-encoded JSON, bracket form, or absent = everything). A replay's `target` is ignored. Throws 422
+ * for an invalid query.
+ */
+export async function planBulk(family: BulkFamily, teamId: string, query: ParsedQuery): Promise<{ estimated_count: number; estimated_batch: number; progress?: number }> {
+  const raw = parseJsonParam(query, "query") ?? {};
+  const filters = parseBulkQuery(family, raw);
+  const { count } = await countMatches(getPool(), family, teamId, filters);
+  return { estimated_count: count, estimated_batch: batches(count), ...(family.planHasProgress ? { progress: 0 } : {}) };
+}
+
+/** Checks a replay's `query.target` (422 naming the field, or with `data.id` for a missing or disabled source or connection). */
+async function checkReplayTarget(db: Pick<pg.PoolClient, "query">, teamId: string, target: unknown): Promise<ReplayTarget> {
+  if (!target || typeof target !== "object" || Array.isArray(target)) throw unprocessable("query.target: required, an object {source_id, webhook_ids?}", { field: "query.target" });
+  const { source_id: sourceId, webhook_ids: webhookIds, ...rest } = target as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra) throw unprocessable(`query.target.${extra}: unknown field`, { field: `query.target.${extra}` });
+  if (typeof sourceId !== "string" || !sourceId) throw unprocessable("query.target.source_id: required, a source id", { field: "query.target.source_id" });
+  if (webhookIds !== undefined && !(Array.isArray(webhookIds) && webhookIds.length > 0 && webhookIds.length <= 100 && webhookIds.every((w) => typeof w === "string" && w))) {
+    throw unprocessable("query.target.webhook_ids: an array of 1 to 100 connection ids", { field: "query.target.webhook_ids" });
+  }
+  const { rows: sources } = await db.query<{ disabled_at: Date | null }>("SELECT disabled_at FROM sources WHERE id = $1 AND team_id = $2", [sourceId, teamId]);
+  if (!sources[0] || sources[0].disabled_at) throw unprocessable(`Source ${sourceId} does not exist or is disabled`, { id: sourceId });
+  if (webhookIds) {
+    const { rows } = await db.query<{ id: string; disabled_at: Date | null }>("SELECT id, disabled_at FROM connections WHERE id = ANY($1) AND team_id = $2 AND source_id = $3", [webhookIds, teamId, sourceId]);
+    for (const id of webhookIds as string[]) {
+      const c = rows.find((r) => r.id === id);
+      if (!c || c.disabled_at) throw unprocessable(`Connection ${id} does not exist, is disabled or is not a connection of source ${sourceId}`, { id });
+    }
+  }
+  return { source_id: sourceId, ...(webhookIds ? { webhook_ids: webhookIds as string[] } : {}) };
+}
+
+/**
+ * `POST <base>` `{query}`: a new operation over what `query` matches now (later records are never
+ * swept in), queued for the worker. Throws 422 for an invalid query or target, 422 UNPROCESSABLE_ENTITY
+ * when it matches nothing (the families the spec names), 422 while an operation with the same query
+ * is in progress.
+ */
+export async function createBulk(family: BulkFamily, teamId: string, query: Record<string, unknown>, version: ApiVersion): Promise<TBulkOperation> {
+  const filters = parseBulkQuery(family, query);
+  const row = await inTransaction(async (client) => {
+    // One creation at a time per team: numbers count up without gaps or duplicates.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('hookyard-bulk:' || $1))", [teamId]);
+    const stored = { ...query };
+    if (family.extraKeys.includes("target")) stored.target = await checkReplayTarget(client, teamId, query.target);
+    const { rowCount: running } = await client.query("SELECT 1 FROM bulk_operations WHERE team_id = $1 AND family = $2 AND in_progress AND query = $3::jsonb", [teamId, family.name, JSON.stringify(stored)]);
+    if (running) throw unprocessable("Batch operation using same query is currently in progress, wait for it to complete or cancel it");
+    const { count, bound } = await countMatches(client, family, teamId, filters);
+    if (count === 0 && family.emptyIsError) throw unprocessable("The query matches no records: nothing to do");
+    const done = count === 0;
+    const { rows } = await client.query<BulkRow>(
+      `INSERT INTO bulk_operations (id, team_id, family, number, query, upper_bound, estimated_count, estimated_batch, in_progress, progress, failed_count, completed_at)
+       VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM bulk_operations WHERE team_id = $2), $4, $5, $6, $7, $8, $9, $10, $11)
+       RETURNING *`,
+      [createId("bulkOperation"), teamId, family.name, JSON.stringify(stored), bound, count, batches(count), !done, done ? 1 : 0, done ? 0 : null, done ? new Date() : null],
+    );
+    if (!done) await enqueueBulkRun(client, rows[0]!.id);
+    return rows[0]!;
+  });
+  return toBulkOperation(row, family, version);
+}
+
+/** Operation `id` of `teamId` in `family`; throws 404 (also for another team's or another family's). */
+export async function getBulk(family: BulkFamily, teamId: string, id: string, version: ApiVersion): Promise<TBulkOperation> {
+  const { rows } = await getPool().query<BulkRow>("SELECT * FROM bulk_operations WHERE id = $1 AND team_id = $2 AND family = $3", [pathId(id), teamId, family.name]);
+  if (!rows[0]) throw notFound(id);
+  return toBulkOperation(rows[0], family, version);
+}
+
+/**
+ * `POST <base>/{id}/cancel`: sets `cancelled_at` (the runner stops before its next batch) and
+ * `in_progress` false; a completed operation keeps `completed_at` (shared/spec/gateway.md "States and
+ * transitions"). Cancelling twice keeps the first time. Throws 404.
+ */
+export async function cancelBulk(family: BulkFamily, teamId: string, id: string, version: ApiVersion): Promise<TBulkOperation> {
+  const { rows } = await getPool().query<BulkRow>(
+    `UPDATE bulk_operations SET cancelled_at = coalesce(cancelled_at, now()), in_progress = false, updated_at = now()
+      WHERE id = $1 AND team_id = $2 AND family = $3 RETURNING *`,
+    [pathId(id), teamId, family.name],
+  );
+  if (!rows[0]) throw notFound(id);
+  return toBulkOperation(rows[0], family, version);
+}
+
+/**
+ * One page of the team's operations of `family`: the list filters (BULK_FILTERS), `query` (JSON; equal
+ * to the stored query, or contained in it with `query_partial_match=true`) and paging. Throws 400.
+ */
+export function listBulk(family: BulkFamily, teamId: string, query: ParsedQuery, page: PageRequest, version: ApiVersion): Promise<Page<TBulkOperation>> {
+  const params: unknown[] = [teamId, family.name];
+  const where = ["b.team_id = $1", "b.family = $2"];
+  applyFilterTable(BULK_FILTERS, query, where, params);
+  const stored = parseJsonParam(query, "query");
+  if (stored !== undefined) {
+    if (!stored || typeof stored !== "object" || Array.isArray(stored)) throw badRequest('"query" must be a JSON object', { field: "query" });
+    const partial = query.query_partial_match === "true" || query.query_partial_match === "1";
+    params.push(JSON.stringify(stored));
+    where.push(partial ? `b.query @> $${params.length}::jsonb` : `b.query = $${params.length}::jsonb`);
+  }
+  return selectPage<BulkRow, TBulkOperation>({
+    db: getPool(),
+    select: "b.*",
+    from: "bulk_operations b",
+    where,
+    params,
+    page,
+    columns: { created_at: { sql: "b.created_at", type: "date" } },
+    idColumn: "b.id",
+    toModel: (r) => toBulkOperation(r, family, version),
+  });
+}
