@@ -46,6 +46,18 @@ describe("gateway OpenAPI", () => {
     expect(d.paths["/sources"].get.responses["200"].content["application/json"].schema.properties.models.items).toEqual({ $ref: "#/components/schemas/Source" });
   });
 
+  it("GET /api/2025-07-01/openapi – the five operations of each bulk family, with the BatchOperation record", async () => {
+    const d = await doc();
+    for (const family of ["events/retry", "events/cancel", "ignored-events/retry", "requests/retry", "requests/replay"]) {
+      expect(Object.keys(d.paths[`/bulk/${family}`]).sort()).toEqual(["get", "post"]);
+      expect(d.paths[`/bulk/${family}/plan`].get).toBeDefined();
+      expect(d.paths[`/bulk/${family}/{id}`].get).toBeDefined();
+      expect(d.paths[`/bulk/${family}/{id}/cancel`].post).toBeDefined();
+      expect(d.paths[`/bulk/${family}`].post.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/BatchOperation" });
+    }
+    expect(Object.keys(d.components.schemas.BatchOperation.properties)).toContain("failed_count");
+  });
+
   it("GET /api/2025-07-01/openapi – the create body is the zod schema that validates it (strict, name required, 155 max)", async () => {
     const d = await doc();
     const body = d.paths["/sources"].post.requestBody.content["application/json"].schema;

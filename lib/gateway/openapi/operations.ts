@@ -16,6 +16,8 @@ import { ZTransformationRun, ZTransformationRunOutput } from "@/lib/gateway/tran
 import { TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY, ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 import { SOURCE_FILTERS, SOURCE_ORDER_BY } from "@/lib/gateway/sources/source-store";
+import { BULK_FAMILIES } from "@/lib/gateway/bulk/families";
+import { BULK_FILTERS, BULK_ORDER_BY, ZBulkCreate, ZBulkOperation, ZBulkPlan } from "@/lib/gateway/bulk/schemas";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {
@@ -190,4 +192,33 @@ export const OPERATIONS: Operation[] = [
     errors: [400, 422],
   },
   ...eventOperations(),
+  ...bulkOperations(),
 ];
+
+/** The five operations of each bulk family (shared/spec/gateway.md "Bulk operation families"). */
+function bulkOperations(): Operation[] {
+  const tag = "Bulk operations";
+  return BULK_FAMILIES.flatMap((f) => {
+    const base = `/bulk/${f.path}`;
+    const name = f.path.replace(/(^|[-/])(\w)/g, (_m, _s, c: string) => c.toUpperCase());
+    const what = `${f.path.replace("/", " ")}${f.since ? ` (from ${f.since})` : ""}`;
+    const query = filter("query", `JSON filter (URL-encoded JSON, or the bracket form \`query[status]=FAILED\`): the parameters of the ${f.name.startsWith("events") ? "event" : f.name.startsWith("ignored") ? "ignored-event" : "request"} listing${f.extraKeys.includes("target") ? "; `target` is ignored here" : ""}.`);
+    return [
+      { method: "get", path: base, operationId: `listBulk${name}`, summary: `List ${what} operations`, tag, response: ZBulkOperation, list: true, query: listQuery(BULK_FILTERS, BULK_ORDER_BY, filter("query", "JSON: operations created with this query (contained in it with `query_partial_match=true`).")), errors: [400] },
+      {
+        method: "post",
+        path: base,
+        operationId: `createBulk${name}`,
+        summary: `Create a ${what} operation`,
+        description: `Processed asynchronously, batch by batch, over the records the query matches now.${f.emptyIsError ? " A query that matches nothing is a 422 UNPROCESSABLE_ENTITY." : ""}${f.extraKeys.includes("target") ? " `query.target` = `{source_id, webhook_ids?}`: the connections to replay through (422 with `data.id` for a missing or disabled one)." : ""}`,
+        tag,
+        body: ZBulkCreate,
+        response: ZBulkOperation,
+        errors: [400, 422],
+      },
+      { method: "get", path: `${base}/plan`, operationId: `planBulk${name}`, summary: `Estimate a ${what} operation`, tag, response: ZBulkPlan, query: [query], errors: [400, 422] },
+      { method: "get", path: `${base}/{id}`, operationId: `getBulk${name}`, summary: `Get a ${what} operation`, tag, response: ZBulkOperation, errors: [404] },
+      { method: "post", path: `${base}/{id}/cancel`, operationId: `cancelBulk${name}`, summary: `Cancel a ${what} operation`, description: "A completed operation keeps `completed_at`.", tag, response: ZBulkOperation, errors: [404] },
+    ] satisfies Operation[];
+  });
+}
