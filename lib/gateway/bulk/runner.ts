@@ -5,13 +5,17 @@
  * bound taken at creation), applies the family's action and saves the cursor and counts: a worker killed
  * at any point resumes from the last committed batch and handles no record twice. A cancelled
  * operation stops before its next batch. The task works in slices of BULK_SLICE_MS and then queues
- * itself again, so a long operation neither holds a worker through shutdown nor starves other jobs, and
- * it waits while its own deliveries are backed up, so live deliveries keep their throughput.
+ * itself again, so a long operation neither holds a worker through shutdown nor starves other jobs.
+ * Live traffic first: it waits while bulk deliveries are backed up in the job queue (they run after
+ * live jobs, BULK_JOB_PRIORITY), and while ingestion reports its writer saturated
+ * (lib/ingest/ingest-pressure.ts) it handles one batch per BULK_PRESSURE_PAUSE_MS only: it still
+ * progresses, but leaves the machine to the senders.
  */
 import type pg from "pg";
 import { getConfig } from "@/lib/config";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
+import { underIngestPressure } from "@/lib/delivery/dispatch-queue";
 import { BULK_JOB_PRIORITY, DELIVER_TASK } from "@/lib/delivery/jobs";
 import { type BatchResult, type BulkFamily, type BulkRecord, bulkWhere, familyNamed, parseBulkQuery, type RunningOperation } from "@/lib/gateway/bulk/families";
 import { type BulkRow, enqueueBulkRun } from "@/lib/gateway/bulk/bulk-store";
@@ -22,7 +26,9 @@ const log = logger("bulk");
 /** How long one run of the task handles batches before queueing itself again, ms. */
 export const BULK_SLICE_MS = 2_000;
 /** Bulk deliveries waiting in the job queue, in batches, above which the runner pauses. */
-const MAX_QUEUED_BATCHES = 2;
+const MAX_QUEUED_BATCHES = 1;
+/** Pause after each batch while ingestion is saturated, ms. */
+export const BULK_PRESSURE_PAUSE_MS = 500;
 
 type Step = "more" | "done" | "stopped";
 
@@ -117,6 +123,7 @@ export async function runBulkSlice(bulkId: string, sliceMs = BULK_SLICE_MS): Pro
       if (step === "done") log.info(`${bulkId} completed`);
       return step;
     }
+    if (underIngestPressure()) await sleep(BULK_PRESSURE_PAUSE_MS);
     while (Date.now() < until && (await queuedBulkDeliveries()) > MAX_QUEUED_BATCHES * batchSize) await sleep(50);
   }
   await enqueueBulkRun(getBackgroundPool(), bulkId);
