@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:metrics` (issue 12 §2): the gateway metrics endpoints over a large team. Writes
+ * BENCH_EVENTS events (default 1,000,000) and two attempts per event, with their requests, spread over
+ * the last 24 hours (into their day partitions), then asks every `/metrics/*` endpoint for those 24 hours
+ * at 1 h granularity BENCH_RUNS times (default 10) through the running server, and prints p50 / p95 of
+ * the answer time per endpoint (aim: p50 < 300 ms).
+ */
+import os from "node:os";
+import pg from "pg";
+import { createId } from "@/lib/ids";
+import { startServer, startTestDatabase } from "../../e2e/support/servers";
+import { buildIfNeeded } from "../build-if-needed";
+
+const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const runs = Number(process.env.BENCH_RUNS ?? 10);
+const log = (m: string) => console.log(`[bench] ${m}`);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+buildIfNeeded(log);
+const db = await startTestDatabase();
+const apiKey = `hky_bench_${Date.now()}`;
+const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey, WORKER_ENABLED: "false" });
+const api = async (path: string) => {
+  const res = await fetch(`${hookyard.url}/api/2025-07-01${path}`, { headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" } });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+};
+const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+  body: JSON.stringify({ name: "metrics", source: { name: "metrics" }, destination: { name: "metrics", config: { url: "http://127.0.0.1:9/" } } }),
+});
+const conn = (await created.json()) as { id: string; team_id: string; source: { id: string }; destination: { id: string } };
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+
+const end = Date.now();
+const start = end - 24 * 3_600_000;
+await client.query("SELECT hookyard_ensure_partitions($1::date, $2::date)", [new Date(start - 86_400_000), new Date(end + 86_400_000)]);
+log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; writing ${events} events, ${events} requests and ${2 * events} attempts over 24 h`);
+const loadStarted = Date.now();
+const CHUNK = 20_000;
+const statuses = ["SUCCESSFUL", "SUCCESSFUL", "SUCCESSFUL", "FAILED", "QUEUED"];
+for (let offset = 0; offset < events; offset += CHUNK) {
+  const n = Math.min(CHUNK, events - offset);
+  const times = Array.from({ length: n }, (_, i) => start + Math.floor(((offset + i) / events) * (end - start)));
+  const requestIds = times.map((t) => createId("request", t));
+  const eventIds = times.map((t) => createId("event", t));
+  const attemptIds = times.flatMap((t) => [createId("attempt", t + 100), createId("attempt", t + 200)]);
+  const dates = times.map((t) => new Date(t));
+  await client.query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) SELECT id, $2, $3, false, t, t, t FROM unnest($1::text[], $4::timestamptz[]) AS x(id, t)", [requestIds, conn.team_id, conn.source.id, dates]);
+  await client.query(
+    `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, attempts, successful_at, created_at, updated_at)
+     SELECT e, $3, $4, $5, $6, r, ($8::text[])[1 + (ord % 5)], 2, CASE WHEN ord % 5 < 3 THEN t + interval '200 ms' END, t, t + interval '200 ms'
+       FROM unnest($1::text[], $2::text[], $7::timestamptz[]) WITH ORDINALITY AS x(e, r, t, ord)`,
+    [eventIds, requestIds, conn.team_id, conn.id, conn.source.id, conn.destination.id, dates, statuses],
+  );
+  await client.query(
+    `INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, response_latency, delivery_latency, created_at, updated_at)
+     SELECT a, $3, ($2::text[])[(ord + 1) / 2], $4, 1 + (ord + 1) % 2, 'INITIAL', CASE WHEN ord % 7 = 0 THEN 'FAILED' ELSE 'SUCCESSFUL' END,
+            CASE WHEN ord % 7 = 0 THEN 500 ELSE 200 END, 20 + (ord % 300), 25 + (ord % 300), t, t
+       FROM unnest($1::text[], $5::timestamptz[]) WITH ORDINALITY AS x(a, t, ord)`,
+    [attemptIds, eventIds, conn.team_id, conn.destination.id, dates.flatMap((d) => [d, d])],
+  );
+}
+await client.query("VACUUM ANALYZE requests, events, attempts, transformation_executions");
+log(`loaded in ${((Date.now() - loadStarted) / 1000).toFixed(0)} s`);
+
+const range = `date_range[start]=${new Date(start).toISOString()}&date_range[end]=${new Date(end).toISOString()}&granularity=1h`;
+const queries: [string, string][] = [
+  ["requests", "measures[]=count&measures[]=rejected_count"],
+  ["events", "measures[]=count&measures[]=failed_count&measures[]=error_rate"],
+  ["attempts", "measures[]=count&measures[]=error_rate&measures[]=response_latency_p50&measures[]=response_latency_p95&measures[]=response_latency_p99"],
+  ["transformations", "measures[]=count&dimensions[]=log_level"],
+  ["queue-depth", "measures[]=max_depth&measures[]=max_age&dimensions[]=destination_id"],
+  ["events-pending-timeseries", "measures[]=count"],
+  ["events-by-issue", "measures[]=count&dimensions[]=issue_id"],
+];
+console.log(`\n| endpoint, 24 h at 1 h (${events} events, ${2 * events} attempts) | p50 ms | p95 ms | rows |`);
+console.log("|---|---|---|---|");
+let met = true;
+for (const [name, measures] of queries) {
+  const times: number[] = [];
+  let rows = 0;
+  let status = 0;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = await api(`/metrics/${name}?${range}&${measures}`);
+    times.push(performance.now() - t0);
+    status = r.status;
+    rows = r.json.metadata?.row_count ?? 0;
+  }
+  times.sort((a, b) => a - b);
+  if (status !== 200) {
+    console.log(`| ${name} | status ${status} | | |`);
+    continue;
+  }
+  if (percentile(times, 50) >= 300) met = false;
+  console.log(`| ${name} | ${Math.round(percentile(times, 50))} | ${Math.round(percentile(times, 95))} | ${rows} |`);
+}
+console.log(`\n[bench] every endpoint under 300 ms at p50: ${met ? "yes" : "NO"}`);
+await client.end();
+await hookyard.stop();
+await db.pg.stop();
+process.exit(0);
