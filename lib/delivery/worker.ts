@@ -26,6 +26,7 @@ import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/retention/job";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
+import { startIssueDetection } from "@/lib/gateway/issues/detect";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -168,10 +169,12 @@ export async function startWorker(): Promise<WorkerHandle> {
   }, config.pipelineSweepIntervalMs);
   timer.unref();
   const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
+  const stopIssues = startIssueDetection();
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
   return {
     stop: async () => {
       clearInterval(timer);
+      stopIssues();
       const retentionStopped = stopRetention();
       // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
       // wakes it; what it fans out meanwhile is handed back). The job runner stops before the unstarted

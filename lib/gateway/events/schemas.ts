@@ -73,6 +73,7 @@ export const EVENT_FILTERS = {
   last_attempt_at: dateFilter("e.last_attempt_at", "Date with operators."),
   next_attempt_at: dateFilter("e.next_attempt_at", "Date with operators."),
   successful_at: dateFilter("e.successful_at", "Date with operators."),
+  issue_id: stringFilter("(SELECT ie.issue_id FROM issue_events ie WHERE ie.event_id = e.id ORDER BY ie.created_at DESC LIMIT 1)", "Issue (`iss_…`) the event belongs to, or an array."),
   bulk_retry_id: stringFilter("e.bulk_retry_id", "Bulk operation (`bch_…`) that last retried the event or created it, or an array."),
 } satisfies FilterTable;
 export const ZEventQuery = filterSchema(EVENT_FILTERS);

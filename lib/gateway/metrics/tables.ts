@@ -7,6 +7,7 @@ import type { MeasureDef, MetricsTable } from "@/lib/metrics/query";
 
 const count = (where?: string): MeasureDef => ({ sql: where ? `count(*) FILTER (WHERE ${where})` : "count(*)", empty: 0 });
 const share = (where: string, of = "count(*)"): MeasureDef => ({ sql: `coalesce(count(*) FILTER (WHERE ${where})::float8 / nullif(${of}, 0), 0)`, empty: 0 });
+const distinctCount = (sql: string): MeasureDef => ({ sql: `count(DISTINCT ${sql})`, empty: 0 });
 const latency = (sql: string): MeasureDef => ({ sql, empty: null });
 const percentile = (p: number, col: string) => latency(`percentile_cont(${p}) WITHIN GROUP (ORDER BY ${col})`);
 
@@ -90,6 +91,15 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { transformation_id: "x.transformation_id", webhook_id: "x.webhook_id", log_level: "x.log_level" },
     filters: { transformation_id: "x.transformation_id", webhook_id: "x.webhook_id", log_level: "x.log_level" },
+  },
+  "events-by-issue": {
+    kind: "events",
+    from: "issue_events ie JOIN events e ON e.id = ie.event_id",
+    time: "ie.created_at",
+    scope: ["ie.team_id = $1"],
+    measures: { count: count(), distinct_issues: distinctCount("ie.issue_id") },
+    dimensions: { issue_id: "ie.issue_id", webhook_id: "e.webhook_id", status: "e.status" },
+    filters: { issue_id: "ie.issue_id", webhook_id: "e.webhook_id", status: "e.status" },
   },
   "queue-depth": {
     kind: "state",

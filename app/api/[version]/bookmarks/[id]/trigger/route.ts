@@ -1,0 +1,7 @@
+import { methodNotAllowed } from "@/lib/http/gateway";
+import { triggerBookmarkRoute } from "@/lib/gateway/bookmarks/routes";
+
+export const dynamic = "force-dynamic";
+export { triggerBookmarkRoute as POST };
+// Methods this endpoint does not have: 405 with the gateway error body.
+export { methodNotAllowed as GET, methodNotAllowed as PUT, methodNotAllowed as PATCH, methodNotAllowed as DELETE };

@@ -1,0 +1,7 @@
+import { methodNotAllowed } from "@/lib/http/gateway";
+import { countIssuesRoute } from "@/lib/gateway/issues/routes";
+
+export const dynamic = "force-dynamic";
+export { countIssuesRoute as GET };
+// Methods this endpoint does not have: 405 with the gateway error body.
+export { methodNotAllowed as POST, methodNotAllowed as PUT, methodNotAllowed as PATCH, methodNotAllowed as DELETE };
