@@ -58,6 +58,17 @@ describe("gateway OpenAPI", () => {
     expect(Object.keys(d.components.schemas.BatchOperation.properties)).toContain("failed_count");
   });
 
+  it("GET /api/2025-07-01/openapi – issues, triggers, bookmarks, notifications and the seven metrics endpoints", async () => {
+    const d = await doc();
+    expect(Object.keys(d.paths["/issue-triggers"]).sort()).toEqual(["get", "post", "put"]);
+    expect(Object.keys(d.paths["/issues/{id}"]).sort()).toEqual(["delete", "get", "put"]);
+    expect(d.paths["/bookmarks/{id}/trigger"].post).toBeDefined();
+    expect(d.paths["/notifications/webhooks"].put).toBeDefined();
+    for (const name of ["requests", "events", "attempts", "events-by-issue", "queue-depth", "transformations", "events-pending-timeseries"]) {
+      expect(d.paths[`/metrics/${name}`].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/MetricsResponse" });
+    }
+  });
+
   it("GET /api/2025-07-01/openapi – the create body is the zod schema that validates it (strict, name required, 155 max)", async () => {
     const d = await doc();
     const body = d.paths["/sources"].post.requestBody.content["application/json"].schema;

@@ -18,6 +18,8 @@ import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/sch
 import { SOURCE_FILTERS, SOURCE_ORDER_BY } from "@/lib/gateway/sources/source-store";
 import { BULK_FAMILIES } from "@/lib/gateway/bulk/families";
 import { BULK_FILTERS, BULK_ORDER_BY, ZBulkCreate, ZBulkOperation, ZBulkPlan } from "@/lib/gateway/bulk/schemas";
+import { BOOKMARK_FILTERS, ISSUE_FILTERS, ISSUE_ORDER_BY, ISSUE_TRIGGER_FILTERS, ZBookmark, ZBookmarkCreate, ZBookmarkUpdate, ZIssue, ZIssueTrigger, ZIssueTriggerCreate, ZIssueTriggerUpdate, ZIssueUpdate, ZNotificationWebhooks } from "@/lib/gateway/issues/schemas";
+import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {
@@ -193,7 +195,66 @@ export const OPERATIONS: Operation[] = [
   },
   ...eventOperations(),
   ...bulkOperations(),
+  ...issueOperations(),
+  ...metricsOperations(),
 ];
+
+/** Issue triggers, issues, notifications and bookmarks (issue 12 §3). */
+function issueOperations(): Operation[] {
+  const tag = "Issues";
+  return [
+    { method: "get", path: "/issue-triggers", operationId: "listIssueTriggers", summary: "List issue triggers", tag, response: ZIssueTrigger, list: true, query: listQuery(ISSUE_TRIGGER_FILTERS, ["created_at", "name"]), errors: [400] },
+    { method: "post", path: "/issue-triggers", operationId: "createIssueTrigger", summary: "Create an issue trigger", tag, body: ZIssueTriggerCreate, response: ZIssueTrigger, errors: [400, 409, 422] },
+    { method: "put", path: "/issue-triggers", operationId: "upsertIssueTrigger", summary: "Create or update an issue trigger by name", tag, body: ZIssueTriggerCreate, response: ZIssueTrigger, errors: [400, 422] },
+    { method: "get", path: "/issue-triggers/{id}", operationId: "getIssueTrigger", summary: "Get an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
+    { method: "put", path: "/issue-triggers/{id}", operationId: "updateIssueTrigger", summary: "Update an issue trigger", tag, body: ZIssueTriggerUpdate, response: ZIssueTrigger, errors: [400, 404, 422] },
+    { method: "delete", path: "/issue-triggers/{id}", operationId: "deleteIssueTrigger", summary: "Delete an issue trigger", tag, response: ZDeleted, errors: [404] },
+    { method: "put", path: "/issue-triggers/{id}/disable", operationId: "disableIssueTrigger", summary: "Disable an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
+    { method: "put", path: "/issue-triggers/{id}/enable", operationId: "enableIssueTrigger", summary: "Enable an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
+    { method: "get", path: "/issues", operationId: "listIssues", summary: "List issues (dismissed ones only with a dismissed_at filter)", tag, response: ZIssue, list: true, query: listQuery(ISSUE_FILTERS, ISSUE_ORDER_BY), errors: [400] },
+    { method: "get", path: "/issues/count", operationId: "countIssues", summary: "Count issues", tag, response: ZCount, query: filterParameters(ISSUE_FILTERS), errors: [400] },
+    { method: "get", path: "/issues/{id}", operationId: "getIssue", summary: "Get an issue", tag, response: ZIssue, errors: [404] },
+    { method: "put", path: "/issues/{id}", operationId: "updateIssue", summary: "Set an issue's status (a RESOLVED issue reopens when it happens again)", tag, body: ZIssueUpdate, response: ZIssue, errors: [400, 404, 422] },
+    { method: "delete", path: "/issues/{id}", operationId: "dismissIssue", summary: "Dismiss an issue", tag, response: ZIssue, errors: [404] },
+    { method: "put", path: "/notifications/webhooks", operationId: "setNotificationWebhooks", summary: "Publish issue topics as requests into one of the team's sources", tag: "Notifications", body: ZNotificationWebhooks, response: ZNotificationWebhooks, errors: [400, 422] },
+    { method: "get", path: "/bookmarks", operationId: "listBookmarks", summary: "List bookmarks", tag: "Bookmarks", response: ZBookmark, list: true, query: listQuery(BOOKMARK_FILTERS, ["created_at", "label"]), errors: [400] },
+    { method: "post", path: "/bookmarks", operationId: "createBookmark", summary: "Bookmark a request's data with a connection", tag: "Bookmarks", body: ZBookmarkCreate, response: ZBookmark, errors: [400, 422] },
+    { method: "get", path: "/bookmarks/{id}", operationId: "getBookmark", summary: "Get a bookmark with its data", tag: "Bookmarks", response: ZBookmark, errors: [404] },
+    { method: "put", path: "/bookmarks/{id}", operationId: "updateBookmark", summary: "Update a bookmark", tag: "Bookmarks", body: ZBookmarkUpdate, response: ZBookmark, errors: [400, 404, 422] },
+    { method: "delete", path: "/bookmarks/{id}", operationId: "deleteBookmark", summary: "Delete a bookmark", tag: "Bookmarks", response: ZDeleted, errors: [404] },
+    { method: "get", path: "/bookmarks/{id}/raw_body", operationId: "getBookmarkRawBody", summary: "The bookmarked request's raw body", tag: "Bookmarks", response: ZRawBody, errors: [404] },
+    { method: "post", path: "/bookmarks/{id}/trigger", operationId: "triggerBookmark", summary: "Deliver the bookmarked request through its connection again; the events made", tag: "Bookmarks", response: z.array(ZEvent), errors: [404, 422] },
+  ];
+}
+
+
+
+/** The seven metrics endpoints (2025-07-01; issue 12 §2), each with its measures, dimensions and filters. */
+function metricsOperations(): Operation[] {
+  const ZMetrics = z
+    .object({
+      data: z.array(z.object({ time_bucket: z.iso.datetime().optional(), dimensions: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(), metrics: z.record(z.string(), z.number().nullable()) })),
+      metadata: z.object({ granularity: z.string().nullable(), query_time_ms: z.number(), row_count: z.number().int(), row_limit: z.number().int(), truncated: z.boolean() }),
+    })
+    .meta({ id: "MetricsResponse" });
+  return Object.entries(GATEWAY_METRICS).map(([name, table]) => ({
+    method: "get" as const,
+    path: `/metrics/${name}`,
+    operationId: `metrics${name.replace(/(^|-)(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
+    summary: `Metrics: ${name} (2025-07-01)`,
+    description: `Measures: ${Object.keys(table.measures).join(", ")}. Dimensions: ${Object.keys(table.dimensions).join(", ")}. Filters (\`filters[name]=value\`): ${Object.keys(table.filters).join(", ")}. Buckets without data are present (zero counts, null latencies).`,
+    tag: "Metrics",
+    response: ZMetrics,
+    query: [
+      { name: "date_range", description: "`date_range[start]` and `date_range[end]` (required; ISO date or date-time; end exclusive; at most 366 days).", schema: { type: "object", properties: { start: { type: "string" }, end: { type: "string" } }, required: ["start", "end"] }, style: "deepObject" as const, explode: true },
+      filter("granularity", "Bucket size `\\d+(s|m|h|d|w|M)`, e.g. `1h`; without it one row per dimension combination.", { type: "string", pattern: "^[1-9][0-9]{0,3}(s|m|h|d|w|M)$" }),
+      filter("measures", `Required: ${Object.keys(table.measures).join(", ")}.`, { type: "array", items: { type: "string", enum: Object.keys(table.measures) } }),
+      filter("dimensions", `${Object.keys(table.dimensions).join(", ")}.`, { type: "array", items: { type: "string", enum: Object.keys(table.dimensions) } }),
+      { name: "filters", description: `filters[name]=value or an array: ${Object.keys(table.filters).join(", ")}.`, schema: { type: "object", additionalProperties: true }, style: "deepObject" as const, explode: true },
+    ],
+    errors: [400, 404],
+  }));
+}
 
 /** The five operations of each bulk family (shared/spec/gateway.md "Bulk operation families"). */
 function bulkOperations(): Operation[] {
