@@ -37,6 +37,7 @@ const ConfigSchema = z.object({
   SECRET_KEY: z.string().min(16).optional(),
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
+  GATEWAY_ENFORCE_VERSION_SUNSET: booleanish.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER_ENABLED: booleanish.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
@@ -102,6 +103,8 @@ export type Config = {
   gatewayApiKey: string | undefined;
   /** Gateway REST API requests per minute per key. */
   gatewayApiRateLimit: number;
+  /** Versions past their sunset (a year after their date) answer 410 instead of serving with Deprecation/Sunset headers. Issue 12 §4. */
+  gatewayEnforceVersionSunset: boolean;
   /** Base URL of the gateway REST API (`{publicUrl}/api`). */
   gatewayApiUrl: string;
   /** Run the delivery worker inside `npm start` (false: run `npm run worker` apart). */
@@ -189,6 +192,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     secretKey: e.SECRET_KEY,
     gatewayApiKey: e.GATEWAY_API_KEY,
     gatewayApiRateLimit: e.GATEWAY_API_RATE_LIMIT,
+    gatewayEnforceVersionSunset: e.GATEWAY_ENFORCE_VERSION_SUNSET,
     gatewayApiUrl: `${publicUrl}/api`,
     workerEnabled: e.WORKER_ENABLED,
     workerConcurrency: e.WORKER_CONCURRENCY,

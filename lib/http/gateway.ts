@@ -10,6 +10,7 @@ import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateApiKey } from "@/lib/gateway/teams/api-keys";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
+import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
 import { GatewayError } from "@/lib/http/errors";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
@@ -143,6 +144,9 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
         limitHeaders["retry-after"] = String(rate.retryAfterSeconds);
         throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: `Rate limit of ${limit} requests per minute exceeded`, retry_after: rate.retryAfterSeconds });
       }
+      if (getConfig().gatewayEnforceVersionSunset && isSunset(version)) {
+        throw new GatewayError(410, "GONE", "Gone", { message: `API version ${version} was retired on ${new Date(sunsetOf(version)).toISOString().slice(0, 10)}; use ${API_VERSIONS.at(-1)}`, version, sunset: new Date(sunsetOf(version)).toISOString() });
+      }
       if (options.since && !isAtLeast(version, options.since)) {
         throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `This endpoint exists from API version ${options.since}` });
       }
@@ -164,7 +168,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
     }
     return new Response(JSON.stringify(json), {
       status,
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...limitHeaders },
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...limitHeaders, ...(version ? lifecycleHeaders(version) : {}) },
     });
   };
 }

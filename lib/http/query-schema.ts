@@ -10,7 +10,9 @@
  */
 import { z } from "zod";
 import { badRequest, notFound } from "@/lib/http/errors";
-import { filterSql, type ParsedQuery, parseDate, parseFilter } from "@/lib/http/query";
+import { JsonFilterError, jsonFilterPath } from "@/lib/http/json-filter";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { filterSql, type ParsedQuery, parseDate, parseFilter, type QueryValue } from "@/lib/http/query";
 
 type FilterType = "string" | "number" | "date" | "boolean";
 
@@ -23,6 +25,8 @@ export type FilterDef = {
   forms: { value: z.ZodType; array?: z.ZodType; ops: z.ZodType };
   /** Maps each given value before comparing (e.g. an alternative spelling to the stored one). */
   map?: (value: string) => string;
+  /** Builds the WHERE clause itself (params appended), for filters no column comparison expresses; throws 400. */
+  sql?: (value: QueryValue, params: unknown[], name: string) => string;
 };
 export type FilterTable = Record<string, FilterDef>;
 
@@ -92,6 +96,63 @@ export const booleanFilter = (column: string, description: string): FilterDef =>
   forms: { value: bool, ops: z.strictObject({ any: bool.optional() }) },
 });
 
+/** The bracket form of a filter (`body[type]=x&body[data][id]=1`) as a schema: an object of strings. */
+function bracketSchema(value: QueryValue): unknown {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map(bracketSchema);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bracketSchema(v)]));
+}
+
+/**
+ * A filter in the reference's filter syntax (simple-json-match) over a JSON document (`doc`, SQL), run
+ * in PostgreSQL as a jsonpath predicate (lib/http/json-filter.ts). Takes URL-encoded JSON
+ * (`body=%7B%22type%22%3A%22order.created%22%7D`), the bracket form (`body[type]=order.created`), or a
+ * plain string (equality; `path=/orders`). `wrap` places the condition (`{}`) where `doc` is reachable,
+ * e.g. inside an EXISTS over the request's raw data. A filter the database cannot run is a 400.
+ */
+export const documentFilter = (doc: string, wrap: string, description: string): FilterDef => ({
+  column: null,
+  type: "string",
+  description,
+  forms: { value: z.string().max(10_000), ops: z.record(z.string(), z.unknown()) },
+  sql: (value, params, name) => {
+    let schema: unknown = bracketSchema(value);
+    if (typeof value === "string") {
+      try {
+        schema = parseJsonInput(value);
+      } catch (err) {
+        if (err instanceof JsonInputError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name });
+        schema = value;
+      }
+    }
+    try {
+      params.push(jsonFilterPath(schema));
+    } catch (err) {
+      if (err instanceof JsonFilterError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name, message: err.message });
+      throw err;
+    }
+    return wrap.replace("{}", `(${doc}) @@ $${params.length}::jsonpath`);
+  },
+});
+
+/**
+ * `search_term`: a text found in the request's body (bytes), headers, path or query, or in `extra`
+ * (SQL text, e.g. a transformed event's data). `wrap` places the raw-data condition (`{}`) as in documentFilter.
+ */
+export const searchFilter = (wrap: string, description: string, extra?: string): FilterDef => ({
+  column: null,
+  type: "string",
+  description,
+  forms: { value: text, ops: z.strictObject({}) },
+  sql: (value, params) => {
+    const term = String(value);
+    params.push(term, `%${term.replace(/[\\%_]/g, "\\$&")}%`);
+    const [raw, like] = [`$${params.length - 1}`, `$${params.length}`];
+    const inRaw = wrap.replace("{}", `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`);
+    return extra ? `(${inRaw} OR ${extra} ILIKE ${like})` : inRaw;
+  },
+});
+
 /** A boolean switch the caller applies itself (e.g. `disabled=true` widening a list): validated and documented, no WHERE clause. */
 export const flagParameter = (description: string): FilterDef => ({
   column: null,
@@ -127,6 +188,10 @@ export function validateFilters(table: FilterTable, query: ParsedQuery): void {
 export function applyFilterTable(table: FilterTable, query: ParsedQuery, where: string[], params: unknown[]): void {
   validateFilters(table, query);
   for (const [name, f] of Object.entries(table)) {
+    if (f.sql) {
+      if (query[name] !== undefined) where.push(f.sql(query[name]!, params, name));
+      continue;
+    }
     if (f.column === null) continue;
     const filter = parseFilter(query, name, f.type);
     if (!filter) continue;

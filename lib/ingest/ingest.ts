@@ -18,7 +18,37 @@ export const CORS_HEADERS: Record<string, string> = {
 };
 
 /** Why a request was not delivered (the spec's `rejection_cause` values produced by ingestion). */
-export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "NO_CONNECTION";
+export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "UNSUPPORTED_CONTENT_TYPE" | "UNPARSABLE_JSON" | "NO_CONNECTION";
+
+/**
+ * Media types a gateway source accepts a body in (shared/reference/gateway-product.md §5 "Methods and
+ * content"); `application/*+json` matches any JSON-based type. A body without a content type is taken as is.
+ */
+const ACCEPTED_CONTENT_TYPES = new Set(["text/plain", "text/xml", "application/json", "application/x-www-form-urlencoded", "application/xml", "application/jwt", "application/x-ndjson", "multipart/form-data"]);
+
+/** The media type of a `content-type` header, lower case, without parameters ("" when none). */
+const mediaType = (header: string | undefined) => (header ?? "").split(";")[0]!.trim().toLowerCase();
+const isJsonType = (type: string) => type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+
+/**
+ * UNSUPPORTED_CONTENT_TYPE for a body in a media type outside the accepted list, UNPARSABLE_JSON for a
+ * JSON media type whose body is not JSON; null otherwise. Only for team sources: a console test URL
+ * captures whatever it is sent (shared/spec/console.md).
+ */
+function contentRejection(source: IngestSource, req: HttpRequest): RejectionCause | null {
+  if (source.teamMode === "GUEST" || req.body.length === 0) return null;
+  const type = mediaType(req.headers["content-type"]);
+  if (!type) return null;
+  if (!ACCEPTED_CONTENT_TYPES.has(type) && !isJsonType(type)) return "UNSUPPORTED_CONTENT_TYPE";
+  if (isJsonType(type)) {
+    try {
+      JSON.parse(req.body.toString("utf8"));
+    } catch {
+      return "UNPARSABLE_JSON";
+    }
+  }
+  return null;
+}
 
 const CUSTOM_CONTENT_TYPES = { json: "application/json", text: "text/plain; charset=utf-8", xml: "application/xml" } as const;
 
@@ -44,7 +74,7 @@ function allowedMethodsFor(source: IngestSource, req: HttpRequest): string[] {
   return extra.length ? [...source.allowedMethods, ...new Set(extra)] : source.allowedMethods;
 }
 
-/** First applicable rejection, in the pipeline's order: disabled, size, verification, method, connections. */
+/** First applicable rejection, in the pipeline's order: disabled, size, verification, method, content type, JSON, connections. */
 function rejectionFor(source: IngestSource, req: HttpRequest, verification: VerificationResult | null): RejectionCause | null {
   if (source.disabled) return "SOURCE_DISABLED";
   if (req.bodyTooLarge) return "PAYLOAD_TOO_LARGE";
@@ -52,6 +82,8 @@ function rejectionFor(source: IngestSource, req: HttpRequest, verification: Veri
   // A CORS preflight (OPTIONS) is always answered, never a rejected method; HEAD goes with GET.
   const method = req.method === "HEAD" ? "GET" : req.method;
   if (method !== "OPTIONS" && !allowedMethodsFor(source, req).includes(method)) return "UNSUPPORTED_HTTP_METHOD";
+  const content = contentRejection(source, req);
+  if (content) return content;
   if (source.connectionCount === 0) return "NO_CONNECTION";
   return null;
 }
@@ -71,7 +103,8 @@ function successBody(source: IngestSource, requestId: string) {
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
  * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one)
  * or 200 (the spec's rule, lib/gateway/sources/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
- * 405 UNSUPPORTED_HTTP_METHOD (with Allow); otherwise the source's `custom_response`, else 200
+ * 405 UNSUPPORTED_HTTP_METHOD (with Allow); 415 UNSUPPORTED_CONTENT_TYPE and 400 UNPARSABLE_JSON (team
+ * sources only; the request is kept as rejected); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
  * Rejects only when the database write fails (the caller answers 500; nothing was accepted).
  * `opts.published`: the request came through the publish endpoint, authenticated by an API key
@@ -132,6 +165,13 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
   if (rejection === "PAYLOAD_TOO_LARGE") {
     const limit = getConfig().ingestMaxBodyBytes;
     return answer(413, { status: "PAYLOAD_TOO_LARGE", message: `The body exceeds the ${limit}-byte limit and was not kept.`, request_id: requestId }, req.method);
+  }
+  if (rejection === "UNSUPPORTED_CONTENT_TYPE") {
+    const body = { status: "UNSUPPORTED_CONTENT_TYPE", message: `Content type ${mediaType(req.headers["content-type"])} is not accepted; send JSON, text, XML, a form, JWT or NDJSON.`, request_id: requestId };
+    return answer(415, body, req.method);
+  }
+  if (rejection === "UNPARSABLE_JSON") {
+    return answer(400, { status: "UNPARSABLE_JSON", message: "The body is declared as JSON but is not valid JSON.", request_id: requestId }, req.method);
   }
   if (rejection === "UNSUPPORTED_HTTP_METHOD") {
     const allowed = allowedMethodsFor(source, req);

@@ -230,7 +230,8 @@ export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery 
       throw unprocessable(`query.${key}: unknown filter; this family takes ${[...Object.keys(family.filters), ...family.extraKeys].join(", ")}`, { field: `query.${key}` });
     }
     if (value === null || value === undefined) continue;
-    out[key] = toQueryValue(key, value, 0);
+    // Content filters take the reference's filter syntax: any JSON, handed on as its text.
+    out[key] = family.filters[key]!.sql && typeof value !== "string" ? JSON.stringify(value) : toQueryValue(key, value, 0);
   }
   try {
     // Validation only: the WHERE clauses are built again where they are used.

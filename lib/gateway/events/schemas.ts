@@ -3,7 +3,12 @@
  * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
  */
 import { z } from "zod";
-import { dateFilter, enumFilter, type FilterTable, filterSchema, numberFilter, stringFilter } from "@/lib/http/query-schema";
+import { dateFilter, documentFilter, enumFilter, type FilterTable, filterSchema, numberFilter, searchFilter, stringFilter } from "@/lib/http/query-schema";
+
+/** The event's request raw data (`raw`), for the content filters. */
+const WITH_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = e.request_id AND {})";
+/** What the event delivers: a transformation's output (`e.data`) when there is one, else the request as received. */
+const EVENT_BODY = "CASE WHEN e.data IS NULL THEN hookyard_json_body(raw.body) WHEN jsonb_typeof(e.data->'body') = 'string' THEN hookyard_json_text(e.data->>'body') ELSE e.data->'body' END";
 
 export const EVENT_STATUSES = ["SCHEDULED", "QUEUED", "HOLD", "SUCCESSFUL", "FAILED", "CANCELLED"] as const;
 
@@ -75,6 +80,11 @@ export const EVENT_FILTERS = {
   successful_at: dateFilter("e.successful_at", "Date with operators."),
   issue_id: stringFilter("(SELECT ie.issue_id FROM issue_events ie WHERE ie.event_id = e.id ORDER BY ie.created_at DESC LIMIT 1)", "Issue (`iss_…`) the event belongs to, or an array."),
   bulk_retry_id: stringFilter("e.bulk_retry_id", "Bulk operation (`bch_…`) that last retried the event or created it, or an array."),
+  headers: documentFilter("coalesce(e.data->'headers', raw.headers)", WITH_RAW, "Filter on the delivered headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`)."),
+  body: documentFilter(EVENT_BODY, WITH_RAW, "Filter on the delivered JSON body, in the filter syntax of rules (`body={\"type\":{\"$startsWith\":\"order.\"}}`)."),
+  parsed_query: documentFilter("hookyard_parsed_query(coalesce(e.data->>'query', raw.query))", WITH_RAW, "Filter on the parsed query string, in the filter syntax of rules."),
+  path: documentFilter("to_jsonb(coalesce(e.data->>'path', raw.path))", WITH_RAW, "The path: a string, or operators (`path={\"$startsWith\":\"/orders\"}`)."),
+  search_term: searchFilter(WITH_RAW, "Text found in the request's body, headers, path or query (or the transformed data).", "e.data::text"),
 } satisfies FilterTable;
 export const ZEventQuery = filterSchema(EVENT_FILTERS);
 

@@ -10,7 +10,7 @@ import { parseQueryString } from "@/lib/gateway/requests/request-data";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
-import { applyFilterTable, booleanFilter, dateFilter, enumFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
+import { applyFilterTable, booleanFilter, dateFilter, documentFilter, enumFilter, type FilterTable, searchFilter, stringFilter } from "@/lib/http/query-schema";
 
 export type RequestRow = {
   id: string;
@@ -106,6 +106,9 @@ export function toRequest(row: RequestRow): TRequest {
   return model;
 }
 
+/** The request's raw data (`raw`), for the content filters. */
+const REQUEST_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = r.id AND {})";
+
 /** `GET /requests` filters (validation, SQL and OpenAPI; shared/reference/gateway-product.md §1 `/requests`). */
 export const REQUEST_FILTERS: FilterTable = {
   id: stringFilter("r.id", "Request id, or an array."),
@@ -115,6 +118,11 @@ export const REQUEST_FILTERS: FilterTable = {
   verified: booleanFilter("r.verified", "Whether the source verified the request's signature."),
   ingested_at: dateFilter("r.ingested_at", "A date, or operators `gte gt lte lt`."),
   created_at: dateFilter("r.created_at", "A date, or operators `gte gt lte lt`."),
+  headers: documentFilter("raw.headers", REQUEST_RAW, "Filter on the headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`)."),
+  body: documentFilter("hookyard_json_body(raw.body)", REQUEST_RAW, "Filter on the JSON body, in the filter syntax of rules."),
+  parsed_query: documentFilter("hookyard_parsed_query(raw.query)", REQUEST_RAW, "Filter on the parsed query string, in the filter syntax of rules."),
+  path: documentFilter("to_jsonb(raw.path)", REQUEST_RAW, "The path: a string, or operators (`path={\"$startsWith\":\"/orders\"}`)."),
+  search_term: searchFilter(REQUEST_RAW, "Text found in the body, headers, path or query."),
   bulk_retry_id: stringFilter("r.bulk_retry_id", "Bulk operation (`bch_…`, requests retry or replay) that last ran the request again, or an array."),
 };
 
