@@ -142,7 +142,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
         return serveConsole(req, res, retryRequestRoute(first, third!));
       }
-      const pageRefusal = first === "api" ? null : pageMethodRefusal(method);
+      const pageRefusal = first === "api" || first === "outbound" ? null : pageMethodRefusal(method);
       if (pageRefusal) return writeNodeResponse(res, pageRefusal);
       return handleNext(req, res, parse(url, true));
     };

@@ -18,7 +18,8 @@ beforeAll(async () => {
   for (const [url, init] of [
     [`${source.url}/orders?a=1&a=2&b=x`, { method: "POST", headers: { "content-type": "application/json", "x-trace": "t1" }, body: '{"order": 42}' }],
     [`${source.url}/plain`, { method: "PUT", headers: { "content-type": "text/plain" }, body: "hello text" }],
-    [`${source.url}/bin`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: new Uint8Array([0, 255, 1, 254, 128]) }],
+    // Bytes that are not UTF-8, in an accepted content type (application/octet-stream is refused: gateway-gaps.test.ts).
+    [`${source.url}/bin`, { method: "POST", headers: { "content-type": "text/plain" }, body: new Uint8Array([0, 255, 1, 254, 128]) }],
     [`${stripe.url}`, { method: "GET" }],
   ] as const) {
     const res = await fetch(url, init as RequestInit);

@@ -57,12 +57,29 @@ const ConfigSchema = z.object({
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  OUTBOUND_API_KEY: z.string().min(16).optional(),
+  OUTBOUND_JWT_SECRET: z.string().min(32).optional(),
+  OUTBOUND_TOPICS: z.string().default(""),
+  OUTBOUND_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
+  MAX_DESTINATIONS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(20),
+  IDGEN_DESTINATION_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("des_"),
+  IDGEN_EVENT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("evt_"),
+  IDGEN_ATTEMPT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("atm_"),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
 export type Config = {
   /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
   retentionDays: number;
+  /** Outbound service (issue 13): a pinned admin key; the tenant JWT secret; the topics (empty = any); limits and id prefixes (used as-is). */
+  outbound: {
+    apiKey: string | undefined;
+    jwtSecret: string | undefined;
+    topics: string[];
+    rateLimit: number;
+    maxDestinationsPerTenant: number;
+    prefixes: { destination: string; event: string; attempt: string };
+  };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
   nodeEnv: "development" | "production" | "test";
@@ -210,6 +227,14 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     bulkBatchSize: e.BULK_BATCH_SIZE,
+    outbound: {
+      apiKey: e.OUTBOUND_API_KEY,
+      jwtSecret: e.OUTBOUND_JWT_SECRET,
+      topics: e.OUTBOUND_TOPICS.split(",").map((t) => t.trim()).filter(Boolean),
+      rateLimit: e.OUTBOUND_RATE_LIMIT,
+      maxDestinationsPerTenant: e.MAX_DESTINATIONS_PER_TENANT,
+      prefixes: { destination: e.IDGEN_DESTINATION_PREFIX, event: e.IDGEN_EVENT_PREFIX, attempt: e.IDGEN_ATTEMPT_PREFIX },
+    },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };
 }

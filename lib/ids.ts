@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   issueTrigger: "it_",
   issue: "iss_",
   bookmark: "bmk_",
+  outboundKey: "okey_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

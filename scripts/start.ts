@@ -21,6 +21,7 @@ import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/emb
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
+import { ensureOutboundKey } from "@/lib/outbound/auth";
 import { isAlive, StartFailure } from "@/lib/processes";
 import { listenAndRelay, listenFailureMessage, type SocketRelay } from "@/lib/socket-relay";
 import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
@@ -244,6 +245,7 @@ try {
   const applied = await migrate(process.env.DATABASE_URL!);
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   await ensureGatewayTeam(log);
+  await ensureOutboundKey(log);
   // The supervisor needs no connection of its own from here on (the children have theirs).
   await closePool();
   if (!dev && !skipBuild) {

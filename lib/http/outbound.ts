@@ -1,0 +1,158 @@
+/**
+ * The outbound API wrapper (shared/spec/outbound.md "Authentication", "Errors", "Limits"; design "API
+ * surfaces"): one handler tree serves both deployment forms, the self-hosted `/outbound/api/v1/...` and
+ * the managed `/outbound/2025-07-01/...` (which alone is rate limited: 240/min per credential, with
+ * `X-RateLimit-Reset` as a Unix timestamp). In order: route match, authentication (admin key or tenant
+ * JWT: 401 without or with bad credentials, 403 for a JWT on admin-only routes or another tenant's),
+ * rate limit, JSON body (1 MiB; 413 above, 400 for malformed JSON), the handler, and the mapping of every
+ * error to `{status, message, data?}` (validation: 422 with `data` an array of messages). It is the only
+ * try/catch of this surface.
+ */
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { type ParsedQuery, parseQuery } from "@/lib/http/query";
+import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { logger } from "@/lib/log";
+
+const log = logger("outbound");
+/** Largest request body, bytes (every request except publish). */
+export const OUTBOUND_MAX_BODY_BYTES = 1024 * 1024;
+
+export type OutboundForm = "self-hosted" | "managed";
+
+/** An error with the outbound body `{status, message, data?}`. */
+export class OutboundError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+export const outboundNotFound = (what = "not found") => new OutboundError(404, what);
+export const outboundInvalid = (messages: string[]) => new OutboundError(422, "validation error", messages);
+
+export type OutboundContext<P> = { req: Request; url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown };
+export type OutboundResult = { status?: number; body: unknown };
+
+export type OutboundRoute = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path after the base, `:name` segments are parameters (`tenants/:tenant_id`). */
+  path: string;
+  /** admin: admin key only; any: admin key or tenant JWT. */
+  auth: "admin" | "any";
+  /** Only in this deployment form (404 in the other). */
+  form?: OutboundForm;
+  handler: (ctx: OutboundContext<Record<string, string>>) => Promise<OutboundResult>;
+};
+
+/** Validation messages of a zod error: `config.url is required`, `topics: …`. */
+function messagesOf(error: z.ZodError): string[] {
+  return error.issues.flatMap((i) => {
+    const path = i.path.join(".");
+    if (i.code === "unrecognized_keys") return i.keys.map((k) => `${path ? `${path}.` : ""}${k} is forbidden`);
+    if (i.code === "invalid_type" && i.input === undefined) return [`${path} is required`];
+    return [`${path ? `${path}: ` : ""}${i.message}`];
+  });
+}
+
+function toBody(err: unknown): { status: number; json: unknown } {
+  if (err instanceof OutboundError) return { status: err.status, json: { status: err.status, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+  if (err instanceof z.ZodError) return { status: 422, json: { status: 422, message: "validation error", data: messagesOf(err) } };
+  log.error("unhandled error", err);
+  return { status: 500, json: { status: 500, message: "internal server error" } };
+}
+
+/** The form and the path after its base of `/outbound/...` segments, or null for an unknown base. */
+function splitPath(segments: string[]): { form: OutboundForm; rest: string[] } | null {
+  if (segments[0] === "api" && segments[1] === "v1") return { form: "self-hosted", rest: segments.slice(2) };
+  if (segments[0] === "2025-07-01") return { form: "managed", rest: segments.slice(1) };
+  return null;
+}
+
+function match(route: OutboundRoute, rest: string[]): Record<string, string> | null {
+  const parts = route.path.split("/");
+  if (parts.length !== rest.length) return null;
+  const params: Record<string, string> = Object.create(null);
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i]!.startsWith(":")) params[parts[i]!.slice(1)] = rest[i]!;
+    else if (parts[i] !== rest[i]) return null;
+  }
+  return params;
+}
+
+async function readBody(req: Request): Promise<unknown> {
+  if (Number(req.headers.get("content-length") ?? 0) > OUTBOUND_MAX_BODY_BYTES) throw new OutboundError(413, "request body too large");
+  const buf = Buffer.from(await req.arrayBuffer());
+  if (buf.length > OUTBOUND_MAX_BODY_BYTES) throw new OutboundError(413, "request body too large");
+  const text = buf.toString("utf8").trim();
+  if (!text) return undefined;
+  try {
+    return parseJsonInput(text);
+  } catch (err) {
+    throw new OutboundError(400, "invalid JSON", err instanceof JsonInputError ? [err.message] : undefined);
+  }
+}
+
+/**
+ * The Next.js handler of every outbound path (`app/outbound/[...path]/route.ts`) over `routes`. Never throws.
+ */
+export function outboundHandler(routes: OutboundRoute[]): (req: Request, ctx: { params: Promise<{ path: string[] }> }) => Promise<Response> {
+  return async (req, ctx) => {
+    let status = 200;
+    let json: unknown;
+    const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+    try {
+      const { path } = await ctx.params;
+      let segments: string[];
+      try {
+        segments = path.map((p) => decodeURIComponent(p));
+      } catch {
+        throw outboundNotFound();
+      }
+      const where = splitPath(segments);
+      if (!where) throw outboundNotFound();
+      let found: { route: OutboundRoute; params: Record<string, string> } | null = null;
+      let pathExists = false;
+      for (const route of routes) {
+        if (route.form && route.form !== where.form) continue;
+        const params = match(route, where.rest);
+        if (!params) continue;
+        pathExists = true;
+        if (route.method === req.method) {
+          found = { route, params };
+          break;
+        }
+      }
+      if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
+      const header = req.headers.get("authorization") ?? "";
+      const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
+      const caller = credential ? await authenticateOutbound(credential) : null;
+      if (!caller) throw new OutboundError(401, "unauthorized");
+      if (where.form === "managed") {
+        const limit = getConfig().outbound.rateLimit;
+        const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
+        headers["x-ratelimit-limit"] = String(limit);
+        headers["x-ratelimit-remaining"] = String(rate.remaining);
+        headers["x-ratelimit-reset"] = String(Math.ceil(rate.resetAt.getTime() / 1000));
+        if (!rate.allowed) {
+          headers["retry-after"] = String(rate.retryAfterSeconds);
+          throw new OutboundError(429, "rate limit exceeded");
+        }
+      }
+      if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
+      if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
+      const url = new URL(req.url);
+      const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readBody(req);
+      const result = await found.route.handler({ req, url, form: where.form, caller, params: found.params, query: parseQuery(url.searchParams), body });
+      status = result.status ?? 200;
+      json = result.body;
+    } catch (err) {
+      ({ status, json } = toBody(err));
+    }
+    return new Response(JSON.stringify(json), { status, headers });
+  };
+}

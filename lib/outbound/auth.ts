@@ -1,0 +1,106 @@
+/**
+ * Credentials of the outbound API (shared/spec/outbound.md "Authentication"; reference §0): the admin
+ * key (OUTBOUND_API_KEY, or one generated on the first start and printed once; stored hashed) and tenant
+ * JWTs (HS256 with jose, `sub` = tenant id, 24 hours; the secret is OUTBOUND_JWT_SECRET or one generated
+ * once and kept encrypted in `outbound_settings`).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { jwtVerify, SignJWT } from "jose";
+import { getConfig } from "@/lib/config";
+import { decryptSecret, encryptSecret } from "@/lib/crypto/secrets";
+import { getPool } from "@/lib/db/pool";
+import { createId, createToken } from "@/lib/ids";
+
+/** Who is calling: the operator (admin key), or one tenant (its JWT). */
+export type OutboundCaller = { kind: "admin"; keyId: string } | { kind: "tenant"; tenantId: string };
+
+/** Tenant JWT lifetime, seconds (the spec's 24 hours). */
+export const TENANT_TOKEN_SECONDS = 24 * 3600;
+const ISSUER = "hookyard-outbound";
+export const OUTBOUND_KEY_PREFIX = "hko_";
+const hash = (key: string) => createHash("sha256").update(key).digest("hex");
+
+/** Stores a new admin key (or `key` when given) and returns it; only its SHA-256 is kept. */
+export async function createOutboundKey(name: string, key = `${OUTBOUND_KEY_PREFIX}${createToken(30)}`): Promise<{ id: string; key: string }> {
+  const id = createId("outboundKey");
+  await getPool().query("INSERT INTO outbound_api_keys (id, name, prefix, key_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (key_hash) DO NOTHING", [id, name, key.slice(0, 12), hash(key)]);
+  return { id, key };
+}
+
+/** The admin keys (without secrets), newest first. */
+export async function listOutboundKeys() {
+  const { rows } = await getPool().query<{ id: string; name: string; prefix: string; created_at: Date; revoked_at: Date | null }>("SELECT id, name, prefix, created_at, revoked_at FROM outbound_api_keys ORDER BY created_at DESC");
+  return rows;
+}
+
+/** Revokes the admin key with this id or prefix; false when none live matches. */
+export async function revokeOutboundKey(idOrPrefix: string): Promise<boolean> {
+  const { rowCount } = await getPool().query("UPDATE outbound_api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND (id = $1 OR prefix = $1)", [idOrPrefix]);
+  return (rowCount ?? 0) === 1;
+}
+
+/**
+ * First start: with OUTBOUND_API_KEY set, makes sure it is registered; with no key at all, creates one
+ * and prints it once through `log`. Serialised by an advisory lock.
+ */
+export async function ensureOutboundKey(log: (message: string) => void): Promise<void> {
+  const client = await getPool().connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(727274003)");
+    const pinned = getConfig().outbound.apiKey;
+    if (pinned) {
+      await createOutboundKey("OUTBOUND_API_KEY", pinned);
+      return;
+    }
+    const { rowCount } = await client.query("SELECT 1 FROM outbound_api_keys WHERE revoked_at IS NULL");
+    if (!rowCount) {
+      const { key } = await createOutboundKey("default");
+      log("created the outbound admin key. Keep it; it is not shown again:");
+      log(`  outbound API key: ${key}  (Authorization: Bearer …; manage it with \`npm run keys -- outbound …\`)`);
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(727274003)").catch(() => {});
+    client.release();
+  }
+}
+
+let secret: Promise<Uint8Array> | null = null;
+/** The JWT signing secret: OUTBOUND_JWT_SECRET, or the stored one (generated once, kept encrypted). */
+function jwtSecret(): Promise<Uint8Array> {
+  secret ??= (async () => {
+    const pinned = getConfig().outbound.jwtSecret;
+    if (pinned) return new TextEncoder().encode(pinned);
+    await getPool().query("INSERT INTO outbound_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING", [encryptSecret(randomBytes(32).toString("base64url"))]);
+    const { rows } = await getPool().query<{ value: string }>("SELECT value FROM outbound_settings WHERE key = 'jwt_secret'");
+    return new TextEncoder().encode(decryptSecret(rows[0]!.value));
+  })().catch((err) => {
+    secret = null;
+    throw err;
+  });
+  return secret;
+}
+
+/** A tenant JWT for `tenantId`, valid TENANT_TOKEN_SECONDS. */
+export async function tenantToken(tenantId: string, now = Date.now()): Promise<string> {
+  const iat = Math.floor(now / 1000);
+  return new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setSubject(tenantId).setIssuedAt(iat).setExpirationTime(iat + TENANT_TOKEN_SECONDS).sign(await jwtSecret());
+}
+
+/**
+ * The caller of a bearer credential: the admin, a tenant whose JWT is valid and who still exists, or
+ * null (401).
+ */
+export async function authenticateOutbound(credential: string): Promise<OutboundCaller | null> {
+  if (credential.length < 16 || credential.length > 4096) return null;
+  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM outbound_api_keys WHERE key_hash = $1 AND revoked_at IS NULL", [hash(credential)]);
+  if (rows[0]) return { kind: "admin", keyId: rows[0].id };
+  if (credential.split(".").length !== 3) return null;
+  try {
+    const { payload } = await jwtVerify(credential, await jwtSecret(), { issuer: ISSUER, algorithms: ["HS256"] });
+    if (typeof payload.sub !== "string") return null;
+    const { rowCount } = await getPool().query("SELECT 1 FROM outbound_tenants WHERE id = $1", [payload.sub]);
+    return rowCount ? { kind: "tenant", tenantId: payload.sub } : null;
+  } catch {
+    return null;
+  }
+}

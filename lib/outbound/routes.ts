@@ -1,0 +1,40 @@
+/**
+ * The outbound API's routes (shared/spec/outbound.md "Endpoints"; reference §1), one table for both
+ * deployment forms, served by the wrapper in lib/http/outbound.ts through app/outbound/[...path].
+ * Auth: `admin` = admin key only; `any` = admin key or the tenant's JWT (scoped by the wrapper).
+ */
+import { getConfig } from "@/lib/config";
+import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
+import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
+import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
+import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
+
+const D = "tenants/:tenant_id/destinations";
+
+export const OUTBOUND_ROUTES: OutboundRoute[] = [
+  { method: "GET", path: "tenants", auth: "any", handler: async ({ caller, query }) => ({ body: await listTenants(query, caller.kind === "tenant" ? caller.tenantId : undefined) }) },
+  { method: "GET", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await getTenant(params.tenant_id!) }) },
+  { method: "PUT", path: "tenants/:tenant_id", auth: "any", handler: async ({ params, body }) => putTenant(params.tenant_id!, body) },
+  { method: "DELETE", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await deleteTenant(params.tenant_id!) }) },
+  { method: "GET", path: "tenants/:tenant_id/token", auth: "admin", handler: async ({ params }) => ({ body: await tokenFor(params.tenant_id!) }) },
+  { method: "GET", path: "tenants/:tenant_id/portal", auth: "admin", handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id!, query) }) },
+  { method: "GET", path: D, auth: "any", handler: ({ params, query }) => listDestinations(params.tenant_id!, query) },
+  { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => createDestination(params.tenant_id!, body, caller) },
+  { method: "GET", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => getDestination(params.tenant_id!, params.destination_id!) },
+  { method: "PATCH", path: `${D}/:destination_id`, auth: "any", handler: ({ params, body, caller }) => updateDestination(params.tenant_id!, params.destination_id!, body, caller) },
+  { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id!, params.destination_id!) },
+  { method: "PUT", path: `${D}/:destination_id/enable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id!, params.destination_id!, false) },
+  { method: "PUT", path: `${D}/:destination_id/disable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id!, params.destination_id!, true) },
+  { method: "GET", path: "destination-types", auth: "any", handler: async () => ({ body: DESTINATION_TYPES }) },
+  {
+    method: "GET",
+    path: "destination-types/:type",
+    auth: "any",
+    handler: async ({ params }) => {
+      const t = destinationType(params.type!);
+      if (!t) throw outboundNotFound("destination type not found");
+      return { body: t };
+    },
+  },
+  { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: getConfig().outbound.topics }) },
+];

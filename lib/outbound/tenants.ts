@@ -1,0 +1,152 @@
+/**
+ * Outbound tenants (shared/spec/outbound.md "Tenants"; reference §1): keyset-paged list with `count`
+ * and the spec's filters (served on both forms: PostgreSQL searches, no Redis module needed), get,
+ * idempotent `PUT` (201 created, 200 updated; `metadata` replaced), `DELETE` (its destinations go
+ * with it), the tenant JWT and the portal URL.
+ */
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
+import { type ParsedQuery, parseDate } from "@/lib/http/query";
+import { tenantToken } from "@/lib/outbound/auth";
+
+type TenantRow = { id: string; metadata: Record<string, unknown>; created_at: Date; updated_at: Date; destinations_count: number; topics: string[] | null };
+
+/** Tenant ids: any caller-chosen string that fits a path segment. */
+export const ZTenantId = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+export const ZTenantPut = z.strictObject({ metadata: z.record(z.string(), z.string()).optional() });
+
+const SELECT = `SELECT t.id, t.metadata, t.created_at, t.updated_at,
+       (SELECT count(*)::int FROM outbound_destinations d WHERE d.tenant_id = t.id) AS destinations_count,
+       (SELECT array_agg(DISTINCT x ORDER BY x) FROM outbound_destinations d, unnest(d.topics) AS x WHERE d.tenant_id = t.id) AS topics
+  FROM outbound_tenants t`;
+
+/** The API model: `{id, destinations_count, topics (union of its destinations'), metadata, created_at, updated_at}`. */
+export const toTenant = (r: TenantRow) => ({ id: r.id, destinations_count: r.destinations_count, topics: r.topics ?? [], metadata: r.metadata, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+
+/** Tenant `id`; throws 404 `tenant not found`. */
+export async function getTenant(id: string) {
+  const { rows } = await getPool().query<TenantRow>(`${SELECT} WHERE t.id = $1`, [id]);
+  if (!rows[0]) throw outboundNotFound("tenant not found");
+  return toTenant(rows[0]);
+}
+
+/** `PUT /tenants/{id}`: creates (201) or replaces its metadata (200). */
+export async function putTenant(id: string, body: unknown): Promise<{ status: number; body: ReturnType<typeof toTenant> }> {
+  const tenantId = ZTenantId.parse(id);
+  const { metadata } = ZTenantPut.parse(body ?? {});
+  const { rows } = await getPool().query<{ inserted: boolean }>(
+    `INSERT INTO outbound_tenants (id, metadata) VALUES ($1, $2)
+     ON CONFLICT (id) DO UPDATE SET metadata = coalesce($3, outbound_tenants.metadata), updated_at = now()
+     RETURNING (xmax = 0) AS inserted`,
+    [tenantId, JSON.stringify(metadata ?? {}), metadata === undefined ? null : JSON.stringify(metadata)],
+  );
+  return { status: rows[0]!.inserted ? 201 : 200, body: await getTenant(tenantId) };
+}
+
+/** `DELETE /tenants/{id}`: `{success: true}`; throws 404. */
+export async function deleteTenant(id: string) {
+  const { rowCount } = await getPool().query("DELETE FROM outbound_tenants WHERE id = $1", [id]);
+  if (!rowCount) throw outboundNotFound("tenant not found");
+  return { success: true };
+}
+
+type Cursor = { t: string; i: string };
+const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
+function decode(raw: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
+    if (typeof c.t === "string" && typeof c.i === "string" && Number.isFinite(Date.parse(c.t))) return c;
+  } catch {
+    /* below */
+  }
+  throw new OutboundError(400, "invalid cursor");
+}
+const one = (q: ParsedQuery, name: string) => {
+  const v = q[name];
+  if (v !== undefined && typeof v !== "string") throw new OutboundError(400, `${name} must be a single value`);
+  return v;
+};
+const many = (q: ParsedQuery, name: string): string[] | undefined => {
+  const v = q[name];
+  if (v === undefined) return undefined;
+  const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
+  if (list.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
+  return list as string[];
+};
+
+/**
+ * `GET /tenants`: `id` (repeatable), `limit` 1–100 (20), `dir` (desc), `order_by` created_at,
+ * `created_at[gte|lte]`, `next`/`prev` (not both) → `{models, pagination, count}` (`count`: all that
+ * match). `onlyTenant` (a JWT caller) restricts it to that tenant. Throws 400.
+ */
+export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
+  const limit = Number(one(query, "limit") ?? 20);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new OutboundError(400, "limit must be an integer from 1 to 100");
+  const dir = one(query, "dir") ?? "desc";
+  if (dir !== "asc" && dir !== "desc") throw new OutboundError(400, "dir must be asc or desc");
+  const orderBy = one(query, "order_by") ?? "created_at";
+  if (orderBy !== "created_at") throw new OutboundError(400, "order_by must be created_at");
+  const [next, prev] = [one(query, "next"), one(query, "prev")];
+  if (next && prev) throw new OutboundError(400, "next and prev cannot be used together");
+  const params: unknown[] = [];
+  const where: string[] = [];
+  const ids = many(query, "id");
+  if (ids) where.push(`t.id = ANY($${params.push(ids)})`);
+  if (onlyTenant) where.push(`t.id = $${params.push(onlyTenant)}`);
+  const range = query.created_at;
+  if (range !== undefined) {
+    if (typeof range !== "object" || Array.isArray(range)) throw new OutboundError(400, "created_at takes created_at[gte] and created_at[lte]");
+    for (const [op, sym] of [["gte", ">="], ["lte", "<="]] as const) {
+      const v = range[op];
+      if (v === undefined) continue;
+      if (typeof v !== "string") throw new OutboundError(400, `created_at[${op}] must be a date`);
+      let d: Date;
+      try {
+        d = parseDate(`created_at[${op}]`, v);
+      } catch {
+        throw new OutboundError(400, `created_at[${op}] must be a date or RFC 3339 time`);
+      }
+      where.push(`t.created_at ${sym} $${params.push(d)}`);
+    }
+  }
+  const countSql = `SELECT count(*)::int AS n FROM outbound_tenants t ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
+  const { rows: counted } = await getPool().query<{ n: number }>(countSql, params);
+  const cursor = next ? decode(next) : prev ? decode(prev) : null;
+  const backwards = Boolean(prev);
+  const scanAsc = (dir === "asc") !== backwards;
+  const pageWhere = [...where];
+  const pageParams = [...params];
+  if (cursor) pageWhere.push(`(t.created_at, t.id) ${scanAsc ? ">" : "<"} ($${pageParams.push(new Date(cursor.t))}, $${pageParams.push(cursor.i)})`);
+  const order = scanAsc ? "ASC" : "DESC";
+  const { rows } = await getPool().query<TenantRow>(`${SELECT} ${pageWhere.length ? `WHERE ${pageWhere.join(" AND ")}` : ""} ORDER BY t.created_at ${order}, t.id ${order} LIMIT ${limit + 1}`, pageParams);
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  if (backwards) page.reverse();
+  const at = (r: TenantRow | undefined) => (r ? encode({ t: r.created_at.toISOString(), i: r.id }) : null);
+  const hasNext = backwards ? true : more;
+  const hasPrev = backwards ? more : Boolean(cursor);
+  return {
+    models: page.map(toTenant),
+    pagination: { order_by: "created_at", dir, limit, next: hasNext ? at(page.at(-1)) : null, prev: hasPrev ? at(page[0]) : null },
+    count: counted[0]!.n,
+  };
+}
+
+/** `GET /tenants/{id}/token`: `{token, tenant_id}`. Throws 404. */
+export async function tokenFor(id: string) {
+  await getTenant(id);
+  return { token: await tenantToken(id), tenant_id: id };
+}
+
+/** `GET /tenants/{id}/portal?theme=light|dark`: `{redirect_url, tenant_id}` to `{PUBLIC_URL}/portal?token=…`. Throws 400, 404. */
+export async function portalFor(id: string, query: ParsedQuery) {
+  const theme = one(query, "theme");
+  if (theme !== undefined && theme !== "light" && theme !== "dark") throw new OutboundError(400, "theme must be light or dark");
+  const { token } = await tokenFor(id);
+  const url = new URL(`${getConfig().publicUrl}/portal`);
+  url.searchParams.set("token", token);
+  if (theme) url.searchParams.set("theme", theme);
+  return { redirect_url: url.toString(), tenant_id: id };
+}
