@@ -5,6 +5,7 @@
  *   revoke <id | key | prefix>   revoke one key
  *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
  *   cli-key                      the gateway team's cli_key, for `hookyard listen` with the team's sources
+ *   outbound list | create [name] | revoke <id|prefix>   admin keys of the outbound API (issue 13 §1)
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
 import { closePool } from "@/lib/db/pool";
@@ -14,8 +15,31 @@ import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/gateway/teams/api
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
 import { getPool } from "@/lib/db/pool";
+import { createOutboundKey, listOutboundKeys, revokeOutboundKey } from "@/lib/outbound/auth";
 
-const [command, arg] = process.argv.slice(2);
+const [command, arg, arg2] = process.argv.slice(2);
+
+/** `npm run keys -- outbound …`: the outbound API's admin keys. Returns the exit code. */
+async function outboundKeys(sub: string | undefined, value: string | undefined): Promise<number> {
+  if (sub === "list") {
+    const keys = await listOutboundKeys();
+    if (!keys.length) console.log("no outbound keys");
+    for (const k of keys) console.log(`${k.id}  ${k.prefix}…  ${k.name}  created ${k.created_at.toISOString()}${k.revoked_at ? `  REVOKED ${k.revoked_at.toISOString()}` : ""}`);
+    return 0;
+  }
+  if (sub === "create") {
+    const { id, key } = await createOutboundKey(value ?? "key");
+    console.log(`created ${id}; the outbound admin key is shown once:\n${key}`);
+    return 0;
+  }
+  if (sub === "revoke" && value) {
+    const ok = await revokeOutboundKey(value);
+    console.log(ok ? `revoked ${value}` : `no single live outbound key matches "${value}"`);
+    return ok ? 0 : 1;
+  }
+  console.error("usage: npm run keys -- outbound list | create [name] | revoke <id|prefix>");
+  return 2;
+}
 
 async function gatewayTeamId(): Promise<string> {
   await ensureGatewayTeam((m) => console.log(m));
@@ -28,6 +52,8 @@ const code = await withDatabase(async (url) => {
   await migrate(url);
   try {
     switch (command) {
+      case "outbound":
+        return await outboundKeys(arg, arg2);
       case "list": {
         const keys = await listApiKeys();
         if (!keys.length) console.log("no API keys");
@@ -61,7 +87,7 @@ const code = await withDatabase(async (url) => {
         return 0;
       }
     }
-    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours] | cli-key");
+    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours] | cli-key | outbound list|create|revoke");
     return 2;
   } finally {
     await closePool();
