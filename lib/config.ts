@@ -65,6 +65,13 @@ const ConfigSchema = z.object({
   IDGEN_DESTINATION_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("des_"),
   IDGEN_EVENT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("evt_"),
   IDGEN_ATTEMPT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("atm_"),
+  OUTBOUND_DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(5),
+  OUTBOUND_RETRY_INTERVAL_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
+  OUTBOUND_MAX_RETRY_LIMIT: z.coerce.number().int().min(0).max(100).default(10),
+  OUTBOUND_RETRY_SCHEDULE: z.string().regex(/^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$/, "a comma list of seconds").default(""),
+  OUTBOUND_WEBHOOK_HEADER_PREFIX: z.string().regex(/^[a-zA-Z0-9-]*$/).default("x-outbound-"),
+  OUTBOUND_AUTO_DISABLE_DESTINATION: booleanish.default(false),
+  OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: z.coerce.number().int().min(1).default(100),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
@@ -79,6 +86,15 @@ export type Config = {
     rateLimit: number;
     maxDestinationsPerTenant: number;
     prefixes: { destination: string; event: string; attempt: string };
+    /** Per attempt, ms. */
+    deliveryTimeoutMs: number;
+    /** Delay before retry n (1-based), s: the schedule's nth, or interval·2^(n-1); `maxRetries` retries at most. */
+    retryIntervalSeconds: number;
+    maxRetries: number;
+    retrySchedule: number[];
+    webhookHeaderPrefix: string;
+    autoDisable: boolean;
+    consecutiveFailureLimit: number;
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -234,6 +250,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       rateLimit: e.OUTBOUND_RATE_LIMIT,
       maxDestinationsPerTenant: e.MAX_DESTINATIONS_PER_TENANT,
       prefixes: { destination: e.IDGEN_DESTINATION_PREFIX, event: e.IDGEN_EVENT_PREFIX, attempt: e.IDGEN_ATTEMPT_PREFIX },
+      deliveryTimeoutMs: e.OUTBOUND_DELIVERY_TIMEOUT_SECONDS * 1000,
+      retryIntervalSeconds: e.OUTBOUND_RETRY_INTERVAL_SECONDS,
+      maxRetries: e.OUTBOUND_RETRY_SCHEDULE.trim() ? e.OUTBOUND_RETRY_SCHEDULE.split(",").length : e.OUTBOUND_MAX_RETRY_LIMIT,
+      retrySchedule: e.OUTBOUND_RETRY_SCHEDULE.trim() ? e.OUTBOUND_RETRY_SCHEDULE.split(",").map((s) => Number(s.trim())) : [],
+      webhookHeaderPrefix: e.OUTBOUND_WEBHOOK_HEADER_PREFIX.toLowerCase(),
+      autoDisable: e.OUTBOUND_AUTO_DISABLE_DESTINATION,
+      consecutiveFailureLimit: e.OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };

@@ -27,6 +27,7 @@ import { startRetention } from "@/lib/retention/job";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
+import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -147,6 +148,11 @@ export async function startWorker(): Promise<WorkerHandle> {
         if (typeof eventId === "string") await deliverEvent(eventId);
       },
       // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
+      // One outbound delivery (lib/outbound/delivery.ts).
+      [OUTBOUND_DELIVER_TASK]: async (payload) => {
+        const { event_id: eventId, destination_id: destinationId } = payload as { event_id?: unknown; destination_id?: unknown };
+        if (typeof eventId === "string" && typeof destinationId === "string") await deliverOutbound(eventId, destinationId);
+      },
       [BULK_TASK]: async (payload) => {
         const bulkId = (payload as { bulk_id?: unknown }).bulk_id;
         if (typeof bulkId === "string") await runBulkSlice(bulkId);

@@ -35,7 +35,7 @@ export class OutboundError extends Error {
 export const outboundNotFound = (what = "not found") => new OutboundError(404, what);
 export const outboundInvalid = (messages: string[]) => new OutboundError(422, "validation error", messages);
 
-export type OutboundContext<P> = { req: Request; url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown };
+export type OutboundContext<P> = { req: Request; url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
 export type OutboundResult = { status?: number; body: unknown };
 
 export type OutboundRoute = {
@@ -47,6 +47,8 @@ export type OutboundRoute = {
   /** Only in this deployment form (404 in the other). */
   form?: OutboundForm;
   handler: (ctx: OutboundContext<Record<string, string>>) => Promise<OutboundResult>;
+  /** Largest body, bytes (default OUTBOUND_MAX_BODY_BYTES; publish takes more). */
+  maxBodyBytes?: number;
 };
 
 /** Validation messages of a zod error: `config.url is required`, `topics: …`. */
@@ -84,14 +86,14 @@ function match(route: OutboundRoute, rest: string[]): Record<string, string> | n
   return params;
 }
 
-async function readBody(req: Request): Promise<unknown> {
-  if (Number(req.headers.get("content-length") ?? 0) > OUTBOUND_MAX_BODY_BYTES) throw new OutboundError(413, "request body too large");
+async function readBody(req: Request, max: number): Promise<{ body: unknown; rawBody: string }> {
+  if (Number(req.headers.get("content-length") ?? 0) > max) throw new OutboundError(413, "request body too large");
   const buf = Buffer.from(await req.arrayBuffer());
-  if (buf.length > OUTBOUND_MAX_BODY_BYTES) throw new OutboundError(413, "request body too large");
-  const text = buf.toString("utf8").trim();
-  if (!text) return undefined;
+  if (buf.length > max) throw new OutboundError(413, "request body too large");
+  const text = buf.toString("utf8");
+  if (!text.trim()) return { body: undefined, rawBody: "" };
   try {
-    return parseJsonInput(text);
+    return { body: parseJsonInput(text), rawBody: text };
   } catch (err) {
     throw new OutboundError(400, "invalid JSON", err instanceof JsonInputError ? [err.message] : undefined);
   }
@@ -146,8 +148,8 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request, ctx: { 
       if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
       if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
       const url = new URL(req.url);
-      const body = req.method === "GET" || req.method === "DELETE" ? undefined : await readBody(req);
-      const result = await found.route.handler({ req, url, form: where.form, caller, params: found.params, query: parseQuery(url.searchParams), body });
+      const { body, rawBody } = req.method === "GET" || req.method === "DELETE" ? { body: undefined, rawBody: "" } : await readBody(req, found.route.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES);
+      const result = await found.route.handler({ req, url, form: where.form, caller, params: found.params, query: parseQuery(url.searchParams), body, rawBody });
       status = result.status ?? 200;
       json = result.body;
     } catch (err) {

@@ -7,6 +7,8 @@ import { getConfig } from "@/lib/config";
 import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
+import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, retry } from "@/lib/outbound/events";
+import { publish } from "@/lib/outbound/publish";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
 const D = "tenants/:tenant_id/destinations";
@@ -37,4 +39,37 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     },
   },
   { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: getConfig().outbound.topics }) },
+  // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
+  {
+    method: "POST",
+    path: "publish",
+    auth: "admin",
+    get maxBodyBytes() {
+      return getConfig().ingestMaxBodyBytes;
+    },
+    handler: ({ body, rawBody }) => publish(body, rawBody),
+  },
+  { method: "POST", path: "retry", auth: "any", handler: ({ body, caller }) => retry(body, caller) },
+  { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
+  { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id!, caller) },
+  { method: "GET", path: "attempts", auth: "any", handler: ({ query, caller }) => listAttempts(query, caller) },
+  { method: "GET", path: "attempts/:attempt_id", auth: "any", handler: ({ params, query, caller }) => getAttempt(params.attempt_id!, query, caller) },
+  {
+    method: "GET",
+    path: `${D}/:destination_id/attempts`,
+    auth: "any",
+    handler: async ({ params, query, caller }) => {
+      await assertDestination(params.tenant_id!, params.destination_id!);
+      return listAttempts(query, caller, params.destination_id!);
+    },
+  },
+  {
+    method: "GET",
+    path: `${D}/:destination_id/attempts/:attempt_id`,
+    auth: "any",
+    handler: async ({ params, query, caller }) => {
+      await assertDestination(params.tenant_id!, params.destination_id!);
+      return getAttempt(params.attempt_id!, query, caller, params.destination_id!);
+    },
+  },
 ];

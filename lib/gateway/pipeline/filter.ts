@@ -10,6 +10,9 @@ type MatchFn = (input: unknown, schema: unknown) => boolean;
 const mod = simpleJsonMatch as unknown as { default: MatchFn | { default: MatchFn } };
 const match: MatchFn = typeof mod.default === "function" ? mod.default : mod.default.default;
 
+/** simple-json-match's verdict of `schema` on `input` (the one engine of gateway and outbound filters). Throws what the engine throws. */
+export const jsonMatches = (input: unknown, schema: unknown): boolean => match(input, schema);
+
 export type FilterRule = { type: "filter"; body?: unknown; headers?: unknown; query?: unknown; path?: unknown };
 
 /** The parts of the request that failed their filter (empty when the request passes). */

@@ -1,0 +1,217 @@
+/**
+ * Outbound events, attempts and manual retry (issue 13 §3-4; shared/spec/outbound.md "Events and
+ * attempts", "Retry rules"; reference §1): `/events`, `/events/{id}`, `/attempts`, `/attempts/{id}`,
+ * the destination attempt routes, with their filters, `include`, the paging envelope `{models,
+ * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
+ */
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
+import { type ParsedQuery, parseDate } from "@/lib/http/query";
+import type { OutboundCaller } from "@/lib/outbound/auth";
+import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";
+import { toDestination } from "@/lib/outbound/destinations";
+import { filterMatches, topicMatches } from "@/lib/outbound/publish";
+
+type EventRow = { id: string; tenant_id: string; topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer; matched_destination_ids: string[]; destination_id: string | null };
+type AttemptRow = { id: string; event_id: string; tenant_id: string; destination_id: string; destination_type: string; topic: string; status: string; code: string | null; attempt_number: number; manual: boolean; latency_ms: number | null; response_data: unknown; time: Date };
+
+const parseData = (b: Buffer) => {
+  try {
+    return JSON.parse(b.toString("utf8")) as unknown;
+  } catch {
+    return b.toString("utf8");
+  }
+};
+/** An event: the summary (`id, tenant_id, topic, time, eligible_for_retry, metadata, matched_destination_ids`), plus `data` in the full form. */
+export const toEvent = (r: EventRow, full = true) => ({
+  id: r.id, tenant_id: r.tenant_id, topic: r.topic, time: r.time.toISOString(), eligible_for_retry: r.eligible_for_retry, metadata: r.metadata ?? {},
+  matched_destination_ids: r.matched_destination_ids, ...(full ? { data: parseData(r.data) } : {}),
+});
+
+const values = (q: ParsedQuery, name: string): string[] | undefined => {
+  const v = q[name];
+  if (v === undefined) return undefined;
+  const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
+  if (list.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
+  return list as string[];
+};
+const single = (q: ParsedQuery, name: string) => {
+  const v = q[name];
+  if (v !== undefined && typeof v !== "string") throw new OutboundError(400, `${name} must be one value`);
+  return v as string | undefined;
+};
+
+/** The tenant ids a caller may read: a JWT's own (a `tenant_id` naming another is 403), or the admin's filter. */
+function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
+  const asked = values(q, "tenant_id");
+  if (caller.kind === "tenant") {
+    if (asked && asked.some((t) => t !== caller.tenantId)) throw new OutboundError(403, "forbidden");
+    return [caller.tenantId];
+  }
+  return asked;
+}
+
+type Cursor = { t: string; i: string };
+const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
+function decode(raw: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
+    if (typeof c.t === "string" && typeof c.i === "string" && Number.isFinite(Date.parse(c.t))) return c;
+  } catch {
+    /* below */
+  }
+  throw new OutboundError(400, "invalid cursor");
+}
+
+/** One keyset page over `table` (alias x) by (time, id): `time[gte|lte|gt|lt]`, `limit` (100, at most 1000), `dir`, `next`/`prev`. */
+async function page<R extends { time: Date; id: string }>(table: string, where: string[], params: unknown[], q: ParsedQuery): Promise<{ rows: R[]; pagination: Record<string, unknown> }> {
+  const limit = Math.min(1000, Number(single(q, "limit") ?? 100));
+  if (!Number.isInteger(limit) || limit < 1) throw new OutboundError(400, "limit must be a positive integer");
+  const dir = single(q, "dir") ?? "desc";
+  if (dir !== "asc" && dir !== "desc") throw new OutboundError(422, "validation error", ["dir must be asc or desc"]);
+  if ((single(q, "order_by") ?? "time") !== "time") throw new OutboundError(400, "order_by must be time");
+  const range = q.time;
+  if (range !== undefined) {
+    if (typeof range !== "object" || Array.isArray(range)) throw new OutboundError(400, "time takes time[gte], time[lte], time[gt], time[lt]");
+    for (const [op, value] of Object.entries(range)) {
+      const sym = { gte: ">=", lte: "<=", gt: ">", lt: "<" }[op];
+      if (!sym || typeof value !== "string") throw new OutboundError(400, `time[${op}] is not a time filter`);
+      let d: Date;
+      try {
+        d = parseDate(`time[${op}]`, value);
+      } catch {
+        throw new OutboundError(400, `time[${op}] must be a date or RFC 3339 time`);
+      }
+      where.push(`x.time ${sym} $${params.push(d)}`);
+    }
+  }
+  const [next, prev] = [single(q, "next"), single(q, "prev")];
+  if (next && prev) throw new OutboundError(400, "next and prev cannot be used together");
+  const cursor = next ? decode(next) : prev ? decode(prev) : null;
+  const backwards = Boolean(prev);
+  const asc = (dir === "asc") !== backwards;
+  if (cursor) where.push(`(x.time, x.id) ${asc ? ">" : "<"} ($${params.push(new Date(cursor.t))}, $${params.push(cursor.i)})`);
+  const order = asc ? "ASC" : "DESC";
+  const { rows } = await getPool().query<R>(`SELECT x.* FROM ${table} x ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY x.time ${order}, x.id ${order} LIMIT ${limit + 1}`, params);
+  const more = rows.length > limit;
+  const out = rows.slice(0, limit);
+  if (backwards) out.reverse();
+  const at = (r: R | undefined) => (r ? encode({ t: r.time.toISOString(), i: r.id }) : null);
+  return { rows: out, pagination: { order_by: "time", dir, limit, next: (backwards || more) && out.length ? at(out.at(-1)) : null, prev: (backwards ? more : Boolean(cursor)) && out.length ? at(out[0]) : null } };
+}
+
+/** `GET /events`: `id[]`, `tenant_id[]`, `destination_id[]`, `topic[]`, time filters, paging. Throws 400, 403. */
+export async function listEvents(q: ParsedQuery, caller: OutboundCaller) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const tenants = scope(q, caller);
+  if (tenants) where.push(`x.tenant_id = ANY($${params.push(tenants)})`);
+  const ids = values(q, "id");
+  if (ids) where.push(`x.id = ANY($${params.push(ids)})`);
+  const topics = values(q, "topic");
+  if (topics) where.push(`x.topic = ANY($${params.push(topics)})`);
+  const destinations = values(q, "destination_id");
+  if (destinations) where.push(`x.matched_destination_ids && $${params.push(destinations)}::text[]`);
+  const { rows, pagination } = await page<EventRow>("outbound_events", where, params, q);
+  return { body: { models: rows.map((r) => toEvent(r)), pagination } };
+}
+
+/** `GET /events/{id}`: 404 for an unknown event or another tenant's (JWT). */
+export async function getEvent(id: string, caller: OutboundCaller) {
+  const { rows } = await getPool().query<EventRow>("SELECT * FROM outbound_events WHERE id = $1", [id]);
+  if (!rows[0] || (caller.kind === "tenant" && rows[0].tenant_id !== caller.tenantId)) throw outboundNotFound("event not found");
+  return { body: toEvent(rows[0]) };
+}
+
+/** The API model of an attempt, with what `include` asks for (`event`, `event.data`, `response_data`, `destination`). */
+async function toAttempts(rows: AttemptRow[], include: string[]) {
+  const events = new Map<string, EventRow>();
+  const destinations = new Map<string, Parameters<typeof toDestination>[0]>();
+  if (include.some((i) => i.startsWith("event"))) {
+    const { rows: e } = await getPool().query<EventRow>("SELECT * FROM outbound_events WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.event_id))]]);
+    for (const r of e) events.set(r.id, r);
+  }
+  if (include.includes("destination")) {
+    const { rows: d } = await getPool().query("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
+    for (const r of d) destinations.set(r.id, r);
+  }
+  return rows.map((r) => {
+    const event = events.get(r.event_id);
+    const destination = destinations.get(r.destination_id);
+    return {
+      id: r.id, tenant_id: r.tenant_id, status: r.status, delivered_at: r.time.toISOString(), time: r.time.toISOString(), code: r.code, attempt_number: r.attempt_number, manual: r.manual,
+      event_id: r.event_id, destination_id: r.destination_id, destination_type: r.destination_type,
+      ...(r.latency_ms !== null ? { latency_ms: r.latency_ms } : {}),
+      ...(include.includes("response_data") ? { response_data: r.response_data ?? null } : {}),
+      ...(event ? { event: toEvent(event, include.includes("event.data")) } : {}),
+      ...(destination ? { destination: (({ credentials: _c, ...rest }) => rest)(toDestination(destination)) } : {}),
+    };
+  });
+}
+
+/**
+ * `GET /attempts` (and the destination attempt routes with `destinationId`): `tenant_id[]`, `event_id[]`,
+ * `destination_id[]`, `destination_type[]`, `status`, `topic[]`, time filters, paging, `include[]`.
+ */
+export async function listAttempts(q: ParsedQuery, caller: OutboundCaller, destinationId?: string) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const tenants = scope(q, caller);
+  if (tenants) where.push(`x.tenant_id = ANY($${params.push(tenants)})`);
+  if (destinationId) where.push(`x.destination_id = $${params.push(destinationId)}`);
+  for (const [name, col] of [["event_id", "event_id"], ["destination_id", "destination_id"], ["destination_type", "destination_type"], ["topic", "topic"], ["id", "id"]] as const) {
+    const v = values(q, name);
+    if (v) where.push(`x.${col} = ANY($${params.push(v)})`);
+  }
+  const status = single(q, "status");
+  if (status !== undefined) {
+    if (status !== "success" && status !== "failed") throw new OutboundError(400, "status must be success or failed");
+    where.push(`x.status = $${params.push(status)}`);
+  }
+  const include = values(q, "include") ?? [];
+  const { rows, pagination } = await page<AttemptRow>("outbound_attempts", where, params, q);
+  return { body: { models: await toAttempts(rows, include), pagination } };
+}
+
+/** `GET /attempts/{id}` (only of `destinationId` on the destination route): 404 otherwise. */
+export async function getAttempt(id: string, q: ParsedQuery, caller: OutboundCaller, destinationId?: string) {
+  const { rows } = await getPool().query<AttemptRow>("SELECT * FROM outbound_attempts WHERE id = $1", [id]);
+  const r = rows[0];
+  if (!r || (caller.kind === "tenant" && r.tenant_id !== caller.tenantId) || (destinationId && r.destination_id !== destinationId)) throw outboundNotFound("attempt not found");
+  return { body: (await toAttempts([r], values(q, "include") ?? []))[0] };
+}
+
+/** Throws 404 unless destination `id` of tenant `tenantId` exists (the destination attempt routes). */
+export async function assertDestination(tenantId: string, id: string): Promise<void> {
+  const { rowCount } = await getPool().query("SELECT 1 FROM outbound_destinations WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
+  if (!rowCount) throw outboundNotFound("destination not found");
+}
+
+/**
+ * `POST /retry {event_id, destination_id}` (shared/spec/outbound.md "Retry rules"): the event must exist
+ * (a JWT: its tenant's; else 404 `event not found`); the destination must exist for the event's tenant
+ * (404 `destination not found`), be enabled (400), match the event's topic and filter (400), and have an
+ * earlier attempt for the event (else 404 `event not found`). Queues a manual attempt: 202 `{success: true}`.
+ */
+export async function retry(body: unknown, caller: OutboundCaller) {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const missing = ["event_id", "destination_id"].filter((k) => typeof b[k] !== "string" || !b[k]);
+  if (missing.length) throw new OutboundError(422, "validation error", missing.map((k) => `${k} is required`));
+  const { rows: events } = await getPool().query<EventRow>("SELECT * FROM outbound_events WHERE id = $1", [b.event_id]);
+  const event = events[0];
+  if (!event || (caller.kind === "tenant" && event.tenant_id !== caller.tenantId)) throw outboundNotFound("event not found");
+  const { rows: dests } = await getPool().query<{ id: string; topics: string[]; filter: Record<string, unknown> | null; disabled_at: Date | null }>(
+    "SELECT id, topics, filter, disabled_at FROM outbound_destinations WHERE id = $1 AND tenant_id = $2",
+    [b.destination_id, event.tenant_id],
+  );
+  const d = dests[0];
+  if (!d) throw outboundNotFound("destination not found");
+  if (d.disabled_at) throw new OutboundError(400, "Destination is disabled", { error: "destination_disabled" });
+  const view = { id: event.id, topic: event.topic, time: event.time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata: event.metadata ?? {}, data: parseData(event.data) };
+  if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw new OutboundError(400, "destination does not match event");
+  const { rowCount } = await getPool().query("SELECT 1 FROM outbound_attempts WHERE event_id = $1 AND destination_id = $2 LIMIT 1", [event.id, d.id]);
+  if (!rowCount) throw outboundNotFound("event not found");
+  await inTransaction((client) => enqueueOutboundDeliveries(client, event.id, event.tenant_id, [d.id], true));
+  return { status: 202, body: { success: true } };
+}

@@ -1,0 +1,128 @@
+/**
+ * `POST /publish` (issue 13 §3; reference §1 PublishRequest, §4 Matching): validates the event, commits
+ * it with one delivery per matching destination (enabled, topic, filter) and their jobs in one
+ * transaction, and answers 202 `{id, duplicate, destination_ids}`. The event's `data` is kept as the
+ * bytes received. A repeated `id` answers `duplicate: true` and delivers nothing again. Events that
+ * match nothing are stored too, so the operator can see them.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+import { inTransaction } from "@/lib/db/transaction";
+import { jsonMatches } from "@/lib/gateway/pipeline/filter";
+import { base62 } from "@/lib/ids";
+import { OutboundError, outboundInvalid } from "@/lib/http/outbound";
+import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";
+
+export const ZPublish = z.strictObject({
+  id: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/).optional(),
+  tenant_id: z.string().min(1).max(255),
+  destination_id: z.string().min(1).max(255).optional(),
+  topic: z.string().max(255).optional(),
+  eligible_for_retry: z.boolean().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  time: z.iso.datetime({ offset: true }).optional(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * The exact text of top-level member `key` of the JSON object `text` (its value as sent: key order and
+ * spacing kept), or null when absent. `text` is known to be valid JSON.
+ */
+export function rawMember(text: string, key: string): string | null {
+  let i = text.indexOf("{") + 1;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const skipString = () => {
+    const start = i++;
+    while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const skipValue = () => {
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') {
+        skipString();
+        i--;
+      } else if (c === "{" || c === "[") depth++;
+      else if (c === "}" || c === "]") {
+        if (depth === 0) return;
+        depth--;
+      } else if (c === "," && depth === 0) return;
+    }
+  };
+  for (;;) {
+    skipSpace();
+    if (text[i] !== '"') return null;
+    const name = skipString();
+    skipSpace();
+    i++; // ':'
+    skipSpace();
+    const start = i;
+    skipValue();
+    if (name === key) return text.slice(start, i).trimEnd();
+    skipSpace();
+    if (text[i] !== ",") return null;
+    i++;
+  }
+}
+
+/** True when a destination subscribed to `topics` receives `topic`: `*`, exact, or a glob with `*`. */
+export function topicMatches(topics: string[], topic: string): boolean {
+  if (!topic || topic === "*") return true;
+  return topics.some((t) => t === "*" || t === topic || (t.includes("*") && new RegExp(`^${t.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(topic)));
+}
+
+/** True when `filter` (simple-json-match; null or `{}` = all) matches the event `{id, topic, time, metadata, data}`. */
+export function filterMatches(filter: Record<string, unknown> | null, event: { id: string; topic: string; time: string; metadata: Record<string, string>; data: unknown }): boolean {
+  if (!filter || Object.keys(filter).length === 0) return true;
+  try {
+    return jsonMatches(event, filter);
+  } catch {
+    return false;
+  }
+}
+
+/** `POST /publish` with `body` (parsed) and `raw` (its text). Throws 422 for an invalid event. */
+export async function publish(body: unknown, raw: string): Promise<{ status: number; body: { id: string; duplicate: boolean; destination_ids: string[] } }> {
+  const p = ZPublish.safeParse(body ?? {});
+  if (!p.success) {
+    const dataIssue = p.error.issues.find((i) => i.path[0] === "data");
+    throw outboundInvalid(dataIssue ? ["data must be a valid JSON object"] : p.error.issues.map((i) => (i.code === "invalid_type" && i.input === undefined ? `${i.path.join(".")} is required` : `${i.path.join(".")}: ${i.message}`)));
+  }
+  const e = p.data;
+  const cfg = getConfig().outbound;
+  const topic = e.topic ?? "";
+  if (cfg.topics.length) {
+    if (!topic) throw outboundInvalid(["topic is required"]);
+    if (topic !== "*" && !cfg.topics.includes(topic)) throw outboundInvalid(["topic is invalid"]);
+  }
+  const id = e.id ?? cfg.prefixes.event + base62(randomBytes(16));
+  const time = e.time ? new Date(e.time) : new Date();
+  const metadata = e.metadata ?? {};
+  const dataText = rawMember(raw, "data") ?? JSON.stringify(e.data);
+  const { rows: destinations } = await getPool().query<{ id: string; topics: string[]; filter: Record<string, unknown> | null }>(
+    "SELECT id, topics, filter FROM outbound_destinations WHERE tenant_id = $1 AND disabled_at IS NULL AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id",
+    [e.tenant_id, e.destination_id ?? null],
+  );
+  const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
+  const matched = destinations.filter((d) => topicMatches(d.topics, topic) && filterMatches(d.filter, view)).map((d) => d.id);
+  return inTransaction(async (client) => {
+    const { rowCount } = await client.query(
+      `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+      [id, e.tenant_id, topic, time, e.eligible_for_retry ?? true, JSON.stringify(metadata), Buffer.from(dataText, "utf8"), e.destination_id ?? null, matched],
+    );
+    if (!rowCount) {
+      const { rows } = await client.query<{ tenant_id: string; matched_destination_ids: string[] }>("SELECT tenant_id, matched_destination_ids FROM outbound_events WHERE id = $1", [id]);
+      if (rows[0] && rows[0].tenant_id !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
+      return { status: 202, body: { id, duplicate: true, destination_ids: rows[0]?.matched_destination_ids ?? [] } };
+    }
+    await enqueueOutboundDeliveries(client, id, e.tenant_id, matched);
+    return { status: 202, body: { id, duplicate: false, destination_ids: matched } };
+  });
+}
