@@ -181,3 +181,31 @@ describe("automatic retries (own server, schedule 1,1 s, auto-disable after 3)",
     expect(notEligible.json.destination_ids).toEqual([]);
   }, 60_000);
 });
+
+describe("metrics", () => {
+  it("/metrics/events and /metrics/attempts count a tenant's traffic; a JWT is forced to its tenant", async () => {
+    const M = `metrics-${run}`;
+    await call(admin, "PUT", `/tenants/${M}`);
+    await call(admin, "POST", `/tenants/${M}/destinations`, { type: "webhook", topics: "*", config: { url: `${receiver.url}/m-${run}` } });
+    for (const topic of ["a", "a", "b"]) await call(admin, "POST", "/publish", { tenant_id: M, topic, data: { topic } });
+    await eventually(async () => (await call(admin, "GET", `/attempts?tenant_id=${M}`)).json.models.length === 3);
+    const range = `time[start]=${new Date(Date.now() - 3_600_000).toISOString()}&time[end]=${new Date(Date.now() + 60_000).toISOString()}`;
+    const attempts = await call(admin, "GET", `/metrics/attempts?${range}&measures=count&measures=successful_count&measures=first_attempt_count&dimensions=topic&filters[tenant_id]=${M}`);
+    expect(attempts.status, JSON.stringify(attempts.json)).toBe(200);
+    expect(attempts.json.data).toEqual([
+      { dimensions: { topic: "a" }, metrics: { count: 2, successful_count: 2, first_attempt_count: 2 } },
+      { dimensions: { topic: "b" }, metrics: { count: 1, successful_count: 1, first_attempt_count: 1 } },
+    ]);
+    expect(attempts.json.metadata).toMatchObject({ row_count: 2, truncated: false });
+    const events = await call(admin, "GET", `/metrics/events?${range}&measures=count&filters[topic]=a&filters[tenant_id]=${M}`);
+    expect(events.json.data).toEqual([{ metrics: { count: 2 } }]);
+    const jwt = (await call(admin, "GET", `/tenants/${M}/token`)).json.token;
+    expect((await call(jwt, "GET", `/metrics/events?${range}&measures=count`)).json.data).toEqual([{ metrics: { count: 3 } }]);
+    expect((await call(jwt, "GET", `/metrics/events?${range}&measures=count&dimensions=tenant_id`)).status).toBe(403);
+    expect((await call(jwt, "GET", `/metrics/events?${range}&measures=count&filters[tenant_id]=${T}`)).status).toBe(403);
+    const bad = await call(admin, "GET", `/metrics/attempts?${range}&measures=bogus`);
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/unknown measure "bogus"/);
+    expect((await call(admin, "GET", `/metrics/attempts?measures=count`)).status).toBe(400);
+  });
+});

@@ -5,6 +5,7 @@
  * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
  */
 import { getPool } from "@/lib/db/pool";
+import { MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
 import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
@@ -214,4 +215,95 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   if (!rowCount) throw outboundNotFound("event not found");
   await inTransaction((client) => enqueueOutboundDeliveries(client, event.id, event.tenant_id, [d.id], true));
   return { status: 202, body: { success: true } };
+}
+
+const count = (where?: string) => ({ sql: where ? `count(*) FILTER (WHERE ${where})` : "count(*)", empty: 0 as const });
+const share = (where: string) => ({ sql: `coalesce(count(*) FILTER (WHERE ${where})::float8 / nullif(count(*), 0), 0)`, empty: 0 as const });
+/** Per second over the bucket (or the range): `seconds` is the SQL of its length. */
+const rate = (seconds: string, where?: string) => ({ sql: `(count(*) ${where ? `FILTER (WHERE ${where})` : ""})::float8 / ${seconds}`, empty: 0 as const });
+
+/** Metrics tables of the outbound service (shared/spec/outbound.md "Metrics"), scoped by `$1` (tenant ids, null = all). */
+function outboundMetricsTables(seconds: string): Record<"events" | "attempts", MetricsTable> {
+  return {
+    events: {
+      kind: "events",
+      from: "outbound_events e CROSS JOIN LATERAL unnest(CASE WHEN cardinality(e.matched_destination_ids) = 0 THEN ARRAY[NULL::text] ELSE e.matched_destination_ids END) AS md(destination_id)",
+      time: "e.time",
+      scope: ["($1::text[] IS NULL OR e.tenant_id = ANY($1))"],
+      measures: { count: { sql: "count(DISTINCT e.id)", empty: 0 }, rate: { sql: `count(DISTINCT e.id)::float8 / ${seconds}`, empty: 0 } },
+      dimensions: { tenant_id: "e.tenant_id", topic: "e.topic", destination_id: "md.destination_id" },
+      filters: { tenant_id: "e.tenant_id", topic: "e.topic", destination_id: "md.destination_id" },
+    },
+    attempts: {
+      kind: "events",
+      from: "outbound_attempts a",
+      time: "a.time",
+      scope: ["($1::text[] IS NULL OR a.tenant_id = ANY($1))"],
+      measures: {
+        count: count(),
+        successful_count: count("a.status = 'success'"),
+        failed_count: count("a.status = 'failed'"),
+        error_rate: share("a.status = 'failed'"),
+        first_attempt_count: count("a.attempt_number = 0"),
+        retry_count: count("a.attempt_number > 0"),
+        manual_retry_count: count("a.manual"),
+        avg_attempt_number: { sql: "avg(a.attempt_number)", empty: null },
+        rate: rate(seconds),
+        successful_rate: rate(seconds, "a.status = 'success'"),
+        failed_rate: rate(seconds, "a.status = 'failed'"),
+        avg_latency: { sql: "avg(a.latency_ms)", empty: null },
+        p50_latency: { sql: "percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
+        p95_latency: { sql: "percentile_cont(0.95) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
+        p99_latency: { sql: "percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
+      },
+      dimensions: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },
+      filters: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },
+    },
+  };
+}
+
+/**
+ * `GET /metrics/events` and `/metrics/attempts` (shared/spec/outbound.md "Metrics"; reference §5):
+ * `time[start]`, `time[end]` (required, end exclusive), `measures` (required), `granularity`,
+ * `dimensions`, `filters[name]`, on the shared builder (lib/metrics/query.ts). A tenant JWT is forced to
+ * its tenant (a `tenant_id` dimension or another tenant's filter is 403). A bad parameter is a 400 naming it.
+ */
+export async function outboundMetrics(which: "events" | "attempts", q: ParsedQuery, caller: OutboundCaller) {
+  const t = q.time;
+  if (!t || typeof t !== "object" || Array.isArray(t) || typeof t.start !== "string" || typeof t.end !== "string") throw new OutboundError(400, "time[start] and time[end] are required");
+  let start: Date;
+  let end: Date;
+  try {
+    start = parseDate("time[start]", t.start as string);
+    end = parseDate("time[end]", t.end as string);
+  } catch {
+    throw new OutboundError(400, "time[start] and time[end] must be RFC 3339 times");
+  }
+  const list = (name: string) => values(q, name) ?? values(q, `${name}[]`) ?? [];
+  const filters: Record<string, string[]> = {};
+  const f = q.filters;
+  if (f !== undefined) {
+    if (typeof f !== "object" || Array.isArray(f)) throw new OutboundError(400, "filters takes filters[name]=value");
+    for (const [k, v] of Object.entries(f)) filters[k] = typeof v === "string" ? [v] : Array.isArray(v) ? (v as string[]) : (Object.values(v) as string[]);
+  }
+  const dimensions = list("dimensions");
+  let tenants: string[] | null = null;
+  if (caller.kind === "tenant") {
+    if (dimensions.includes("tenant_id") || (filters.tenant_id && filters.tenant_id.some((x) => x !== caller.tenantId))) throw new OutboundError(403, "forbidden");
+    tenants = [caller.tenantId];
+  }
+  const granularity = single(q, "granularity");
+  try {
+    const g = granularity ? parseGranularity(granularity) : null;
+    const seconds = g ? `extract(epoch FROM (${g.unit === "M" ? `interval '${g.n} months'` : `interval '${g.n}${{ s: " seconds", m: " minutes", h: " hours", d: " days", w: " weeks" }[g.unit]}'`}))` : `${(end.getTime() - start.getTime()) / 1000}`;
+    const result = await runMetrics(getPool(), outboundMetricsTables(seconds)[which], [tenants], { start, end, granularity: g, measures: list("measures"), dimensions, filters });
+    if (!g) {
+      result.data = result.data.map(({ time_bucket: _t, ...rest }) => rest);
+      delete (result.metadata as { granularity?: unknown }).granularity;
+    }
+    return { body: result };
+  } catch (err) {
+    if (err instanceof MetricsError) throw new OutboundError(400, err.message, { param: err.param });
+    throw err;
+  }
 }

@@ -7,7 +7,7 @@ import { getConfig } from "@/lib/config";
 import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
-import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, retry } from "@/lib/outbound/events";
+import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
 import { publish } from "@/lib/outbound/publish";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
@@ -52,6 +52,8 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "POST", path: "retry", auth: "any", handler: ({ body, caller }) => retry(body, caller) },
   { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
   { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id!, caller) },
+  { method: "GET", path: "metrics/events", auth: "any", handler: ({ query, caller }) => outboundMetrics("events", query, caller) },
+  { method: "GET", path: "metrics/attempts", auth: "any", handler: ({ query, caller }) => outboundMetrics("attempts", query, caller) },
   { method: "GET", path: "attempts", auth: "any", handler: ({ query, caller }) => listAttempts(query, caller) },
   { method: "GET", path: "attempts/:attempt_id", auth: "any", handler: ({ params, query, caller }) => getAttempt(params.attempt_id!, query, caller) },
   {
