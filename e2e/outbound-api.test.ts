@@ -204,6 +204,17 @@ describe("destinations", () => {
   });
 });
 
+describe("health", () => {
+  it("GET /outbound/api/v1/healthz answers without credentials; the managed form has none", async () => {
+    const res = await fetch(`${BASE_URL}/outbound/api/v1/healthz`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: "healthy", workers: { "http-server": { status: "healthy" }, "delivery-worker": { status: "healthy" }, "retry-scheduler": { status: "healthy" } } });
+    expect(Number.isFinite(Date.parse(body.timestamp))).toBe(true);
+    expect((await fetch(`${BASE_URL}/outbound/2025-07-01/healthz`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(404);
+  });
+});
+
 describe("destination types and topics", () => {
   it("each type's schema, with the fields a form needs", async () => {
     const { json } = await call(admin, "GET", "/destination-types");

@@ -42,8 +42,8 @@ export type OutboundRoute = {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path after the base, `:name` segments are parameters (`tenants/:tenant_id`). */
   path: string;
-  /** admin: admin key only; any: admin key or tenant JWT. */
-  auth: "admin" | "any";
+  /** admin: admin key only; any: admin key or tenant JWT; none: no credentials (health). */
+  auth: "admin" | "any" | "none";
   /** Only in this deployment form (404 in the other). */
   form?: OutboundForm;
   handler: (ctx: OutboundContext<Record<string, string>>) => Promise<OutboundResult>;
@@ -132,6 +132,10 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request, ctx: { 
       if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
       const header = req.headers.get("authorization") ?? "";
       const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
+      if (found.route.auth === "none") {
+        const result = await found.route.handler({ req, url: new URL(req.url), form: where.form, caller: { kind: "admin", keyId: "" }, params: found.params, query: {}, body: undefined, rawBody: "" });
+        return new Response(JSON.stringify(result.body), { status: result.status ?? 200, headers });
+      }
       const caller = credential ? await authenticateOutbound(credential) : null;
       if (!caller) throw new OutboundError(401, "unauthorized");
       if (where.form === "managed") {

@@ -8,6 +8,7 @@ import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
+import { outboundHealth } from "@/lib/outbound/health";
 import { publish } from "@/lib/outbound/publish";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
@@ -38,6 +39,7 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
       return { body: t };
     },
   },
+  { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
   { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: getConfig().outbound.topics }) },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
