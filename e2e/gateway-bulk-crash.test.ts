@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createId } from "@/lib/ids";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
-import { privateDatabase, type RunningServer, startServer } from "./support/servers";
+import { killHard, privateDatabase, type RunningServer, startServer } from "./support/servers";
 
 const apiKey = `hky_bulk_${randomBytes(12).toString("hex")}`;
 const settings = { GATEWAY_API_KEY: apiKey, BULK_BATCH_SIZE: "50", WORKER_CONCURRENCY: "10", DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "200" };
@@ -69,10 +69,6 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, json: await res.json() };
 }
 
-function killHard(s: RunningServer) {
-  process.kill(-s.process.pid!, "SIGKILL");
-  return new Promise((r) => (s.process.exitCode !== null ? r(null) : s.process.once("exit", r)));
-}
 
 const operation = async (id: string) => (await db.query("SELECT * FROM bulk_operations WHERE id = $1", [id])).rows[0];
 

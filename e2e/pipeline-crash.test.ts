@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createId } from "@/lib/ids";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
-import { privateDatabase, type RunningServer, startServer } from "./support/servers";
+import { killHard, privateDatabase, type RunningServer, startServer } from "./support/servers";
 
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
 // WORKER_BURST_DELIVERY_RATE only matters while ingestion reports pressure (the last test sends the reports).
@@ -39,10 +39,6 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, json: await res.json() };
 }
 
-function killHard(s: RunningServer) {
-  process.kill(-s.process.pid!, "SIGKILL");
-  return new Promise((r) => (s.process.exitCode !== null ? r(null) : s.process.once("exit", r)));
-}
 
 it("a worker killed mid-delivery loses nothing: the next process delivers the event", async () => {
   server = await startServer(env);

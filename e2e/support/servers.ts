@@ -132,3 +132,9 @@ async function startServerOnce(env: Record<string, string>): Promise<RunningServ
     },
   };
 }
+
+/** Kills `server`'s whole process group with SIGKILL (a crash: nothing is shut down cleanly); resolves once it exited. */
+export function killHard(server: RunningServer): Promise<unknown> {
+  process.kill(-server.process.pid!, "SIGKILL");
+  return new Promise((r) => (server.process.exitCode !== null ? r(null) : server.process.once("exit", r)));
+}

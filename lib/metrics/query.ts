@@ -28,6 +28,15 @@ export type MetricsRequest = {
 /** A measure: its SQL aggregate (a number or null), and its value in a bucket without rows. */
 export type MeasureDef = { sql: string; empty: 0 | null };
 
+/** Measure builders: rows (matching `where`), their share of all rows, an average or percentile (null when empty). */
+export const measure = {
+  count: (where?: string): MeasureDef => ({ sql: where ? `count(*) FILTER (WHERE ${where})` : "count(*)", empty: 0 }),
+  share: (where: string): MeasureDef => ({ sql: `coalesce(count(*) FILTER (WHERE ${where})::float8 / nullif(count(*), 0), 0)`, empty: 0 }),
+  distinct: (sql: string): MeasureDef => ({ sql: `count(DISTINCT ${sql})`, empty: 0 }),
+  value: (sql: string): MeasureDef => ({ sql, empty: null }),
+  percentile: (p: number, col: string): MeasureDef => ({ sql: `percentile_cont(${p}) WITHIN GROUP (ORDER BY ${col})`, empty: null }),
+};
+
 /**
  * What an endpoint can be asked. `kind: "events"` aggregates the rows whose `time` falls in each
  * bucket. `kind: "state"` counts, at the end of each bucket (`b.at` in measure SQL), the rows alive

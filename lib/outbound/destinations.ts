@@ -15,6 +15,7 @@ import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/http/out
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { checkFields, destinationType, newSecret, obfuscated } from "@/lib/outbound/destination-types";
+import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
 type Row = {
@@ -186,13 +187,7 @@ export async function setDestinationDisabled(tenantId: string, id: string, disab
 /** `GET /tenants/{tid}/destinations?type[]=…&topics[]=…`: every destination (not paged), oldest first. Throws 404 for an unknown tenant. */
 export async function listDestinations(tenantId: string, query: ParsedQuery) {
   await getTenant(tenantId);
-  const list = (name: string) => {
-    const v = query[name];
-    if (v === undefined) return null;
-    const values = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
-    if (values.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
-    return values as string[];
-  };
+  const list = (name: string) => values(query, name) ?? null;
   const { rows } = await getPool().query<Row>(
     "SELECT * FROM outbound_destinations WHERE tenant_id = $1 AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::text[] IS NULL OR topics && $3 OR '*' = ANY(topics)) ORDER BY created_at, id",
     [tenantId, list("type"), list("topics")],

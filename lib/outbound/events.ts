@@ -5,13 +5,14 @@
  * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
  */
 import { getPool } from "@/lib/db/pool";
-import { MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
+import { measure, MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
 import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";
 import { toDestination } from "@/lib/outbound/destinations";
+import { decodeCursor as decode, encodeCursor as encode, single, values } from "@/lib/outbound/params";
 import { filterMatches, topicMatches } from "@/lib/outbound/publish";
 
 type EventRow = { id: string; tenant_id: string; topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer; matched_destination_ids: string[]; destination_id: string | null };
@@ -30,19 +31,6 @@ export const toEvent = (r: EventRow, full = true) => ({
   matched_destination_ids: r.matched_destination_ids, ...(full ? { data: parseData(r.data) } : {}),
 });
 
-const values = (q: ParsedQuery, name: string): string[] | undefined => {
-  const v = q[name];
-  if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
-  if (list.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
-  return list as string[];
-};
-const single = (q: ParsedQuery, name: string) => {
-  const v = q[name];
-  if (v !== undefined && typeof v !== "string") throw new OutboundError(400, `${name} must be one value`);
-  return v as string | undefined;
-};
-
 /** The tenant ids a caller may read: a JWT's own (a `tenant_id` naming another is 403), or the admin's filter. */
 function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
   const asked = values(q, "tenant_id");
@@ -51,18 +39,6 @@ function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
     return [caller.tenantId];
   }
   return asked;
-}
-
-type Cursor = { t: string; i: string };
-const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
-function decode(raw: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
-    if (typeof c.t === "string" && typeof c.i === "string" && Number.isFinite(Date.parse(c.t))) return c;
-  } catch {
-    /* below */
-  }
-  throw new OutboundError(400, "invalid cursor");
 }
 
 /** One keyset page over `table` (alias x) by (time, id): `time[gte|lte|gt|lt]`, `limit` (100, at most 1000), `dir`, `next`/`prev`. */
@@ -217,8 +193,7 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   return { status: 202, body: { success: true } };
 }
 
-const count = (where?: string) => ({ sql: where ? `count(*) FILTER (WHERE ${where})` : "count(*)", empty: 0 as const });
-const share = (where: string) => ({ sql: `coalesce(count(*) FILTER (WHERE ${where})::float8 / nullif(count(*), 0), 0)`, empty: 0 as const });
+const { count, share, value, percentile } = measure;
 /** Per second over the bucket (or the range): `seconds` is the SQL of its length. */
 const rate = (seconds: string, where?: string) => ({ sql: `(count(*) ${where ? `FILTER (WHERE ${where})` : ""})::float8 / ${seconds}`, empty: 0 as const });
 
@@ -247,14 +222,14 @@ function outboundMetricsTables(seconds: string): Record<"events" | "attempts", M
         first_attempt_count: count("a.attempt_number = 0"),
         retry_count: count("a.attempt_number > 0"),
         manual_retry_count: count("a.manual"),
-        avg_attempt_number: { sql: "avg(a.attempt_number)", empty: null },
+        avg_attempt_number: value("avg(a.attempt_number)"),
         rate: rate(seconds),
         successful_rate: rate(seconds, "a.status = 'success'"),
         failed_rate: rate(seconds, "a.status = 'failed'"),
-        avg_latency: { sql: "avg(a.latency_ms)", empty: null },
-        p50_latency: { sql: "percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
-        p95_latency: { sql: "percentile_cont(0.95) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
-        p99_latency: { sql: "percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms)", empty: null },
+        avg_latency: value("avg(a.latency_ms)"),
+        p50_latency: percentile(0.5, "a.latency_ms"),
+        p95_latency: percentile(0.95, "a.latency_ms"),
+        p99_latency: percentile(0.99, "a.latency_ms"),
       },
       dimensions: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },
       filters: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },

@@ -10,6 +10,7 @@ import { getPool } from "@/lib/db/pool";
 import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import { tenantToken } from "@/lib/outbound/auth";
+import { decodeCursor as decode, encodeCursor as encode, single as one, values as many } from "@/lib/outbound/params";
 
 type TenantRow = { id: string; metadata: Record<string, unknown>; created_at: Date; updated_at: Date; destinations_count: number; topics: string[] | null };
 
@@ -51,30 +52,6 @@ export async function deleteTenant(id: string) {
   if (!rowCount) throw outboundNotFound("tenant not found");
   return { success: true };
 }
-
-type Cursor = { t: string; i: string };
-const encode = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
-function decode(raw: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
-    if (typeof c.t === "string" && typeof c.i === "string" && Number.isFinite(Date.parse(c.t))) return c;
-  } catch {
-    /* below */
-  }
-  throw new OutboundError(400, "invalid cursor");
-}
-const one = (q: ParsedQuery, name: string) => {
-  const v = q[name];
-  if (v !== undefined && typeof v !== "string") throw new OutboundError(400, `${name} must be a single value`);
-  return v;
-};
-const many = (q: ParsedQuery, name: string): string[] | undefined => {
-  const v = q[name];
-  if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
-  if (list.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
-  return list as string[];
-};
 
 /**
  * `GET /tenants`: `id` (repeatable), `limit` 1–100 (20), `dir` (desc), `order_by` created_at,

@@ -3,13 +3,9 @@
  * `/metrics/*`, MetricsResponse): measures, dimensions and filters over indexed columns of requests,
  * events, attempts and transformation executions, scoped to the team ($1). Run by lib/metrics/query.ts.
  */
-import type { MeasureDef, MetricsTable } from "@/lib/metrics/query";
+import { measure, type MetricsTable } from "@/lib/metrics/query";
 
-const count = (where?: string): MeasureDef => ({ sql: where ? `count(*) FILTER (WHERE ${where})` : "count(*)", empty: 0 });
-const share = (where: string, of = "count(*)"): MeasureDef => ({ sql: `coalesce(count(*) FILTER (WHERE ${where})::float8 / nullif(${of}, 0), 0)`, empty: 0 });
-const distinctCount = (sql: string): MeasureDef => ({ sql: `count(DISTINCT ${sql})`, empty: 0 });
-const latency = (sql: string): MeasureDef => ({ sql, empty: null });
-const percentile = (p: number, col: string) => latency(`percentile_cont(${p}) WITHIN GROUP (ORDER BY ${col})`);
+const { count, share, distinct: distinctCount, value: latency, percentile } = measure;
 
 const PENDING = "('QUEUED', 'SCHEDULED', 'HOLD')";
 /** When an event stopped waiting: its success, or its last change once FAILED or CANCELLED; null while it waits. */
