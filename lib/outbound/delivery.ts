@@ -11,6 +11,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type pg from "pg";
+import amqp from "amqplib";
 import { Webhook } from "standardwebhooks";
 import { getConfig } from "@/lib/config";
 import { decryptJson } from "@/lib/crypto/secrets";
@@ -106,7 +107,51 @@ async function send(c: Claimed): Promise<Outcome> {
       return { success: false, code: "gateway_error", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: err instanceof Error ? err.message : String(err), headers: {} } };
     }
   }
+  if (c.type === "rabbitmq") return sendRabbit(c, config, credentials);
   return { success: false, code: "unsupported_destination_type", latencyMs: null, response: null };
+}
+
+/** Open confirm channels by broker and credentials, reused across deliveries (dropped on any error). */
+const channels = new Map<string, Promise<amqp.ConfirmChannel>>();
+
+/**
+ * Publishes the event to the destination's exchange (the default exchange when empty) with the topic as
+ * routing key and the metadata as headers, and waits for the broker's confirm (amqplib). Never throws.
+ */
+async function sendRabbit(c: Claimed, config: Record<string, string>, credentials: Record<string, string>): Promise<Outcome> {
+  const started = performance.now();
+  const url = `${config.tls === "true" ? "amqps" : "amqp"}://${encodeURIComponent(credentials.username ?? "")}:${encodeURIComponent(credentials.password ?? "")}@${config.server_url}`;
+  let channel = channels.get(url);
+  if (!channel) {
+    channel = (async () => {
+      const conn = await amqp.connect(url, { timeout: getConfig().outbound.deliveryTimeoutMs });
+      const drop = () => channels.delete(url);
+      conn.on("error", drop);
+      conn.on("close", drop);
+      const ch = await conn.createConfirmChannel();
+      ch.on("error", drop);
+      ch.on("close", drop);
+      return ch;
+    })();
+    channels.set(url, channel);
+    channel.catch(() => channels.delete(url));
+  }
+  try {
+    const ch = await channel;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("timeout")), getConfig().outbound.deliveryTimeoutMs);
+      ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      });
+    });
+    return { success: true, code: "ok", latencyMs: Math.round(performance.now() - started), response: null };
+  } catch (err) {
+    channels.delete(url);
+    const message = err instanceof Error ? err.message : String(err);
+    return { success: false, code: message === "timeout" ? "timeout" : "rabbitmq_error", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: message, headers: {} } };
+  }
 }
 
 /**
