@@ -7,9 +7,10 @@
  * types and topics, error bodies, and tenant isolation.
  */
 import { randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { BASE_URL } from "./support/client";
+import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 
 let admin = "";
 const run = randomBytes(4).toString("hex");
@@ -226,4 +227,40 @@ describe("destination types and topics", () => {
     expect((await call(admin, "GET", "/destination-types/fax")).status).toBe(404);
     expect((await call(admin, "GET", "/topics")).json).toEqual([]);
   });
+});
+
+describe("configuration (managed form; own server, since settings are instance-wide)", () => {
+  let server: RunningServer | undefined;
+  let database: Awaited<ReturnType<typeof privateDatabase>> | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+  it("GET and PATCH /config: applied without a restart, null restores the default, unknown keys are 422", async () => {
+    database = await privateDatabase("outcfg");
+    const key = `hko_cfg_${randomBytes(12).toString("hex")}`;
+    server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, WORKER_ENABLED: "false" });
+    const at = async (form: string, method: string, path: string, body?: unknown, token = key) => {
+      const res = await fetch(`${server!.url}/outbound/${form}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, json: await res.json() };
+    };
+    const managed = (method: string, body?: unknown) => at("2025-07-01", method, "/config", body);
+    const before = await managed("GET");
+    expect(before.status).toBe(200);
+    expect(before.json).toMatchObject({ TOPICS: "", MAX_DESTINATIONS_PER_TENANT: "20", DESTINATIONS_WEBHOOK_HEADER_PREFIX: "x-outbound-" });
+    const patched = await managed("PATCH", { TOPICS: "order.paid,order.refunded" });
+    expect(patched.json.TOPICS).toBe("order.paid,order.refunded");
+    // In effect at once: the topics list and publish's validation read it.
+    expect((await at("api/v1", "GET", "/topics")).json).toEqual(["order.paid", "order.refunded"]);
+    await at("api/v1", "PUT", "/tenants/cfg");
+    expect((await at("api/v1", "POST", "/publish", { tenant_id: "cfg", topic: "user.created", data: {} })).json).toEqual({ status: 422, message: "validation error", data: ["topic is invalid"] });
+    expect((await managed("PATCH", { TOPICS: null })).json.TOPICS).toBe("");
+    expect((await at("api/v1", "GET", "/topics")).json).toEqual([]);
+    const bad = await managed("PATCH", { NOPE: "1", MAX_RETRY_LIMIT: "many" });
+    expect(bad.status).toBe(422);
+    expect(bad.json.data).toEqual(["NOPE is not a supported setting", "MAX_RETRY_LIMIT must be a number from 0 to 100"]);
+    expect((await at("api/v1", "GET", "/config")).status).toBe(404);
+    const jwt = (await at("api/v1", "GET", "/tenants/cfg/token")).json.token;
+    expect((await at("2025-07-01", "GET", "/config", undefined, jwt)).status).toBe(403);
+  }, 60_000);
 });

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
+import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
@@ -151,6 +152,7 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request, ctx: { 
       }
       if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
       if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
+      await refreshOutboundSettings();
       const url = new URL(req.url);
       const { body, rawBody } = req.method === "GET" || req.method === "DELETE" ? { body: undefined, rawBody: "" } : await readBody(req, found.route.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES);
       const result = await found.route.handler({ req, url, form: where.form, caller, params: found.params, query: parseQuery(url.searchParams), body, rawBody });

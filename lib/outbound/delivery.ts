@@ -9,11 +9,11 @@
  * events eligible for retry. A disabled or deleted destination is skipped without an attempt. Failures
  * in a row are counted per destination; OUTBOUND_AUTO_DISABLE_DESTINATION disables one at the limit.
  */
+import { outboundConfig, refreshOutboundSettings } from "@/lib/outbound/settings";
 import { createHmac, randomBytes } from "node:crypto";
 import type pg from "pg";
 import amqp from "amqplib";
 import { Webhook } from "standardwebhooks";
-import { getConfig } from "@/lib/config";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
@@ -57,7 +57,7 @@ type Outcome = { success: boolean; code: string; latencyMs: number | null; respo
 
 /** Seconds before retry number `n` (1-based), or null when the budget is spent. */
 export function retryDelaySeconds(n: number): number | null {
-  const cfg = getConfig().outbound;
+  const cfg = outboundConfig();
   if (n > cfg.maxRetries) return null;
   return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1]! : cfg.retryIntervalSeconds * 2 ** (n - 1);
 }
@@ -71,7 +71,7 @@ function metadataOf(c: Claimed): Record<string, string> {
 
 /** Sends one delivery through its destination type. Never throws: a failure is an outcome. */
 async function send(c: Claimed): Promise<Outcome> {
-  const cfg = getConfig().outbound;
+  const cfg = outboundConfig();
   const config = c.config ?? {};
   const credentials = decryptJson<Record<string, string>>(c.credentials_encrypted) ?? {};
   if (c.type === "webhook" || c.type === "standard_webhook") {
@@ -124,7 +124,7 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
   let channel = channels.get(url);
   if (!channel) {
     channel = (async () => {
-      const conn = await amqp.connect(url, { timeout: getConfig().outbound.deliveryTimeoutMs });
+      const conn = await amqp.connect(url, { timeout: outboundConfig().deliveryTimeoutMs });
       const drop = () => channels.delete(url);
       conn.on("error", drop);
       conn.on("close", drop);
@@ -139,7 +139,7 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
   try {
     const ch = await channel;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("timeout")), getConfig().outbound.deliveryTimeoutMs);
+      const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
       ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
         clearTimeout(timer);
         if (err) reject(err);
@@ -160,6 +160,7 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
  * Throws only on database errors.
  */
 export async function deliverOutbound(eventId: string, destinationId: string): Promise<void> {
+  await refreshOutboundSettings();
   const lease = new Date(Date.now() + LEASE_MS);
   const { rows } = await getBackgroundPool().query<Claimed>(
     `WITH c AS (
@@ -178,7 +179,7 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
     return;
   }
   const outcome = await send(c);
-  const cfg = getConfig().outbound;
+  const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);
   await inTransaction(async (db) => {

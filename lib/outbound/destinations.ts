@@ -5,9 +5,9 @@
  * cannot change; `rotate_secret`), delete, enable and disable. Config and credentials are validated by
  * the type's schema (destination-types.ts); credentials are encrypted at rest and obfuscated on read.
  */
+import { outboundConfig } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { getConfig } from "@/lib/config";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { base62 } from "@/lib/ids";
@@ -59,7 +59,7 @@ export function toDestination(r: Row) {
 function checkTopics(topics: "*" | string[], errors: string[]): string[] {
   const list = topics === "*" ? ["*"] : [...new Set(topics)];
   if (list.includes("*")) return ["*"];
-  const allowed = getConfig().outbound.topics;
+  const allowed = outboundConfig().topics;
   if (allowed.length) for (const t of list) if (!allowed.includes(t)) errors.push(`topics: ${t} is not a topic of this deployment`);
   return list;
 }
@@ -100,7 +100,7 @@ function settleCredentials(type: string, given: Record<string, unknown>, caller:
 }
 
 /** A new destination id: the IDGEN_DESTINATION_PREFIX setting, used as-is, then 22 base62 characters. */
-const newDestinationId = () => getConfig().outbound.prefixes.destination + base62(randomBytes(16));
+const newDestinationId = () => outboundConfig().prefixes.destination + base62(randomBytes(16));
 
 async function row(tenantId: string, id: string): Promise<Row> {
   const { rows } = await getPool().query<Row>("SELECT * FROM outbound_destinations WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
@@ -125,7 +125,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
   }
   if (errors.length) throw outboundInvalid(errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
-  if (counted[0]!.n >= getConfig().outbound.maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
+  if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
   const now = new Date();
   const { rows } = await getPool().query<Row>(
     `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)

@@ -5,9 +5,9 @@
  * bytes received. A repeated `id` answers `duplicate: true` and delivers nothing again. Events that
  * match nothing are stored too, so the operator can see them.
  */
+import { outboundConfig } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
@@ -95,7 +95,7 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
     throw outboundInvalid(dataIssue ? ["data must be a valid JSON object"] : p.error.issues.map((i) => (i.code === "invalid_type" && i.input === undefined ? `${i.path.join(".")} is required` : `${i.path.join(".")}: ${i.message}`)));
   }
   const e = p.data;
-  const cfg = getConfig().outbound;
+  const cfg = outboundConfig();
   const topic = e.topic ?? "";
   if (cfg.topics.length) {
     if (!topic) throw outboundInvalid(["topic is required"]);

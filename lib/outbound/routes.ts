@@ -3,6 +3,7 @@
  * deployment forms, served by the wrapper in lib/http/outbound.ts through app/outbound/[...path].
  * Auth: `admin` = admin key only; `any` = admin key or the tenant's JWT (scoped by the wrapper).
  */
+import { outboundConfig } from "@/lib/outbound/settings";
 import { getConfig } from "@/lib/config";
 import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
@@ -10,6 +11,7 @@ import { createDestination, deleteDestination, getDestination, listDestinations,
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
 import { outboundHealth } from "@/lib/outbound/health";
 import { publish } from "@/lib/outbound/publish";
+import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
 const D = "tenants/:tenant_id/destinations";
@@ -39,8 +41,10 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
       return { body: t };
     },
   },
+  { method: "GET", path: "config", auth: "admin", form: "managed", handler: async () => ({ body: await getManagedConfig() }) },
+  { method: "PATCH", path: "config", auth: "admin", form: "managed", handler: async ({ body }) => ({ body: await patchManagedConfig(body) }) },
   { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
-  { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: getConfig().outbound.topics }) },
+  { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: outboundConfig().topics }) },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
     method: "POST",
