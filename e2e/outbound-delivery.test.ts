@@ -154,7 +154,7 @@ describe("events, attempts and retry", () => {
   });
 });
 
-describe("automatic retries (own server, schedule 1,1 s, auto-disable after 3)", () => {
+describe("automatic retries and operator events (own server, schedule 1,1 s, auto-disable after 3)", () => {
   let server: RunningServer | undefined;
   let database: Awaited<ReturnType<typeof privateDatabase>> | undefined;
   afterAll(async () => {
@@ -164,7 +164,7 @@ describe("automatic retries (own server, schedule 1,1 s, auto-disable after 3)",
   it("a failing destination is retried on the schedule, then disabled after failures in a row", async () => {
     database = await privateDatabase("outretry");
     const key = `hko_retry_${randomBytes(12).toString("hex")}`;
-    server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, OUTBOUND_RETRY_SCHEDULE: "1,1", OUTBOUND_AUTO_DISABLE_DESTINATION: "true", OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: "3" });
+    server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, OUTBOUND_RETRY_SCHEDULE: "1,1", OUTBOUND_AUTO_DISABLE_DESTINATION: "true", OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: "3", OUTBOUND_OPERATOR_EVENTS_URL: `${receiver.url}/ops-${run}`, OUTBOUND_OPERATOR_EVENTS_SECRET: "op-secret" });
     receiver.respond((req) => ({ status: req.url.startsWith(`/down-${run}`) ? 503 : 200, body: "x" }));
     await call(key, "PUT", "/tenants/t", undefined, server.url);
     const d = (await call(key, "POST", "/tenants/t/destinations", { type: "webhook", topics: "*", config: { url: `${receiver.url}/down-${run}` } }, server.url)).json;
@@ -177,6 +177,15 @@ describe("automatic retries (own server, schedule 1,1 s, auto-disable after 3)",
     const gap = Date.parse(attempts[1].delivered_at) - Date.parse(attempts[0].delivered_at);
     expect(gap).toBeGreaterThanOrEqual(900);
     await eventually(async () => (await call(key, "GET", `/tenants/t/destinations/${d.id}`, undefined, server!.url)).json.disabled_at !== null);
+    // Operator events, signed: failures in a row at 2 and 3 of 3, the destination disabled, the retries exhausted.
+    const ops = await eventually(async () => {
+      const got = receiver.received.filter((r) => r.url === `/ops-${run}`);
+      return got.length >= 4 ? got : null;
+    }, 15_000);
+    for (const o of ops) expect(o.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", "op-secret").update(o.body).digest("hex")}`);
+    const topics = ops.map((o) => JSON.parse(o.body.toString())).map((e) => `${e.topic}:${e.data.consecutive_failures ?? ""}`).sort();
+    expect(topics).toEqual(["alert.attempt.exhausted_retries:", "alert.destination.consecutive_failure:2", "alert.destination.consecutive_failure:3", "alert.destination.disabled:3"]);
+    expect(JSON.parse(ops[0]!.body.toString())).toMatchObject({ tenant_id: "t", data: { destination_id: d.id } });
     const notEligible = await call(key, "POST", "/publish", { tenant_id: "t", topic: "a", eligible_for_retry: false, data: { x: 2 } }, server.url);
     expect(notEligible.json.destination_ids).toEqual([]);
   }, 60_000);

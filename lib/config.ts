@@ -72,6 +72,8 @@ const ConfigSchema = z.object({
   OUTBOUND_WEBHOOK_HEADER_PREFIX: z.string().regex(/^[a-zA-Z0-9-]*$/).default("x-outbound-"),
   OUTBOUND_AUTO_DISABLE_DESTINATION: booleanish.default(false),
   OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: z.coerce.number().int().min(1).default(100),
+  OUTBOUND_OPERATOR_EVENTS_URL: z.url().optional(),
+  OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
@@ -95,6 +97,9 @@ export type Config = {
     webhookHeaderPrefix: string;
     autoDisable: boolean;
     consecutiveFailureLimit: number;
+    /** Where operator events (alerts) are posted, and the secret that signs them. */
+    operatorEventsUrl: string | undefined;
+    operatorEventsSecret: string;
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -257,6 +262,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       webhookHeaderPrefix: e.OUTBOUND_WEBHOOK_HEADER_PREFIX.toLowerCase(),
       autoDisable: e.OUTBOUND_AUTO_DISABLE_DESTINATION,
       consecutiveFailureLimit: e.OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT,
+      operatorEventsUrl: e.OUTBOUND_OPERATOR_EVENTS_URL,
+      operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
   };

@@ -21,6 +21,7 @@ import { sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
 import { ingest } from "@/lib/ingest/ingest";
 import { logger } from "@/lib/log";
+import { alertsAfterFailure } from "@/lib/outbound/alerts";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -182,14 +183,14 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);
-  await inTransaction(async (db) => {
+  const alert = await inTransaction(async (db) => {
     const { rowCount } = await db.query(
       `UPDATE outbound_deliveries SET attempts = attempts + 1, manual = false, locked_until = NULL, next_attempt_at = $4, updated_at = now(),
               status = CASE WHEN $3 THEN 'success' WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END
         WHERE event_id = $1 AND destination_id = $2 AND locked_until = $5`,
       [eventId, destinationId, outcome.success, next, c.locked_until],
     );
-    if (!rowCount) return; // the lease was lost: another worker owns this delivery now
+    if (!rowCount) return null; // the lease was lost: another worker owns this delivery now
     await db.query(
       `INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
@@ -199,10 +200,15 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
       "UPDATE outbound_destinations SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures + 1 END WHERE id = $1 RETURNING consecutive_failures",
       [destinationId, outcome.success],
     );
-    if (!outcome.success && cfg.autoDisable && (d[0]?.consecutive_failures ?? 0) >= cfg.consecutiveFailureLimit) {
-      await db.query("UPDATE outbound_destinations SET disabled_at = coalesce(disabled_at, now()), updated_at = now() WHERE id = $1", [destinationId]);
-      log.warn(`destination ${destinationId} disabled after ${d[0]!.consecutive_failures} failures in a row`);
+    const failures = d[0]?.consecutive_failures ?? 0;
+    let disabled = false;
+    if (!outcome.success && cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
+      const { rowCount: turnedOff } = await db.query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
+      disabled = (turnedOff ?? 0) > 0;
+      if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
     }
     if (next) await db.query("SELECT graphile_worker.add_job($1, json_build_object('event_id', $2::text, 'destination_id', $3::text), run_at => $4, max_attempts => 10::smallint)", [OUTBOUND_DELIVER_TASK, eventId, destinationId, next]);
+    return outcome.success ? null : { tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null };
   }, getBackgroundPool());
+  if (alert) await alertsAfterFailure(alert);
 }
