@@ -3,6 +3,7 @@
  * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
  *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
  *   /e/v1/publish                  gateway publish (POST, API key)                lib/ingest/publish.ts
+ *   /outbound/{api/v1|2025-07-01}/publish   outbound publish (POST, admin key)    lib/outbound/publish.ts
  *   /cli/…                         `hookyard listen` sessions and streams (cli_key) lib/cli-channel/routes.ts
  *   POST /                          create a test URL                              lib/console/routes.ts
  *   GET /{id} (Accept: JSON)        source preview; otherwise the page
@@ -33,6 +34,8 @@ import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
+import { outboundHttp } from "@/lib/http/outbound";
+import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 import { getCliFeed } from "@/lib/cli-channel/feed";
 import { serveCli } from "@/lib/cli-channel/routes";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
@@ -87,6 +90,13 @@ function ingestFailure(err: unknown): HttpResponse {
   return { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
 }
 
+/** Outbound publish, a hot path like ingestion: the outbound wrapper without Next.js (lib/http/outbound.ts outboundHttp). */
+async function servePublish(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const config = getConfig();
+  const request = await readNodeRequest(req, { maxBodyBytes: config.ingestMaxBodyBytes, trustProxy: config.trustProxy });
+  writeNodeResponse(res, await outboundHttp(OUTBOUND_ROUTES, request, config.publicUrl));
+}
+
 async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse, route: (r: HttpRequest) => Promise<HttpResponse>) {
   const config = getConfig();
   const request = await readNodeRequest(req, { maxBodyBytes: CONSOLE_MAX_BODY_BYTES, trustProxy: config.trustProxy });
@@ -115,6 +125,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
       if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
       const pathname = url.split("?")[0]!;
+      if (method === "POST" && (pathname === "/outbound/api/v1/publish" || pathname === "/outbound/2025-07-01/publish")) return servePublish(req, res);
       if (pathname === "/healthz" && (method === "GET" || method === "HEAD")) return writeNodeResponse(res, await healthz());
       const segments = pathname.split("/").filter(Boolean);
       if (pathname === "/" && method === "POST") return serveConsole(req, res, createTestUrlRoute);

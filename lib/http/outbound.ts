@@ -15,6 +15,7 @@ import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
+import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { logger } from "@/lib/log";
 
 const log = logger("outbound");
@@ -36,7 +37,7 @@ export class OutboundError extends Error {
 export const outboundNotFound = (what = "not found") => new OutboundError(404, what);
 export const outboundInvalid = (messages: string[]) => new OutboundError(422, "validation error", messages);
 
-export type OutboundContext<P> = { req: Request; url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
+export type OutboundContext<P> = { url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
 export type OutboundResult = { status?: number; body: unknown };
 
 export type OutboundRoute = {
@@ -87,10 +88,19 @@ function match(route: OutboundRoute, rest: string[]): Record<string, string> | n
   return params;
 }
 
-async function readBody(req: Request, max: number): Promise<{ body: unknown; rawBody: string }> {
-  if (Number(req.headers.get("content-length") ?? 0) > max) throw new OutboundError(413, "request body too large");
-  const buf = Buffer.from(await req.arrayBuffer());
-  if (buf.length > max) throw new OutboundError(413, "request body too large");
+/** A request as the outbound surface needs it, from Next.js or from server.ts. */
+export type OutboundInput = {
+  method: string;
+  /** Path segments after `/outbound/`, still percent-encoded. */
+  segments: string[];
+  url: URL;
+  authorization: string | null;
+  /** The body, up to `max` bytes: `tooLarge` past it. */
+  readBody: (max: number) => Promise<{ body: Buffer; tooLarge: boolean }>;
+};
+export type OutboundOutput = { status: number; headers: Record<string, string>; body: string };
+
+function parseBody(buf: Buffer): { body: unknown; rawBody: string } {
   const text = buf.toString("utf8");
   if (!text.trim()) return { body: undefined, rawBody: "" };
   try {
@@ -100,67 +110,103 @@ async function readBody(req: Request, max: number): Promise<{ body: unknown; raw
   }
 }
 
-/**
- * The Next.js handler of every outbound path (`app/outbound/[...path]/route.ts`) over `routes`. Never throws.
- */
-export function outboundHandler(routes: OutboundRoute[]): (req: Request, ctx: { params: Promise<{ path: string[] }> }) => Promise<Response> {
-  return async (req, ctx) => {
-    let status = 200;
-    let json: unknown;
-    const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+/** Serves one outbound request over `routes` (the steps in this file's header). Never throws. */
+export async function handleOutbound(routes: OutboundRoute[], input: OutboundInput): Promise<OutboundOutput> {
+  let status = 200;
+  let json: unknown;
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+  try {
+    let segments: string[];
     try {
-      const { path } = await ctx.params;
-      let segments: string[];
-      try {
-        segments = path.map((p) => decodeURIComponent(p));
-      } catch {
-        throw outboundNotFound();
-      }
-      const where = splitPath(segments);
-      if (!where) throw outboundNotFound();
-      let found: { route: OutboundRoute; params: Record<string, string> } | null = null;
-      let pathExists = false;
-      for (const route of routes) {
-        if (route.form && route.form !== where.form) continue;
-        const params = match(route, where.rest);
-        if (!params) continue;
-        pathExists = true;
-        if (route.method === req.method) {
-          found = { route, params };
-          break;
-        }
-      }
-      if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
-      const header = req.headers.get("authorization") ?? "";
-      const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
-      if (found.route.auth === "none") {
-        const result = await found.route.handler({ req, url: new URL(req.url), form: where.form, caller: { kind: "admin", keyId: "" }, params: found.params, query: {}, body: undefined, rawBody: "" });
-        return new Response(JSON.stringify(result.body), { status: result.status ?? 200, headers });
-      }
-      const caller = credential ? await authenticateOutbound(credential) : null;
-      if (!caller) throw new OutboundError(401, "unauthorized");
-      if (where.form === "managed") {
-        const limit = getConfig().outbound.rateLimit;
-        const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
-        headers["x-ratelimit-limit"] = String(limit);
-        headers["x-ratelimit-remaining"] = String(rate.remaining);
-        headers["x-ratelimit-reset"] = String(Math.ceil(rate.resetAt.getTime() / 1000));
-        if (!rate.allowed) {
-          headers["retry-after"] = String(rate.retryAfterSeconds);
-          throw new OutboundError(429, "rate limit exceeded");
-        }
-      }
-      if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
-      if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
-      await refreshOutboundSettings();
-      const url = new URL(req.url);
-      const { body, rawBody } = req.method === "GET" || req.method === "DELETE" ? { body: undefined, rawBody: "" } : await readBody(req, found.route.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES);
-      const result = await found.route.handler({ req, url, form: where.form, caller, params: found.params, query: parseQuery(url.searchParams), body, rawBody });
-      status = result.status ?? 200;
-      json = result.body;
-    } catch (err) {
-      ({ status, json } = toBody(err));
+      segments = input.segments.map((p) => decodeURIComponent(p));
+    } catch {
+      throw outboundNotFound();
     }
-    return new Response(JSON.stringify(json), { status, headers });
+    const where = splitPath(segments);
+    if (!where) throw outboundNotFound();
+    let found: { route: OutboundRoute; params: Record<string, string> } | null = null;
+    let pathExists = false;
+    for (const route of routes) {
+      if (route.form && route.form !== where.form) continue;
+      const params = match(route, where.rest);
+      if (!params) continue;
+      pathExists = true;
+      if (route.method === input.method) {
+        found = { route, params };
+        break;
+      }
+    }
+    if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
+    const query = parseQuery(input.url.searchParams);
+    if (found.route.auth === "none") {
+      // Health: nothing of any tenant is read, so there is no caller to check.
+      const result = await found.route.handler({ url: input.url, form: where.form, caller: { kind: "admin", keyId: "" }, params: found.params, query, body: undefined, rawBody: "" });
+      return { status: result.status ?? 200, headers, body: JSON.stringify(result.body) };
+    }
+    const header = input.authorization ?? "";
+    const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
+    const caller = credential ? await authenticateOutbound(credential) : null;
+    if (!caller) throw new OutboundError(401, "unauthorized");
+    if (where.form === "managed") {
+      const limit = getConfig().outbound.rateLimit;
+      const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
+      headers["x-ratelimit-limit"] = String(limit);
+      headers["x-ratelimit-remaining"] = String(rate.remaining);
+      headers["x-ratelimit-reset"] = String(Math.ceil(rate.resetAt.getTime() / 1000));
+      if (!rate.allowed) {
+        headers["retry-after"] = String(rate.retryAfterSeconds);
+        throw new OutboundError(429, "rate limit exceeded");
+      }
+    }
+    if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
+    if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
+    await refreshOutboundSettings();
+    let parsed: { body: unknown; rawBody: string } = { body: undefined, rawBody: "" };
+    if (input.method !== "GET" && input.method !== "DELETE") {
+      const read = await input.readBody(found.route.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES);
+      if (read.tooLarge) throw new OutboundError(413, "request body too large");
+      parsed = parseBody(read.body);
+    }
+    const result = await found.route.handler({ url: input.url, form: where.form, caller, params: found.params, query, ...parsed });
+    status = result.status ?? 200;
+    json = result.body;
+  } catch (err) {
+    ({ status, json } = toBody(err));
+  }
+  return { status, headers, body: JSON.stringify(json) };
+}
+
+/** The Next.js handler of every outbound path (`app/outbound/[...path]/route.ts`) over `routes`. Never throws. */
+export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const url = new URL(req.url);
+    const out = await handleOutbound(routes, {
+      method: req.method,
+      segments: url.pathname.split("/").filter(Boolean).slice(1),
+      url,
+      authorization: req.headers.get("authorization"),
+      readBody: async (max) => {
+        if (Number(req.headers.get("content-length") ?? 0) > max) return { body: Buffer.alloc(0), tooLarge: true };
+        const body = Buffer.from(await req.arrayBuffer());
+        return { body, tooLarge: body.length > max };
+      },
+    });
+    return new Response(out.body, { status: out.status, headers: out.headers });
   };
+}
+
+/**
+ * The framework-free form for server.ts's hot path (`POST …/publish`, design "The hot path does not go
+ * through Next.js's router"): `req` was read with the ingestion limit. Never throws.
+ */
+export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, base: string): Promise<HttpResponse> {
+  const url = new URL(`${req.pathname}${req.query ? `?${req.query}` : ""}`, base);
+  const out = await handleOutbound(routes, {
+    method: req.method,
+    segments: req.pathname.split("/").filter(Boolean).slice(1),
+    url,
+    authorization: req.headers.authorization ?? null,
+    readBody: async (max) => ({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
+  });
+  return { status: out.status, headers: out.headers, body: out.body };
 }

@@ -33,18 +33,21 @@ const RESPONSE_MAX_BYTES = 131_072;
 
 type Db = Pick<pg.PoolClient, "query">;
 
-/** Adds the deliveries of event `eventId` to `destinationIds` and their jobs, in the caller's transaction. */
-export async function enqueueOutboundDeliveries(db: Db, eventId: string, tenantId: string, destinationIds: string[], manual = false): Promise<void> {
-  if (destinationIds.length === 0) return;
+/** Adds deliveries (due now; `manual` for POST /retry) and their jobs, in the caller's transaction. */
+export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
+  if (deliveries.length === 0) return;
+  const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
   await db.query(
     `INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status, manual, next_attempt_at)
-     SELECT $1, d, $2, 'pending', $4, now() FROM unnest($3::text[]) AS d
+     SELECT e, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[]) AS x(e, d, t)
      ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, next_attempt_at = now(), updated_at = now()`,
-    [eventId, tenantId, destinationIds, manual],
+    [...cols, manual],
   );
   await db.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('event_id', $2::text, 'destination_id', d), max_attempts => 10::smallint) FROM unnest($3::text[]) AS d`,
-    [OUTBOUND_DELIVER_TASK, eventId, destinationIds],
+    `SELECT count(*) FROM graphile_worker.add_jobs(
+       (SELECT array_agg(ROW($3::text, json_build_object('event_id', e, 'destination_id', d), NULL, NULL, 10::smallint, NULL, NULL, NULL)::graphile_worker.job_spec)
+          FROM unnest($1::text[], $2::text[]) AS x(e, d)))`,
+    [cols[0], cols[1], OUTBOUND_DELIVER_TASK],
   );
 }
 

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
+import { Batcher } from "@/lib/delivery/batcher";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
 import { base62 } from "@/lib/ids";
 import { OutboundError, outboundInvalid } from "@/lib/http/outbound";
@@ -111,18 +112,46 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
   );
   const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
   const matched = destinations.filter((d) => topicMatches(d.topics, topic) && filterMatches(d.filter, view)).map((d) => d.id);
-  return inTransaction(async (client) => {
-    const { rowCount } = await client.query(
-      `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-      [id, e.tenant_id, topic, time, e.eligible_for_retry ?? true, JSON.stringify(metadata), Buffer.from(dataText, "utf8"), e.destination_id ?? null, matched],
-    );
-    if (!rowCount) {
-      const { rows } = await client.query<{ tenant_id: string; matched_destination_ids: string[] }>("SELECT tenant_id, matched_destination_ids FROM outbound_events WHERE id = $1", [id]);
-      if (rows[0] && rows[0].tenant_id !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
-      return { status: 202, body: { id, duplicate: true, destination_ids: rows[0]?.matched_destination_ids ?? [] } };
-    }
-    await enqueueOutboundDeliveries(client, id, e.tenant_id, matched);
-    return { status: 202, body: { id, duplicate: false, destination_ids: matched } };
-  });
+  const written = await writer.submit({ id, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: Buffer.from(dataText, "utf8"), destinationId: e.destination_id ?? null, matched });
+  if (written.tenantId !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
+  return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
 }
+
+type Pending = { id: string; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; data: Buffer; destinationId: string | null; matched: string[] };
+type Written = { duplicate: boolean; tenantId: string; matched: string[] };
+
+/**
+ * Group commit (design "The hot path"): the events published meanwhile are written by one transaction
+ * (events, their deliveries and jobs), each answered only after it committed. An event whose id exists
+ * already is a duplicate: nothing is queued again and the first one's matches are answered.
+ */
+const writer = new Batcher<Pending, Written>(async (items) =>
+  inTransaction(async (client) => {
+    const { rows: inserted } = await client.query<{ id: string }>(
+      `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
+       SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, t.data, t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched))
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::bytea[], $8::text[], $9::jsonb[])
+              AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [
+        items.map((i) => i.id), items.map((i) => i.tenantId), items.map((i) => i.topic), items.map((i) => i.time), items.map((i) => i.eligible),
+        items.map((i) => JSON.stringify(i.metadata)), items.map((i) => i.data), items.map((i) => i.destinationId), items.map((i) => JSON.stringify(i.matched)),
+      ],
+    );
+    const fresh = new Set(inserted.map((r) => r.id));
+    // The same id twice in one batch: the first is new, the second a duplicate of it.
+    const seen = new Set<string>();
+    const isNew = items.map((i) => fresh.has(i.id) && !seen.has(i.id) && (seen.add(i.id), true));
+    await enqueueOutboundDeliveries(client, items.filter((_, n) => isNew[n]).flatMap((i) => i.matched.map((d) => ({ eventId: i.id, destinationId: d, tenantId: i.tenantId }))));
+    const old = items.filter((_, n) => !isNew[n]).map((i) => i.id);
+    const { rows: existing } = old.length
+      ? await client.query<{ id: string; tenant_id: string; matched_destination_ids: string[] }>("SELECT id, tenant_id, matched_destination_ids FROM outbound_events WHERE id = ANY($1)", [old])
+      : { rows: [] };
+    const byId = new Map(existing.map((r) => [r.id, r]));
+    return items.map((i, n) => {
+      if (isNew[n]) return { duplicate: false, tenantId: i.tenantId, matched: i.matched };
+      const first = byId.get(i.id) ?? { tenant_id: i.tenantId, matched_destination_ids: i.matched };
+      return { duplicate: true, tenantId: first.tenant_id, matched: first.matched_destination_ids };
+    });
+  }),
+200, 2);
