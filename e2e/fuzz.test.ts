@@ -161,9 +161,12 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     const auth = { authorization: `Bearer ${team.apiKey}` };
     for (const bad of ["%FF", "%C0%80", "%ED%A0%80", "src_%00", "%00"]) {
       for (const prefix of PREFIXES) {
-        for (const p of [`sources/${bad}`, `events/${bad}`, `events/${bad}/raw_body`, `requests/${bad}/events`, `connections/${bad}/pause`, `transformations/${bad}/executions/${bad}`, `attempts/${bad}`, `ignored-events/${bad}`, `destinations/${bad}`]) {
+        for (const p of [`sources/${bad}`, `events/${bad}`, `events/${bad}/raw_body`, `requests/${bad}/events`, `connections/${bad}/pause`, `transformations/${bad}/executions/${bad}`, `attempts/${bad}`, `ignored-events/${bad}`, `destinations/${bad}`, `bulk/events/retry/${bad}`, `bulk/requests/replay/${bad}`, `bulk/${bad}/retry`, `issues/${bad}`, `issue-triggers/${bad}`, `bookmarks/${bad}`, `bookmarks/${bad}/raw_body`]) {
           await expectAnswer(req("GET", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
         }
+        for (const p of [`bulk/ignored-events/retry/${bad}/cancel`, `bookmarks/${bad}/trigger`]) await expectAnswer(req("POST", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
+        for (const p of [`issue-triggers/${bad}/disable`, `issues/${bad}`]) await expectAnswer(req("PUT", `/api${prefix}/${p}`, { ...auth, "content-type": "application/json" }, '{"status":"RESOLVED"}'), 404, gatewayBody(404));
+        await expectAnswer(req("DELETE", `/api${prefix}/bookmarks/${bad}`, auth), 404, gatewayBody(404));
       }
       await expectAnswer(req("GET", `/${bad}`), 404, consoleBody(404));
       await expectAnswer(req("GET", `/${testUrl.id}/requests/${bad}/raw`), 404, consoleBody(404));
@@ -177,6 +180,15 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
   it("U+0000 and lone surrogates in JSON string fields (gateway, console, CLI) → 4xx, nothing reaches PostgreSQL", async () => {
     const json = { authorization: `Bearer ${team.apiKey}`, "content-type": "application/json" };
     for (const s of ["a\\u0000b", "\\ud800", "x\\udfffy"]) {
+      for (const family of ["events/retry", "requests/retry", "requests/replay", "ignored-events/retry"]) {
+        await expectAnswer(req("POST", `/api${V}/bulk/${family}`, json, `{"query":{"id":"${s}"}}`), 400, gatewayBody(400));
+        await expectAnswer(req("POST", `/api${V}/bulk/${family}`, json, `{"query":{"${s}":"x"}}`), 400, gatewayBody(400));
+      }
+      await expectAnswer(req("POST", `/api${V}/bulk/requests/replay`, json, `{"query":{"target":{"source_id":"${s}"}}}`), 400, gatewayBody(400));
+      await expectAnswer(req("POST", `/api${V}/issue-triggers`, json, `{"type":"delivery","name":"${s}","configs":{"strategy":"first_attempt","connections":"*"}}`), 400, gatewayBody(400));
+      await expectAnswer(req("PUT", `/api${V}/issue-triggers`, json, `{"type":"delivery","name":"t","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"slack":{"channel_name":"${s}"}}}`), 400, gatewayBody(400));
+      await expectAnswer(req("POST", `/api${V}/bookmarks`, json, `{"event_data_id":"edt_x","webhook_id":"web_x","label":"${s}"}`), 400, gatewayBody(400));
+      await expectAnswer(req("PUT", `/api${V}/notifications/webhooks`, json, `{"enabled":true,"topics":[],"source_id":"${s}"}`), 400, gatewayBody(400));
       await expectAnswer(req("POST", `/api${V}/sources`, json, `{"name":"${s}"}`), 400, gatewayBody(400));
       await expectAnswer(req("POST", `/api${V}/destinations`, json, `{"name":"ok","description":"${s}","config":{"url":"http://127.0.0.1:9/"}}`), 400, gatewayBody(400));
       await expectAnswer(req("POST", `/api${V}/connections`, json, `{"name":"c","source":{"name":"${s}"},"destination":{"name":"d"}}`), 400, gatewayBody(400));
@@ -189,7 +201,7 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
   });
 
   it("forged cursors (out-of-range timestamps, U+0000, lone surrogates, huge values) → 400 on every list", async () => {
-    for (const list of ["sources", "destinations", "connections", "events", "requests", "attempts", "ignored-events", "transformations"]) {
+    for (const list of ["sources", "destinations", "connections", "events", "requests", "attempts", "ignored-events", "transformations", "bulk/events/retry", "bulk/events/cancel", "bulk/ignored-events/retry", "bulk/requests/retry", "bulk/requests/replay", "issues", "issue-triggers", "bookmarks"]) {
       for (const p of FORGED_CURSOR_PAYLOADS) {
         const r = await api(team, "GET", `${V}/${list}?next=${encodeCursor(p)}&order_by=${p.o}&dir=${p.d}`);
         expect(r.status, `${list} ${JSON.stringify(p).slice(0, 200)}: ${JSON.stringify(r.json)}`).toBe(400);

@@ -19,6 +19,8 @@ let receiver: Receiver;
 let failing: TestConnection & { tag: string };
 const failedRequests: string[] = [];
 const q = (query: unknown) => encodeURIComponent(JSON.stringify(query));
+/** One operation of each family, for the team isolation checks. */
+const opsByFamily: Record<string, string> = {};
 
 /** Polls operation `id` of `family` until it completed; returns the record. */
 async function completed(family: string, id: string, who: TestTeam = team) {
@@ -61,6 +63,9 @@ describe("events retry", () => {
       ["cancelled_at", "completed_at", "completed_count", "created_at", "estimated_batch", "estimated_count", "failed_count", "id", "in_progress", "number", "processed_batch", "progress", "query", "team_id", "type", "updated_at"].sort(),
     );
     expect(op).toMatchObject({ team_id: team.teamId, type: "events.retry", query, estimated_count: 6, estimated_batch: 1, number: 1, cancelled_at: null });
+    // The state table's "(none) → POST create" row: in progress, nothing processed yet, failed_count null.
+    expect(op).toMatchObject({ in_progress: true, completed_at: null, progress: 0, processed_batch: 0, completed_count: 0, failed_count: null });
+    opsByFamily["events/retry"] = op.id;
 
     const done = await completed("events/retry", op.id);
     expect(done).toMatchObject({ in_progress: false, progress: 1, processed_batch: 1, completed_count: 6, failed_count: 0, cancelled_at: null });
@@ -97,6 +102,27 @@ describe("events retry", () => {
     expect(page.json.models[0].id).toBe(second.json.id);
     expect((await api(team, "GET", `${V}/bulk/events/retry?limit=1&next=${page.json.pagination.next}`)).json.models[0].id).toBe(opId);
     expect((await api(team, "GET", `${V}/bulk/events/retry?next=garbage`)).status).toBe(400);
+    // dir=asc, the prev cursor, id as an array, the date operators.
+    const asc = await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1`);
+    expect(asc.json.pagination).toMatchObject({ order_by: "created_at", dir: "asc", limit: 1 });
+    expect(asc.json.models[0].id).toBe(opId);
+    const second2 = await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1&next=${asc.json.pagination.next}`);
+    expect(second2.json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1&prev=${second2.json.pagination.prev}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?id[]=${opId}&id[]=${second.json.id}`)).json.count).toBe(2);
+    const created = (await api(team, "GET", `${V}/bulk/events/retry/${second.json.id}`)).json.created_at;
+    expect((await api(team, "GET", `${V}/bulk/events/retry?created_at[gte]=${created}`)).json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?created_at[lt]=${created}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?completed_at[any]=true`)).json.count).toBe(2);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?completed_at[lte]=2000-01-01`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?cancelled_at[any]=true`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?in_progress=false`)).json.count).toBe(2);
+    // Bad list parameters are 400s naming the parameter.
+    for (const bad of ["created_at[gte]=yesterday", "in_progress=maybe", "limit=251", "dir=up", "order_by=number", "cancelled_at[near]=1", "query=%7Bnope", "query=%5B1%5D", "query_partial_match=perhaps"]) {
+      const r = await api(team, "GET", `${V}/bulk/events/retry?${bad}`);
+      expect(r.status, `${bad}: ${JSON.stringify(r.json)}`).toBe(400);
+      expect(r.json).toMatchObject({ handled: true, status: 400 });
+    }
     // Other families list only their own operations.
     expect((await api(team, "GET", `${V}/bulk/requests/retry`)).json.count).toBe(0);
   }, 60_000);
@@ -121,12 +147,36 @@ describe("events retry", () => {
     expect(again.json.cancelled_at).toBe(cancelled.json.cancelled_at);
   });
 
-  it("older versions have no `type`; events cancel exists from 2025-07-01", async () => {
-    const old = await api(team, "GET", `/2024-09-01/bulk/events/retry/${opId}`);
-    expect(old.status).toBe(200);
-    expect(old.json.type).toBeUndefined();
-    expect((await api(team, "GET", `/2025-01-01/bulk/events/cancel`)).status).toBe(404);
-    expect((await api(team, "GET", `/2025-01-01/bulk/events/retry`)).status).toBe(200);
+  it("older versions have no `type`; events cancel exists from 2025-07-01; metrics only in 2025-07-01", async () => {
+    for (const version of ["2024-09-01", "2025-01-01"]) {
+      const old = await api(team, "GET", `/${version}/bulk/events/retry/${opId}`);
+      expect(old.status).toBe(200);
+      expect("type" in old.json).toBe(false);
+      const list = await api(team, "GET", `/${version}/bulk/events/retry`);
+      expect(list.status).toBe(200);
+      expect(list.json.models.every((m: object) => !("type" in m))).toBe(true);
+      const made = await api(team, "POST", `/${version}/bulk/events/retry`, { query: { webhook_id: "web_nothing" } });
+      expect(made.status).toBe(200);
+      expect("type" in made.json).toBe(false);
+      for (const [method, path] of [["GET", "bulk/events/cancel"], ["POST", "bulk/events/cancel"], ["GET", "bulk/events/cancel/plan"], ["GET", `bulk/events/cancel/${opId}`], ["POST", `bulk/events/cancel/${opId}/cancel`]]) {
+        const r = await api(team, method!, `/${version}/${path}`, method === "POST" ? { query: { webhook_id: failing.id } } : undefined);
+        expect(r.status, `${version} ${method} ${path}`).toBe(404);
+        expect(r.json).toMatchObject({ handled: true, status: 404 });
+      }
+      const range = `date_range[start]=${new Date(Date.now() - 3_600_000).toISOString()}&date_range[end]=${new Date().toISOString()}&measures[]=count`;
+      for (const m of ["requests", "events", "attempts", "events-by-issue", "queue-depth", "transformations", "events-pending-timeseries"]) {
+        expect((await api(team, "GET", `/${version}/metrics/${m}?${range}`)).status, `${version} metrics/${m}`).toBe(404);
+      }
+    }
+    expect((await api(team, "GET", `${V}/bulk/events/retry/${opId}`)).json.type).toBe("events.retry");
+  });
+
+  it("an empty query is a 400: a bulk operation never acts on everything by accident", async () => {
+    for (const family of ["events/retry", "events/cancel", "ignored-events/retry", "requests/retry", "requests/replay"]) {
+      const { status, json } = await api(team, "POST", `${V}/bulk/${family}`, { query: {} });
+      expect(status, family).toBe(400);
+      expect(json).toMatchObject({ handled: true, status: 400, code: "BAD_REQUEST", message: "Empty query object is not allowed", data: { query: {} } });
+    }
   });
 
   it("a query that matches nothing still makes an events retry, completed at once", async () => {
@@ -190,6 +240,7 @@ describe("events cancel", () => {
     const { status, json } = await api(team, "POST", `${V}/bulk/events/cancel`, { query: { webhook_id: delayed.id } });
     expect(status).toBe(200);
     expect(json.type).toBe("events.cancel");
+    opsByFamily["events/cancel"] = json.id;
     const done = await completed("events/cancel", json.id);
     expect(done.completed_count).toBe(3);
     const { rows } = await db().query("SELECT status, error_code FROM events WHERE webhook_id = $1", [delayed.id]);
@@ -208,6 +259,7 @@ describe("ignored events retry", () => {
     const { status, json } = await api(team, "POST", `${V}/bulk/ignored-events/retry`, { query });
     expect(status, JSON.stringify(json)).toBe(200);
     expect("type" in json).toBe(false);
+    opsByFamily["ignored-events/retry"] = json.id;
     const done = await completed("ignored-events/retry", json.id);
     expect(done).toMatchObject({ completed_count: 1, failed_count: 0 });
     const [event] = await eventsIn(requestId, ["SUCCESSFUL"]);
@@ -231,6 +283,7 @@ describe("requests retry and replay", () => {
     const { status, json } = await api(team, "POST", `${V}/bulk/requests/retry`, { query });
     expect(status).toBe(200);
     expect(json.type).toBe("requests.retry");
+    opsByFamily["requests/retry"] = json.id;
     const done = await completed("requests/retry", json.id);
     expect(done.completed_count).toBe(3);
     for (const id of requestIds) await eventsIn(id, ["SUCCESSFUL"], 2);
@@ -247,6 +300,7 @@ describe("requests retry and replay", () => {
     expect(status, JSON.stringify(json)).toBe(200);
     expect("type" in json).toBe(false);
     expect(json.query).toEqual(query);
+    opsByFamily["requests/replay"] = json.id;
     const done = await completed("requests/replay", json.id);
     expect(done).toMatchObject({ completed_count: 3, failed_count: 0 });
     const events = await eventually(async () => {
@@ -257,6 +311,24 @@ describe("requests retry and replay", () => {
     expect(events.every((e: { source_id: string }) => e.source_id === fresh.source.id)).toBe(true);
     const bodies = receiver.received.filter((r) => r.url.startsWith(`/${fresh.tag}`)).map((r) => JSON.parse(r.body.toString()).r);
     expect(bodies.sort()).toEqual([0, 1, 2]);
+    // The replayed requests carry the operation's id.
+    expect((await api(team, "GET", `${V}/requests?bulk_retry_id=${json.id}`)).json.count).toBe(3);
+  }, 60_000);
+
+  it("a target with source_id alone replays onto every active connection of that source, resolved while it runs", async () => {
+    const target = await connectionTo(team, receiver);
+    const second = await api(team, "POST", `${V}/connections`, { name: `second-${target.tag}`, source_id: target.source.id, destination: { name: `dst2-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-2` } } });
+    expect(second.status, JSON.stringify(second.json)).toBe(200);
+    const off = await api(team, "POST", `${V}/connections`, { name: `off-${target.tag}`, source_id: target.source.id, destination: { name: `dst3-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-off` } } });
+    await api(team, "PUT", `${V}/connections/${off.json.id}/disable`);
+    const { status, json } = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { id: requestIds, target: { source_id: target.source.id } } });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect(json.query.target).toEqual({ source_id: target.source.id });
+    await completed("requests/replay", json.id);
+    for (const conn of [target.id, second.json.id]) {
+      await eventually(async () => (await api(team, "GET", `${V}/events?webhook_id=${conn}&status=SUCCESSFUL`)).json.count === 3);
+    }
+    expect((await api(team, "GET", `${V}/events?webhook_id=${off.json.id}`)).json.count).toBe(0);
   }, 60_000);
 
   it("a missing, foreign or disabled target is a 422 with data.id", async () => {
@@ -272,6 +344,23 @@ describe("requests retry and replay", () => {
     const off = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: disabled.source.id, webhook_ids: [disabled.id] } } });
     expect(off.status).toBe(422);
     expect(off.json.data.id).toBe(disabled.id);
+    // An active connection of the team, but of another source than the target's.
+    const another = await connectionTo(team, receiver);
+    const elsewhere = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: source.source.id, webhook_ids: [another.id] } } });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.json).toMatchObject({ code: "UNPROCESSABLE_ENTITY", data: { id: another.id } });
+    const foreignConn = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: source.source.id, webhook_ids: [otherConn.id] } } });
+    expect(foreignConn.status).toBe(422);
+    expect(foreignConn.json.data.id).toBe(otherConn.id);
+    for (const [target, field] of [["src_x", "query.target"], [{ source_id: 5 }, "query.target.source_id"], [{ source_id: source.source.id, webhook_ids: "web_x" }, "query.target.webhook_ids"], [{ source_id: source.source.id, extra: 1 }, "query.target.extra"]] as const) {
+      const bad = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target } });
+      expect(bad.status, JSON.stringify(target)).toBe(422);
+      expect(bad.json.data.field).toBe(field);
+    }
+    // `target` belongs to replays only.
+    const retryTarget = await api(team, "POST", `${V}/bulk/requests/retry`, { query: { source_id: [source.source.id], target: { source_id: source.source.id } } });
+    expect(retryTarget.status).toBe(422);
+    expect(retryTarget.json.data.field).toBe("query.target");
     const noTarget = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { source_id: [source.source.id] } });
     expect(noTarget.status).toBe(422);
     expect(noTarget.json.data.field).toBe("query.target");
@@ -279,6 +368,24 @@ describe("requests retry and replay", () => {
 });
 
 describe("team isolation", () => {
+  it.each([["events/retry"], ["events/cancel"], ["ignored-events/retry"], ["requests/retry"], ["requests/replay"]])("%s: another team gets 404 for this team's operation", async (family) => {
+    const id = opsByFamily[family];
+    expect(id, `an operation of ${family} was made above`).toMatch(/^bch_/);
+    const before = await api(team, "GET", `${V}/bulk/${family}/${id}`);
+    expect(before.status).toBe(200);
+    for (const [method, path] of [["GET", `${id}`], ["POST", `${id}/cancel`]]) {
+      const r = await api(other, method!, `${V}/bulk/${family}/${path}`);
+      expect(r.status).toBe(404);
+      expect(r.json).toMatchObject({ handled: true, status: 404 });
+    }
+    expect((await api(other, "GET", `${V}/bulk/${family}?id=${id}`)).json.count).toBe(0);
+    // The operation of one family is not found under another.
+    const elsewhere = family === "events/retry" ? "requests/retry" : "events/retry";
+    expect((await api(team, "GET", `${V}/bulk/${elsewhere}/${id}`)).status).toBe(404);
+    // The other team's cancel changed nothing.
+    expect((await api(team, "GET", `${V}/bulk/${family}/${id}`)).json).toEqual(before.json);
+  });
+
   it("another team neither sees, cancels nor sweeps in this team's records", async () => {
     const { json: list } = await api(team, "GET", `${V}/bulk/events/retry?limit=1`);
     const id = list.models[0].id;

@@ -74,15 +74,30 @@ function segmentArb(ctx: FuzzContext): fc.Arbitrary<string> {
     { weight: 4, arbitrary: ctx.ids.length ? fc.constantFrom(...ctx.ids) : fc.constant("src_x") },
     { weight: 3, arbitrary: fc.constantFrom(...ODD_SEGMENTS) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30, unit: "binary" }).map(encodeSegment) },
-    { weight: 1, arbitrary: fc.constantFrom("src_", "des_", "web_", "req_", "evt_", "trs_", "exc_", "atm_", "ign_").chain((p) => fc.string({ maxLength: 24 }).map((s) => p + encodeSegment(s))) },
+    { weight: 1, arbitrary: fc.constantFrom("src_", "des_", "web_", "req_", "evt_", "trs_", "exc_", "atm_", "ign_", "bch_", "iss_", "it_", "bmk_", "edt_").chain((p) => fc.string({ maxLength: 24 }).map((s) => p + encodeSegment(s))) },
   );
 }
 
 const ACTIONS = ["disable", "enable", "archive", "unarchive", "pause", "unpause", "constructor", "__proto__", "toString", "%FF"];
+/** Bulk families (`bulk/[resource]/[verb]`): the real ones mostly, so requests reach their handlers. */
+const BULK_RESOURCES = ["events", "ignored-events", "requests", "__proto__", "%FF"];
+const BULK_VERBS = ["retry", "cancel", "replay", "constructor", "%00"];
+/** Metrics names (`metrics/[name]`). */
+const METRICS = ["requests", "events", "attempts", "events-by-issue", "queue-depth", "transformations", "events-pending-timeseries", "__proto__"];
+
+const named = (values: string[], ctx: FuzzContext) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: segmentArb(ctx) });
 
 function fill(template: string, ctx: FuzzContext): fc.Arbitrary<string> {
   const parts = template.split("/").filter((p) => p !== "");
-  return fc.tuple(...parts.map((p) => (p === "[action]" ? fc.constantFrom(...ACTIONS) : p === "[...rest]" ? fc.array(segmentArb(ctx), { minLength: 1, maxLength: 4 }).map((a) => a.join("/")) : p.startsWith("[") ? segmentArb(ctx) : fc.constant(p)))).map((a) => a.join("/"));
+  const segment = (p: string) => {
+    if (p === "[action]") return fc.constantFrom(...ACTIONS);
+    if (p === "[resource]") return named(BULK_RESOURCES, ctx);
+    if (p === "[verb]") return named(BULK_VERBS, ctx);
+    if (p === "[name]") return named(METRICS, ctx);
+    if (p === "[...rest]") return fc.array(segmentArb(ctx), { minLength: 1, maxLength: 4 }).map((a) => a.join("/"));
+    return p.startsWith("[") ? segmentArb(ctx) : fc.constant(p);
+  };
+  return fc.tuple(...parts.map(segment)).map((a) => a.join("/"));
 }
 
 /** Gateway prefixes: every version, none, and bad ones. */
@@ -97,7 +112,7 @@ function pathArb(ctx: FuzzContext): fc.Arbitrary<string> {
 
 /** `a[b][c]` keys: real parameter names, prototype names, and nesting up to 40 levels or, rarely, 3,000. */
 function queryKeyArb(): fc.Arbitrary<string> {
-  const name = fc.constantFrom("name", "id", "limit", "next", "prev", "order_by", "dir", "created_at", "updated_at", "source_id", "destination_id", "status", "body", "headers", "query", "path", "include", "attempts", "response_status", "disabled", "type", "__proto__", "constructor", "prototype", "a", "");
+  const name = fc.constantFrom("name", "id", "limit", "next", "prev", "order_by", "dir", "created_at", "updated_at", "source_id", "destination_id", "status", "body", "headers", "query", "path", "include", "attempts", "response_status", "disabled", "type", "__proto__", "constructor", "prototype", "a", "", "query_partial_match", "in_progress", "completed_at", "cancelled_at", "issue_id", "bulk_retry_id", "aggregation_keys", "search_term", "label", "date_range", "measures", "dimensions", "granularity", "filters");
   const sub = fc.constantFrom("", "0", "1", "99999999", "gte", "gt", "lte", "lt", "any", "contains", "__proto__", "constructor", "prototype", "x", "%5B", "]");
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(name, fc.array(sub, { maxLength: 4 })).map(([n, s]) => n + s.map((k) => `[${k}]`).join("")) },
@@ -145,7 +160,7 @@ function jsonArb(): fc.Arbitrary<string> {
       { depthSize: "small", withCrossShrink: true },
       fc.oneof(fc.string({ maxLength: 12 }), nasty, fc.integer(), fc.double(), fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, 0, -1), fc.boolean(), fc.constant(null)),
       fc.array(tie("v"), { maxLength: 4 }),
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("name", "config", "url", "rules", "type", "source", "destination", "code", "request", "env", "__proto__", "constructor", "prototype", "\u0000")), tie("v"), { maxKeys: 4 }),
+      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("name", "config", "url", "rules", "type", "source", "destination", "code", "request", "env", "__proto__", "constructor", "prototype", "\u0000", "status", "webhook_id", "source_id", "target", "webhook_ids", "cause", "body", "$or", "$in", "$ref", "gte")), tie("v"), { maxKeys: 4 }),
     ),
   })).v;
   const resource = fc.record(
@@ -160,6 +175,17 @@ function jsonArb(): fc.Arbitrary<string> {
       code: fc.constantFrom("addHandler('transform', (request) => request)", "x".repeat(10), "\u0000"),
       source_name: fc.oneof(fc.string({ maxLength: 12 }), nasty),
       event_id: fc.oneof(fc.string({ maxLength: 12 }), nasty),
+      // Bulk operations, issue triggers, issues, bookmarks, notifications.
+      query: value,
+      configs: value,
+      channels: value,
+      status: fc.constantFrom("OPENED", "RESOLVED", "CLOSED", "", "__proto__"),
+      event_data_id: fc.oneof(fc.string({ maxLength: 12 }), nasty, fc.constant("edt_x")),
+      webhook_id: fc.oneof(fc.string({ maxLength: 12 }), nasty),
+      label: fc.oneof(fc.string({ maxLength: 12 }), nasty),
+      enabled: value,
+      topics: value,
+      source_id: fc.oneof(fc.string({ maxLength: 12 }), nasty),
     },
     { requiredKeys: [] },
   );

@@ -27,6 +27,8 @@ export type FilterDef = {
   map?: (value: string) => string;
   /** Builds the WHERE clause itself (params appended), for filters no column comparison expresses; throws 400. */
   sql?: (value: QueryValue, params: unknown[], name: string) => string;
+  /** Takes a JSON document in the rules' filter syntax (documentFilter): a bulk `query` hands it on as its JSON text. */
+  document?: true;
 };
 export type FilterTable = Record<string, FilterDef>;
 
@@ -115,6 +117,7 @@ export const documentFilter = (doc: string, wrap: string, description: string): 
   type: "string",
   description,
   forms: { value: z.string().max(10_000), ops: z.record(z.string(), z.unknown()) },
+  document: true,
   sql: (value, params, name) => {
     let schema: unknown = bracketSchema(value);
     if (typeof value === "string") {
@@ -150,6 +153,22 @@ export const searchFilter = (wrap: string, description: string, extra?: string):
     const [raw, like] = [`$${params.length - 1}`, `$${params.length}`];
     const inRaw = wrap.replace("{}", `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`);
     return extra ? `(${inRaw} OR ${extra} ILIKE ${like})` : inRaw;
+  },
+});
+
+/**
+ * A string filter on a value held in a link table (`link`: SQL selecting the linked values of the row,
+ * e.g. `SELECT ie.issue_id AS v FROM issue_events ie WHERE ie.event_id = e.id`): the row matches when
+ * one of its linked values matches (a value, an array, `contains`); `any=true|false` asks whether it
+ * has any at all.
+ */
+export const linkedFilter = (link: string, description: string): FilterDef => ({
+  ...stringFilter("v", description),
+  column: null,
+  sql: (value, params, name) => {
+    const filter = parseFilter({ [name]: value }, name, "string")!;
+    if (filter.kind === "ops" && filter.contains === undefined) return filter.any === false ? `NOT EXISTS (${link})` : `EXISTS (${link})`;
+    return `EXISTS (SELECT 1 FROM (${link}) linked WHERE ${filterSql("linked.v", filter, params)})`;
   },
 });
 

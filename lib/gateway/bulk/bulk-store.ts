@@ -117,11 +117,14 @@ async function checkReplayTarget(db: Pick<pg.PoolClient, "query">, teamId: strin
 
 /**
  * `POST <base>` `{query}`: a new operation over what `query` matches now (later records are never
- * swept in), queued for the worker. Throws 422 for an invalid query or target, 422 UNPROCESSABLE_ENTITY
+ * swept in), queued for the worker. Throws 400 for an empty query, 422 for an invalid query or target, 422 UNPROCESSABLE_ENTITY
  * when it matches nothing (the families the spec names), 422 while an operation with the same query
  * is in progress.
  */
 export async function createBulk(family: BulkFamily, teamId: string, query: Record<string, unknown>, version: ApiVersion): Promise<TBulkOperation> {
+  // As the real product answers (shared/reference/gateway-product.md §0 Errors): an operation never
+  // acts on every record by accident. The plan still takes an empty query (an estimate of everything).
+  if (Object.keys(query).length === 0) throw badRequest("Empty query object is not allowed", { query: {} });
   const filters = parseBulkQuery(family, query);
   const row = await inTransaction(async (client) => {
     // One creation at a time per team: numbers count up without gaps or duplicates.

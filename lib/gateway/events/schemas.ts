@@ -3,7 +3,7 @@
  * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
  */
 import { z } from "zod";
-import { dateFilter, documentFilter, enumFilter, type FilterTable, filterSchema, numberFilter, searchFilter, stringFilter } from "@/lib/http/query-schema";
+import { dateFilter, documentFilter, enumFilter, type FilterTable, filterSchema, linkedFilter, numberFilter, searchFilter, stringFilter } from "@/lib/http/query-schema";
 
 /** The event's request raw data (`raw`), for the content filters. */
 const WITH_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = e.request_id AND {})";
@@ -78,7 +78,7 @@ export const EVENT_FILTERS = {
   last_attempt_at: dateFilter("e.last_attempt_at", "Date with operators."),
   next_attempt_at: dateFilter("e.next_attempt_at", "Date with operators."),
   successful_at: dateFilter("e.successful_at", "Date with operators."),
-  issue_id: stringFilter("(SELECT ie.issue_id FROM issue_events ie WHERE ie.event_id = e.id ORDER BY ie.created_at DESC LIMIT 1)", "Issue (`iss_…`) the event belongs to, or an array."),
+  issue_id: linkedFilter("SELECT ie.issue_id AS v FROM issue_events ie WHERE ie.event_id = e.id", "Issue (`iss_…`) the event belongs to (any of its issues), or an array; `issue_id[any]=true` for events in an issue."),
   bulk_retry_id: stringFilter("e.bulk_retry_id", "Bulk operation (`bch_…`) that last retried the event or created it, or an array."),
   headers: documentFilter("coalesce(e.data->'headers', raw.headers)", WITH_RAW, "Filter on the delivered headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`)."),
   body: documentFilter(EVENT_BODY, WITH_RAW, "Filter on the delivered JSON body, in the filter syntax of rules (`body={\"type\":{\"$startsWith\":\"order.\"}}`)."),

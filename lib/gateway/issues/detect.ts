@@ -9,13 +9,17 @@
  * - backpressure: destinations with a due event waiting longer than `delay` ms, grouped by destination.
  * `first_seen_at`/`last_seen_at` track occurrences; a RESOLVED issue reopens (OPENED) when it happens
  * again; IGNORED and ACKNOWLEDGED ones keep their status. Events are linked to their issue
- * (`issue_events`). Opening sends `issue.opened`, reopening `issue.updated` (notify.ts).
+ * (`issue_events`). Opening sends `issue.opened`, reopening `issue.updated` (notify.ts); attempts
+ * send `event.successful` / `deprecated.attempt-failed` to the teams that chose those topics.
  * Only rows older than SETTLE_MS are read, so attempts written out of id order are not skipped.
  */
 import type pg from "pg";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
+import { getAttempt } from "@/lib/gateway/attempts/attempt-store";
+import { getEvent } from "@/lib/gateway/events/event-store";
 import { type IssueRow, toIssue } from "@/lib/gateway/issues/issue-store";
+import { LATEST_VERSION } from "@/lib/gateway/versions";
 import { notifyIssue } from "@/lib/gateway/issues/notify";
 import { LOG_LEVELS } from "@/lib/gateway/issues/schemas";
 import { createId, idLowerBound } from "@/lib/ids";
@@ -139,11 +143,43 @@ async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<
   return out;
 }
 
+/** A notification to publish once the pass committed: an issue's, or an attempt's (`event.successful`, `deprecated.attempt-failed`). */
+type Note = { teamId: string; topic: string; issue?: IssueRow; attempt?: { id: string; event_id: string } };
+
+/**
+ * Attempts after the watermark of the teams that chose `event.successful` (successful attempts) or
+ * `deprecated.attempt-failed` (failed ones) → notes. Attempts of events of the notification source
+ * itself are left out, so a notification's own delivery never notifies again.
+ */
+async function attemptNotes(db: pg.PoolClient, now: number): Promise<Note[]> {
+  const from = await lockStream(db, "attempt-notifications", idLowerBound("attempt", now));
+  if (from === null) return [];
+  const upto = await scanUpTo(db, "attempts", from, idLowerBound("attempt", now - SETTLE_MS));
+  if (!upto) return [];
+  await db.query("UPDATE issue_scan_state SET last_id = $2 WHERE stream = $1", ["attempt-notifications", upto]);
+  const { rows } = await db.query<{ id: string; team_id: string; event_id: string; status: string }>(
+    `SELECT a.id, a.team_id, a.event_id, a.status
+       FROM attempts a JOIN notification_settings n ON n.team_id = a.team_id AND n.enabled JOIN events e ON e.id = a.event_id
+      WHERE a.id > $1 AND a.id <= $2 AND e.source_id <> n.source_id
+        AND ((a.status = 'SUCCESSFUL' AND 'event.successful' = ANY(n.topics)) OR (a.status = 'FAILED' AND 'deprecated.attempt-failed' = ANY(n.topics)))
+      ORDER BY a.id`,
+    [from, upto],
+  );
+  return rows.map((r) => ({ teamId: r.team_id, topic: r.status === "SUCCESSFUL" ? "event.successful" : "deprecated.attempt-failed", attempt: { id: r.id, event_id: r.event_id } }));
+}
+
+/** The `data` of a note: the issue, or `{event, attempt}` as the API shows them (latest version). */
+async function noteData(n: Note): Promise<unknown> {
+  if (n.issue) return toIssue(n.issue);
+  const [event, attempt] = await Promise.all([getEvent(n.teamId, n.attempt!.event_id, LATEST_VERSION), getAttempt(n.teamId, n.attempt!.id)]);
+  return { event, attempt };
+}
+
 /** Opens or updates the issue of each group of `occurrences`; returns the notifications to send. */
-async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<{ teamId: string; topic: string; issue: IssueRow }[]> {
+async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Note[]> {
   const groups = new Map<string, Occurrence[]>();
   for (const o of occurrences) groups.set(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`, [...(groups.get(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`) ?? []), o]);
-  const out: { teamId: string; topic: string; issue: IssueRow }[] = [];
+  const out: Note[] = [];
   for (const group of groups.values()) {
     const first = group[0]!;
     const last = group.at(-1)!;
@@ -182,11 +218,17 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<{ t
 export async function detectIssues(now = Date.now()): Promise<number> {
   const notes = await inTransaction(async (db) => {
     const occurrences = [...(await deliveryOccurrences(db, now)), ...(await transformationOccurrences(db, now)), ...(await backpressureOccurrences(db, now))];
-    return occurrences.length ? record(db, occurrences) : [];
+    const issueNotes = occurrences.length ? await record(db, occurrences) : [];
+    return [...issueNotes, ...(await attemptNotes(db, now))];
   }, getBackgroundPool());
-  for (const n of notes) await notifyIssue(n.teamId, n.topic, toIssue(n.issue));
-  if (notes.length) log.info(`${notes.length} issue(s) opened or reopened`);
-  return notes.length;
+  let issues = 0;
+  for (const n of notes) {
+    if (n.issue) issues += 1;
+    const data = await noteData(n).catch((err) => log.warn(`notification ${n.topic}: ${err instanceof Error ? err.message : err}`));
+    if (data !== undefined) await notifyIssue(n.teamId, n.topic, data);
+  }
+  if (issues) log.info(`${issues} issue(s) opened or reopened`);
+  return issues;
 }
 
 /** Runs detectIssues every `everyMs` until the returned function is called. */

@@ -4,7 +4,7 @@
  * `/notifications/webhooks`, §2 Issue and IssueTrigger configs). The OpenAPI document is generated from them.
  */
 import { z } from "zod";
-import { dateFilter, enumFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
+import { dateFilter, enumFilter, type FilterDef, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 
 const id = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be an id");
 const name = z.string().min(1).max(155);
@@ -83,11 +83,33 @@ export const ISSUE_TRIGGER_FILTERS = {
   created_at: dateFilter("t.created_at", "Date with operators."),
 } satisfies FilterTable;
 
+const AGGREGATION_KEYS = ["webhook_id", "response_status", "error_code", "transformation_id", "log_level", "destination_id"] as const;
+const keyValues = z.union([z.string().min(1).max(255), z.array(z.string().min(1).max(255)).min(1).max(100)]);
+
+/**
+ * `aggregation_keys[webhook_id]=web_…&aggregation_keys[response_status][]=500`: issues whose
+ * aggregation keys hold one of the given values for each key given.
+ */
+const aggregationKeysFilter: FilterDef = {
+  column: null,
+  type: "string",
+  description: "Per aggregation key (webhook_id, response_status, error_code, transformation_id, log_level, destination_id): a value or an array.",
+  forms: { value: z.never(), ops: z.partialRecord(z.enum(AGGREGATION_KEYS), keyValues) },
+  sql: (value, params) => {
+    const parts = Object.entries(value as Record<string, string | string[]>).map(([key, v]) => {
+      params.push(key, Array.isArray(v) ? v : [v]);
+      return `EXISTS (SELECT 1 FROM jsonb_array_elements_text(i.aggregation_keys -> $${params.length - 1}) k WHERE k = ANY($${params.length}::text[]))`;
+    });
+    return parts.length ? parts.join(" AND ") : "true";
+  },
+};
+
 export const ISSUE_FILTERS = {
   id: stringFilter("i.id", "Issue id, or an array."),
   issue_trigger_id: stringFilter("i.issue_trigger_id", "Trigger id, or an array."),
   type: enumFilter("i.type", ISSUE_TYPES, "delivery, transformation or backpressure; or an array."),
   status: enumFilter("i.status", ISSUE_STATUSES, "OPENED, ACKNOWLEDGED, IGNORED or RESOLVED; or an array."),
+  aggregation_keys: aggregationKeysFilter,
   opened_at: dateFilter("i.opened_at", "Date with operators."),
   first_seen_at: dateFilter("i.first_seen_at", "Date with operators."),
   last_seen_at: dateFilter("i.last_seen_at", "Date with operators."),
