@@ -175,6 +175,20 @@ async function noteData(n: Note): Promise<unknown> {
   return { event, attempt };
 }
 
+/**
+ * The issue's `data` (shared/reference/gateway-product.md §2 Issue): for a delivery issue
+ * `{trigger_event, trigger_attempt}`, the event and the attempt that opened it as the API shows them
+ * (null when gone); otherwise `{trigger_reference}`.
+ */
+async function issueData(o: Occurrence): Promise<Record<string, unknown>> {
+  if (o.type !== "delivery") return { trigger_reference: o.reference };
+  const [event, attempt] = await Promise.all([
+    getEvent(o.teamId, String(o.reference.event_id), LATEST_VERSION).catch(() => null),
+    getAttempt(o.teamId, String(o.reference.attempt_id)).catch(() => null),
+  ]);
+  return { trigger_event: event, trigger_attempt: attempt };
+}
+
 /** Opens or updates the issue of each group of `occurrences`; returns the notifications to send. */
 async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Note[]> {
   const groups = new Map<string, Occurrence[]>();
@@ -189,7 +203,7 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
       ({ rows: [issue] } = (await db.query<IssueRow>(
         `INSERT INTO issues (id, team_id, issue_trigger_id, type, status, group_key, aggregation_keys, reference, data, opened_at, first_seen_at, last_seen_at)
          VALUES ($1, $2, $3, $4, 'OPENED', $5, $6, $7, $8, now(), $9, $10) RETURNING *`,
-        [createId("issue"), first.teamId, first.triggerId, first.type, first.groupKey, JSON.stringify(first.keys), JSON.stringify(first.reference), JSON.stringify({ trigger_reference: first.reference }), first.at, last.at],
+        [createId("issue"), first.teamId, first.triggerId, first.type, first.groupKey, JSON.stringify(first.keys), JSON.stringify(first.reference), JSON.stringify(await issueData(first)), first.at, last.at],
       )) as { rows: IssueRow[] });
       out.push({ teamId: first.teamId, topic: "issue.opened", issue });
     } else {
@@ -197,9 +211,9 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
       ({ rows: [issue] } = (await db.query<IssueRow>(
         `UPDATE issues SET last_seen_at = greatest(last_seen_at, $2), updated_at = now(),
                 status = CASE WHEN $3 THEN 'OPENED' ELSE status END, opened_at = CASE WHEN $3 THEN now() ELSE opened_at END,
-                reference = CASE WHEN $3 THEN $4::jsonb ELSE reference END
+                reference = CASE WHEN $3 THEN $4::jsonb ELSE reference END, data = CASE WHEN $3 THEN $5::jsonb ELSE data END
           WHERE id = $1 RETURNING *`,
-        [existing[0].id, last.at, reopen, JSON.stringify(first.reference)],
+        [existing[0].id, last.at, reopen, JSON.stringify(first.reference), reopen ? JSON.stringify(await issueData(first)) : null],
       )) as { rows: IssueRow[] });
       if (reopen) out.push({ teamId: first.teamId, topic: "issue.updated", issue });
     }

@@ -62,7 +62,7 @@ export const ZIssue = z
     status: z.enum(ISSUE_STATUSES),
     aggregation_keys: z.record(z.string(), z.array(z.unknown())).meta({ description: "delivery: `{webhook_id[], response_status[], error_code[]}`; transformation: `{transformation_id[], log_level[]}`; backpressure: `{destination_id[]}`." }),
     reference: z.record(z.string(), z.unknown()).meta({ description: "delivery: `{event_id, attempt_id}` of the failure that opened it." }),
-    data: z.record(z.string(), z.unknown()).nullable(),
+    data: z.record(z.string(), z.unknown()).nullable().meta({ description: "delivery: `{trigger_event, trigger_attempt}`, the event and attempt that opened (or reopened) it; others: `{trigger_reference}`." }),
     opened_at: z.iso.datetime(),
     first_seen_at: z.iso.datetime(),
     last_seen_at: z.iso.datetime(),
