@@ -127,6 +127,30 @@ describe("prototype pollution through every surface", () => {
     expect(r.json).toMatchObject({ handled: true, status: 400, code: "BAD_REQUEST", data: { field: "__proto__" } });
     const listed = await api(team, "GET", `${V}/sources?name=proto-source`);
     expect(listed.json.count).toBe(0);
+    // The same on the bulk, issue, bookmark and notification bodies, and in a plan's or list's JSON `query`.
+    const bodies: [string, string, string][] = [
+      ["POST", "bulk/events/retry", '{"query":{"__proto__":{"status":"FAILED"}}}'],
+      ["POST", "bulk/requests/replay", '{"query":{"target":{"source_id":"src_x","__proto__":{"x":1}}}}'],
+      ["POST", "bulk/ignored-events/retry", '{"__proto__":{"query":{}},"query":{"cause":"FILTERED"}}'],
+      ["POST", "issue-triggers", '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*","__proto__":{"x":1}}}'],
+      ["PUT", "issue-triggers", '{"type":"delivery","name":"p","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"constructor":{"prototype":{"x":1}}}}'],
+      ["POST", "bookmarks", '{"event_data_id":"edt_x","webhook_id":"web_x","label":"l","__proto__":{"x":1}}'],
+      ["PUT", "notifications/webhooks", '{"enabled":true,"topics":[],"source_id":"src_x","__proto__":{"enabled":false}}'],
+      ["PUT", "issues/iss_x", '{"status":"RESOLVED","__proto__":{"x":1}}'],
+    ];
+    for (const [method, path, body] of bodies) {
+      const r = await api(team, method, `${V}/${path}`, body);
+      expect(r.status, `${method} ${path}: ${JSON.stringify(r.json)}`).toBe(400);
+      expect(r.json).toMatchObject({ handled: true, status: 400, code: "BAD_REQUEST" });
+    }
+    for (const path of ["bulk/events/retry/plan", "bulk/events/retry", "bulk/requests/replay"]) {
+      const r = await api(team, "GET", `${V}/${path}?query=${encodeURIComponent('{"__proto__":{"status":"FAILED"}}')}`);
+      expect(r.status, `${path}: ${JSON.stringify(r.json)}`).toBe(400);
+      expect(r.json).toMatchObject({ handled: true, status: 400 });
+    }
+    expect((await api(team, "GET", `${V}/bulk/events/retry`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/issue-triggers`)).json.count).toBe(0);
+    expect((await api(team, "GET", `${V}/bookmarks`)).json.count).toBe(0);
   });
 
   it("an action named like an Object.prototype property is a 404, not a 5xx", async () => {
