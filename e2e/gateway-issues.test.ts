@@ -127,6 +127,7 @@ describe("issues from failing deliveries", () => {
     // data: the event and the attempt that opened it, as the API shows them.
     expect(issue.data.trigger_event).toMatchObject({ id: event.id, webhook_id: failing.id });
     expect(issue.data.trigger_attempt).toMatchObject({ id: issue.reference.attempt_id, event_id: event.id, status: "FAILED", response_status: 500 });
+    expect("data" in issue.data.trigger_event || "body" in issue.data.trigger_attempt).toBe(false);
     // The notification: a request into the team's own source, delivered through its connection.
     const delivered = await eventually(async () => receiver.received.find((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.opened"), 20_000);
     expect(JSON.parse(delivered.body.toString()).data.id).toBe(issue.id);

@@ -177,8 +177,10 @@ async function noteData(n: Note): Promise<unknown> {
 
 /**
  * The issue's `data` (shared/reference/gateway-product.md §2 Issue): for a delivery issue
- * `{trigger_event, trigger_attempt}`, the event and the attempt that opened it as the API shows them
- * (null when gone); otherwise `{trigger_reference}`.
+ * `{trigger_event, trigger_attempt}`, the event and the attempt that opened it as the API shows them,
+ * without the payloads (the event's `data`, the attempt's response `body`: they stay readable at
+ * their own endpoints, and text PostgreSQL refuses in jsonb must never stop detection); null when
+ * gone. Otherwise `{trigger_reference}`.
  */
 async function issueData(o: Occurrence): Promise<Record<string, unknown>> {
   if (o.type !== "delivery") return { trigger_reference: o.reference };
@@ -186,7 +188,9 @@ async function issueData(o: Occurrence): Promise<Record<string, unknown>> {
     getEvent(o.teamId, String(o.reference.event_id), LATEST_VERSION).catch(() => null),
     getAttempt(o.teamId, String(o.reference.attempt_id)).catch(() => null),
   ]);
-  return { trigger_event: event, trigger_attempt: attempt };
+  const { data: _data, ...triggerEvent } = event ?? {};
+  const { body: _body, ...triggerAttempt } = attempt ?? {};
+  return { trigger_event: event ? triggerEvent : null, trigger_attempt: attempt ? triggerAttempt : null };
 }
 
 /** Opens or updates the issue of each group of `occurrences`; returns the notifications to send. */
