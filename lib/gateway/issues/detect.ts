@@ -121,7 +121,12 @@ async function transformationOccurrences(db: pg.PoolClient, now: number): Promis
 }
 
 let lastBackpressure = 0;
-/** Destinations with a due event waiting longer than a backpressure trigger's `delay` → occurrences. */
+/**
+ * Destinations with an event waiting longer than a backpressure trigger's `delay` → occurrences. An
+ * event waits from its due time (`next_attempt_at`: the worker has not got to it), and a QUEUED event
+ * never attempted waits from its creation: a destination held back by its `rate_limit` pushes
+ * `next_attempt_at` forward at every turn, yet its backlog is as old as its oldest event.
+ */
 async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<Occurrence[]> {
   if (now - lastBackpressure < BACKPRESSURE_EVERY_MS) return [];
   lastBackpressure = now;
@@ -129,9 +134,11 @@ async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<
   const out: Occurrence[] = [];
   for (const t of triggers) {
     const { rows } = await db.query<{ destination_id: string; name: string | null; oldest: Date; waiting: number }>(
-      `SELECT e.destination_id, d.name, min(e.next_attempt_at) AS oldest, count(*)::int AS waiting
+      `SELECT e.destination_id, d.name, count(*)::int AS waiting,
+              min(CASE WHEN e.status = 'QUEUED' AND e.attempts = 0 THEN least(e.created_at, e.next_attempt_at) ELSE e.next_attempt_at END) AS oldest
          FROM events e LEFT JOIN destinations d ON d.id = e.destination_id
-        WHERE e.status IN ('QUEUED', 'SCHEDULED') AND e.next_attempt_at < $2 AND e.team_id = $1
+        WHERE e.team_id = $1 AND e.status IN ('QUEUED', 'SCHEDULED')
+          AND (e.next_attempt_at < $2 OR (e.status = 'QUEUED' AND e.attempts = 0 AND e.created_at < $2))
         GROUP BY e.destination_id, d.name`,
       [t.team_id, new Date(now - Number(t.configs.delay))],
     );
