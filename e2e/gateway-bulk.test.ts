@@ -96,6 +96,14 @@ describe("events retry", () => {
     expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED", webhook_id: failing.id })}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}`)).json.count).toBe(0);
     expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}&query_partial_match=true`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    // The bracket form of `query` (how SDKs send objects) holds text: 2 matches the stored number 2.
+    const ids = async (qs: string) => (await api(team, "GET", `${V}/bulk/events/retry?${qs}`)).json.models.map((m: { id: string }) => m.id);
+    expect(await ids(`query[webhook_id]=${failing.id}&query[attempts][gte]=2`)).toEqual([second.json.id]);
+    expect(await ids(`query[attempts][gte]=2&query_partial_match=true`)).toEqual([second.json.id]);
+    expect(await ids(`query[attempts][gte]=3&query_partial_match=true`)).toEqual([]);
+    expect(await ids(`query[attempts][gte]=2`)).toEqual([]);
+    expect(await ids(`query[status]=FAILED&query[webhook_id]=${failing.id}`)).toEqual([opId]);
+    expect(await ids(`query[webhook_id]=${failing.id}&query_partial_match=true`)).toEqual([second.json.id, opId]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?in_progress=true`)).json.count).toBe(0);
     expect((await api(team, "GET", `${V}/bulk/events/retry?id=${opId}`)).json.count).toBe(1);
     const page = await api(team, "GET", `${V}/bulk/events/retry?limit=1`);

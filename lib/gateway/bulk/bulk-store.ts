@@ -12,6 +12,7 @@ import { BULK_FILTERS, type TBulkOperation } from "@/lib/gateway/bulk/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { createId } from "@/lib/ids";
 import { badRequest, notFound, unprocessable } from "@/lib/http/errors";
+import { JsonFilterError, jsonFilterPath } from "@/lib/http/json-filter";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { type ParsedQuery, parseJsonParam } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
@@ -171,8 +172,9 @@ export async function cancelBulk(family: BulkFamily, teamId: string, id: string,
 }
 
 /**
- * One page of the team's operations of `family`: the list filters (BULK_FILTERS), `query` (JSON; equal
- * to the stored query, or contained in it with `query_partial_match=true`) and paging. Throws 400.
+ * One page of the team's operations of `family`: the list filters (BULK_FILTERS), `query` (URL-encoded
+ * JSON: equal to the stored query, or contained in it with `query_partial_match=true`; the bracket form
+ * compares its text values loosely) and paging. Throws 400.
  */
 export function listBulk(family: BulkFamily, teamId: string, query: ParsedQuery, page: PageRequest, version: ApiVersion): Promise<Page<TBulkOperation>> {
   const params: unknown[] = [teamId, family.name];
@@ -182,8 +184,25 @@ export function listBulk(family: BulkFamily, teamId: string, query: ParsedQuery,
   if (stored !== undefined) {
     if (!stored || typeof stored !== "object" || Array.isArray(stored)) throw badRequest('"query" must be a JSON object', { field: "query" });
     const partial = query.query_partial_match === "true" || query.query_partial_match === "1";
-    params.push(JSON.stringify(stored));
-    where.push(partial ? `b.query @> $${params.length}::jsonb` : `b.query = $${params.length}::jsonb`);
+    if (typeof query.query === "string") {
+      // JSON: compared as JSON.
+      params.push(JSON.stringify(stored));
+      where.push(partial ? `b.query @> $${params.length}::jsonb` : `b.query = $${params.length}::jsonb`);
+    } else {
+      // The bracket form (`query[attempts][gte]=2`, as SDKs send objects) holds only text: compared
+      // loosely (2 matches "2"), as the rules' filter syntax does; exact means the same top-level keys too.
+      try {
+        params.push(jsonFilterPath(stored));
+      } catch (err) {
+        if (err instanceof JsonFilterError) throw badRequest(`Invalid value for "query": ${err.message}`, { field: "query" });
+        throw err;
+      }
+      where.push(`b.query @@ $${params.length}::jsonpath`);
+      if (!partial) {
+        params.push(Object.keys(stored).sort());
+        where.push(`ARRAY(SELECT k FROM jsonb_object_keys(b.query) k ORDER BY k COLLATE "C") = $${params.length}::text[]`);
+      }
+    }
   }
   return selectPage<BulkRow, TBulkOperation>({
     db: getPool(),
