@@ -392,6 +392,11 @@ describe("team isolation", () => {
     expect((await api(team, "GET", `${V}/bulk/${elsewhere}/${id}`)).status).toBe(404);
     // The other team's cancel changed nothing.
     expect((await api(team, "GET", `${V}/bulk/${family}/${id}`)).json).toEqual(before.json);
+    // This team's cancel of its completed operation: cancelled_at set, completed_at kept (every family).
+    const cancelled = await api(team, "POST", `${V}/bulk/${family}/${id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json).toMatchObject({ id, in_progress: false, progress: 1, completed_at: before.json.completed_at });
+    expect(cancelled.json.cancelled_at ?? "").not.toBe("");
   });
 
   it("another team neither sees, cancels nor sweeps in this team's records", async () => {
