@@ -276,6 +276,31 @@ describe("ignored events retry", () => {
   }, 60_000);
 });
 
+describe("ignored events retry after fixing a transformation", () => {
+  it("cause TRANSFORMATION_FAILED and transformation_id select them; the fixed code makes the events", async () => {
+    const broken = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `fix-me-${Date.now()}`, code: 'addHandler("transform", () => { throw new Error("bug") })' } }] });
+    const transformationId = (await api(team, "GET", `${V}/connections/${broken.id}`)).json.rules[0].transformation_id;
+    expect(transformationId).toMatch(/^trs_/);
+    const requestIds = [(await send(broken.source.url, { k: 1 })).requestId, (await send(broken.source.url, { k: 2 })).requestId];
+    for (const id of requestIds) expect((await ignoredIn(id))[0].cause).toBe("TRANSFORMATION_FAILED");
+    const query = { cause: "TRANSFORMATION_FAILED", transformation_id: transformationId };
+    expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q(query)}`)).json).toEqual({ estimated_count: 2, estimated_batch: 1 });
+    expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q({ ...query, transformation_id: "trs_other" })}`)).json.estimated_count).toBe(0);
+    const fixed = await api(team, "PUT", `${V}/transformations/${transformationId}`, { code: 'addHandler("transform", (request) => { request.body.fixed = true; return request; })' });
+    expect(fixed.status, JSON.stringify(fixed.json)).toBe(200);
+    const { status, json } = await api(team, "POST", `${V}/bulk/ignored-events/retry`, { query });
+    expect(status, JSON.stringify(json)).toBe(200);
+    const done = await completed("ignored-events/retry", json.id);
+    expect(done).toMatchObject({ completed_count: 2, failed_count: 0 });
+    for (const id of requestIds) {
+      const [event] = await eventsIn(id, ["SUCCESSFUL"]);
+      expect(event.bulk_retry_id).toBe(json.id);
+    }
+    const bodies = receiver.received.filter((r) => r.url.startsWith(`/${broken.tag}`)).map((r) => JSON.parse(r.body.toString()));
+    expect(bodies.sort((a, b) => a.k - b.k)).toEqual([{ k: 1, fixed: true }, { k: 2, fixed: true }]);
+  }, 60_000);
+});
+
 describe("requests retry and replay", () => {
   let source: TestConnection & { tag: string };
   const requestIds: string[] = [];
