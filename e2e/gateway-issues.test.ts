@@ -184,6 +184,14 @@ describe("issues from failing deliveries", () => {
     const issue = await eventually(async () => (await api(team, "GET", `${V}/issues?type=transformation`)).json.models[0], 20_000);
     expect(issue.status).toBe("OPENED");
     expect(issue.aggregation_keys.transformation_id[0]).toMatch(/^trs_/);
+    expect(issue.aggregation_keys.log_level).toEqual(["fatal"]);
+    // The failed execution counts in it; issue_id filters the executions.
+    const trs = issue.aggregation_keys.transformation_id[0];
+    const executions = (await api(team, "GET", `${V}/transformations/${trs}/executions`)).json.models;
+    expect(executions.map((x: { issue_id: string }) => x.issue_id)).toEqual([issue.id]);
+    expect((await api(team, "GET", `${V}/transformations/${trs}/executions/${executions[0].id}`)).json.issue_id).toBe(issue.id);
+    expect((await api(team, "GET", `${V}/transformations/${trs}/executions?issue_id=${issue.id}`)).json.count).toBe(1);
+    expect((await api(team, "GET", `${V}/transformations/${trs}/executions?issue_id=iss_other`)).json.count).toBe(0);
   }, 60_000);
 
   it("another team sees none of it; notifications need one of the team's sources", async () => {

@@ -29,16 +29,24 @@ export const ZTransformationExecution = z
     logs: z.array(z.object({ type: z.string(), message: z.string() })).meta({ description: "`console.*` output." }),
     original_event_data: ZExecutionRequest.nullable(),
     transformed_event_data: ZExecutionRequest.nullable().meta({ description: "What the handler returned; null when it failed." }),
-    issue_id: z.null(),
+    issue_id: z.string().nullable().meta({ description: "The transformation issue (`iss_…`) it counts in, if a trigger opened one for its transformation and log level." }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
   .meta({ id: "TransformationExecution" });
 export type TTransformationExecution = z.infer<typeof ZTransformationExecution>;
 
+/**
+ * The issue an execution counts in (lib/gateway/issues/detect.ts groups transformation issues by
+ * transformation and log level): the latest of that group seen first no later than the execution.
+ */
+const ISSUE_OF = `(SELECT i.id FROM issues i WHERE i.team_id = x.team_id AND i.type = 'transformation' AND i.group_key = x.transformation_id || '|' || x.log_level
+    AND i.first_seen_at <= x.created_at ORDER BY i.first_seen_at DESC, i.id DESC LIMIT 1)`;
+
 /** Filters of `GET /transformations/{id}/executions` (table alias `x`). */
 export const EXECUTION_FILTERS = {
   id: stringFilter("x.id", "Execution id, or an array."),
+  issue_id: stringFilter(ISSUE_OF, "Issue (`iss_…`) the execution counts in, or an array; `issue_id[any]=true` for those in one."),
   log_level: enumFilter("x.log_level", LOG_LEVELS, "debug, info, warn, error or fatal; or an array."),
   webhook_id: stringFilter("x.webhook_id", "Connection id, or an array."),
   created_at: dateFilter("x.created_at", "Date with operators."),
@@ -57,10 +65,11 @@ type ExecutionRow = {
   logs: TTransformationExecution["logs"] | null;
   original_data: TTransformationExecution["original_event_data"];
   transformed_data: TTransformationExecution["transformed_event_data"];
+  issue_id: string | null;
   created_at: Date;
   updated_at: Date;
 };
-const COLUMNS = "x.id, x.team_id, x.transformation_id, x.webhook_id, x.request_id, x.event_id, x.log_level, x.logs, x.original_data, x.transformed_data, x.created_at, x.updated_at";
+const COLUMNS = `x.id, x.team_id, x.transformation_id, x.webhook_id, x.request_id, x.event_id, x.log_level, x.logs, x.original_data, x.transformed_data, x.created_at, x.updated_at, ${ISSUE_OF} AS issue_id`;
 
 const toExecution = (r: ExecutionRow): TTransformationExecution => ({
   id: r.id,
@@ -73,7 +82,7 @@ const toExecution = (r: ExecutionRow): TTransformationExecution => ({
   logs: r.logs ?? [],
   original_event_data: r.original_data ?? null,
   transformed_event_data: r.transformed_data ?? null,
-  issue_id: null,
+  issue_id: r.issue_id,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });
