@@ -4,7 +4,7 @@
  * destination type icon). Colors follow the portal's brand (`--brand`, `--brand-fg`) and theme.
  */
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useId, useRef } from "react";
 import { ApiError, usePortal } from "@/components/portal/api";
 
 const focus = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--brand)]";
@@ -115,6 +115,7 @@ export function Skeleton({ lines = 3 }: { lines?: number }) {
 /** A modal confirmation (native `<dialog>`: focus kept inside, Escape cancels). */
 export function ConfirmDialog(p: { open: boolean; title: string; children: React.ReactNode; confirmLabel: string; danger?: boolean; pending?: boolean; error?: string | null; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -124,7 +125,7 @@ export function ConfirmDialog(p: { open: boolean; title: string; children: React
   return (
     <dialog
       ref={ref}
-      aria-labelledby="confirm-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         p.onCancel();
@@ -132,7 +133,7 @@ export function ConfirmDialog(p: { open: boolean; title: string; children: React
       className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
     >
       <div className="space-y-3 p-5">
-        <h2 id="confirm-title" className="text-base font-semibold">
+        <h2 id={titleId} className="text-base font-semibold">
           {p.title}
         </h2>
         <div className="text-sm text-zinc-700 dark:text-zinc-300">{p.children}</div>
