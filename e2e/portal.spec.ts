@@ -15,6 +15,7 @@ import type { Page } from "@playwright/test";
 import { closePool } from "@/lib/db/pool";
 import { createOutboundKey, tenantToken } from "@/lib/outbound/auth";
 import { startReceiver, type Receiver } from "./support/receiver";
+import { startServer } from "./support/servers";
 import { BASE_URL, expect, newClient, test } from "./support/browser";
 
 const run = randomBytes(4).toString("hex");
@@ -322,6 +323,37 @@ test("keyboard: the list, the type picker and the form work without a mouse", as
   await dialog.getByRole("button", { name: "Delete destination" }).click();
   await page.waitForURL((u) => u.pathname === "/portal");
   await expect(page.getByTestId("destination-list").getByRole("link")).toHaveCount(1);
+});
+
+test("branding: PORTAL_ORGANIZATION_NAME, PORTAL_BRAND_COLOR and PORTAL_LOGO_URL change the portal's look", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const branded = await startServer({
+    DATABASE_URL: process.env.DATABASE_URL!,
+    TRUST_PROXY: "true",
+    WORKER_ENABLED: "false",
+    PORTAL_ORGANIZATION_NAME: "Acme Logistics",
+    PORTAL_BRAND_COLOR: "#0f766e",
+    PORTAL_LOGO_URL: `${BASE_URL}/favicon.svg`,
+  });
+  try {
+    const res = await fetch(`${branded.url}/outbound/api/v1/tenants/${tenantA}/portal`, { headers: { authorization: `Bearer ${admin}` } });
+    const { redirect_url } = (await res.json()) as { redirect_url: string };
+    expect(redirect_url.startsWith(`${branded.url}/portal?token=`)).toBe(true);
+    const context = await newClient(browser, { baseURL: branded.url });
+    const page = await context.newPage();
+    await enter(page, redirect_url);
+    await expect(page.locator("header")).toContainText("Acme Logistics");
+    await expect(page).toHaveTitle(/Acme Logistics/);
+    await expect(page.locator("header img")).toHaveAttribute("src", `${BASE_URL}/favicon.svg`);
+    await expect(page.locator("[data-portal]")).toHaveAttribute("data-theme", "system");
+    const add = page.getByRole("link", { name: "Add destination" });
+    expect(await add.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(15, 118, 110)");
+    await expectAccessible(page, "branded list");
+    await page.screenshot({ path: `${SHOTS}/branded-light.png`, fullPage: true });
+    await context.close();
+  } finally {
+    await branded.stop();
+  }
 });
 
 test("a garbage or expired link, or no session, shows a clear page; nothing crashes or leaks", async ({ page, context }) => {

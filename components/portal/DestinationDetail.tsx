@@ -136,7 +136,7 @@ function SecretPanel({ d }: { d: Destination }) {
       <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
       <div className="space-y-3 p-4 sm:p-5">
         <div className="flex flex-wrap items-center gap-2">
-          <code data-testid="secret-value" className="min-w-0 flex-1 break-all rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
+          <code data-testid="secret-value" className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
             {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
           </code>
           <button type="button" className={btn.secondary} aria-pressed={shown} onClick={() => setShown((s) => !s)}>
