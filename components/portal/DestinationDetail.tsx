@@ -84,11 +84,9 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
             <span>{type?.label ?? d.type}</span>
             <span aria-hidden>·</span>
             <span>{topicsText(d.topics)}</span>
-            <span aria-hidden>·</span>
-            <span className="font-mono text-xs">{d.id}</span>
           </p>
           <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-            Created <When iso={d.created_at} />
+            <span className="font-mono">{d.id}</span> · Created <When iso={d.created_at} />
           </p>
         </div>
       </div>
