@@ -118,6 +118,18 @@ describe("lib/config parseConfig", () => {
     expect(parseConfig({ PUBLIC_URL: publicUrl }).deliveryAllowPrivateNetworks).toBe(expected);
   });
 
+  it("parseConfig – portal branding: defaults, values, and a bad color or logo URL named in the error", () => {
+    expect(parseConfig({}).portal).toEqual({ organizationName: "", brandColor: "#4f46e5", logoUrl: undefined });
+    expect(parseConfig({ PORTAL_ORGANIZATION_NAME: " Acme ", PORTAL_BRAND_COLOR: "#0f766e", PORTAL_LOGO_URL: "https://acme.example/logo.svg" }).portal).toEqual({
+      organizationName: "Acme",
+      brandColor: "#0f766e",
+      logoUrl: "https://acme.example/logo.svg",
+    });
+    expect(parseConfig({ PORTAL_BRAND_COLOR: "#abc" }).portal.brandColor).toBe("#abc");
+    expect(() => parseConfig({ PORTAL_BRAND_COLOR: "red; background:url(x)" })).toThrow(/PORTAL_BRAND_COLOR/);
+    expect(() => parseConfig({ PORTAL_LOGO_URL: "javascript:alert(1)" })).toThrow(/PORTAL_LOGO_URL/);
+  });
+
   it("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS: no PUBLIC_URL is localhost (allowed); an explicit value wins", () => {
     expect(parseConfig({}).deliveryAllowPrivateNetworks).toBe(true);
     expect(parseConfig({ PUBLIC_URL: "https://hooks.example.com", DELIVERY_ALLOW_PRIVATE_NETWORKS: "true" }).deliveryAllowPrivateNetworks).toBe(true);

@@ -75,6 +75,9 @@ const ConfigSchema = z.object({
   OUTBOUND_OPERATOR_EVENTS_URL: z.url().optional(),
   OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  PORTAL_ORGANIZATION_NAME: z.string().max(100).default(""),
+  PORTAL_BRAND_COLOR: z.string().regex(/^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6})?$/, "a hex color such as #4f46e5").default(""),
+  PORTAL_LOGO_URL: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
 });
 
 export type Config = {
@@ -176,6 +179,8 @@ export type Config = {
   transformationThreadIdleMs: number;
   /** How long a new database connection may take before the query fails (ingestion then answers 503), ms. */
   dbConnectTimeoutMs: number;
+  /** Branding of the tenant portal (/portal): the operator's name (shown in its header and title), accent color (hex) and logo (http(s) URL). */
+  portal: { organizationName: string; brandColor: string; logoUrl: string | undefined };
   /** A delivery lease's length, renewed by its live worker every third of it; a dead worker's events are taken over after it, ms. */
   deliveryLeaseMs: number;
 };
@@ -266,6 +271,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
+    portal: { organizationName: e.PORTAL_ORGANIZATION_NAME.trim(), brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5", logoUrl: e.PORTAL_LOGO_URL || undefined },
   };
 }
 

@@ -3,7 +3,9 @@
  * surfaces"): one handler tree serves both deployment forms, the self-hosted `/outbound/api/v1/...` and
  * the managed `/outbound/2025-07-01/...` (which alone is rate limited: 240/min per credential, with
  * `X-RateLimit-Reset` as a Unix timestamp). In order: route match, authentication (admin key or tenant
- * JWT: 401 without or with bad credentials, 403 for a JWT on admin-only routes or another tenant's),
+ * JWT in `Authorization`, or without that header the tenant portal's cookie holding a tenant JWT, whose
+ * unsafe requests must pass the CSRF guard of lib/outbound/portal.ts: 401 without or with bad
+ * credentials, 403 for a JWT on admin-only routes or another tenant's, or for a cross-site request),
  * rate limit, JSON body (1 MiB; 413 above, 400 for malformed JSON), the handler, and the mapping of every
  * error to `{status, message, data?}` (validation: 422 with `data` an array of messages). It is the only
  * try/catch of this surface.
@@ -11,6 +13,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
+import { cookieValue, PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/portal";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
@@ -95,6 +98,8 @@ export type OutboundInput = {
   segments: string[];
   url: URL;
   authorization: string | null;
+  /** Browser credentials: the `Cookie`, `Origin` and portal CSRF headers (the tenant portal's cookie session). */
+  browser?: { cookie: string | null; origin: string | null; csrf: string | null };
   /** The body, up to `max` bytes: `tooLarge` past it. */
   readBody: (max: number) => Promise<{ body: Buffer; tooLarge: boolean }>;
 };
@@ -144,9 +149,14 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
       return { status: result.status ?? 200, headers, body: JSON.stringify(result.body) };
     }
     const header = input.authorization ?? "";
-    const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
-    const caller = credential ? await authenticateOutbound(credential) : null;
+    let credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
+    // No Authorization header: the tenant portal's cookie (a tenant JWT only; unsafe methods need the CSRF guard).
+    const portal = !header ? cookieValue(input.browser?.cookie, PORTAL_COOKIE) : undefined;
+    if (portal) credential = portal;
+    let caller = credential ? await authenticateOutbound(credential) : null;
+    if (portal && caller?.kind !== "tenant") caller = null;
     if (!caller) throw new OutboundError(401, "unauthorized");
+    if (portal && !portalCsrfAllowed(input.method, input.browser?.origin, input.browser?.csrf)) throw new OutboundError(403, "cross-site request refused");
     if (where.form === "managed") {
       const limit = getConfig().outbound.rateLimit;
       const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
@@ -185,6 +195,7 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Prom
       segments: url.pathname.split("/").filter(Boolean).slice(1),
       url,
       authorization: req.headers.get("authorization"),
+      browser: { cookie: req.headers.get("cookie"), origin: req.headers.get("origin"), csrf: req.headers.get(PORTAL_CSRF_HEADER) },
       readBody: async (max) => {
         if (Number(req.headers.get("content-length") ?? 0) > max) return { body: Buffer.alloc(0), tooLarge: true };
         const body = Buffer.from(await req.arrayBuffer());
@@ -206,6 +217,7 @@ export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, ba
     segments: req.pathname.split("/").filter(Boolean).slice(1),
     url,
     authorization: req.headers.authorization ?? null,
+    browser: { cookie: req.headers.cookie ?? null, origin: req.headers.origin ?? null, csrf: req.headers[PORTAL_CSRF_HEADER] ?? null },
     readBody: async (max) => ({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
   });
   return { status: out.status, headers: out.headers, body: out.body };

@@ -5,7 +5,7 @@
  * once and kept encrypted in `outbound_settings`).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { jwtVerify, SignJWT } from "jose";
+import { errors, jwtVerify, SignJWT } from "jose";
 import { getConfig } from "@/lib/config";
 import { decryptSecret, encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
@@ -87,6 +87,23 @@ export async function tenantToken(tenantId: string, now = Date.now()): Promise<s
 }
 
 /**
+ * Checks a tenant JWT: `{tenantId}` when it is ours, unexpired and its tenant still exists; else why not
+ * (`expired`, `invalid`: bad signature, issuer or shape; `unknown_tenant`: the tenant was deleted).
+ */
+export async function verifyTenantToken(token: string): Promise<{ tenantId: string } | { error: "expired" | "invalid" | "unknown_tenant" }> {
+  if (token.length < 16 || token.length > 4096 || token.split(".").length !== 3) return { error: "invalid" };
+  let sub: unknown;
+  try {
+    ({ payload: { sub } } = await jwtVerify(token, await jwtSecret(), { issuer: ISSUER, algorithms: ["HS256"] }));
+  } catch (err) {
+    return { error: err instanceof errors.JWTExpired ? "expired" : "invalid" };
+  }
+  if (typeof sub !== "string") return { error: "invalid" };
+  const { rowCount } = await getPool().query("SELECT 1 FROM outbound_tenants WHERE id = $1", [sub]);
+  return rowCount ? { tenantId: sub } : { error: "unknown_tenant" };
+}
+
+/**
  * The caller of a bearer credential: the admin, a tenant whose JWT is valid and who still exists, or
  * null (401).
  */
@@ -94,13 +111,6 @@ export async function authenticateOutbound(credential: string): Promise<Outbound
   if (credential.length < 16 || credential.length > 4096) return null;
   const { rows } = await getPool().query<{ id: string }>("SELECT id FROM outbound_api_keys WHERE key_hash = $1 AND revoked_at IS NULL", [hash(credential)]);
   if (rows[0]) return { kind: "admin", keyId: rows[0].id };
-  if (credential.split(".").length !== 3) return null;
-  try {
-    const { payload } = await jwtVerify(credential, await jwtSecret(), { issuer: ISSUER, algorithms: ["HS256"] });
-    if (typeof payload.sub !== "string") return null;
-    const { rowCount } = await getPool().query("SELECT 1 FROM outbound_tenants WHERE id = $1", [payload.sub]);
-    return rowCount ? { kind: "tenant", tenantId: payload.sub } : null;
-  } catch {
-    return null;
-  }
+  const verified = await verifyTenantToken(credential);
+  return "tenantId" in verified ? { kind: "tenant", tenantId: verified.tenantId } : null;
 }

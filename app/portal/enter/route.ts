@@ -1,0 +1,34 @@
+// The portal's token exchange (issue 14, portal): `/portal?token=…&theme=…` (the outbound portal
+// redirect_url) is sent here by app/portal/page.tsx. A valid tenant JWT becomes the httpOnly,
+// SameSite=Strict session cookie; the answer is a tiny same-origin page that replaces the address with
+// `/portal` (no token). A navigation started by our own page is same-site, so the Strict cookie goes
+// along, which it would not on a redirect chain started by the operator's site. A bad or expired token
+// goes to /portal/signed-out with the reason; the token is never echoed.
+import { NextResponse } from "next/server";
+import { verifyTenantToken } from "@/lib/outbound/auth";
+import { asTheme, PORTAL_COOKIE, PORTAL_THEME_COOKIE, portalCookieOptions } from "@/lib/outbound/portal";
+
+export const dynamic = "force-dynamic";
+
+const NO_STORE = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
+
+export async function GET(req: Request) {
+  const url = new URL(req.url);
+  const token = url.searchParams.get("token") ?? "";
+  const theme = asTheme(url.searchParams.get("theme"));
+  const verified = await verifyTenantToken(token);
+  if (!("tenantId" in verified)) {
+    const reason = verified.error === "expired" ? "expired" : "invalid";
+    const res = new NextResponse(null, { status: 303, headers: { ...NO_STORE, location: `/portal/signed-out?reason=${reason}` } });
+    res.cookies.set(PORTAL_COOKIE, "", { ...portalCookieOptions(0) });
+    return res;
+  }
+  const exp = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")).exp as number;
+  const maxAge = Math.max(1, exp - Math.floor(Date.now() / 1000));
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Opening the portal…</title><meta http-equiv="refresh" content="0;url=/portal"></head><body style="font-family:system-ui,sans-serif;padding:2rem"><p>Opening the portal… <a href="/portal">Continue</a></p><script>location.replace("/portal")</script></body></html>`;
+  const res = new NextResponse(html, { status: 200, headers: { ...NO_STORE, "content-type": "text/html; charset=utf-8" } });
+  res.cookies.set(PORTAL_COOKIE, token, portalCookieOptions(maxAge));
+  if (theme) res.cookies.set(PORTAL_THEME_COOKIE, theme, portalCookieOptions(maxAge));
+  else res.cookies.set(PORTAL_THEME_COOKIE, "", portalCookieOptions(0));
+  return res;
+}

@@ -1,0 +1,283 @@
+"use client";
+/**
+ * A destination's events and attempts (shared/spec/outbound.md "Events and attempts"): two tabs, newest
+ * first, "Load more" through the `next` cursor. An attempt opens to its response (status, headers and
+ * body, always rendered as text, never as markup) and the event's payload; failed or not, it can be
+ * retried (`POST /retry`), which queues a manual attempt that appears here within seconds.
+ */
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs, useDestinationsPath } from "@/components/portal/api";
+import { AttemptBadge, Badge, btn, Card, CardHeader, EmptyState, ErrorNotice, Skeleton, When } from "@/components/portal/ui";
+
+const PAGE = 20;
+
+export function Activity({ destination }: { destination: Destination }) {
+  const [tab, setTab] = useState<"attempts" | "events">("attempts");
+  const tabs = [
+    { key: "attempts", label: "Attempts" },
+    { key: "events", label: "Events" },
+  ] as const;
+  const id = useId();
+  return (
+    <Card>
+      <CardHeader title="Activity" description="Every event sent to this destination and each delivery attempt, with the response your endpoint gave." />
+      <div role="tablist" aria-label="Activity" className="flex gap-1 border-b border-zinc-200 px-3 pt-2 sm:px-4 dark:border-zinc-800">
+        {tabs.map((t) => (
+          <button
+            key={t.key}
+            id={`${id}-${t.key}-tab`}
+            role="tab"
+            type="button"
+            aria-selected={tab === t.key}
+            aria-controls={`${id}-${t.key}-panel`}
+            tabIndex={tab === t.key ? 0 : -1}
+            onClick={() => setTab(t.key)}
+            onKeyDown={(e) => {
+              if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+                const next = tab === "attempts" ? "events" : "attempts";
+                setTab(next);
+                document.getElementById(`${id}-${next}-tab`)?.focus();
+              }
+            }}
+            className={`-mb-px rounded-t-md border-b-2 px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-[var(--brand)] ${
+              tab === t.key ? "border-[var(--brand)] text-zinc-900 dark:text-zinc-50" : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
+            }`}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div id={`${id}-${tab}-panel`} role="tabpanel" aria-labelledby={`${id}-${tab}-tab`}>
+        {tab === "attempts" ? <AttemptList destination={destination} /> : <EventList destination={destination} />}
+      </div>
+    </Card>
+  );
+}
+
+function AttemptList({ destination }: { destination: Destination }) {
+  const path = `${useDestinationsPath()}/${encodeURIComponent(destination.id)}/attempts`;
+  const q = useInfiniteQuery({
+    queryKey: ["portal", "attempts", destination.id],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => api<Page<Attempt>>(`${path}${qs([["include", "response_data"], ["include", "event"], ["limit", String(PAGE)], ["next", pageParam]])}`),
+    getNextPageParam: (last) => last.pagination.next ?? undefined,
+    refetchInterval: 5_000,
+  });
+  if (q.isPending) return <Skeleton />;
+  if (q.isError)
+    return (
+      <div className="p-4">
+        <ErrorNotice error={q.error} what="Attempts" retry={() => q.refetch()} />
+      </div>
+    );
+  const attempts = q.data.pages.flatMap((p) => p.models);
+  if (!attempts.length)
+    return (
+      <EmptyState title="No attempts yet">
+        Attempts appear here as soon as an event on {destination.topics.includes("*") ? "any topic" : `the topics ${destination.topics.join(", ")}`} is sent to this destination.
+        {destination.disabled_at ? " This destination is disabled: enable it to receive events." : ""}
+      </EmptyState>
+    );
+  return (
+    <>
+      <ul className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="attempt-list">
+        {attempts.map((a) => (
+          <AttemptItem key={a.id} attempt={a} destination={destination} />
+        ))}
+      </ul>
+      {q.hasNextPage && (
+        <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
+          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+            {q.isFetchingNextPage ? "Loading…" : "Load more attempts"}
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function AttemptItem({ attempt: a, destination, showTopic = true }: { attempt: Attempt; destination: Destination; showTopic?: boolean }) {
+  const [open, setOpen] = useState(false);
+  const panel = useId();
+  return (
+    <li data-testid="attempt" data-attempt-id={a.id} data-status={a.status}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={panel}
+        onClick={() => setOpen((o) => !o)}
+        className="grid w-full grid-cols-[auto_1fr_auto] items-center gap-x-3 gap-y-1 px-4 py-3 text-left hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--brand)] sm:px-5 dark:hover:bg-zinc-800/50"
+      >
+        <AttemptBadge status={a.status} />
+        <span className="min-w-0 truncate text-sm">
+          <span className="font-mono font-medium">{a.code ?? "—"}</span>
+          {showTopic && a.event && <span className="text-zinc-600 dark:text-zinc-400"> · {a.event.topic}</span>}
+          <span className="text-zinc-600 dark:text-zinc-400">
+            {" "}
+            · {a.attempt_number === 0 ? "first attempt" : `retry ${a.attempt_number}`}
+            {a.manual ? " (manual)" : ""}
+            {a.latency_ms !== undefined ? ` · ${a.latency_ms} ms` : ""}
+          </span>
+        </span>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+          <When iso={a.delivered_at} />
+        </span>
+      </button>
+      {open && (
+        <div id={panel} className="space-y-4 border-t border-zinc-100 bg-zinc-50/60 px-4 py-4 sm:px-5 dark:border-zinc-800 dark:bg-zinc-950/40">
+          <AttemptDetail attempt={a} destination={destination} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+const pre = "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
+
+function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destination: Destination }) {
+  const client = useQueryClient();
+  const retry = useMutation({
+    mutationFn: () => api<{ success: boolean }>("/retry", { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["portal", "attempts"] }),
+  });
+  const r = a.response_data;
+  const event = useQuery({ queryKey: ["portal", "event", a.event_id], queryFn: () => api<OutboundEvent>(`/events/${encodeURIComponent(a.event_id)}`) });
+  return (
+    <>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs">
+        <dt className="text-zinc-600 dark:text-zinc-400">Attempt</dt>
+        <dd className="break-all font-mono">{a.id}</dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">Event</dt>
+        <dd className="break-all font-mono">{a.event_id}</dd>
+      </dl>
+      <div>
+        <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Response</h3>
+        {r ? (
+          <div className="space-y-2">
+            <p className="text-sm">
+              Status <span className="font-mono font-semibold" data-testid="response-status">{r.status_code ?? "—"}</span>
+            </p>
+            {r.headers && Object.keys(r.headers).length > 0 && <pre className={pre}>{Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join("\n")}</pre>}
+            <pre className={pre} data-testid="response-body">
+              {r.body ? r.body : "(empty body)"}
+            </pre>
+          </div>
+        ) : (
+          <p className="text-sm text-zinc-700 dark:text-zinc-300">No response was received{a.code ? ` (${a.code})` : ""}.</p>
+        )}
+      </div>
+      <div>
+        <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Event payload</h3>
+        {event.isPending ? <Skeleton lines={1} /> : event.isError ? <ErrorNotice error={event.error} what="The event" /> : <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>}
+      </div>
+      <div className="flex flex-wrap items-center gap-3">
+        <button type="button" className={btn.primary} disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
+          {retry.isPending ? "Retrying…" : "Retry"}
+        </button>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" role="status">
+          {retry.isSuccess
+            ? "Retry queued: the new attempt appears in the list within a few seconds."
+            : retry.isError
+              ? ""
+              : destination.disabled_at
+                ? "Enable the destination to retry."
+                : "Sends this event to the destination again now."}
+        </p>
+        {retry.isError && (
+          <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-400">
+            Retry failed: {retry.error.message}
+          </p>
+        )}
+      </div>
+    </>
+  );
+}
+
+function EventList({ destination }: { destination: Destination }) {
+  const q = useInfiniteQuery({
+    queryKey: ["portal", "events", destination.id],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => api<Page<OutboundEvent>>(`/events${qs([["destination_id", destination.id], ["limit", String(PAGE)], ["next", pageParam]])}`),
+    getNextPageParam: (last) => last.pagination.next ?? undefined,
+    refetchInterval: 10_000,
+  });
+  if (q.isPending) return <Skeleton />;
+  if (q.isError)
+    return (
+      <div className="p-4">
+        <ErrorNotice error={q.error} what="Events" retry={() => q.refetch()} />
+      </div>
+    );
+  const events = q.data.pages.flatMap((p) => p.models);
+  if (!events.length) return <EmptyState title="No events yet">Events sent to this destination are listed here with their payload and attempts.</EmptyState>;
+  return (
+    <>
+      <ul className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="event-list">
+        {events.map((e) => (
+          <EventItem key={e.id} event={e} destination={destination} />
+        ))}
+      </ul>
+      {q.hasNextPage && (
+        <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
+          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+            {q.isFetchingNextPage ? "Loading…" : "Load more events"}
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function EventItem({ event: e, destination }: { event: OutboundEvent; destination: Destination }) {
+  const [open, setOpen] = useState(false);
+  const panel = useId();
+  const attempts = useQuery({
+    enabled: open,
+    queryKey: ["portal", "attempts", destination.id, "event", e.id],
+    queryFn: () => api<Page<Attempt>>(`/attempts${qs([["event_id", e.id], ["destination_id", destination.id], ["include", "response_data"]])}`),
+    refetchInterval: open ? 5_000 : false,
+  });
+  return (
+    <li data-testid="event" data-event-id={e.id}>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={panel}
+        onClick={() => setOpen((o) => !o)}
+        className="grid w-full grid-cols-[1fr_auto] items-center gap-3 px-4 py-3 text-left hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--brand)] sm:px-5 dark:hover:bg-zinc-800/50"
+      >
+        <span className="min-w-0 truncate text-sm">
+          <Badge tone="zinc">{e.topic}</Badge> <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{e.id}</span>
+        </span>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+          <When iso={e.time} />
+        </span>
+      </button>
+      {open && (
+        <div id={panel} className="space-y-4 border-t border-zinc-100 bg-zinc-50/60 px-4 py-4 sm:px-5 dark:border-zinc-800 dark:bg-zinc-950/40">
+          <div>
+            <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Payload</h3>
+            <pre className={pre}>{JSON.stringify(e.data, null, 2)}</pre>
+          </div>
+          <div>
+            <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Attempts</h3>
+            {attempts.isPending ? (
+              <Skeleton lines={1} />
+            ) : attempts.isError ? (
+              <ErrorNotice error={attempts.error} what="Attempts" />
+            ) : attempts.data.models.length === 0 ? (
+              <p className="text-sm text-zinc-700 dark:text-zinc-300">No attempt yet: the delivery is queued.</p>
+            ) : (
+              <ul className="divide-y divide-zinc-200 overflow-hidden rounded-md border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+                {attempts.data.models.map((a) => (
+                  <AttemptItem key={a.id} attempt={a} destination={destination} showTopic={false} />
+                ))}
+              </ul>
+            )}
+          </div>
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,227 @@
+"use client";
+/**
+ * One destination: its state (enable, disable, delete with confirmation), the delivery chart, the
+ * signing secret (reveal, copy, rotate), its settings (the type's schema form, prefilled; PATCH), and
+ * its events and attempts (components/portal/Activity.tsx).
+ */
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useMemo, useState } from "react";
+import { Activity } from "@/components/portal/Activity";
+import { api, ApiError, type Destination, type DestinationType, useDestination, useDestinationsPath, useDestinationTypes, useTopics } from "@/components/portal/api";
+import { DeliveryChart } from "@/components/portal/DeliveryChart";
+import { topicsText } from "@/components/portal/DestinationList";
+import { sectionsOf } from "@/components/portal/NewDestination";
+import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
+import { BackLink, btn, Card, CardHeader, ConfirmDialog, EnabledBadge, ErrorNotice, Skeleton, TypeIcon, When } from "@/components/portal/ui";
+import { SchemaForm } from "@/components/ui/SchemaForm";
+
+function useDestinationUpdate(id: string) {
+  const path = `${useDestinationsPath()}/${encodeURIComponent(id)}`;
+  const client = useQueryClient();
+  return (method: string, suffix = "") =>
+    ({
+      mutationFn: (body?: unknown) => api<Destination>(`${path}${suffix}`, { method, body }),
+      onSuccess: (d: Destination | { success: boolean }) => {
+        if ("id" in d) client.setQueryData(["portal", "destinations", id], d);
+        client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
+      },
+    }) as const;
+}
+
+export function DestinationDetail({ id }: { id: string }) {
+  const q = useDestination(id);
+  const types = useDestinationTypes();
+  const created = useSearchParams().get("created") === "1";
+  if (q.isPending)
+    return (
+      <Card>
+        <Skeleton />
+      </Card>
+    );
+  if (q.isError)
+    return (
+      <div className="space-y-4">
+        <BackLink href="/portal">Destinations</BackLink>
+        <ErrorNotice error={q.error} what="This destination" retry={() => q.refetch()} />
+      </div>
+    );
+  const d = q.data;
+  const type = types.data?.find((t) => t.type === d.type);
+  return (
+    <div className="space-y-6">
+      <BackLink href="/portal">Destinations</BackLink>
+      {created && (
+        <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-4 py-2.5 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200">
+          Destination created. Events on its topics are delivered to it from now on.
+        </p>
+      )}
+      <Header d={d} type={type} />
+      <DeliveryChart destinationId={d.id} />
+      {d.credentials.secret !== undefined && <SecretPanel d={d} />}
+      <Activity destination={d} />
+      {type && <SettingsPanel d={d} type={type} />}
+    </div>
+  );
+}
+
+function Header({ d, type }: { d: Destination; type: DestinationType | undefined }) {
+  const router = useRouter();
+  const update = useDestinationUpdate(d.id);
+  const toggle = useMutation(update("PUT", d.disabled_at ? "/enable" : "/disable"));
+  const remove = useMutation({ ...update("DELETE"), onSuccess: () => router.push("/portal") });
+  const [confirm, setConfirm] = useState(false);
+  return (
+    <div className="flex flex-wrap items-start justify-between gap-4">
+      <div className="flex min-w-0 items-start gap-3">
+        <span className="grid size-11 shrink-0 place-items-center rounded-lg bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">
+          <TypeIcon svg={type?.icon} className="size-6" />
+        </span>
+        <div className="min-w-0">
+          <h1 className="break-all font-mono text-lg font-semibold tracking-tight sm:text-xl">{d.target || d.id}</h1>
+          <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
+            <EnabledBadge disabledAt={d.disabled_at} />
+            <span>{type?.label ?? d.type}</span>
+            <span aria-hidden>·</span>
+            <span>{topicsText(d.topics)}</span>
+          </p>
+          <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+            <span className="font-mono">{d.id}</span> · Created <When iso={d.created_at} />
+          </p>
+        </div>
+      </div>
+      <div className="flex flex-wrap gap-2">
+        <button type="button" className={btn.secondary} disabled={toggle.isPending} onClick={() => toggle.mutate(undefined)}>
+          {d.disabled_at ? "Enable" : "Disable"}
+        </button>
+        <button type="button" className={btn.dangerOutline} onClick={() => setConfirm(true)}>
+          Delete
+        </button>
+      </div>
+      {toggle.isError && (
+        <p role="alert" className="w-full text-sm text-red-700 dark:text-red-400">
+          Could not {d.disabled_at ? "enable" : "disable"} the destination: {toggle.error.message}
+        </p>
+      )}
+      <ConfirmDialog
+        open={confirm}
+        title="Delete this destination?"
+        confirmLabel="Delete destination"
+        danger
+        pending={remove.isPending}
+        error={remove.isError ? `Not deleted: ${remove.error.message}` : null}
+        onConfirm={() => remove.mutate(undefined)}
+        onCancel={() => setConfirm(false)}
+      >
+        <p>
+          Events will no longer be sent to <span className="break-all font-mono">{d.target || d.id}</span>. Its past attempts stay in your history. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+function SecretPanel({ d }: { d: Destination }) {
+  const update = useDestinationUpdate(d.id);
+  const rotate = useMutation(update("PATCH"));
+  const [shown, setShown] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const [confirm, setConfirm] = useState(false);
+  const secret = d.credentials.secret ?? "";
+  const previousUntil = d.credentials.previous_secret_invalid_at;
+  return (
+    <Card>
+      <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
+      <div className="space-y-3 p-4 sm:p-5">
+        <div className="flex flex-wrap items-center gap-2">
+          <code data-testid="secret-value" className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
+            {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
+          </code>
+          <button type="button" className={btn.secondary} aria-pressed={shown} onClick={() => setShown((s) => !s)}>
+            {shown ? "Hide" : "Reveal"}
+          </button>
+          <button
+            type="button"
+            className={btn.secondary}
+            onClick={async () => {
+              await navigator.clipboard?.writeText(secret).catch(() => {});
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1500);
+            }}
+          >
+            {copied ? "Copied" : "Copy"}
+          </button>
+          <button type="button" className={btn.secondary} onClick={() => setConfirm(true)}>
+            Rotate
+          </button>
+        </div>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
+          {previousUntil ? (
+            <>
+              The previous secret keeps signing alongside this one until <When iso={previousUntil} />.
+            </>
+          ) : (
+            "Rotating creates a new secret; the old one stays valid for 24 hours so you can update your endpoint."
+          )}
+        </p>
+      </div>
+      <ConfirmDialog
+        open={confirm}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        pending={rotate.isPending}
+        error={rotate.isError ? `Not rotated: ${rotate.error.message}` : null}
+        onConfirm={() => rotate.mutate({ credentials: { rotate_secret: true } }, { onSuccess: () => (setConfirm(false), setShown(true)) })}
+        onCancel={() => setConfirm(false)}
+      >
+        <p>A new secret is created now. Deliveries carry signatures of both secrets for the next 24 hours, then only the new one.</p>
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+function SettingsPanel({ d, type }: { d: Destination; type: DestinationType }) {
+  const update = useDestinationUpdate(d.id);
+  const save = useMutation(update("PATCH"));
+  const available = useTopics().data ?? [];
+  const [topics, setTopics] = useState<TopicsValue>(() => topicsValueOf(d.topics));
+  const [topicsError, setTopicsError] = useState<string>();
+  const sections = useMemo(() => sectionsOf(type), [type]);
+  const err = save.error instanceof ApiError ? save.error : null;
+  return (
+    <Card>
+      <CardHeader title="Settings" description={`Change where and what this ${type.label.toLowerCase()} destination receives. The type cannot be changed.`} />
+      <div className="p-4 sm:p-5">
+        {save.isSuccess && !save.isPending && (
+          <p role="status" className="mb-4 text-sm font-medium text-emerald-800 dark:text-emerald-300">
+            Settings saved.
+          </p>
+        )}
+        <SchemaForm
+          key={d.updated_at}
+          sections={sections}
+          initial={{ config: d.config, credentials: d.credentials }}
+          keepSensitive
+          emptyAs="null"
+          submitLabel="Save settings"
+          pending={save.isPending}
+          serverErrors={err?.messages}
+          formError={save.error ? `Not saved: ${err?.status === 422 ? "fix the fields marked below." : save.error.message}` : null}
+          validateExtra={() => {
+            const t = topicsOf(topics, available);
+            setTopicsError("error" in t ? t.error : undefined);
+            return "error" in t ? [t.error] : [];
+          }}
+          onSubmit={(values) => {
+            const t = topicsOf(topics, available);
+            if ("error" in t) return;
+            const credentials = Object.fromEntries(Object.entries(values.credentials ?? {}).filter(([, v]) => v !== null));
+            save.mutate({ topics: t.topics, config: values.config, ...(Object.keys(credentials).length ? { credentials } : {}) });
+          }}
+        >
+          <TopicsField value={topics} onChange={setTopics} error={topicsError} />
+        </SchemaForm>
+      </div>
+    </Card>
+  );
+}
