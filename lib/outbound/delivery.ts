@@ -16,7 +16,6 @@ import amqp from "amqplib";
 import { Webhook } from "standardwebhooks";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
-import { inTransaction } from "@/lib/db/transaction";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
 import { ingest } from "@/lib/ingest/ingest";
@@ -34,14 +33,14 @@ const RESPONSE_MAX_BYTES = 131_072;
 type Db = Pick<pg.PoolClient, "query">;
 
 /** Adds deliveries (due now; `manual` for POST /retry) and their jobs, in the caller's transaction. */
-export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
+export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; eventTime: Date; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
   if (deliveries.length === 0) return;
   const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
   await db.query(
-    `INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status, manual, next_attempt_at)
-     SELECT e, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[]) AS x(e, d, t)
+    `INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
+     SELECT e, et, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS x(e, d, t, et)
      ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, next_attempt_at = now(), updated_at = now()`,
-    [...cols, manual],
+    [...cols, manual, deliveries.map((d) => d.eventTime)],
   );
   await db.query(
     `SELECT count(*) FROM graphile_worker.add_jobs(
@@ -173,7 +172,7 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
        RETURNING *)
      SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
             d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted
-       FROM c JOIN outbound_events e ON e.id = c.event_id LEFT JOIN outbound_destinations d ON d.id = c.destination_id`,
+       FROM c JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`,
     [eventId, destinationId, lease],
   );
   const c = rows[0];
@@ -186,32 +185,37 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);
-  const alert = await inTransaction(async (db) => {
-    const { rowCount } = await db.query(
-      `UPDATE outbound_deliveries SET attempts = attempts + 1, manual = false, locked_until = NULL, next_attempt_at = $4, updated_at = now(),
+  // One statement records the attempt (delivery state, attempt row, the destination's failures in a row,
+  // the retry's job), if this worker still holds the lease.
+  const { rows: recorded } = await getBackgroundPool().query<{ owned: number; failures: number | null }>(
+    `WITH upd AS (
+       UPDATE outbound_deliveries SET attempts = attempts + 1, manual = false, locked_until = NULL, next_attempt_at = $4, updated_at = now(),
               status = CASE WHEN $3 THEN 'success' WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END
-        WHERE event_id = $1 AND destination_id = $2 AND locked_until = $5`,
-      [eventId, destinationId, outcome.success, next, c.locked_until],
-    );
-    if (!rowCount) return null; // the lease was lost: another worker owns this delivery now
-    await db.query(
-      `INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
-      [cfg.prefixes.attempt + base62(randomBytes(16)), eventId, c.tenant_id, destinationId, c.type, c.topic, outcome.success ? "success" : "failed", outcome.code, c.attempts, c.manual, outcome.latencyMs, outcome.response ? JSON.stringify(outcome.response) : null],
-    );
-    const { rows: d } = await db.query<{ consecutive_failures: number }>(
-      "UPDATE outbound_destinations SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures + 1 END WHERE id = $1 RETURNING consecutive_failures",
-      [destinationId, outcome.success],
-    );
-    const failures = d[0]?.consecutive_failures ?? 0;
-    let disabled = false;
-    if (!outcome.success && cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
-      const { rowCount: turnedOff } = await db.query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
-      disabled = (turnedOff ?? 0) > 0;
-      if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
-    }
-    if (next) await db.query("SELECT graphile_worker.add_job($1, json_build_object('event_id', $2::text, 'destination_id', $3::text), run_at => $4, max_attempts => 10::smallint)", [OUTBOUND_DELIVER_TASK, eventId, destinationId, next]);
-    return outcome.success ? null : { tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null };
-  }, getBackgroundPool());
-  if (alert) await alertsAfterFailure(alert);
+        WHERE event_id = $1 AND destination_id = $2 AND locked_until = $5 RETURNING 1),
+     att AS (
+       INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
+       SELECT $6, $1, $7, $2, $8, $9, CASE WHEN $3 THEN 'success' ELSE 'failed' END, $10, $11, $12, $13, $14, now() FROM upd),
+     -- A success writes the destination's row only to end a run of failures, so deliveries to one
+     -- destination do not queue behind each other's row lock.
+     dst AS (
+       UPDATE outbound_destinations SET consecutive_failures = CASE WHEN $3 THEN 0 ELSE consecutive_failures + 1 END
+        WHERE id = $2 AND EXISTS (SELECT 1 FROM upd) AND (NOT $3 OR consecutive_failures <> 0) RETURNING consecutive_failures),
+     job AS (
+       SELECT graphile_worker.add_job($15, json_build_object('event_id', $1::text, 'destination_id', $2::text), run_at => $4, max_attempts => 10::smallint)
+         FROM upd WHERE $4::timestamptz IS NOT NULL)
+     SELECT (SELECT count(*) FROM upd)::int AS owned, (SELECT consecutive_failures FROM dst) AS failures, (SELECT count(*) FROM job)::int AS jobs`,
+    [
+      eventId, destinationId, outcome.success, next, c.locked_until, cfg.prefixes.attempt + base62(randomBytes(16)), c.tenant_id, c.type, c.topic,
+      outcome.code, c.attempts, c.manual, outcome.latencyMs, outcome.response ? JSON.stringify(outcome.response) : null, OUTBOUND_DELIVER_TASK,
+    ],
+  );
+  if (!recorded[0]?.owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now
+  const failures = recorded[0].failures ?? 0;
+  let disabled = false;
+  if (cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
+    const { rowCount } = await getBackgroundPool().query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
+    disabled = (rowCount ?? 0) > 0;
+    if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
+  }
+  await alertsAfterFailure({ tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null });
 }

@@ -189,7 +189,7 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw new OutboundError(400, "destination does not match event");
   const { rowCount } = await getPool().query("SELECT 1 FROM outbound_attempts WHERE event_id = $1 AND destination_id = $2 LIMIT 1", [event.id, d.id]);
   if (!rowCount) throw outboundNotFound("event not found");
-  await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, destinationId: d.id, tenantId: event.tenant_id }], true));
+  await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, eventTime: event.time, destinationId: d.id, tenantId: event.tenant_id }], true));
   return { status: 202, body: { success: true } };
 }
 

@@ -8,7 +8,6 @@
 import { outboundConfig } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
@@ -106,51 +105,71 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
   const time = e.time ? new Date(e.time) : new Date();
   const metadata = e.metadata ?? {};
   const dataText = rawMember(raw, "data") ?? JSON.stringify(e.data);
-  const { rows: destinations } = await getPool().query<{ id: string; topics: string[]; filter: Record<string, unknown> | null }>(
-    "SELECT id, topics, filter FROM outbound_destinations WHERE tenant_id = $1 AND disabled_at IS NULL AND ($2::text IS NULL OR id = $2) ORDER BY created_at, id",
-    [e.tenant_id, e.destination_id ?? null],
-  );
   const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
-  const matched = destinations.filter((d) => topicMatches(d.topics, topic) && filterMatches(d.filter, view)).map((d) => d.id);
-  const written = await writer.submit({ id, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: Buffer.from(dataText, "utf8"), destinationId: e.destination_id ?? null, matched });
+  const written = await writer.submit({ id, chosenId: e.id !== undefined, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: Buffer.from(dataText, "utf8"), destinationId: e.destination_id ?? null, view });
   if (written.tenantId !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
   return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
 }
 
-type Pending = { id: string; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; data: Buffer; destinationId: string | null; matched: string[] };
+type View = Parameters<typeof filterMatches>[1];
+type Pending = { id: string; chosenId: boolean; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; data: Buffer; destinationId: string | null; view: View };
 type Written = { duplicate: boolean; tenantId: string; matched: string[] };
+type Db = Parameters<Parameters<typeof inTransaction>[0]>[0];
+
+/** Advisory lock class of publisher-chosen event ids (the second key is the id's hash). */
+const EVENT_ID_LOCK = 727274100;
+
+/**
+ * The events of `items` whose id is already stored (id → tenant, matches). Event ids are unique across
+ * the day partitions of `outbound_events` (whose key is (id, time)) because of this check: a publisher-chosen
+ * id is locked (transaction-level advisory lock, in a fixed order) before it is looked up, so a concurrent
+ * publish of the same id waits for this transaction and then finds its row. Generated ids (128 random bits)
+ * are never looked up.
+ */
+async function storedEvents(client: Db, items: Pending[]): Promise<Map<string, { tenant_id: string; matched_destination_ids: string[] }>> {
+  const chosen = [...new Set(items.filter((i) => i.chosenId).map((i) => i.id))];
+  if (chosen.length === 0) return new Map();
+  await client.query("SELECT count(pg_advisory_xact_lock($2, k)) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s", [chosen, EVENT_ID_LOCK]);
+  const { rows } = await client.query<{ id: string; tenant_id: string; matched_destination_ids: string[] }>("SELECT id, tenant_id, matched_destination_ids FROM outbound_events WHERE id = ANY($1)", [chosen]);
+  return new Map(rows.map((r) => [r.id, r]));
+}
 
 /**
  * Group commit (design "The hot path"): the events published meanwhile are written by one transaction
- * (events, their deliveries and jobs), each answered only after it committed. An event whose id exists
- * already is a duplicate: nothing is queued again and the first one's matches are answered.
+ * (their destinations read, events, deliveries and jobs written), each answered only after it committed.
+ * An event whose id exists already is a duplicate: nothing is queued again and the first one's matches
+ * are answered. Destinations are read in the transaction, so one created before a publish was sent
+ * receives it.
  */
 const writer = new Batcher<Pending, Written>(async (items) =>
   inTransaction(async (client) => {
-    const { rows: inserted } = await client.query<{ id: string }>(
-      `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
-       SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, t.data, t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched))
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::bytea[], $8::text[], $9::jsonb[])
-              AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched)
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [
-        items.map((i) => i.id), items.map((i) => i.tenantId), items.map((i) => i.topic), items.map((i) => i.time), items.map((i) => i.eligible),
-        items.map((i) => JSON.stringify(i.metadata)), items.map((i) => i.data), items.map((i) => i.destinationId), items.map((i) => JSON.stringify(i.matched)),
-      ],
-    );
-    const fresh = new Set(inserted.map((r) => r.id));
-    // The same id twice in one batch: the first is new, the second a duplicate of it.
+    const stored = await storedEvents(client, items);
     const seen = new Set<string>();
-    const isNew = items.map((i) => fresh.has(i.id) && !seen.has(i.id) && (seen.add(i.id), true));
-    await enqueueOutboundDeliveries(client, items.filter((_, n) => isNew[n]).flatMap((i) => i.matched.map((d) => ({ eventId: i.id, destinationId: d, tenantId: i.tenantId }))));
-    const old = items.filter((_, n) => !isNew[n]).map((i) => i.id);
-    const { rows: existing } = old.length
-      ? await client.query<{ id: string; tenant_id: string; matched_destination_ids: string[] }>("SELECT id, tenant_id, matched_destination_ids FROM outbound_events WHERE id = ANY($1)", [old])
-      : { rows: [] };
-    const byId = new Map(existing.map((r) => [r.id, r]));
+    // The same id twice in one batch: the first is new, the second a duplicate of it.
+    const isNew = items.map((i) => !stored.has(i.id) && !seen.has(i.id) && (seen.add(i.id), true));
+    const fresh = items.filter((_, n) => isNew[n]);
+    const { rows: destinations } = await client.query<{ id: string; tenant_id: string; topics: string[]; filter: Record<string, unknown> | null }>(
+      "SELECT id, tenant_id, topics, filter FROM outbound_destinations WHERE tenant_id = ANY($1) AND disabled_at IS NULL ORDER BY created_at, id",
+      [[...new Set(fresh.map((i) => i.tenantId))]],
+    );
+    const matched = fresh.map((i) => destinations.filter((d) => d.tenant_id === i.tenantId && (i.destinationId === null || d.id === i.destinationId) && topicMatches(d.topics, i.topic) && filterMatches(d.filter, i.view)).map((d) => d.id));
+    if (fresh.length) {
+      await client.query(
+        `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
+         SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, t.data, t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched))
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::bytea[], $8::text[], $9::jsonb[])
+                AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched)`,
+        [
+          fresh.map((i) => i.id), fresh.map((i) => i.tenantId), fresh.map((i) => i.topic), fresh.map((i) => i.time), fresh.map((i) => i.eligible),
+          fresh.map((i) => JSON.stringify(i.metadata)), fresh.map((i) => i.data), fresh.map((i) => i.destinationId), matched.map((m) => JSON.stringify(m)),
+        ],
+      );
+    }
+    await enqueueOutboundDeliveries(client, fresh.flatMap((i, n) => matched[n]!.map((d) => ({ eventId: i.id, eventTime: i.time, destinationId: d, tenantId: i.tenantId }))));
+    const matchedOf = new Map(fresh.map((i, n) => [i.id, matched[n]!]));
     return items.map((i, n) => {
-      if (isNew[n]) return { duplicate: false, tenantId: i.tenantId, matched: i.matched };
-      const first = byId.get(i.id) ?? { tenant_id: i.tenantId, matched_destination_ids: i.matched };
+      if (isNew[n]) return { duplicate: false, tenantId: i.tenantId, matched: matchedOf.get(i.id)! };
+      const first = stored.get(i.id) ?? { tenant_id: i.tenantId, matched_destination_ids: matchedOf.get(i.id) ?? [] };
       return { duplicate: true, tenantId: first.tenant_id, matched: first.matched_destination_ids };
     });
   }),
