@@ -144,7 +144,8 @@ for (const id of fresh) {
   byWindow.set(w, [...(byWindow.get(w) ?? []), arrivals.get(id)![0]! - t]);
 }
 log(`phase 2 publish-to-delivery p99 by 10 s window, ms: ${[...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]).map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
-const exactlyOnce = drained2 && missing === 0 && duplicates === 0 && rows.length === sustained.ok;
+// autocannon stops at the deadline with publishes in flight: the server commits those after it, so stored ≥ answered.
+const exactlyOnce = drained2 && missing === 0 && duplicates === 0 && rows.length >= sustained.ok && fresh.length === rows.length;
 console.log(`[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0]!.n} (failed ${attemptStats[0]!.failed}), drained: ${drained2 ? "yes" : "NO"}`);
 console.log(`[bench] every event delivered exactly once: ${exactlyOnce ? "yes" : "NO"}`);
 
