@@ -18,6 +18,7 @@ import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
+import { burstPermit } from "@/lib/delivery/dispatch-queue";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
 import { ingest } from "@/lib/ingest/ingest";
@@ -252,6 +253,7 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(asy
  */
 export async function deliverOutbound(eventId: string, destinationId: string): Promise<void> {
   await refreshOutboundSettings();
+  await burstPermit();
   const c = await claimer.submit({ eventId, destinationId });
   if (!c) return;
   if (c.deleted || c.disabled_at) {
