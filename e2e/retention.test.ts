@@ -9,14 +9,16 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { createId, idLowerBound, type IdKind } from "@/lib/ids";
-import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces } from "@/lib/retention/partitions";
+import { createOutboundKey } from "@/lib/outbound/auth";
+import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/retention/partitions";
 import { api, newTeam } from "./support/gateway";
+import { outboundCall } from "./support/outbound";
 
 const DAY = 86_400_000;
 const MIGRATION = "20261123220000_partition_by_time";
 const adminUrl = process.env.TEST_PG_ADMIN_URL!;
 const suffix = `${Date.now()}_${process.pid}`;
-const names = { fresh: `hookyard_ret_f_${suffix}`, legacy: `hookyard_ret_l_${suffix}` };
+const names = { fresh: `hookyard_ret_f_${suffix}`, legacy: `hookyard_ret_l_${suffix}`, outboundLegacy: `hookyard_ret_o_${suffix}` };
 const urlOf = (db: string) => adminUrl.replace(/\/[^/?]+(\?|$)/, `/${db}$1`);
 const dayName = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll("-", "");
 const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
@@ -92,7 +94,7 @@ describe("retention – partitions by day", () => {
     const now = Date.now();
     const old = now - 40 * DAY;
     await seedTeam(fresh, "tm_drop", "TEAM");
-    expect(await ensurePartitions(fresh, old, 1)).toBe(18); // the day before, the day and the day after, six tables
+    expect(await ensurePartitions(fresh, old, 1)).toBe(24); // the day before, the day and the day after, six tables and two outbound ones
     expect(await ensurePartitions(fresh, old, 1)).toBe(0);
     await ensurePartitions(fresh, now, 7);
     const oldIds = await insertDay(fresh, old, "tm_drop", "src_tm_drop");
@@ -220,5 +222,138 @@ describe("retention – paging across a partition boundary (gateway API)", () =>
       // Default order: created_at descending.
       expect(seen).toEqual(rows.map((r) => r[resource]).reverse());
     }
+  });
+});
+
+// Outbound (issue 13): outbound_events and outbound_attempts are partitioned by UTC day on their `time`
+// (migration 20261124172523_outbound_partition_by_time).
+const OUTBOUND_MIGRATION = "20261124172523_outbound_partition_by_time";
+
+/** An outbound event with `time` `ms`, one attempt at `ms` and a finished delivery; returns the ids. */
+async function insertOutbound(db: pg.Pool | pg.Client, ms: number, tag: string) {
+  const at = new Date(ms);
+  const ids = { outbound_events: `evt_${tag}`, outbound_attempts: `atm_${tag}` };
+  await db.query("INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, data, matched_destination_ids) VALUES ($1, 't_ret', 'a', $2, true, $3, '{des_x}')", [ids.outbound_events, at, Buffer.from("{}")]);
+  await db.query(
+    "INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, attempt_number, manual, time) VALUES ($1, $2, 't_ret', 'des_x', 'webhook', 'a', 'success', 0, false, $3)",
+    [ids.outbound_attempts, ids.outbound_events, at],
+  );
+  return ids;
+}
+const outboundPartitionOf = async (db: pg.Pool | pg.Client, table: string, id: string) => (await db.query(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE id = $1`, [id])).rows[0]?.p ?? null;
+
+describe("retention – outbound events and attempts by day", () => {
+  it("rows land in their day's partition by time; whole old days are dropped; DEFAULT rows are moved into a new day, or deleted past retention", async () => {
+    const now = Date.now();
+    const old = now - 40 * DAY;
+    await ensurePartitions(fresh, old, 1);
+    await ensurePartitions(fresh, now, 7);
+    const oldIds = await insertOutbound(fresh, old, "old");
+    const newIds = await insertOutbound(fresh, now, "new");
+    for (const [table, id] of Object.entries(oldIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_p${dayName(old)}`);
+    for (const [table, id] of Object.entries(newIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_p${dayName(now)}`);
+    const dropped = await dropExpiredPartitions(fresh, now, 30);
+    expect(dropped).toEqual(expect.arrayContaining([`outbound_attempts_p${dayName(old)}`, `outbound_events_p${dayName(old)}`]));
+    for (const [table, id] of Object.entries(oldIds)) expect(await outboundPartitionOf(fresh, table, id)).toBeNull();
+    for (const [table, id] of Object.entries(newIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_p${dayName(now)}`);
+
+    // A time with no partition: far ahead (moved in when its day is created) and long ago (deleted past retention).
+    const later = now + 25 * DAY; // no partition yet (the test above created the day 20 days ahead)
+    const laterIds = await insertOutbound(fresh, later, "later");
+    const ancientIds = await insertOutbound(fresh, now - 400 * DAY, "ancient");
+    for (const [table, id] of Object.entries(laterIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_default`);
+    await ensurePartitions(fresh, later, 0);
+    for (const [table, id] of Object.entries(laterIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_p${dayName(later)}`);
+    for (const [table, id] of Object.entries(ancientIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_default`);
+    await fresh.query("INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, updated_at) VALUES ('evt_ancient', $1, 'des_x', 't_ret', 'success', $1), ('evt_new', $2, 'des_x', 't_ret', 'pending', $1)", [
+      new Date(now - 400 * DAY),
+      new Date(now),
+    ]);
+    expect(await expireOutboundLeftovers(fresh, now, 0)).toEqual({ events: 0, attempts: 0, deliveries: 0 });
+    expect(await expireOutboundLeftovers(fresh, now, 30)).toEqual({ events: 1, attempts: 1, deliveries: 1 });
+    for (const [table, id] of Object.entries(ancientIds)) expect(await outboundPartitionOf(fresh, table, id)).toBeNull();
+    // A pending delivery stays, however old.
+    expect((await fresh.query("SELECT event_id FROM outbound_deliveries")).rows.map((r) => r.event_id)).toEqual(["evt_new"]);
+  });
+
+  it("migrating a database with outbound data keeps every row, each in its day's partition, and gives deliveries their event's time", async () => {
+    const db = new pg.Client({ connectionString: urlOf(names.outboundLegacy) });
+    await db.connect();
+    try {
+      const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
+      expect(dirs).toContain(OUTBOUND_MIGRATION);
+      for (const d of dirs.filter((d) => d < OUTBOUND_MIGRATION)) await db.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
+      const days = [Date.now() - 3 * DAY, Date.now()];
+      for (const [i, ms] of days.entries()) await insertOutbound(db, ms, `legacy${i}`);
+      await db.query("INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status) VALUES ('evt_legacy0', 'des_x', 't_ret', 'success'), ('evt_gone', 'des_x', 't_ret', 'pending')");
+      expect((await db.query("SELECT relkind FROM pg_class WHERE relname = 'outbound_events'")).rows[0].relkind).toBe("r");
+      await db.query(readFileSync(`prisma/migrations/${OUTBOUND_MIGRATION}/migration.sql`, "utf8"));
+      for (const table of ["outbound_events", "outbound_attempts"]) expect((await db.query("SELECT relkind FROM pg_class WHERE relname = $1", [table])).rows[0].relkind).toBe("p");
+      for (const [i, ms] of days.entries()) {
+        expect(await outboundPartitionOf(db, "outbound_events", `evt_legacy${i}`)).toBe(`outbound_events_p${dayName(ms)}`);
+        expect(await outboundPartitionOf(db, "outbound_attempts", `atm_legacy${i}`)).toBe(`outbound_attempts_p${dayName(ms)}`);
+      }
+      const { rows } = await db.query("SELECT event_id, event_time FROM outbound_deliveries");
+      expect(rows).toEqual([{ event_id: "evt_legacy0", event_time: new Date(days[0]!) }]);
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe("retention – outbound API over day partitions", () => {
+  let key = "";
+  const tenant = `ret-${suffix}`;
+  beforeAll(async () => {
+    key = (await createOutboundKey(`retention-${suffix}`)).key;
+    expect((await outboundCall(key, "PUT", `/tenants/${tenant}`)).status).toBe(201);
+  });
+
+  it("an event id stays unique across days: the same id with another day's time is a duplicate, also when published at once", async () => {
+    const id = `evt-dup-${suffix}`;
+    const now = Date.now();
+    const first = await outboundCall(key, "POST", "/publish", { id, tenant_id: tenant, topic: "a", time: new Date(now - DAY).toISOString(), data: { n: 1 } });
+    expect(first.json).toMatchObject({ id, duplicate: false });
+    const again = await outboundCall(key, "POST", "/publish", { id, tenant_id: tenant, topic: "a", time: new Date(now).toISOString(), data: { n: 2 } });
+    expect(again).toMatchObject({ status: 202, json: { id, duplicate: true } });
+    // Ten publishes of one new id at once, each with a different day: one is stored, nine are duplicates.
+    const racing = `evt-race-${suffix}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => outboundCall(key, "POST", "/publish", { id: racing, tenant_id: tenant, topic: "a", time: new Date(now - i * DAY).toISOString(), data: { i } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+    expect(answers.filter((a) => a.json.duplicate === false)).toHaveLength(1);
+    const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      expect((await db.query("SELECT count(*)::int AS n FROM outbound_events WHERE id = ANY($1)", [[id, racing]])).rows[0].n).toBe(2);
+    } finally {
+      await db.end();
+    }
+    expect((await outboundCall(key, "GET", `/events/${id}`)).json).toMatchObject({ id, data: { n: 1 } });
+  });
+
+  it("GET /events pages across day partitions, every event once in order; metrics count them", async () => {
+    const boundary = startOfDay(Date.now());
+    const times = [-3000, -2000, -1000, 0, 1000, 2000].map((o) => boundary + o);
+    const ids: string[] = [];
+    for (const [i, t] of times.entries()) {
+      const r = await outboundCall(key, "POST", "/publish", { id: `evt-page-${i}-${suffix}`, tenant_id: tenant, topic: "paged", time: new Date(t).toISOString(), data: { i } });
+      expect(r.status).toBe(202);
+      ids.push(r.json.id);
+    }
+    const seen: string[] = [];
+    let query = `tenant_id=${tenant}&topic=paged&limit=2`;
+    for (let i = 0; i < 10; i++) {
+      const r = await outboundCall(key, "GET", `/events?${query}`);
+      expect(r.status).toBe(200);
+      seen.push(...r.json.models.map((m: { id: string }) => m.id));
+      if (!r.json.pagination.next) break;
+      query = `tenant_id=${tenant}&topic=paged&limit=2&next=${r.json.pagination.next}`;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const m = await outboundCall(key, "GET", `/metrics/events?time[start]=${new Date(boundary - DAY).toISOString()}&time[end]=${new Date(boundary + DAY).toISOString()}&measures=count&filters[topic]=paged&filters[tenant_id]=${tenant}`);
+    expect(m.status).toBe(200);
+    expect(m.json.data[0].metrics.count).toBe(6);
   });
 });

@@ -150,6 +150,15 @@ export function noteIngestPressure(now = Date.now()): void {
   pacer.note(now);
 }
 
+/**
+ * Resolves when a delivery may start: at once, or while ingestion (or outbound publish) is saturated,
+ * when the burst pacer grants a permit. Outbound deliveries (lib/outbound/delivery.ts) take their starts
+ * here, so they share WORKER_BURST_DELIVERY_RATE with the gateway's.
+ */
+export async function burstPermit(): Promise<void> {
+  for (let wait = pacer.take(Date.now()); wait > 0; wait = pacer.take(Date.now())) await new Promise((r) => setTimeout(r, wait));
+}
+
 /** True while deliveries are slowed for ingestion. */
 export const underIngestPressure = (now = Date.now()) => pacer.active(now);
 

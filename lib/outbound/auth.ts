@@ -86,6 +86,11 @@ export async function tenantToken(tenantId: string, now = Date.now()): Promise<s
   return new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setSubject(tenantId).setIssuedAt(iat).setExpirationTime(iat + TENANT_TOKEN_SECONDS).sign(await jwtSecret());
 }
 
+/** Valid admin keys by hash, kept ADMIN_KEY_TTL_MS (publish is a hot path): a revoked key stops working within a second. */
+const adminKeys = new Map<string, { id: string; expiresAt: number }>();
+const ADMIN_KEY_TTL_MS = 1000;
+
+/**
 /**
  * Checks a tenant JWT: `{tenantId}` when it is ours, unexpired and its tenant still exists; else why not
  * (`expired`, `invalid`: bad signature, issuer or shape; `unknown_tenant`: the tenant was deleted).
@@ -104,13 +109,21 @@ export async function verifyTenantToken(token: string): Promise<{ tenantId: stri
 }
 
 /**
- * The caller of a bearer credential: the admin, a tenant whose JWT is valid and who still exists, or
- * null (401).
+ * The caller of a bearer credential: the admin (a valid key is remembered for a second), a tenant whose
+ * JWT is valid and who still exists, or null (401).
  */
 export async function authenticateOutbound(credential: string): Promise<OutboundCaller | null> {
   if (credential.length < 16 || credential.length > 4096) return null;
-  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM outbound_api_keys WHERE key_hash = $1 AND revoked_at IS NULL", [hash(credential)]);
-  if (rows[0]) return { kind: "admin", keyId: rows[0].id };
+  const keyHash = hash(credential);
+  const known = adminKeys.get(keyHash);
+  if (known && known.expiresAt > Date.now()) return { kind: "admin", keyId: known.id };
+  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM outbound_api_keys WHERE key_hash = $1 AND revoked_at IS NULL", [keyHash]);
+  if (rows[0]) {
+    if (adminKeys.size > 1000) adminKeys.clear();
+    adminKeys.set(keyHash, { id: rows[0].id, expiresAt: Date.now() + ADMIN_KEY_TTL_MS });
+    return { kind: "admin", keyId: rows[0].id };
+  }
+  adminKeys.delete(keyHash);
   const verified = await verifyTenantToken(credential);
   return "tenantId" in verified ? { kind: "tenant", tenantId: verified.tenantId } : null;
 }

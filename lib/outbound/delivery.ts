@@ -17,6 +17,8 @@ import { Webhook } from "standardwebhooks";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
+import { Batcher } from "@/lib/delivery/batcher";
+import { burstPermit } from "@/lib/delivery/dispatch-queue";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
 import { ingest } from "@/lib/ingest/ingest";
@@ -34,14 +36,14 @@ const RESPONSE_MAX_BYTES = 131_072;
 type Db = Pick<pg.PoolClient, "query">;
 
 /** Adds deliveries (due now; `manual` for POST /retry) and their jobs, in the caller's transaction. */
-export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
+export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; eventTime: Date; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
   if (deliveries.length === 0) return;
   const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
   await db.query(
-    `INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status, manual, next_attempt_at)
-     SELECT e, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[]) AS x(e, d, t)
+    `INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
+     SELECT e, et, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS x(e, d, t, et)
      ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, next_attempt_at = now(), updated_at = now()`,
-    [...cols, manual],
+    [...cols, manual, deliveries.map((d) => d.eventTime)],
   );
   await db.query(
     `SELECT count(*) FROM graphile_worker.add_jobs(
@@ -158,6 +160,92 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
   }
 }
 
+const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destinationId}`;
+
+/**
+ * Claims (group execution, lib/delivery/batcher.ts): the deliveries asked for meanwhile are leased by one
+ * statement, which also reads their events (from the event's day partition) and destinations. Each caller
+ * gets its delivery, or null when it is not due, leased by another worker, or asked for twice in one batch.
+ */
+const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed | null>(async (keys) => {
+  const lease = new Date(Date.now() + LEASE_MS);
+  const { rows } = await getBackgroundPool().query<Claimed>(
+    `WITH k AS (SELECT DISTINCT e, d FROM unnest($1::text[], $2::text[]) AS k(e, d)),
+     c AS (
+       UPDATE outbound_deliveries o SET locked_until = $3, updated_at = now() FROM k
+        WHERE o.event_id = k.e AND o.destination_id = k.d AND o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())
+       RETURNING o.*)
+     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
+            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted
+       FROM c JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`,
+    [keys.map((k) => k.eventId), keys.map((k) => k.destinationId), lease],
+  );
+  const byKey = new Map(rows.map((r) => [keyOf(r.event_id, r.destination_id), r]));
+  return keys.map((k) => {
+    const r = byKey.get(keyOf(k.eventId, k.destinationId)) ?? null;
+    byKey.delete(keyOf(k.eventId, k.destinationId));
+    return r;
+  });
+}, 100, 2);
+
+type Finished = { c: Claimed; outcome: Outcome; next: Date | null; attemptId: string };
+
+/**
+ * Records (group execution): the attempts finished meanwhile are written by one transaction: each
+ * delivery's new state (if its lease still holds), its attempt row and its retry's job in one statement,
+ * then the destinations' failures in a row (a success writes the row only to end a run of failures, so
+ * deliveries to one destination do not queue behind each other's row lock). Each caller gets whether it
+ * still owned its delivery and, for a failure, the failures in a row it brought its destination to.
+ */
+const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(async (items) =>
+  inTransaction(async (db) => {
+    const col = <T>(f: (r: Finished) => T) => items.map(f);
+    const { rows: owned } = await db.query<{ e: string; d: string }>(
+      `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[])
+                  AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response)),
+       upd AS (
+         UPDATE outbound_deliveries o SET attempts = o.attempts + 1, manual = false, locked_until = NULL, next_attempt_at = r.next, updated_at = now(),
+                status = CASE WHEN r.ok THEN 'success' WHEN r.next IS NULL THEN 'failed' ELSE 'pending' END
+           FROM r WHERE o.event_id = r.e AND o.destination_id = r.d AND o.locked_until = r.lease RETURNING r.*),
+       att AS (
+         INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
+         SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, now() FROM upd),
+       job AS (
+         SELECT graphile_worker.add_job($15, json_build_object('event_id', e, 'destination_id', d), run_at => next, max_attempts => 10::smallint) FROM upd WHERE next IS NOT NULL)
+       SELECT e, d, (SELECT count(*) FROM job) AS jobs FROM upd`,
+      [
+        col((r) => r.c.event_id), col((r) => r.c.destination_id), col((r) => r.outcome.success), col((r) => r.next), col((r) => r.c.locked_until), col((r) => r.attemptId),
+        col((r) => r.c.tenant_id), col((r) => r.c.type ?? ""), col((r) => r.c.topic), col((r) => r.outcome.code), col((r) => r.c.attempts), col((r) => r.c.manual), col((r) => r.outcome.latencyMs),
+        col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)), OUTBOUND_DELIVER_TASK,
+      ],
+    );
+    const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
+    // Per destination, in order: did a success end the run (reset), and how many failures followed it.
+    const runs = new Map<string, { reset: boolean; fails: number }>();
+    for (const r of items) {
+      if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) continue;
+      const run = runs.get(r.c.destination_id) ?? { reset: false, fails: 0 };
+      if (r.outcome.success) runs.set(r.c.destination_id, { reset: true, fails: 0 });
+      else runs.set(r.c.destination_id, { ...run, fails: run.fails + 1 });
+    }
+    const { rows: before } = runs.size
+      ? await db.query<{ id: string; before: number }>(
+          `UPDATE outbound_destinations d SET consecutive_failures = CASE WHEN x.reset THEN x.fails ELSE d.consecutive_failures + x.fails END
+             FROM unnest($1::text[], $2::bool[], $3::int[]) AS x(id, reset, fails)
+            WHERE d.id = x.id AND (x.fails > 0 OR d.consecutive_failures <> 0) RETURNING d.id, old.consecutive_failures AS before`,
+          [[...runs.keys()], [...runs.values()].map((v) => v.reset), [...runs.values()].map((v) => v.fails)],
+        )
+      : { rows: [] };
+    const count = new Map(before.map((b) => [b.id, b.before]));
+    return items.map((r) => {
+      if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) return { owned: false, failures: 0 };
+      const n = r.outcome.success ? 0 : (count.get(r.c.destination_id) ?? 0) + 1;
+      count.set(r.c.destination_id, n);
+      return { owned: true, failures: n };
+    });
+  }, getBackgroundPool()),
+200, 2);
+
 /**
  * The `outbound_deliver` task: delivers event `eventId` to destination `destinationId` if its delivery
  * is due and not leased by another worker; otherwise does nothing (a repeated job is harmless).
@@ -165,18 +253,8 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
  */
 export async function deliverOutbound(eventId: string, destinationId: string): Promise<void> {
   await refreshOutboundSettings();
-  const lease = new Date(Date.now() + LEASE_MS);
-  const { rows } = await getBackgroundPool().query<Claimed>(
-    `WITH c AS (
-       UPDATE outbound_deliveries SET locked_until = $3, updated_at = now()
-        WHERE event_id = $1 AND destination_id = $2 AND status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-       RETURNING *)
-     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
-            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted
-       FROM c JOIN outbound_events e ON e.id = c.event_id LEFT JOIN outbound_destinations d ON d.id = c.destination_id`,
-    [eventId, destinationId, lease],
-  );
-  const c = rows[0];
+  await burstPermit();
+  const c = await claimer.submit({ eventId, destinationId });
   if (!c) return;
   if (c.deleted || c.disabled_at) {
     await getBackgroundPool().query("UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2", [eventId, destinationId]);
@@ -186,32 +264,13 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);
-  const alert = await inTransaction(async (db) => {
-    const { rowCount } = await db.query(
-      `UPDATE outbound_deliveries SET attempts = attempts + 1, manual = false, locked_until = NULL, next_attempt_at = $4, updated_at = now(),
-              status = CASE WHEN $3 THEN 'success' WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END
-        WHERE event_id = $1 AND destination_id = $2 AND locked_until = $5`,
-      [eventId, destinationId, outcome.success, next, c.locked_until],
-    );
-    if (!rowCount) return null; // the lease was lost: another worker owns this delivery now
-    await db.query(
-      `INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
-      [cfg.prefixes.attempt + base62(randomBytes(16)), eventId, c.tenant_id, destinationId, c.type, c.topic, outcome.success ? "success" : "failed", outcome.code, c.attempts, c.manual, outcome.latencyMs, outcome.response ? JSON.stringify(outcome.response) : null],
-    );
-    const { rows: d } = await db.query<{ consecutive_failures: number }>(
-      "UPDATE outbound_destinations SET consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures + 1 END WHERE id = $1 RETURNING consecutive_failures",
-      [destinationId, outcome.success],
-    );
-    const failures = d[0]?.consecutive_failures ?? 0;
-    let disabled = false;
-    if (!outcome.success && cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
-      const { rowCount: turnedOff } = await db.query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
-      disabled = (turnedOff ?? 0) > 0;
-      if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
-    }
-    if (next) await db.query("SELECT graphile_worker.add_job($1, json_build_object('event_id', $2::text, 'destination_id', $3::text), run_at => $4, max_attempts => 10::smallint)", [OUTBOUND_DELIVER_TASK, eventId, destinationId, next]);
-    return outcome.success ? null : { tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null };
-  }, getBackgroundPool());
-  if (alert) await alertsAfterFailure(alert);
+  const { owned, failures } = await recorder.submit({ c, outcome, next, attemptId: cfg.prefixes.attempt + base62(randomBytes(16)) });
+  if (!owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now
+  let disabled = false;
+  if (cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
+    const { rowCount } = await getBackgroundPool().query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
+    disabled = (rowCount ?? 0) > 0;
+    if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
+  }
+  await alertsAfterFailure({ tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null });
 }

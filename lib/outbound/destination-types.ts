@@ -7,6 +7,7 @@
  * not); secrets are generated when absent. Delivery (each type's `deliver`) comes with publish.
  */
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 
 export type Field = {
   key: string;
@@ -167,4 +168,28 @@ export function obfuscated(type: string, credentials: Record<string, string>, no
     out[k] = sensitive ? (v.length < 10 ? "*".repeat(v.length) : v.slice(0, 4) + "*".repeat(v.length - 4)) : v;
   }
   return out;
+}
+
+/**
+ * The zod schema of a `config` or `credentials` object of type `t`, built from the same field table
+ * checkFields validates with (required fields, patterns, checkbox and select values, no unknown keys):
+ * the OpenAPI document's per-type schemas. `update`: every key optional and nullable (null deletes it).
+ */
+export function fieldsSchema(t: DestinationType, section: "config" | "credentials", update = false): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const f of section === "config" ? t.config_fields : t.credential_fields) {
+    let s: z.ZodType =
+      f.type === "checkbox" ? z.union([z.enum(["true", "false", "on"]), z.boolean()])
+      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1)), z.string()])
+      : f.type === "select" ? z.enum((f.options ?? []).map((o) => o.value) as [string, ...string[]])
+      : f.pattern ? z.string().regex(new RegExp(f.pattern)) : z.string();
+    s = s.describe(f.description || f.label);
+    shape[f.key] = update ? s.nullable().optional() : f.required ? s : s.optional();
+  }
+  if (section === "credentials" && t.credential_fields.some((f) => f.key === "secret")) {
+    shape.previous_secret = z.string().describe("The secret before a rotation; signs too until previous_secret_invalid_at.").optional();
+    shape.previous_secret_invalid_at = z.iso.datetime({ offset: true }).optional();
+    shape.rotate_secret = z.boolean().describe("true: a new secret; the current one becomes previous_secret for 24 hours.").optional();
+  }
+  return z.strictObject(shape);
 }

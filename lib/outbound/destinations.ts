@@ -14,7 +14,7 @@ import { base62 } from "@/lib/ids";
 import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/http/outbound";
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
-import { checkFields, destinationType, newSecret, obfuscated } from "@/lib/outbound/destination-types";
+import { checkFields, DESTINATION_TYPES, destinationType, fieldsSchema, newSecret, obfuscated } from "@/lib/outbound/destination-types";
 import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
@@ -41,6 +41,19 @@ export const ZDestinationCreate = z.strictObject({
   updated_at: timestamp.optional(),
   disabled_at: timestamp.nullable().optional(),
 });
+/**
+ * The create body of each destination type (ZDestinationCreate with the type's config and credentials
+ * fields, lib/outbound/destination-types.ts fieldsSchema): what the OpenAPI document shows. The API
+ * validates with ZDestinationCreate, then the same field tables (checkFields).
+ */
+export const ZDestinationCreateByType = z.discriminatedUnion(
+  "type",
+  DESTINATION_TYPES.map((t) => {
+    const config = fieldsSchema(t, "config");
+    const required = t.config_fields.some((f) => f.required);
+    return ZDestinationCreate.extend({ type: z.literal(t.type), config: required ? config : config.optional(), credentials: fieldsSchema(t, "credentials").optional() }).meta({ title: t.label });
+  }) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
 export const ZDestinationUpdate = ZDestinationCreate.omit({ id: true, created_at: true, updated_at: true }).partial().extend({ credentials: z.record(z.string(), z.unknown()).nullable().optional() });
 
 /** The API model: credentials obfuscated (the webhook secret excepted), `disabled_at` always present, `target` the endpoint shown to people. */

@@ -4,6 +4,7 @@
  * the destination attempt routes, with their filters, `include`, the paging envelope `{models,
  * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
  */
+import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { measure, MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
@@ -165,6 +166,9 @@ export async function assertDestination(tenantId: string, id: string): Promise<v
   if (!rowCount) throw outboundNotFound("destination not found");
 }
 
+/** The body of `POST /retry`. */
+export const ZRetry = z.object({ event_id: z.string().min(1), destination_id: z.string().min(1) });
+
 /**
  * `POST /retry {event_id, destination_id}` (shared/spec/outbound.md "Retry rules"): the event must exist
  * (a JWT: its tenant's; else 404 `event not found`); the destination must exist for the event's tenant
@@ -172,9 +176,9 @@ export async function assertDestination(tenantId: string, id: string): Promise<v
  * earlier attempt for the event (else 404 `event not found`). Queues a manual attempt: 202 `{success: true}`.
  */
 export async function retry(body: unknown, caller: OutboundCaller) {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const missing = ["event_id", "destination_id"].filter((k) => typeof b[k] !== "string" || !b[k]);
-  if (missing.length) throw new OutboundError(422, "validation error", missing.map((k) => `${k} is required`));
+  const parsed = ZRetry.safeParse(body ?? {});
+  if (!parsed.success) throw new OutboundError(422, "validation error", [...new Set(parsed.error.issues.map((i) => `${String(i.path[0])} is required`))]);
+  const b = parsed.data;
   const { rows: events } = await getPool().query<EventRow>("SELECT * FROM outbound_events WHERE id = $1", [b.event_id]);
   const event = events[0];
   if (!event || (caller.kind === "tenant" && event.tenant_id !== caller.tenantId)) throw outboundNotFound("event not found");
@@ -189,7 +193,7 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw new OutboundError(400, "destination does not match event");
   const { rowCount } = await getPool().query("SELECT 1 FROM outbound_attempts WHERE event_id = $1 AND destination_id = $2 LIMIT 1", [event.id, d.id]);
   if (!rowCount) throw outboundNotFound("event not found");
-  await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, destinationId: d.id, tenantId: event.tenant_id }], true));
+  await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, eventTime: event.time, destinationId: d.id, tenantId: event.tenant_id }], true));
   return { status: 202, body: { success: true } };
 }
 

@@ -10,6 +10,7 @@ import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-t
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
 import { outboundHealth } from "@/lib/outbound/health";
+import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
@@ -44,6 +45,8 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "GET", path: "config", auth: "admin", form: "managed", handler: async () => ({ body: await getManagedConfig() }) },
   { method: "PATCH", path: "config", auth: "admin", form: "managed", handler: async ({ body }) => ({ body: await patchManagedConfig(body) }) },
   { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
+  // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
+  { method: "GET", path: "openapi.json", auth: "none", handler: async ({ form }) => ({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
   { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: outboundConfig().topics }) },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {

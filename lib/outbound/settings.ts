@@ -5,6 +5,7 @@
  * process within SETTINGS_TTL_MS without a restart); `null` restores the default (the environment's);
  * an unknown key or a bad value is a 422. Code reads the effective settings with outboundConfig().
  */
+import { z } from "zod";
 import { type Config, getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { outboundInvalid } from "@/lib/http/outbound";
@@ -50,6 +51,9 @@ const KEYS: Record<string, { apply: (c: OutboundConfig, v: string) => void; show
   IDGEN_DESTINATION_PREFIX: { apply: (c, v) => (c.prefixes = { ...c.prefixes, destination: prefix(v) }), show: (c) => c.prefixes.destination },
   IDGEN_ATTEMPT_PREFIX: { apply: (c, v) => (c.prefixes = { ...c.prefixes, attempt: prefix(v) }), show: (c) => c.prefixes.attempt },
 };
+
+/** The body of `PATCH /config` as a schema (its keys are KEYS'; values are checked by patchManagedConfig): the OpenAPI document's. */
+export const ZConfigPatch = z.strictObject(Object.fromEntries(Object.keys(KEYS).map((k) => [k, z.string().nullable().optional()])));
 
 let stored: Record<string, string> = {};
 let loadedAt = 0;

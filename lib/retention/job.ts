@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { logger } from "@/lib/log";
-import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces } from "@/lib/retention/partitions";
+import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/retention/partitions";
 
 const log = logger("retention");
 
@@ -10,11 +10,12 @@ const RETENTION_LOCK = 727274002;
 
 /**
  * One retention pass (issue 15 §5) at `now` (ms): creates the partitions of the next PARTITION_DAYS_AHEAD days,
- * drops the daily partitions older than `retentionDays` (0 keeps everything), expires guest workspaces.
+ * drops the daily partitions older than `retentionDays` (0 keeps everything), deletes the outbound rows no
+ * partition drop reaches (expireOutboundLeftovers), expires guest workspaces.
  * Serialised across workers with an advisory lock: a pass that finds another one running does nothing and
  * returns null. Throws on database errors.
  */
-export async function runRetention(pool: pg.Pool, now: number, retentionDays: number): Promise<{ created: number; dropped: string[]; sessions: number; teams: number } | null> {
+export async function runRetention(pool: pg.Pool, now: number, retentionDays: number): Promise<{ created: number; dropped: string[]; outbound: { events: number; attempts: number; deliveries: number }; sessions: number; teams: number } | null> {
   const lock = await pool.connect();
   try {
     const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK]);
@@ -22,8 +23,9 @@ export async function runRetention(pool: pg.Pool, now: number, retentionDays: nu
     try {
       const created = await ensurePartitions(pool, now, PARTITION_DAYS_AHEAD);
       const dropped = await dropExpiredPartitions(pool, now, retentionDays);
+      const outbound = await expireOutboundLeftovers(pool, now, retentionDays);
       const guests = await expireGuestWorkspaces(pool, now);
-      return { created, dropped, ...guests };
+      return { created, dropped, outbound, ...guests };
     } finally {
       await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK]);
     }

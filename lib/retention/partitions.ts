@@ -8,8 +8,12 @@ import type pg from "pg";
 
 const DAY_MS = 86_400_000;
 
-/** The partitioned tables, children before parents (the order partitions are dropped in). */
-export const PARTITIONED_TABLES = ["attempts", "events", "ignored_events", "transformation_executions", "request_raw_data", "requests"] as const;
+/**
+ * The partitioned tables, children before parents (the order partitions are dropped in). The outbound
+ * tables are partitioned on their `time` (migration 20261124172523_outbound_partition_by_time), the
+ * others on their id.
+ */
+export const PARTITIONED_TABLES = ["outbound_attempts", "outbound_events", "attempts", "events", "ignored_events", "transformation_executions", "request_raw_data", "requests"] as const;
 
 /** `YYYY-MM-DD` of the UTC day holding `ms`. */
 function utcDay(ms: number): string {
@@ -37,8 +41,10 @@ async function withDdlSession<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => P
  */
 export async function ensurePartitions(pool: pg.Pool, now: number, daysAhead: number): Promise<number> {
   return withDdlSession(pool, async (client) => {
-    const { rows } = await client.query<{ n: number }>("SELECT hookyard_ensure_partitions($1::date, $2::date) AS n", [utcDay(now - DAY_MS), utcDay(now + daysAhead * DAY_MS)]);
-    return rows[0]!.n;
+    const days = [utcDay(now - DAY_MS), utcDay(now + daysAhead * DAY_MS)];
+    const { rows } = await client.query<{ n: number }>("SELECT hookyard_ensure_partitions($1::date, $2::date) AS n", days);
+    const { rows: outbound } = await client.query<{ n: number }>("SELECT hookyard_ensure_time_partitions($1::date, $2::date) AS n", days);
+    return rows[0]!.n + outbound[0]!.n;
   });
 }
 
@@ -92,4 +98,20 @@ export async function expireGuestWorkspaces(pool: pg.Pool, now: number): Promise
     [at],
   );
   return { sessions: sessions.rowCount ?? 0, teams: (teams.rows[0] as { n: number }).n };
+}
+
+/**
+ * What outbound retention cannot drop as a partition, at `now` (ms) with `retentionDays` (0 keeps
+ * everything): events and attempts in the DEFAULT partitions whose `time` is past retention (an event
+ * published with a `time` of a day that has no partition: older than the database, or far ahead), and the
+ * finished deliveries (success, failed, skipped) last changed before the cutoff. Returns the counts
+ * deleted. Throws on database errors.
+ */
+export async function expireOutboundLeftovers(pool: pg.Pool, now: number, retentionDays: number): Promise<{ events: number; attempts: number; deliveries: number }> {
+  if (retentionDays <= 0) return { events: 0, attempts: 0, deliveries: 0 };
+  const cutoff = new Date(now - retentionDays * DAY_MS);
+  const events = await pool.query("DELETE FROM outbound_events_default WHERE time < $1", [cutoff]);
+  const attempts = await pool.query("DELETE FROM outbound_attempts_default WHERE time < $1", [cutoff]);
+  const deliveries = await pool.query("DELETE FROM outbound_deliveries WHERE status <> 'pending' AND updated_at < $1", [cutoff]);
+  return { events: events.rowCount ?? 0, attempts: attempts.rowCount ?? 0, deliveries: deliveries.rowCount ?? 0 };
 }

@@ -1,5 +1,5 @@
 /**
- * The benchmark's destination (npm run bench:pipeline): answers 200 at once and records when each event
+ * The benchmarks' destination (npm run bench:pipeline, bench:outbound): answers 200 at once and records when each event
  * arrived. Its own process, so the load generator's event loop is not shared with it. Talks to its
  * parent over IPC: sends `{port}` when listening; answers "stats" with `{arrivals: [event id, request id,
  * [arrival ms…]][]}`.
@@ -11,7 +11,8 @@ const arrivals = new Map<string, { requestId: string; at: number[] }>();
 const server = http.createServer((req, res) => {
   req.resume();
   req.on("end", () => {
-    const eventId = String(req.headers["x-gateway-event-id"]);
+    // The gateway's event id, or the outbound service's (npm run bench:outbound).
+    const eventId = String(req.headers["x-gateway-event-id"] ?? req.headers["x-outbound-event-id"]);
     const entry = arrivals.get(eventId) ?? { requestId: String(req.headers["x-gateway-request-id"]), at: [] };
     entry.at.push(Date.now());
     arrivals.set(eventId, entry);

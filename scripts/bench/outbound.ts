@@ -1,0 +1,170 @@
+/**
+ * `npm run bench:outbound` (issue 13): the outbound service end to end on this machine (sink and load
+ * generator included), webhook destinations on a local sink (scripts/bench/sink.ts, its own process).
+ * 1. Publish throughput: BENCH_REQUESTS publishes at BENCH_CONNECTIONS connections, as fast as possible,
+ *    to a tenant with one webhook destination, against the bare-Node one-INSERT reference server measured
+ *    in the same run (ratio; aim ≥ 1.0, zero errors).
+ * 2. Sustained fan-out: BENCH_RATE events/s for BENCH_DURATION s (autocannon overallRate), each to one
+ *    webhook destination; prints publishes/s, deliveries/s during the load, publish-to-delivery latency
+ *    p50/p95/p99 (sink arrival minus the event's `time`, set when publish received it); aim 1,000/s and
+ *    p99 < 200 ms. Then waits for the backlog and checks every event was delivered exactly once.
+ * 3. One event to 100 destinations of one tenant: time from publish to the first, median and last arrival.
+ * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50),
+ * BENCH_FANOUT (100).
+ */
+import { fork, spawn } from "node:child_process";
+import os from "node:os";
+import autocannon from "autocannon";
+import pg from "pg";
+import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
+import { buildIfNeeded } from "../build-if-needed";
+
+const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const rate = Number(process.env.BENCH_RATE ?? 1000);
+const duration = Number(process.env.BENCH_DURATION ?? 60);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const fanout = Number(process.env.BENCH_FANOUT ?? 100);
+const data = { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(900) };
+const publishBody = (tenant: string) => JSON.stringify({ tenant_id: tenant, topic: "invoice.paid", metadata: { source: "bench" }, data });
+const log = (m: string) => console.log(`[bench] ${m}`);
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+
+const sinkProcess = fork("scripts/bench/sink.ts", [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const ask = <T>(what: string) =>
+  new Promise<T>((resolve) => {
+    const on = (m: unknown) => {
+      if (m && typeof m === "object" && (what === "stats" ? "arrivals" in m : "count" in m)) {
+        sinkProcess.off("message", on);
+        resolve(m as T);
+      }
+    };
+    sinkProcess.on("message", on);
+    sinkProcess.send(what);
+  });
+const sinkPort = await new Promise<number>((resolve) => sinkProcess.once("message", (m) => resolve((m as { port: number }).port)));
+const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+/** event id → arrival times (ms), as the sink saw them. */
+async function arrivalsNow(): Promise<Map<string, number[]>> {
+  const { arrivals } = await ask<{ arrivals: [string, string, number[]][] }>("stats");
+  return new Map(arrivals.map(([id, , at]) => [id, at]));
+}
+const arrivalCount = async () => [...(await arrivalsNow()).values()].reduce((n, at) => n + at.length, 0);
+
+buildIfNeeded(log);
+const db = await startTestDatabase();
+const apiKey = `hko_bench_${Date.now()}_key`;
+const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", OUTBOUND_API_KEY: apiKey, MAX_DESTINATIONS_PER_TENANT: String(Math.max(20, fanout)) });
+const refPort = await freePort();
+const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
+  env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+
+const base = `${hookyard.url}/outbound/api/v1`;
+const auth = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+async function api(method: string, path: string, body?: unknown): Promise<{ id: string }> {
+  const r = await fetch(`${base}/${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as { id: string };
+}
+async function tenantWith(tenant: string, destinations: number): Promise<void> {
+  await api("PUT", `tenants/${tenant}`, {});
+  for (let i = 0; i < destinations; i++) await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
+}
+await tenantWith("bench1", 1);
+await tenantWith("bench2", 1);
+await tenantWith("fanout", fanout);
+
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+const eventsOf = async (tenant: string) => Number((await client.query("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
+
+type Run = { rps: number; p50: number; p99: number; errors: number; ok: number };
+async function load(url: string, body: string, opts: Partial<autocannon.Options>): Promise<Run> {
+  const started = performance.now();
+  let last = started;
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
+    instance.on("response", () => (last = performance.now()));
+  });
+  return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
+}
+async function drain(expected: number, timeoutMs = 180_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if ((await arrivalCount()) >= expected) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; ~1 KiB publish bodies; webhook destinations on a local sink`);
+
+// 1. Publish throughput against the reference.
+const ref = await load(`http://127.0.0.1:${refPort}/`, publishBody("bench1"), { connections, amount: requests });
+const pub = await load(`${base}/publish`, publishBody("bench1"), { connections, amount: requests });
+console.log(`\n| phase 1: ${requests} publishes, ${connections} connections | requests/s | p50 ms | p99 ms | errors |`);
+console.log("|---|---|---|---|---|");
+console.log(`| reference (bare Node, 1 INSERT/request) | ${Math.round(ref.rps)} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`);
+console.log(`| hookyard POST /outbound/api/v1/publish, 1 destination | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} |`);
+console.log(`ratio to reference: ${(pub.rps / ref.rps).toFixed(2)}\n`);
+const phase1Events = await eventsOf("bench1");
+const drainStart = Date.now();
+const drained1 = await drain(phase1Events);
+log(`phase 1 backlog of ${phase1Events} deliveries drained in ${Date.now() - drainStart} ms: ${drained1 ? "yes" : "NO"}`);
+
+// 2. Sustained rate, one webhook destination per event.
+const before = new Set((await arrivalsNow()).keys());
+const startedAt = Date.now();
+const sustained = await load(`${base}/publish`, publishBody("bench2"), { connections: Math.min(connections, 20), overallRate: rate, duration });
+const loadEnded = Date.now();
+await new Promise((r) => setTimeout(r, 1000));
+const phase2Events = await eventsOf("bench2");
+const drained2 = await drain(phase1Events + phase2Events);
+const arrivals = await arrivalsNow();
+const fresh = [...arrivals.keys()].filter((id) => !before.has(id));
+const deliveredDuringLoad = fresh.filter((id) => arrivals.get(id)![0]! <= loadEnded).length;
+const { rows } = await client.query<{ id: string; time: Date }>("SELECT id, time FROM outbound_events WHERE tenant_id = 'bench2'");
+const publishedAt = new Map(rows.map((r) => [r.id, r.time.getTime()]));
+const latencies = fresh.filter((id) => publishedAt.has(id)).map((id) => arrivals.get(id)![0]! - publishedAt.get(id)!).sort((a, b) => a - b);
+const duplicates = fresh.reduce((n, id) => n + arrivals.get(id)!.length - 1, 0);
+const missing = rows.filter((r) => !arrivals.has(r.id)).length;
+const { rows: attemptStats } = await client.query<{ n: string; failed: string }>("SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'success') AS failed FROM outbound_attempts WHERE tenant_id = 'bench2'");
+console.log(`\n| phase 2: ${rate} events/s for ${duration} s, 1 webhook destination each | value |`);
+console.log("|---|---|");
+console.log(`| publishes/s | ${Math.round(sustained.rps)} (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
+console.log(`| deliveries/s during the load | ${Math.round(deliveredDuringLoad / ((loadEnded - startedAt) / 1000))} |`);
+console.log(`| publish-to-delivery p50 / p95 / p99 ms | ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)} |`);
+const byWindow = new Map<number, number[]>();
+for (const id of fresh) {
+  const t = publishedAt.get(id);
+  if (t === undefined) continue;
+  const w = Math.floor((t - startedAt) / 10_000);
+  byWindow.set(w, [...(byWindow.get(w) ?? []), arrivals.get(id)![0]! - t]);
+}
+log(`phase 2 publish-to-delivery p99 by 10 s window, ms: ${[...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]).map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
+// autocannon stops at the deadline with publishes in flight: the server commits those after it, so stored ≥ answered.
+const exactlyOnce = drained2 && missing === 0 && duplicates === 0 && rows.length >= sustained.ok && fresh.length === rows.length;
+console.log(`[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0]!.n} (failed ${attemptStats[0]!.failed}), drained: ${drained2 ? "yes" : "NO"}`);
+console.log(`[bench] every event delivered exactly once: ${exactlyOnce ? "yes" : "NO"}`);
+
+// 3. One event to `fanout` destinations.
+const sent = Date.now();
+const one = (await (await fetch(`${base}/publish`, { method: "POST", headers: auth, body: publishBody("fanout") })).json()) as { id: string; destination_ids: string[] };
+const answered = Date.now() - sent;
+const end = Date.now() + 60_000;
+while (Date.now() < end && ((await arrivalsNow()).get(one.id)?.length ?? 0) < fanout) await new Promise((r) => setTimeout(r, 20));
+const fan = ((await arrivalsNow()).get(one.id) ?? []).map((t) => t - sent).sort((a, b) => a - b);
+console.log(`\n| phase 3: one event to ${fanout} destinations | value |`);
+console.log("|---|---|");
+console.log(`| matched destinations / deliveries arrived | ${one.destination_ids.length} / ${fan.length} |`);
+console.log(`| publish answered after, ms | ${answered} |`);
+console.log(`| first / median / last delivery after publish, ms | ${fan[0]} / ${percentile(fan, 50)} / ${fan.at(-1)} |`);
+
+await client.end();
+reference.kill("SIGTERM");
+await hookyard.stop();
+await db.pg.stop();
+sinkProcess.kill();
+process.exit(exactlyOnce && fan.length === fanout && pub.errors === 0 ? 0 : 1);
