@@ -91,7 +91,6 @@ const adminKeys = new Map<string, { id: string; expiresAt: number }>();
 const ADMIN_KEY_TTL_MS = 1000;
 
 /**
-/**
  * Checks a tenant JWT: `{tenantId}` when it is ours, unexpired and its tenant still exists; else why not
  * (`expired`, `invalid`: bad signature, issuer or shape; `unknown_tenant`: the tenant was deleted).
  */
