@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
+import { sessionCredential } from "@/lib/dashboard/session";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
@@ -95,6 +96,8 @@ export type OutboundInput = {
   segments: string[];
   url: URL;
   authorization: string | null;
+  /** Reads another request header (cookie, origin, referer), for the dashboard's session cookie. */
+  header?: (name: string) => string | null | undefined;
   /** The body, up to `max` bytes: `tooLarge` past it. */
   readBody: (max: number) => Promise<{ body: Buffer; tooLarge: boolean }>;
 };
@@ -145,7 +148,13 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     }
     const header = input.authorization ?? "";
     const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
-    const caller = credential ? await authenticateOutbound(credential) : null;
+    let caller = credential ? await authenticateOutbound(credential) : null;
+    if (!credential && input.header) {
+      // The signed-in dashboard calls the API with its session cookie, as admin (issue 14).
+      const session = await sessionCredential(input.method, input.header);
+      if (session === "cross-site") throw new OutboundError(403, "forbidden");
+      if (session) caller = { kind: "admin", keyId: `user:${session.id}` };
+    }
     if (!caller) throw new OutboundError(401, "unauthorized");
     if (where.form === "managed") {
       const limit = getConfig().outbound.rateLimit;
@@ -185,6 +194,7 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Prom
       segments: url.pathname.split("/").filter(Boolean).slice(1),
       url,
       authorization: req.headers.get("authorization"),
+      header: (name) => req.headers.get(name),
       readBody: async (max) => {
         if (Number(req.headers.get("content-length") ?? 0) > max) return { body: Buffer.alloc(0), tooLarge: true };
         const body = Buffer.from(await req.arrayBuffer());
@@ -206,6 +216,7 @@ export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, ba
     segments: req.pathname.split("/").filter(Boolean).slice(1),
     url,
     authorization: req.headers.authorization ?? null,
+    header: (name) => req.headers[name],
     readBody: async (max) => ({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
   });
   return { status: out.status, headers: out.headers, body: out.body };
