@@ -95,7 +95,9 @@ export function BulkOperations() {
   }, [confirming]);
   const finished = op.data && !op.data.in_progress;
   useEffect(() => {
-    if (finished) void client.invalidateQueries({ queryKey: ["bulk-history"] });
+    if (!finished) return;
+    void client.invalidateQueries({ queryKey: ["bulk-history"] });
+    void client.invalidateQueries({ queryKey: ["plan"] });
   }, [finished, client]);
 
   const count = plan.data?.estimated_count ?? 0;

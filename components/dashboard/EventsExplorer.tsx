@@ -20,7 +20,7 @@ export function EventsExplorer() {
         { header: "Status", cell: (e) => <StatusBadge status={e.status} /> },
         { header: "Event", cell: (e) => <span className="font-mono text-xs">{e.id}</span> },
         { header: "Response", cell: (e) => <span className="font-mono">{e.response_status ?? e.error_code ?? "—"}</span> },
-        { header: "Attempts", cell: (e) => e.attempts, className: "tabular-nums" },
+        { header: "Attempts", cell: (e) => e.attempts, className: "hidden tabular-nums sm:table-cell" },
         { header: "Connection", cell: (e) => <span className="font-mono text-xs">{e.webhook_id}</span>, className: "hidden md:table-cell" },
         { header: "Created", cell: (e) => <RelativeTime iso={e.created_at} /> },
       ]}
