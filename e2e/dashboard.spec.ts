@@ -228,6 +228,22 @@ test.describe("bulk operations", () => {
       expect((await call(key, "GET", `bulk/events/retry/${opId}`)).json.processed_batch).toBe(op.processed_batch);
       await expect(page.getByTestId("bulk-history-row").first()).toContainText("Cancelled");
       await page.screenshot({ path: "docs/dashboard/bulk-cancelled.png", fullPage: true });
+
+      // A page of 100 rows: from the click on Events to the rows on screen (API call and render).
+      const started = Date.now();
+      await page.getByRole("link", { name: "Events", exact: true }).click();
+      await expect(page.getByTestId("explorer-row")).toHaveCount(100);
+      const elapsed = Date.now() - started;
+      console.log(`events explorer: 100 rows on screen ${elapsed} ms after the click`);
+      expect(elapsed).toBeLessThan(1_500);
+      // Keyset paging: Older shows the next 100, Newer comes back.
+      const firstOf = () => page.getByTestId("explorer-row").first().getAttribute("data-id");
+      const page1 = await firstOf();
+      await page.getByTestId("older").click();
+      await expect.poll(firstOf).not.toBe(page1);
+      await expect(page.getByTestId("explorer-row")).toHaveCount(100);
+      await page.getByRole("button", { name: "Newer" }).click();
+      await expect.poll(firstOf).toBe(page1);
     } finally {
       await holder.query("ROLLBACK").catch(() => {});
       holder.release();

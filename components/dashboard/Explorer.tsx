@@ -15,7 +15,7 @@ export type Column<T> = { header: string; cell: (row: T) => React.ReactNode; cla
 /** A bulk family this list can start from its current filter ("Retry all 1,240 matching"). */
 export type BulkLink = { family: string; path: string; verb: string };
 
-const PAGE_SIZE = 50;
+const PAGE_SIZE = 100;
 /** How often the first page looks for new rows, ms. */
 const LIVE_MS = 3_000;
 
