@@ -43,6 +43,19 @@ describe("anonymous visitors are refused", () => {
     expect(new URL(res.headers.get("location")!, BASE_URL).pathname).toBe("/dashboard/sign-in");
   });
 
+  it.each([
+    ["GET", "/dashboard/api/auth/nope"],
+    ["POST", "/dashboard/api/auth/nope"],
+    ["POST", "/dashboard/api/auth/callback/nope"],
+    ["POST", "/dashboard/api/auth/callback/credentials"],
+    ["GET", "/dashboard/api/auth/signin"],
+    ["GET", "/dashboard/api/elsewhere"],
+    ["GET", "/dashboard/sign-in/link"],
+  ])("%s %s answers without a server error", async (method, path) => {
+    const res = await fetch(`${BASE_URL}${path}`, { method, redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: method === "POST" ? "a=1" : undefined });
+    expect(res.status).toBeLessThan(500);
+  });
+
   it("the sign-in page itself is served", async () => {
     const res = await fetch(`${BASE_URL}/dashboard/sign-in`);
     expect(res.status).toBe(200);
