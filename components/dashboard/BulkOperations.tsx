@@ -144,7 +144,11 @@ export function BulkOperations() {
                 </p>
               )}
             </div>
-            {!confirming ? (
+            {plan.data && count === 0 ? (
+              <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="bulk-nothing">
+                Nothing to do: widen the filter, or choose another operation.
+              </p>
+            ) : !confirming ? (
               <Button variant="primary" disabled={!count || create.isPending} onClick={() => setConfirming(true)} data-testid="bulk-start">
                 {family.verb} {count.toLocaleString()} {family.noun}…
               </Button>
@@ -214,7 +218,7 @@ export function BulkOperations() {
                         <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>{s.label}</Badge>
                       </Td>
                       <Td className="max-w-xs truncate text-xs">{describeQuery(h.query)}</Td>
-                      <Td className="text-right tabular-nums">
+                      <Td className="text-right whitespace-nowrap tabular-nums">
                         {h.completed_count.toLocaleString()} / {h.estimated_count.toLocaleString()}
                       </Td>
                       <Td className="text-right tabular-nums">{h.failed_count ?? "—"}</Td>
