@@ -15,6 +15,7 @@
  *   GET /openapi.json               console OpenAPI
  *   GET /healthz                    each part's state (web, worker, database)     lib/health.ts
  *   /api/… without a version        rewritten to the oldest gateway version
+ *   /dashboard/api/…               Next.js (next-auth), with the client address in x-hookyard-client-ip
  * and hands everything else to Next.js.
  */
 import http from "node:http";
@@ -28,6 +29,7 @@ import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, preview
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "@/lib/db/health";
 import { closePool } from "@/lib/db/pool";
 import { healthz } from "@/lib/health";
+import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
@@ -153,7 +155,10 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
         return serveConsole(req, res, retryRequestRoute(first, third!));
       }
-      const pageRefusal = first === "api" || first === "outbound" ? null : pageMethodRefusal(method);
+      const dashboardApi = first === "dashboard" && second === "api";
+      // The dashboard's sign-in rate limit needs the client's address, which Next.js does not expose.
+      if (dashboardApi) req.headers[CLIENT_IP_HEADER] = clientIpOf(req.socket.remoteAddress, req.headers as Record<string, string>, getConfig().trustProxy);
+      const pageRefusal = first === "api" || first === "outbound" || dashboardApi ? null : pageMethodRefusal(method);
       if (pageRefusal) return writeNodeResponse(res, pageRefusal);
       return handleNext(req, res, parse(url, true));
     };

@@ -74,6 +74,10 @@ const ConfigSchema = z.object({
   OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: z.coerce.number().int().min(1).default(100),
   OUTBOUND_OPERATOR_EVENTS_URL: z.url().optional(),
   OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
+  AUTH_SECRET: z.string().min(32).optional(),
+  DASHBOARD_ADMIN_EMAIL: z.email().optional(),
+  DASHBOARD_ADMIN_PASSWORD: z.string().min(12).optional(),
+  DASHBOARD_SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   PORTAL_ORGANIZATION_NAME: z.string().max(100).default(""),
   PORTAL_BRAND_COLOR: z.string().regex(/^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6})?$/, "a hex color such as #4f46e5").default(""),
@@ -81,6 +85,16 @@ const ConfigSchema = z.object({
 });
 
 export type Config = {
+  /** The signed-in dashboard (issue 14). */
+  dashboard: {
+    /** Signs the session JWT cookies; unset: a random secret kept in `{dataDir}/auth-secret`. */
+    authSecret: string | undefined;
+    /** Pins the first admin (created or its password reset on start); unset: a one-time sign-in link is printed. */
+    adminEmail: string | undefined;
+    adminPassword: string | undefined;
+    /** Sign-in attempts per 15 minutes per client IP, and per account. */
+    signInRateLimit: number;
+  };
   /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
   retentionDays: number;
   /** Outbound service (issue 13): a pinned admin key; the tenant JWT secret; the topics (empty = any); limits and id prefixes (used as-is). */
@@ -272,6 +286,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
     portal: { organizationName: e.PORTAL_ORGANIZATION_NAME.trim(), brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5", logoUrl: e.PORTAL_LOGO_URL || undefined },
+    dashboard: {
+      authSecret: e.AUTH_SECRET,
+      adminEmail: e.DASHBOARD_ADMIN_EMAIL?.toLowerCase(),
+      adminPassword: e.DASHBOARD_ADMIN_PASSWORD,
+      signInRateLimit: e.DASHBOARD_SIGN_IN_RATE_LIMIT,
+    },
   };
 }
 

@@ -20,6 +20,8 @@ export const ID_PREFIX = {
   issue: "iss_",
   bookmark: "bmk_",
   outboundKey: "okey_",
+  dashboardUser: "usr_",
+  signInToken: "sit_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -69,6 +69,10 @@ describe("npm start with the embedded PostgreSQL", () => {
     expect(created.status).toBe(201);
     const { ingest_url, inspect_url } = (await created.json()) as { ingest_url: string; inspect_url: string };
     expect((await fetch(ingest_url, { method: "POST", body: "before crash" })).status).toBe(200);
+    // The first start created a dashboard user and printed its one-time sign-in link (issue 14).
+    const link = /created the dashboard user admin@localhost[^\n]*\n[^\n]*?(\/dashboard\/sign-in\/link\?token=[\w-]+)/.exec(first.output());
+    expect(link, first.output()).not.toBeNull();
+    expect((await fetch(`http://127.0.0.1:${port}${link![1]}`)).status).toBe(200);
 
     // 2. kill -9 of the server process: PostgreSQL is orphaned, still running.
     const orphan = postmasterPid()!;
@@ -79,6 +83,7 @@ describe("npm start with the embedded PostgreSQL", () => {
     // 3. Second start works: the orphan is stopped, the data is there.
     const second = await npmStart(port, pgPort);
     expect(isAlive(orphan)).toBe(false);
+    expect(second.output()).not.toContain("/dashboard/sign-in/link");
     const preview = await fetch(inspect_url, { headers: { accept: "application/json" } });
     expect(preview.status).toBe(200);
     const body = (await preview.json()) as { name: string; requests: { body: string }[] };

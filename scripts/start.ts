@@ -20,6 +20,7 @@ import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
+import { ensureDashboardAdmin } from "@/lib/dashboard/bootstrap";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 import { ensureOutboundKey } from "@/lib/outbound/auth";
 import { isAlive, StartFailure } from "@/lib/processes";
@@ -246,6 +247,7 @@ try {
   if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
   await ensureGatewayTeam(log);
   await ensureOutboundKey(log);
+  await ensureDashboardAdmin(log);
   // The supervisor needs no connection of its own from here on (the children have theirs).
   await closePool();
   if (!dev && !skipBuild) {

@@ -2,7 +2,8 @@
 /**
  * Browser-side calls of the outbound API for the tenant portal (issue 14, portal): same-origin fetches
  * of `/outbound/api/v1/…` authenticated by the portal's httpOnly session cookie, with the CSRF header
- * (lib/outbound/portal.ts PORTAL_CSRF_HEADER) on unsafe methods. Errors become {@link ApiError} with the
+ * (lib/outbound/portal.ts PORTAL_CSRF_HEADER) on every request, so the API uses the portal cookie even
+ * in a browser also signed in to the dashboard. Errors become {@link ApiError} with the
  * outbound error body's `status`, `message` and `data` (validation: an array of messages).
  */
 import { useQuery } from "@tanstack/react-query";
@@ -36,7 +37,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
       cache: "no-store",
       headers: {
         accept: "application/json",
-        ...(method !== "GET" ? { [CSRF_HEADER]: "1" } : {}),
+        [CSRF_HEADER]: "1",
         ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),

@@ -4,6 +4,9 @@
  * from the right: each trusted proxy appends the address it saw, so entries further left were written
  * by the client and could be forged. The scheme comes from the first X-Forwarded-Proto entry.
  */
+/** Header server.ts sets to the socket's client address on requests Next.js serves that need it (any sent one is overwritten). */
+export const CLIENT_IP_HEADER = "x-hookyard-client-ip";
+
 export function clientIpOf(socketAddress: string | undefined, headers: Record<string, string>, trustedProxies: number): string {
   if (trustedProxies > 0) {
     const entries = (headers["x-forwarded-for"] ?? "")

@@ -1,6 +1,7 @@
 /**
  * The gateway REST API wrapper (shared/spec/gateway.md "Authentication", "Errors", "Limits",
- * "Versioning"; design "API surfaces"): version → API key (Bearer, or Basic with the key as username)
+ * "Versioning"; design "API surfaces"): version → API key (Bearer, or Basic with the key as username;
+ * without one, the signed-in dashboard's session cookie, same-origin for unsafe methods)
  * → rate limit (240/min per key, headers on every answer) → version availability → JSON body parsing
  * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
  * It is the only try/catch of this surface.
@@ -9,6 +10,7 @@ import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateApiKey } from "@/lib/gateway/teams/api-keys";
+import { sessionCredential } from "@/lib/dashboard/session";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
 import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
 import { GatewayError } from "@/lib/http/errors";
@@ -127,7 +129,13 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
         throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
       }
       const key = apiKeyFromAuthorization(req.headers.get("authorization"));
-      const auth = key ? await authenticateApiKey(key) : null;
+      let auth = key ? await authenticateApiKey(key) : null;
+      if (!key) {
+        // The signed-in dashboard calls the API with its session cookie, as its user's team (issue 14).
+        const session = await sessionCredential(req.method, (h) => req.headers.get(h));
+        if (session === "cross-site") throw new GatewayError(403, "FORBIDDEN", "Forbidden", { message: "A cookie-authenticated request must come from the dashboard's own origin" });
+        if (session) auth = { teamId: session.teamId, keyId: `user:${session.id}` };
+      }
       if (!auth) {
         throw new GatewayError(401, "UNAUTHORIZED", "Unauthorized", {
           message: key ? "The API key is invalid or revoked" : "No API key was provided through Basic Auth or Bearer Token",

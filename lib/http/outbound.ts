@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
+import { sessionCredential } from "@/lib/dashboard/session";
 import { cookieValue, PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/portal";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
@@ -98,8 +99,8 @@ export type OutboundInput = {
   segments: string[];
   url: URL;
   authorization: string | null;
-  /** Browser credentials: the `Cookie`, `Origin` and portal CSRF headers (the tenant portal's cookie session). */
-  browser?: { cookie: string | null; origin: string | null; csrf: string | null };
+  /** Reads another request header (cookie, origin, referer, the portal's CSRF header): the browser sessions. */
+  header?: (name: string) => string | null | undefined;
   /** The body, up to `max` bytes: `tooLarge` past it. */
   readBody: (max: number) => Promise<{ body: Buffer; tooLarge: boolean }>;
 };
@@ -149,14 +150,25 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
       return { status: result.status ?? 200, headers, body: JSON.stringify(result.body) };
     }
     const header = input.authorization ?? "";
-    let credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
-    // No Authorization header: the tenant portal's cookie (a tenant JWT only; unsafe methods need the CSRF guard).
-    const portal = !header ? cookieValue(input.browser?.cookie, PORTAL_COOKIE) : undefined;
-    if (portal) credential = portal;
+    const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
     let caller = credential ? await authenticateOutbound(credential) : null;
-    if (portal && caller?.kind !== "tenant") caller = null;
+    // Without an Authorization header, a browser session (issue 14). The portal's fetches send
+    // PORTAL_CSRF_HEADER on every request: they use the tenant portal's cookie (a tenant JWT only), even in
+    // a browser also signed in to the dashboard; other requests use the dashboard session (as admin), else
+    // the portal cookie. Unsafe portal-cookie requests must pass the CSRF guard.
+    let portal: string | undefined;
+    if (!credential && input.header) {
+      const fromPortal = Boolean(input.header(PORTAL_CSRF_HEADER));
+      const session = fromPortal ? null : await sessionCredential(input.method, input.header);
+      if (session === "cross-site") throw new OutboundError(403, "forbidden");
+      if (session) caller = { kind: "admin", keyId: `user:${session.id}` };
+      else if ((portal = cookieValue(input.header("cookie"), PORTAL_COOKIE))) {
+        const verified = await authenticateOutbound(portal);
+        caller = verified?.kind === "tenant" ? verified : null;
+      }
+    }
     if (!caller) throw new OutboundError(401, "unauthorized");
-    if (portal && !portalCsrfAllowed(input.method, input.browser?.origin, input.browser?.csrf)) throw new OutboundError(403, "cross-site request refused");
+    if (portal && !portalCsrfAllowed(input.method, input.header?.("origin"), input.header?.(PORTAL_CSRF_HEADER))) throw new OutboundError(403, "cross-site request refused");
     if (where.form === "managed") {
       const limit = getConfig().outbound.rateLimit;
       const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
@@ -195,7 +207,7 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Prom
       segments: url.pathname.split("/").filter(Boolean).slice(1),
       url,
       authorization: req.headers.get("authorization"),
-      browser: { cookie: req.headers.get("cookie"), origin: req.headers.get("origin"), csrf: req.headers.get(PORTAL_CSRF_HEADER) },
+      header: (name) => req.headers.get(name),
       readBody: async (max) => {
         if (Number(req.headers.get("content-length") ?? 0) > max) return { body: Buffer.alloc(0), tooLarge: true };
         const body = Buffer.from(await req.arrayBuffer());
@@ -217,7 +229,7 @@ export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, ba
     segments: req.pathname.split("/").filter(Boolean).slice(1),
     url,
     authorization: req.headers.authorization ?? null,
-    browser: { cookie: req.headers.cookie ?? null, origin: req.headers.origin ?? null, csrf: req.headers[PORTAL_CSRF_HEADER] ?? null },
+    header: (name) => req.headers[name],
     readBody: async (max) => ({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
   });
   return { status: out.status, headers: out.headers, body: out.body };

@@ -1,0 +1,101 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
+import { authPost } from "@/components/dashboard/api";
+import { Button } from "@/components/ui/Button";
+import { cx } from "@/components/ui/cx";
+
+const NAV = [
+  { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/requests", label: "Requests" },
+  { href: "/dashboard/events", label: "Events" },
+  { href: "/dashboard/attempts", label: "Attempts" },
+  { href: "/dashboard/bulk", label: "Bulk operations" },
+];
+
+/**
+ * The signed-in dashboard's frame: a sidebar of pages (a menu button opens it below the `md` width), the
+ * user's email and Sign out, and a skip link to the content.
+ */
+export function Shell({ email, children }: { email: string; children: React.ReactNode }) {
+  const pathname = usePathname();
+  const [open, setOpen] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
+  const active = (href: string) => (href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`));
+
+  async function signOut() {
+    setSigningOut(true);
+    await authPost("signout", {}).catch(() => null);
+    window.location.assign("/dashboard/sign-in");
+  }
+
+  return (
+    <div className="min-h-dvh md:flex">
+      <a href="#content" className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm focus:not-sr-only focus:fixed focus:top-2 focus:left-2 dark:bg-zinc-900">
+        Skip to content
+      </a>
+      <header className="flex items-center justify-between border-b border-zinc-200 bg-white/90 px-4 py-2.5 backdrop-blur md:hidden dark:border-zinc-800 dark:bg-zinc-950/90">
+        <Link href="/dashboard" className="inline-flex items-center gap-2 font-semibold">
+          <Mark className="size-6" /> Hookyard
+        </Link>
+        <Button variant="ghost" size="sm" aria-expanded={open} aria-controls="dashboard-nav" onClick={() => setOpen((o) => !o)} data-testid="nav-toggle">
+          <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth={2} aria-hidden>
+            {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
+          </svg>
+          Menu
+        </Button>
+      </header>
+      <aside
+        id="dashboard-nav"
+        className={cx(
+          "border-zinc-200 bg-zinc-50 md:flex md:min-h-dvh md:w-56 md:shrink-0 md:flex-col md:border-r dark:border-zinc-800 dark:bg-zinc-900/40",
+          open ? "block border-b" : "hidden",
+        )}
+      >
+        <Link href="/dashboard" className="hidden items-center gap-2 px-5 pt-5 pb-4 font-semibold tracking-tight md:inline-flex">
+          <Mark className="size-7" /> Hookyard
+        </Link>
+        <nav aria-label="Dashboard" className="flex flex-col gap-0.5 px-3 py-3 md:py-0">
+          {NAV.map((item) => (
+            <Link
+              key={item.href}
+              href={item.href}
+              aria-current={active(item.href) ? "page" : undefined}
+              className={cx(
+                "rounded-md px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600",
+                active(item.href) ? "bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-200" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
+              )}
+            >
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="mt-auto border-t border-zinc-200 px-5 py-4 text-sm dark:border-zinc-800">
+          <p className="truncate text-zinc-600 dark:text-zinc-400" title={email} data-testid="signed-in-as">
+            {email}
+          </p>
+          <Button variant="secondary" size="sm" className="mt-2" onClick={signOut} disabled={signingOut} data-testid="sign-out">
+            {signingOut ? "Signing out…" : "Sign out"}
+          </Button>
+        </div>
+      </aside>
+      <main id="content" className="min-w-0 flex-1 px-4 py-6 sm:px-6 lg:px-8">
+        <div className="mx-auto max-w-6xl">{children}</div>
+      </main>
+    </div>
+  );
+}
+
+/** The Hookyard mark in flat colour (components/Logo.tsx's gradient is defined once per page and hidden with the phone header). */
+function Mark({ className }: { className: string }) {
+  return (
+    <svg viewBox="0 0 32 32" aria-hidden className={className}>
+      <rect width="32" height="32" rx="8" fill="#6366f1" />
+      <circle cx="19" cy="7.25" r="2.25" fill="none" stroke="#fff" strokeWidth="2.2" />
+      <path d="M19 9.5V19a6 6 0 0 1-12 0v-3.5l3.25 3.25" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}

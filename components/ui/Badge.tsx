@@ -1,0 +1,47 @@
+import { cx } from "@/components/ui/cx";
+
+export type Tone = "neutral" | "success" | "warning" | "danger" | "info" | "accent";
+
+const TONES: Record<Tone, string> = {
+  neutral: "bg-zinc-100 text-zinc-700 ring-zinc-500/20 dark:bg-zinc-500/10 dark:text-zinc-300 dark:ring-zinc-400/25",
+  success: "bg-emerald-50 text-emerald-800 ring-emerald-600/25 dark:bg-emerald-500/10 dark:text-emerald-300 dark:ring-emerald-400/25",
+  warning: "bg-amber-50 text-amber-800 ring-amber-600/30 dark:bg-amber-500/10 dark:text-amber-300 dark:ring-amber-400/25",
+  danger: "bg-rose-50 text-rose-700 ring-rose-600/25 dark:bg-rose-500/10 dark:text-rose-300 dark:ring-rose-400/25",
+  info: "bg-sky-50 text-sky-800 ring-sky-600/25 dark:bg-sky-500/10 dark:text-sky-300 dark:ring-sky-400/25",
+  accent: "bg-indigo-50 text-indigo-700 ring-indigo-600/25 dark:bg-indigo-500/10 dark:text-indigo-300 dark:ring-indigo-400/25",
+};
+
+/** A small rounded label in one of the tones. */
+export function Badge({ tone = "neutral", className, children, ...rest }: React.HTMLAttributes<HTMLSpanElement> & { tone?: Tone }) {
+  return (
+    <span className={cx("inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset", TONES[tone], className)} {...rest}>
+      {children}
+    </span>
+  );
+}
+
+const STATUS_TONES: Record<string, Tone> = {
+  SUCCESSFUL: "success",
+  SUCCESFUL: "success",
+  FAILED: "danger",
+  QUEUED: "info",
+  SCHEDULED: "info",
+  HOLD: "warning",
+  CANCELLED: "neutral",
+  ACCEPTED: "success",
+  REJECTED: "warning",
+  OPENED: "danger",
+  ACKNOWLEDGED: "warning",
+  RESOLVED: "success",
+  IGNORED: "neutral",
+};
+
+/** An API status (event, attempt, issue) in its tone, the exact status as text. */
+export function StatusBadge({ status }: { status: string | null | undefined }) {
+  const s = status ?? "—";
+  return (
+    <Badge tone={STATUS_TONES[s] ?? "neutral"} data-status={s}>
+      {s === "SUCCESFUL" ? "SUCCESSFUL" : s}
+    </Badge>
+  );
+}

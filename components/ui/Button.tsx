@@ -1,0 +1,34 @@
+import Link from "next/link";
+import { cx } from "@/components/ui/cx";
+
+export type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
+export type ButtonSize = "sm" | "md";
+
+const VARIANTS: Record<ButtonVariant, string> = {
+  primary: "bg-indigo-600 text-white shadow-sm hover:bg-indigo-500 disabled:bg-indigo-600/50 dark:bg-indigo-500 dark:hover:bg-indigo-400 dark:disabled:bg-indigo-500/40",
+  secondary:
+    "bg-white text-zinc-900 shadow-sm ring-1 ring-inset ring-zinc-300 hover:bg-zinc-50 disabled:text-zinc-500 dark:bg-zinc-900 dark:text-zinc-100 dark:ring-zinc-700 dark:hover:bg-zinc-800 dark:disabled:text-zinc-400",
+  danger: "bg-rose-600 text-white shadow-sm hover:bg-rose-500 disabled:bg-rose-600/50 dark:bg-rose-600 dark:hover:bg-rose-500",
+  ghost: "text-zinc-700 hover:bg-zinc-100 disabled:text-zinc-500 dark:text-zinc-300 dark:hover:bg-zinc-800",
+};
+const SIZES: Record<ButtonSize, string> = { sm: "h-8 px-2.5 text-xs gap-1.5", md: "h-9 px-3.5 text-sm gap-2" };
+
+/** Classes of a button (also for links that look like one). */
+export function buttonClasses(variant: ButtonVariant = "secondary", size: ButtonSize = "md", className?: string) {
+  return cx(
+    "inline-flex shrink-0 items-center justify-center rounded-md font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed dark:focus-visible:outline-indigo-400",
+    VARIANTS[variant],
+    SIZES[size],
+    className,
+  );
+}
+
+/** A button: primary (one per view), secondary, danger or ghost. `type` defaults to "button". */
+export function Button({ variant, size, className, type = "button", ...props }: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize }) {
+  return <button type={type} className={buttonClasses(variant, size, className)} {...props} />;
+}
+
+/** A link styled as a button. */
+export function ButtonLink({ variant, size, className, href, ...props }: React.AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; variant?: ButtonVariant; size?: ButtonSize }) {
+  return <Link href={href} className={buttonClasses(variant, size, className)} {...props} />;
+}

@@ -1,0 +1,50 @@
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+import { checkCredentials, createSignInToken, createUser, findUser, resetPassword } from "@/lib/dashboard/users";
+
+/** The gateway team (the oldest TEAM-mode team; lib/gateway/teams/bootstrap.ts creates it), or null. */
+export async function gatewayTeamId(): Promise<string | null> {
+  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
+  return rows[0]?.id ?? null;
+}
+
+/** The address a one-time sign-in link opens (the page sets a password and signs in). */
+export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard/sign-in/link?token=${encodeURIComponent(token)}`;
+
+/**
+ * Makes sure someone can sign in to the dashboard (issue 14 "Sign-in"), after {@link ensureGatewayTeam}:
+ * with DASHBOARD_ADMIN_EMAIL and DASHBOARD_ADMIN_PASSWORD set, that user exists with that password (created,
+ * or its password reset when it no longer matches); otherwise, on a start with no user at all, creates
+ * `admin@localhost` without a password and prints (through `log`) a one-time sign-in link, valid 24 hours,
+ * that sets one. Serialised by an advisory lock.
+ */
+export async function ensureDashboardAdmin(log: (message: string) => void): Promise<void> {
+  const client = await getPool().connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(727274004)");
+    const teamId = await gatewayTeamId();
+    if (!teamId) return;
+    const { adminEmail, adminPassword } = getConfig().dashboard;
+    if (adminEmail && adminPassword) {
+      const existing = await findUser(adminEmail);
+      if (!existing) {
+        await createUser(adminEmail, adminPassword, teamId);
+        log(`dashboard user ${adminEmail} created (DASHBOARD_ADMIN_EMAIL)`);
+      } else if (!(await checkCredentials(adminEmail, adminPassword))) {
+        await resetPassword(adminEmail, adminPassword);
+        log(`dashboard user ${adminEmail}: password set from DASHBOARD_ADMIN_PASSWORD`);
+      }
+      return;
+    }
+    const { rowCount } = await client.query("SELECT 1 FROM dashboard_users LIMIT 1");
+    if (rowCount) return;
+    const user = await createUser(adminEmail ?? "admin@localhost", null, teamId);
+    const token = await createSignInToken(user.id);
+    log(`created the dashboard user ${user.email}. Open this one-time link within 24 hours to choose its password:`);
+    log(`  ${signInLink(token)}`);
+    log("  (manage users with `npm run users`, docs/dashboard.md)");
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(727274004)").catch(() => {});
+    client.release();
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Operators of the signed-in dashboard (issue 14 "Sign-in"): email, scrypt password hash, team. A user
+ * belongs to one team (the gateway team by default) and sees that team's data only. One-time sign-in
+ * links carry a random token whose SHA-256 alone is stored; a link works once, before it expires.
+ */
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+import { getPool } from "@/lib/db/pool";
+import { createId, createToken } from "@/lib/ids";
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+/** scrypt cost (N = 2^15, r 8, p 1: about 32 MiB and 50-100 ms per hash). */
+const N = 1 << 15;
+const R = 8;
+const P = 1;
+const KEYLEN = 32;
+const maxmem = 128 * N * R * 2;
+/** Shortest password accepted. */
+export const MIN_PASSWORD_LENGTH = 12;
+/** How long a one-time sign-in link works, ms. */
+export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
+
+export type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
+
+/** A user-facing problem with the input (bad email, short password, unknown user). */
+export class UserError extends Error {}
+
+/** `scrypt$N$r$p$salt$hash` of `password`. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password.normalize("NFKC"), salt, KEYLEN, { N, r: R, p: P, maxmem });
+  return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
+}
+
+/** Whether `password` matches `stored` (constant-time compare; false for a malformed or null hash). */
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  const parts = stored?.split("$");
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const expected = Buffer.from(parts[5]!, "base64url");
+  const actual = await scrypt(password.normalize("NFKC"), Buffer.from(parts[4]!, "base64url"), expected.length, { N: n, r, p, maxmem: 128 * n * r * 2 });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A hash to compare against when the email is unknown, so both cases take the same time. */
+let dummyHash: Promise<string> | null = null;
+
+function normalizeEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw new UserError(`"${email}" is not an email address`);
+  return e;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new UserError(`a password has at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > 1024) throw new UserError("a password has at most 1024 characters");
+}
+
+const COLUMNS = "id, email, team_id, created_at, password_hash IS NOT NULL AS has_password";
+
+/** Creates a user of `teamId`. `password` null: no password until a sign-in link sets one. Throws UserError on bad input or a taken email. */
+export async function createUser(email: string, password: string | null, teamId: string): Promise<DashboardUser> {
+  const e = normalizeEmail(email);
+  if (password !== null) checkPassword(password);
+  const hash = password === null ? null : await hashPassword(password);
+  const { rows } = await getPool().query<DashboardUser>(
+    `INSERT INTO dashboard_users (id, email, password_hash, team_id, created_at, updated_at) VALUES ($1, $2, $3, $4, now(), now())
+     ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
+    [createId("dashboardUser"), e, hash, teamId],
+  );
+  if (!rows[0]) throw new UserError(`a user with the email ${e} exists`);
+  return rows[0];
+}
+
+/** Every user, oldest first. */
+export async function listUsers(): Promise<DashboardUser[]> {
+  const { rows } = await getPool().query<DashboardUser>(`SELECT ${COLUMNS} FROM dashboard_users ORDER BY created_at, id`);
+  return rows;
+}
+
+/** The user with this id or email, or null. */
+export async function findUser(idOrEmail: string): Promise<DashboardUser | null> {
+  const { rows } = await getPool().query<DashboardUser>(`SELECT ${COLUMNS} FROM dashboard_users WHERE id = $1 OR email = lower($1)`, [idOrEmail.trim()]);
+  return rows[0] ?? null;
+}
+
+/** Sets a new password. Throws UserError for an unknown user or a short password. */
+export async function resetPassword(idOrEmail: string, password: string): Promise<DashboardUser> {
+  checkPassword(password);
+  const { rows } = await getPool().query<DashboardUser>(
+    `UPDATE dashboard_users SET password_hash = $2, updated_at = now() WHERE id = $1 OR email = lower($1) RETURNING ${COLUMNS}`,
+    [idOrEmail.trim(), await hashPassword(password)],
+  );
+  if (!rows[0]) throw new UserError(`no user "${idOrEmail}"`);
+  return rows[0];
+}
+
+/** Deletes a user (and its sign-in links). Returns whether one was deleted. */
+export async function deleteUser(idOrEmail: string): Promise<boolean> {
+  const { rowCount } = await getPool().query("DELETE FROM dashboard_users WHERE id = $1 OR email = lower($1)", [idOrEmail.trim()]);
+  return Boolean(rowCount);
+}
+
+/**
+ * Checks an email and password. Returns the user, or null for an unknown email, a user without a
+ * password or a wrong password (one answer for all three; the unknown email pays for a hash too).
+ */
+export async function checkCredentials(email: string, password: string): Promise<DashboardUser | null> {
+  const { rows } = await getPool().query<DashboardUser & { password_hash: string | null }>(`SELECT ${COLUMNS}, password_hash FROM dashboard_users WHERE email = $1`, [email.trim().toLowerCase()]);
+  const row = rows[0];
+  if (!row?.password_hash) {
+    dummyHash ??= hashPassword(randomBytes(12).toString("hex"));
+    await verifyPassword(password, await dummyHash);
+    return null;
+  }
+  if (!(await verifyPassword(password, row.password_hash))) return null;
+  const { password_hash: _, ...user } = row;
+  return user;
+}
+
+const sha256 = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** A new one-time sign-in token for the user (returned once; only its hash is stored), valid `ttlMs`. */
+export async function createSignInToken(userId: string, ttlMs = SIGN_IN_LINK_TTL_MS): Promise<string> {
+  const token = createToken(32);
+  await getPool().query("INSERT INTO dashboard_sign_in_tokens (id, token_hash, user_id, expires_at, created_at) VALUES ($1, $2, $3, $4, now())", [
+    createId("signInToken"),
+    sha256(token),
+    userId,
+    new Date(Date.now() + ttlMs),
+  ]);
+  return token;
+}
+
+/** Uses a one-time sign-in token: marks it used and returns its user, or null when unknown, used or expired. */
+export async function consumeSignInToken(token: string): Promise<DashboardUser | null> {
+  const { rows } = await getPool().query<{ user_id: string }>(
+    "UPDATE dashboard_sign_in_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id",
+    [sha256(token)],
+  );
+  return rows[0] ? findUser(rows[0].user_id) : null;
+}
