@@ -80,7 +80,7 @@ export function ConnectionsList() {
           {search ? "Try another part of the name, or clear the search." : "Create a connection: you get a source URL to send webhooks to, and Hookyard delivers them to your destination with retries."}
         </EmptyState>
       ) : (
-        <Card bodyClassName="p-0">
+        <Card bodyClassName="p-0!">
           <Table caption="Connections">
             <thead>
               <tr>

@@ -80,7 +80,7 @@ export function IssueDetail({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
-      <Card title="Events of this issue" className="mt-4" bodyClassName="p-0" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{events.data.count} events</span>}>
+      <Card title="Events of this issue" className="mt-4" bodyClassName="p-0!" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{events.data.count} events</span>}>
         {events.error ? (
           <div className="p-4"><ErrorMessage title="Events could not be loaded" error={events.error} onRetry={() => events.refetch()} /></div>
         ) : !events.data ? (

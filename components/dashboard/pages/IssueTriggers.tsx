@@ -42,7 +42,7 @@ export function IssueTriggers() {
     <>
       <PageHeader title="Issue triggers and notifications" description="Choose which failures open issues, and where Hookyard tells you about them." actions={<ButtonLink href="/dashboard/issues" variant="ghost">Back to issues</ButtonLink>} />
       <div className="grid gap-4">
-        <Card title="Issue triggers" bodyClassName="p-0">
+        <Card title="Issue triggers" bodyClassName="p-0!">
           {act.error && <div className="p-4"><ErrorMessage title="The trigger could not be changed" error={act.error} /></div>}
           {list.error ? (
             <div className="p-4"><ErrorMessage title="Triggers could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>

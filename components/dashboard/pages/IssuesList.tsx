@@ -96,7 +96,7 @@ export function IssuesList() {
           </EmptyState>
         )
       ) : (
-        <Card bodyClassName="p-0">
+        <Card bodyClassName="p-0!">
           <Table caption="Issues">
             <thead>
               <tr>

@@ -73,7 +73,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
       <div className="grid gap-4">
         <DeliveryChart tenant={tenant} />
         <Destinations tenant={tenant} base={base} />
-        <div className="grid gap-4 xl:grid-cols-2">
+        <div className="grid gap-4">
           <Events tenant={tenant} />
           <Attempts tenant={tenant} />
         </div>
@@ -126,7 +126,7 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
     onSettled: refresh,
   });
   return (
-    <Card title="Destinations" bodyClassName="p-0">
+    <Card title="Destinations" bodyClassName="p-0!">
       {act.error && <div className="p-4"><ErrorMessage title="The destination could not be changed" error={act.error} /></div>}
       {list.error ? (
         <div className="p-4"><ErrorMessage title="Destinations could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
@@ -178,7 +178,7 @@ function Events({ tenant }: { tenant: string }) {
   const path = `${OUTBOUND}/events${qs({ tenant_id: tenant, limit: 20 })}`;
   const list = useQuery({ queryKey: ["tenant-events", path], queryFn: () => api<OutboundPage<OEvent>>(path), refetchInterval: 15_000 });
   return (
-    <Card title="Latest events" bodyClassName="p-0">
+    <Card title="Latest events" bodyClassName="p-0!">
       {list.error ? (
         <div className="p-4"><ErrorMessage title="Events could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
       ) : !list.data ? (
@@ -213,7 +213,7 @@ function Attempts({ tenant }: { tenant: string }) {
     onSuccess: () => setTimeout(() => client.invalidateQueries({ queryKey: ["tenant-attempts"] }), 1000),
   });
   return (
-    <Card title="Latest attempts" bodyClassName="p-0">
+    <Card title="Latest attempts" bodyClassName="p-0!">
       {retry.error && <div className="p-4"><ErrorMessage title="The retry was refused" error={retry.error} /></div>}
       {retry.isSuccess && <p role="status" className="px-4 pt-3 text-sm text-emerald-700 dark:text-emerald-300">Retry queued.</p>}
       {list.error ? (
