@@ -103,6 +103,8 @@ test("transformations: a test run shows the output request, console lines and er
   await expect(page.locator("img[src=x]")).toHaveCount(0);
   await page.getByTestId("save-transformation").click();
   await expect(page.getByRole("status")).toHaveText("Saved tag.");
+  await expect(page.getByTestId("run-output")).toBeVisible();
+  await expect(page.getByTestId("transformation-select")).toHaveValue(/^trs_/);
   await expectAccessible(page);
   await screenshots(page, "transformation-run");
 

@@ -29,29 +29,37 @@ export async function expectAccessible(page: Page) {
   // A hovered button shows its hover colours: measure the resting state.
   await page.mouse.move(0, 0);
   for (const colorScheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme });
-    // Buttons fade their colours (transition-colors, 150 ms): measure once they have settled.
-    await page.waitForTimeout(400);
+    await scheme(page, colorScheme);
     const result = await new AxeBuilder({ page }).analyze();
     const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${colorScheme}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
     expect(bad).toEqual([]);
   }
-  await page.emulateMedia({ colorScheme: "light" });
+  await scheme(page, "light");
+}
+
+/** Switches the colour scheme; buttons fade their colours (transition-colors, 150 ms), so it waits for them to settle. */
+async function scheme(page: Page, colorScheme: "light" | "dark") {
+  await page.emulateMedia({ colorScheme });
+  await page.waitForTimeout(400);
 }
 
 /** Screenshots of the page into docs/dashboard/<name>-{light,dark,390}.png; the viewport is restored. */
 export async function screenshots(page: Page, name: string) {
   const size = page.viewportSize() ?? { width: 1280, height: 720 };
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.emulateMedia({ colorScheme: "light" });
+  await page.mouse.move(0, 0);
+  await scheme(page, "light");
   await page.screenshot({ path: `docs/dashboard/${name}-light.png`, fullPage: true });
-  await page.emulateMedia({ colorScheme: "dark" });
-  await page.waitForTimeout(400);
+  await scheme(page, "dark");
   await page.screenshot({ path: `docs/dashboard/${name}-dark.png`, fullPage: true });
-  await page.emulateMedia({ colorScheme: "light" });
+  await scheme(page, "light");
   await page.setViewportSize({ width: 390, height: 844 });
-  // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.screenshot({ path: `docs/dashboard/${name}-390.png`, fullPage: true });
+  // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 391 && !e.closest(".overflow-x-auto")).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`).slice(0, 5),
+  );
+  expect(wide).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.setViewportSize(size);
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -226,7 +227,7 @@ export function ConnectionForm({ id }: { id?: string }) {
       )}
       {error != null && <div className="mb-4"><ErrorMessage title="The connection could not be saved" error={error} /></div>}
       {saved && <p role="status" className="mb-4 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-900 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-200">Saved.</p>}
-      <div className="grid gap-4">
+      <div className="grid grid-cols-1 gap-4">
         <Card title="Connection">
           <div className="grid gap-3 sm:grid-cols-2">
             <Field label="Name" error={errors.name} hint="Letters, digits, - and _.">
@@ -237,7 +238,7 @@ export function ConnectionForm({ id }: { id?: string }) {
             </Field>
           </div>
         </Card>
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <SourceCard draft={source} onChange={setSource} errors={errors} options={sources.data?.models} editing={editing} />
           <DestinationCard draft={destination} onChange={setDestination} errors={errors} options={destinations.data?.models} editing={editing} />
         </div>
@@ -299,7 +300,7 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
           <tbody>
             {events.data.models.map((e) => (
               <tr key={e.id} data-testid="connection-event" data-status={e.status}>
-                <Td><a className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</a></Td>
+                <Td><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</Link></Td>
                 <Td><StatusBadge status={e.status} /></Td>
                 <Td className="text-xs">{e.response_status ?? e.error_code ?? "—"}</Td>
                 <Td className="text-xs">{e.attempts}</Td>

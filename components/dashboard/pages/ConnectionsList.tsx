@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, qs, type Paged } from "@/components/dashboard/api";
@@ -96,9 +97,9 @@ export function ConnectionsList() {
               {list.data.models.map((c) => (
                 <tr key={c.id} data-testid="connection-row" data-name={c.name}>
                   <Td className="min-w-40">
-                    <a href={`/dashboard/connections/${c.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+                    <Link href={`/dashboard/connections/${c.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
                       {c.name}
-                    </a>
+                    </Link>
                     <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{c.id}</div>
                   </Td>
                   <Td className="min-w-48">

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { when } from "@/components/dashboard/forms";
@@ -44,7 +45,7 @@ export function IssueDetail({ id }: { id: string }) {
         actions={<ButtonLink href="/dashboard/issues" variant="ghost">Back to issues</ButtonLink>}
       />
       {update.error && <div className="mb-4"><ErrorMessage title="The issue could not be changed" error={update.error} /></div>}
-      <div className="grid gap-4 lg:grid-cols-3">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card title="Status" className="lg:col-span-1">
           <div className="grid gap-3">
             {ACTIONS.map((a) => (
@@ -74,7 +75,7 @@ export function IssueDetail({ id }: { id: string }) {
             {typeof i.reference.event_id === "string" && (
               <>
                 <dt className="text-zinc-600 dark:text-zinc-400">First failure</dt>
-                <dd><a className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${i.reference.event_id}`}>{i.reference.event_id}</a></dd>
+                <dd><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${i.reference.event_id}`}>{i.reference.event_id}</Link></dd>
               </>
             )}
           </dl>
@@ -95,7 +96,7 @@ export function IssueDetail({ id }: { id: string }) {
             <tbody>
               {events.data.models.map((e) => (
                 <tr key={e.id} data-testid="issue-event">
-                  <Td><a className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</a></Td>
+                  <Td><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</Link></Td>
                   <Td><StatusBadge status={e.status} /></Td>
                   <Td className="text-xs">{e.response_status ?? e.error_code ?? "—"}</Td>
                   <Td className="text-xs">{e.attempts}</Td>

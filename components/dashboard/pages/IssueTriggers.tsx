@@ -41,7 +41,7 @@ export function IssueTriggers() {
   return (
     <>
       <PageHeader title="Issue triggers and notifications" description="Choose which failures open issues, and where Hookyard tells you about them." actions={<ButtonLink href="/dashboard/issues" variant="ghost">Back to issues</ButtonLink>} />
-      <div className="grid gap-4">
+      <div className="grid grid-cols-1 gap-4">
         <Card title="Issue triggers" bodyClassName="p-0!">
           {act.error && <div className="p-4"><ErrorMessage title="The trigger could not be changed" error={act.error} /></div>}
           {list.error ? (
@@ -73,7 +73,7 @@ export function IssueTriggers() {
             </Table>
           )}
         </Card>
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <NewTrigger onCreated={() => client.invalidateQueries({ queryKey: ["issue-triggers"] })} />
           <Notifications />
         </div>

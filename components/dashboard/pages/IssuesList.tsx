@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -111,9 +112,9 @@ export function IssuesList() {
               {list.data.models.map((i) => (
                 <Tr key={i.id} onOpen={() => router.push(`/dashboard/issues/${i.id}`)} data-testid="issue-row" data-id={i.id}>
                   <Td className="min-w-56">
-                    <a href={`/dashboard/issues/${i.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={(e) => e.stopPropagation()} tabIndex={-1}>
+                    <Link href={`/dashboard/issues/${i.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={(e) => e.stopPropagation()} tabIndex={-1}>
                       {issueSummary(i, names.data ?? new Map())}
-                    </a>
+                    </Link>
                     <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{i.id}</div>
                   </Td>
                   <Td><Badge tone="accent">{i.type}</Badge></Td>

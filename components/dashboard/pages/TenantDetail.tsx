@@ -70,10 +70,10 @@ export function TenantDetail({ tenant }: { tenant: string }) {
       />
       {portalError != null && <div className="mb-4"><ErrorMessage title="The portal link could not be made" error={portalError} /></div>}
       {remove.error && <div className="mb-4"><ErrorMessage title="The tenant could not be deleted" error={remove.error} /></div>}
-      <div className="grid gap-4">
+      <div className="grid grid-cols-1 gap-4">
         <DeliveryChart tenant={tenant} />
         <Destinations tenant={tenant} base={base} />
-        <div className="grid gap-4">
+        <div className="grid grid-cols-1 gap-4">
           <Events tenant={tenant} />
           <Attempts tenant={tenant} />
         </div>

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -46,7 +47,7 @@ export function Tenants() {
   return (
     <>
       <PageHeader title="Outbound" description="Tenants are your customers: each has its own destinations, and every event you publish for them is delivered, signed and retried." />
-      <div className="mb-4 grid gap-4 md:grid-cols-2">
+      <div className="mb-4 grid grid-cols-1 gap-4 md:grid-cols-2">
         <Card title="Find a tenant">
           <Field label="Tenant id" hint="The exact id, as you gave it when you created the tenant.">
             {(p) => <Input {...p} type="search" value={search} onChange={(e) => (setSearch(e.target.value), setCursor({}))} placeholder="acme" data-testid="tenant-search" />}
@@ -79,7 +80,7 @@ export function Tenants() {
             <tbody>
               {list.data.models.map((t) => (
                 <tr key={t.id} data-testid="tenant-row" data-id={t.id}>
-                  <Td className="min-w-32"><a href={`/dashboard/outbound/${encodeURIComponent(t.id)}`} className="font-mono font-medium text-indigo-700 hover:underline dark:text-indigo-300">{t.id}</a></Td>
+                  <Td className="min-w-32"><Link href={`/dashboard/outbound/${encodeURIComponent(t.id)}`} className="font-mono font-medium text-indigo-700 hover:underline dark:text-indigo-300">{t.id}</Link></Td>
                   <Td>{t.destinations_count}</Td>
                   <Td><div className="flex flex-wrap gap-1">{t.topics.slice(0, 4).map((x) => <Badge key={x}>{x}</Badge>)}{t.topics.length > 4 && <Badge>+{t.topics.length - 4}</Badge>}{t.topics.length === 0 && "—"}</div></Td>
                   <Td className="whitespace-nowrap text-xs">{when(t.created_at)}</Td>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, type Paged } from "@/components/dashboard/api";
 import { fieldErrors, parseJsonField } from "@/components/dashboard/forms";
 import { Badge } from "@/components/ui/Badge";
@@ -62,9 +62,12 @@ export function TransformationEditor() {
     const id = new URLSearchParams(window.location.search).get("id");
     if (id) setSelected(id);
   }, []);
+  // The transformation whose code is in the editor: loading happens when the choice changes, not after a save.
+  const loaded = useRef("");
   useEffect(() => {
     const t = list.data?.models.find((m) => m.id === selected);
-    if (!t) return;
+    if (!t || loaded.current === t.id) return;
+    loaded.current = t.id;
     setName(t.name);
     setCode(t.code);
     setEnv(Object.entries(t.env ?? {}).map(([k, v]) => `${k}=${v}`).join("\n"));
@@ -77,6 +80,7 @@ export function TransformationEditor() {
     setError(null);
     setErrors({});
     if (!id) {
+      loaded.current = "";
       setName("");
       setCode(STARTER);
       setEnv("");
@@ -107,6 +111,7 @@ export function TransformationEditor() {
       const payload = { name: name.trim(), code, env: parseEnv(env) };
       const t = selected ? await api<Transformation>(`transformations/${selected}`, { method: "PUT", body: payload }) : await api<Transformation>("transformations", { method: "POST", body: payload });
       await client.invalidateQueries({ queryKey: ["transformations-all"] });
+      loaded.current = t.id;
       setSelected(t.id);
       setSaved(`Saved ${t.name}.`);
     } catch (err) {
@@ -127,7 +132,7 @@ export function TransformationEditor() {
       />
       {error != null && <div className="mb-4"><ErrorMessage title={busy === "save" ? "Could not save" : "Something went wrong"} error={error} /></div>}
       {saved && <p role="status" className="mb-4 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-900 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-200">{saved}</p>}
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title="Code">
           <div className="grid gap-3">
             <div className="grid gap-3 sm:grid-cols-2">
@@ -156,7 +161,7 @@ export function TransformationEditor() {
             </div>
           </div>
         </Card>
-        <div className="grid content-start gap-4">
+        <div className="grid min-w-0 grid-cols-1 content-start gap-4">
           <Card title="Sample request">
             <div className="grid gap-3">
               <div className="grid gap-3 sm:grid-cols-2">
