@@ -48,6 +48,8 @@ export async function screenshots(page: Page, name: string) {
   const size = page.viewportSize() ?? { width: 1280, height: 720 };
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.mouse.move(0, 0);
+  // From the top, so the sticky phone header sits where it belongs in a full-page shot.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await scheme(page, "light");
   await page.screenshot({ path: `docs/dashboard/${name}-light.png`, fullPage: true });
   await scheme(page, "dark");
