@@ -18,7 +18,7 @@ test.describe.configure({ timeout: 120_000 });
 test("connections: create in the browser, a request to the source URL reaches the receiver and shows as successful", async ({ page }) => {
   const receiver = await startReceiver();
   try {
-    await signedIn(page);
+    const team = await signedIn(page);
     await page.goto("/dashboard/connections");
     await expect(page.getByText("No connections yet")).toBeVisible();
     await expectAccessible(page);
@@ -70,6 +70,17 @@ test("connections: create in the browser, a request to the source URL reaches th
     expect(receiver.received).toHaveLength(1);
     await expectAccessible(page);
     await screenshots(page, "connection-edit");
+
+    // Edit: the destination's rate limit (PUT /destinations/{id}) and one more rule (PUT /connections/{id}).
+    const connectionId = new URL(page.url()).pathname.split("/").pop()!;
+    await page.getByLabel("Rate limit").fill("10");
+    await page.getByTestId("add-rule-delay").click();
+    await page.getByTestId("save-connection").click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+    const after = await api(team, "GET", `/2025-07-01/connections/${connectionId}`);
+    expect(after.json.destination.config.rate_limit).toBe(10);
+    expect(after.json.rules.map((r: { type: string }) => r.type)).toEqual(["retry", "filter", "delay"]);
+    expect(after.json.rules[1].body).toEqual({ kind: "order" });
 
     // Pause from the list, then unpause; the state shows in the row.
     await page.goto("/dashboard/connections");

@@ -1,17 +1,15 @@
 "use client";
 
-import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { api, type GatewayEvent, type Paged } from "@/components/dashboard/api";
-import { fieldErrors, listField, parseJsonField, when } from "@/components/dashboard/forms";
+import { fieldErrors, listField, parseJsonField } from "@/components/dashboard/forms";
 import { ConnectionState, type FullConnection } from "@/components/dashboard/pages/ConnectionsList";
+import { EventsTable, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
-import { Table, Td, Th } from "@/components/ui/Table";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Textarea } from "@/components/ui/Textarea";
@@ -288,28 +286,9 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
   const events = useQuery({ queryKey: ["connection-events", connectionId], queryFn: () => api<Paged<GatewayEvent>>(`events?webhook_id=${connectionId}&limit=10`), refetchInterval: 5_000 });
   return (
     <Card title="Latest events" className="mt-4" bodyClassName="p-0!" actions={<ButtonLink href={`/dashboard/events?webhook_id=${connectionId}`} size="sm" variant="ghost">All events</ButtonLink>}>
-      {events.error ? (
-        <div className="p-4"><ErrorMessage title="Events could not be loaded" error={events.error} onRetry={() => events.refetch()} /></div>
-      ) : !events.data ? (
-        <div className="m-4 h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-      ) : events.data.models.length === 0 ? (
-        <div className="p-4"><EmptyState title="No events yet">Send a request to the source URL above; it shows here with its delivery status within seconds.</EmptyState></div>
-      ) : (
-        <Table caption="Latest events">
-          <thead><tr><Th>Event</Th><Th>Status</Th><Th>Response</Th><Th>Attempts</Th><Th>Created</Th></tr></thead>
-          <tbody>
-            {events.data.models.map((e) => (
-              <tr key={e.id} data-testid="connection-event" data-status={e.status}>
-                <Td><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</Link></Td>
-                <Td><StatusBadge status={e.status} /></Td>
-                <Td className="text-xs">{e.response_status ?? e.error_code ?? "—"}</Td>
-                <Td className="text-xs">{e.attempts}</Td>
-                <Td className="whitespace-nowrap text-xs">{when(e.created_at)}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryView query={events} what="Events" inset isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No events yet">Send a request to the source URL above; it shows here with its delivery status within seconds.</EmptyState>}>
+        {(d) => <EventsTable events={d.models} caption="Latest events" testId="connection-event" />}
+      </QueryView>
     </Card>
   );
 }

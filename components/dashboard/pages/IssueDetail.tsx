@@ -9,8 +9,8 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
+import { EventsTable, QueryView } from "@/components/dashboard/pages/QueryView";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { Table, Td, Th } from "@/components/ui/Table";
 
 const ACTIONS = [
   { status: "ACKNOWLEDGED", label: "Acknowledge", hint: "You are on it; it stays acknowledged while failures continue." },
@@ -82,30 +82,9 @@ export function IssueDetail({ id }: { id: string }) {
         </Card>
       </div>
       <Card title="Events of this issue" className="mt-4" bodyClassName="p-0!" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{events.data.count} events</span>}>
-        {events.error ? (
-          <div className="p-4"><ErrorMessage title="Events could not be loaded" error={events.error} onRetry={() => events.refetch()} /></div>
-        ) : !events.data ? (
-          <div className="m-4 h-24 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-        ) : events.data.models.length === 0 ? (
-          <div className="p-4"><EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState></div>
-        ) : (
-          <Table caption="Events of this issue">
-            <thead>
-              <tr><Th>Event</Th><Th>Status</Th><Th>Response</Th><Th>Attempts</Th><Th>Created</Th></tr>
-            </thead>
-            <tbody>
-              {events.data.models.map((e) => (
-                <tr key={e.id} data-testid="issue-event">
-                  <Td><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${e.id}`}>{e.id}</Link></Td>
-                  <Td><StatusBadge status={e.status} /></Td>
-                  <Td className="text-xs">{e.response_status ?? e.error_code ?? "—"}</Td>
-                  <Td className="text-xs">{e.attempts}</Td>
-                  <Td className="whitespace-nowrap text-xs">{when(e.created_at)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
+        <QueryView query={events} what="Events" inset isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}>
+          {(d) => <EventsTable events={d.models} caption="Events of this issue" testId="issue-event" />}
+        </QueryView>
       </Card>
     </>
   );

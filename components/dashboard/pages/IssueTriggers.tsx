@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, type Paged } from "@/components/dashboard/api";
 import { fieldErrors } from "@/components/dashboard/forms";
+import { EnableDeleteActions, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -44,34 +45,27 @@ export function IssueTriggers() {
       <div className="grid grid-cols-1 gap-4">
         <Card title="Issue triggers" bodyClassName="p-0!">
           {act.error && <div className="p-4"><ErrorMessage title="The trigger could not be changed" error={act.error} /></div>}
-          {list.error ? (
-            <div className="p-4"><ErrorMessage title="Triggers could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
-          ) : !list.data ? (
-            <div className="m-4 h-20 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-          ) : list.data.models.length === 0 ? (
-            <div className="p-4"><EmptyState title="No triggers yet">Without a trigger no issue opens. Create one below: “any failed attempt on every connection” is a good start.</EmptyState></div>
-          ) : (
-            <Table caption="Issue triggers">
-              <thead><tr><Th>Name</Th><Th>Type</Th><Th>Watches</Th><Th>Channels</Th><Th>State</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
-              <tbody>
-                {list.data.models.map((t) => (
-                  <tr key={t.id} data-testid="trigger-row">
-                    <Td className="font-medium">{t.name ?? t.id}</Td>
-                    <Td><Badge tone="accent">{t.type}</Badge></Td>
-                    <Td className="text-xs">{describe(t)}</Td>
-                    <Td className="text-xs">{Object.keys(t.channels).join(", ") || "—"}</Td>
-                    <Td>{t.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
-                    <Td>
-                      <div className="flex justify-end gap-1.5">
-                        <Button size="sm" disabled={act.isPending} onClick={() => act.mutate({ t, verb: t.disabled_at ? "enable" : "disable" })}>{t.disabled_at ? "Enable" : "Disable"}</Button>
-                        <Button size="sm" variant="ghost" disabled={act.isPending} onClick={() => window.confirm(`Delete the trigger “${t.name ?? t.id}”?`) && act.mutate({ t, verb: "delete" })} aria-label={`Delete ${t.name ?? t.id}`}>Delete</Button>
-                      </div>
-                    </Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
+          <QueryView query={list} what="Triggers" inset height="h-20" isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No triggers yet">Without a trigger no issue opens. Create one below: “any failed attempt on every connection” is a good start.</EmptyState>}>
+            {(d) => (
+              <Table caption="Issue triggers">
+                <thead><tr><Th>Name</Th><Th>Type</Th><Th>Watches</Th><Th>Channels</Th><Th>State</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+                <tbody>
+                  {d.models.map((t) => (
+                    <tr key={t.id} data-testid="trigger-row">
+                      <Td className="font-medium">{t.name ?? t.id}</Td>
+                      <Td><Badge tone="accent">{t.type}</Badge></Td>
+                      <Td className="text-xs">{describe(t)}</Td>
+                      <Td className="text-xs">{Object.keys(t.channels).join(", ") || "—"}</Td>
+                      <Td>{t.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
+                      <Td>
+                        <EnableDeleteActions disabled={Boolean(t.disabled_at)} busy={act.isPending} label={`the trigger “${t.name ?? t.id}”`} onToggle={() => act.mutate({ t, verb: t.disabled_at ? "enable" : "disable" })} onDelete={() => act.mutate({ t, verb: "delete" })} />
+                      </Td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            )}
+          </QueryView>
         </Card>
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <NewTrigger onCreated={() => client.invalidateQueries({ queryKey: ["issue-triggers"] })} />

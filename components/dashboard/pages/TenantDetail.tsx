@@ -6,6 +6,7 @@ import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
 import { fieldErrors, listField, when } from "@/components/dashboard/forms";
 import { OUTBOUND, type OutboundPage, type Tenant } from "@/components/dashboard/pages/Tenants";
+import { EnableDeleteActions, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -128,34 +129,27 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
   return (
     <Card title="Destinations" bodyClassName="p-0!">
       {act.error && <div className="p-4"><ErrorMessage title="The destination could not be changed" error={act.error} /></div>}
-      {list.error ? (
-        <div className="p-4"><ErrorMessage title="Destinations could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
-      ) : !list.data ? (
-        <div className="m-4 h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-      ) : list.data.length === 0 ? (
-        <div className="p-4"><EmptyState title="No destinations">Add a webhook URL below (or let the tenant add one in its portal); events published for this tenant are delivered there.</EmptyState></div>
-      ) : (
-        <Table caption="Destinations">
-          <thead><tr><Th>Destination</Th><Th>Type</Th><Th>Target</Th><Th>Topics</Th><Th>State</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
-          <tbody>
-            {list.data.map((d) => (
-              <tr key={d.id} data-testid="tenant-destination">
-                <Td className="font-mono text-xs">{d.id}</Td>
-                <Td><Badge tone="accent">{d.type}</Badge></Td>
-                <Td><code className="block max-w-72 truncate text-xs" title={target(d)}>{target(d)}</code></Td>
-                <Td className="text-xs">{d.topics === "*" ? "all" : d.topics.join(", ")}</Td>
-                <Td>{d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
-                <Td>
-                  <div className="flex justify-end gap-1.5">
-                    <Button size="sm" disabled={act.isPending} onClick={() => act.mutate({ d, verb: d.disabled_at ? "enable" : "disable" })}>{d.disabled_at ? "Enable" : "Disable"}</Button>
-                    <Button size="sm" variant="ghost" disabled={act.isPending} onClick={() => window.confirm(`Delete destination ${d.id}?`) && act.mutate({ d, verb: "delete" })} aria-label={`Delete destination ${d.id}`}>Delete</Button>
-                  </div>
-                </Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryView query={list} what="Destinations" inset height="h-16" isEmpty={(d) => d.length === 0} empty={<EmptyState title="No destinations">Add a webhook URL below (or let the tenant add one in its portal); events published for this tenant are delivered there.</EmptyState>}>
+        {(d) => (
+          <Table caption="Destinations">
+            <thead><tr><Th>Destination</Th><Th>Type</Th><Th>Target</Th><Th>Topics</Th><Th>State</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <tbody>
+              {d.map((d) => (
+                <tr key={d.id} data-testid="tenant-destination">
+                  <Td className="font-mono text-xs">{d.id}</Td>
+                  <Td><Badge tone="accent">{d.type}</Badge></Td>
+                  <Td><code className="block max-w-72 truncate text-xs" title={target(d)}>{target(d)}</code></Td>
+                  <Td className="text-xs">{d.topics === "*" ? "all" : d.topics.join(", ")}</Td>
+                  <Td>{d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
+                  <Td>
+                    <EnableDeleteActions disabled={Boolean(d.disabled_at)} busy={act.isPending} label={`destination ${d.id}`} onToggle={() => act.mutate({ d, verb: d.disabled_at ? "enable" : "disable" })} onDelete={() => act.mutate({ d, verb: "delete" })} />
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </QueryView>
       <form className="grid gap-3 border-t border-zinc-200 p-4 sm:grid-cols-[10rem_1fr_12rem_auto] sm:items-start dark:border-zinc-800" onSubmit={(e) => (e.preventDefault(), create.mutate())} noValidate>
         <Field label="Type">
           {(p) => (
@@ -179,27 +173,23 @@ function Events({ tenant }: { tenant: string }) {
   const list = useQuery({ queryKey: ["tenant-events", path], queryFn: () => api<OutboundPage<OEvent>>(path), refetchInterval: 15_000 });
   return (
     <Card title="Latest events" bodyClassName="p-0!">
-      {list.error ? (
-        <div className="p-4"><ErrorMessage title="Events could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
-      ) : !list.data ? (
-        <div className="m-4 h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-      ) : list.data.models.length === 0 ? (
-        <div className="p-4"><EmptyState title="No events yet">Publish one: POST /outbound/api/v1/publish with this tenant_id.</EmptyState></div>
-      ) : (
-        <Table caption="Latest events">
-          <thead><tr><Th>Event</Th><Th>Topic</Th><Th>Matched</Th><Th>Time</Th></tr></thead>
-          <tbody>
-            {list.data.models.map((e) => (
-              <tr key={e.id} data-testid="tenant-event">
-                <Td className="font-mono text-xs">{e.id}</Td>
-                <Td className="text-xs">{e.topic || "—"}</Td>
-                <Td className="text-xs">{e.matched_destination_ids?.length ?? 0}</Td>
-                <Td className="whitespace-nowrap text-xs">{when(e.time)}</Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryView query={list} what="Events" inset height="h-16" isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No events yet">Publish one: POST /outbound/api/v1/publish with this tenant_id.</EmptyState>}>
+        {(d) => (
+          <Table caption="Latest events">
+            <thead><tr><Th>Event</Th><Th>Topic</Th><Th>Matched</Th><Th>Time</Th></tr></thead>
+            <tbody>
+              {d.models.map((e) => (
+                <tr key={e.id} data-testid="tenant-event">
+                  <Td className="font-mono text-xs">{e.id}</Td>
+                  <Td className="text-xs">{e.topic || "—"}</Td>
+                  <Td className="text-xs">{e.matched_destination_ids?.length ?? 0}</Td>
+                  <Td className="whitespace-nowrap text-xs">{when(e.time)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </QueryView>
     </Card>
   );
 }
@@ -210,34 +200,31 @@ function Attempts({ tenant }: { tenant: string }) {
   const list = useQuery({ queryKey: ["tenant-attempts", path], queryFn: () => api<OutboundPage<OAttempt>>(path), refetchInterval: 15_000 });
   const retry = useMutation({
     mutationFn: (a: OAttempt) => api(`${OUTBOUND}/retry`, { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
-    onSuccess: () => setTimeout(() => client.invalidateQueries({ queryKey: ["tenant-attempts"] }), 1000),
+    // The new attempt is made by the delivery worker a moment later.
+    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => client.invalidateQueries({ queryKey: [k] })), 1000),
   });
   return (
     <Card title="Latest attempts" bodyClassName="p-0!">
       {retry.error && <div className="p-4"><ErrorMessage title="The retry was refused" error={retry.error} /></div>}
       {retry.isSuccess && <p role="status" className="px-4 pt-3 text-sm text-emerald-700 dark:text-emerald-300">Retry queued.</p>}
-      {list.error ? (
-        <div className="p-4"><ErrorMessage title="Attempts could not be loaded" error={list.error} onRetry={() => list.refetch()} /></div>
-      ) : !list.data ? (
-        <div className="m-4 h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-      ) : list.data.models.length === 0 ? (
-        <div className="p-4"><EmptyState title="No attempts yet">Attempts appear once an event matches one of the destinations above.</EmptyState></div>
-      ) : (
-        <Table caption="Latest attempts">
-          <thead><tr><Th>Status</Th><Th>Event</Th><Th>#</Th><Th>Time</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
-          <tbody>
-            {list.data.models.map((a) => (
-              <tr key={a.id} data-testid="tenant-attempt" data-status={a.status}>
-                <Td><Badge tone={a.status === "success" ? "success" : "danger"}>{a.status}{a.code ? ` · ${a.code}` : ""}</Badge></Td>
-                <Td className="font-mono text-xs">{a.event_id}</Td>
-                <Td className="text-xs">{a.attempt_number}{a.manual ? " (manual)" : ""}</Td>
-                <Td className="whitespace-nowrap text-xs">{when(a.time)}</Td>
-                <Td><Button size="sm" disabled={retry.isPending} onClick={() => retry.mutate(a)} aria-label={`Retry event ${a.event_id}`}>Retry</Button></Td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <QueryView query={list} what="Attempts" inset height="h-16" isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No attempts yet">Attempts appear once an event matches one of the destinations above.</EmptyState>}>
+        {(d) => (
+          <Table caption="Latest attempts">
+            <thead><tr><Th>Status</Th><Th>Event</Th><Th>#</Th><Th>Time</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <tbody>
+              {d.models.map((a) => (
+                <tr key={a.id} data-testid="tenant-attempt" data-status={a.status}>
+                  <Td><Badge tone={a.status === "success" ? "success" : "danger"}>{a.status}{a.code ? ` · ${a.code}` : ""}</Badge></Td>
+                  <Td className="font-mono text-xs">{a.event_id}</Td>
+                  <Td className="text-xs">{a.attempt_number}{a.manual ? " (manual)" : ""}</Td>
+                  <Td className="whitespace-nowrap text-xs">{when(a.time)}</Td>
+                  <Td><Button size="sm" disabled={retry.isPending} onClick={() => retry.mutate(a)} aria-label={`Retry event ${a.event_id}`}>Retry</Button></Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </QueryView>
     </Card>
   );
 }
