@@ -96,23 +96,26 @@ export function ConnectionsList() {
             <tbody>
               {list.data.models.map((c) => (
                 <tr key={c.id} data-testid="connection-row" data-name={c.name}>
-                  <Td className="min-w-40">
-                    <Link href={`/dashboard/connections/${c.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+                  <Td className="min-w-32">
+                    <Link href={`/dashboard/connections/${c.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" title={c.id}>
                       {c.name}
                     </Link>
-                    <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{c.id}</div>
                   </Td>
-                  <Td className="min-w-48">
+                  <Td className="min-w-44">
                     <div className="font-medium">{c.source.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.source.type}</span></div>
-                    <code className="block max-w-72 truncate text-xs text-zinc-600 dark:text-zinc-400" title={c.source.url} data-testid="source-url">
+                    <code className="block max-w-60 truncate text-xs text-zinc-600 dark:text-zinc-400" title={c.source.url} data-testid="source-url">
                       {c.source.url}
                     </code>
                   </Td>
-                  <Td className="min-w-48">
+                  <Td className="min-w-40">
                     <div className="font-medium">{c.destination.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.destination.type}</span></div>
-                    <code className="block max-w-72 truncate text-xs text-zinc-600 dark:text-zinc-400">{c.destination.config.url ?? c.destination.config.path ?? "—"}</code>
+                    <code className="block max-w-52 truncate text-xs text-zinc-600 dark:text-zinc-400" title={c.destination.config.url ?? c.destination.config.path ?? undefined}>{c.destination.config.url ?? c.destination.config.path ?? "—"}</code>
                   </Td>
-                  <Td className="text-xs text-zinc-600 dark:text-zinc-400">{c.rules.map((r) => String(r.type)).join(" → ") || "—"}</Td>
+                  <Td>
+                    <div className="flex max-w-40 flex-wrap gap-1">
+                      {c.rules.length ? c.rules.map((r, i) => <Badge key={i}>{String(r.type)}</Badge>) : <span className="text-xs text-zinc-600 dark:text-zinc-400">—</span>}
+                    </div>
+                  </Td>
                   <Td><ConnectionState c={c} /></Td>
                   <Td>
                     <div className="flex justify-end gap-1.5">

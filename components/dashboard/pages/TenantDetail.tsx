@@ -214,7 +214,7 @@ function Attempts({ tenant }: { tenant: string }) {
             <tbody>
               {d.models.map((a) => (
                 <tr key={a.id} data-testid="tenant-attempt" data-status={a.status}>
-                  <Td><Badge tone={a.status === "success" ? "success" : "danger"}>{a.status}{a.code ? ` · ${a.code}` : ""}</Badge></Td>
+                  <Td><Badge className="whitespace-nowrap" tone={a.status === "success" ? "success" : "danger"}>{a.status}{a.code ? ` · ${a.code}` : ""}</Badge></Td>
                   <Td className="font-mono text-xs">{a.event_id}</Td>
                   <Td className="text-xs">{a.attempt_number}{a.manual ? " (manual)" : ""}</Td>
                   <Td className="whitespace-nowrap text-xs">{when(a.time)}</Td>
