@@ -220,7 +220,10 @@ export function ConnectionForm({ id }: { id?: string }) {
       {c && (
         <div className="mb-4 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm dark:border-indigo-500/30 dark:bg-indigo-500/10" data-testid="source-url-box">
           <p className="font-medium text-indigo-900 dark:text-indigo-100">{justCreated ? "Connection created. Send requests to:" : "Send requests to:"}</p>
-          <code className="mt-1 block break-all text-indigo-800 dark:text-indigo-200" data-testid="source-url">{c.source.url}</code>
+          <div className="mt-1 flex flex-wrap items-center gap-2">
+            <code className="min-w-0 break-all text-indigo-800 dark:text-indigo-200" data-testid="source-url">{c.source.url}</code>
+            <CopyButton text={c.source.url} />
+          </div>
         </div>
       )}
       {error != null && <div className="mb-4"><ErrorMessage title="The connection could not be saved" error={error} /></div>}
@@ -290,6 +293,16 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
         {(d) => <EventsTable events={d.models} caption="Latest events" testId="connection-event" />}
       </QueryView>
     </Card>
+  );
+}
+
+/** Copies `text` to the clipboard; says "Copied" for two seconds. */
+function CopyButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Button size="sm" onClick={() => navigator.clipboard?.writeText(text).then(() => (setCopied(true), setTimeout(() => setCopied(false), 2000)))} aria-label="Copy the source URL">
+      <span aria-live="polite">{copied ? "Copied" : "Copy"}</span>
+    </Button>
   );
 }
 
