@@ -38,3 +38,6 @@ export function listField(text: string): string[] | undefined {
 
 /** A date as the user's locale writes it, or "—". */
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+
+/** "1 event", "2 events". */
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

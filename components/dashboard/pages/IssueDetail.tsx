@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, type GatewayEvent, type Paged } from "@/components/dashboard/api";
-import { when } from "@/components/dashboard/forms";
+import { plural, when } from "@/components/dashboard/forms";
 import { type Issue, issueSummary, useNames } from "@/components/dashboard/pages/IssuesList";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
@@ -81,7 +81,7 @@ export function IssueDetail({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
-      <Card title="Events of this issue" className="mt-4" bodyClassName="p-0!" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{events.data.count} events</span>}>
+      <Card title="Events of this issue" className="mt-4" bodyClassName="p-0!" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(events.data.count, "event")}</span>}>
         <QueryView query={events} what="Events" inset isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}>
           {(d) => <EventsTable events={d.models} caption="Events of this issue" testId="issue-event" />}
         </QueryView>

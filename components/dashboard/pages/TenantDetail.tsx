@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
-import { fieldErrors, listField, when } from "@/components/dashboard/forms";
+import { fieldErrors, listField, plural, when } from "@/components/dashboard/forms";
 import { OUTBOUND, type OutboundPage, type Tenant } from "@/components/dashboard/pages/Tenants";
 import { EnableDeleteActions, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Badge } from "@/components/ui/Badge";
@@ -60,7 +60,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
     <>
       <PageHeader
         title={tenant}
-        description={t.data ? `Created ${when(t.data.created_at)} · ${t.data.destinations_count} destination${t.data.destinations_count === 1 ? "" : "s"}` : "Loading…"}
+        description={t.data ? `Created ${when(t.data.created_at)} · ${plural(t.data.destinations_count, "destination")}` : "Loading…"}
         actions={
           <>
             <ButtonLink href="/dashboard/outbound" variant="ghost">All tenants</ButtonLink>
@@ -93,7 +93,7 @@ function DeliveryChart({ tenant }: { tenant: string }) {
   const points: ChartPoint[] = (m.data?.data ?? []).map((r) => ({ time: r.time_bucket, ...r.metrics }));
   const total = points.reduce((s, p) => s + Number(p.successful_count ?? 0) + Number(p.failed_count ?? 0), 0);
   return (
-    <Card title="Delivery attempts, last 24 hours" actions={m.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{total} attempts</span>} data-testid="tenant-chart">
+    <Card title="Delivery attempts, last 24 hours" actions={m.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(total, "attempt")}</span>} data-testid="tenant-chart">
       {m.error ? (
         <ErrorMessage title="The chart could not be loaded" error={m.error} onRetry={() => m.refetch()} />
       ) : !m.data ? (

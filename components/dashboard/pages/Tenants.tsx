@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
-import { fieldErrors, when } from "@/components/dashboard/forms";
+import { fieldErrors, plural, when } from "@/components/dashboard/forms";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -74,7 +74,7 @@ export function Tenants() {
           {search ? "Check the id; the search matches whole ids." : "Create a tenant above (or PUT /tenants/{id} from your product), then give it a destination and publish events."}
         </EmptyState>
       ) : (
-        <Card bodyClassName="p-0!" actions={list.data.count !== undefined ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{list.data.count} tenants</span> : undefined} title="Tenants">
+        <Card bodyClassName="p-0!" actions={list.data.count !== undefined ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(list.data.count, "tenant")}</span> : undefined} title="Tenants">
           <Table caption="Tenants">
             <thead><tr><Th>Tenant</Th><Th>Destinations</Th><Th>Topics</Th><Th>Created</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody>
