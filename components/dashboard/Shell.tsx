@@ -3,7 +3,6 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
-import { LogoMark } from "@/components/Logo";
 import { authPost } from "@/components/dashboard/api";
 import { Button } from "@/components/ui/Button";
 import { cx } from "@/components/ui/cx";
@@ -41,9 +40,9 @@ export function Shell({ email, children }: { email: string; children: React.Reac
       <a href="#content" className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm focus:not-sr-only focus:fixed focus:top-2 focus:left-2 dark:bg-zinc-900">
         Skip to content
       </a>
-      <header className="sticky top-0 z-30 flex items-center justify-between border-b border-zinc-200 bg-white/90 px-4 py-2.5 backdrop-blur md:hidden dark:border-zinc-800 dark:bg-zinc-950/90">
+      <header className="flex items-center justify-between border-b border-zinc-200 bg-white/90 px-4 py-2.5 backdrop-blur md:hidden dark:border-zinc-800 dark:bg-zinc-950/90">
         <Link href="/dashboard" className="inline-flex items-center gap-2 font-semibold">
-          <LogoMark className="size-6" /> Hookyard
+          <Mark className="size-6" /> Hookyard
         </Link>
         <Button variant="ghost" size="sm" aria-expanded={open} aria-controls="dashboard-nav" onClick={() => setOpen((o) => !o)} data-testid="nav-toggle">
           <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth={2} aria-hidden>
@@ -55,12 +54,12 @@ export function Shell({ email, children }: { email: string; children: React.Reac
       <aside
         id="dashboard-nav"
         className={cx(
-          "border-zinc-200 bg-zinc-50 md:sticky md:top-0 md:flex md:h-dvh md:w-56 md:shrink-0 md:flex-col md:border-r dark:border-zinc-800 dark:bg-zinc-900/40",
+          "border-zinc-200 bg-zinc-50 md:flex md:min-h-dvh md:w-56 md:shrink-0 md:flex-col md:border-r dark:border-zinc-800 dark:bg-zinc-900/40",
           open ? "block border-b" : "hidden",
         )}
       >
         <Link href="/dashboard" className="hidden items-center gap-2 px-5 pt-5 pb-4 font-semibold tracking-tight md:inline-flex">
-          <LogoMark className="size-7" /> Hookyard
+          <Mark className="size-7" /> Hookyard
         </Link>
         <nav aria-label="Dashboard" className="flex flex-col gap-0.5 px-3 py-3 md:py-0">
           {NAV.map((item) => (
@@ -90,5 +89,16 @@ export function Shell({ email, children }: { email: string; children: React.Reac
         <div className="mx-auto max-w-6xl">{children}</div>
       </main>
     </div>
+  );
+}
+
+/** The Hookyard mark in flat colour (components/Logo.tsx's gradient is defined once per page and hidden with the phone header). */
+function Mark({ className }: { className: string }) {
+  return (
+    <svg viewBox="0 0 32 32" aria-hidden className={className}>
+      <rect width="32" height="32" rx="8" fill="#6366f1" />
+      <circle cx="19" cy="7.25" r="2.25" fill="none" stroke="#fff" strokeWidth="2.2" />
+      <path d="M19 9.5V19a6 6 0 0 1-12 0v-3.5l3.25 3.25" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
   );
 }

@@ -1,0 +1,265 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { RelativeTime } from "@/components/Time";
+import { api, type BulkOperation, type Paged, qs } from "@/components/dashboard/api";
+import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind } from "@/components/dashboard/filters";
+import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
+import { cx } from "@/components/ui/cx";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { ProgressBar } from "@/components/ui/ProgressBar";
+import { Table, Td, Th, Tr } from "@/components/ui/Table";
+
+type Family = { id: string; path: string; kind: RecordKind; label: string; verb: string; noun: string; effect: string };
+/** The bulk families of the gateway API (docs/gateway-api.md "Bulk operations"). */
+export const FAMILIES: Family[] = [
+  { id: "events.retry", path: "events/retry", kind: "events", label: "Retry events", verb: "Retry", noun: "events", effect: "Each event gets a new delivery now, through its connection's current destination and rules." },
+  { id: "events.cancel", path: "events/cancel", kind: "events", label: "Cancel events", verb: "Cancel", noun: "events", effect: "Each scheduled, queued or held event becomes CANCELLED; delivered events keep their history." },
+  { id: "requests.retry", path: "requests/retry", kind: "requests", label: "Retry requests", verb: "Retry", noun: "requests", effect: "Each request runs through its source's current connections again." },
+  { id: "ignored-events.retry", path: "ignored-events/retry", kind: "ignored-events", label: "Retry ignored events", verb: "Retry", noun: "ignored events", effect: "Each ignored request runs through its connection again with today's rules." },
+];
+
+const POLL_MS = 1_000;
+
+/** What a run's state is, in words and tone. */
+function stateOf(op: BulkOperation): { label: string; tone: "accent" | "success" | "neutral" | "danger" } {
+  if (op.cancelled_at && !op.completed_at) return { label: "Cancelled", tone: "neutral" };
+  if (op.in_progress) return { label: "In progress", tone: "accent" };
+  if (op.completed_at) return { label: op.failed_count ? "Completed with failures" : "Completed", tone: op.failed_count ? "danger" : "success" };
+  return { label: "Stopped", tone: "neutral" };
+}
+
+/**
+ * /dashboard/bulk (issue 14's centrepiece): pick a family, build the filter with the explorers' controls
+ * (or arrive with an explorer's filter), see the plan's estimate, confirm, watch the progress bar move
+ * live (polling the operation every second) to completion, cancel, and browse past operations.
+ */
+export function BulkOperations() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const client = useQueryClient();
+  const family = FAMILIES.find((f) => f.id === params.get("family")) ?? FAMILIES[0]!;
+  const filter = useMemo(() => filterFromParams(new URLSearchParams(params.toString()), family.kind), [params, family.kind]);
+  const opId = params.get("op");
+  const query = useMemo(() => filterToBulkQuery(filter), [filter]);
+  const queryJson = JSON.stringify(query);
+  const [confirming, setConfirming] = useState(false);
+  const confirmRef = useRef<HTMLDivElement>(null);
+
+  function navigate(next: { family?: string; filter?: Filter; op?: string | null }) {
+    const sp = filterToParams(next.filter ?? filter);
+    sp.set("family", next.family ?? family.id);
+    const op = next.op === undefined ? opId : next.op;
+    if (op) sp.set("op", op);
+    setConfirming(false);
+    router.replace(`${pathname}?${sp}`, { scroll: false });
+  }
+
+  const plan = useQuery({
+    queryKey: ["plan", family.path, queryJson],
+    queryFn: () => api<{ estimated_count: number; estimated_batch: number }>(`bulk/${family.path}/plan${qs({ query: queryJson })}`),
+  });
+  const create = useMutation({
+    mutationFn: () => api<BulkOperation>(`bulk/${family.path}`, { method: "POST", body: { query } }),
+    onSuccess: (op) => {
+      navigate({ op: op.id });
+      void client.invalidateQueries({ queryKey: ["bulk-history"] });
+    },
+  });
+  const op = useQuery({
+    queryKey: ["bulk", family.path, opId],
+    queryFn: () => api<BulkOperation>(`bulk/${family.path}/${opId}`),
+    enabled: Boolean(opId),
+    refetchInterval: (q) => (q.state.data && !q.state.data.in_progress ? false : POLL_MS),
+  });
+  const cancel = useMutation({
+    mutationFn: () => api<BulkOperation>(`bulk/${family.path}/${opId}/cancel`, { method: "POST" }),
+    onSuccess: (data) => {
+      client.setQueryData(["bulk", family.path, opId], data);
+      void client.invalidateQueries({ queryKey: ["bulk-history"] });
+    },
+  });
+  const history = useQuery({
+    queryKey: ["bulk-history", family.path],
+    queryFn: () => api<Paged<BulkOperation>>(`bulk/${family.path}?limit=20`),
+    refetchInterval: op.data?.in_progress ? 2_000 : 15_000,
+  });
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+  }, [confirming]);
+  const finished = op.data && !op.data.in_progress;
+  useEffect(() => {
+    if (!finished) return;
+    void client.invalidateQueries({ queryKey: ["bulk-history"] });
+    void client.invalidateQueries({ queryKey: ["plan"] });
+  }, [finished, client]);
+
+  const count = plan.data?.estimated_count ?? 0;
+
+  return (
+    <>
+      <PageHeader title="Bulk operations" description="Retry or cancel many records at once: choose what, narrow it down, check the count, then watch it run." />
+      <div className="grid grid-cols-1 gap-4">
+        <Card title="1. What to do">
+          <fieldset>
+            <legend className="sr-only">Operation</legend>
+            <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-4">
+              {FAMILIES.map((f) => (
+                <label
+                  key={f.id}
+                  className={cx(
+                    "flex cursor-pointer flex-col gap-1 rounded-md border px-3 py-2 text-sm focus-within:outline-2 focus-within:outline-indigo-600",
+                    f.id === family.id ? "border-indigo-500 bg-indigo-50 dark:border-indigo-400 dark:bg-indigo-500/10" : "border-zinc-200 hover:border-zinc-300 dark:border-zinc-800 dark:hover:border-zinc-700",
+                  )}
+                >
+                  <span className="flex items-center gap-2 font-medium">
+                    <input type="radio" name="family" value={f.id} checked={f.id === family.id} onChange={() => navigate({ family: f.id, filter: filterFromParams(filterToParams(filter), f.kind), op: null })} className="accent-indigo-600" data-testid={`family-${f.id}`} />
+                    {f.label}
+                  </span>
+                  <span className="text-xs text-zinc-600 dark:text-zinc-400">{f.effect}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </Card>
+        <Card title={`2. Which ${family.noun}`}>
+          <FilterControls kind={family.kind} value={filter} onChange={(f) => navigate({ filter: f })} />
+          <div className="mt-4 flex flex-col gap-3 border-t border-zinc-200 pt-4 sm:flex-row sm:items-center sm:justify-between dark:border-zinc-800">
+            <div aria-live="polite" data-testid="plan-estimate" data-count={plan.data?.estimated_count ?? ""}>
+              {plan.error ? (
+                <ErrorMessage title="This filter cannot be used" error={plan.error} />
+              ) : !plan.data ? (
+                <span className="text-sm text-zinc-600 dark:text-zinc-400">Counting…</span>
+              ) : (
+                <p className="text-sm">
+                  <span className="text-lg font-semibold tabular-nums">{count.toLocaleString()}</span> {family.noun} match
+                  {count > 0 && <span className="text-zinc-600 dark:text-zinc-400"> · {plan.data.estimated_batch.toLocaleString()} batch{plan.data.estimated_batch === 1 ? "" : "es"}</span>}
+                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query)}</span>
+                </p>
+              )}
+            </div>
+            {!confirming ? (
+              <Button variant="primary" disabled={!count || create.isPending} onClick={() => setConfirming(true)} data-testid="bulk-start">
+                {family.verb} {count.toLocaleString()} {family.noun}…
+              </Button>
+            ) : null}
+          </div>
+          {confirming && (
+            <div ref={confirmRef} tabIndex={-1} role="group" aria-label="Confirm" className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4 outline-none dark:border-amber-500/40 dark:bg-amber-500/10" data-testid="bulk-confirmation">
+              <p className="text-sm font-medium text-amber-950 dark:text-amber-100">
+                {family.verb} {count.toLocaleString()} {family.noun}? {family.effect}
+              </p>
+              <p className="mt-1 text-xs text-amber-900 dark:text-amber-200">Records that arrive from now on are not included. You can cancel while it runs.</p>
+              <div className="mt-3 flex gap-2">
+                <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending} data-testid="bulk-confirm">
+                  {create.isPending ? "Starting…" : `Yes, ${family.verb.toLowerCase()} them`}
+                </Button>
+                <Button onClick={() => setConfirming(false)}>Back</Button>
+              </div>
+            </div>
+          )}
+          {create.error && (
+            <div className="mt-3">
+              <ErrorMessage title="The operation could not start" error={create.error} />
+            </div>
+          )}
+        </Card>
+        {opId && (
+          <Card title="3. Progress" data-testid="bulk-run">
+            {op.error ? (
+              <ErrorMessage title="This operation could not be loaded" error={op.error} onRetry={() => op.refetch()} />
+            ) : !op.data ? (
+              <p className="text-sm">Loading…</p>
+            ) : (
+              <RunProgress op={op.data} family={family} onCancel={() => cancel.mutate()} cancelling={cancel.isPending} cancelError={cancel.error} />
+            )}
+          </Card>
+        )}
+        <Card title={`Past operations: ${family.label.toLowerCase()}`} bodyClassName="p-0">
+          {history.error ? (
+            <div className="p-4">
+              <ErrorMessage title="Past operations could not be loaded" error={history.error} />
+            </div>
+          ) : !history.data ? (
+            <p className="p-4 text-sm">Loading…</p>
+          ) : history.data.models.length === 0 ? (
+            <div className="p-4">
+              <EmptyState title="No operation yet">Build a filter above, check the count, and start the first one.</EmptyState>
+            </div>
+          ) : (
+            <Table caption="Past operations" data-testid="bulk-history">
+              <thead>
+                <tr>
+                  <Th>#</Th>
+                  <Th>State</Th>
+                  <Th>Filter</Th>
+                  <Th className="text-right">Done</Th>
+                  <Th className="text-right">Failed</Th>
+                  <Th>Started</Th>
+                </tr>
+              </thead>
+              <tbody>
+                {history.data.models.map((h) => {
+                  const s = stateOf(h);
+                  return (
+                    <Tr key={h.id} onOpen={() => navigate({ op: h.id })} selected={h.id === opId} data-testid="bulk-history-row" data-id={h.id}>
+                      <Td className="tabular-nums">{h.number}</Td>
+                      <Td>
+                        <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>{s.label}</Badge>
+                      </Td>
+                      <Td className="max-w-xs truncate text-xs">{describeQuery(h.query)}</Td>
+                      <Td className="text-right tabular-nums">
+                        {h.completed_count.toLocaleString()} / {h.estimated_count.toLocaleString()}
+                      </Td>
+                      <Td className="text-right tabular-nums">{h.failed_count ?? "—"}</Td>
+                      <Td>
+                        <RelativeTime iso={h.created_at} />
+                      </Td>
+                    </Tr>
+                  );
+                })}
+              </tbody>
+            </Table>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}
+
+function RunProgress({ op, family, onCancel, cancelling, cancelError }: { op: BulkOperation; family: Family; onCancel: () => void; cancelling: boolean; cancelError: unknown }) {
+  const s = stateOf(op);
+  const done = op.completed_count;
+  return (
+    <div className="flex flex-col gap-3" data-testid="bulk-progress" data-state={s.label} data-progress={op.progress}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm">
+          <span className="font-medium">
+            {family.label} #{op.number}
+          </span>{" "}
+          <Badge tone={s.tone === "accent" ? "accent" : s.tone} data-testid="bulk-state">
+            {s.label}
+          </Badge>
+        </p>
+        {op.in_progress && (
+          <Button variant="danger" size="sm" onClick={onCancel} disabled={cancelling} data-testid="bulk-cancel">
+            {cancelling ? "Cancelling…" : "Cancel operation"}
+          </Button>
+        )}
+      </div>
+      <ProgressBar value={op.progress} label={`${family.label} #${op.number}`} tone={s.tone} />
+      <p className="text-sm tabular-nums text-zinc-700 dark:text-zinc-300" aria-live="polite" data-testid="bulk-counts">
+        {Math.round(op.progress * 100)}% · {done.toLocaleString()} of {op.estimated_count.toLocaleString()} {family.noun} handled
+        {op.failed_count ? ` · ${op.failed_count.toLocaleString()} failed` : ""} · batch {op.processed_batch} of {op.estimated_batch}
+      </p>
+      {cancelError ? <ErrorMessage title="Cancelling failed" error={cancelError} /> : null}
+      {!op.in_progress && op.cancelled_at && !op.completed_at && <p className="text-sm text-zinc-600 dark:text-zinc-400">Stopped before its next batch. What it already did stays done.</p>}
+    </div>
+  );
+}

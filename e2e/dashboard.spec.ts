@@ -1,0 +1,204 @@
+/**
+ * Browser end-to-end tests of the signed-in dashboard (issue 14) in Debian's Chromium, against the test
+ * server and real PostgreSQL: sign-in and refusal, the bulk retry flow after a receiver outage (filter in
+ * the events explorer → "Retry all N matching" → plan → confirm → progress bar to completion → the
+ * receiver got them), and cancelling a running operation. Every page is checked with axe (no serious or
+ * critical violation) and screenshotted into docs/dashboard/ (light, dark, 390 px).
+ */
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { createApiKey } from "@/lib/gateway/teams/api-keys";
+import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { createUser } from "@/lib/dashboard/users";
+import { closePool } from "@/lib/db/pool";
+import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
+import { type Receiver, startReceiver } from "./support/receiver";
+
+const V = `${BASE_URL}/api/2025-07-01`;
+const PASSWORD = "correct horse battery";
+
+test.afterAll(async () => {
+  await closeDb();
+  await closePool();
+});
+
+/** A team with an API key and a dashboard user of it. */
+async function setup(name: string) {
+  const { teamId } = await createTeam(name);
+  const { key } = await createApiKey(teamId, "test");
+  const email = `${name.replace(/\W/g, "")}-${Date.now()}@example.test`;
+  await createUser(email, PASSWORD, teamId);
+  return { teamId, key, email };
+}
+
+async function call(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${V}/${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+/** A connection from a new source to the receiver; returns the source's URL. */
+async function connect(key: string, receiver: Receiver, tag: string): Promise<string> {
+  const res = await call(key, "POST", "connections", { name: `conn-${tag}`, source: { name: `src-${tag}` }, destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } } });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.source.url;
+}
+
+/** Waits until the team has `count` events in `status`. */
+async function eventsWithStatus(teamId: string, status: string, count: number, timeoutMs = 30_000) {
+  await expect.poll(async () => Number((await db().query("SELECT count(*) FROM events WHERE team_id = $1 AND status = $2", [teamId, status])).rows[0].count), { timeout: timeoutMs }).toBe(count);
+}
+
+/** No serious or critical axe violation on the page as it is now. */
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+/** Screenshots of the page in light, dark and at a phone's width (docs/dashboard/{name}-*.png). */
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: `docs/dashboard/${name}.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expectAccessible(page);
+  await page.screenshot({ path: `docs/dashboard/${name}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: "light" });
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectAccessible(page);
+  await page.screenshot({ path: `docs/dashboard/${name}-phone.png`, fullPage: true });
+  await page.setViewportSize(size);
+}
+
+async function signIn(page: Page, email: string, password = PASSWORD) {
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByTestId("sign-in-submit").click();
+}
+
+test.describe("sign-in", () => {
+  test("an anonymous visitor is sent to sign-in; wrong credentials get one message; sign-in opens the Overview; sign-out ends the session", async ({ page }) => {
+    const { email } = await setup("signin");
+    for (const path of ["/dashboard", "/dashboard/events", "/dashboard/bulk"]) {
+      await page.goto(path);
+      await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+    }
+    const api = await page.request.get(`${V}/events`);
+    expect(api.status()).toBe(401);
+    await expectAccessible(page);
+    await page.screenshot({ path: "docs/dashboard/sign-in.png" });
+
+    await signIn(page, email, "wrong password!!");
+    await expect(page.getByTestId("sign-in-error")).toHaveText("Wrong email or password.");
+    await signIn(page, "nobody@example.test", "wrong password!!");
+    await expect(page.getByTestId("sign-in-error")).toHaveText("Wrong email or password.");
+
+    await signIn(page, email);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+    await expect(page.getByTestId("signed-in-as")).toHaveText(email);
+    await expect(page.getByTestId("chart-0").locator("svg").first()).toBeVisible();
+    await expect(page.getByTestId("open-issues")).toContainText("0");
+    await expectAccessible(page);
+    await shoot(page, "overview");
+
+    await page.getByTestId("sign-out").click();
+    await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+    await page.goto("/dashboard/events");
+    await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+  });
+});
+
+test.describe("bulk operations", () => {
+  test("after a receiver outage: Retry all failed events from the explorer, watch the progress bar complete, the receiver gets them", async ({ page }) => {
+    test.setTimeout(90_000);
+    const receiver = await startReceiver();
+    try {
+      const { teamId, key, email } = await setup("outage");
+      receiver.respond({ status: 503, body: "down for maintenance" });
+      const url = await connect(key, receiver, "outage");
+      const N = 12;
+      for (let i = 0; i < N; i++) await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ order: i }) });
+      await eventsWithStatus(teamId, "FAILED", N);
+      const before = receiver.received.length;
+      receiver.respond({ status: 200, body: '{"received":true}' });
+
+      await signIn(page, email);
+      await expect(page).toHaveURL(/\/dashboard$/);
+      await page.getByRole("link", { name: "Events", exact: true }).click();
+      await expect(page.getByTestId("explorer-row")).toHaveCount(N);
+      await page.getByTestId("filter-status").selectOption("FAILED");
+      await expect(page).toHaveURL(/status=FAILED/);
+      await expect(page.getByTestId("bulk-from-filter")).toHaveText(`Retry all ${N} matching`);
+      await page.getByTestId("explorer-row").first().click();
+      await expect(page.getByTestId("event-detail")).toContainText("FAILED");
+      await expect(page.getByTestId("attempt-row")).toHaveCount(1);
+      await page.getByTestId("attempt-row").first().click();
+      await expect(page.getByTestId("attempt-body")).toHaveText("down for maintenance");
+      await expect(page.getByTestId("event-body")).toContainText('"order"');
+      await expectAccessible(page);
+      await shoot(page, "events");
+
+      await page.getByTestId("bulk-from-filter").click();
+      await expect(page).toHaveURL(/\/dashboard\/bulk\?.*family=events\.retry/);
+      await expect(page.getByTestId("family-events.retry")).toBeChecked();
+      await expect(page.getByTestId("filter-status")).toHaveValue("FAILED");
+      await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(N));
+      await page.getByTestId("bulk-start").click();
+      await expect(page.getByTestId("bulk-confirmation")).toContainText(`Retry ${N} events?`);
+      await expectAccessible(page);
+      await page.screenshot({ path: "docs/dashboard/bulk-confirm.png", fullPage: true });
+      await page.getByTestId("bulk-confirm").click();
+
+      await expect(page.getByTestId("bulk-progress")).toBeVisible();
+      await expect(page.getByTestId("bulk-state")).toHaveText("Completed", { timeout: 30_000 });
+      await expect(page.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
+      await expect(page.getByTestId("bulk-counts")).toContainText(`${N} of ${N} events handled`);
+      await receiver.waitFor(before + N, 30_000);
+      await eventsWithStatus(teamId, "SUCCESSFUL", N);
+      await expect(page.getByTestId("bulk-history-row")).toHaveCount(1);
+      await expectAccessible(page);
+      await shoot(page, "bulk");
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("cancel: a running operation stops before its next batch and shows Cancelled", async ({ page }) => {
+    test.setTimeout(120_000);
+    const receiver = await startReceiver();
+    try {
+      const { teamId, key, email } = await setup("cancel");
+      receiver.respond({ status: 500 });
+      const url = await connect(key, receiver, "cancel");
+      const N = 800;
+      for (let i = 0; i < N; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n: i + j }) })));
+      await eventsWithStatus(teamId, "FAILED", N, 60_000);
+      // Slow answers back the bulk deliveries up (more than a batch waits in the queue), so the runner pauses between batches.
+      receiver.respond({ status: 200, delayMs: 5_000 });
+
+      await signIn(page, email);
+      await expect(page).toHaveURL(/\/dashboard$/);
+      await page.goto("/dashboard/bulk?family=events.retry&status=FAILED");
+      await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(N));
+      await page.getByTestId("bulk-start").click();
+      await page.getByTestId("bulk-confirm").click();
+      await expect(page.getByTestId("bulk-state")).toHaveText("In progress");
+      await page.getByTestId("bulk-cancel").click();
+      await expect(page.getByTestId("bulk-state")).toHaveText("Cancelled");
+      const opId = new URL(page.url()).searchParams.get("op")!;
+      const op = (await call(key, "GET", `bulk/events/retry/${opId}`)).json;
+      expect(op.cancelled_at).not.toBeNull();
+      expect(op.completed_at).toBeNull();
+      expect(op.in_progress).toBe(false);
+      expect(op.completed_count).toBeLessThan(N);
+      await page.waitForTimeout(1_500);
+      expect((await call(key, "GET", `bulk/events/retry/${opId}`)).json.processed_batch).toBe(op.processed_batch);
+      await expect(page.getByTestId("bulk-history-row").first()).toContainText("Cancelled");
+      await page.screenshot({ path: "docs/dashboard/bulk-cancelled.png", fullPage: true });
+    } finally {
+      receiver.respond({ status: 200 });
+      await receiver.close();
+    }
+  });
+});
