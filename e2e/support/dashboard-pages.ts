@@ -2,18 +2,15 @@
  * Helpers of the dashboard page tests (e2e/dashboard-pages.spec.ts): a team and a signed-in user of it,
  * an axe check, and screenshots (light, dark, 390 px) into docs/dashboard/.
  */
-import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
-import { createUser } from "@/lib/dashboard/users";
+import { newUser } from "./dashboard";
 import { newTeam, type TestTeam } from "./gateway";
 
 /** A fresh team (with an API key for setting things up) and a user of it signed in on `page`. */
 export async function signedIn(page: Page): Promise<TestTeam & { email: string }> {
   const team = await newTeam("dashboard pages");
-  const email = `ops-${randomBytes(4).toString("hex")}@example.com`;
-  const password = `pw-${randomBytes(9).toString("hex")}`;
-  await createUser(email, password, team.teamId);
+  const { email, password } = await newUser(team.teamId);
   // Signs in as the sign-in form does (next-auth's credentials callback with its CSRF token): the session
   // cookie lands in the page's context. The form itself is tested with the sign-in pages.
   const { csrfToken } = (await (await page.request.get("/dashboard/api/auth/csrf")).json()) as { csrfToken: string };
