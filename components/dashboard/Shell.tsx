@@ -13,6 +13,9 @@ const NAV = [
   { href: "/dashboard/events", label: "Events" },
   { href: "/dashboard/attempts", label: "Attempts" },
   { href: "/dashboard/bulk", label: "Bulk operations" },
+  { href: "/dashboard/connections", label: "Connections" },
+  { href: "/dashboard/issues", label: "Issues" },
+  { href: "/dashboard/outbound", label: "Outbound" },
 ];
 
 /**

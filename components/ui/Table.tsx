@@ -3,7 +3,7 @@ import { cx } from "@/components/ui/cx";
 /** A data table that scrolls sideways on narrow screens. Give it `<thead>` with {@link Th} and rows with {@link Td}. */
 export function Table({ className, children, caption, ...rest }: React.TableHTMLAttributes<HTMLTableElement> & { caption?: string }) {
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className={cx("w-full border-collapse text-left text-sm", className)} {...rest}>
         {caption && <caption className="sr-only">{caption}</caption>}
         {children}
