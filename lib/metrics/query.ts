@@ -74,6 +74,11 @@ export type RollupStore = {
   /** Aggregated columns: name → aggregate and the SQL of one base row's value (a live row's value). */
   sums: Record<string, { fn: "sum" | "min" | "max"; sql: string }>;
   /**
+   * A second table of the same columns per hour (`minute` = the hour's start), the sum of its minutes'
+   * rows, used for the clean whole hours of a range when the granularity is whole hours (or none).
+   */
+  hourly?: string;
+  /**
    * state tables: the key column holding when a row stopped being counted, rounded UP to the minute (exact
    * in live rows), and the condition (over `r` and `b.at`) that a row is alive at the minute-aligned `b.at`.
    */
@@ -193,8 +198,11 @@ export function checkRequest(table: MetricsTable, req: MetricsRequest): void {
 
 const key = (dims: unknown[]) => JSON.stringify(dims);
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 /** Rollup minutes are aligned like date_bin('1 minute', t, ORIGIN). */
 export const MINUTE_SQL = (col: string) => `date_bin('1 minute', ${col}, TIMESTAMPTZ '2000-01-03 00:00:00+00')`;
+/** Hourly rollup rows are aligned like date_bin('1 hour', t, ORIGIN) (UTC hours). */
+export const HOUR_SQL = (col: string) => `date_bin('1 hour', ${col}, TIMESTAMPTZ '2000-01-03 00:00:00+00')`;
 /** How far before the range start a state row may have begun, when the table does not say (ms). */
 const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
 
@@ -213,7 +221,7 @@ function rollupFor(table: MetricsTable, req: MetricsRequest, measures: string[],
  * not a whole minute, no row ending in that minute) forbids; live rows of the base table for the rest.
  * `still` (state tables): only rows whose end is after it. Null when the range holds no whole minute.
  */
-function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | null, ambiguousAt: number | null, add: (v: unknown) => string): string | null {
+function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | null, ambiguousAt: number | null, hours: boolean, add: (v: unknown) => string): string | null {
   const { store } = use;
   const fullLo = Math.ceil(lo / MINUTE_MS) * MINUTE_MS;
   const fullHi = Math.floor(hi / MINUTE_MS) * MINUTE_MS;
@@ -233,10 +241,24 @@ function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | n
       ? ` UNION SELECT r.minute FROM ${store.table} r WHERE r.team_id = $1 AND r.minute >= ${pFullLo} AND r.minute < ${pFullHi} AND r.${until} = ${add(new Date(Math.ceil(ambiguousAt / MINUTE_MS) * MINUTE_MS))}::timestamptz`
       : "";
   const where = `${store.base.team} = $1`;
+  const hourLo = Math.ceil(fullLo / HOUR_MS) * HOUR_MS;
+  const hourHi = Math.floor(fullHi / HOUR_MS) * HOUR_MS;
+  const useHours = hours && store.hourly && hourLo < hourHi;
+  const colList = cols.map((c) => `r.${c}`).join(", ");
+  let rolled = `SELECT ${colList} FROM ${store.table} r
+       WHERE r.team_id = $1 AND r.minute >= ${pFullLo} AND r.minute < ${pFullHi} AND r.minute NOT IN (SELECT minute FROM base_minutes)${rollupStill}`;
+  if (useHours) {
+    // Clean whole hours from the hourly table; the other clean minutes from the minute table.
+    const [pHourLo, pHourHi] = [hourLo, hourHi].map((t) => `${add(new Date(t))}::timestamptz`);
+    rolled = `SELECT ${colList} FROM ${store.hourly} r
+       WHERE r.team_id = $1 AND r.minute >= ${pHourLo} AND r.minute < ${pHourHi} AND r.minute NOT IN (SELECT hour FROM base_hours)${rollupStill}
+      UNION ALL
+      ${rolled} AND (r.minute < ${pHourLo} OR r.minute >= ${pHourHi} OR ${HOUR_SQL("r.minute")} IN (SELECT hour FROM base_hours))`;
+  }
   return `(WITH base_minutes AS (
-        SELECT DISTINCT d.minute FROM metrics_dirty d WHERE d.source = ${add(store.source)} AND d.team_id = $1 AND d.minute >= ${pFullLo} AND d.minute < ${pFullHi}${ambiguous})
-      SELECT ${cols.map((c) => `r.${c}`).join(", ")} FROM ${store.table} r
-       WHERE r.team_id = $1 AND r.minute >= ${pFullLo} AND r.minute < ${pFullHi} AND r.minute NOT IN (SELECT minute FROM base_minutes)${rollupStill}
+        SELECT DISTINCT d.minute FROM metrics_dirty d WHERE d.source = ${add(store.source)} AND d.team_id = $1 AND d.minute >= ${pFullLo} AND d.minute < ${pFullHi}${ambiguous}),
+      base_hours AS (SELECT DISTINCT ${HOUR_SQL("minute")} AS hour FROM base_minutes)
+      ${rolled}
       UNION ALL
       SELECT ${live} FROM ${store.base.from} WHERE ${where} AND ${store.base.time} >= ${pLo} AND ${store.base.time} < ${pFullLo}${baseStill}
       UNION ALL
@@ -308,7 +330,9 @@ function runRollup(table: MetricsTable, use: RollupUse, req: MetricsRequest, buc
   const groupDims = dimensions.map((_, i) => `d${i}`);
   const filterSql = filters.length ? `WHERE ${filters.join(" AND ")}` : "";
   if (table.kind === "events") {
-    const rows = rollupRowsSql(use, req.start.getTime(), req.end.getTime(), null, null, add);
+    const g = req.granularity;
+    const wholeHours = !g || g.unit === "h" || g.unit === "d" || g.unit === "w" || g.unit === "M" || (g.unit === "m" && g.n % 60 === 0);
+    const rows = rollupRowsSql(use, req.start.getTime(), req.end.getTime(), null, null, wholeHours, add);
     if (!rows) return null;
     const bucket = req.granularity ? `${bucketSql("r.minute", req.granularity)} AS b` : "NULL::timestamptz AS b";
     return `SELECT ${[bucket, ...dimSql, ...measureSql].join(", ")} FROM ${rows} AS r ${filterSql}
@@ -319,7 +343,7 @@ function runRollup(table: MetricsTable, use: RollupUse, req: MetricsRequest, buc
   const ats = stateInstants(req, buckets);
   const lookback = table.lookbackMs ?? DEFAULT_LOOKBACK_MS;
   const still = `${add(req.start)}::timestamptz`;
-  const rows = rollupRowsSql(use, req.start.getTime() - lookback, req.end.getTime(), still, req.end.getTime(), add);
+  const rows = rollupRowsSql(use, req.start.getTime() - lookback, req.end.getTime(), still, req.end.getTime(), false, add);
   if (!rows) return null;
   const atList = add(ats);
   const bucketList = add((buckets ?? [null]).map((b) => (b === null ? null : new Date(b))));

@@ -11,7 +11,7 @@
  * - two workers never recompute at once (a transaction-scoped advisory lock; the other one skips).
  */
 import type pg from "pg";
-import { MINUTE_SQL, type RollupStore } from "@/lib/metrics/query";
+import { HOUR_SQL, MINUTE_SQL, type RollupStore } from "@/lib/metrics/query";
 
 const ROLLUP_LOCK = 727274003;
 
@@ -76,6 +76,25 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
           GROUP BY ${[store.base.team, "2", ...keys.map((_, i) => String(i + 3))].join(", ")}`,
         [teams, minutes],
       );
+      if (store.hourly) {
+        // The hours of those minutes again, from the minute rows (each hour row is the sum of its minutes).
+        const hours = new Map<string, { team: string; hour: Date }>();
+        for (const p of pairs.values()) {
+          const hour = new Date(Math.floor(p.minute.getTime() / 3_600_000) * 3_600_000);
+          hours.set(`${p.team} ${hour.toISOString()}`, { team: p.team, hour });
+        }
+        const ht = [...hours.values()].map((h) => h.team);
+        const hh = [...hours.values()].map((h) => h.hour);
+        await client.query(`DELETE FROM ${store.hourly} t USING unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour) WHERE t.team_id = h.team_id AND t.minute = h.hour`, [ht, hh]);
+        await client.query(
+          `INSERT INTO ${store.hourly} (team_id, minute, ${[...keys, ...sums].join(", ")})
+           SELECT r.team_id, ${HOUR_SQL("r.minute")}, ${[...keys.map((k) => `r.${k}`), ...sums.map((k) => `${store.sums[k]!.fn}(r.${k})`)].join(", ")}
+             FROM unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour)
+             JOIN ${store.table} r ON r.team_id = h.team_id AND r.minute >= h.hour AND r.minute < h.hour + interval '1 hour'
+            GROUP BY ${["r.team_id", "2", ...keys.map((_, i) => String(i + 3))].join(", ")}`,
+          [ht, hh],
+        );
+      }
     }
     await client.query("DELETE FROM metrics_dirty WHERE id = ANY($1::bigint[])", [marks.map((m) => m.id)]);
     await client.query("COMMIT");
@@ -115,6 +134,8 @@ export function startRollups(pool: pg.Pool, stores: RollupStore[], onError: (err
  */
 export async function dropRollupRange(client: Pick<pg.PoolClient, "query">, stores: RollupStore[], source: string, from: number, to: number): Promise<void> {
   const range = [new Date(from), new Date(to)];
-  for (const store of stores.filter((s) => s.source === source)) await client.query(`DELETE FROM ${store.table} WHERE minute >= $1 AND minute < $2`, range);
+  for (const store of stores.filter((s) => s.source === source)) {
+    for (const table of [store.table, store.hourly ?? []].flat()) await client.query(`DELETE FROM ${table} WHERE minute >= $1 AND minute < $2`, range);
+  }
   await client.query("DELETE FROM metrics_dirty WHERE source = $1 AND minute >= $2 AND minute < $3", [source, ...range]);
 }

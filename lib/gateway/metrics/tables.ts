@@ -64,6 +64,7 @@ export const GATEWAY_ROLLUPS = {
   },
   attemptLatency: {
     table: "metrics_attempt_latency_1m",
+    hourly: "metrics_attempt_latency_1h",
     source: "attempts",
     base: { from: "attempts a", team: "a.team_id", time: "a.created_at" },
     keys: { destination_id: "a.destination_id", status: "a.status", lat_bucket: "hookyard_latency_bucket(a.response_latency)" },

@@ -127,3 +127,8 @@ INSERT INTO metrics_dirty (source, team_id, minute)
 SELECT DISTINCT 'attempts', team_id, date_bin('1 minute', created_at, TIMESTAMPTZ '2000-01-03 00:00:00+00') FROM attempts;
 INSERT INTO metrics_dirty (source, team_id, minute)
 SELECT DISTINCT 'transformation_executions', team_id, date_bin('1 minute', created_at, TIMESTAMPTZ '2000-01-03 00:00:00+00') FROM transformation_executions;
+
+-- The latency histogram per hour as well (the sum of its minutes' rows, recomputed with them): a day's
+-- percentiles read 24 hours of it instead of 1,440 minutes.
+CREATE TABLE "metrics_attempt_latency_1h" (LIKE "metrics_attempt_latency_1m");
+CREATE INDEX "metrics_attempt_latency_1h_team_minute_idx" ON "metrics_attempt_latency_1h" ("team_id", "minute");
