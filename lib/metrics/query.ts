@@ -264,7 +264,18 @@ function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | n
       UNION ALL
       SELECT ${live} FROM ${store.base.from} WHERE ${where} AND ${store.base.time} >= ${pFullHi} AND ${store.base.time} < ${pHi}${baseStill}
       UNION ALL
-      SELECT ${live} FROM base_minutes m JOIN ${store.base.from} ON ${where} AND ${store.base.time} >= m.minute AND ${store.base.time} < m.minute + interval '1 minute'${baseStill})`;
+      SELECT ${live} FROM base_minutes m CROSS JOIN LATERAL (${baseMinuteSql(store, "m.minute")}) AS ${baseAlias(store)} WHERE true${baseStill})`;
+}
+
+/** The alias of a rollup's base table (`attempts a` → `a`). */
+export const baseAlias = (store: RollupStore) => store.base.from.split(/\s+/).at(-1)!;
+
+/**
+ * The base rows of team `$1`… of one minute starting at `minute` (SQL), as a LATERAL subquery: OFFSET 0
+ * keeps the planner from flattening it into a join over the whole table, so each minute is an index range.
+ */
+export function baseMinuteSql(store: RollupStore, minute: string, team = "$1"): string {
+  return `SELECT ${baseAlias(store)}.* FROM ${store.base.from} WHERE ${store.base.team} = ${team} AND ${store.base.time} >= ${minute} AND ${store.base.time} < ${minute} + interval '1 minute' OFFSET 0`;
 }
 
 /**

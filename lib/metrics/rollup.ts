@@ -11,7 +11,7 @@
  * - two workers never recompute at once (a transaction-scoped advisory lock; the other one skips).
  */
 import type pg from "pg";
-import { HOUR_SQL, MINUTE_SQL, type RollupStore } from "@/lib/metrics/query";
+import { baseAlias, baseMinuteSql, HOUR_SQL, MINUTE_SQL, type RollupStore } from "@/lib/metrics/query";
 
 const ROLLUP_LOCK = 727274003;
 
@@ -72,7 +72,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
         `INSERT INTO ${store.table} (team_id, minute, ${[...keys, ...sums].join(", ")})
          SELECT ${store.base.team}, ${MINUTE_SQL(store.base.time)}, ${[...keys.map((k) => store.keys[k]), ...sums.map((k) => `${store.sums[k]!.fn}(${store.sums[k]!.sql})`)].join(", ")}
            FROM unnest($1::text[], $2::timestamptz[]) AS m(team_id, minute)
-           JOIN ${store.base.from} ON ${store.base.team} = m.team_id AND ${store.base.time} >= m.minute AND ${store.base.time} < m.minute + interval '1 minute'
+           CROSS JOIN LATERAL (${baseMinuteSql(store, "m.minute", "m.team_id")}) AS ${baseAlias(store)}
           GROUP BY ${[store.base.team, "2", ...keys.map((_, i) => String(i + 3))].join(", ")}`,
         [teams, minutes],
       );

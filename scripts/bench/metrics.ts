@@ -7,8 +7,9 @@
  */
 import os from "node:os";
 import pg from "pg";
-import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
+import { GATEWAY_METRICS, GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { createId } from "@/lib/ids";
+import { parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { rollupPass } from "@/lib/metrics/rollup";
 import { startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
@@ -125,6 +126,20 @@ for (const [name, measures] of queries) {
   console.log(`| ${name} | ${Math.round(percentile(times, 50))} | ${Math.round(percentile(times, 95))} | ${rows} |`);
 }
 console.log(`\n[bench] every endpoint under 300 ms at p50: ${met ? "yes" : "NO"}`);
+// BENCH_EXPLAIN=queue-depth,attempts: the plans of those endpoints' queries (EXPLAIN ANALYZE).
+for (const name of (process.env.BENCH_EXPLAIN ?? "").split(",").filter(Boolean)) {
+  const table = GATEWAY_METRICS[name]!;
+  const q = new URLSearchParams(`${range}&${queries.find(([n]) => n === name)![1]}`);
+  const explain = { query: async (sql: string, params: unknown[]) => (console.log((await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n")), { rows: [] }) };
+  await runMetrics(explain as never, table, [conn.team_id], {
+    start: new Date(q.get("date_range[start]")!),
+    end: new Date(q.get("date_range[end]")!),
+    granularity: parseGranularity(q.get("granularity")!),
+    measures: q.getAll("measures[]"),
+    dimensions: q.getAll("dimensions[]"),
+    filters: {},
+  });
+}
 await client.end();
 await hookyard.stop();
 await db.pg.stop();
