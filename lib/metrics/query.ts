@@ -250,10 +250,15 @@ function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | n
   if (useHours) {
     // Clean whole hours from the hourly table; the other clean minutes from the minute table.
     const [pHourLo, pHourHi] = [hourLo, hourHi].map((t) => `${add(new Date(t))}::timestamptz`);
+    // (three index ranges of the minute table: before the first whole hour, after the last, in dirty hours)
+    const minutes = (from: string, to: string) =>
+      `SELECT ${colList} FROM ${store.table} r WHERE r.team_id = $1 AND r.minute >= ${from} AND r.minute < ${to} AND r.minute NOT IN (SELECT minute FROM base_minutes)${rollupStill}`;
     rolled = `SELECT ${colList} FROM ${store.hourly} r
        WHERE r.team_id = $1 AND r.minute >= ${pHourLo} AND r.minute < ${pHourHi} AND r.minute NOT IN (SELECT hour FROM base_hours)${rollupStill}
-      UNION ALL
-      ${rolled} AND (r.minute < ${pHourLo} OR r.minute >= ${pHourHi} OR ${HOUR_SQL("r.minute")} IN (SELECT hour FROM base_hours))`;
+      UNION ALL ${minutes(pFullLo, pHourLo)}
+      UNION ALL ${minutes(pHourHi, pFullHi)}
+      UNION ALL SELECT r.* FROM base_hours h CROSS JOIN LATERAL (${minutes("h.hour", "h.hour + interval '1 hour'")} OFFSET 0) AS r
+       WHERE h.hour >= ${pHourLo} AND h.hour < ${pHourHi}`;
   }
   return `(WITH base_minutes AS (
         SELECT DISTINCT d.minute FROM metrics_dirty d WHERE d.source = ${add(store.source)} AND d.team_id = $1 AND d.minute >= ${pFullLo} AND d.minute < ${pFullHi}${ambiguous}),
