@@ -4,7 +4,7 @@
  * inserts, updates or deletes in `metrics_dirty`, in the writer's transaction. A pass here takes the marks
  * of closed minutes (older than `graceMs`), and in ONE repeatable-read transaction recomputes those
  * minutes of every rollup of the source (delete their rows, insert the aggregate of the base rows) and
- * deletes exactly the marks it read. So:
+ * deletes the marks of those minutes that its snapshot sees (exactly the changes it aggregated). So:
  * - a minute without a mark is exact in the rollup (a change committed after the pass's snapshot left a
  *   mark the pass could not see, so it stays dirty; queries read dirty minutes from the base table);
  * - a worker killed mid-pass rolls back: nothing is counted twice, the marks are still there;
@@ -15,7 +15,7 @@ import { baseAlias, baseMinuteSql, HOUR_SQL, MINUTE_SQL, type RollupStore } from
 
 const ROLLUP_LOCK = 727274003;
 
-/** Marks (dirty minutes) recomputed per transaction at most. */
+/** (team, minute) pairs recomputed per transaction at most. */
 const BATCH = 2_000;
 
 /**
@@ -42,7 +42,7 @@ export async function rollupPass(pool: pg.Pool, stores: RollupStore[], now: numb
   return done;
 }
 
-/** One transaction: up to BATCH marks of `source` for minutes up to `cutoff`; the number of (team, minute) recomputed, null when locked. */
+/** One transaction: up to BATCH dirty (team, minute) pairs of `source` up to `cutoff`; the number recomputed, null when locked. */
 async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[], cutoff: Date): Promise<number | null> {
   const client = await pool.connect();
   try {
@@ -52,18 +52,18 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
       await client.query("ROLLBACK");
       return null;
     }
-    const { rows: marks } = await client.query<{ id: string; team_id: string; minute: Date }>(
-      "SELECT id, team_id, minute FROM metrics_dirty WHERE source = $1 AND minute <= $2 ORDER BY minute, team_id LIMIT $3",
+    // The dirty (team, minute) pairs; a busy minute has many marks (one per writing statement).
+    const { rows: marks } = await client.query<{ team_id: string; minute: Date }>(
+      "SELECT DISTINCT team_id, minute FROM metrics_dirty WHERE source = $1 AND minute <= $2 ORDER BY minute, team_id LIMIT $3",
       [source, cutoff, BATCH],
     );
     if (marks.length === 0) {
       await client.query("COMMIT");
       return 0;
     }
-    const pairs = new Map<string, { team: string; minute: Date }>();
-    for (const m of marks) pairs.set(`${m.team_id} ${m.minute.toISOString()}`, { team: m.team_id, minute: m.minute });
-    const teams = [...pairs.values()].map((p) => p.team);
-    const minutes = [...pairs.values()].map((p) => p.minute);
+    const teams = marks.map((m) => m.team_id);
+    const minutes = marks.map((m) => m.minute);
+    const pairs = marks.map((m) => ({ team: m.team_id, minute: m.minute }));
     for (const store of stores) {
       await client.query(`DELETE FROM ${store.table} t USING unnest($1::text[], $2::timestamptz[]) AS m(team_id, minute) WHERE t.team_id = m.team_id AND t.minute = m.minute`, [teams, minutes]);
       const keys = Object.keys(store.keys);
@@ -79,7 +79,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
       if (store.hourly) {
         // The hours of those minutes again, from the minute rows (each hour row is the sum of its minutes).
         const hours = new Map<string, { team: string; hour: Date }>();
-        for (const p of pairs.values()) {
+        for (const p of pairs) {
           const hour = new Date(Math.floor(p.minute.getTime() / 3_600_000) * 3_600_000);
           hours.set(`${p.team} ${hour.toISOString()}`, { team: p.team, hour });
         }
@@ -96,9 +96,10 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
         );
       }
     }
-    await client.query("DELETE FROM metrics_dirty WHERE id = ANY($1::bigint[])", [marks.map((m) => m.id)]);
+    // Every mark of those pairs this snapshot sees (repeatable read: a mark committed since is not deleted).
+    await client.query("DELETE FROM metrics_dirty d USING unnest($2::text[], $3::timestamptz[]) AS m(team_id, minute) WHERE d.source = $1 AND d.team_id = m.team_id AND d.minute = m.minute", [source, teams, minutes]);
     await client.query("COMMIT");
-    return pairs.size;
+    return pairs.length;
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
     throw err;
