@@ -9,6 +9,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { createId, idLowerBound, type IdKind } from "@/lib/ids";
+import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
+import { rollupPass } from "@/lib/metrics/rollup";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/retention/partitions";
 import { api, newTeam } from "./support/gateway";
@@ -103,8 +105,24 @@ describe("retention – partitions by day", () => {
     for (const [table, p] of Object.entries(oldParts)) expect(p).toBe(`${table}_p${dayName(old)}`);
     for (const [table, p] of Object.entries(await partitionsOf(fresh, newIds))) expect(p).toBe(`${table}_p${dayName(now)}`);
 
+    // The metrics rollups of both days (lib/metrics/rollup.ts): dropping a day drops its rollup rows too.
+    await rollupPass(fresh, Object.values(GATEWAY_ROLLUPS), now + 120_000, { graceMs: 0 });
+    const rollupRows = async (ms: number) => {
+      const out: Record<string, number> = {};
+      for (const r of Object.values(GATEWAY_ROLLUPS)) {
+        const { rows } = await fresh.query(`SELECT count(*)::int AS n FROM ${r.table} WHERE team_id = 'tm_drop' AND minute >= $1 AND minute < $2`, [new Date(startOfDay(ms)), new Date(startOfDay(ms) + DAY)]);
+        out[r.table] = rows[0].n;
+      }
+      return out;
+    };
+    const eachOne = Object.fromEntries(Object.values(GATEWAY_ROLLUPS).map((r) => [r.table, 1]));
+    expect(await rollupRows(old)).toEqual(eachOne);
+    expect(await rollupRows(now)).toEqual(eachOne);
+
     expect(await dropExpiredPartitions(fresh, now, 0)).toEqual([]);
     const dropped = await dropExpiredPartitions(fresh, now, 30);
+    expect(await rollupRows(old)).toEqual(Object.fromEntries(Object.values(GATEWAY_ROLLUPS).map((r) => [r.table, 0])));
+    expect(await rollupRows(now)).toEqual(eachOne);
     for (const p of Object.values(oldParts)) expect(dropped).toContain(p);
     expect(dropped.some((p) => p.endsWith(dayName(now)))).toBe(false);
     // Children before parents: no requests partition is dropped before an attempts or events one.

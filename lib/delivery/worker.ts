@@ -24,6 +24,8 @@ import { startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/retention/job";
+import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
+import { startRollups } from "@/lib/metrics/rollup";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
@@ -175,6 +177,8 @@ export async function startWorker(): Promise<WorkerHandle> {
   }, config.pipelineSweepIntervalMs);
   timer.unref();
   const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
+  // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts, issue 12 §2).
+  const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) => log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err));
   const stopIssues = startIssueDetection();
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
   return {
@@ -182,6 +186,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       clearInterval(timer);
       stopIssues();
       const retentionStopped = stopRetention();
+      const rollupsStopped = stopRollups();
       // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
       // wakes it; what it fans out meanwhile is handed back). The job runner stops before the unstarted
       // events are handed back as jobs, so they wait for another worker.
@@ -192,6 +197,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       presences.forEach((p) => p());
       await closeSender();
       await retentionStopped;
+      await rollupsStopped;
     },
   };
 }

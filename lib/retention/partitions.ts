@@ -5,6 +5,8 @@
  * expiry costs the hot path nothing. Guest workspaces (small tables) expire with their console sessions.
  */
 import type pg from "pg";
+import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
+import { dropRollupRange } from "@/lib/metrics/rollup";
 
 const DAY_MS = 86_400_000;
 
@@ -50,7 +52,7 @@ export async function ensurePartitions(pool: pg.Pool, now: number, daysAhead: nu
 
 /**
  * Drops the daily partitions whose whole day ended at or before `now - retentionDays` days (ms), children
- * before parents; returns the names dropped. `retentionDays` 0 keeps everything. The DEFAULT partitions
+ * before parents, with the metrics rollup rows of their days (lib/metrics/rollup.ts); returns the names dropped. `retentionDays` 0 keeps everything. The DEFAULT partitions
  * (rows with ids of no day: none in normal operation) are never dropped. Throws on database errors.
  */
 export async function dropExpiredPartitions(pool: pg.Pool, now: number, retentionDays: number): Promise<string[]> {
@@ -71,7 +73,17 @@ export async function dropExpiredPartitions(pool: pg.Pool, now: number, retentio
       .sort((a, b) => PARTITIONED_TABLES.indexOf(a.parent as never) - PARTITIONED_TABLES.indexOf(b.parent as never) || a.name.localeCompare(b.name));
     const dropped: string[] = [];
     for (const r of expired) {
-      await client.query(`DROP TABLE IF EXISTS "${r.name}"`);
+      // The day's metrics rollup rows go with the day's rows, in the same transaction.
+      const day = Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3]));
+      await client.query("BEGIN");
+      try {
+        await client.query(`DROP TABLE IF EXISTS "${r.name}"`);
+        await dropRollupRange(client, Object.values(GATEWAY_ROLLUPS), r.parent, day, day + DAY_MS);
+        await client.query("COMMIT");
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      }
       dropped.push(r.name);
     }
     return dropped;

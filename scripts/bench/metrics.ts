@@ -7,7 +7,10 @@
  */
 import os from "node:os";
 import pg from "pg";
+import { GATEWAY_METRICS, GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { createId } from "@/lib/ids";
+import { parseGranularity, runMetrics } from "@/lib/metrics/query";
+import { rollupPass } from "@/lib/metrics/rollup";
 import { startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
 
@@ -40,9 +43,8 @@ log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; writing ${events} events
 const loadStarted = Date.now();
 const CHUNK = 20_000;
 const statuses = ["SUCCESSFUL", "SUCCESSFUL", "SUCCESSFUL", "FAILED", "QUEUED"];
-for (let offset = 0; offset < events; offset += CHUNK) {
-  const n = Math.min(CHUNK, events - offset);
-  const times = Array.from({ length: n }, (_, i) => start + Math.floor(((offset + i) / events) * (end - start)));
+/** Writes one request, one event and two attempts at each of `times` (ms). */
+async function write(times: number[]) {
   const requestIds = times.map((t) => createId("request", t));
   const eventIds = times.map((t) => createId("event", t));
   const attemptIds = times.flatMap((t) => [createId("attempt", t + 100), createId("attempt", t + 200)]);
@@ -62,10 +64,36 @@ for (let offset = 0; offset < events; offset += CHUNK) {
     [attemptIds, eventIds, conn.team_id, conn.destination.id, dates.flatMap((d) => [d, d])],
   );
 }
+for (let offset = 0; offset < events; offset += CHUNK) {
+  const n = Math.min(CHUNK, events - offset);
+  await write(Array.from({ length: n }, (_, i) => start + Math.floor(((offset + i) / events) * (end - start))));
+}
 await client.query("VACUUM ANALYZE requests, events, attempts, transformation_executions");
 log(`loaded in ${((Date.now() - loadStarted) / 1000).toFixed(0)} s`);
+// The worker's rollup passes (WORKER_ENABLED is false here: run them in this process), then a live minute
+// written after them, as in production: the last minutes are read from the base tables.
+const rollupStarted = Date.now();
+const rollupPool = new pg.Pool({ connectionString: db.url, max: 2 });
+let rolled = 0;
+for (;;) {
+  const n = await rollupPass(rollupPool, Object.values(GATEWAY_ROLLUPS), Date.now(), { graceMs: 0, maxMs: 3_600_000 });
+  rolled += n ?? 0;
+  const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics_dirty WHERE minute < $1", [new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000)]);
+  if (rows[0]!.n === 0) break;
+}
+await rollupPool.end();
+await client.query("VACUUM ANALYZE metrics_dirty, metrics_requests_1m, metrics_events_1m, metrics_attempts_1m, metrics_attempt_latency_1m, metrics_transformations_1m");
+const { rows: sizes } = await client.query<{ t: string; n: number }>(
+  "SELECT 'events' AS t, count(*)::int AS n FROM metrics_events_1m UNION ALL SELECT 'attempts', count(*)::int FROM metrics_attempts_1m UNION ALL SELECT 'attempt_latency', count(*)::int FROM metrics_attempt_latency_1m UNION ALL SELECT 'requests', count(*)::int FROM metrics_requests_1m",
+);
+log(`rolled up ${rolled} (team, minute) pairs in ${((Date.now() - rollupStarted) / 1000).toFixed(0)} s; rollup rows: ${sizes.map((r) => `${r.t} ${r.n}`).join(", ")}`);
 
-const range = `date_range[start]=${new Date(start).toISOString()}&date_range[end]=${new Date(end).toISOString()}&granularity=1h`;
+// A live minute: one minute's worth of rows over the last 60 s, not rolled up.
+const perMinute = Math.round(events / 1440);
+const liveEnd = Date.now();
+await write(Array.from({ length: perMinute }, (_, i) => liveEnd - 60_000 + Math.floor((i / perMinute) * 60_000)));
+// The range ends now: its last minutes (not rolled up yet) come from the base tables.
+const range = `date_range[start]=${new Date(Date.now() - 24 * 3_600_000).toISOString()}&date_range[end]=${new Date().toISOString()}&granularity=1h`;
 const queries: [string, string][] = [
   ["requests", "measures[]=count&measures[]=rejected_count"],
   ["events", "measures[]=count&measures[]=failed_count&measures[]=error_rate"],
@@ -98,6 +126,20 @@ for (const [name, measures] of queries) {
   console.log(`| ${name} | ${Math.round(percentile(times, 50))} | ${Math.round(percentile(times, 95))} | ${rows} |`);
 }
 console.log(`\n[bench] every endpoint under 300 ms at p50: ${met ? "yes" : "NO"}`);
+// BENCH_EXPLAIN=queue-depth,attempts: the plans of those endpoints' queries (EXPLAIN ANALYZE).
+for (const name of (process.env.BENCH_EXPLAIN ?? "").split(",").filter(Boolean)) {
+  const table = GATEWAY_METRICS[name]!;
+  const q = new URLSearchParams(`${range}&${queries.find(([n]) => n === name)![1]}`);
+  const explain = { query: async (sql: string, params: unknown[]) => (console.log((await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n")), { rows: [] }) };
+  await runMetrics(explain as never, table, [conn.team_id], {
+    start: new Date(q.get("date_range[start]")!),
+    end: new Date(q.get("date_range[end]")!),
+    granularity: parseGranularity(q.get("granularity")!),
+    measures: q.getAll("measures[]"),
+    dimensions: q.getAll("dimensions[]"),
+    filters: {},
+  });
+}
 await client.end();
 await hookyard.stop();
 await db.pg.stop();

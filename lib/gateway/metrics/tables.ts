@@ -3,13 +3,104 @@
  * `/metrics/*`, MetricsResponse): measures, dimensions and filters over indexed columns of requests,
  * events, attempts and transformation executions, scoped to the team ($1). Run by lib/metrics/query.ts.
  */
-import { measure, type MetricsTable } from "@/lib/metrics/query";
+import { MINUTE_SQL, measure, type MetricsTable, type RollupStore, type RollupUse, rollupMeasure } from "@/lib/metrics/query";
 
 const { count, share, distinct: distinctCount, value: latency, percentile } = measure;
+const R = rollupMeasure;
 
 const PENDING = "('QUEUED', 'SCHEDULED', 'HOLD')";
 /** When an event stopped waiting: its success, or its last change once FAILED or CANCELLED; null while it waits. */
 const EVENT_DONE_AT = "CASE WHEN e.status = 'SUCCESSFUL' THEN coalesce(e.successful_at, e.updated_at) WHEN e.status IN ('FAILED', 'CANCELLED') THEN e.updated_at END";
+
+/** A column of a rollup as a dimension or filter: the same name, over its rows. */
+const cols = (...names: string[]) => Object.fromEntries(names.map((n) => [n, `r.${n}`]));
+/** The attempt listing's spelling of a rollup's status. */
+const ATTEMPT_STATUS = "CASE r.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE r.status END";
+const one = { fn: "sum", sql: "1" } as const;
+const counted = (col: string) => ({ fn: "sum", sql: `CASE WHEN ${col} IS NULL THEN 0 ELSE 1 END` }) as const;
+
+/** Per-minute rollups of the gateway's base tables (migration 20261124173000_metrics_rollups), kept by lib/metrics/rollup.ts. */
+export const GATEWAY_ROLLUPS = {
+  requests: {
+    table: "metrics_requests_1m",
+    source: "requests",
+    base: { from: "requests r", team: "r.team_id", time: "r.created_at" },
+    keys: { source_id: "r.source_id", rejection_cause: "r.rejection_cause", verified: "r.verified" },
+    sums: { n: one },
+  },
+  events: {
+    table: "metrics_events_1m",
+    source: "events",
+    base: { from: "events e", team: "e.team_id", time: "e.created_at" },
+    keys: {
+      // Whether the event was made exactly at its minute's start: it is then alive at that instant.
+      at_start: `e.created_at = ${MINUTE_SQL("e.created_at")}`,
+      // When it stopped waiting, rounded up to the minute (alive at a whole minute t iff done_key > t).
+      done_key: `${MINUTE_SQL(`(${EVENT_DONE_AT}) + interval '1 minute' - interval '1 microsecond'`)}`,
+      webhook_id: "e.webhook_id",
+      source_id: "e.source_id",
+      destination_id: "e.destination_id",
+      status: "e.status",
+      response_status: "e.response_status",
+      error_code: "e.error_code",
+    },
+    liveKeys: { at_start: "true", done_key: EVENT_DONE_AT },
+    sums: { n: one, attempts_sum: { fn: "sum", sql: "e.attempts" }, attempts_n: counted("e.attempts"), min_created: { fn: "min", sql: "e.created_at" } },
+    state: { until: "done_key", alive: "(r.minute < b.at OR (r.minute = b.at AND r.at_start)) AND (r.done_key IS NULL OR r.done_key > b.at)" },
+  },
+  attempts: {
+    table: "metrics_attempts_1m",
+    source: "attempts",
+    base: { from: "attempts a", team: "a.team_id", time: "a.created_at" },
+    keys: { destination_id: "a.destination_id", status: "a.status", response_status: "a.response_status", error_code: "a.error_code", trigger: "a.trigger" },
+    sums: {
+      n: one,
+      lat_sum: { fn: "sum", sql: "a.response_latency" },
+      lat_n: counted("a.response_latency"),
+      lat_max: { fn: "max", sql: "a.response_latency" },
+      dlat_sum: { fn: "sum", sql: "a.delivery_latency" },
+      dlat_n: counted("a.delivery_latency"),
+    },
+  },
+  attemptLatency: {
+    table: "metrics_attempt_latency_1m",
+    hourly: "metrics_attempt_latency_1h",
+    source: "attempts",
+    base: { from: "attempts a", team: "a.team_id", time: "a.created_at" },
+    keys: { destination_id: "a.destination_id", status: "a.status", lat_bucket: "hookyard_latency_bucket(a.response_latency)" },
+    sums: {
+      n: one,
+      lat_sum: { fn: "sum", sql: "a.response_latency" },
+      lat_n: counted("a.response_latency"),
+      lat_max: { fn: "max", sql: "a.response_latency" },
+      dlat_sum: { fn: "sum", sql: "a.delivery_latency" },
+      dlat_n: counted("a.delivery_latency"),
+    },
+  },
+  transformations: {
+    table: "metrics_transformations_1m",
+    source: "transformation_executions",
+    base: { from: "transformation_executions x", team: "x.team_id", time: "x.created_at" },
+    keys: { transformation_id: "x.transformation_id", webhook_id: "x.webhook_id", log_level: "x.log_level" },
+    sums: { n: one },
+  },
+} satisfies Record<string, RollupStore>;
+
+const attemptMeasures = {
+  count: R.count(),
+  successful_count: R.count("r.status = 'SUCCESSFUL'"),
+  failed_count: R.count("r.status = 'FAILED'"),
+  error_rate: R.share("r.status = 'FAILED'"),
+  response_latency_avg: R.avg("lat_sum", "lat_n"),
+  response_latency_max: R.value("max(r.lat_max)"),
+  delivery_latency_avg: R.avg("dlat_sum", "dlat_n"),
+};
+const pendingRollup = (measures: RollupUse["measures"], dimensions: string[], filters: string[]): RollupUse => ({
+  store: GATEWAY_ROLLUPS.events,
+  measures,
+  dimensions: cols(...dimensions),
+  filters: cols(...filters),
+});
 
 export const GATEWAY_METRICS: Record<string, MetricsTable> = {
   requests: {
@@ -26,6 +117,20 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { source_id: "r.source_id", rejection_cause: "r.rejection_cause", verified: "r.verified" },
     filters: { source_id: "r.source_id", rejection_cause: "r.rejection_cause", verified: "r.verified" },
+    rollups: [
+      {
+        store: GATEWAY_ROLLUPS.requests,
+        measures: {
+          count: R.count(),
+          accepted_count: R.count("r.rejection_cause IS NULL"),
+          rejected_count: R.count("r.rejection_cause IS NOT NULL"),
+          rejection_rate: R.share("r.rejection_cause IS NOT NULL"),
+          verified_count: R.count("r.verified"),
+        },
+        dimensions: cols("source_id", "rejection_cause", "verified"),
+        filters: cols("source_id", "rejection_cause", "verified"),
+      },
+    ],
   },
   events: {
     kind: "events",
@@ -43,6 +148,22 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { webhook_id: "e.webhook_id", source_id: "e.source_id", destination_id: "e.destination_id", status: "e.status", response_status: "e.response_status", error_code: "e.error_code" },
     filters: { webhook_id: "e.webhook_id", source_id: "e.source_id", destination_id: "e.destination_id", status: "e.status", response_status: "e.response_status", error_code: "e.error_code" },
+    rollups: [
+      {
+        store: GATEWAY_ROLLUPS.events,
+        measures: {
+          count: R.count(),
+          successful_count: R.count("r.status = 'SUCCESSFUL'"),
+          failed_count: R.count("r.status = 'FAILED'"),
+          pending_count: R.count(`r.status IN ${PENDING}`),
+          cancelled_count: R.count("r.status = 'CANCELLED'"),
+          error_rate: R.share("r.status = 'FAILED'"),
+          avg_attempts: R.avg("attempts_sum", "attempts_n"),
+        },
+        dimensions: cols("webhook_id", "source_id", "destination_id", "status", "response_status", "error_code"),
+        filters: cols("webhook_id", "source_id", "destination_id", "status", "response_status", "error_code"),
+      },
+    ],
   },
   attempts: {
     kind: "events",
@@ -70,6 +191,27 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
       trigger: "a.trigger",
     },
     filters: { destination_id: "a.destination_id", event_id: "a.event_id", status: "CASE a.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE a.status END", response_status: "a.response_status", error_code: "a.error_code", trigger: "a.trigger" },
+    // Without percentiles: the small rollup by every dimension. With them: the latency histogram (by
+    // destination and status). The event_id filter is answered by the plain aggregate.
+    rollups: [
+      {
+        store: GATEWAY_ROLLUPS.attempts,
+        measures: attemptMeasures,
+        dimensions: { ...cols("destination_id", "response_status", "error_code", "trigger"), status: ATTEMPT_STATUS },
+        filters: { ...cols("destination_id", "response_status", "error_code", "trigger"), status: ATTEMPT_STATUS },
+      },
+      {
+        store: GATEWAY_ROLLUPS.attemptLatency,
+        measures: {
+          ...attemptMeasures,
+          response_latency_p50: R.percentile(0.5, "lat_sum", "lat_n"),
+          response_latency_p95: R.percentile(0.95, "lat_sum", "lat_n"),
+          response_latency_p99: R.percentile(0.99, "lat_sum", "lat_n"),
+        },
+        dimensions: { destination_id: "r.destination_id", status: ATTEMPT_STATUS },
+        filters: { destination_id: "r.destination_id", status: ATTEMPT_STATUS },
+      },
+    ],
   },
   transformations: {
     kind: "events",
@@ -87,6 +229,22 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { transformation_id: "x.transformation_id", webhook_id: "x.webhook_id", log_level: "x.log_level" },
     filters: { transformation_id: "x.transformation_id", webhook_id: "x.webhook_id", log_level: "x.log_level" },
+    rollups: [
+      {
+        store: GATEWAY_ROLLUPS.transformations,
+        measures: {
+          count: R.count(),
+          successful_count: R.count("r.log_level NOT IN ('error', 'fatal')"),
+          failed_count: R.count("r.log_level IN ('error', 'fatal')"),
+          error_rate: R.share("r.log_level IN ('error', 'fatal')"),
+          warn_count: R.count("r.log_level = 'warn'"),
+          info_count: R.count("r.log_level = 'info'"),
+          debug_count: R.count("r.log_level = 'debug'"),
+        },
+        dimensions: cols("transformation_id", "webhook_id", "log_level"),
+        filters: cols("transformation_id", "webhook_id", "log_level"),
+      },
+    ],
   },
   "events-by-issue": {
     kind: "events",
@@ -110,6 +268,7 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { destination_id: "e.destination_id" },
     filters: { destination_id: "e.destination_id", webhook_id: "e.webhook_id" },
+    rollups: [pendingRollup({ max_depth: R.count(), max_age: R.value("extract(epoch FROM max(b.at - r.min_created))") }, ["destination_id"], ["destination_id", "webhook_id"])],
   },
   "events-pending-timeseries": {
     kind: "state",
@@ -120,5 +279,6 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     measures: { count: count() },
     dimensions: { webhook_id: "e.webhook_id", destination_id: "e.destination_id", source_id: "e.source_id" },
     filters: { webhook_id: "e.webhook_id", destination_id: "e.destination_id", source_id: "e.source_id" },
+    rollups: [pendingRollup({ count: R.count() }, ["webhook_id", "destination_id", "source_id"], ["webhook_id", "destination_id", "source_id"])],
   },
 };
