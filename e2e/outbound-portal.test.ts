@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePool } from "@/lib/db/pool";
 import { createOutboundKey, tenantToken } from "@/lib/outbound/auth";
 import { BASE_URL } from "./support/client";
+import { newUser, sessionOnly, signInHttp } from "./support/dashboard";
+import { newTeam } from "./support/gateway";
 
 const run = randomBytes(4).toString("hex");
 const A = `cookie-a-${run}`;
@@ -133,5 +135,22 @@ describe("the cookie on the API", () => {
     expect(ok.status).toBe(201);
     expect((await call({ cookie: jwtA, csrf: true }, "PUT", `/tenants/${A}/destinations/${ok.json.id}/disable`)).json.disabled_at).not.toBeNull();
     expect((await call({ header: jwtA }, "DELETE", `/tenants/${A}/destinations/${ok.json.id}`)).status).toBe(200);
+  });
+
+  it("a browser signed in to the dashboard and holding a tenant's portal cookie: the portal's requests (x-hookyard-portal) stay that tenant's, the dashboard's are admin", async () => {
+    const team = await newTeam("portal and dashboard");
+    const user = await newUser(team.teamId);
+    const signedIn = await signInHttp(user.email, user.password);
+    expect(signedIn.error).toBeNull();
+    const both = `${sessionOnly(signedIn.cookie)}; hy_portal=${jwtA}`;
+    const get = async (path: string, portal: boolean) =>
+      (await fetch(`${BASE_URL}/outbound/api/v1${path}`, { headers: { cookie: both, ...(portal ? { "x-hookyard-portal": "1" } : {}) } })).status;
+    expect(await get(`/tenants/${B}`, true)).toBe(403);
+    expect(await get(`/tenants/${B}/destinations/${destinationB}`, true)).toBe(403);
+    expect(await get(`/tenants/${A}`, true)).toBe(200);
+    const portalList = await fetch(`${BASE_URL}/outbound/api/v1/tenants?limit=100`, { headers: { cookie: both, "x-hookyard-portal": "1" } });
+    expect(((await portalList.json()) as { models: { id: string }[] }).models.map((t) => t.id)).toEqual([A]);
+    expect(await get(`/tenants/${B}`, false)).toBe(200);
+    expect(await get(`/tenants/${A}/token`, false)).toBe(200);
   });
 });
