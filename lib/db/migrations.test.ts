@@ -24,6 +24,13 @@ const urlOf = (db: string) => adminUrl!.replace(/\/[^/?]+(\?|$)/, `/${db}$1`);
 const PARTITIONED = { attempts: "id", events: "id", ignored_events: "id", transformation_executions: "id", request_raw_data: "request_id", requests: "id" };
 /** The outbound tables are partitioned by day on their time (migration 20261124172523_outbound_partition_by_time). */
 const TIME_PARTITIONED = ["outbound_attempts", "outbound_events"];
+/**
+ * The metrics rollup tables (migration 20261124173000_metrics_rollups, lib/metrics/rollup.ts) are plain SQL kept by
+ * the worker: they have no primary key, so schema.prisma cannot describe them. They are checked to exist and are
+ * left out of the comparison.
+ */
+const ROLLUP_TABLES = ["metrics_dirty", "metrics_requests_1m", "metrics_events_1m", "metrics_attempts_1m", "metrics_attempt_latency_1m", "metrics_attempt_latency_1h", "metrics_transformations_1m"];
+const ofRollupTable = (line: string) => ROLLUP_TABLES.some((t) => line.includes(` ${t}.`) || line.includes(` ${t} `) || line.includes(` public.${t} `));
 const KNOWN_DIFFERENCES = [
   ...Object.entries(PARTITIONED).flatMap(([table, key]) => [`partitioned ${table} RANGE (${key})`, `collation ${table}.${key} C`]),
   ...TIME_PARTITIONED.map((table) => `partitioned ${table} RANGE ("time")`),
@@ -52,7 +59,8 @@ describe("migrations agree with schema.prisma", () => {
     const fromSchema = await describeCatalog(urlOf(names.fromSchema));
     expect(migrated.length).toBeGreaterThan(20);
     expect(migrated.filter((line) => KNOWN_DIFFERENCES.includes(line)).sort()).toEqual([...KNOWN_DIFFERENCES].sort());
-    expect(migrated.filter((line) => !KNOWN_DIFFERENCES.includes(line))).toEqual(fromSchema);
+    for (const table of ROLLUP_TABLES) expect(migrated.some((line) => line.startsWith(`column ${table}.`))).toBe(true);
+    expect(migrated.filter((line) => !KNOWN_DIFFERENCES.includes(line) && !ofRollupTable(line))).toEqual(fromSchema);
   });
 
   it("the schema snapshot used to write the next migration is the current schema", () => {
