@@ -16,7 +16,9 @@ import { buildIfNeeded } from "../build-if-needed";
 
 const amount = Number(process.env.BENCH_REQUESTS ?? 50_000);
 const connectionsList = (process.env.BENCH_CONNECTIONS ?? "10,50,200").split(",").map(Number);
-const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(1024 - 80) } }).slice(0, 1024);
+// Valid JSON of exactly 1 KiB (a team source answers 400 UNPARSABLE_JSON to a truncated one).
+const jsonOf = (pad: number) => JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(pad) } });
+const body = jsonOf(1024 - jsonOf(0).length);
 
 type Run = { rps: number; p50: number; p99: number; errors: number; ok: number; non2xx: number };
 

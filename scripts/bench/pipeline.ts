@@ -23,7 +23,9 @@ const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const duration = Number(process.env.BENCH_DURATION ?? 60);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(1024 - 80) } }).slice(0, 1024);
+// Valid JSON of exactly 1 KiB (a team source answers 400 UNPARSABLE_JSON to a truncated one).
+const jsonOf = (pad: number) => JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(pad) } });
+const body = jsonOf(1024 - jsonOf(0).length);
 const log = (m: string) => console.log(`[bench] ${m}`);
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
 
