@@ -229,14 +229,17 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-from-filter")).toHaveText(`Retry all ${N} matching`);
       await page.getByTestId("bulk-from-filter").click();
       await expect(page.getByTestId("family-requests.retry")).toBeChecked();
-      await page.getByTestId("family-requests.replay").check();
+      await page.getByTestId("family-requests.replay").click();
+      await expect(page.getByTestId("family-requests.replay")).toBeChecked();
       await expect(page.getByTestId("filter-source_id")).toHaveValue(source.id);
       await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(N));
       // No target yet: the start button waits for one.
       await expect(page.getByTestId("target-needed")).toBeVisible();
       await expect(page.getByTestId("bulk-start")).toBeDisabled();
       await page.getByTestId("target-source").selectOption(source.id);
-      await page.getByTestId(`target-connection-${backfill.id}`).check();
+      // The choice lives in the page address (router.replace), so the box turns checked a moment after the click.
+      await page.getByTestId(`target-connection-${backfill.id}`).click();
+      await expect(page.getByTestId(`target-connection-${backfill.id}`)).toBeChecked();
       await expect(page).toHaveURL(new RegExp(`target_webhooks=${backfill.id}`));
       await expectAccessible(page);
       await page.getByTestId("bulk-start").click();
