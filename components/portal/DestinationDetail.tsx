@@ -13,7 +13,10 @@ import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { topicsText } from "@/components/portal/DestinationList";
 import { sectionsOf } from "@/components/portal/NewDestination";
 import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
-import { BackLink, btn, Card, CardHeader, ConfirmDialog, EnabledBadge, ErrorNotice, Skeleton, TypeIcon, When } from "@/components/portal/ui";
+import { BackLink } from "@/components/ui/Button";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
+import { btn, EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
 
 function useDestinationUpdate(id: string) {
@@ -35,7 +38,7 @@ export function DestinationDetail({ id }: { id: string }) {
   const created = useSearchParams().get("created") === "1";
   if (q.isPending)
     return (
-      <Card>
+      <Card bodyClassName="p-0">
         <Skeleton />
       </Card>
     );
@@ -130,7 +133,7 @@ function SecretPanel({ d }: { d: Destination }) {
   const secret = d.credentials.secret ?? "";
   const previousUntil = d.credentials.previous_secret_invalid_at;
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
       <div className="space-y-3 p-4 sm:p-5">
         <div className="flex flex-wrap items-center gap-2">
@@ -169,6 +172,7 @@ function SecretPanel({ d }: { d: Destination }) {
         open={confirm}
         title="Rotate the signing secret?"
         confirmLabel="Rotate secret"
+        confirmVariant="brand"
         pending={rotate.isPending}
         error={rotate.isError ? `Not rotated: ${rotate.error.message}` : null}
         onConfirm={() => rotate.mutate({ credentials: { rotate_secret: true } }, { onSuccess: () => (setConfirm(false), setShown(true)) })}
@@ -189,7 +193,7 @@ function SettingsPanel({ d, type }: { d: Destination; type: DestinationType }) {
   const sections = useMemo(() => sectionsOf(type), [type]);
   const err = save.error instanceof ApiError ? save.error : null;
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title="Settings" description={`Change where and what this ${type.label.toLowerCase()} destination receives. The type cannot be changed.`} />
       <div className="p-4 sm:p-5">
         {save.isSuccess && !save.isPending && (
