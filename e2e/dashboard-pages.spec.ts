@@ -239,9 +239,10 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await expectAccessible(page);
     await screenshots(page, "outbound-tenant");
 
+    // The popup passes /portal?token=… on to /portal/enter and then /portal within milliseconds: watch its first request.
+    const opened = page.context().waitForEvent("request", (r) => /\/portal\?token=/.test(r.url()));
     const [popup] = await Promise.all([page.waitForEvent("popup"), page.getByTestId("open-portal").click()]);
-    await popup.waitForURL(/\/portal\?/);
-    const portal = new URL(popup.url());
+    const portal = new URL((await opened).url());
     expect(portal.origin).toBe(new URL(BASE_URL).origin);
     expect(portal.searchParams.get("token")).toBeTruthy();
     await popup.close();

@@ -1,6 +1,6 @@
 import { cx } from "@/components/ui/cx";
 
-/** A bordered panel. `title` (and `actions`) make a header row. */
+/** A bordered panel. `title` (and `actions`) make a header row; `bodyClassName` replaces the body's `p-4`. */
 export function Card({ title, actions, className, bodyClassName, children, ...rest }: Omit<React.HTMLAttributes<HTMLElement>, "title"> & { title?: React.ReactNode; actions?: React.ReactNode; bodyClassName?: string }) {
   return (
     <section className={cx("rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60", className)} {...rest}>
@@ -10,7 +10,8 @@ export function Card({ title, actions, className, bodyClassName, children, ...re
           {actions && <div className="flex items-center gap-2">{actions}</div>}
         </header>
       )}
-      <div className={cx("p-4", bodyClassName)}>{children}</div>
+      {/* bodyClassName replaces the padding (no class merging: "p-4 p-0" would keep p-4). */}
+      <div className={bodyClassName ?? "p-4"}>{children}</div>
     </section>
   );
 }
