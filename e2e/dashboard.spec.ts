@@ -161,6 +161,7 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-from-filter")).toHaveText(`Retry all ${N} matching`);
       await page.getByTestId("explorer-row").first().click();
       await expect(page.getByTestId("event-detail")).toContainText("FAILED");
+      await expect(page.getByTestId("event-connection")).toHaveText("src-outage -> conn-outage");
       await expect(page.getByTestId("attempt-row")).toHaveCount(1);
       await page.getByTestId("attempt-row").first().click();
       await expect(page.getByTestId("attempt-body")).toHaveText("down for maintenance");
