@@ -9,8 +9,9 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { useId, useState } from "react";
 import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs, useDestinationsPath } from "@/components/portal/api";
 import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
-import { AttemptBadge, btn, EmptyState, ErrorNotice, When } from "@/components/portal/ui";
+import { AttemptBadge, EmptyState, ErrorNotice, When } from "@/components/portal/ui";
 
 const PAGE = 20;
 
@@ -90,9 +91,9 @@ function AttemptList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more attempts"}
-          </button>
+          </Button>
         </div>
       )}
     </>
@@ -174,9 +175,9 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
         {event.isPending ? <Skeleton lines={1} /> : event.isError ? <ErrorNotice error={event.error} what="The event" /> : <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>}
       </div>
       <div className="flex flex-wrap items-center gap-3">
-        <button type="button" className={btn.primary} disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
+        <Button variant="brand" disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
           {retry.isPending ? "Retrying…" : "Retry"}
-        </button>
+        </Button>
         <p className="text-xs text-zinc-600 dark:text-zinc-400" role="status">
           {retry.isSuccess
             ? "Retry queued: the new attempt appears in the list within a few seconds."
@@ -222,9 +223,9 @@ function EventList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more events"}
-          </button>
+          </Button>
         </div>
       )}
     </>
