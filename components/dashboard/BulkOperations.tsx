@@ -118,6 +118,10 @@ export function BulkOperations() {
   }, [finished, client]);
 
   const count = plan.data?.estimated_count ?? 0;
+  const sources = useNamed("sources");
+  const connections = useNamed("connections");
+  const destinations = useNamed("destinations");
+  const names = new Map([...(sources.data?.models ?? []), ...(destinations.data?.models ?? []), ...(connections.data?.models ?? [])].map((m) => [m.id, m.full_name ?? m.name]));
 
   return (
     <>
@@ -158,7 +162,7 @@ export function BulkOperations() {
                 <p className="text-sm">
                   <span className="text-lg font-semibold tabular-nums">{count.toLocaleString()}</span> {family.noun} match
                   {count > 0 && <span className="text-zinc-600 dark:text-zinc-400"> · {plan.data.estimated_batch.toLocaleString()} batch{plan.data.estimated_batch === 1 ? "" : "es"}</span>}
-                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query)}</span>
+                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query, names)}</span>
                 </p>
               )}
             </div>
@@ -240,7 +244,9 @@ export function BulkOperations() {
                       <Td>
                         <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>{s.label}</Badge>
                       </Td>
-                      <Td className="max-w-xs truncate text-xs">{describeQuery(h.query)}</Td>
+                      <Td className="max-w-xs truncate text-xs" title={describeQuery(h.query, names)}>
+                        {describeQuery(h.query, names)}
+                      </Td>
                       <Td className="text-right whitespace-nowrap tabular-nums">
                         {h.completed_count.toLocaleString()} / {h.estimated_count.toLocaleString()}
                       </Td>

@@ -64,9 +64,13 @@ export function filterToBulkQuery(f: Filter): Record<string, unknown> {
   return q;
 }
 
-/** The inverse of {@link filterToBulkQuery} for display (past operations' filters). */
-export function describeQuery(q: Record<string, unknown>): string {
-  const parts = Object.entries(q).map(([k, v]) => (typeof v === "object" && v !== null ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${String(x)}`).join(", ")}` : `${k} = ${String(v)}`));
+/**
+ * The inverse of {@link filterToBulkQuery} for display (past operations' filters), e.g.
+ * `status = FAILED · created_at gte 2026-…`; ids found in `names` (id → name) are shown by name.
+ */
+export function describeQuery(q: Record<string, unknown>, names?: Map<string, string>): string {
+  const show = (x: unknown): string => (Array.isArray(x) ? x.map(show).join(", ") : typeof x === "string" ? (names?.get(x) ?? x) : String(x));
+  const parts = Object.entries(q).map(([k, v]) => (typeof v === "object" && v !== null && !Array.isArray(v) ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${show(x)}`).join(", ")}` : `${k} = ${show(v)}`));
   return parts.length ? parts.join(" · ") : "everything";
 }
 
