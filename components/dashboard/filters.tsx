@@ -70,7 +70,9 @@ export function filterToBulkQuery(f: Filter): Record<string, unknown> {
  */
 export function describeQuery(q: Record<string, unknown>, names?: Map<string, string>): string {
   const show = (x: unknown): string => (Array.isArray(x) ? x.map(show).join(", ") : typeof x === "string" ? (names?.get(x) ?? x) : String(x));
-  const parts = Object.entries(q).map(([k, v]) => (typeof v === "object" && v !== null && !Array.isArray(v) ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${show(x)}`).join(", ")}` : `${k} = ${show(v)}`));
+  // A replay's target reads last (the API stores jsonb, whose key order is not the one sent).
+  const entries = Object.entries(q).sort(([a], [b]) => Number(a === "target") - Number(b === "target"));
+  const parts = entries.map(([k, v]) => (typeof v === "object" && v !== null && !Array.isArray(v) ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${show(x)}`).join(", ")}` : `${k} = ${show(v)}`));
   return parts.length ? parts.join(" · ") : "everything";
 }
 
