@@ -239,9 +239,12 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await expectAccessible(page);
     await screenshots(page, "outbound-tenant");
 
+    // The popup passes /portal?token=… on to /portal/enter and then /portal within milliseconds: watch its first request.
+    const opened = page.context().waitForEvent("request", (r) => /\/portal\?token=/.test(r.url()));
     const [popup] = await Promise.all([page.waitForEvent("popup"), page.getByTestId("open-portal").click()]);
-    // The redirect URL's token is exchanged for the portal cookie and leaves the address bar; the portal, in the
-    // same browser as the signed-in dashboard, shows this tenant's destination.
+    // The redirect URL (with its token) opens; the token is exchanged for the portal cookie and leaves the address
+    // bar; the portal, in the same browser as the signed-in dashboard, shows this tenant's destination.
+    expect(new URL((await opened).url()).searchParams.get("token")).toBeTruthy();
     await popup.waitForURL((url) => url.pathname === "/portal");
     const portal = new URL(popup.url());
     expect(portal.origin).toBe(new URL(BASE_URL).origin);

@@ -161,12 +161,18 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-from-filter")).toHaveText(`Retry all ${N} matching`);
       await page.getByTestId("explorer-row").first().click();
       await expect(page.getByTestId("event-detail")).toContainText("FAILED");
+      await expect(page.getByTestId("event-connection")).toHaveText("src-outage -> conn-outage");
       await expect(page.getByTestId("attempt-row")).toHaveCount(1);
       await page.getByTestId("attempt-row").first().click();
       await expect(page.getByTestId("attempt-body")).toHaveText("down for maintenance");
       await expect(page.getByTestId("event-body")).toContainText('"order"');
       await expectAccessible(page);
       await shoot(page, "events");
+      // The primary button's hover colour keeps its white text readable in dark (axe on the hovered state).
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.getByTestId("bulk-from-filter").hover();
+      await expectAccessible(page);
+      await page.emulateMedia({ colorScheme: "light" });
 
       await page.getByTestId("bulk-from-filter").click();
       await expect(page).toHaveURL(/\/dashboard\/bulk\?.*family=events\.retry/);
@@ -190,6 +196,80 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-nothing")).toBeVisible();
       await expectAccessible(page);
       await shoot(page, "bulk");
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("replay: requests that arrived before a connection existed go through it, from the requests explorer to delivery", async ({ page }) => {
+    test.setTimeout(90_000);
+    const receiver = await startReceiver();
+    try {
+      const { teamId, key, email } = await setup("replay");
+      receiver.respond({ status: 200, body: "ok" });
+      const url = await connect(key, receiver, "replay-old");
+      const N = 6;
+      for (let i = 0; i < N; i++) await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ invoice: i }) });
+      await eventsWithStatus(teamId, "SUCCESSFUL", N);
+      await receiver.waitFor(N, 15_000);
+      const source = (await call(key, "GET", "sources?name=src-replay-old")).json.models[0];
+      // A second source with a connection of its own must get nothing: the target is the chosen source's new connection.
+      await connect(key, receiver, "replay-other");
+      // The new connection on the same source, made after every request arrived.
+      const created = await call(key, "POST", "connections", { name: "backfill", source_id: source.id, destination: { name: "dst-backfill", config: { url: `${receiver.url}/backfill` } } });
+      expect(created.status, JSON.stringify(created.json)).toBe(200);
+      const backfill = created.json;
+
+      await signIn(page, email);
+      await expect(page).toHaveURL(/\/dashboard$/);
+      await page.getByRole("link", { name: "Requests", exact: true }).click();
+      await expect(page.getByTestId("explorer-row")).toHaveCount(N);
+      // Names instead of bare ids.
+      await expect(page.getByTestId("explorer-row").first()).toContainText("src-replay-old");
+      await page.getByTestId("filter-source_id").selectOption(source.id);
+      await expect(page.getByTestId("bulk-from-filter")).toHaveText(`Retry all ${N} matching`);
+      await page.getByTestId("bulk-from-filter").click();
+      await expect(page.getByTestId("family-requests.retry")).toBeChecked();
+      await page.getByTestId("family-requests.replay").click();
+      await expect(page.getByTestId("family-requests.replay")).toBeChecked();
+      await expect(page.getByTestId("filter-source_id")).toHaveValue(source.id);
+      await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(N));
+      // No target yet: the start button waits for one.
+      await expect(page.getByTestId("target-needed")).toBeVisible();
+      await expect(page.getByTestId("bulk-start")).toBeDisabled();
+      await page.getByTestId("target-source").selectOption(source.id);
+      // The choice lives in the page address (router.replace), so the box turns checked a moment after the click.
+      await page.getByTestId(`target-connection-${backfill.id}`).click();
+      await expect(page.getByTestId(`target-connection-${backfill.id}`)).toBeChecked();
+      await expect(page).toHaveURL(new RegExp(`target_webhooks=${backfill.id}`));
+      await expectAccessible(page);
+      await page.getByTestId("bulk-start").click();
+      await expect(page.getByTestId("bulk-confirmation")).toContainText(`Replay ${N} requests?`);
+      await expect(page.getByTestId("bulk-confirm-target")).toContainText("1 chosen connection");
+      await page.getByTestId("bulk-confirm").click();
+      await expect(page.getByTestId("bulk-state")).toHaveText("Completed", { timeout: 30_000 });
+      await expect(page.getByTestId("bulk-counts")).toContainText(`${N} of ${N} requests handled`);
+      const all = await receiver.waitFor(2 * N, 30_000);
+      await page.waitForTimeout(1_000);
+      // Exactly N more deliveries, all to the new connection's destination, with the original bodies.
+      expect(receiver.received.length).toBe(2 * N);
+      const replayed = all.slice(N);
+      expect(replayed.map((r) => r.url)).toEqual(Array(N).fill("/backfill"));
+      expect(replayed.map((r) => JSON.parse(r.body.toString()).invoice).sort()).toEqual([...Array(N).keys()]);
+      await expect(page.getByTestId("bulk-history-row")).toHaveCount(1);
+      // The past operation's filter names the source and the connection instead of their ids.
+      await expect(page.getByTestId("bulk-history-row").first()).toContainText("source_id = src-replay-old · target source_id src-replay-old, webhook_ids src-replay-old -> backfill");
+      await expectAccessible(page);
+      await shoot(page, "bulk-replay");
+
+      // From the operation to the events it created.
+      const opId = new URL(page.url()).searchParams.get("op")!;
+      await page.getByTestId("bulk-events-link").click();
+      await expect(page).toHaveURL(new RegExp(`/dashboard/events\\?bulk_retry_id=${opId}`));
+      await expect(page.getByTestId("filter-bulk_retry_id")).toHaveValue(opId);
+      await expect(page.getByTestId("explorer-row")).toHaveCount(N);
+      for (const row of await page.getByTestId("explorer-row").all()) await expect(row).toContainText("src-replay-old -> backfill");
+      await expect(page.getByTestId("explorer-row").getByText("SUCCESSFUL")).toHaveCount(N);
     } finally {
       await receiver.close();
     }

@@ -18,7 +18,7 @@ export default async function PortalLayout({ children }: { children: React.React
   const session = await portalSession();
   const { brand, theme } = session;
   const name = brand.organizationName || "Event destinations";
-  const style = { "--brand": brand.brandColor, "--brand-fg": brand.brandForeground, colorScheme: theme ?? "light dark" } as React.CSSProperties;
+  const style = { "--brand": brand.brandColor, "--brand-fg": brand.brandForeground, "--hy-focus": brand.brandColor, colorScheme: theme ?? "light dark" } as React.CSSProperties;
   return (
     <div data-portal data-theme={theme ?? "system"} className={`${theme ?? ""} min-h-dvh bg-zinc-50 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100`} style={style}>
       <a href="#main" className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium text-zinc-900 focus:not-sr-only focus:absolute focus:left-3 focus:top-3 focus:outline-2 focus:outline-[var(--brand)]">

@@ -4,11 +4,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { RelativeTime } from "@/components/Time";
-import { api, type BulkOperation, type Paged, qs } from "@/components/dashboard/api";
-import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind } from "@/components/dashboard/filters";
+import { api, type BulkOperation, type Connection, type Paged, qs } from "@/components/dashboard/api";
+import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed } from "@/components/dashboard/filters";
 import { Badge } from "@/components/ui/Badge";
-import { Button } from "@/components/ui/Button";
+import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { Checkbox, Field, Select } from "@/components/ui/Field";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { cx } from "@/components/ui/cx";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -21,10 +22,17 @@ export const FAMILIES: Family[] = [
   { id: "events.retry", path: "events/retry", kind: "events", label: "Retry events", verb: "Retry", noun: "events", effect: "Each event gets a new delivery now, through its connection's current destination and rules." },
   { id: "events.cancel", path: "events/cancel", kind: "events", label: "Cancel events", verb: "Cancel", noun: "events", effect: "Each scheduled, queued or held event becomes CANCELLED; delivered events keep their history." },
   { id: "requests.retry", path: "requests/retry", kind: "requests", label: "Retry requests", verb: "Retry", noun: "requests", effect: "Each request runs through its source's current connections again." },
+  { id: "requests.replay", path: "requests/replay", kind: "requests", label: "Replay requests", verb: "Replay", noun: "requests", effect: "Each request goes through the full pipeline (rules, transformations, deduplication) of the target connections, even ones created after it arrived." },
   { id: "ignored-events.retry", path: "ignored-events/retry", kind: "ignored-events", label: "Retry ignored events", verb: "Retry", noun: "ignored events", effect: "Each ignored request runs through its connection again with today's rules." },
 ];
 
 const POLL_MS = 1_000;
+
+/** A replay's target as kept in the page address: `target_source` and `target_webhooks` (comma-separated). */
+type Target = { source_id?: string; webhook_ids: string[] };
+function targetFromParams(params: URLSearchParams): Target {
+  return { source_id: params.get("target_source") || undefined, webhook_ids: (params.get("target_webhooks") ?? "").split(",").filter(Boolean) };
+}
 
 /** What a run's state is, in words and tone. */
 function stateOf(op: BulkOperation): { label: string; tone: "accent" | "success" | "neutral" | "danger" } {
@@ -47,14 +55,23 @@ export function BulkOperations() {
   const family = FAMILIES.find((f) => f.id === params.get("family")) ?? FAMILIES[0]!;
   const filter = useMemo(() => filterFromParams(new URLSearchParams(params.toString()), family.kind), [params, family.kind]);
   const opId = params.get("op");
+  const replay = family.id === "requests.replay";
+  const target = useMemo(() => targetFromParams(new URLSearchParams(params.toString())), [params]);
   const query = useMemo(() => filterToBulkQuery(filter), [filter]);
+  // The plan ignores a replay's target (docs/gateway-api.md "Bulk operations"); only the create carries it.
+  const createQuery = replay ? { ...query, target: { source_id: target.source_id, ...(target.webhook_ids.length ? { webhook_ids: target.webhook_ids } : {}) } } : query;
   const queryJson = JSON.stringify(query);
   const [confirming, setConfirming] = useState(false);
   const confirmRef = useRef<HTMLDivElement>(null);
 
-  function navigate(next: { family?: string; filter?: Filter; op?: string | null }) {
+  function navigate(next: { family?: string; filter?: Filter; op?: string | null; target?: Target }) {
     const sp = filterToParams(next.filter ?? filter);
     sp.set("family", next.family ?? family.id);
+    const t = next.target ?? target;
+    if ((next.family ?? family.id) === "requests.replay" && t.source_id) {
+      sp.set("target_source", t.source_id);
+      if (t.webhook_ids.length) sp.set("target_webhooks", t.webhook_ids.join(","));
+    }
     const op = next.op === undefined ? opId : next.op;
     if (op) sp.set("op", op);
     setConfirming(false);
@@ -66,7 +83,7 @@ export function BulkOperations() {
     queryFn: () => api<{ estimated_count: number; estimated_batch: number }>(`bulk/${family.path}/plan${qs({ query: queryJson })}`),
   });
   const create = useMutation({
-    mutationFn: () => api<BulkOperation>(`bulk/${family.path}`, { method: "POST", body: { query } }),
+    mutationFn: () => api<BulkOperation>(`bulk/${family.path}`, { method: "POST", body: { query: createQuery } }),
     onSuccess: (op) => {
       navigate({ op: op.id });
       void client.invalidateQueries({ queryKey: ["bulk-history"] });
@@ -101,6 +118,10 @@ export function BulkOperations() {
   }, [finished, client]);
 
   const count = plan.data?.estimated_count ?? 0;
+  const sources = useNamed("sources");
+  const connections = useNamed("connections");
+  const destinations = useNamed("destinations");
+  const names = new Map([...(sources.data?.models ?? []), ...(destinations.data?.models ?? []), ...(connections.data?.models ?? [])].map((m) => [m.id, m.full_name ?? m.name]));
 
   return (
     <>
@@ -109,7 +130,7 @@ export function BulkOperations() {
         <Card title="1. What to do">
           <fieldset>
             <legend className="sr-only">Operation</legend>
-            <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-4">
+            <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
               {FAMILIES.map((f) => (
                 <label
                   key={f.id}
@@ -130,6 +151,7 @@ export function BulkOperations() {
         </Card>
         <Card title={`2. Which ${family.noun}`}>
           <FilterControls kind={family.kind} value={filter} onChange={(f) => navigate({ filter: f })} />
+          {replay && <ReplayTargetPicker value={target} onChange={(t) => navigate({ target: t })} />}
           <div className="mt-4 flex flex-col gap-3 border-t border-zinc-200 pt-4 sm:flex-row sm:items-center sm:justify-between dark:border-zinc-800">
             <div aria-live="polite" data-testid="plan-estimate" data-count={plan.data?.estimated_count ?? ""}>
               {plan.error ? (
@@ -140,7 +162,7 @@ export function BulkOperations() {
                 <p className="text-sm">
                   <span className="text-lg font-semibold tabular-nums">{count.toLocaleString()}</span> {family.noun} match
                   {count > 0 && <span className="text-zinc-600 dark:text-zinc-400"> · {plan.data.estimated_batch.toLocaleString()} batch{plan.data.estimated_batch === 1 ? "" : "es"}</span>}
-                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query)}</span>
+                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query, names)}</span>
                 </p>
               )}
             </div>
@@ -149,7 +171,7 @@ export function BulkOperations() {
                 Nothing to do: widen the filter, or choose another operation.
               </p>
             ) : !confirming ? (
-              <Button variant="primary" disabled={!count || create.isPending} onClick={() => setConfirming(true)} data-testid="bulk-start">
+              <Button variant="primary" disabled={!count || create.isPending || (replay && !target.source_id)} onClick={() => setConfirming(true)} data-testid="bulk-start">
                 {family.verb} {count.toLocaleString()} {family.noun}…
               </Button>
             ) : null}
@@ -159,6 +181,11 @@ export function BulkOperations() {
               <p className="text-sm font-medium text-amber-950 dark:text-amber-100">
                 {family.verb} {count.toLocaleString()} {family.noun}? {family.effect}
               </p>
+              {replay && (
+                <p className="mt-1 text-xs text-amber-900 dark:text-amber-200" data-testid="bulk-confirm-target">
+                  Target: {target.webhook_ids.length ? `${target.webhook_ids.length} chosen connection${target.webhook_ids.length === 1 ? "" : "s"}` : "every active connection"} of the chosen source.
+                </p>
+              )}
               <p className="mt-1 text-xs text-amber-900 dark:text-amber-200">Records that arrive from now on are not included. You can cancel while it runs.</p>
               <div className="mt-3 flex gap-2">
                 <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending} data-testid="bulk-confirm">
@@ -217,7 +244,9 @@ export function BulkOperations() {
                       <Td>
                         <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>{s.label}</Badge>
                       </Td>
-                      <Td className="max-w-xs truncate text-xs">{describeQuery(h.query)}</Td>
+                      <Td className="max-w-xs truncate text-xs" title={describeQuery(h.query, names)}>
+                        {describeQuery(h.query, names)}
+                      </Td>
                       <Td className="text-right whitespace-nowrap tabular-nums">
                         {h.completed_count.toLocaleString()} / {h.estimated_count.toLocaleString()}
                       </Td>
@@ -262,8 +291,68 @@ function RunProgress({ op, family, onCancel, cancelling, cancelError }: { op: Bu
         {Math.round(op.progress * 100)}% · {done.toLocaleString()} of {op.estimated_count.toLocaleString()} {family.noun} handled
         {op.failed_count ? ` · ${op.failed_count.toLocaleString()} failed` : ""} · batch {op.processed_batch} of {op.estimated_batch}
       </p>
+      {family.id !== "events.cancel" && op.completed_count > 0 && (
+        <p>
+          <ButtonLink href={`/dashboard/events?bulk_retry_id=${encodeURIComponent(op.id)}`} size="sm" data-testid="bulk-events-link">
+            {family.id === "events.retry" ? "See the events it retried" : "See the events it created"}
+          </ButtonLink>
+        </p>
+      )}
       {cancelError ? <ErrorMessage title="Cancelling failed" error={cancelError} /> : null}
       {!op.in_progress && op.cancelled_at && !op.completed_at && <p className="text-sm text-zinc-600 dark:text-zinc-400">Stopped before its next batch. What it already did stays done.</p>}
     </div>
+  );
+}
+
+/**
+ * A replay's target (`query.target`): a source, then optionally some of its connections. With none ticked the
+ * requests go through every active connection of the source as the replay runs, including ones created after
+ * the requests arrived (docs/gateway-api.md "Bulk operations").
+ */
+function ReplayTargetPicker({ value, onChange }: { value: Target; onChange: (t: Target) => void }) {
+  const sources = useNamed("sources");
+  const connections = useQuery({
+    queryKey: ["replay-connections", value.source_id],
+    queryFn: () => api<Paged<Connection>>(`connections${qs({ source_id: value.source_id, limit: 250, order_by: "name", dir: "asc" })}`),
+    enabled: Boolean(value.source_id),
+  });
+  const toggle = (id: string, on: boolean) => onChange({ ...value, webhook_ids: on ? [...value.webhook_ids, id] : value.webhook_ids.filter((w) => w !== id) });
+  return (
+    <fieldset className="mt-4 border-t border-zinc-200 pt-4 dark:border-zinc-800" data-testid="replay-target">
+      <legend className="sr-only">Replay target</legend>
+      <h3 className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">Replay into</h3>
+      <p className="mt-0.5 mb-3 text-xs text-zinc-600 dark:text-zinc-400">The source whose connections receive the requests; it may differ from the source they arrived at.</p>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <Field label="Target source">
+          {(p) => (
+            <Select {...p} value={value.source_id ?? ""} onChange={(e) => onChange({ source_id: e.target.value || undefined, webhook_ids: [] })} data-testid="target-source">
+              <option value="">Choose a source…</option>
+              {(sources.data?.models ?? []).map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        {value.source_id && (
+          <div className="flex flex-col gap-1">
+            <span className="text-xs font-medium text-zinc-700 dark:text-zinc-300">Connections (none ticked: all active ones)</span>
+            {connections.error ? (
+              <ErrorMessage title="Connections could not be loaded" error={connections.error} />
+            ) : !connections.data ? (
+              <span className="text-sm text-zinc-600 dark:text-zinc-400">Loading…</span>
+            ) : connections.data.models.length === 0 ? (
+              <span className="text-sm text-zinc-600 dark:text-zinc-400">This source has no connection yet: create one, then replay.</span>
+            ) : (
+              connections.data.models.map((c) => (
+                <Checkbox key={c.id} label={c.full_name ?? c.name} checked={value.webhook_ids.includes(c.id)} onChange={(e) => toggle(c.id, e.target.checked)} data-testid={`target-connection-${c.id}`} />
+              ))
+            )}
+          </div>
+        )}
+      </div>
+      {!value.source_id && <p className="mt-2 text-xs text-amber-800 dark:text-amber-300" data-testid="target-needed">Choose a target source to replay.</p>}
+    </fieldset>
   );
 }

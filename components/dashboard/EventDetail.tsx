@@ -1,11 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { AbsoluteTime } from "@/components/Time";
 import { KeyValueTable } from "@/components/inspect/KeyValueTable";
 import { api, type Attempt, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
+import { useNamed } from "@/components/dashboard/filters";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -23,6 +25,8 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
   const event = useQuery({ queryKey: ["event", id], queryFn: () => api<GatewayEvent>(`events/${id}`), refetchInterval: 5_000 });
   const attempts = useQuery({ queryKey: ["attempts-of", id], queryFn: () => api<Paged<Attempt>>(`attempts?event_id=${id}&dir=asc&limit=100`), refetchInterval: 5_000 });
   const [attemptId, setAttemptId] = useState<string | null>(null);
+  const connections = useNamed("connections");
+  const connectionNames = new Map((connections.data?.models ?? []).map((c) => [c.id, c.full_name ?? c.name]));
   const attempt = useQuery({ queryKey: ["attempt", attemptId], queryFn: () => api<Attempt>(`attempts/${attemptId}`), enabled: Boolean(attemptId) });
   const [notice, setNotice] = useState<string | null>(null);
   const action = useMutation({
@@ -77,7 +81,9 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
               <AbsoluteTime iso={e.created_at} />
             </Info>
             <Info label="Connection">
-              <span className="font-mono text-xs">{e.webhook_id}</span>
+              <Link href={`/dashboard/connections/${encodeURIComponent(e.webhook_id)}`} className="text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" title={e.webhook_id} data-testid="event-connection">
+                {connectionNames.get(e.webhook_id) ?? e.webhook_id}
+              </Link>
             </Info>
             <Info label="Request">
               <span className="font-mono text-xs">{e.request_id}</span>

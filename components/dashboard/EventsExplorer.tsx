@@ -1,15 +1,16 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { RelativeTime } from "@/components/Time";
-import { api, type Connection, type GatewayEvent } from "@/components/dashboard/api";
+import type { GatewayEvent } from "@/components/dashboard/api";
 import { EventDetail } from "@/components/dashboard/EventDetail";
 import { Explorer } from "@/components/dashboard/Explorer";
+import { useNamed } from "@/components/dashboard/filters";
+import { NameOrId } from "@/components/dashboard/OtherExplorers";
 import { StatusBadge } from "@/components/ui/Badge";
 
 /** /dashboard/events: the team's events with the list filters, details, and "Retry all N matching". */
 export function EventsExplorer() {
-  const connections = useQuery({ queryKey: ["names", "connections"], queryFn: () => api<{ models: Connection[] }>("connections?limit=250&order_by=name&dir=asc"), staleTime: 60_000 });
+  const connections = useNamed("connections");
   const names = new Map((connections.data?.models ?? []).map((c) => [c.id, c.full_name ?? c.name]));
   return (
     <Explorer<GatewayEvent>
@@ -24,7 +25,7 @@ export function EventsExplorer() {
         { header: "Event", cell: (e) => <span className="font-mono text-xs">{e.id}</span> },
         { header: "Response", cell: (e) => <span className="font-mono">{e.response_status ?? e.error_code ?? "—"}</span> },
         { header: "Attempts", cell: (e) => e.attempts, className: "hidden tabular-nums sm:table-cell" },
-        { header: "Connection", cell: (e) => (names.has(e.webhook_id) ? <span className="text-xs">{names.get(e.webhook_id)}</span> : <span className="font-mono text-xs">{e.webhook_id}</span>), className: "hidden md:table-cell" },
+        { header: "Connection", cell: (e) => <NameOrId names={names} id={e.webhook_id} />, className: "hidden md:table-cell" },
         { header: "Created", cell: (e) => <RelativeTime iso={e.created_at} /> },
       ]}
       detail={(id, close) => <EventDetail key={id} id={id} onClose={close} />}

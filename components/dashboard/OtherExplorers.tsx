@@ -3,6 +3,7 @@
 import { RelativeTime } from "@/components/Time";
 import type { Attempt } from "@/components/dashboard/api";
 import { Explorer } from "@/components/dashboard/Explorer";
+import { useNamed } from "@/components/dashboard/filters";
 import { RecordDetail } from "@/components/dashboard/RecordDetail";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 
@@ -10,6 +11,8 @@ type RequestRow = { id: string; source_id: string; rejection_cause: string | nul
 
 /** /dashboard/requests: what the team's sources received, with "Retry all N matching". */
 export function RequestsExplorer() {
+  const sources = useNamed("sources");
+  const names = new Map((sources.data?.models ?? []).map((s) => [s.id, s.name]));
   return (
     <Explorer<RequestRow>
       kind="requests"
@@ -21,7 +24,7 @@ export function RequestsExplorer() {
       columns={[
         { header: "Status", cell: (r) => (r.rejection_cause ? <Badge tone="warning">{r.rejection_cause}</Badge> : <Badge tone="success">accepted</Badge>) },
         { header: "Request", cell: (r) => <span className="font-mono text-xs">{r.id}</span> },
-        { header: "Source", cell: (r) => <span className="font-mono text-xs">{r.source_id}</span>, className: "hidden md:table-cell" },
+        { header: "Source", cell: (r) => <NameOrId names={names} id={r.source_id} />, className: "hidden md:table-cell" },
         { header: "Events", cell: (r) => r.events_count, className: "tabular-nums" },
         { header: "Received", cell: (r) => <RelativeTime iso={r.created_at} /> },
       ]}
@@ -32,6 +35,8 @@ export function RequestsExplorer() {
 
 /** /dashboard/attempts: every delivery attempt with its response. */
 export function AttemptsExplorer() {
+  const destinations = useNamed("destinations");
+  const names = new Map((destinations.data?.models ?? []).map((d) => [d.id, d.name]));
   return (
     <Explorer<Attempt & { destination_id: string }>
       kind="attempts"
@@ -43,11 +48,24 @@ export function AttemptsExplorer() {
         { header: "Status", cell: (a) => <StatusBadge status={a.status} /> },
         { header: "Attempt", cell: (a) => <span className="font-mono text-xs">{a.id}</span> },
         { header: "Response", cell: (a) => <span className="font-mono">{a.response_status ?? a.error_code ?? "—"}</span> },
+        { header: "Destination", cell: (a) => <NameOrId names={names} id={a.destination_id} />, className: "hidden lg:table-cell" },
         { header: "Trigger", cell: (a) => <span className="text-xs">{a.trigger}</span>, className: "hidden md:table-cell" },
         { header: "Latency", cell: (a) => (a.response_latency != null ? `${a.response_latency} ms` : "—"), className: "tabular-nums" },
         { header: "At", cell: (a) => <RelativeTime iso={a.created_at} /> },
       ]}
       detail={(id, close) => <RecordDetail key={id} path="attempts" id={id} onClose={close} />}
     />
+  );
+}
+
+/** A record's name when the team's list has it (its id on hover), else the bare id. */
+export function NameOrId({ names, id }: { names: Map<string, string>; id: string }) {
+  const name = names.get(id);
+  return name ? (
+    <span className="text-xs" title={id}>
+      {name}
+    </span>
+  ) : (
+    <span className="font-mono text-xs">{id}</span>
   );
 }

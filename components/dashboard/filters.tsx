@@ -10,7 +10,7 @@ import { Field, Input, Select } from "@/components/ui/Field";
  * it converts to the list endpoint's parameters and to a bulk operation's `query` (docs/gateway-api.md).
  */
 export type Filter = Partial<Record<FilterKey, string>>;
-export type FilterKey = "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "created_after" | "created_before";
+export type FilterKey = "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "bulk_retry_id" | "created_after" | "created_before";
 
 export const EVENT_STATUSES = ["FAILED", "SUCCESSFUL", "QUEUED", "SCHEDULED", "HOLD", "CANCELLED"];
 export const REQUEST_STATUSES = ["accepted", "rejected"];
@@ -18,8 +18,8 @@ export const IGNORED_CAUSES = ["FILTERED", "TRANSFORMATION_FAILED", "DEDUPLICATE
 
 /** The fields of each kind of record. */
 export const FIELDS = {
-  events: ["status", "webhook_id", "destination_id", "created_after", "created_before"],
-  requests: ["status", "source_id", "created_after", "created_before"],
+  events: ["status", "webhook_id", "destination_id", "created_after", "created_before", "bulk_retry_id"],
+  requests: ["status", "source_id", "created_after", "created_before", "bulk_retry_id"],
   "ignored-events": ["cause", "webhook_id", "created_after", "created_before"],
   attempts: ["status", "destination_id", "created_after", "created_before"],
 } as const satisfies Record<string, readonly FilterKey[]>;
@@ -64,14 +64,21 @@ export function filterToBulkQuery(f: Filter): Record<string, unknown> {
   return q;
 }
 
-/** The inverse of {@link filterToBulkQuery} for display (past operations' filters). */
-export function describeQuery(q: Record<string, unknown>): string {
-  const parts = Object.entries(q).map(([k, v]) => (typeof v === "object" && v !== null ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${String(x)}`).join(", ")}` : `${k} = ${String(v)}`));
+/**
+ * The inverse of {@link filterToBulkQuery} for display (past operations' filters), e.g.
+ * `status = FAILED · created_at gte 2026-…`; ids found in `names` (id → name) are shown by name.
+ */
+export function describeQuery(q: Record<string, unknown>, names?: Map<string, string>): string {
+  const show = (x: unknown): string => (Array.isArray(x) ? x.map(show).join(", ") : typeof x === "string" ? (names?.get(x) ?? x) : String(x));
+  // A replay's target reads last (the API stores jsonb, whose key order is not the one sent).
+  const entries = Object.entries(q).sort(([a], [b]) => Number(a === "target") - Number(b === "target"));
+  const parts = entries.map(([k, v]) => (typeof v === "object" && v !== null && !Array.isArray(v) ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${show(x)}`).join(", ")}` : `${k} = ${show(v)}`));
   return parts.length ? parts.join(" · ") : "everything";
 }
 
 type Named = { id: string; name: string };
-const useNamed = (path: string, enabled: boolean) =>
+/** The team's sources, connections or destinations (first 250 by name), cached for a minute; for pickers and for names instead of ids. */
+export const useNamed = (path: "sources" | "connections" | "destinations", enabled = true) =>
   useQuery({ queryKey: ["names", path], queryFn: () => api<{ models: (Named & { full_name?: string })[] }>(`${path}?limit=250&order_by=name&dir=asc`), enabled, staleTime: 60_000 });
 
 const LABELS: Record<FilterKey, string> = {
@@ -80,6 +87,7 @@ const LABELS: Record<FilterKey, string> = {
   destination_id: "Destination",
   source_id: "Source",
   cause: "Cause",
+  bulk_retry_id: "Bulk operation",
   created_after: "Created after",
   created_before: "Created before",
 };
@@ -103,7 +111,14 @@ export function FilterControls({ kind, value, onChange }: { kind: RecordKind; va
   return (
     <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-5" data-testid="filters">
       {fields.map((k) =>
-        k === "created_after" || k === "created_before" ? (
+        // Only reached from a bulk operation's "See its events" link: shown while set, so it can be cleared.
+        k === "bulk_retry_id" ? (
+          value[k] ? (
+            <Field key={k} label={LABELS[k]}>
+              {(p) => <Input {...p} value={value[k] ?? ""} onChange={(e) => set(k, e.target.value.trim())} className="font-mono" data-testid={`filter-${k}`} />}
+            </Field>
+          ) : null
+        ) : k === "created_after" || k === "created_before" ? (
           <Field key={k} label={LABELS[k]}>
             {(p) => <Input {...p} type="datetime-local" value={value[k] ?? ""} onChange={(e) => set(k, e.target.value)} data-testid={`filter-${k}`} />}
           </Field>

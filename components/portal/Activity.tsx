@@ -8,7 +8,10 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs, useDestinationsPath } from "@/components/portal/api";
-import { AttemptBadge, Badge, btn, Card, CardHeader, EmptyState, ErrorNotice, Skeleton, When } from "@/components/portal/ui";
+import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { AttemptBadge, EmptyState, ErrorNotice, When } from "@/components/portal/ui";
 
 const PAGE = 20;
 
@@ -20,7 +23,7 @@ export function Activity({ destination }: { destination: Destination }) {
   ] as const;
   const id = useId();
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title="Activity" description="Every event sent to this destination and each delivery attempt, with the response your endpoint gave." />
       <div role="tablist" aria-label="Activity" className="flex gap-1 border-b border-zinc-200 px-3 pt-2 sm:px-4 dark:border-zinc-800">
         {tabs.map((t) => (
@@ -88,9 +91,9 @@ function AttemptList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more attempts"}
-          </button>
+          </Button>
         </div>
       )}
     </>
@@ -172,9 +175,9 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
         {event.isPending ? <Skeleton lines={1} /> : event.isError ? <ErrorNotice error={event.error} what="The event" /> : <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>}
       </div>
       <div className="flex flex-wrap items-center gap-3">
-        <button type="button" className={btn.primary} disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
+        <Button variant="brand" disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
           {retry.isPending ? "Retrying…" : "Retry"}
-        </button>
+        </Button>
         <p className="text-xs text-zinc-600 dark:text-zinc-400" role="status">
           {retry.isSuccess
             ? "Retry queued: the new attempt appears in the list within a few seconds."
@@ -220,9 +223,9 @@ function EventList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <button type="button" className={btn.secondary} disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more events"}
-          </button>
+          </Button>
         </div>
       )}
     </>
@@ -248,7 +251,7 @@ function EventItem({ event: e, destination }: { event: OutboundEvent; destinatio
         className="grid w-full grid-cols-[1fr_auto] items-center gap-3 px-4 py-3 text-left hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--brand)] sm:px-5 dark:hover:bg-zinc-800/50"
       >
         <span className="min-w-0 truncate text-sm">
-          <Badge tone="zinc">{e.topic}</Badge> <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{e.id}</span>
+          <Badge tone="neutral">{e.topic}</Badge> <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{e.id}</span>
         </span>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">
           <When iso={e.time} />

@@ -7,7 +7,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { api, qs } from "@/components/portal/api";
-import { Card, CardHeader, ErrorNotice, Skeleton } from "@/components/portal/ui";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { ErrorNotice } from "@/components/portal/ui";
 
 type Metrics = { data: { time_bucket: string; metrics: { successful_count: number; failed_count: number } }[] };
 
@@ -38,7 +39,7 @@ export function DeliveryChart({ destinationId }: { destinationId?: string }) {
   const ok = rows.reduce((n, r) => n + r.Delivered, 0);
   const failed = rows.reduce((n, r) => n + r.Failed, 0);
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader
         title="Deliveries, last 24 hours"
         description={

@@ -13,7 +13,10 @@ import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { topicsText } from "@/components/portal/DestinationList";
 import { sectionsOf } from "@/components/portal/NewDestination";
 import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
-import { BackLink, btn, Card, CardHeader, ConfirmDialog, EnabledBadge, ErrorNotice, Skeleton, TypeIcon, When } from "@/components/portal/ui";
+import { BackLink, Button } from "@/components/ui/Button";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
+import { EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
 
 function useDestinationUpdate(id: string) {
@@ -35,7 +38,7 @@ export function DestinationDetail({ id }: { id: string }) {
   const created = useSearchParams().get("created") === "1";
   if (q.isPending)
     return (
-      <Card>
+      <Card bodyClassName="p-0">
         <Skeleton />
       </Card>
     );
@@ -91,12 +94,12 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
         </div>
       </div>
       <div className="flex flex-wrap gap-2">
-        <button type="button" className={btn.secondary} disabled={toggle.isPending} onClick={() => toggle.mutate(undefined)}>
+        <Button variant="secondary" disabled={toggle.isPending} onClick={() => toggle.mutate(undefined)}>
           {d.disabled_at ? "Enable" : "Disable"}
-        </button>
-        <button type="button" className={btn.dangerOutline} onClick={() => setConfirm(true)}>
+        </Button>
+        <Button variant="dangerOutline" onClick={() => setConfirm(true)}>
           Delete
-        </button>
+        </Button>
       </div>
       {toggle.isError && (
         <p role="alert" className="w-full text-sm text-red-700 dark:text-red-400">
@@ -130,19 +133,18 @@ function SecretPanel({ d }: { d: Destination }) {
   const secret = d.credentials.secret ?? "";
   const previousUntil = d.credentials.previous_secret_invalid_at;
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
       <div className="space-y-3 p-4 sm:p-5">
         <div className="flex flex-wrap items-center gap-2">
           <code data-testid="secret-value" className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
             {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
           </code>
-          <button type="button" className={btn.secondary} aria-pressed={shown} onClick={() => setShown((s) => !s)}>
+          <Button variant="secondary" aria-pressed={shown} onClick={() => setShown((s) => !s)}>
             {shown ? "Hide" : "Reveal"}
-          </button>
-          <button
-            type="button"
-            className={btn.secondary}
+          </Button>
+          <Button
+            variant="secondary"
             onClick={async () => {
               await navigator.clipboard?.writeText(secret).catch(() => {});
               setCopied(true);
@@ -150,10 +152,10 @@ function SecretPanel({ d }: { d: Destination }) {
             }}
           >
             {copied ? "Copied" : "Copy"}
-          </button>
-          <button type="button" className={btn.secondary} onClick={() => setConfirm(true)}>
+          </Button>
+          <Button variant="secondary" onClick={() => setConfirm(true)}>
             Rotate
-          </button>
+          </Button>
         </div>
         <p className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
           {previousUntil ? (
@@ -169,6 +171,7 @@ function SecretPanel({ d }: { d: Destination }) {
         open={confirm}
         title="Rotate the signing secret?"
         confirmLabel="Rotate secret"
+        confirmVariant="brand"
         pending={rotate.isPending}
         error={rotate.isError ? `Not rotated: ${rotate.error.message}` : null}
         onConfirm={() => rotate.mutate({ credentials: { rotate_secret: true } }, { onSuccess: () => (setConfirm(false), setShown(true)) })}
@@ -189,7 +192,7 @@ function SettingsPanel({ d, type }: { d: Destination; type: DestinationType }) {
   const sections = useMemo(() => sectionsOf(type), [type]);
   const err = save.error instanceof ApiError ? save.error : null;
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title="Settings" description={`Change where and what this ${type.label.toLowerCase()} destination receives. The type cannot be changed.`} />
       <div className="p-4 sm:p-5">
         {save.isSuccess && !save.isPending && (

@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useDestinations, useDestinationTypes } from "@/components/portal/api";
 import { DeliveryChart } from "@/components/portal/DeliveryChart";
-import { btn, Card, CardHeader, EmptyState, EnabledBadge, ErrorNotice, Skeleton, TypeIcon } from "@/components/portal/ui";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { btn, EmptyState, EnabledBadge, ErrorNotice, TypeIcon } from "@/components/portal/ui";
 
 export function topicsText(topics: string[]): string {
   return topics.includes("*") ? "All topics" : topics.join(", ");
@@ -27,7 +28,7 @@ export function DestinationList() {
         </div>
         {list.data && list.data.length > 0 && add}
       </div>
-      <Card>
+      <Card bodyClassName="p-0">
         <CardHeader title="Destinations" id="destinations-heading" description={list.data ? `${list.data.length} destination${list.data.length === 1 ? "" : "s"}` : undefined} />
         {list.isPending ? (
           <Skeleton />

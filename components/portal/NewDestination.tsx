@@ -10,7 +10,9 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, ApiError, type Destination, type DestinationType, useDestinationsPath, useDestinationTypes, useTopics } from "@/components/portal/api";
 import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
-import { BackLink, btn, Card, CardHeader, ErrorNotice, Skeleton, TypeIcon } from "@/components/portal/ui";
+import { BackLink } from "@/components/ui/Button";
+import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { btn, ErrorNotice, TypeIcon } from "@/components/portal/ui";
 import { InlineCode, SchemaForm, type SchemaSection } from "@/components/ui/SchemaForm";
 
 /** Credentials a tenant may not set itself (generated and rotated by the service). */
@@ -32,14 +34,14 @@ export function NewDestination() {
       <BackLink href="/portal">Destinations</BackLink>
       <h1 className="text-2xl font-semibold tracking-tight">Add a destination</h1>
       {types.isPending ? (
-        <Card>
+        <Card bodyClassName="p-0">
           <Skeleton />
         </Card>
       ) : types.isError ? (
         <ErrorNotice error={types.error} what="Destination types" retry={() => types.refetch()} />
       ) : (
         <>
-          <Card>
+          <Card bodyClassName="p-0">
             <CardHeader title="1. Choose a type" id="type-heading" />
             <div role="radiogroup" aria-labelledby="type-heading" className="grid gap-3 p-4 sm:grid-cols-2 sm:p-5">
               {types.data.map((t) => (
@@ -87,7 +89,7 @@ function CreateForm({ type }: { type: DestinationType }) {
   });
   const err = create.error instanceof ApiError ? create.error : null;
   return (
-    <Card>
+    <Card bodyClassName="p-0">
       <CardHeader title={`2. ${type.label} settings`} description={<InlineCode text={type.instructions} />} />
       <div className="p-4 sm:p-5">
         <SchemaForm

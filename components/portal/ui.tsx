@@ -1,57 +1,28 @@
 "use client";
 /**
- * Small building blocks of the tenant portal (buttons, badges, cards, notices, the confirm dialog, the
- * destination type icon). Colors follow the portal's brand (`--brand`, `--brand-fg`) and theme.
+ * The tenant portal's own pieces on top of the kit (components/ui/: Button, Badge, Card, ConfirmDialog,
+ * Skeleton, BackLink): its status badges, the session-aware error notice, the empty state with an icon, the
+ * destination type icon and times. Primary buttons take the portal's brand (`--brand`, `--brand-fg`).
  */
-import Link from "next/link";
-import { useEffect, useId, useRef } from "react";
 import { ApiError, usePortal } from "@/components/portal/api";
+import { Badge } from "@/components/ui/Badge";
+import { Button, buttonClasses } from "@/components/ui/Button";
 
-const focus = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--brand)]";
+/** Kit button classes for the portal's links and buttons: `primary` is the brand colour (docs/portal.md). */
 export const btn = {
-  primary: `inline-flex items-center justify-center gap-1.5 rounded-md bg-[var(--brand)] px-3.5 py-2 text-sm font-semibold text-[var(--brand-fg)] shadow-sm hover:opacity-90 disabled:opacity-60 ${focus}`,
-  secondary: `inline-flex items-center justify-center gap-1.5 rounded-md border border-zinc-300 bg-white px-3.5 py-2 text-sm font-medium text-zinc-800 shadow-xs hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800 ${focus}`,
-  danger: `inline-flex items-center justify-center gap-1.5 rounded-md bg-red-700 px-3.5 py-2 text-sm font-semibold text-white shadow-sm hover:bg-red-800 disabled:opacity-60 ${focus}`,
-  dangerOutline: `inline-flex items-center justify-center gap-1.5 rounded-md border border-red-300 bg-white px-3.5 py-2 text-sm font-medium text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-900 dark:bg-zinc-900 dark:text-red-300 dark:hover:bg-red-950 ${focus}`,
-  small: `inline-flex items-center justify-center gap-1 rounded-md border border-zinc-300 bg-white px-2.5 py-1 text-xs font-medium text-zinc-800 hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800 ${focus}`,
-  link: `rounded-sm font-medium text-zinc-900 underline decoration-[var(--brand)] decoration-2 underline-offset-4 hover:decoration-4 dark:text-zinc-100 ${focus}`,
+  primary: buttonClasses("brand"),
+  secondary: buttonClasses("secondary"),
+  danger: buttonClasses("danger"),
+  dangerOutline: buttonClasses("dangerOutline"),
+  small: buttonClasses("secondary", "sm"),
 };
-
-export function Card({ children, className = "" }: { children: React.ReactNode; className?: string }) {
-  return <section className={`rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60 ${className}`}>{children}</section>;
-}
-
-export function CardHeader({ title, description, actions, id }: { title: string; description?: React.ReactNode; actions?: React.ReactNode; id?: string }) {
-  return (
-    <div className="flex flex-wrap items-start justify-between gap-3 border-b border-zinc-200 px-4 py-3 sm:px-5 dark:border-zinc-800">
-      <div className="min-w-0">
-        <h2 id={id} className="text-base font-semibold text-zinc-900 dark:text-zinc-50">
-          {title}
-        </h2>
-        {description && <p className="mt-0.5 text-sm text-zinc-600 dark:text-zinc-400">{description}</p>}
-      </div>
-      {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
-    </div>
-  );
-}
-
-type Tone = "green" | "red" | "zinc" | "amber";
-const tones: Record<Tone, string> = {
-  green: "bg-emerald-50 text-emerald-800 ring-emerald-600/25 dark:bg-emerald-950/60 dark:text-emerald-300 dark:ring-emerald-400/30",
-  red: "bg-red-50 text-red-800 ring-red-600/25 dark:bg-red-950/60 dark:text-red-300 dark:ring-red-400/30",
-  zinc: "bg-zinc-100 text-zinc-700 ring-zinc-500/25 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-400/25",
-  amber: "bg-amber-50 text-amber-900 ring-amber-600/30 dark:bg-amber-950/60 dark:text-amber-200 dark:ring-amber-400/30",
-};
-export function Badge({ tone, children }: { tone: Tone; children: React.ReactNode }) {
-  return <span className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>{children}</span>;
-}
 
 export function EnabledBadge({ disabledAt }: { disabledAt: string | null }) {
-  return disabledAt ? <Badge tone="zinc">Disabled</Badge> : <Badge tone="green">Enabled</Badge>;
+  return disabledAt ? <Badge tone="neutral">Disabled</Badge> : <Badge tone="success">Enabled</Badge>;
 }
 
 export function AttemptBadge({ status }: { status: "success" | "failed" }) {
-  return status === "success" ? <Badge tone="green">Delivered</Badge> : <Badge tone="red">Failed</Badge>;
+  return status === "success" ? <Badge tone="success">Delivered</Badge> : <Badge tone="danger">Failed</Badge>;
 }
 
 /** A destination type's icon (the schema's SVG) drawn as a CSS mask, so it takes the text color and never runs as markup. */
@@ -79,9 +50,9 @@ export function ErrorNotice({ error, what, retry }: { error: unknown; what: stri
     <div role="alert" className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200">
       <p>{message}</p>
       {retry && e?.status !== 401 && e?.status !== 404 && (
-        <button type="button" onClick={retry} className={btn.small}>
+        <Button size="sm" onClick={retry}>
           Try again
-        </button>
+        </Button>
       )}
     </div>
   );
@@ -99,67 +70,6 @@ export function EmptyState({ title, children, action }: { title: string; childre
       {children && <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">{children}</p>}
       {action}
     </div>
-  );
-}
-
-export function Skeleton({ lines = 3 }: { lines?: number }) {
-  return (
-    <div className="space-y-3 p-5" aria-busy="true" aria-label="Loading">
-      {Array.from({ length: lines }, (_, i) => (
-        <div key={i} className="h-4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" style={{ width: `${90 - i * 15}%` }} />
-      ))}
-    </div>
-  );
-}
-
-/** A modal confirmation (native `<dialog>`: focus kept inside, Escape cancels). */
-export function ConfirmDialog(p: { open: boolean; title: string; children: React.ReactNode; confirmLabel: string; danger?: boolean; pending?: boolean; error?: string | null; onConfirm: () => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (p.open && !d.open) d.showModal();
-    if (!p.open && d.open) d.close();
-  }, [p.open]);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        p.onCancel();
-      }}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
-    >
-      <div className="space-y-3 p-5">
-        <h2 id={titleId} className="text-base font-semibold">
-          {p.title}
-        </h2>
-        <div className="text-sm text-zinc-700 dark:text-zinc-300">{p.children}</div>
-        {p.error && (
-          <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-400">
-            {p.error}
-          </p>
-        )}
-      </div>
-      <div className="flex flex-wrap justify-end gap-2 border-t border-zinc-200 px-5 py-3 dark:border-zinc-800">
-        <button type="button" className={btn.secondary} onClick={p.onCancel} autoFocus>
-          Cancel
-        </button>
-        <button type="button" className={p.danger ? btn.danger : btn.primary} onClick={p.onConfirm} disabled={p.pending}>
-          {p.pending ? "Working…" : p.confirmLabel}
-        </button>
-      </div>
-    </dialog>
-  );
-}
-
-export function BackLink({ href, children }: { href: string; children: React.ReactNode }) {
-  return (
-    <Link href={href} className={`inline-flex items-center gap-1 rounded-sm text-sm text-zinc-700 hover:text-zinc-950 dark:text-zinc-300 dark:hover:text-white ${focus}`}>
-      <span aria-hidden>←</span> {children}
-    </Link>
   );
 }
 

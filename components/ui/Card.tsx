@@ -1,6 +1,6 @@
 import { cx } from "@/components/ui/cx";
 
-/** A bordered panel. `title` (and `actions`) make a header row. */
+/** A bordered panel. `title` (and `actions`) make a header row; `bodyClassName` replaces the body's `p-4`. */
 export function Card({ title, actions, className, bodyClassName, children, ...rest }: Omit<React.HTMLAttributes<HTMLElement>, "title"> & { title?: React.ReactNode; actions?: React.ReactNode; bodyClassName?: string }) {
   return (
     <section className={cx("rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60", className)} {...rest}>
@@ -10,7 +10,34 @@ export function Card({ title, actions, className, bodyClassName, children, ...re
           {actions && <div className="flex items-center gap-2">{actions}</div>}
         </header>
       )}
-      <div className={cx("p-4", bodyClassName)}>{children}</div>
+      {/* bodyClassName replaces the padding (no class merging: "p-4 p-0" would keep p-4). */}
+      <div className={bodyClassName ?? "p-4"}>{children}</div>
     </section>
+  );
+}
+
+/** A card's header with a description (use inside `<Card bodyClassName="p-0">`); `id` names the card for `aria-labelledby`. */
+export function CardHeader({ title, description, actions, id }: { title: string; description?: React.ReactNode; actions?: React.ReactNode; id?: string }) {
+  return (
+    <div className="flex flex-wrap items-start justify-between gap-3 border-b border-zinc-200 px-4 py-3 sm:px-5 dark:border-zinc-800">
+      <div className="min-w-0">
+        <h2 id={id} className="text-base font-semibold text-zinc-900 dark:text-zinc-50">
+          {title}
+        </h2>
+        {description && <p className="mt-0.5 text-sm text-zinc-600 dark:text-zinc-400">{description}</p>}
+      </div>
+      {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
+    </div>
+  );
+}
+
+/** Grey bars while something loads (`aria-busy`). */
+export function Skeleton({ lines = 3 }: { lines?: number }) {
+  return (
+    <div className="space-y-3 p-5" aria-busy="true" aria-label="Loading">
+      {Array.from({ length: lines }, (_, i) => (
+        <div key={i} className="h-4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" style={{ width: `${90 - i * 15}%` }} />
+      ))}
+    </div>
   );
 }

@@ -303,7 +303,7 @@ export function SchemaForm(props: SchemaFormProps) {
         <button
           type="submit"
           disabled={props.pending}
-          className="inline-flex items-center justify-center rounded-md bg-[var(--brand,#4f46e5)] px-4 py-2 text-sm font-semibold text-[var(--brand-fg,#fff)] shadow-sm hover:opacity-90 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--brand,#4f46e5)] disabled:opacity-60"
+          className="inline-flex items-center justify-center rounded-md bg-[var(--brand,#4f46e5)] px-4 py-2 text-sm font-semibold text-[var(--brand-fg,#fff)] shadow-sm hover:opacity-90 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] disabled:opacity-60"
         >
           {props.pending ? "Saving…" : props.submitLabel}
         </button>
@@ -321,12 +321,12 @@ function KeyValueEditor(p: { id: string; field: string; label: string; pairs: [s
         <div key={i} className="flex flex-wrap gap-2 sm:flex-nowrap">
           <input aria-label={`${p.label}: name ${i + 1}`} aria-invalid={p.invalid && !k.trim()} value={k} onChange={(e) => update(i, 0, e.target.value)} placeholder="Name" spellCheck={false} className={`${inputClass} sm:w-2/5`} />
           <input aria-label={`${p.label}: value ${i + 1}`} aria-invalid={p.invalid && !v.trim()} value={v} onChange={(e) => update(i, 1, e.target.value)} placeholder="Value" spellCheck={false} className={`${inputClass} min-w-0 flex-1`} />
-          <button type="button" onClick={() => p.onChange(p.pairs.filter((_, j) => j !== i))} className="rounded-md border border-zinc-300 px-3 py-2 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--brand,#4f46e5)] dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <button type="button" onClick={() => p.onChange(p.pairs.filter((_, j) => j !== i))} className="rounded-md border border-zinc-300 px-3 py-2 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800">
             Remove<span className="sr-only"> entry {i + 1}</span>
           </button>
         </div>
       ))}
-      <button type="button" onClick={() => p.onChange([...p.pairs, ["", ""]])} className="rounded-md border border-dashed border-zinc-400 px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--brand,#4f46e5)] dark:border-zinc-600 dark:text-zinc-300 dark:hover:bg-zinc-800">
+      <button type="button" onClick={() => p.onChange([...p.pairs, ["", ""]])} className="rounded-md border border-dashed border-zinc-400 px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-600 dark:text-zinc-300 dark:hover:bg-zinc-800">
         Add entry
       </button>
     </div>

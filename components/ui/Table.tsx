@@ -25,7 +25,7 @@ export function Tr({ className, onOpen, selected, ...rest }: React.HTMLAttribute
   return (
     <tr
       className={cx(
-        onOpen && "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 dark:hover:bg-zinc-800/50",
+        onOpen && "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50",
         selected && "bg-indigo-50/70 dark:bg-indigo-500/10",
         className,
       )}
