@@ -103,13 +103,24 @@ const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
   return items.map(() => undefined);
 }, 500, 1);
 
-// Claims are batched the same way; every event of a batch gets the same lease.
-const claimBatcher = new Batcher<string, ClaimedEvent | null>(async (ids) => {
+/**
+ * Claims events `ids` with one statement (one lease for all): returns, in order, each event's claim, or
+ * null when it is not due, leased by another worker, or already claimed by an earlier entry of `ids`
+ * (two jobs of one event in one batch deliver it once). Throws on database errors.
+ */
+export async function claimEvents(ids: string[]): Promise<(ClaimedEvent | null)[]> {
   const lease = newLease();
   const { rows } = await getBackgroundPool().query<DeliveryRow>({ name: "hookyard-claim-events", text: CLAIM_SQL, values: [ids, lease] });
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => (byId.has(id) ? { row: byId.get(id)!, lease } : null));
-});
+  return ids.map((id) => {
+    const row = byId.get(id);
+    byId.delete(id);
+    return row ? { row, lease } : null;
+  });
+}
+
+// Claims are batched the same way; every event of a batch gets the same lease.
+const claimBatcher = new Batcher<string, ClaimedEvent | null>(claimEvents);
 
 /** An event this process holds the lease of (`lease` is its `locked_until`), with everything its delivery needs. */
 export type ClaimedEvent = { row: DeliveryRow; lease: Date };

@@ -45,6 +45,9 @@ export function holdLease(event: Holder): () => void {
 /** Events whose leases this process renews now. */
 export const heldLeases = () => held.size;
 
+/** Ids of the events this process holds (the sweeper never takes them over, even when a stalled event loop let their leases run out). */
+export const heldEventIds = () => [...held].map((e) => e.row.id);
+
 /** Leases renewed by this process so far. */
 export const renewedLeases = () => renewedTotal;
 

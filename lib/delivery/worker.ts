@@ -20,7 +20,7 @@ import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/delivery/dispatch-queue";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { startLeaseRenewal } from "@/lib/delivery/leases";
+import { heldEventIds, startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/retention/job";
@@ -49,11 +49,14 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
   await unlockJobsOfDeadWorkers();
   const events = await inTransaction(async (client) => {
     // Claimed by a worker that died: the lease expired. (A leased event was due when it was claimed,
-    // so it is found through events_pending_idx by next_attempt_at.)
+    // so it is found through events_pending_idx by next_attempt_at.) Never one this process still holds:
+    // its renewal may only be late (a busy event loop), and taking it over would deliver it twice.
     const { rows: expired } = await client.query<{ id: string }>(
       `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
-        WHERE id IN (SELECT id FROM events WHERE status = 'QUEUED' AND next_attempt_at < now() AND locked_until < now() LIMIT 500 FOR UPDATE SKIP LOCKED)
+        WHERE id IN (SELECT id FROM events WHERE status = 'QUEUED' AND next_attempt_at < now() AND locked_until < now() AND NOT (id = ANY($1))
+                      LIMIT 500 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
+      [heldEventIds()],
     );
     await enqueueDeliveries(client, expired.map((e) => e.id));
     // Due long ago and never claimed: its job may sit locked in the local queue of a dead process.
