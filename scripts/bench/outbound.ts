@@ -2,8 +2,10 @@
  * `npm run bench:outbound` (issue 13): the outbound service end to end on this machine (sink and load
  * generator included), webhook destinations on a local sink (scripts/bench/sink.ts, its own process).
  * 1. Publish throughput: BENCH_REQUESTS publishes at BENCH_CONNECTIONS connections, as fast as possible,
- *    to a tenant with one webhook destination, against the bare-Node one-INSERT reference server measured
- *    in the same run (ratio; aim ≥ 1.0, zero errors).
+ *    against the bare-Node one-INSERT reference server measured in the same run, just before and just
+ *    after (ratio to the mean of the two; aim ≥ 1.0, zero errors): first to a tenant whose events match
+ *    no destination (the publish path alone, comparable to bench:ingest), then to a tenant with one
+ *    webhook destination (its deliveries run meanwhile).
  * 2. Sustained fan-out: BENCH_RATE events/s for BENCH_DURATION s (autocannon overallRate), each to one
  *    webhook destination; prints publishes/s, deliveries/s during the load, publish-to-delivery latency
  *    p50/p95/p99 (sink arrival minus the event's `time`, set when publish received it); aim 1,000/s and
@@ -72,6 +74,7 @@ async function tenantWith(tenant: string, destinations: number): Promise<void> {
   await api("PUT", `tenants/${tenant}`, {});
   for (let i = 0; i < destinations; i++) await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
 }
+await tenantWith("bench0", 0);
 await tenantWith("bench1", 1);
 await tenantWith("bench2", 1);
 await tenantWith("fanout", fanout);
@@ -101,14 +104,19 @@ async function drain(expected: number, timeoutMs = 180_000): Promise<boolean> {
 
 log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; ~1 KiB publish bodies; webhook destinations on a local sink`);
 
-// 1. Publish throughput against the reference.
-const ref = await load(`http://127.0.0.1:${refPort}/`, publishBody("bench1"), { connections, amount: requests });
+// 1. Publish throughput against the reference (measured before and after the publish path alone).
+const refBefore = await load(`http://127.0.0.1:${refPort}/`, publishBody("bench1"), { connections, amount: requests });
+const alone = await load(`${base}/publish`, publishBody("bench0"), { connections, amount: requests });
+const refAfter = await load(`http://127.0.0.1:${refPort}/`, publishBody("bench1"), { connections, amount: requests });
 const pub = await load(`${base}/publish`, publishBody("bench1"), { connections, amount: requests });
-console.log(`\n| phase 1: ${requests} publishes, ${connections} connections | requests/s | p50 ms | p99 ms | errors |`);
-console.log("|---|---|---|---|---|");
-console.log(`| reference (bare Node, 1 INSERT/request) | ${Math.round(ref.rps)} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`);
-console.log(`| hookyard POST /outbound/api/v1/publish, 1 destination | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} |`);
-console.log(`ratio to reference: ${(pub.rps / ref.rps).toFixed(2)}\n`);
+const refRps = (refBefore.rps + refAfter.rps) / 2;
+console.log(`\n| phase 1: ${requests} publishes, ${connections} connections | requests/s | p50 ms | p99 ms | errors | ratio |`);
+console.log("|---|---|---|---|---|---|");
+console.log(`| reference (bare Node, 1 INSERT/request), before | ${Math.round(refBefore.rps)} | ${refBefore.p50} | ${refBefore.p99} | ${refBefore.errors} | |`);
+console.log(`| hookyard publish, no matching destination | ${Math.round(alone.rps)} | ${alone.p50} | ${alone.p99} | ${alone.errors} | **${(alone.rps / refRps).toFixed(2)}** |`);
+console.log(`| reference, after | ${Math.round(refAfter.rps)} | ${refAfter.p50} | ${refAfter.p99} | ${refAfter.errors} | |`);
+console.log(`| hookyard publish, 1 webhook destination (deliveries meanwhile) | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} | ${(pub.rps / refRps).toFixed(2)} |`);
+console.log(`ratio to the reference (mean of before and after, ${Math.round(refRps)}/s): no destination ${(alone.rps / refRps).toFixed(2)}, 1 destination ${(pub.rps / refRps).toFixed(2)}\n`);
 const phase1Events = await eventsOf("bench1");
 const drainStart = Date.now();
 const drained1 = await drain(phase1Events);
@@ -167,4 +175,4 @@ reference.kill("SIGTERM");
 await hookyard.stop();
 await db.pg.stop();
 sinkProcess.kill();
-process.exit(exactlyOnce && fan.length === fanout && pub.errors === 0 ? 0 : 1);
+process.exit(exactlyOnce && fan.length === fanout && pub.errors === 0 && alone.errors === 0 ? 0 : 1);
