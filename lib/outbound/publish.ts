@@ -32,34 +32,45 @@ export const ZPublish = z.strictObject({
  * spacing kept), or null when absent. `text` is known to be valid JSON.
  */
 export function rawMember(text: string, key: string): string | null {
+  const n = text.length;
   let i = text.indexOf("{") + 1;
+  // JSON's whitespace: space, tab, LF, CR.
   const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
+    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i));
   };
+  // From the opening quote to just past the closing one: a quote ends the string unless an odd number of backslashes precede it.
   const skipString = () => {
-    const start = i++;
-    while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    for (let from = i + 1; ; ) {
+      const q = text.indexOf('"', from);
+      if (q === -1) return void (i = n);
+      let b = q - 1;
+      while (text.charCodeAt(b) === 92) b--;
+      if ((q - 1 - b) % 2 === 0) return void (i = q + 1);
+      from = q + 1;
+    }
   };
   const skipValue = () => {
-    let depth = 0;
-    for (; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === '"') {
+    for (let depth = 0; i < n; ) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
         skipString();
-        i--;
-      } else if (c === "{" || c === "[") depth++;
-      else if (c === "}" || c === "]") {
+        continue;
+      }
+      if (c === 123 || c === 91) depth++;
+      else if (c === 125 || c === 93) {
         if (depth === 0) return;
         depth--;
-      } else if (c === "," && depth === 0) return;
+      } else if (c === 44 && depth === 0) return;
+      i++;
     }
   };
   for (;;) {
     skipSpace();
-    if (text[i] !== '"') return null;
-    const name = skipString();
+    if (text.charCodeAt(i) !== 34) return null;
+    const nameStart = i;
+    skipString();
+    const quoted = text.slice(nameStart, i);
+    const name = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
     skipSpace();
     i++; // ':'
     skipSpace();
@@ -67,7 +78,7 @@ export function rawMember(text: string, key: string): string | null {
     skipValue();
     if (name === key) return text.slice(start, i).trimEnd();
     skipSpace();
-    if (text[i] !== ",") return null;
+    if (text.charCodeAt(i) !== 44) return null;
     i++;
   }
 }
