@@ -180,7 +180,7 @@ const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
 /**
  * Writes a group of publishes with `db` (the pool, or a transaction's client when ids were looked up):
  * reads the tenants' enabled destinations, matches each new event, and writes events, deliveries and
- * jobs with one statement. `stored`: the ids already stored (duplicates). Returns one answer per item.
+ * jobs with one statement (the events alone when none matched: no job, no NOTIFY). `stored`: the ids already stored (duplicates). Returns one answer per item.
  */
 async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>): Promise<Written[]> {
   const seen = new Set<string>();
