@@ -15,7 +15,9 @@
  * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3).
  */
 import { fork, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
@@ -85,15 +87,51 @@ const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 const eventsOf = async (tenant: string) => Number((await client.query("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
 
-type Run = { rps: number; p50: number; p99: number; errors: number; ok: number };
+/**
+ * CPU time (ms) used so far by this run's processes, by part: the hookyard web, worker and supervisor
+ * processes, PostgreSQL (the embedded server's processes), the reference, the sink, and this process
+ * (autocannon). From /proc (Linux; empty elsewhere). Other processes on the machine are not counted.
+ */
+function cpuByPart(): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!existsSync("/proc/self/stat")) return out;
+  const pidFile = path.resolve(".data/test-pg/pg/postmaster.pid");
+  const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : -1;
+  const procs = new Map<number, { ppid: number; ticks: number; cmd: string }>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const fields = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]!.split(" ");
+      procs.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), cmd: readFileSync(`/proc/${name}/cmdline`, "utf8") });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const roots = new Map<number, string>([[postmaster, "postgres"], [hookyard.process.pid ?? -1, "hookyard"], [reference.pid ?? -1, "reference"], [sinkProcess.pid ?? -1, "sink"], [process.pid, "autocannon"]]);
+  for (const [pid, p] of procs) {
+    let part: string | undefined;
+    for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
+    if (!part) continue;
+    if (part === "hookyard") part = p.cmd.includes("web.ts") ? "web" : p.cmd.includes("worker.ts") ? "worker" : "supervisor";
+    out.set(part, (out.get(part) ?? 0) + (p.ticks * 1000) / 100); // USER_HZ is 100 on Linux
+  }
+  return out;
+}
+/** µs of CPU per request of each part between two cpuByPart() readings. */
+const cpuPerRequest = (before: Map<string, number>, after: Map<string, number>, requests: number) =>
+  [...after].filter(([, ms]) => ms > 0).map(([part, ms]) => `${part} ${Math.round(((ms - (before.get(part) ?? 0)) * 1000) / requests)}`).join(", ");
+
+type Run = { rps: number; p50: number; p99: number; errors: number; ok: number; cpu: string };
 async function load(url: string, body: string, opts: Partial<autocannon.Options>): Promise<Run> {
+  const cpuBefore = cpuByPart();
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
     instance.on("response", () => (last = performance.now()));
   });
-  return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
+  const answered = r["2xx"] + r.non2xx;
+  return { rps: answered / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"], cpu: cpuPerRequest(cpuBefore, cpuByPart(), Math.max(1, answered)) };
 }
 async function drain(expected: number, timeoutMs = 180_000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
@@ -131,7 +169,10 @@ pairs.forEach((p, n) => {
 });
 console.log(`| reference | ${Math.round(refLast.rps)} | ${refLast.p50} | ${refLast.p99} | ${refLast.errors} | |`);
 console.log(`| hookyard publish, 1 webhook destination (deliveries meanwhile) | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} | ${(pub.rps / refLast.rps).toFixed(2)} |`);
-console.log(`ratio to the reference: no destination ${aloneRatio.toFixed(2)} (median of ${rounds} rounds), 1 destination ${(pub.rps / refLast.rps).toFixed(2)}\n`);
+console.log(`ratio to the reference: no destination ${aloneRatio.toFixed(2)} (median of ${rounds} rounds), 1 destination ${(pub.rps / refLast.rps).toFixed(2)}`);
+log(`CPU µs per request by process, reference: ${pairs.map((p) => p.ref.cpu).join(" | ")}`);
+log(`CPU µs per request by process, publish with no destination: ${pairs.map((p) => p.alone.cpu).join(" | ")}`);
+log(`CPU µs per request by process, publish with 1 destination: ${pub.cpu}\n`);
 const phase1Events = await eventsOf("bench1");
 const drainStart = Date.now();
 const drained1 = await drain(phase1Events);
