@@ -57,8 +57,8 @@ const POOL_SIZE = 4096;
 const pool = Buffer.allocUnsafe(POOL_SIZE);
 let poolOffset = POOL_SIZE;
 
-/** 16 fresh random bytes (a copy: the caller may write into it). */
-function random16(): Buffer {
+/** 16 fresh random bytes from the CSPRNG (a copy: the caller may write into it). */
+export function random16(): Buffer {
   if (poolOffset + 16 > POOL_SIZE) {
     randomFillSync(pool);
     poolOffset = 0;

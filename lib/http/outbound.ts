@@ -81,8 +81,12 @@ function splitPath(segments: string[]): { form: OutboundForm; rest: string[] } |
   return null;
 }
 
+/** Each route's path segments, split once. */
+const routeParts = new WeakMap<OutboundRoute, string[]>();
+
 function match(route: OutboundRoute, rest: string[]): Record<string, string> | null {
-  const parts = route.path.split("/");
+  let parts = routeParts.get(route);
+  if (!parts) routeParts.set(route, (parts = route.path.split("/")));
   if (parts.length !== rest.length) return null;
   const params: Record<string, string> = Object.create(null);
   for (let i = 0; i < parts.length; i++) {

@@ -6,14 +6,13 @@
  * match nothing are stored too, so the operator can see them.
  */
 import { outboundConfig } from "@/lib/outbound/settings";
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
-import { base62 } from "@/lib/ids";
+import { base62, random16 } from "@/lib/ids";
 import { OutboundError, outboundInvalid } from "@/lib/http/outbound";
 import { OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
 
@@ -33,34 +32,45 @@ export const ZPublish = z.strictObject({
  * spacing kept), or null when absent. `text` is known to be valid JSON.
  */
 export function rawMember(text: string, key: string): string | null {
+  const n = text.length;
   let i = text.indexOf("{") + 1;
+  // JSON's whitespace: space, tab, LF, CR.
   const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
+    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i));
   };
+  // From the opening quote to just past the closing one: a quote ends the string unless an odd number of backslashes precede it.
   const skipString = () => {
-    const start = i++;
-    while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    for (let from = i + 1; ; ) {
+      const q = text.indexOf('"', from);
+      if (q === -1) return void (i = n);
+      let b = q - 1;
+      while (text.charCodeAt(b) === 92) b--;
+      if ((q - 1 - b) % 2 === 0) return void (i = q + 1);
+      from = q + 1;
+    }
   };
   const skipValue = () => {
-    let depth = 0;
-    for (; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === '"') {
+    for (let depth = 0; i < n; ) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
         skipString();
-        i--;
-      } else if (c === "{" || c === "[") depth++;
-      else if (c === "}" || c === "]") {
+        continue;
+      }
+      if (c === 123 || c === 91) depth++;
+      else if (c === 125 || c === 93) {
         if (depth === 0) return;
         depth--;
-      } else if (c === "," && depth === 0) return;
+      } else if (c === 44 && depth === 0) return;
+      i++;
     }
   };
   for (;;) {
     skipSpace();
-    if (text[i] !== '"') return null;
-    const name = skipString();
+    if (text.charCodeAt(i) !== 34) return null;
+    const nameStart = i;
+    skipString();
+    const quoted = text.slice(nameStart, i);
+    const name = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
     skipSpace();
     i++; // ':'
     skipSpace();
@@ -68,7 +78,7 @@ export function rawMember(text: string, key: string): string | null {
     skipValue();
     if (name === key) return text.slice(start, i).trimEnd();
     skipSpace();
-    if (text[i] !== ",") return null;
+    if (text.charCodeAt(i) !== 44) return null;
     i++;
   }
 }
@@ -103,18 +113,18 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
     if (!topic) throw outboundInvalid(["topic is required"]);
     if (topic !== "*" && !cfg.topics.includes(topic)) throw outboundInvalid(["topic is invalid"]);
   }
-  const id = e.id ?? cfg.prefixes.event + base62(randomBytes(16));
+  const id = e.id ?? cfg.prefixes.event + base62(random16());
   const time = e.time ? new Date(e.time) : new Date();
   const metadata = e.metadata ?? {};
   const dataText = rawMember(raw, "data") ?? JSON.stringify(e.data);
   const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
-  const written = await writer.submit({ id, chosenId: e.id !== undefined, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: Buffer.from(dataText, "utf8"), destinationId: e.destination_id ?? null, view });
+  const written = await writer.submit({ id, chosenId: e.id !== undefined, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: dataText, destinationId: e.destination_id ?? null, view });
   if (written.tenantId !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
   return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
 }
 
 type View = Parameters<typeof filterMatches>[1];
-type Pending = { id: string; chosenId: boolean; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; data: Buffer; destinationId: string | null; view: View };
+type Pending = { id: string; chosenId: boolean; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; /** `data` as received (stored as its UTF-8 bytes). */ data: string; destinationId: string | null; view: View };
 type Written = { duplicate: boolean; tenantId: string; matched: string[] };
 type Db = Parameters<Parameters<typeof inTransaction>[0]>[0];
 
@@ -137,13 +147,15 @@ async function storedEvents(client: Db, items: Pending[]): Promise<Map<string, {
 }
 
 // One statement writes a group's events, their deliveries and the deliveries' jobs: atomic without
-// BEGIN/COMMIT round trips, prepared once per connection (like ingestion's writer).
-const WRITE_SQL = `
-WITH ev AS (
+// BEGIN/COMMIT round trips, prepared once per connection (like ingestion's writer). `data` travels as
+// text (half the bytes of bytea's hex form) and is stored as its UTF-8 bytes.
+const EVENTS_CTE = `
   INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids)
-  SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, t.data, t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched))
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::bytea[], $8::text[], $9::jsonb[])
-         AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched)
+  SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, convert_to(t.data, 'UTF8'), t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched))
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::text[], $8::text[], $9::jsonb[])
+         AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched)`;
+const WRITE_SQL = `
+WITH ev AS (${EVENTS_CTE}
   RETURNING 1
 ), dl AS (
   INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
@@ -155,13 +167,20 @@ WITH ev AS (
        FROM unnest($10::text[], $12::text[]) AS x(e, d)))
 )
 SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM dl) AS deliveries, (SELECT count(*) FROM jb) AS jobs`;
-const WRITE_STATEMENT = "hookyard_outbound_publish_v1";
+/**
+ * A group whose events match no destination: the events alone. graphile-worker's add_jobs is not called,
+ * so such a group sends no NOTIFY (add_jobs notifies even for no jobs, and every notification has the
+ * worker look for jobs).
+ */
+const WRITE_EVENTS_SQL = EVENTS_CTE;
+const WRITE_STATEMENT = "hookyard_outbound_publish_v2";
+const WRITE_EVENTS_STATEMENT = "hookyard_outbound_publish_events_v1";
 const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
 
 /**
  * Writes a group of publishes with `db` (the pool, or a transaction's client when ids were looked up):
  * reads the tenants' enabled destinations, matches each new event, and writes events, deliveries and
- * jobs with one statement. `stored`: the ids already stored (duplicates). Returns one answer per item.
+ * jobs with one statement (the events alone when none matched: no job, no NOTIFY). `stored`: the ids already stored (duplicates). Returns one answer per item.
  */
 async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>): Promise<Written[]> {
   const seen = new Set<string>();
@@ -176,15 +195,18 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
   const matched = fresh.map((i) => destinations.filter((d) => d.tenant_id === i.tenantId && (i.destinationId === null || d.id === i.destinationId) && topicMatches(d.topics, i.topic) && filterMatches(d.filter, i.view)).map((d) => d.id));
   if (fresh.length) {
     const deliveries = fresh.flatMap((i, n) => matched[n]!.map((d) => ({ i, d })));
-    await db.query({
-      name: WRITE_STATEMENT,
-      text: WRITE_SQL,
-      values: [
-        fresh.map((i) => i.id), fresh.map((i) => i.tenantId), fresh.map((i) => i.topic), fresh.map((i) => i.time), fresh.map((i) => i.eligible),
-        fresh.map((i) => JSON.stringify(i.metadata)), fresh.map((i) => i.data), fresh.map((i) => i.destinationId), matched.map((m) => JSON.stringify(m)),
-        deliveries.map((x) => x.i.id), deliveries.map((x) => x.i.time), deliveries.map((x) => x.d), deliveries.map((x) => x.i.tenantId), OUTBOUND_DELIVER_TASK,
-      ],
-    });
+    const events = [
+      fresh.map((i) => i.id), fresh.map((i) => i.tenantId), fresh.map((i) => i.topic), fresh.map((i) => i.time), fresh.map((i) => i.eligible),
+      fresh.map((i) => JSON.stringify(i.metadata)), fresh.map((i) => i.data), fresh.map((i) => i.destinationId), matched.map((m) => JSON.stringify(m)),
+    ];
+    if (deliveries.length === 0) await db.query({ name: WRITE_EVENTS_STATEMENT, text: WRITE_EVENTS_SQL, values: events });
+    else {
+      await db.query({
+        name: WRITE_STATEMENT,
+        text: WRITE_SQL,
+        values: [...events, deliveries.map((x) => x.i.id), deliveries.map((x) => x.i.time), deliveries.map((x) => x.d), deliveries.map((x) => x.i.tenantId), OUTBOUND_DELIVER_TASK],
+      });
+    }
   }
   const matchedOf = new Map(fresh.map((i, n) => [i.id, matched[n]!]));
   return items.map((i, n) => {
