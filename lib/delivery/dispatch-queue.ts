@@ -159,6 +159,18 @@ export async function burstPermit(): Promise<void> {
   for (let wait = pacer.take(Date.now()); wait > 0; wait = pacer.take(Date.now())) await new Promise((r) => setTimeout(r, wait));
 }
 
+/**
+ * Takes up to `max` start permits at `now` (all of them unless ingestion is saturated). Returns how many
+ * were granted and, when fewer than `max`, the ms until the next one (lib/outbound/dispatch.ts claims that many).
+ */
+export function takeStartPermits(max: number, now = Date.now()): { granted: number; waitMs: number } {
+  for (let granted = 0; granted < max; granted++) {
+    const wait = pacer.take(now);
+    if (wait > 0) return { granted, waitMs: wait };
+  }
+  return { granted: max, waitMs: 0 };
+}
+
 /** True while deliveries are slowed for ingestion. */
 export const underIngestPressure = (now = Date.now()) => pacer.active(now);
 

@@ -30,6 +30,7 @@ import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
 import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
+import { startOutboundDispatch } from "@/lib/outbound/dispatch";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -153,7 +154,7 @@ export async function startWorker(): Promise<WorkerHandle> {
         if (typeof eventId === "string") await deliverEvent(eventId);
       },
       // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
-      // One outbound delivery (lib/outbound/delivery.ts).
+      // One outbound delivery: jobs queued before the dispatcher took deliveries from their rows (lib/outbound/dispatch.ts).
       [OUTBOUND_DELIVER_TASK]: async (payload) => {
         const { event_id: eventId, destination_id: destinationId } = payload as { event_id?: unknown; destination_id?: unknown };
         if (typeof eventId === "string" && typeof destinationId === "string") await deliverOutbound(eventId, destinationId);
@@ -167,6 +168,8 @@ export async function startWorker(): Promise<WorkerHandle> {
   startDispatch();
   const stopRenewal = startLeaseRenewal();
   const fanout = await startFanoutLoop();
+  // Outbound deliveries, claimed from their rows (lib/outbound/dispatch.ts).
+  const outbound = await startOutboundDispatch();
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping) return;
@@ -195,6 +198,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       // events are handed back as jobs, so they wait for another worker.
       const fanoutStopped = fanout.stop().catch(() => {});
       await stopDispatch(() => runner.stop());
+      await outbound.stop();
       await fanoutStopped;
       stopRenewal();
       presences.forEach((p) => p());

@@ -1,8 +1,8 @@
 /**
  * Outbound delivery (issue 13 §3; reference §3 webhook delivery, §4 retry and auto-disable) on the
- * shared engine: graphile-worker jobs carry `{event_id, destination_id}` only and the
- * `outbound_deliveries` row is the truth; a worker claims it with a lease (a crashed worker's delivery
- * is taken again when the lease expires: at least once), sends through the destination type (HTTP with
+ * shared engine: the `outbound_deliveries` row is the truth and the queue; a worker's dispatcher
+ * (lib/outbound/dispatch.ts) claims due rows with a lease (a crashed worker's delivery is claimed again
+ * when the lease expires: at least once), sends through the destination type (HTTP with
  * the gateway's sender: timeouts, response cap, address guard), records the attempt (`attempt_number`
  * 0 first, `manual`, `code`, `latency_ms`, `response_data`) and schedules the retry: exponential from
  * OUTBOUND_RETRY_INTERVAL_SECONDS up to OUTBOUND_MAX_RETRY_LIMIT, or OUTBOUND_RETRY_SCHEDULE, only for
@@ -28,14 +28,24 @@ import { alertsAfterFailure } from "@/lib/outbound/alerts";
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
 export const OUTBOUND_DELIVER_TASK = "outbound_deliver";
-/** Lease of a claimed delivery, ms (longer than any attempt). */
-const LEASE_MS = 60_000;
+/**
+ * Expiry of a lease taken now: longer than any attempt (an HTTP attempt ends by OUTBOUND_DELIVERY_TIMEOUT_SECONDS,
+ * a RabbitMQ one by a connect and a confirm within it each) plus a margin for recording. A worker that
+ * dies mid-delivery leaves its lease to expire; the dispatcher then claims the delivery again (lib/outbound/dispatch.ts).
+ */
+const leaseUntil = () => new Date(Date.now() + 2 * outboundConfig().deliveryTimeoutMs + 10_000);
 /** Largest stored response body, bytes. */
 const RESPONSE_MAX_BYTES = 131_072;
 
 type Db = Pick<pg.PoolClient, "query">;
 
-/** Adds deliveries (due now; `manual` for POST /retry) and their jobs, in the caller's transaction. */
+/** NOTIFY channel the dispatchers of worker processes LISTEN to: deliveries became due (lib/outbound/dispatch.ts). */
+export const OUTBOUND_CHANNEL = "hookyard_outbound";
+
+/**
+ * Adds deliveries (due now; `manual` for POST /retry), in the caller's transaction, and wakes the
+ * dispatchers when it commits (a NOTIFY: this is the low-volume path; publish wakes them without one).
+ */
 export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; eventTime: Date; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
   if (deliveries.length === 0) return;
   const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
@@ -45,18 +55,14 @@ export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: s
      ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, next_attempt_at = now(), updated_at = now()`,
     [...cols, manual, deliveries.map((d) => d.eventTime)],
   );
-  await db.query(
-    `SELECT count(*) FROM graphile_worker.add_jobs(
-       (SELECT array_agg(ROW($3::text, json_build_object('event_id', e, 'destination_id', d), NULL, NULL, 10::smallint, NULL, NULL, NULL)::graphile_worker.job_spec)
-          FROM unnest($1::text[], $2::text[]) AS x(e, d)))`,
-    [cols[0], cols[1], OUTBOUND_DELIVER_TASK],
-  );
+  await db.query("SELECT pg_notify($1, '')", [OUTBOUND_CHANNEL]);
 }
 
-type Claimed = {
+/** A delivery this process holds the lease of (`locked_until`), with its event and destination; `orphan` when its event is gone (retention). */
+export type Claimed = {
   event_id: string; destination_id: string; tenant_id: string; attempts: number; manual: boolean; locked_until: Date;
   topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer;
-  type: string | null; config: Record<string, string> | null; credentials_encrypted: string | null; delivery_metadata: Record<string, string> | null; disabled_at: Date | null; deleted: boolean;
+  type: string | null; config: Record<string, string> | null; credentials_encrypted: string | null; delivery_metadata: Record<string, string> | null; disabled_at: Date | null; deleted: boolean; orphan: boolean;
 };
 
 type Outcome = { success: boolean; code: string; latencyMs: number | null; response: { status_code: number | null; body: string; headers: Record<string, string> } | null };
@@ -162,23 +168,24 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
 
 const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destinationId}`;
 
+// The claimed rows (`c`) with their events (from the event's day partition) and destinations.
+const CLAIMED_SELECT = `
+     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
+            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted, e.id IS NULL AS orphan
+       FROM c LEFT JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`;
+const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
+
 /**
- * Claims (group execution, lib/delivery/batcher.ts): the deliveries asked for meanwhile are leased by one
- * statement, which also reads their events (from the event's day partition) and destinations. Each caller
- * gets its delivery, or null when it is not due, leased by another worker, or asked for twice in one batch.
+ * Claims (group execution, lib/delivery/batcher.ts): the deliveries asked for by jobs meanwhile are leased
+ * by one statement. Each caller gets its delivery, or null when it is not due, leased by another worker,
+ * or asked for twice in one batch.
  */
 const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed | null>(async (keys) => {
-  const lease = new Date(Date.now() + LEASE_MS);
   const { rows } = await getBackgroundPool().query<Claimed>(
     `WITH k AS (SELECT DISTINCT e, d FROM unnest($1::text[], $2::text[]) AS k(e, d)),
-     c AS (
-       UPDATE outbound_deliveries o SET locked_until = $3, updated_at = now() FROM k
-        WHERE o.event_id = k.e AND o.destination_id = k.d AND o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())
-       RETURNING o.*)
-     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
-            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted
-       FROM c JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`,
-    [keys.map((k) => k.eventId), keys.map((k) => k.destinationId), lease],
+     c AS (UPDATE outbound_deliveries o SET locked_until = $3, updated_at = now() FROM k WHERE o.event_id = k.e AND o.destination_id = k.d AND ${DUE} RETURNING o.*)
+     ${CLAIMED_SELECT}`,
+    [keys.map((k) => k.eventId), keys.map((k) => k.destinationId), leaseUntil()],
   );
   const byKey = new Map(rows.map((r) => [keyOf(r.event_id, r.destination_id), r]));
   return keys.map((k) => {
@@ -188,11 +195,28 @@ const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed 
   });
 }, 100, 2);
 
+/**
+ * Claims up to `limit` due deliveries (pending, `next_attempt_at` passed, not leased or lease expired),
+ * oldest due first, with one statement over `outbound_deliveries_pending_idx`; rows other workers are
+ * claiming are skipped. Returns them leased to this process. Throws on database errors.
+ */
+export async function claimDueDeliveries(limit: number): Promise<Claimed[]> {
+  if (limit <= 0) return [];
+  const { rows } = await getBackgroundPool().query<Claimed>({
+    name: "hookyard-outbound-claim-due",
+    text: `WITH k AS (SELECT o.event_id, o.destination_id FROM outbound_deliveries o WHERE ${DUE} ORDER BY o.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+     c AS (UPDATE outbound_deliveries o SET locked_until = $2, updated_at = now() FROM k WHERE o.event_id = k.event_id AND o.destination_id = k.destination_id RETURNING o.*)
+     ${CLAIMED_SELECT}`,
+    values: [limit, leaseUntil()],
+  });
+  return rows;
+}
+
 type Finished = { c: Claimed; outcome: Outcome; next: Date | null; attemptId: string };
 
 /**
  * Records (group execution): the attempts finished meanwhile are written by one transaction: each
- * delivery's new state (if its lease still holds), its attempt row and its retry's job in one statement,
+ * delivery's new state (if its lease still holds: due again at `next` for a retry) and its attempt row in one statement,
  * then the destinations' failures in a row (a success writes the row only to end a run of failures, so
  * deliveries to one destination do not queue behind each other's row lock). Each caller gets whether it
  * still owned its delivery and, for a failure, the failures in a row it brought its destination to.
@@ -209,14 +233,12 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(asy
            FROM r WHERE o.event_id = r.e AND o.destination_id = r.d AND o.locked_until = r.lease RETURNING r.*),
        att AS (
          INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
-         SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, now() FROM upd),
-       job AS (
-         SELECT graphile_worker.add_job($15, json_build_object('event_id', e, 'destination_id', d), run_at => next, max_attempts => 10::smallint) FROM upd WHERE next IS NOT NULL)
-       SELECT e, d, (SELECT count(*) FROM job) AS jobs FROM upd`,
+         SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, now() FROM upd RETURNING 1)
+       SELECT e, d, (SELECT count(*) FROM att) AS attempts FROM upd`,
       [
         col((r) => r.c.event_id), col((r) => r.c.destination_id), col((r) => r.outcome.success), col((r) => r.next), col((r) => r.c.locked_until), col((r) => r.attemptId),
         col((r) => r.c.tenant_id), col((r) => r.c.type ?? ""), col((r) => r.c.topic), col((r) => r.outcome.code), col((r) => r.c.attempts), col((r) => r.c.manual), col((r) => r.outcome.latencyMs),
-        col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)), OUTBOUND_DELIVER_TASK,
+        col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)),
       ],
     );
     const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
@@ -247,17 +269,28 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(asy
 200, 2);
 
 /**
- * The `outbound_deliver` task: delivers event `eventId` to destination `destinationId` if its delivery
- * is due and not leased by another worker; otherwise does nothing (a repeated job is harmless).
- * Throws only on database errors.
+ * The `outbound_deliver` task (jobs queued before deliveries were dispatched directly): delivers event
+ * `eventId` to destination `destinationId` if its delivery is due and not leased by another worker;
+ * otherwise does nothing (a repeated job is harmless). Throws only on database errors.
  */
 export async function deliverOutbound(eventId: string, destinationId: string): Promise<void> {
   await refreshOutboundSettings();
   await burstPermit();
   const c = await claimer.submit({ eventId, destinationId });
-  if (!c) return;
-  if (c.deleted || c.disabled_at) {
-    await getBackgroundPool().query("UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2", [eventId, destinationId]);
+  if (c) await deliverClaimedOutbound(c);
+}
+
+/**
+ * Makes the next attempt of delivery `c`, which this process has claimed: a disabled or deleted
+ * destination, or an event gone with its retention, skips it without an attempt; otherwise it sends,
+ * records the attempt and the delivery's next state (retry due at its time, or final), and on a failure
+ * counts the destination's failures in a row (auto-disable, alerts). Throws only on database errors (the
+ * lease then expires and the delivery is claimed again).
+ */
+export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
+  const { event_id: eventId, destination_id: destinationId } = c;
+  if (c.deleted || c.disabled_at || c.orphan) {
+    await getBackgroundPool().query("UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3", [eventId, destinationId, c.locked_until]);
     return;
   }
   const outcome = await send(c);

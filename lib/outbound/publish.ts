@@ -1,7 +1,7 @@
 /**
  * `POST /publish` (issue 13 §3; reference §1 PublishRequest, §4 Matching): validates the event, commits
- * it with one delivery per matching destination (enabled, topic, filter) and their jobs in one
- * transaction, and answers 202 `{id, duplicate, destination_ids}`. The event's `data` is kept as the
+ * it with one delivery per matching destination (enabled, topic, filter) in one transaction (the
+ * deliveries are the dispatchers' queue, lib/outbound/dispatch.ts), and answers 202 `{id, duplicate, destination_ids}`. The event's `data` is kept as the
  * bytes received. A repeated `id` answers `duplicate: true` and delivers nothing again. Events that
  * match nothing are stored too, so the operator can see them.
  */
@@ -14,7 +14,7 @@ import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
 import { base62, random16 } from "@/lib/ids";
 import { OutboundError, outboundInvalid } from "@/lib/http/outbound";
-import { OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
+import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 
 export const ZPublish = z.strictObject({
   id: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/).optional(),
@@ -146,7 +146,7 @@ async function storedEvents(client: Db, items: Pending[]): Promise<Map<string, {
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-// One statement writes a group's events, their deliveries and the deliveries' jobs: atomic without
+// One statement writes a group's events and their deliveries: atomic without
 // BEGIN/COMMIT round trips, prepared once per connection (like ingestion's writer). `data` travels as
 // text (half the bytes of bytea's hex form) and is stored as its UTF-8 bytes.
 const EVENTS_CTE = `
@@ -161,26 +161,18 @@ WITH ev AS (${EVENTS_CTE}
   INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
   SELECT e, et, d, t, 'pending', false, now() FROM unnest($10::text[], $11::timestamptz[], $12::text[], $13::text[]) AS x(e, et, d, t)
   RETURNING 1
-), jb AS (
-  SELECT 1 FROM graphile_worker.add_jobs(
-    (SELECT coalesce(array_agg(ROW($14::text, json_build_object('event_id', e, 'destination_id', d), NULL, NULL, 10::smallint, NULL, NULL, NULL)::graphile_worker.job_spec), '{}')
-       FROM unnest($10::text[], $12::text[]) AS x(e, d)))
 )
-SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM dl) AS deliveries, (SELECT count(*) FROM jb) AS jobs`;
-/**
- * A group whose events match no destination: the events alone. graphile-worker's add_jobs is not called,
- * so such a group sends no NOTIFY (add_jobs notifies even for no jobs, and every notification has the
- * worker look for jobs).
- */
+SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM dl) AS deliveries`;
+/** A group whose events match no destination: the events alone. */
 const WRITE_EVENTS_SQL = EVENTS_CTE;
-const WRITE_STATEMENT = "hookyard_outbound_publish_v2";
+const WRITE_STATEMENT = "hookyard_outbound_publish_v3";
 const WRITE_EVENTS_STATEMENT = "hookyard_outbound_publish_events_v1";
 const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
 
 /**
  * Writes a group of publishes with `db` (the pool, or a transaction's client when ids were looked up):
- * reads the tenants' enabled destinations, matches each new event, and writes events, deliveries and
- * jobs with one statement (the events alone when none matched: no job, no NOTIFY). `stored`: the ids already stored (duplicates). Returns one answer per item.
+ * reads the tenants' enabled destinations, matches each new event, and writes events and deliveries
+ * with one statement (the events alone when none matched). `stored`: the ids already stored (duplicates). Returns one answer per item.
  */
 async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>): Promise<Written[]> {
   const seen = new Set<string>();
@@ -204,7 +196,7 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
       await db.query({
         name: WRITE_STATEMENT,
         text: WRITE_SQL,
-        values: [...events, deliveries.map((x) => x.i.id), deliveries.map((x) => x.i.time), deliveries.map((x) => x.d), deliveries.map((x) => x.i.tenantId), OUTBOUND_DELIVER_TASK],
+        values: [...events, deliveries.map((x) => x.i.id), deliveries.map((x) => x.i.time), deliveries.map((x) => x.d), deliveries.map((x) => x.i.tenantId)],
       });
     }
   }
@@ -218,7 +210,7 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
 
 /**
  * Group commit (design "The hot path"): the events published meanwhile are written together (their
- * destinations read, then events, deliveries and jobs in one statement), each answered only after the
+ * destinations read, then events and deliveries in one statement; then the dispatchers are woken), each answered only after the
  * write committed. A group with publisher-chosen ids runs in a transaction that first locks and looks up
  * those ids (storedEvents): an event whose id exists already is a duplicate, nothing is queued again and
  * the first one's matches are answered. Destinations are read at write time, so one created before a
@@ -229,7 +221,10 @@ const writer = new Batcher<Pending, Written>(
     load.busy();
     load.wrote(items.length);
     try {
-      return await (items.some((i) => i.chosenId) ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items))) : writeGroup(getPool(), items, new Map()));
+      const written = await (items.some((i) => i.chosenId) ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items))) : writeGroup(getPool(), items, new Map()));
+      // Committed: the dispatchers may claim the new deliveries now (lib/outbound/dispatch.ts).
+      if (written.some((w) => !w.duplicate && w.matched.length > 0)) announceOutboundDeliveries();
+      return written;
     } finally {
       load.idle();
     }

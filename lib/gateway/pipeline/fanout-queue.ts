@@ -6,9 +6,8 @@
  * (`hookyard_ingest_pressure`), which slows this process's deliveries (lib/delivery/dispatch-queue.ts). Fan-out runs in worker processes, never in the web process that answers
  * senders, so rules and event writes do not slow ingestion.
  */
-import pg from "pg";
 import { getConfig } from "@/lib/config";
-import { databaseUrl } from "@/lib/db/pool";
+import { listenTo } from "@/lib/db/listen";
 import { fanOutBatchSize, noteIngestPressure, waitForRoom } from "@/lib/delivery/dispatch-queue";
 import { fanOutPending } from "@/lib/gateway/pipeline/fanout";
 import { INGEST_PRESSURE_CHANNEL } from "@/lib/ingest/ingest-pressure";
@@ -49,26 +48,10 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
     return running;
   };
 
-  let client: pg.Client | null = null;
-  const listen = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl() });
-    c.on("notification", (msg) => {
-      if (msg.channel === INGEST_PRESSURE_CHANNEL) noteIngestPressure();
-      else void drain();
-    });
-    c.on("error", (err) => {
-      if (client !== c) return; // a failed connect: listen() rejects and relisten retries
-      log.warn("fan-out listener lost; reconnecting", err.message);
-      client = null;
-      relisten();
-    });
-    await c.connect().catch((err) => (c.end().catch(() => {}), Promise.reject(err)));
-    await c.query(`LISTEN ${REQUESTS_CHANNEL}; LISTEN ${INGEST_PRESSURE_CHANNEL}`);
-    client = c;
-  };
-  // Retried every second until the database is back (the sweep timer drains meanwhile).
-  const relisten = () => void (stopped || setTimeout(() => void listen().catch(relisten), 1000).unref());
-  await listen();
+  const listener = await listenTo("fan-out", [REQUESTS_CHANNEL, INGEST_PRESSURE_CHANNEL], (channel) => {
+    if (channel === INGEST_PRESSURE_CHANNEL) noteIngestPressure();
+    else void drain();
+  });
   const timer = setInterval(() => void drain(), getConfig().pipelineSweepIntervalMs);
   timer.unref();
   void drain();
@@ -78,7 +61,7 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
       stopped = true;
       clearInterval(timer);
       await running;
-      await client?.end().catch(() => {});
+      await listener.stop();
     },
   };
 }

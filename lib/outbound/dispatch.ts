@@ -1,0 +1,133 @@
+/**
+ * Direct dispatch of outbound deliveries (issue 13 §3; design "The delivery engine"): the
+ * `outbound_deliveries` rows are the queue. Each worker process runs one dispatcher, which claims due
+ * deliveries itself, as many as it has free places (WORKER_CONCURRENCY), with one statement
+ * (lib/outbound/delivery.ts claimDueDeliveries: pending, due, not leased, `FOR UPDATE SKIP LOCKED`, so
+ * worker processes never take the same row), and delivers each. No graphile-worker job per delivery:
+ * publish only writes the rows, which saves three job-table writes per delivery and the job round trip.
+ *
+ * It looks for work when publish in this process says deliveries were written (`announceOutboundDeliveries`),
+ * on a `hookyard_outbound` notification (publish in a process without a dispatcher, POST /retry), when
+ * a delivery ends while more were due, and every POLL_MS (retries come due by time; a notification may be
+ * lost). Nothing is lost: a worker that dies mid-delivery leaves its lease to expire and any dispatcher
+ * claims the delivery again (at least once). Deliveries start under the burst pacer shared with the
+ * gateway (lib/delivery/dispatch-queue.ts): while ingestion is saturated, only WORKER_BURST_DELIVERY_RATE
+ * per second start, and only that many are claimed.
+ */
+import { getConfig } from "@/lib/config";
+import { getPool } from "@/lib/db/pool";
+import { listenTo } from "@/lib/db/listen";
+import { takeStartPermits } from "@/lib/delivery/dispatch-queue";
+import { logger } from "@/lib/log";
+import { claimDueDeliveries, deliverClaimedOutbound, OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
+import { refreshOutboundSettings } from "@/lib/outbound/settings";
+
+const log = logger("outbound-dispatch");
+/** Look for due deliveries at least this often, ms. */
+export const POLL_MS = 250;
+/** After a delivery ends while more were due, claim again once this many places are free (fewer, larger claims). */
+const CLAIM_AT_LEAST = 10;
+/** Notifications of publishes in processes without a dispatcher are coalesced over this window, ms. */
+const NOTIFY_COALESCE_MS = 10;
+
+let started = false;
+/** Deliveries claimed and not finished. */
+let active = 0;
+/** The last claim got all it asked for: more may be due now. */
+let moreDue = false;
+let pumping: Promise<void> | null = null;
+let again = false;
+let permitTimer: NodeJS.Timeout | null = null;
+let idleWaiters: (() => void)[] = [];
+
+const places = () => getConfig().workerConcurrency;
+
+function wake(): void {
+  if (!started) return;
+  if (pumping) {
+    again = true;
+    return;
+  }
+  pumping = pump().finally(() => (pumping = null));
+}
+
+async function pump(): Promise<void> {
+  do {
+    again = false;
+    try {
+      await refreshOutboundSettings();
+      while (started) {
+        const free = places() - active;
+        if (free <= 0) break;
+        const { granted, waitMs } = takeStartPermits(free);
+        if (granted === 0) {
+          permitTimer ??= setTimeout(() => ((permitTimer = null), wake()), waitMs);
+          break;
+        }
+        const claimed = await claimDueDeliveries(granted);
+        moreDue = claimed.length === granted;
+        for (const c of claimed) {
+          active++;
+          void deliverClaimedOutbound(c)
+            .catch((err) => log.warn(`delivery ${c.event_id} to ${c.destination_id} failed; its lease will expire and it is claimed again`, err instanceof Error ? err.message : err))
+            .finally(finished);
+        }
+        if (!moreDue) break;
+      }
+    } catch (err) {
+      log.warn("could not claim outbound deliveries; trying again at the next poll", err instanceof Error ? err.message : err);
+    }
+  } while (again && started);
+}
+
+function finished(): void {
+  active--;
+  if (active === 0) idleWaiters.splice(0).forEach((w) => w());
+  if (moreDue && places() - active >= Math.min(CLAIM_AT_LEAST, places())) wake();
+}
+
+export type OutboundDispatch = { stop: () => Promise<void> };
+
+/**
+ * Starts this process's dispatcher (a worker process; lib/delivery/worker.ts). Resolves once it listens.
+ * `stop` stops claiming and resolves when the deliveries under way have been recorded.
+ */
+export async function startOutboundDispatch(): Promise<OutboundDispatch> {
+  const listener = await listenTo("outbound dispatch", [OUTBOUND_CHANNEL], () => wake());
+  started = true;
+  const timer = setInterval(wake, POLL_MS);
+  timer.unref();
+  wake();
+  return {
+    stop: async () => {
+      started = false;
+      clearInterval(timer);
+      if (permitTimer) clearTimeout(permitTimer);
+      permitTimer = null;
+      await pumping;
+      await listener.stop();
+      if (active > 0) await new Promise<void>((r) => idleWaiters.push(r));
+    },
+  };
+}
+
+let notifyTimer: NodeJS.Timeout | null = null;
+
+/**
+ * Publish wrote deliveries (committed): wakes the dispatcher of this process at once when it runs one;
+ * otherwise tells the worker processes with a `hookyard_outbound` notification, at most one per
+ * NOTIFY_COALESCE_MS, sent outside publish's statement (a notifying transaction serialises commits).
+ */
+export function announceOutboundDeliveries(): void {
+  if (started) return wake();
+  notifyTimer ??= setTimeout(() => {
+    notifyTimer = null;
+    getPool()
+      .query("SELECT pg_notify($1, '')", [OUTBOUND_CHANNEL])
+      .catch((err) => log.warn("notify failed; the dispatchers find the deliveries at their next poll", err instanceof Error ? err.message : err));
+  }, NOTIFY_COALESCE_MS);
+  notifyTimer.unref();
+}
+
+/** Tests only: deliveries this process has claimed and not finished. */
+export const activeOutboundDeliveries = () => active;
