@@ -105,11 +105,17 @@ it("a server killed mid-operation resumes after a restart: every matched event g
   expect(eventIds.every((e) => delivered.has(e))).toBe(true);
 }, 300_000);
 
-it("cancelling a running operation stops it before its next batch", async () => {
+it("the same query while it runs is a 422; cancelling a running operation stops it before its next batch", async () => {
   receiver.respond({ status: 200, body: "ok", delayMs: 40 });
   const created = await call("POST", "/bulk/events/retry", { query: { webhook_id: connection.id } });
   const id = created.json.id;
   await eventually(async () => (await operation(id)).processed_batch >= 2, 60_000, 20);
+  // The same query again while it runs: refused, nothing created.
+  const twice = await call("POST", "/bulk/events/retry", { query: { webhook_id: connection.id } });
+  expect(twice.status).toBe(422);
+  expect(twice.json).toMatchObject({ status: 422, code: "UNPROCESSABLE_ENTITY" });
+  expect(twice.json.data.message).toBe("Batch operation using same query is currently in progress, wait for it to complete or cancel it");
+  expect((await db.query("SELECT count(*)::int AS n FROM bulk_operations")).rows[0].n).toBe(2);
   const cancelled = await call("POST", `/bulk/events/retry/${id}/cancel`);
   expect(cancelled.status).toBe(200);
   expect(cancelled.json.cancelled_at).not.toBeNull();
