@@ -12,6 +12,7 @@ import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
+import { CodeEditor } from "@/components/ui/CodeEditor";
 import { Textarea } from "@/components/ui/Textarea";
 import { findSourceType, listSourceTypes } from "@/lib/gateway/sources/types";
 
@@ -523,7 +524,7 @@ function RuleFields({ rule: r, onChange, transformations }: { rule: RuleDraft; o
           ) : (
             <>
               <Field label="Transformation name">{(p) => <Input {...p} value={r.name} onChange={(e) => onChange({ ...r, name: e.target.value })} />}</Field>
-              <Field label="Code" hint="Test it against a sample request in the Transformations editor.">{(p) => <Textarea {...p} code rows={7} value={r.code} onChange={(e) => onChange({ ...r, code: e.target.value })} />}</Field>
+              <Field label="Code" hint="Test it against a sample request in the Transformations editor.">{(p) => <CodeEditor {...p} label="Code" rows={7} value={r.code} onChange={(code) => onChange({ ...r, code })} />}</Field>
             </>
           )}
         </div>

@@ -10,6 +10,7 @@ import { Card } from "@/components/ui/Card";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
+import { CodeEditor } from "@/components/ui/CodeEditor";
 import { CodeBlock, Textarea } from "@/components/ui/Textarea";
 
 type Transformation = { id: string; name: string; code: string; env: Record<string, string> };
@@ -133,7 +134,7 @@ export function TransformationEditor() {
       {error != null && <div className="mb-4"><ErrorMessage title={busy === "save" ? "Could not save" : "Something went wrong"} error={error} /></div>}
       {saved && <p role="status" className="mb-4 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-900 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-200">{saved}</p>}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-        <Card title="Code">
+        <Card title="Code" className="min-w-0">
           <div className="grid gap-3">
             <div className="grid gap-3 sm:grid-cols-2">
               <Field label="Transformation">
@@ -149,7 +150,7 @@ export function TransformationEditor() {
               </Field>
             </div>
             <Field label="Code" error={errors.code} hint="addHandler(&quot;transform&quot;, (request, context) => request). No network or timers; 1 s and 5 MiB per run.">
-              {(p) => <Textarea {...p} code rows={14} value={code} onChange={(e) => setCode(e.target.value)} data-testid="transformation-code" />}
+              {(p) => <CodeEditor {...p} label="Code" rows={14} value={code} onChange={setCode} data-testid="transformation-code" />}
             </Field>
             <Field label="Environment (process.env)" error={errors.env} hint="One KEY=value per line; stored encrypted.">
               {(p) => <Textarea {...p} code rows={3} value={env} onChange={(e) => setEnv(e.target.value)} placeholder="STAGE=prod" />}
