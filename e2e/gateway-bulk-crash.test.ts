@@ -129,3 +129,31 @@ it("the same query while it runs is a 422; cancelling a running operation stops 
   const marked = (await db.query("SELECT count(*)::int AS n FROM events WHERE bulk_retry_id = $1", [id])).rows[0].n;
   expect(marked).toBe(after.completed_count);
 }, 120_000);
+
+it("a replay resolves its target connections batch by batch: a connection created while it runs gets the later requests", async () => {
+  receiver.respond({ status: 200, body: "ok" });
+  const src = connection.source.id;
+  const created = await call("POST", "/bulk/requests/replay", { query: { source_id: [src], target: { source_id: src } } });
+  expect(created.status, JSON.stringify(created.json)).toBe(200);
+  const id = created.json.id;
+  await eventually(async () => (await operation(id)).processed_batch >= 2, 60_000, 20);
+  const late = await call("POST", "/connections", { name: "late", source_id: src, destination: { name: "late-dst", config: { url: `${receiver.url}/late` } } });
+  expect(late.status, JSON.stringify(late.json)).toBe(200);
+  const before = (await operation(id)).processed_batch;
+  const done = await eventually(async () => {
+    const op = await operation(id);
+    return op.completed_at ? op : null;
+  }, 120_000, 200);
+  expect(done).toMatchObject({ completed_count: COUNT, failed_count: 0 });
+  const count = async (webhookId: string) =>
+    (await db.query("SELECT count(*)::int AS n FROM events WHERE bulk_retry_id = $1 AND webhook_id = $2", [id, webhookId])).rows[0].n as number;
+  // The first connection got every request; the late one those of the batches after it existed (at
+  // least the ones not yet started when it was created), none of the first two batches.
+  expect(await count(connection.id)).toBe(COUNT);
+  const lateCount = await count(late.json.id);
+  expect(lateCount).toBeGreaterThanOrEqual(COUNT - (before + 1) * 50);
+  expect(lateCount).toBeLessThanOrEqual(COUNT - 2 * 50);
+  const { rows } = await db.query<{ r: string }>("SELECT min(request_id) AS r FROM events WHERE bulk_retry_id = $1 AND webhook_id = $2", [id, late.json.id]);
+  const firstTwoBatches = (await db.query<{ r: string }>("SELECT id AS r FROM requests WHERE source_id = $1 ORDER BY id LIMIT 100", [src])).rows.map((x) => x.r);
+  expect(firstTwoBatches.includes(rows[0]!.r)).toBe(false);
+}, 180_000);
