@@ -219,6 +219,10 @@ test.describe("bulk operations", () => {
       const created = await call(key, "POST", "connections", { name: "backfill", source_id: source.id, destination: { name: "dst-backfill", config: { url: `${receiver.url}/backfill` } } });
       expect(created.status, JSON.stringify(created.json)).toBe(200);
       const backfill = created.json;
+      // 260 more sources whose names sort first (written straight to the database: the API's rate limit): the
+      // pickers and names read every page of the list, not the first 250.
+      const extra = Array.from({ length: 260 }, (_, i) => `aa-extra-${String(i).padStart(3, "0")}`);
+      await db().query("INSERT INTO sources (id, team_id, name, updated_at) SELECT 'src_' || md5($1 || n), $1, n, now() FROM unnest($2::text[]) AS n", [teamId, extra]);
 
       await signIn(page, email);
       await expect(page).toHaveURL(/\/dashboard$/);

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { RelativeTime } from "@/components/Time";
-import { api, type BulkOperation, type Connection, type Paged, qs } from "@/components/dashboard/api";
+import { api, apiAll, qs, type BulkOperation, type Connection, type Paged } from "@/components/dashboard/api";
 import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed } from "@/components/dashboard/filters";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
@@ -313,7 +313,7 @@ function ReplayTargetPicker({ value, onChange }: { value: Target; onChange: (t: 
   const sources = useNamed("sources");
   const connections = useQuery({
     queryKey: ["replay-connections", value.source_id],
-    queryFn: () => api<Paged<Connection>>(`connections${qs({ source_id: value.source_id, limit: 250, order_by: "name", dir: "asc" })}`),
+    queryFn: () => apiAll<Connection>(`connections${qs({ source_id: value.source_id, order_by: "name", dir: "asc" })}`),
     enabled: Boolean(value.source_id),
   });
   const toggle = (id: string, on: boolean) => onChange({ ...value, webhook_ids: on ? [...value.webhook_ids, id] : value.webhook_ids.filter((w) => w !== id) });

@@ -3,7 +3,7 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { api, qs } from "@/components/dashboard/api";
+import { api, apiAll, qs } from "@/components/dashboard/api";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, type ChartSeries, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -51,7 +51,7 @@ export function Overview() {
   const queuePath = useMemo(() => metricsPath("queue-depth", range, ["max_depth"], ["destination_id"]), [range]);
   const queue = useQuery({ queryKey: ["metrics", queuePath], queryFn: () => api<{ data: MetricsRow[] }>(queuePath), refetchInterval: 30_000 });
   const issues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
-  const destinations = useQuery({ queryKey: ["destinations-all"], queryFn: () => api<{ models: { id: string; name: string }[] }>("destinations?limit=250"), staleTime: 60_000 });
+  const destinations = useQuery({ queryKey: ["destinations-all"], queryFn: () => apiAll<{ id: string; name: string }>("destinations"), staleTime: 60_000 });
 
   const queueSeries = useMemo(() => {
     const names = new Map((destinations.data?.models ?? []).map((d) => [d.id, d.name]));

@@ -56,6 +56,24 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return body as T;
 }
 
+/** Most records `apiAll` reads (pages of 250): pickers and name lookups of a very large team stop there. */
+export const ALL_MAX = 5_000;
+
+/**
+ * Every record of the gateway list `path` (its query string may filter and order), page by page with
+ * the API's `next` cursor, up to ALL_MAX. Answers `{models}` like one page. Throws ApiError.
+ */
+export async function apiAll<T>(path: string): Promise<{ models: T[] }> {
+  const models: T[] = [];
+  const sep = path.includes("?") ? "&" : "?";
+  for (let next: string | undefined, first = true; (first || next) && models.length < ALL_MAX; first = false) {
+    const page = await api<Paged<T>>(`${path}${sep}limit=250${next ? `&next=${encodeURIComponent(next)}` : ""}`);
+    models.push(...page.models);
+    next = page.pagination?.next ?? undefined;
+  }
+  return { models };
+}
+
 /** A query string of `params`, skipping empty values; arrays repeat the name. */
 export function qs(params: Record<string, string | number | boolean | string[] | null | undefined>): string {
   const sp = new URLSearchParams();

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { api } from "@/components/dashboard/api";
+import { apiAll } from "@/components/dashboard/api";
 import { Field, Input, Select } from "@/components/ui/Field";
 
 /**
@@ -77,9 +77,9 @@ export function describeQuery(q: Record<string, unknown>, names?: Map<string, st
 }
 
 type Named = { id: string; name: string };
-/** The team's sources, connections or destinations (first 250 by name), cached for a minute; for pickers and for names instead of ids. */
+/** The team's sources, connections or destinations (by name, up to ALL_MAX), cached for a minute; for pickers and for names instead of ids. */
 export const useNamed = (path: "sources" | "connections" | "destinations", enabled = true) =>
-  useQuery({ queryKey: ["names", path], queryFn: () => api<{ models: (Named & { full_name?: string })[] }>(`${path}?limit=250&order_by=name&dir=asc`), enabled, staleTime: 60_000 });
+  useQuery({ queryKey: ["names", path], queryFn: () => apiAll<Named & { full_name?: string }>(`${path}?order_by=name&dir=asc`), enabled, staleTime: 60_000 });
 
 const LABELS: Record<FilterKey, string> = {
   status: "Status",

@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { api, type GatewayEvent, type Paged } from "@/components/dashboard/api";
+import { api, apiAll, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { fieldErrors, listField, parseJsonField } from "@/components/dashboard/forms";
 import { ConnectionState, type FullConnection } from "@/components/dashboard/pages/ConnectionsList";
 import { EventsTable, QueryView } from "@/components/dashboard/pages/QueryView";
@@ -128,9 +128,9 @@ export function ConnectionForm({ id }: { id?: string }) {
       return { ...c, source: { ...c.source, ...source }, destination: { ...c.destination, ...destination } };
     },
   });
-  const sources = useQuery({ queryKey: ["sources-all"], queryFn: () => api<Paged<Named>>("sources?limit=250&order_by=name&dir=asc"), enabled: !editing });
-  const destinations = useQuery({ queryKey: ["destinations-all"], queryFn: () => api<Paged<Named>>("destinations?limit=250&order_by=name&dir=asc"), enabled: !editing });
-  const transformations = useQuery({ queryKey: ["transformations-all"], queryFn: () => api<Paged<Named>>("transformations?limit=250&order_by=name&dir=asc") });
+  const sources = useQuery({ queryKey: ["sources-all"], queryFn: () => apiAll<Named>("sources?order_by=name&dir=asc"), enabled: !editing });
+  const destinations = useQuery({ queryKey: ["destinations-all"], queryFn: () => apiAll<Named>("destinations?order_by=name&dir=asc"), enabled: !editing });
+  const transformations = useQuery({ queryKey: ["transformations-all"], queryFn: () => apiAll<Named>("transformations?order_by=name&dir=asc") });
 
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");

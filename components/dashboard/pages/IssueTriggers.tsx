@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, type Paged } from "@/components/dashboard/api";
+import { api, apiAll, type Paged } from "@/components/dashboard/api";
 import { fieldErrors } from "@/components/dashboard/forms";
 import { EnableDeleteActions, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Badge } from "@/components/ui/Badge";
@@ -156,7 +156,7 @@ function NewTrigger({ onCreated }: { onCreated: () => void }) {
 }
 
 function Notifications() {
-  const sources = useQuery({ queryKey: ["sources-all"], queryFn: () => api<Paged<{ id: string; name: string }>>("sources?limit=250&order_by=name&dir=asc") });
+  const sources = useQuery({ queryKey: ["sources-all"], queryFn: () => apiAll<{ id: string; name: string }>("sources?order_by=name&dir=asc") });
   const [enabled, setEnabled] = useState(true);
   const [topics, setTopics] = useState<string[]>(["issue.opened", "issue.updated"]);
   const [sourceId, setSourceId] = useState("");

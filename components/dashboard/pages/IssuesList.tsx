@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { api, qs, type Paged } from "@/components/dashboard/api";
+import { api, apiAll, qs, type Paged } from "@/components/dashboard/api";
 import { when } from "@/components/dashboard/forms";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { ButtonLink } from "@/components/ui/Button";
@@ -47,7 +47,7 @@ export function useNames() {
     queryKey: ["names"],
     staleTime: 60_000,
     queryFn: async () => {
-      const [c, d, t] = await Promise.all(["connections?limit=250&disabled=true", "destinations?limit=250", "transformations?limit=250"].map((p) => api<Paged<{ id: string; name: string; full_name?: string }>>(p)));
+      const [c, d, t] = await Promise.all(["connections?disabled=true", "destinations", "transformations"].map((p) => apiAll<{ id: string; name: string; full_name?: string }>(p)));
       return new Map([...c!.models, ...d!.models, ...t!.models].map((m) => [m.id, m.full_name ?? m.name]));
     },
   });

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { api, type Paged } from "@/components/dashboard/api";
+import { api, apiAll } from "@/components/dashboard/api";
 import { fieldErrors, parseJsonField } from "@/components/dashboard/forms";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
@@ -44,7 +44,7 @@ function parseEnv(text: string): Record<string, string> {
  */
 export function TransformationEditor() {
   const client = useQueryClient();
-  const list = useQuery({ queryKey: ["transformations-all"], queryFn: () => api<Paged<Transformation>>("transformations?limit=250&order_by=name&dir=asc") });
+  const list = useQuery({ queryKey: ["transformations-all"], queryFn: () => apiAll<Transformation>("transformations?order_by=name&dir=asc") });
   const [selected, setSelected] = useState<string>("");
   const [name, setName] = useState("");
   const [code, setCode] = useState(STARTER);
