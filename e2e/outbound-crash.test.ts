@@ -3,8 +3,9 @@
  * killed with SIGKILL while a delivery is in flight leaves its lease to expire, and the restarted
  * worker's dispatcher delivers it again: one successful attempt, the receiver sees the event (at least
  * once). Deliveries are claimed from their rows, without jobs: publish's deliveries go out at once, and
- * a retry comes due by time. Runs its own server on its own database with a short delivery timeout (so
- * the lease, two timeouts plus 10 s, runs out in 12 s).
+ * a retry comes due by time. A dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY of a
+ * worker's places. Runs its own server on its own database with a short delivery timeout (so the lease,
+ * two timeouts plus 10 s, runs out in 12 s) and 20 places, 5 per destination.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -29,7 +30,7 @@ async function call(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   database = await privateDatabase("outcrash");
-  env = { DATABASE_URL: database.url, OUTBOUND_API_KEY: key, OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "1", OUTBOUND_RETRY_SCHEDULE: "1" };
+  env = { DATABASE_URL: database.url, OUTBOUND_API_KEY: key, OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "1", OUTBOUND_RETRY_SCHEDULE: "1", WORKER_CONCURRENCY: "20", DELIVERY_DESTINATION_CONCURRENCY: "5" };
   receiver = await startReceiver();
   server = await startServer(env);
   expect((await call("PUT", "/tenants/t1")).status).toBe(201);
@@ -85,3 +86,26 @@ it("without jobs: a published event goes out at once, and a failed attempt is re
   expect(second.at - first.at).toBeLessThan(3_000);
   expect((await database.client.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'outbound_deliver'")).rows[0].n).toBe(0);
 }, 60_000);
+
+it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: another tenant's delivery goes out at once", async () => {
+  expect((await call("PUT", "/tenants/t2")).status).toBe(201);
+  const dead = await call("POST", "/tenants/t1/destinations", { type: "webhook", topics: ["slow.thing"], config: { url: `${receiver.url}/dead` } });
+  const fine = await call("POST", "/tenants/t2/destinations", { type: "webhook", topics: "*", config: { url: `${receiver.url}/fine` } });
+  expect([dead.status, fine.status]).toEqual([201, 201]);
+  // The dead destination never answers within the 1 s timeout.
+  receiver.respond((req) => (req.url === "/dead" ? { status: 200, body: "late", delayMs: 3_000 } : { status: 200, body: "ok" }));
+  const start = receiver.received.length;
+  for (let i = 0; i < 30; i++) expect((await call("POST", "/publish", { tenant_id: "t1", topic: "slow.thing", eligible_for_retry: false, data: { i } })).status).toBe(202);
+  await eventually(async () => receiver.received.slice(start).filter((r) => r.url === "/dead").length >= 5, 10_000, 10);
+  const sentAt = Date.now();
+  const other = await call("POST", "/publish", { tenant_id: "t2", topic: "order.paid", data: { fine: true } });
+  const arrived = await eventually(async () => receiver.received.find((r) => r.headers["x-outbound-event-id"] === other.json.id), 10_000, 10);
+  // Not behind the dead destination's timeouts.
+  expect(arrived.at - sentAt).toBeLessThan(900);
+  // Every 500 ms window holds at most 5 requests to the dead destination (each held 1 s, the timeout).
+  const deadAt = receiver.received.slice(start).filter((r) => r.url === "/dead").map((r) => r.at);
+  const busiest = Math.max(...deadAt.map((t) => deadAt.filter((u) => u >= t && u < t + 500).length));
+  expect(busiest).toBe(5);
+  // All 30 are attempted in the end, five at a time.
+  await eventually(async () => receiver.received.slice(start).filter((r) => r.url === "/dead").length === 30, 30_000, 100);
+}, 90_000);

@@ -46,6 +46,9 @@ async function takeSlot(destinationId: string, ceiling: number, ms: number): Pro
 export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
 export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
 
+/** Destinations with at least `ceiling` deliveries in flight in this process (their next deliveries would wait). */
+export const saturatedDestinations = (ceiling = getConfig().deliveryDestinationConcurrency) => [...inFlight].filter(([, n]) => n >= ceiling).map(([id]) => id);
+
 /** Deliveries to `destinationId` in flight in this process. */
 export const inFlightTo = (destinationId: string) => inFlight.get(destinationId) ?? 0;
 

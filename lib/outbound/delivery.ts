@@ -18,6 +18,7 @@ import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
+import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/dispatch-queue";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
@@ -198,16 +199,17 @@ const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed 
 /**
  * Claims up to `limit` due deliveries (pending, `next_attempt_at` passed, not leased or lease expired),
  * oldest due first, with one statement over `outbound_deliveries_pending_idx`; rows other workers are
- * claiming are skipped. Returns them leased to this process. Throws on database errors.
+ * claiming, and those of `skipDestinations` (saturated here), are skipped. Returns them leased to this process. Throws on database errors.
  */
-export async function claimDueDeliveries(limit: number): Promise<Claimed[]> {
+export async function claimDueDeliveries(limit: number, skipDestinations: string[] = []): Promise<Claimed[]> {
   if (limit <= 0) return [];
   const { rows } = await getBackgroundPool().query<Claimed>({
     name: "hookyard-outbound-claim-due",
-    text: `WITH k AS (SELECT o.event_id, o.destination_id FROM outbound_deliveries o WHERE ${DUE} ORDER BY o.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+    text: `WITH k AS (SELECT o.event_id, o.destination_id FROM outbound_deliveries o WHERE ${DUE} AND NOT (o.destination_id = ANY($3))
+                    ORDER BY o.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      c AS (UPDATE outbound_deliveries o SET locked_until = $2, updated_at = now() FROM k WHERE o.event_id = k.event_id AND o.destination_id = k.destination_id RETURNING o.*)
      ${CLAIMED_SELECT}`,
-    values: [limit, leaseUntil()],
+    values: [limit, leaseUntil(), skipDestinations],
   });
   return rows;
 }
@@ -282,7 +284,9 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
 
 /**
  * Makes the next attempt of delivery `c`, which this process has claimed: a disabled or deleted
- * destination, or an event gone with its retention, skips it without an attempt; otherwise it sends,
+ * destination, or an event gone with its retention, skips it without an attempt; a destination with
+ * DELIVERY_DESTINATION_CONCURRENCY deliveries in flight here gets it back, due again within a second
+ * (one slow or dead destination never takes all of a worker's places); otherwise it sends,
  * records the attempt and the delivery's next state (retry due at its time, or final), and on a failure
  * counts the destination's failures in a row (auto-disable, alerts). Throws only on database errors (the
  * lease then expires and the delivery is claimed again).
@@ -293,7 +297,20 @@ export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
     await getBackgroundPool().query("UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3", [eventId, destinationId, c.locked_until]);
     return;
   }
-  const outcome = await send(c);
+  const slot = await acquireDestinationSlot(destinationId, {});
+  if (!slot.ok) {
+    await getBackgroundPool().query(
+      "UPDATE outbound_deliveries SET locked_until = NULL, next_attempt_at = $4, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
+      [eventId, destinationId, c.locked_until, slot.retryAt],
+    );
+    return;
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await send(c);
+  } finally {
+    slot.release();
+  }
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);

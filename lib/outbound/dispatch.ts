@@ -10,13 +10,16 @@
  * on a `hookyard_outbound` notification (publish in a process without a dispatcher, POST /retry), when
  * a delivery ends while more were due, and every POLL_MS (retries come due by time; a notification may be
  * lost). Nothing is lost: a worker that dies mid-delivery leaves its lease to expire and any dispatcher
- * claims the delivery again (at least once). Deliveries start under the burst pacer shared with the
+ * claims the delivery again (at least once). A destination with DELIVERY_DESTINATION_CONCURRENCY
+ * deliveries in flight here is left out of the claims (lib/delivery/destination-limits.ts), so a slow or
+ * dead one never takes all of the places. Deliveries start under the burst pacer shared with the
  * gateway (lib/delivery/dispatch-queue.ts): while ingestion is saturated, only WORKER_BURST_DELIVERY_RATE
  * per second start, and only that many are claimed.
  */
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { listenTo } from "@/lib/db/listen";
+import { saturatedDestinations } from "@/lib/delivery/destination-limits";
 import { takeStartPermits } from "@/lib/delivery/dispatch-queue";
 import { logger } from "@/lib/log";
 import { claimDueDeliveries, deliverClaimedOutbound, OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
@@ -64,7 +67,7 @@ async function pump(): Promise<void> {
           permitTimer ??= setTimeout(() => ((permitTimer = null), wake()), waitMs);
           break;
         }
-        const claimed = await claimDueDeliveries(granted);
+        const claimed = await claimDueDeliveries(granted, saturatedDestinations());
         moreDue = claimed.length === granted;
         for (const c of claimed) {
           active++;
