@@ -30,6 +30,8 @@ const log = logger("outbound-dispatch");
 export const POLL_MS = 250;
 /** After a delivery ends while more were due, claim again once this many places are free (fewer, larger claims). */
 const CLAIM_AT_LEAST = 10;
+/** Deliveries that end within this window while a destination waits for room share one claim, ms. */
+const END_COALESCE_MS = 5;
 /** Notifications of publishes in processes without a dispatcher are coalesced over this window, ms. */
 const NOTIFY_COALESCE_MS = 10;
 
@@ -38,6 +40,9 @@ let started = false;
 let active = 0;
 /** The last claim got all it asked for: more may be due now. */
 let moreDue = false;
+/** The last claim left out destinations at their ceiling (DELIVERY_DESTINATION_CONCURRENCY). */
+let skippedSaturated = false;
+let endTimer: NodeJS.Timeout | null = null;
 let pumping: Promise<void> | null = null;
 let again = false;
 let permitTimer: NodeJS.Timeout | null = null;
@@ -67,8 +72,10 @@ async function pump(): Promise<void> {
           permitTimer ??= setTimeout(() => ((permitTimer = null), wake()), waitMs);
           break;
         }
-        const claimed = await claimDueDeliveries(granted, saturatedDestinations());
+        const saturated = saturatedDestinations();
+        const claimed = await claimDueDeliveries(granted, saturated);
         moreDue = claimed.length === granted;
+        skippedSaturated = saturated.length > 0;
         for (const c of claimed) {
           active++;
           void deliverClaimedOutbound(c)
@@ -87,6 +94,9 @@ function finished(): void {
   active--;
   if (active === 0) idleWaiters.splice(0).forEach((w) => w());
   if (moreDue && places() - active >= Math.min(CLAIM_AT_LEAST, places())) wake();
+  // The last claim left out a destination at its ceiling: deliveries ending within END_COALESCE_MS share
+  // one look, so its backlog resumes as soon as it has room, not at the next poll.
+  else if (skippedSaturated) endTimer ??= setTimeout(() => ((endTimer = null), wake()), END_COALESCE_MS);
 }
 
 export type OutboundDispatch = { stop: () => Promise<void> };
@@ -106,7 +116,8 @@ export async function startOutboundDispatch(): Promise<OutboundDispatch> {
       started = false;
       clearInterval(timer);
       if (permitTimer) clearTimeout(permitTimer);
-      permitTimer = null;
+      if (endTimer) clearTimeout(endTimer);
+      permitTimer = endTimer = null;
       await pumping;
       await listener.stop();
       if (active > 0) await new Promise<void>((r) => idleWaiters.push(r));
