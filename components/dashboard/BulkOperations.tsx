@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { RelativeTime } from "@/components/Time";
 import { api, apiAll, qs, type BulkOperation, type Connection, type Paged } from "@/components/dashboard/api";
-import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed } from "@/components/dashboard/filters";
+import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed, useNames } from "@/components/dashboard/filters";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -118,10 +118,7 @@ export function BulkOperations() {
   }, [finished, client]);
 
   const count = plan.data?.estimated_count ?? 0;
-  const sources = useNamed("sources");
-  const connections = useNamed("connections");
-  const destinations = useNamed("destinations");
-  const names = new Map([...(sources.data?.models ?? []), ...(destinations.data?.models ?? []), ...(connections.data?.models ?? [])].map((m) => [m.id, m.full_name ?? m.name]));
+  const names = useNames("sources", "connections", "destinations");
 
   return (
     <>

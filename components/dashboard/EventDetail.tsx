@@ -7,7 +7,7 @@ import { AbsoluteTime } from "@/components/Time";
 import { KeyValueTable } from "@/components/inspect/KeyValueTable";
 import { api, type Attempt, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
-import { useNamed } from "@/components/dashboard/filters";
+import { useNames } from "@/components/dashboard/filters";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -25,8 +25,7 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
   const event = useQuery({ queryKey: ["event", id], queryFn: () => api<GatewayEvent>(`events/${id}`), refetchInterval: 5_000 });
   const attempts = useQuery({ queryKey: ["attempts-of", id], queryFn: () => api<Paged<Attempt>>(`attempts?event_id=${id}&dir=asc&limit=100`), refetchInterval: 5_000 });
   const [attemptId, setAttemptId] = useState<string | null>(null);
-  const connections = useNamed("connections");
-  const connectionNames = new Map((connections.data?.models ?? []).map((c) => [c.id, c.full_name ?? c.name]));
+  const connectionNames = useNames("connections");
   const attempt = useQuery({ queryKey: ["attempt", attemptId], queryFn: () => api<Attempt>(`attempts/${attemptId}`), enabled: Boolean(attemptId) });
   const [notice, setNotice] = useState<string | null>(null);
   const action = useMutation({

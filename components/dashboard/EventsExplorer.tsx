@@ -4,14 +4,13 @@ import { RelativeTime } from "@/components/Time";
 import type { GatewayEvent } from "@/components/dashboard/api";
 import { EventDetail } from "@/components/dashboard/EventDetail";
 import { Explorer } from "@/components/dashboard/Explorer";
-import { useNamed } from "@/components/dashboard/filters";
+import { useNames } from "@/components/dashboard/filters";
 import { NameOrId } from "@/components/dashboard/OtherExplorers";
 import { StatusBadge } from "@/components/ui/Badge";
 
 /** /dashboard/events: the team's events with the list filters, details, and "Retry all N matching". */
 export function EventsExplorer() {
-  const connections = useNamed("connections");
-  const names = new Map((connections.data?.models ?? []).map((c) => [c.id, c.full_name ?? c.name]));
+  const names = useNames("connections");
   return (
     <Explorer<GatewayEvent>
       kind="events"

@@ -3,7 +3,7 @@
 import { RelativeTime } from "@/components/Time";
 import type { Attempt } from "@/components/dashboard/api";
 import { Explorer } from "@/components/dashboard/Explorer";
-import { useNamed } from "@/components/dashboard/filters";
+import { useNames } from "@/components/dashboard/filters";
 import { RecordDetail } from "@/components/dashboard/RecordDetail";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 
@@ -11,8 +11,7 @@ type RequestRow = { id: string; source_id: string; rejection_cause: string | nul
 
 /** /dashboard/requests: what the team's sources received, with "Retry all N matching". */
 export function RequestsExplorer() {
-  const sources = useNamed("sources");
-  const names = new Map((sources.data?.models ?? []).map((s) => [s.id, s.name]));
+  const names = useNames("sources");
   return (
     <Explorer<RequestRow>
       kind="requests"
@@ -35,8 +34,7 @@ export function RequestsExplorer() {
 
 /** /dashboard/attempts: every delivery attempt with its response. */
 export function AttemptsExplorer() {
-  const destinations = useNamed("destinations");
-  const names = new Map((destinations.data?.models ?? []).map((d) => [d.id, d.name]));
+  const names = useNames("destinations");
   return (
     <Explorer<Attempt & { destination_id: string }>
       kind="attempts"

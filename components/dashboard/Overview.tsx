@@ -3,7 +3,8 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { api, apiAll, qs } from "@/components/dashboard/api";
+import { api, qs } from "@/components/dashboard/api";
+import { useNames } from "@/components/dashboard/filters";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, type ChartSeries, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -51,10 +52,9 @@ export function Overview() {
   const queuePath = useMemo(() => metricsPath("queue-depth", range, ["max_depth"], ["destination_id"]), [range]);
   const queue = useQuery({ queryKey: ["metrics", queuePath], queryFn: () => api<{ data: MetricsRow[] }>(queuePath), refetchInterval: 30_000 });
   const issues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
-  const destinations = useQuery({ queryKey: ["destinations-all"], queryFn: () => apiAll<{ id: string; name: string }>("destinations"), staleTime: 60_000 });
+  const names = useNames("destinations");
 
   const queueSeries = useMemo(() => {
-    const names = new Map((destinations.data?.models ?? []).map((d) => [d.id, d.name]));
     const byTime = new Map<string, ChartPoint>();
     const ids = new Set<string>();
     for (const row of queue.data?.data ?? []) {
@@ -66,7 +66,7 @@ export function Overview() {
     }
     const colors = ["indigo", "emerald", "amber", "sky", "violet", "rose"] as const;
     return { points: [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time)), series: [...ids].slice(0, 6).map((id, i) => ({ key: id, label: names.get(id) ?? id, color: colors[i % colors.length]! })) };
-  }, [queue.data, destinations.data]);
+  }, [queue.data, names]);
 
   return (
     <>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { apiAll } from "@/components/dashboard/api";
 import { Field, Input, Select } from "@/components/ui/Field";
 
@@ -80,6 +81,13 @@ type Named = { id: string; name: string };
 /** The team's sources, connections or destinations (by name, up to ALL_MAX), cached for a minute; for pickers and for names instead of ids. */
 export const useNamed = (path: "sources" | "connections" | "destinations", enabled = true) =>
   useQuery({ queryKey: ["names", path], queryFn: () => apiAll<Named & { full_name?: string }>(`${path}?order_by=name&dir=asc`), enabled, staleTime: 60_000 });
+
+/** Display names by id of the team's `paths` lists together (a connection's is `source -> connection`), for showing names instead of ids. */
+export function useNames(...paths: ("sources" | "connections" | "destinations")[]): Map<string, string> {
+  const lists = [useNamed("sources", paths.includes("sources")), useNamed("connections", paths.includes("connections")), useNamed("destinations", paths.includes("destinations"))];
+  const data = lists.map((l) => l.data);
+  return useMemo(() => new Map(data.flatMap((d) => d?.models ?? []).map((m) => [m.id, m.full_name ?? m.name])), data); // eslint-disable-line react-hooks/exhaustive-deps
+}
 
 const LABELS: Record<FilterKey, string> = {
   status: "Status",

@@ -20,6 +20,7 @@ import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/delivery/dispatch-queue";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
+import { startPeriodic } from "@/lib/db/periodic";
 import { heldEventIds, startLeaseRenewal } from "@/lib/delivery/leases";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
@@ -170,18 +171,11 @@ export async function startWorker(): Promise<WorkerHandle> {
   const fanout = await startFanoutLoop();
   // Outbound deliveries, claimed from their rows (lib/outbound/dispatch.ts).
   const outbound = await startOutboundDispatch();
-  let sweeping = false;
-  const timer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    sweep()
-      .then((r) => {
-        if (r.events) log.info(`queued ${r.events} deliveries again (left by a stopped process or overdue)`);
-      })
-      .catch((err) => log.warn("sweep failed", err instanceof Error ? err.message : err))
-      .finally(() => (sweeping = false));
-  }, config.pipelineSweepIntervalMs);
-  timer.unref();
+  const sweepPass = async () => {
+    const r = await sweep();
+    if (r.events) log.info(`queued ${r.events} deliveries again (left by a stopped process or overdue)`);
+  };
+  const stopSweeps = startPeriodic(sweepPass, config.pipelineSweepIntervalMs, (err) => log.warn("sweep failed", err instanceof Error ? err.message : err), false);
   const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
   // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts, issue 12 §2).
   const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) => log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err));
@@ -189,8 +183,8 @@ export async function startWorker(): Promise<WorkerHandle> {
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
   return {
     stop: async () => {
-      clearInterval(timer);
-      stopIssues();
+      const sweepsStopped = stopSweeps();
+      const issuesStopped = stopIssues();
       const retentionStopped = stopRetention();
       const rollupsStopped = stopRollups();
       // The fan-out stops claiming at once (it may be waiting for room in the dispatch queue: stopDispatch
@@ -203,8 +197,7 @@ export async function startWorker(): Promise<WorkerHandle> {
       stopRenewal();
       presences.forEach((p) => p());
       await closeSender();
-      await retentionStopped;
-      await rollupsStopped;
+      await Promise.all([sweepsStopped, issuesStopped, retentionStopped, rollupsStopped]);
     },
   };
 }

@@ -12,6 +12,7 @@
  */
 import type pg from "pg";
 import { baseAlias, baseMinuteSql, HOUR_SQL, MINUTE_SQL, type RollupStore } from "@/lib/metrics/query";
+import { startPeriodic } from "@/lib/db/periodic";
 
 const ROLLUP_LOCK = 727274003;
 
@@ -113,20 +114,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
  * and retried at the next pass. Returns `stop`, which cancels the timer and waits for a pass in flight.
  */
 export function startRollups(pool: pg.Pool, stores: RollupStore[], onError: (err: unknown) => void, intervalMs = 10_000): () => Promise<void> {
-  let running: Promise<unknown> | null = null;
-  const pass = () => {
-    if (running) return;
-    running = rollupPass(pool, stores, Date.now())
-      .catch(onError)
-      .finally(() => (running = null));
-  };
-  pass();
-  const timer = setInterval(pass, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodic(() => rollupPass(pool, stores, Date.now()), intervalMs, onError);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { logger } from "@/lib/log";
 import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/retention/partitions";
+import { startPeriodic } from "@/lib/db/periodic";
 
 const log = logger("retention");
 
@@ -39,23 +40,11 @@ export async function runRetention(pool: pg.Pool, now: number, retentionDays: nu
  * logged and retried at the next pass. Returns `stop`, which cancels the timer and waits for a pass in flight.
  */
 export function startRetention(pool: pg.Pool, retentionDays: number, intervalMs = 3_600_000): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  const pass = () => {
-    if (running) return;
-    running = runRetention(pool, Date.now(), retentionDays)
-      .then((r) => {
-        if (r && (r.created || r.dropped.length || r.sessions || r.teams)) {
-          log.info(`retention: ${r.created} partition(s) created, ${r.dropped.length} dropped, ${r.sessions} console session(s) and ${r.teams} guest workspace(s) expired`);
-        }
-      })
-      .catch((err) => log.warn("retention pass failed", err instanceof Error ? err.message : err))
-      .finally(() => (running = null));
+  const pass = async () => {
+    const r = await runRetention(pool, Date.now(), retentionDays);
+    if (r && (r.created || r.dropped.length || r.sessions || r.teams)) {
+      log.info(`retention: ${r.created} partition(s) created, ${r.dropped.length} dropped, ${r.sessions} console session(s) and ${r.teams} guest workspace(s) expired`);
+    }
   };
-  pass();
-  const timer = setInterval(pass, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodic(pass, intervalMs, (err) => log.warn("retention pass failed", err instanceof Error ? err.message : err));
 }

@@ -15,12 +15,12 @@ import pg from "pg";
 import { createId } from "@/lib/ids";
 import { startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
+import { log } from "./common";
 
 const count = Number(process.env.BENCH_BULK_EVENTS ?? 100_000);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const body = JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, pad: "x".repeat(900) } });
-const log = (m: string) => console.log(`[bench] ${m}`);
 
 const sink = fork("scripts/bench/sink.ts", [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
 const sinkPort = await new Promise<number>((resolve) => sink.once("message", (m) => resolve((m as { port: number }).port)));

@@ -13,11 +13,10 @@ import { parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { rollupPass } from "@/lib/metrics/rollup";
 import { startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
+import { log, percentile } from "./common";
 
 const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const runs = Number(process.env.BENCH_RUNS ?? 10);
-const log = (m: string) => console.log(`[bench] ${m}`);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 buildIfNeeded(log);
 const db = await startTestDatabase();

@@ -14,7 +14,7 @@
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50),
  * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3).
  */
-import { fork, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,6 +22,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
+import { log, percentile, startSink } from "./common";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -32,23 +33,10 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 5000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const data = { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(900) };
 const publishBody = (tenant: string) => JSON.stringify({ tenant_id: tenant, topic: "invoice.paid", metadata: { source: "bench" }, data });
-const log = (m: string) => console.log(`[bench] ${m}`);
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
-
-const sinkProcess = fork("scripts/bench/sink.ts", [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-const ask = <T>(what: string) =>
-  new Promise<T>((resolve) => {
-    const on = (m: unknown) => {
-      if (m && typeof m === "object" && (what === "stats" ? "arrivals" in m : "count" in m)) {
-        sinkProcess.off("message", on);
-        resolve(m as T);
-      }
-    };
-    sinkProcess.on("message", on);
-    sinkProcess.send(what);
-  });
-const sinkPort = await new Promise<number>((resolve) => sinkProcess.once("message", (m) => resolve((m as { port: number }).port)));
-const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+const sink = await startSink();
+const sinkProcess = sink.process;
+const sinkUrl = sink.url;
+const ask = sink.ask;
 /** event id → arrival times (ms), as the sink saw them. */
 async function arrivalsNow(): Promise<Map<string, number[]>> {
   const { arrivals } = await ask<{ arrivals: [string, string, number[]][] }>("stats");

@@ -12,12 +12,13 @@
  * event loop.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
  */
-import { fork, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import os from "node:os";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
+import { log, percentile, startSink } from "./common";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -26,24 +27,10 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 // Valid JSON of exactly 1 KiB (a team source answers 400 UNPARSABLE_JSON to a truncated one).
 const jsonOf = (pad: number) => JSON.stringify({ type: "invoice.paid", data: { id: "in_1", amount: 4200, customer: "cus_1", pad: "x".repeat(pad) } });
 const body = jsonOf(1024 - jsonOf(0).length);
-const log = (m: string) => console.log(`[bench] ${m}`);
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
-
-// The sink: a separate process (scripts/bench/sink.ts) answering 200 at once and recording arrivals.
-const sinkProcess = fork("scripts/bench/sink.ts", [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-const ask = <T>(what: string) =>
-  new Promise<T>((resolve) => {
-    const on = (m: unknown) => {
-      if (m && typeof m === "object" && (what === "stats" ? "arrivals" in m : "count" in m)) {
-        sinkProcess.off("message", on);
-        resolve(m as T);
-      }
-    };
-    sinkProcess.on("message", on);
-    sinkProcess.send(what);
-  });
-const sinkPort = await new Promise<number>((resolve) => sinkProcess.once("message", (m) => resolve((m as { port: number }).port)));
-const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+const sink = await startSink();
+const sinkProcess = sink.process;
+const sinkUrl = sink.url;
+const ask = sink.ask;
 /** event id → {request id, arrival times (ms)}, as the sink saw them. */
 async function arrivalsNow(): Promise<Map<string, { requestId: string; at: number[] }>> {
   const { arrivals } = await ask<{ arrivals: [string, string, number[]][] }>("stats");

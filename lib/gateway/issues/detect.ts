@@ -24,6 +24,7 @@ import { notifyIssue } from "@/lib/gateway/issues/notify";
 import { LOG_LEVELS } from "@/lib/gateway/issues/schemas";
 import { createId, idLowerBound } from "@/lib/ids";
 import { logger } from "@/lib/log";
+import { startPeriodic } from "@/lib/db/periodic";
 
 const log = logger("issues");
 /** Rows younger than this are left for the next pass (writes commit in batches, not in id order), ms. */
@@ -256,16 +257,7 @@ export async function detectIssues(now = Date.now()): Promise<number> {
   return issues;
 }
 
-/** Runs detectIssues every `everyMs` until the returned function is called. */
-export function startIssueDetection(everyMs = 1000): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    detectIssues()
-      .catch((err) => log.warn("issue detection failed", err instanceof Error ? err.message : err))
-      .finally(() => (running = false));
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+/** Runs detectIssues every `everyMs` ms (first after one interval) until the returned function is called; it resolves when a pass in flight ended. */
+export function startIssueDetection(everyMs = 1000): () => Promise<void> {
+  return startPeriodic(detectIssues, everyMs, (err) => log.warn("issue detection failed", err instanceof Error ? err.message : err), false);
 }

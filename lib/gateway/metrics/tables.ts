@@ -18,6 +18,16 @@ const cols = (...names: string[]) => Object.fromEntries(names.map((n) => [n, `r.
 const ATTEMPT_STATUS = "CASE r.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE r.status END";
 const one = { fn: "sum", sql: "1" } as const;
 const counted = (col: string) => ({ fn: "sum", sql: `CASE WHEN ${col} IS NULL THEN 0 ELSE 1 END` }) as const;
+/** What both attempt rollups sum per row: count, response latency (sum, count, max) and delivery latency (sum, count). */
+const ATTEMPT_SUMS = {
+  n: one,
+  lat_sum: { fn: "sum", sql: "a.response_latency" },
+  lat_n: counted("a.response_latency"),
+  lat_max: { fn: "max", sql: "a.response_latency" },
+  dlat_sum: { fn: "sum", sql: "a.delivery_latency" },
+  dlat_n: counted("a.delivery_latency"),
+} as const;
+const ATTEMPT_BASE = { from: "attempts a", team: "a.team_id", time: "a.created_at" };
 
 /** Per-minute rollups of the gateway's base tables (migration 20261124173000_metrics_rollups), kept by lib/metrics/rollup.ts. */
 export const GATEWAY_ROLLUPS = {
@@ -51,31 +61,17 @@ export const GATEWAY_ROLLUPS = {
   attempts: {
     table: "metrics_attempts_1m",
     source: "attempts",
-    base: { from: "attempts a", team: "a.team_id", time: "a.created_at" },
+    base: ATTEMPT_BASE,
     keys: { destination_id: "a.destination_id", status: "a.status", response_status: "a.response_status", error_code: "a.error_code", trigger: "a.trigger" },
-    sums: {
-      n: one,
-      lat_sum: { fn: "sum", sql: "a.response_latency" },
-      lat_n: counted("a.response_latency"),
-      lat_max: { fn: "max", sql: "a.response_latency" },
-      dlat_sum: { fn: "sum", sql: "a.delivery_latency" },
-      dlat_n: counted("a.delivery_latency"),
-    },
+    sums: ATTEMPT_SUMS,
   },
   attemptLatency: {
     table: "metrics_attempt_latency_1m",
     hourly: "metrics_attempt_latency_1h",
     source: "attempts",
-    base: { from: "attempts a", team: "a.team_id", time: "a.created_at" },
+    base: ATTEMPT_BASE,
     keys: { destination_id: "a.destination_id", status: "a.status", lat_bucket: "hookyard_latency_bucket(a.response_latency)" },
-    sums: {
-      n: one,
-      lat_sum: { fn: "sum", sql: "a.response_latency" },
-      lat_n: counted("a.response_latency"),
-      lat_max: { fn: "max", sql: "a.response_latency" },
-      dlat_sum: { fn: "sum", sql: "a.delivery_latency" },
-      dlat_n: counted("a.delivery_latency"),
-    },
+    sums: ATTEMPT_SUMS,
   },
   transformations: {
     table: "metrics_transformations_1m",
