@@ -53,6 +53,7 @@ const ConfigSchema = z.object({
     .refine((list) => list.every(isCidrOrAddress), { message: "expected a comma-separated list of CIDRs such as 10.0.0.0/8,fd12::/16" }),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  WORKER_STALL_MS: z.coerce.number().int().min(1_000).default(10_000),
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
@@ -185,6 +186,8 @@ export type Config = {
   deliveryDestinationConcurrency: number;
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
   pipelineSweepIntervalMs: number;
+  /** Due work older than this while the worker ran none is a stall (lib/delivery/watchdog.ts), ms. */
+  workerStallMs: number;
   /** Transformation sandbox threads per process (web and worker each): runs at once. */
   transformationThreads: number;
   /** `PUT /transformations/run` calls that wait for a busy thread per process; more get 429. */
@@ -261,6 +264,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     deliveryAllowedCidrs: e.DELIVERY_ALLOWED_CIDRS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
+    workerStallMs: e.WORKER_STALL_MS,
     transformationThreads: e.TRANSFORMATION_THREADS,
     transformationQueueMax: e.TRANSFORMATION_QUEUE_MAX,
     transformationThreadIdleMs: e.TRANSFORMATION_THREAD_IDLE_MS,

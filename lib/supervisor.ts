@@ -7,9 +7,10 @@
  */
 
 /** A part's state, as `GET /healthz` shows it. */
-export type PartState = "starting" | "up" | "restarting" | "down" | "disabled" | "external" | "stopped";
+export type PartState = "starting" | "up" | "stalled" | "restarting" | "down" | "disabled" | "external" | "stopped";
 
-export type PartHealth = { state: PartState; restarts: number; last_exit: string | null; pid: number | null };
+/** `condition`: why a running part does not do its work (a worker that takes no due work), else absent. */
+export type PartHealth = { state: PartState; restarts: number; last_exit: string | null; pid: number | null; condition?: string };
 
 /** A started instance of a part: resolves `exited` with why it ended; `stop` ends it cleanly. */
 export type RunningPart = { pid: number | null; exited: Promise<string>; stop: () => Promise<void> };
@@ -33,6 +34,7 @@ export class Part {
   private stopped = false;
   private lastExit: string | null = null;
   private restarts = 0;
+  private condition: string | null = null;
 
   /**
    * @param name the part's name in logs and /healthz (`database`, `web`, `worker`).
@@ -48,7 +50,15 @@ export class Part {
 
   /** The part's state for /healthz. */
   health(): PartHealth {
-    return { state: this.state, restarts: this.restarts, last_exit: this.lastExit, pid: this.running?.pid ?? null };
+    const stalled = this.state === "up" && this.condition !== null;
+    return { state: stalled ? "stalled" : this.state, restarts: this.restarts, last_exit: this.lastExit, pid: this.running?.pid ?? null, ...(stalled ? { condition: this.condition! } : {}) };
+  }
+
+  /** The running instance reports that it does not do its work (`why`) or does again (null). */
+  setCondition(why: string | null): void {
+    if (why === this.condition) return;
+    this.condition = why;
+    this.opts.onChange?.();
   }
 
   private set(state: PartState) {
@@ -64,6 +74,7 @@ export class Part {
 
   private watch(running: RunningPart) {
     this.running = running;
+    this.condition = null;
     this.set("up");
     void running.exited.then((why) => {
       if (this.stopped || this.running !== running) return;

@@ -75,7 +75,14 @@ const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (sign
  * Spawns `node --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
  * with its reported failure (or its exit) when it ends first.
  */
-function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv, stopTimeoutMs: number, onSpawn: (c: ChildProcess) => void = () => {}): Promise<RunningPart & { child: ChildProcess }> {
+function spawnChild(
+  script: string,
+  extraArgs: string[],
+  env: NodeJS.ProcessEnv,
+  stopTimeoutMs: number,
+  onSpawn: (c: ChildProcess) => void = () => {},
+  onCondition: (why: string | null) => void = () => {},
+): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", script, "--child", ...extraArgs], { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
     onSpawn(child);
@@ -95,6 +102,11 @@ function spawnChild(script: string, extraArgs: string[], env: NodeJS.ProcessEnv,
           },
         });
       } else if (m && typeof m === "object" && (m as { type?: string }).type === "failed") failure = String((m as { message?: unknown }).message);
+      // A running worker that takes no due work says so (lib/delivery/watchdog.ts), and again when it does.
+      else if (m && typeof m === "object" && (m as { type?: string }).type === "condition") {
+        const why = (m as { condition?: unknown }).condition;
+        onCondition(typeof why === "string" ? why : null);
+      }
     });
     child.once("error", reject);
     void exited.then((why) => reject(failure ? new StartFailure(failure) : new Error(`it ${why} before it was ready`)));
@@ -152,13 +164,20 @@ const worker: Part | null = config.workerEnabled
       "worker",
       () =>
         // A stopping worker finishes its deliveries in flight (each up to DELIVERY_TIMEOUT_MS) before it exits.
-        spawnChild("scripts/worker.ts", [], { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) }, config.deliveryTimeoutMs + 20_000, (child) => {
-          // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
-          // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
-          try {
-            if (child.pid) os.setPriority(child.pid, config.workerNice);
-          } catch {}
-        }),
+        spawnChild(
+          "scripts/worker.ts",
+          [],
+          { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) },
+          config.deliveryTimeoutMs + 20_000,
+          (child) => {
+            // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
+            // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
+            try {
+              if (child.pid) os.setPriority(child.pid, config.workerNice);
+            } catch {}
+          },
+          (why) => worker?.setCondition(why),
+        ),
       { log, onChange: publishHealth, onGiveUp, beforeRestart },
     )
   : null;

@@ -253,12 +253,17 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
   file.on("error", () => {});
   child.once("close", () => file.end());
   let output = "";
+  // The readiness line is looked for in what came last: a recovery that clients keep knocking on
+  // ("not yet accepting connections", a line per try) prints far more than the first 20,000 characters.
+  let tail = "";
   const ready = new Promise<void>((resolve, reject) => {
     for (const s of [child.stdout!, child.stderr!]) {
       s.on("data", (d: Buffer) => {
         if (!file.writableEnded) file.write(d);
         if (output.length < 20_000) output += d;
-        if (output.includes("ready to accept connections")) resolve();
+        const seen = tail + d;
+        if (seen.includes("ready to accept connections")) resolve();
+        tail = seen.slice(-100); // the line may be split between two chunks
       });
     }
     child.once("error", reject);

@@ -9,8 +9,6 @@
  * It also drops expired deduplication keys. `npm start` runs one worker in-process (WORKER_ENABLED);
  * `npm run worker` runs more on other machines.
  */
-import { EventEmitter } from "node:events";
-import { run, type Runner } from "graphile-worker";
 import pg from "pg";
 import { getConfig } from "@/lib/config";
 import { databaseUrl, getBackgroundPool } from "@/lib/db/pool";
@@ -21,7 +19,10 @@ import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/delivery/dispatch-queue";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { startPeriodic } from "@/lib/db/periodic";
+import { startJobRunner } from "@/lib/delivery/job-runner";
 import { heldEventIds, startLeaseRenewal } from "@/lib/delivery/leases";
+import { startWatchdog, type WatchedEngine } from "@/lib/delivery/watchdog";
+import { saturatedDestinations } from "@/lib/delivery/destination-limits";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/retention/job";
@@ -31,7 +32,7 @@ import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
 import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
-import { startOutboundDispatch } from "@/lib/outbound/dispatch";
+import { outboundDispatchActivity, startOutboundDispatch } from "@/lib/outbound/dispatch";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -127,45 +128,96 @@ function keepPresence(poolId: string): () => void {
 
 export type WorkerHandle = { stop: () => Promise<void> };
 
-/** Starts graphile-worker and the sweeper in this process. Throws when the job schema is missing. */
-export async function startWorker(): Promise<WorkerHandle> {
+/** The tasks this worker runs, by graphile-worker task name. */
+const TASKS = {
+  [DELIVER_TASK]: async (payload: unknown) => {
+    const eventId = (payload as { event_id?: unknown }).event_id;
+    if (typeof eventId === "string") await deliverEvent(eventId);
+  },
+  // One outbound delivery: jobs queued before the dispatcher took deliveries from their rows (lib/outbound/dispatch.ts).
+  [OUTBOUND_DELIVER_TASK]: async (payload: unknown) => {
+    const { event_id: eventId, destination_id: destinationId } = payload as { event_id?: unknown; destination_id?: unknown };
+    if (typeof eventId === "string" && typeof destinationId === "string") await deliverOutbound(eventId, destinationId);
+  },
+  // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
+  [BULK_TASK]: async (payload: unknown) => {
+    const bulkId = (payload as { bulk_id?: unknown }).bulk_id;
+    if (typeof bulkId === "string") await runBulkSlice(bulkId);
+  },
+};
+
+/**
+ * Age of the oldest job of this worker's tasks that is due, unlocked and not failed for good, when
+ * older than `olderThanMs` (ms; null otherwise). Reads graphile-worker's job table through its
+ * availability index (jobs_main_index). Throws on database errors.
+ */
+async function oldestDueJobMs(db: Pick<pg.Pool, "query">, olderThanMs: number): Promise<number | null> {
+  const { rows } = await db.query<{ age: number | null }>(
+    `SELECT (extract(epoch FROM now() - min(j.run_at)) * 1000)::float8 AS age
+       FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+      WHERE j.is_available AND j.run_at < now() - make_interval(secs => $1 / 1000.0) AND t.identifier = ANY($2::text[])`,
+    [olderThanMs, Object.keys(TASKS)],
+  );
+  return rows[0]?.age ?? null;
+}
+
+/** Age of the oldest due outbound delivery nobody leased (ms), leaving out destinations at their ceiling here. */
+async function oldestDueOutboundMs(db: Pick<pg.Pool, "query">, olderThanMs: number): Promise<number | null> {
+  const { rows } = await db.query<{ age: number | null }>(
+    `SELECT (extract(epoch FROM now() - min(next_attempt_at)) * 1000)::float8 AS age FROM outbound_deliveries
+      WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1 / 1000.0)
+        AND (locked_until IS NULL OR locked_until < now()) AND NOT (destination_id = ANY($2::text[]))`,
+    [olderThanMs, saturatedDestinations()],
+  );
+  return rows[0]?.age ?? null;
+}
+
+/**
+ * Tells `npm start`'s supervisor (when it runs this process) that the worker is degraded (`why`) or
+ * healthy again (null), for /healthz.
+ */
+function reportCondition(why: string | null): void {
+  process.send?.({ type: "condition", condition: why }, () => {});
+}
+
+/**
+ * Starts graphile-worker, the fan-out loop, the dispatchers, the sweeper, the periodic passes and the
+ * progress watchdog in this process. `onGiveUp(why)` is called when the watchdog finds the worker stalled
+ * beyond its own recovery (default: stop and exit with code 1, for the supervisor to start a new process).
+ * Throws when the job schema is missing or the database cannot be reached.
+ */
+export async function startWorker(onGiveUp?: (why: string) => void): Promise<WorkerHandle> {
   const config = getConfig();
-  const events = new EventEmitter();
-  const presences: (() => void)[] = [];
-  events.on("pool:create", ({ workerPool }: { workerPool: { id: string } }) => {
-    ownPools.add(workerPool.id);
-    presences.push(keepPresence(workerPool.id));
-  });
-  const runner: Runner = await run({
-    events: events as never,
-    // graphile-worker's own queries (fetch, complete) also commit asynchronously: a completion lost in
-    // a crash only runs the job again, and the event's lease makes that a no-op or a redelivery.
-    pgPool: getBackgroundPool(),
-    concurrency: config.workerConcurrency,
-    noHandleSignals: true,
-    pollInterval: 250,
-    // Jobs are fetched in batches and completions written in batches: far fewer queries per delivery.
-    // A job fetched by a process that then dies stays locked in graphile-worker; the sweeper queues
-    // such events again (see sweep()).
-    preset: { worker: { localQueue: { size: Math.max(2, config.workerConcurrency) }, completeJobBatchDelay: 2, failJobBatchDelay: 2 } },
-    logger: quietGraphileLogger(),
-    taskList: {
-      [DELIVER_TASK]: async (payload) => {
-        const eventId = (payload as { event_id?: unknown }).event_id;
-        if (typeof eventId === "string") await deliverEvent(eventId);
-      },
-      // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
-      // One outbound delivery: jobs queued before the dispatcher took deliveries from their rows (lib/outbound/dispatch.ts).
-      [OUTBOUND_DELIVER_TASK]: async (payload) => {
-        const { event_id: eventId, destination_id: destinationId } = payload as { event_id?: unknown; destination_id?: unknown };
-        if (typeof eventId === "string" && typeof destinationId === "string") await deliverOutbound(eventId, destinationId);
-      },
-      [BULK_TASK]: async (payload) => {
-        const bulkId = (payload as { bulk_id?: unknown }).bulk_id;
-        if (typeof bulkId === "string") await runBulkSlice(bulkId);
-      },
+  const presences = new Map<string, () => void>();
+  const runner = await startJobRunner(
+    {
+      // graphile-worker's own queries (fetch, complete) also commit asynchronously: a completion lost in
+      // a crash only runs the job again, and the event's lease makes that a no-op or a redelivery.
+      pgPool: getBackgroundPool(),
+      concurrency: config.workerConcurrency,
+      noHandleSignals: true,
+      pollInterval: 250,
+      // Jobs are fetched in batches and completions written in batches: far fewer queries per delivery.
+      // A job fetched by a process that then dies stays locked in graphile-worker; the sweeper queues
+      // such events again (see sweep()).
+      preset: { worker: { localQueue: { size: Math.max(2, config.workerConcurrency) }, completeJobBatchDelay: 2, failJobBatchDelay: 2 } },
+      logger: quietGraphileLogger(),
+      taskList: TASKS,
     },
-  });
+    {
+      onPoolStart: (id) => {
+        ownPools.add(id);
+        presences.set(id, keepPresence(id));
+      },
+      // A pool that ended must not look alive to other workers (its presence goes with it).
+      onPoolEnd: (id) => {
+        ownPools.delete(id);
+        presences.get(id)?.();
+        presences.delete(id);
+      },
+      onCondition: reportCondition,
+    },
+  );
   startDispatch();
   const stopRenewal = startLeaseRenewal();
   const fanout = await startFanoutLoop();
@@ -180,9 +232,30 @@ export async function startWorker(): Promise<WorkerHandle> {
   // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts, issue 12 §2).
   const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) => log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err));
   const stopIssues = startIssueDetection();
+  const engines: WatchedEngine[] = [
+    { name: "job runner", oldestDueMs: oldestDueJobMs, lastActivityAt: runner.lastActivityAt, busy: () => runner.inFlight() >= config.workerConcurrency, recover: runner.restart },
+    { name: "outbound dispatch", oldestDueMs: oldestDueOutboundMs, ...outboundDispatchActivity() },
+  ];
+  let handle: WorkerHandle;
+  const stopWatchdog = startWatchdog({
+    engines,
+    db: getBackgroundPool(),
+    stallMs: config.workerStallMs,
+    checkMs: Math.max(500, Math.floor(config.workerStallMs / 4)),
+    onCondition: reportCondition,
+    onGiveUp:
+      onGiveUp ??
+      (() => {
+        // The deliveries in flight get the stop's time to finish; then a fresh process takes over.
+        const force = setTimeout(() => process.exit(1), config.deliveryTimeoutMs + 10_000);
+        force.unref();
+        void handle.stop().finally(() => process.exit(1));
+      }),
+  });
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
-  return {
+  handle = {
     stop: async () => {
+      const watchdogStopped = stopWatchdog();
       const sweepsStopped = stopSweeps();
       const issuesStopped = stopIssues();
       const retentionStopped = stopRetention();
@@ -197,7 +270,8 @@ export async function startWorker(): Promise<WorkerHandle> {
       stopRenewal();
       presences.forEach((p) => p());
       await closeSender();
-      await Promise.all([sweepsStopped, issuesStopped, retentionStopped, rollupsStopped]);
+      await Promise.all([watchdogStopped, sweepsStopped, issuesStopped, retentionStopped, rollupsStopped]);
     },
   };
+  return handle;
 }

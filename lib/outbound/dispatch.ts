@@ -47,6 +47,8 @@ let pumping: Promise<void> | null = null;
 let again = false;
 let permitTimer: NodeJS.Timeout | null = null;
 let idleWaiters: (() => void)[] = [];
+/** When a delivery was last claimed or finished here (ms since the epoch; the module's load before any). */
+let lastActivityAt = Date.now();
 
 const places = () => getConfig().workerConcurrency;
 
@@ -76,6 +78,7 @@ async function pump(): Promise<void> {
         const claimed = await claimDueDeliveries(granted, saturated);
         moreDue = claimed.length === granted;
         skippedSaturated = saturated.length > 0;
+        if (claimed.length) lastActivityAt = Date.now();
         for (const c of claimed) {
           active++;
           void deliverClaimedOutbound(c)
@@ -92,6 +95,7 @@ async function pump(): Promise<void> {
 
 function finished(): void {
   active--;
+  lastActivityAt = Date.now();
   if (active === 0) idleWaiters.splice(0).forEach((w) => w());
   if (moreDue && places() - active >= Math.min(CLAIM_AT_LEAST, places())) wake();
   // The last claim left out a destination at its ceiling: deliveries ending within END_COALESCE_MS share
@@ -141,6 +145,14 @@ export function announceOutboundDeliveries(): void {
       .catch((err) => log.warn("notify failed; the dispatchers find the deliveries at their next poll", err instanceof Error ? err.message : err));
   }, NOTIFY_COALESCE_MS);
   notifyTimer.unref();
+}
+
+/**
+ * For the worker's progress watchdog (lib/delivery/watchdog.ts): when this dispatcher last claimed or
+ * finished a delivery (ms since the epoch) and whether all of its places are taken.
+ */
+export function outboundDispatchActivity(): { lastActivityAt: () => number; busy: () => boolean } {
+  return { lastActivityAt: () => lastActivityAt, busy: () => active >= places() };
 }
 
 /** Tests only: deliveries this process has claimed and not finished. */
