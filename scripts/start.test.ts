@@ -189,6 +189,10 @@ describe("npm start with the embedded PostgreSQL", () => {
     const parts2 = await killPostgresAndAwaitRestart(port);
     process.kill(second.serverPid, "SIGKILL");
     await expectAllEnded(pgPort, parts2, "after SIGKILL of the supervisor");
+    const guardLines = readFileSync(path.join(dataDir, "postgres.log"), "utf8").split("\n").filter((l) => l.includes(GUARD_NAME));
+    // The guard says why it stopped PostgreSQL: in (b) surely; in (a) too unless the clean stop was done within 3 s.
+    const said = (p: Parts) => `${GUARD_NAME}: the process that started PostgreSQL is gone; stopping PostgreSQL (pid ${p.database.pid})`;
+    expect(guardLines.map((l) => l.replace(/^\S+ /, ""))).toEqual(guardLines.length === 2 ? [said(before), said(parts2)] : [said(parts2)]);
     await waitFor(() => second.child.exitCode !== null, 10_000, "npm to exit");
   }, 180_000);
 

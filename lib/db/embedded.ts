@@ -245,10 +245,12 @@ export async function startEmbeddedPostgres(opts: {
 }
 
 /**
- * The guard's program (POSIX sh; $1 the postmaster's pid, $2 its PGDATA). Its stdin is a pipe from the
- * process that started postgres, which never writes to it: `read` reaches end-of-file exactly when that
- * process is gone, however it ended (exit, crash, SIGKILL). Then, unless another postmaster owns the data
- * directory by now, it stops the postmaster: fast shutdown (SIGINT), then SIGQUIT, then SIGKILL, 10 s apart.
+ * The guard's program (POSIX sh; $1 the postmaster's pid, $2 its PGDATA, $3 the log file). Its stdin is a
+ * pipe from the process that started postgres, which never writes to it: `read` reaches end-of-file
+ * exactly when that process is gone, however it ended (exit, crash, SIGKILL). Then, unless another
+ * postmaster owns the data directory by now or ours is gone, it says so in the log (postgres's own output
+ * went to the process that is gone) and stops the postmaster: fast shutdown (SIGINT), then SIGQUIT, then
+ * SIGKILL, 10 s apart.
  */
 const GUARD_SCRIPT = `trap '' INT TERM HUP QUIT
 while read -r _; do :; done
@@ -256,6 +258,8 @@ pid=$1
 owner=
 { read -r owner < "$2/postmaster.pid"; } 2>/dev/null
 [ -z "$owner" ] || [ "$owner" = "$pid" ] || exit 0
+kill -0 "$pid" 2>/dev/null || exit 0
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $0: the process that started PostgreSQL is gone; stopping PostgreSQL (pid $pid)" >> "$3" 2>/dev/null
 for sig in INT QUIT KILL; do
   kill -s "$sig" "$pid" 2>/dev/null || exit 0
   n=0
@@ -269,13 +273,13 @@ export const GUARD_NAME = "hookyard-postgres-guard";
 /**
  * Starts the guard of postmaster `pid` (docs/architecture.md "Processes"): a small `sh` in a session of its
  * own, so that signals to our process group (Ctrl-C, a service manager's SIGTERM and SIGKILL) do not reach
- * it, which stops the postmaster once this process is gone without having stopped it. Node offers no
- * PR_SET_PDEATHSIG; the end of a pipe is the portable "parent died, however" signal. Our end of the pipe
- * is close-on-exec, so no other child holds it open. Returns the function that dismisses the guard, to
- * call once postgres has exited (the guard then never signals a pid that may have been reused).
+ * it, which stops the postmaster once this process is gone without having stopped it (a line in `logFile`
+ * says so). Node offers no PR_SET_PDEATHSIG; the end of a pipe is the portable "parent died, however"
+ * signal. Our end of the pipe is close-on-exec, so no other child holds it open. Returns the function that
+ * dismisses the guard, to call once postgres has exited (the guard then never signals a reused pid).
  */
-function guardPostgres(pid: number, pgData: string): () => void {
-  const guard = spawn("/bin/sh", ["-c", GUARD_SCRIPT, GUARD_NAME, String(pid), pgData], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+function guardPostgres(pid: number, pgData: string, logFile: string): () => void {
+  const guard = spawn("/bin/sh", ["-c", GUARD_SCRIPT, GUARD_NAME, String(pid), pgData, logFile], { stdio: ["pipe", "ignore", "ignore"], detached: true });
   guard.on("error", () => {});
   guard.stdin!.on("error", () => {});
   // Neither keeps this process alive.
@@ -297,7 +301,7 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
     { ...(ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" }, detached: true },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  if (child.pid) void exited.then(guardPostgres(child.pid, pgData));
+  if (child.pid) void exited.then(guardPostgres(child.pid, pgData, logFile));
   const file = createWriteStream(logFile, { flags: "a" });
   file.on("error", () => {});
   child.once("close", () => file.end());
