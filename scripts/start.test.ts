@@ -1,14 +1,16 @@
 /**
  * `npm start` as a newcomer runs it, on an embedded PostgreSQL of its own: it serves, survives a
  * `kill -9` (of the server, or of npm itself) followed by a second start with the data kept, and
- * stops everything on SIGTERM and SIGINT.
+ * stops everything on SIGTERM and SIGINT. Every part, a PostgreSQL it restarted included, ends with
+ * the supervisor however the supervisor ends (docs/architecture.md "Processes").
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { GUARD_NAME } from "@/lib/db/embedded";
 import { isAlive } from "@/lib/processes";
 import { freePort } from "../e2e/support/servers";
 
@@ -24,12 +26,15 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** `npm start` (the build already exists: `--no-build` only skips the freshness hash). */
-async function npmStart(port: number, pgPort: number) {
+/**
+ * `npm start` (the build already exists: `--no-build` only skips the freshness hash). `ownGroup`: npm
+ * leads a process group of its own, as under a service manager (which signals the whole group).
+ */
+async function npmStart(port: number, pgPort: number, { ownGroup = false } = {}) {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
   delete env.DATABASE_URL;
   let output = "";
-  const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
   children.push(child);
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
@@ -44,6 +49,56 @@ const postmasterPid = () => {
   return existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : null;
 };
 
+/** Pids of the live processes whose command line has every one of `args` (e.g. postgres `-D {pgData}`). */
+function processesWith(...args: string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args.every((a) => argv.includes(a))) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+const pgData = path.join(dataDir, "pg");
+/** The postmasters serving this test's data directory. */
+const postmasters = () => processesWith("-D", pgData).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!.endsWith("/postgres"));
+
+/** True when nothing listens on 127.0.0.1:`port` (it can be bound). */
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+
+type Parts = Record<"web" | "worker" | "database", { state: string; restarts: number; pid: number | null }>;
+const parts = async (port: number) => ((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { parts: Parts }).parts;
+
+/** kill -9 of the embedded PostgreSQL; resolves with the parts once the supervisor has restarted it and all are up. */
+async function killPostgresAndAwaitRestart(port: number): Promise<Parts> {
+  const killed = postmasterPid()!;
+  process.kill(killed, "SIGKILL");
+  let now: Parts | null = null;
+  await waitFor(
+    async () => {
+      now = await parts(port).catch(() => null);
+      return now !== null && now.database.restarts === 1 && Object.values(now).every((p) => p.state === "up") && now.database.pid !== killed;
+    },
+    60_000,
+    "the supervisor to restart PostgreSQL",
+  );
+  expect(postmasters()).toEqual([now!.database.pid]);
+  return now!;
+}
+
+/** Within a few seconds: no postgres of this data directory, its port free, the web and worker processes gone. */
+async function expectAllEnded(pgPort: number, children: Parts, what: string) {
+  await waitFor(async () => postmasters().length === 0 && (await portFree(pgPort)), 8_000, `PostgreSQL to end ${what}`);
+  await waitFor(() => !isAlive(children.web.pid!) && !isAlive(children.worker.pid!), 8_000, `the web and worker processes to end ${what}`);
+}
+
 async function serves(port: number) {
   return fetch(`http://127.0.0.1:${port}/openapi.json`).then(
     (r) => r.status === 200,
@@ -53,8 +108,7 @@ async function serves(port: number) {
 
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-  const pm = postmasterPid();
-  if (pm && isAlive(pm)) process.kill(pm, "SIGQUIT");
+  for (const pm of postmasters()) process.kill(pm, "SIGQUIT");
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -74,9 +128,10 @@ describe("npm start with the embedded PostgreSQL", () => {
     expect(link, first.output()).not.toBeNull();
     expect((await fetch(`http://127.0.0.1:${port}${link![1]}`)).status).toBe(200);
 
-    // 2. kill -9 of the server process: PostgreSQL is orphaned, still running.
+    // 2. kill -9 of the server process and of its PostgreSQL guard (as `kill -9 -1` or the OOM killer may
+    // do): PostgreSQL is orphaned, still running.
     const orphan = postmasterPid()!;
-    process.kill(first.serverPid, "SIGKILL");
+    for (const pid of [first.serverPid, ...processesWith(GUARD_NAME, pgData)]) process.kill(pid, "SIGKILL");
     await waitFor(() => !isAlive(first.serverPid), 10_000, "the server to die");
     expect(isAlive(orphan)).toBe(true);
 
@@ -113,6 +168,32 @@ describe("npm start with the embedded PostgreSQL", () => {
     process.kill(fourth.serverPid, "SIGINT");
     await waitFor(() => !isAlive(fourth.serverPid) && !isAlive(pm4), 30_000, "a clean stop on SIGINT");
     await waitFor(() => fourth.child.exitCode !== null, 10_000, "npm to exit");
+  }, 180_000);
+
+  it("a PostgreSQL the supervisor restarted ends with it: SIGTERM to the group then SIGKILL 3 s later, and SIGKILL of the supervisor alone", async () => {
+    const port = await freePort();
+    const pgPort = await freePort();
+
+    // (a) As a service manager stops a service: SIGTERM to the process group, SIGKILL to it 3 s later.
+    const first = await npmStart(port, pgPort, { ownGroup: true });
+    const before = await killPostgresAndAwaitRestart(port);
+    process.kill(-first.child.pid!, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 3000));
+    try {
+      process.kill(-first.child.pid!, "SIGKILL");
+    } catch {}
+    await expectAllEnded(pgPort, before, "after SIGTERM and SIGKILL to the group");
+
+    // (b) SIGKILL of the supervisor alone (as the OOM killer may pick it).
+    const second = await npmStart(port, pgPort);
+    const parts2 = await killPostgresAndAwaitRestart(port);
+    process.kill(second.serverPid, "SIGKILL");
+    await expectAllEnded(pgPort, parts2, "after SIGKILL of the supervisor");
+    const guardLines = readFileSync(path.join(dataDir, "postgres.log"), "utf8").split("\n").filter((l) => l.includes(GUARD_NAME));
+    // The guard says why it stopped PostgreSQL: in (b) surely; in (a) too unless the clean stop was done within 3 s.
+    const said = (p: Parts) => `${GUARD_NAME}: the process that started PostgreSQL is gone; stopping PostgreSQL (pid ${p.database.pid})`;
+    expect(guardLines.map((l) => l.replace(/^\S+ /, ""))).toEqual(guardLines.length === 2 ? [said(before), said(parts2)] : [said(parts2)]);
+    await waitFor(() => second.child.exitCode !== null, 10_000, "npm to exit");
   }, 180_000);
 
   it("a start that fails prints one sentence of cause and remedy, never a stack trace (PORT taken)", async () => {

@@ -9,8 +9,11 @@
  * A part that dies (crash, SIGKILL, out of memory) is started again with backoff and a restart budget
  * (lib/supervisor.ts) while the others keep serving; the web process shows every part's state at
  * /healthz. Ctrl-C / SIGTERM stop it all cleanly (web, then worker, then PostgreSQL); so does the death
- * of a launcher (npm or tsx killed with SIGKILL), and a start after a SIGKILL'd one stops the orphaned
- * PostgreSQL first. A start that fails prints one sentence of cause and remedy, never a stack trace.
+ * of a launcher (npm or tsx killed with SIGKILL). When this process ends without that clean stop (its
+ * own SIGKILL, a crash), every part still ends: web and worker notice their parent is gone, and each
+ * PostgreSQL, restarted ones included, is stopped by its guard (lib/db/embedded.ts; docs/architecture.md
+ * "Processes"). A start after a SIGKILL'd one whose guard died too stops the orphaned PostgreSQL first.
+ * A start that fails prints one sentence of cause and remedy, never a stack trace.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";

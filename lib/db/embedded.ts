@@ -10,6 +10,10 @@
  * `/var/lib/hookyard/data-{hash of DATA_DIR}` (owned by `postgres`, mode 0700), recorded in
  * `{DATA_DIR}/pg-location`. (`/var/lib/hookyard` falls back to `{tmpdir}/hookyard-postgres` when it cannot
  * be created.) Every failure throws a {@link StartFailure}: one sentence of cause and remedy.
+ *
+ * Each postgres has a guard (`hookyard-postgres-guard`, a small `sh` in its own session) that stops it
+ * when the process that started it is gone without having stopped it (SIGKILL, a crash, a service
+ * manager's SIGKILL of the process group): a stopped Hookyard never leaves its database running.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -240,15 +244,64 @@ export async function startEmbeddedPostgres(opts: {
   };
 }
 
+/**
+ * The guard's program (POSIX sh; $1 the postmaster's pid, $2 its PGDATA, $3 the log file). Its stdin is a
+ * pipe from the process that started postgres, which never writes to it: `read` reaches end-of-file
+ * exactly when that process is gone, however it ended (exit, crash, SIGKILL). Then, unless another
+ * postmaster owns the data directory by now or ours is gone, it says so in the log (postgres's own output
+ * went to the process that is gone) and stops the postmaster: fast shutdown (SIGINT), then SIGQUIT, then
+ * SIGKILL, 10 s apart.
+ */
+const GUARD_SCRIPT = `trap '' INT TERM HUP QUIT
+while read -r _; do :; done
+pid=$1
+owner=
+{ read -r owner < "$2/postmaster.pid"; } 2>/dev/null
+[ -z "$owner" ] || [ "$owner" = "$pid" ] || exit 0
+kill -0 "$pid" 2>/dev/null || exit 0
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $0: the process that started PostgreSQL is gone; stopping PostgreSQL (pid $pid)" >> "$3" 2>/dev/null
+for sig in INT QUIT KILL; do
+  kill -s "$sig" "$pid" 2>/dev/null || exit 0
+  n=0
+  while [ "$n" -lt 100 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+  kill -0 "$pid" 2>/dev/null || exit 0
+done`;
+
+/** The name a guard runs under (its `$0`, seen in `ps`). */
+export const GUARD_NAME = "hookyard-postgres-guard";
+
+/**
+ * Starts the guard of postmaster `pid` (docs/architecture.md "Processes"): a small `sh` in a session of its
+ * own, so that signals to our process group (Ctrl-C, a service manager's SIGTERM and SIGKILL) do not reach
+ * it, which stops the postmaster once this process is gone without having stopped it (a line in `logFile`
+ * says so). Node offers no PR_SET_PDEATHSIG; the end of a pipe is the portable "parent died, however"
+ * signal. Our end of the pipe is close-on-exec, so no other child holds it open. Returns the function that
+ * dismisses the guard, to call once postgres has exited (the guard then never signals a reused pid).
+ */
+function guardPostgres(pid: number, pgData: string, logFile: string): () => void {
+  const guard = spawn("/bin/sh", ["-c", GUARD_SCRIPT, GUARD_NAME, String(pid), pgData, logFile], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+  guard.on("error", () => {});
+  guard.stdin!.on("error", () => {});
+  // Neither keeps this process alive.
+  guard.unref();
+  (guard.stdin as unknown as { unref(): void }).unref();
+  return () => {
+    if (guard.exitCode === null && guard.signalCode === null) guard.kill("SIGKILL");
+  };
+}
+
 /** Spawns postgres on `pgData` and resolves once it accepts connections; throws a StartFailure when it exits first. */
 async function spawnPostgres(binDir: string, pgData: string, port: number, ids: Ids | null, logFile: string) {
   const child: ChildProcess = spawn(
     path.join(binDir, "bin", "postgres"),
     ["-D", pgData, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-k", os.tmpdir()],
-    // Its own process group: a terminal's Ctrl-C reaches the supervisor, which stops PostgreSQL last.
+    // Its own process group: a terminal's Ctrl-C reaches the supervisor, which stops PostgreSQL last
+    // (after the worker has finished its deliveries). Should this process end without stopping it, the
+    // guard does.
     { ...(ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" }, detached: true },
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  if (child.pid) void exited.then(guardPostgres(child.pid, pgData, logFile));
   const file = createWriteStream(logFile, { flags: "a" });
   file.on("error", () => {});
   child.once("close", () => file.end());
