@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { packagedBinDir, pgDataDir, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { packagedBinDir, pgDataDir, readinessWatch, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { freePort } from "../../e2e/support/servers";
 
 const parent = mkdtempSync(path.join(os.tmpdir(), "hookyard-0700-"));
@@ -75,4 +75,14 @@ describe("embedded PostgreSQL", () => {
       if (existsSync(location)) cleanup.push(pgDataDir(dataDir));
     }
   }, 120_000);
+});
+
+it("finds postgres's readiness line after a long recovery's output, even split between two chunks", () => {
+  const isReady = readinessWatch();
+  // The clients of a running Hookyard knock while PostgreSQL recovers: two lines per try.
+  const knock = "FATAL:  the database system is not yet accepting connections\nDETAIL:  Consistent recovery state has not been yet reached.\n";
+  for (let i = 0; i < 400; i++) expect(isReady(knock)).toBe(false);
+  expect(isReady("LOG:  database system is ready to acc")).toBe(false);
+  expect(isReady("ept connections\n")).toBe(true);
+  expect(isReady(knock)).toBe(true);
 });

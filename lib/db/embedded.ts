@@ -290,6 +290,23 @@ function guardPostgres(pid: number, pgData: string, logFile: string): () => void
   };
 }
 
+/**
+ * Returns a function to feed postgres's output to, chunk by chunk, which answers true once the
+ * "ready to accept connections" line has been seen, however much came before it (a recovery that
+ * clients keep knocking on prints a "not yet accepting connections" line per try) and even when the
+ * line is split between two chunks.
+ */
+export function readinessWatch(): (chunk: string) => boolean {
+  let tail = "";
+  let ready = false;
+  return (chunk) => {
+    const seen = tail + chunk;
+    ready ||= seen.includes("ready to accept connections");
+    tail = seen.slice(-100);
+    return ready;
+  };
+}
+
 /** Spawns postgres on `pgData` and resolves once it accepts connections; throws a StartFailure when it exits first. */
 async function spawnPostgres(binDir: string, pgData: string, port: number, ids: Ids | null, logFile: string) {
   const child: ChildProcess = spawn(
@@ -306,17 +323,13 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
   file.on("error", () => {});
   child.once("close", () => file.end());
   let output = "";
-  // The readiness line is looked for in what came last: a recovery that clients keep knocking on
-  // ("not yet accepting connections", a line per try) prints far more than the first 20,000 characters.
-  let tail = "";
+  const isReady = readinessWatch();
   const ready = new Promise<void>((resolve, reject) => {
     for (const s of [child.stdout!, child.stderr!]) {
       s.on("data", (d: Buffer) => {
         if (!file.writableEnded) file.write(d);
         if (output.length < 20_000) output += d;
-        const seen = tail + d;
-        if (seen.includes("ready to accept connections")) resolve();
-        tail = seen.slice(-100); // the line may be split between two chunks
+        if (isReady(d.toString())) resolve();
       });
     }
     child.once("error", reject);
