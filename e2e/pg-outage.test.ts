@@ -43,9 +43,12 @@ it("every request accepted before each restart is delivered within 60 s of the d
   }
 });
 
-it("the job runner that a restart ended is replaced and its jobs unlocked, not left idle", () => {
+it("the job runner that a restart ended is replaced, and /healthz says the worker is stalled meanwhile", () => {
   // The worker logs each replacement (lib/delivery/job-runner.ts); a pool that died is never silent.
   const died = output.match(/the job runner ended by itself/g)?.length ?? 0;
   const restarted = output.match(/job runner restarted/g)?.length ?? 0;
+  expect(died).toBeGreaterThan(0);
   expect(restarted).toBeGreaterThanOrEqual(died);
+  // Readiness: a 503 naming the worker stalled while its runner was being replaced (before: "200 up").
+  expect(reports.some((r) => r.healthSeen.includes("503 stalled")), JSON.stringify(reports.map((r) => r.healthSeen))).toBe(true);
 });
