@@ -41,8 +41,9 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER_ENABLED: booleanish.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
-  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
   WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(250),
+  WORKER_BURST_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.optional(),
@@ -169,6 +170,8 @@ export type Config = {
   workerConcurrency: number;
   /** Deliveries per second a worker process starts from fan-out while ingestion is saturated; 0 = no limit. */
   workerBurstDeliveryRate: number;
+  /** How long one episode of ingestion pressure may slow deliveries (lib/delivery/dispatch-queue.ts BurstPacer), ms. */
+  workerBurstMaxMs: number;
   /** CPU priority (nice, 0-19) of the worker process `npm start` runs: higher yields the CPU to ingestion. */
   workerNice: number;
   /** Time allowed for one delivery (connect, headers and body), ms. */
@@ -257,6 +260,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     workerEnabled: e.WORKER_ENABLED,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerBurstDeliveryRate: e.WORKER_BURST_DELIVERY_RATE,
+    workerBurstMaxMs: e.WORKER_BURST_MAX_MS,
     workerNice: e.WORKER_NICE,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,

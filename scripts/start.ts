@@ -173,8 +173,8 @@ const worker: Part | null = config.workerEnabled
           { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) },
           config.deliveryTimeoutMs + 20_000,
           (child) => {
-            // Ingestion answers senders; deliveries can wait a moment. A lower CPU priority for the worker keeps
-            // bursts of deliveries from slowing ingestion when the cores are busy (WORKER_NICE, default 10).
+            // WORKER_NICE (default 0): a lower CPU priority for the worker leaves the CPU to ingestion, but under a
+            // steady load that fills the cores it starves deliveries (docs/pipeline.md "CPU priority").
             try {
               if (child.pid) os.setPriority(child.pid, config.workerNice);
             } catch {}

@@ -13,9 +13,10 @@
  * events, so requests wait durably in `request_fanouts` rather than in memory, and another worker
  * process with room takes them.
  *
- * Ingestion first: while a web process reports its writer saturated (lib/ingest/ingest-pressure.ts),
- * deliveries start here at WORKER_BURST_DELIVERY_RATE per second at most, and the fan-out slows with
- * them; the full speed returns PRESSURE_HOLD_MS after the last report.
+ * Ingestion first, for a bounded time: while a web process reports its writer saturated
+ * (lib/ingest/ingest-pressure.ts), deliveries start here at WORKER_BURST_DELIVERY_RATE per second at
+ * most, and the fan-out slows with them, for the first WORKER_BURST_MAX_MS of the pressure (BurstPacer);
+ * the full speed returns PRESSURE_HOLD_MS after the last report, or when the pressure outlasts that.
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/delivery/deliver-event";
@@ -33,6 +34,8 @@ const MIN_LEASE_LEFT_MS = 1000;
 
 /** How long one saturation report slows deliveries down, ms (two of the web process's windows). */
 const PRESSURE_HOLD_MS = 2 * WINDOW_MS;
+/** Reports further apart than this begin a new pressure episode (BurstPacer), ms. */
+export const BURST_QUIET_MS = 10_000;
 
 const queue: ClaimedEvent[] = [];
 /** The lease holds of the events queued or in delivery here (lib/delivery/leases.ts). */
@@ -90,27 +93,46 @@ export function waitForRoom(): Promise<void> {
 }
 
 /**
- * The pace of deliveries while ingestion is saturated: a token bucket of `rate` starts per second
- * (bursts of up to 50 ms worth), active for PRESSURE_HOLD_MS after each saturation report.
+ * The pace of deliveries while ingestion is saturated (docs/pipeline.md "Ingestion first, for a bounded
+ * time"): a token bucket of `rate` starts per second (bursts of up to 50 ms worth), active for
+ * PRESSURE_HOLD_MS after each saturation report, but only during the first `maxMs` of a pressure
+ * episode. An episode is a run of reports with gaps shorter than `quietMs`; once it has lasted `maxMs`,
+ * the overload is not a burst that will pass but a steady load, and deliveries go back to full speed for
+ * as long as it lasts (slowing them longer would only grow a backlog without bound). A new episode, and
+ * so a new slow start, needs `quietMs` without reports first. Deliveries are thus delayed by at most
+ * `maxMs` worth of slowed starts per episode.
  */
 export class BurstPacer {
   private until = 0;
   private tokens = 0;
   private refilledAt = 0;
   private waiting = false;
+  /** When the current pressure episode began, and when its last report came (ms). */
+  private episodeStart = -Infinity;
+  private lastReport = -Infinity;
 
-  /** @param rate starts per second under pressure (WORKER_BURST_DELIVERY_RATE); 0 never slows down. */
-  constructor(private readonly rate: () => number) {}
+  /**
+   * @param rate starts per second under pressure (WORKER_BURST_DELIVERY_RATE); 0 never slows down.
+   * @param maxMs how long one episode may slow deliveries (WORKER_BURST_MAX_MS), ms.
+   * @param quietMs the time without reports that ends an episode, ms.
+   */
+  constructor(
+    private readonly rate: () => number,
+    private readonly maxMs: () => number = () => Infinity,
+    private readonly quietMs = BURST_QUIET_MS,
+  ) {}
 
   /** A saturation report arrived at `now` (ms). */
   note(now: number): void {
     if (this.rate() === 0) return;
+    if (now - this.lastReport >= this.quietMs) this.episodeStart = now;
+    this.lastReport = now;
     if (now >= this.until) {
       this.tokens = 0;
       this.refilledAt = now;
       this.waiting = false;
     }
-    this.until = now + PRESSURE_HOLD_MS;
+    this.until = Math.min(now + PRESSURE_HOLD_MS, this.episodeStart + this.maxMs());
   }
 
   /** True while deliveries are slowed. */
@@ -143,7 +165,10 @@ export class BurstPacer {
   }
 }
 
-const pacer = new BurstPacer(() => getConfig().workerBurstDeliveryRate);
+const pacer = new BurstPacer(
+  () => getConfig().workerBurstDeliveryRate,
+  () => getConfig().workerBurstMaxMs,
+);
 
 /** A web process reported its ingestion writer saturated (a `hookyard_ingest_pressure` notification). */
 export function noteIngestPressure(now = Date.now()): void {
