@@ -56,7 +56,7 @@ async function partitionsOf(db: pg.Pool | pg.Client, ids: Record<string, string>
 }
 
 async function seedTeam(db: pg.Pool | pg.Client, id: string, mode: "GUEST" | "TEAM", createdAt = new Date()) {
-  await db.query("INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())", [id, mode, `k_${id}`, createdAt]);
+  await db.query("INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())", [id, mode, `k_${id}`, createdAt]);
   await db.query("INSERT INTO sources (id, team_id, name, updated_at) VALUES ($1, $2, 's', now())", [`src_${id}`, id]);
 }
 
