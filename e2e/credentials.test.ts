@@ -6,7 +6,9 @@
  * never receives the team's signing secret.
  */
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
+import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cliSigningSecret } from "@/lib/cli-channel/sessions";
 import { hashPassword, resetPassword } from "@/lib/dashboard/users";
@@ -194,6 +196,33 @@ describe("malformed cookies are no cookie on every surface, never a 500", () => 
 });
 
 describe("cli_key", () => {
+  it("the migration replaces every stored plaintext key by its SHA-256, the hash the server looks keys up by", async () => {
+    const MIGRATION = "20261125210930_dashboard_sessions_cli_key_hash";
+    const adminUrl = process.env.TEST_PG_ADMIN_URL!;
+    const name = `hookyard_clikey_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const scratch = new pg.Client({ connectionString: adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`) });
+    try {
+      await scratch.connect();
+      const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
+      expect(dirs).toContain(MIGRATION);
+      for (const d of dirs.filter((d) => d < MIGRATION)) await scratch.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
+      const keys = ["cli_plaintextKeyOfAnOldTeam0123456789", "cli_plaintextKeyOfAGuest_-0123456789"];
+      for (const [i, key] of keys.entries()) await scratch.query("INSERT INTO teams (id, name, mode, cli_key, updated_at) VALUES ($1, 't', 'TEAM', $2, now())", [`tm_m${i}`, key]);
+      await scratch.query(readFileSync(`prisma/migrations/${MIGRATION}/migration.sql`, "utf8"));
+      const { rows } = await scratch.query("SELECT id, cli_key_hash FROM teams ORDER BY id");
+      expect(rows).toEqual(keys.map((key, i) => ({ id: `tm_m${i}`, cli_key_hash: hashCliKey(key) })));
+      const columns = await scratch.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'teams' AND column_name LIKE 'cli%'");
+      expect(columns.rows).toEqual([{ column_name: "cli_key_hash" }]);
+    } finally {
+      await scratch.end().catch(() => {});
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 60_000);
+
   it("is stored as its SHA-256 only, the same hash the migration computes in SQL, and opens a CLI session", async () => {
     const res = await createTestUrl({ name: "hashed" }, { ip: uniqueIp() });
     const t = (await res.json()) as { cli_key: string; ingest_url: string };
