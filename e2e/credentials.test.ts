@@ -5,9 +5,13 @@
  * malformed cookies are no cookie on every surface (never a 500); cli_keys are stored hashed and the CLI
  * never receives the team's signing secret.
  */
-import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cliSigningSecret } from "@/lib/cli-channel/sessions";
@@ -268,4 +272,55 @@ describe("cli_key", () => {
     expect(t.cmd_hint.startsWith("npx --no-install hookyard listen [port] <source-name> --cli-key ")).toBe(true);
     expect(t.cmd_hint).not.toMatch(/^npx hookyard/);
   });
+
+  it("a package named hookyard on the registry never runs from the hint, even when npx may install (a plain `npx hookyard` would run it)", async () => {
+    // A registry on loopback that serves a `hookyard` package whose bin writes a marker file.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hookyard-npx-"));
+    const asked: string[] = [];
+    const server = http.createServer();
+    try {
+      mkdirSync(path.join(dir, "package"));
+      mkdirSync(path.join(dir, "work"));
+      writeFileSync(path.join(dir, "package", "package.json"), JSON.stringify({ name: "hookyard", version: "9.9.9", bin: { hookyard: "bin.js" } }));
+      writeFileSync(path.join(dir, "package", "bin.js"), "#!/usr/bin/env node\nrequire('fs').writeFileSync(process.env.HOOKYARD_TEST_MARKER, process.argv.slice(2).join(' '));\n", { mode: 0o755 });
+      expect(spawnSync("tar", ["-czf", "hookyard-9.9.9.tgz", "package"], { cwd: dir }).status).toBe(0);
+      const tgz = readFileSync(path.join(dir, "hookyard-9.9.9.tgz"));
+      server.on("request", (req, res) => {
+        asked.push(req.url ?? "");
+        const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+        if (req.url === "/hookyard") {
+          const dist = { tarball: `${base}/hookyard/-/hookyard-9.9.9.tgz`, integrity: `sha512-${createHash("sha512").update(tgz).digest("base64")}` };
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ name: "hookyard", "dist-tags": { latest: "9.9.9" }, versions: { "9.9.9": { name: "hookyard", version: "9.9.9", bin: { hookyard: "bin.js" }, dist } } }));
+        } else if (req.url === "/hookyard/-/hookyard-9.9.9.tgz") {
+          res.writeHead(200, { "content-type": "application/octet-stream" }).end(tgz);
+        } else res.writeHead(404).end("{}");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const registry = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+      const run = (command: string, marker: string) =>
+        new Promise<number | null>((resolve) => {
+          // npm_config_yes: as a user who answers npx's "Ok to proceed?" with yes (the hint told them to run it).
+          const env = { ...process.env, npm_config_yes: "true", npm_config_registry: registry, npm_config_cache: path.join(dir, `cache-${marker}`), npm_config_update_notifier: "false", HOOKYARD_TEST_MARKER: path.join(dir, marker) };
+          const child = spawn("sh", ["-c", `exec ${command} </dev/null`], { cwd: path.join(dir, "work"), env, stdio: "ignore" });
+          const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+          child.on("exit", (code) => (clearTimeout(timer), resolve(code)));
+        });
+
+      // Control: the old hint's form fetches and runs the registry's package (given the cli_key), so this test can fail.
+      await run("npx hookyard listen 1 x --cli-key cli_control", "control");
+      expect(existsSync(path.join(dir, "control"))).toBe(true);
+      expect(readFileSync(path.join(dir, "control"), "utf8")).toContain("--cli-key cli_control");
+
+      asked.length = 0;
+      const t = (await (await createTestUrl({}, { ip: uniqueIp() })).json()) as { cli_key: string; cmd_hint: string; name: string };
+      const code = await run(t.cmd_hint.replace("[port]", "1").replace("<source-name>", "x"), "hint");
+      expect(code).not.toBe(0);
+      expect(existsSync(path.join(dir, "hint"))).toBe(false);
+      expect(asked.filter((u) => u.includes("/-/"))).toEqual([]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
