@@ -151,7 +151,7 @@ async function listen(a: Args): Promise<never> {
         session = await createSession(a);
         console.log(`Listening on ${session.source.name}: send requests to ${session.source.url}`);
         for (const c of session.connections) console.log(`  ${c.full_name} → ${a.target}${c.path === "/" ? "" : c.path}`);
-        if (session.signing_secret) console.log(`  x-gateway-signature: base64 HMAC-SHA256 of the body with the workspace's signing secret ${session.signing_secret}`);
+        if (session.signing_secret) console.log(`  x-gateway-signature: base64 HMAC-SHA256 of the body with the workspace's CLI forwarding signing secret ${session.signing_secret} (not its production signing secret; docs/cli.md)`);
       }
       await readStream(a, session.id, () => {
         if (failures > 0) console.log(`${time()} reconnected`);

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cliSigningSecret } from "@/lib/cli-channel/sessions";
 import { BASE_URL, db, newTestUrl, uniqueIp } from "./support/client";
 import { api, newTeam } from "./support/gateway";
 import { attemptsOf, eventsIn } from "./support/pipeline";
@@ -46,7 +47,7 @@ async function listening(t: { name: string; cli_key: string }, target = port()):
   const cli = runCli(["listen", target, t.name, "--cli-key", t.cli_key, "--server", BASE_URL]);
   await eventually(async () => cli.output().includes("Listening on"), 20_000);
   // The stream is open once its session is seen; then the ingestion cache (1 s) has the new connection.
-  await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key = $1 AND s.closed_at IS NULL AND s.last_seen_at > now() - interval '3 seconds'", [t.cli_key])).rowCount, 20_000);
+  await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL AND s.last_seen_at > now() - interval '3 seconds'", [t.cli_key])).rowCount, 20_000);
   await sleep(1200);
   return cli;
 }
@@ -112,7 +113,7 @@ describe("hookyard listen", () => {
 
   it("a gateway team's CLI connection: the connection named on the command line, its path, the transformation's output and the gateway signature", async () => {
     const team = await newTeam("cli-gateway");
-    const { cli_key } = (await db().query("SELECT cli_key FROM teams WHERE id = $1", [team.teamId])).rows[0];
+    const cli_key = team.cliKey!;
     const tag = `cg${Date.now().toString(36)}`;
     const code = `addHandler("transform", (request) => { request.body = { wrapped: request.body }; request.headers["x-transformed"] = "yes"; request.path = "/rewritten"; return request; });`;
     const conn = await api(team, "POST", "/2025-07-01/connections", { name: `conn-${tag}`, source: { name: `src-${tag}` }, destination: { name: `dst-${tag}`, type: "CLI", config: { path: "/base" } }, rules: [{ type: "transform", transformation: { name: `t-${tag}`, code } }] });
@@ -139,7 +140,12 @@ describe("hookyard listen", () => {
     expect(JSON.parse(got.body.toString())).toEqual({ wrapped: { n: 7 } });
     expect(got.headers["x-transformed"]).toBe("yes");
     expect(got.headers["x-gateway-connection-name"]).toBe(`conn-${tag}`);
-    expect(got.headers["x-gateway-signature"]).toBe(createHmac("sha256", team.signingSecret).update(got.body).digest("base64"));
+    // Signed with the team's CLI forwarding secret (what `listen` printed), never with the team's own secret:
+    // a cli_key holder must not learn what production destinations verify with (docs/cli.md).
+    expect(got.headers["x-gateway-signature"]).toBe(createHmac("sha256", cliSigningSecret(team.signingSecret)).update(got.body).digest("base64"));
+    expect(got.headers["x-gateway-signature"]).not.toBe(createHmac("sha256", team.signingSecret).update(got.body).digest("base64"));
+    expect(cli.output()).toContain(`signing secret ${cliSigningSecret(team.signingSecret)}`);
+    expect(cli.output()).not.toContain(team.signingSecret);
     await eventually(async () => /^\d\d:\d\d:\d\d POST \/base\/rewritten\?a=1 → 200 \(\d+ ms\)$/m.test(cli.output()));
   }, 60_000);
 
@@ -270,13 +276,13 @@ describe("hookyard listen", () => {
     expect((await fetch(`${BASE_URL}/cli/attempts/atm_x`, json(t.cli_key, { status: 200 }))).status).toBe(422);
   }, 60_000);
 
-  it("the console's cmd_hint works as printed from the repository", async () => {
+  it("the console's cmd_hint works as printed from the repository, and runs the local installation only (npx --no-install)", async () => {
     const t = await newTestUrl({}, { ip: uniqueIp() });
-    expect(t.cmd_hint).toBe(`npx hookyard listen [port] <source-name> --cli-key ${t.cli_key} --server ${BASE_URL}`);
+    expect(t.cmd_hint).toBe(`npx --no-install hookyard listen [port] <source-name> --cli-key ${t.cli_key} --server ${BASE_URL}`);
     const command = t.cmd_hint.replace("[port]", port()).replace("<source-name>", t.name);
     const cli = track(spawn("sh", ["-c", `exec ${command}`], { stdio: ["ignore", "pipe", "pipe"] }));
     await eventually(async () => cli.output().includes(`Listening on ${t.name}`), 30_000);
-    await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key = $1 AND s.closed_at IS NULL", [t.cli_key])).rowCount, 20_000);
+    await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL", [t.cli_key])).rowCount, 20_000);
     await sleep(1200);
     const { request_id } = await (await fetch(`${t.ingest_url}/from-hint`, { method: "POST", body: "hint" })).json();
     await eventsIn(request_id, ["SUCCESSFUL"], 1, 20_000);

@@ -89,13 +89,13 @@ describe("sign-in", () => {
     expect(sessionOnly(limited.cookie)).toBe("");
     // Another client still signs in.
     expect((await signInHttp(userA.email, userA.password)).error).toBeNull();
-  });
+  }, 60_000); // eleven scrypt hashes at N = 2^17 (docs/dashboard.md "Signing in")
 
   it("is rate limited per account across client IPs", async () => {
     const victim = await newUser(teamA.teamId);
     for (let i = 0; i < 10; i++) expect((await signInHttp(victim.email, "wrong-password", uniqueIp())).error).toBe("CredentialsSignin");
     expect((await signInHttp(victim.email, victim.password, uniqueIp())).error).toBe("RateLimited");
-  });
+  }, 60_000);
 
   it("the session shows the user; sign-out ends it", async () => {
     const user = await newUser(teamA.teamId);

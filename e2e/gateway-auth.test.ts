@@ -21,7 +21,7 @@ beforeAll(async () => {
   revokedKey = extra.key;
   expect((await api({ apiKey: revokedKey }, "GET", `${V}/sources/count`)).status).toBe(200);
   expect(await revokeApiKey(extra.record.id)).not.toBeNull();
-  teamCliKey = (await db().query("SELECT cli_key FROM teams WHERE id = $1", [team.teamId])).rows[0].cli_key;
+  teamCliKey = team.cliKey!;
   consoleCliKey = (await newTestUrl()).cli_key;
 });
 

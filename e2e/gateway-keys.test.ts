@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliSigningSecret } from "@/lib/cli-channel/sessions";
 import { decryptSecret } from "@/lib/crypto/secrets";
 import { type RunningServer, startServer } from "./support/servers";
 import { db } from "./support/client";
@@ -176,21 +177,34 @@ describe("npm run keys", () => {
     expect(keys("rotate-secret", "-1").status).not.toBe(0);
   });
 
-  it("npm run keys -- cli-key → the gateway team's cli_key, which opens a CLI session for the team's sources", async () => {
+  it("npm run keys -- cli-key → a new cli_key for the gateway team (stored hashed), which opens a CLI session; the previous key stops working", async () => {
+    const open = (key: string) =>
+      fetch(`${server!.url}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"source_name":"from-keys"}' });
+    const first = keys("cli-key");
+    expect(first.status).toBe(0);
+    const previous = /^(cli_[A-Za-z0-9_-]{32})$/m.exec(first.out)?.[1];
+    expect(previous).toBeDefined();
     const r = keys("cli-key");
     expect(r.status).toBe(0);
+    expect(r.out).toMatch(/shown once; the previous key no longer works/);
     const cliKey = /^(cli_[A-Za-z0-9_-]{32})$/m.exec(r.out)?.[1];
     expect(cliKey).toBeDefined();
+    expect(cliKey).not.toBe(previous);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query("SELECT mode FROM teams WHERE cli_key = $1", [cliKey]);
+    const { rows } = await client.query("SELECT mode, cli_key_hash FROM teams WHERE cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex')", [cliKey]);
+    const plain = await client.query("SELECT count(*)::int AS n FROM teams WHERE cli_key_hash = $1 OR cli_key_hash LIKE 'cli\\_%'", [cliKey]);
     await client.end();
-    expect(rows).toEqual([{ mode: "TEAM" }]);
-    const opened = await fetch(`${server!.url}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${cliKey}`, "content-type": "application/json" }, body: '{"source_name":"from-keys"}' });
+    expect(rows).toEqual([{ mode: "TEAM", cli_key_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(plain.rows[0].n).toBe(0);
+    expect((await open(previous!)).status).toBe(401);
+    const opened = await open(cliKey!);
     expect(opened.status).toBe(200);
     const session = (await opened.json()) as { source: { name: string }; signing_secret: string };
     expect(session.source.name).toBe("from-keys");
-    expect(session.signing_secret).toBe(signingSecrets().current);
+    // The CLI is given its forwarding secret, never the team's signing secret (docs/cli.md).
+    expect(session.signing_secret).toBe(cliSigningSecret(signingSecrets().current));
+    expect(session.signing_secret).not.toBe(signingSecrets().current);
   });
 
   it("npm run keys on the database did not create a second gateway team", async () => {

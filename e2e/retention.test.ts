@@ -55,8 +55,9 @@ async function partitionsOf(db: pg.Pool | pg.Client, ids: Record<string, string>
   return out;
 }
 
-async function seedTeam(db: pg.Pool | pg.Client, id: string, mode: "GUEST" | "TEAM", createdAt = new Date()) {
-  await db.query("INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())", [id, mode, `k_${id}`, createdAt]);
+/** A team and a source; `cliKeyColumn`: `cli_key` on a database migrated only to before the cli_key was stored hashed. */
+async function seedTeam(db: pg.Pool | pg.Client, id: string, mode: "GUEST" | "TEAM", createdAt = new Date(), cliKeyColumn = "cli_key_hash") {
+  await db.query(`INSERT INTO teams (id, name, mode, ${cliKeyColumn}, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())`, [id, mode, `k_${id}`, createdAt]);
   await db.query("INSERT INTO sources (id, team_id, name, updated_at) VALUES ($1, $2, 's', now())", [`src_${id}`, id]);
 }
 
@@ -174,7 +175,7 @@ describe("retention – migrating a database with data", () => {
       const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
       expect(dirs).toContain(MIGRATION);
       for (const d of dirs.filter((d) => d < MIGRATION)) await db.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
-      await seedTeam(db, "tm_legacy", "TEAM");
+      await seedTeam(db, "tm_legacy", "TEAM", new Date(), "cli_key");
       const days = [Date.now() - 3 * DAY, Date.now()];
       const before = [];
       for (const ms of days) before.push(await insertDay(db, ms, "tm_legacy", "src_tm_legacy"));

@@ -33,7 +33,7 @@ const ConfigSchema = z.object({
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
-  CLI_COMMAND: z.string().min(1).default("npx hookyard"),
+  CLI_COMMAND: z.string().min(1).default("npx --no-install hookyard"),
   SECRET_KEY: z.string().min(16).optional(),
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
@@ -151,7 +151,10 @@ export type Config = {
   consoleCreateRateLimit: number;
   /** `GET /new` pages per minute per client. */
   consoleNewRateLimit: number;
-  /** How the CLI is invoked in the console's `cmd_hint`. */
+  /**
+   * How the CLI is invoked in the console's `cmd_hint` (default `npx --no-install hookyard`: the user's own
+   * installation, never a registry package of that name; docs/cli.md "Running it").
+   */
   cliCommand: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Key that encrypts secrets at rest; unset: a random key kept in `{dataDir}/secret.key`. */

@@ -4,7 +4,8 @@
  *   create [name]                a new key for the gateway team (printed once)
  *   revoke <id | key | prefix>   revoke one key
  *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
- *   cli-key                      the gateway team's cli_key, for `hookyard listen` with the team's sources
+ *   cli-key                      a new cli_key for the gateway team (printed once; the previous one stops working),
+ *                                for `hookyard listen` with the team's sources: keys are stored hashed (docs/cli.md)
  *   outbound list | create [name] | revoke <id|prefix>   admin keys of the outbound API (issue 13 §1)
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
@@ -13,6 +14,7 @@ import { migrate } from "@/lib/db/migrate";
 import { withDatabase } from "@/lib/db/with-database";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/gateway/teams/api-keys";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
+import { rotateCliKey } from "@/lib/gateway/teams/cli-key";
 import { rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
 import { getPool } from "@/lib/db/pool";
 import { createOutboundKey, listOutboundKeys, revokeOutboundKey } from "@/lib/outbound/auth";
@@ -74,8 +76,9 @@ const code = await withDatabase(async (url) => {
         return revoked ? 0 : 1;
       }
       case "cli-key": {
-        const { rows } = await getPool().query<{ cli_key: string }>("SELECT cli_key FROM teams WHERE id = $1", [await gatewayTeamId()]);
-        console.log(rows[0]!.cli_key);
+        const key = await rotateCliKey(await gatewayTeamId());
+        console.error("new CLI key of the gateway team (shown once; the previous key no longer works, and CLIs using it must restart with this one):");
+        console.log(key);
         return 0;
       }
       case "rotate-secret": {

@@ -2,7 +2,8 @@
  * `npm run users -- <command>`: operators of the signed-in dashboard (issue 14; docs/dashboard.md).
  *   list                                   every user (email, team, whether a password is set)
  *   create <email> [password]              a user of the gateway team; without a password, prints a one-time sign-in link
- *   reset-password <id|email> [password]   a new password; without one, prints a one-time sign-in link that sets it
+ *   reset-password <id|email> [password]   a new password; without one, prints a one-time sign-in link that sets it;
+ *                                          either way every session of the user ends at once
  *   delete <id|email>                      removes the user
  * Passwords may also come from the DASHBOARD_PASSWORD environment variable (kept out of the shell history).
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
@@ -11,7 +12,7 @@ import { closePool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";
 import { withDatabase } from "@/lib/db/with-database";
 import { gatewayTeamId, signInLink } from "@/lib/dashboard/bootstrap";
-import { createSignInToken, createUser, deleteUser, findUser, listUsers, resetPassword, UserError } from "@/lib/dashboard/users";
+import { createSignInToken, createUser, deleteUser, endUserSessions, findUser, listUsers, resetPassword, UserError } from "@/lib/dashboard/users";
 import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
 
 const [command, arg, arg2] = process.argv.slice(2);
@@ -41,10 +42,12 @@ const code = await withDatabase(async (url) => {
         if (!arg) break;
         if (password) {
           const user = await resetPassword(arg, password);
-          console.log(`password of ${user.email} changed`);
+          console.log(`password of ${user.email} changed; its sessions ended`);
         } else {
           const user = await findUser(arg);
           if (!user) throw new UserError(`no user "${arg}"`);
+          await endUserSessions(user.id);
+          console.log(`sessions of ${user.email} ended`);
           console.log(`one-time sign-in link for ${user.email} (24 hours; it sets a new password):\n${signInLink(await createSignInToken(user.id))}`);
         }
         return 0;

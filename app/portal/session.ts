@@ -1,6 +1,7 @@
 import { cache } from "react";
-import { cookies } from "next/headers";
+import { headers } from "next/headers";
 import { getConfig } from "@/lib/config";
+import { parseCookies } from "@/lib/http/cookies";
 import { verifyTenantToken } from "@/lib/outbound/auth";
 import { asTheme, PORTAL_COOKIE, PORTAL_THEME_COOKIE, type PortalTheme } from "@/lib/outbound/portal";
 
@@ -23,16 +24,16 @@ function prefersDarkText(hex: string): boolean {
   return (l + 0.05) / 0.05 > 1.05 / (l + 0.05);
 }
 
-/** The portal session of this request (server components only; read once per request). */
+/** The portal session of this request (server components only; read once per request; cookies read by lib/http/cookies.ts). */
 export const portalSession = cache(async (): Promise<PortalSession> => {
-  const jar = await cookies();
-  const token = jar.get(PORTAL_COOKIE)?.value;
+  const jar = parseCookies((await headers()).get("cookie"));
+  const token = jar.get(PORTAL_COOKIE) || undefined;
   const verified = token ? await verifyTenantToken(token) : ({ error: "missing" } as const);
   const { organizationName, brandColor, logoUrl } = getConfig().portal;
   return {
     tenantId: "tenantId" in verified ? verified.tenantId : null,
     reason: "error" in verified ? verified.error : null,
-    theme: asTheme(jar.get(PORTAL_THEME_COOKIE)?.value),
+    theme: asTheme(jar.get(PORTAL_THEME_COOKIE)),
     brand: { organizationName, brandColor, brandForeground: prefersDarkText(brandColor) ? "#000000" : "#ffffff", logoUrl },
   };
 });

@@ -7,13 +7,13 @@ import { createApiKey } from "@/lib/gateway/teams/api-keys";
 import { createTeam } from "@/lib/gateway/teams/bootstrap";
 import { BASE_URL } from "./client";
 
-export type TestTeam = { teamId: string; apiKey: string; signingSecret: string };
+export type TestTeam = { teamId: string; apiKey: string; signingSecret: string; cliKey?: string };
 
-/** A new TEAM-mode team with one API key. */
+/** A new TEAM-mode team with one API key (and its cli_key, which the database holds hashed only). */
 export async function newTeam(name = "test team"): Promise<TestTeam> {
-  const { teamId, signingSecret } = await createTeam(name);
+  const { teamId, signingSecret, cliKey } = await createTeam(name);
   const { key } = await createApiKey(teamId, "test");
-  return { teamId, apiKey: key, signingSecret };
+  return { teamId, apiKey: key, signingSecret, cliKey };
 }
 
 /** Calls the gateway API: `api(team, "POST", "/2025-07-01/sources", body)`; returns status, headers and parsed JSON. */

@@ -2,6 +2,7 @@
  * The CLI forwarding channel, `/cli/…`, served by server.ts (design URL map: authenticated by the
  * workspace's `cli_key` as `Authorization: Bearer <cli_key>`, never by an API key):
  *   POST /cli/sessions               {source_name, connection_name?, path?} → {id, source, connections, signing_secret}
+ *                                    (signing_secret: the CLI forwarding secret, never the team's own; docs/cli.md)
  *   GET  /cli/sessions/{id}/stream   server-sent events: `ready`, then one `attempt` per delivery
  *   POST /cli/attempts/{attempt_id}  {event_id, session_id?, status?, body?, error?, latency_ms?} → {ok: true}
  * Errors are `{error, message}` with 401, 404, 409, 413 or 422.
@@ -18,11 +19,11 @@ import {
   loadCliDelivery,
   recordCliAttempt,
   requeueUnavailable,
-  teamOfCliKey,
   touchCliSession,
   ZCliAttemptResult,
   ZCliSessionCreate,
 } from "@/lib/cli-channel/sessions";
+import { teamOfCliKey } from "@/lib/gateway/teams/cli-key";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { readNodeRequest } from "@/lib/http/node";
 import { logger } from "@/lib/log";

@@ -4,6 +4,7 @@
  * CLI connections (created when there is none), and opens a stream. Deliveries to a CLI destination go
  * to a live session of its connection, and the CLI reports each outcome back as an attempt.
  */
+import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
@@ -11,7 +12,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { recordAttempt } from "@/lib/delivery/deliver-event";
 import { loadEventDelivery } from "@/lib/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
-import { deliveryHeaders } from "@/lib/delivery/outgoing";
+import { deliveryHeaders, type EventDelivery } from "@/lib/delivery/outgoing";
 import type { RetryRule } from "@/lib/delivery/retry-schedule";
 import { createConnection } from "@/lib/gateway/connections/connection-store";
 import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
@@ -36,12 +37,14 @@ export class CliError extends Error {
   }
 }
 
-/** The team of `cliKey`, or null. */
-export async function teamOfCliKey(cliKey: string | null): Promise<string | null> {
-  if (!cliKey) return null;
-  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE cli_key = $1", [cliKey]);
-  return rows[0]?.id ?? null;
-}
+/**
+ * The secret that signs what the CLI forwards (docs/cli.md "The signing secret of forwarded requests"):
+ * HMAC-SHA256 of a fixed label keyed with the team's signing secret, base64url. `listen` is given this, not
+ * the team's secret: it lets a local server verify forwarded requests, but not sign a request that a
+ * production destination (which verifies with the team's secret) would accept; it changes when the team's
+ * secret is rotated.
+ */
+export const cliSigningSecret = (teamSecret: string): string => createHmac("sha256", teamSecret).update("hookyard cli forwarding v1").digest("base64url");
 
 /**
  * Opens a session for `teamId`: finds or creates the source `source_name`, finds its connections to CLI
@@ -89,7 +92,7 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
     source: { id: source.id, name: source.name, url: ingestUrlFor(source.id) },
     connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source!.name} -> ${c.name}`, path: c.path ?? "/" })),
     // What `x-gateway-signature` of the forwarded requests is computed with, so the local server can verify them.
-    signing_secret: (await getSigningSecrets(teamId)).current,
+    signing_secret: cliSigningSecret((await getSigningSecrets(teamId)).current),
   };
 }
 
@@ -121,6 +124,12 @@ export async function requeueUnavailable(connectionIds: string[]): Promise<numbe
   });
 }
 
+/** `d` with its signing secrets replaced by their CLI forms ({@link cliSigningSecret}). */
+const cliSigned = (d: EventDelivery): EventDelivery => ({
+  ...d,
+  secrets: { current: cliSigningSecret(d.secrets.current), previous: d.secrets.previous === null ? null : cliSigningSecret(d.secrets.previous) },
+});
+
 /**
  * What the stream sends for attempt `attemptId` of event `eventId` (lib/delivery/event-delivery, outgoing):
  * the request the event delivers (transformed when it was) with the headers any destination gets
@@ -137,7 +146,7 @@ export async function loadCliDelivery(attemptId: string, eventId: string) {
     request_id: d.requestId,
     connection_id: row.webhook_id,
     cli_path: typeof path === "string" && path ? path : "/",
-    request: { method: d.method, path: d.path, query: d.query, headers: deliveryHeaders(d), body_base64: d.body ? d.body.toString("base64") : null },
+    request: { method: d.method, path: d.path, query: d.query, headers: deliveryHeaders(cliSigned(d)), body_base64: d.body ? d.body.toString("base64") : null },
   };
 }
 

@@ -1,7 +1,6 @@
-import { type ConsoleSession, createGuestWorkspace } from "@/lib/console/sessions";
+import { type ConsoleSession, createGuestWorkspace, sessionCliKey } from "@/lib/console/sessions";
 import type { TCreateTestUrlRequest, TTestUrl } from "@/lib/console/schemas";
 import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/console/urls";
-import { getPool } from "@/lib/db/pool";
 import { createSourceWithUniqueName } from "@/lib/gateway/sources/create-source-with-unique-name";
 import { findSourceType, type HttpMethod } from "@/lib/gateway/sources/types";
 import { ApiError } from "@/lib/http/errors";
@@ -33,8 +32,7 @@ export async function createTestUrl(
   let newSession: { token: string; expiresAt: Date } | undefined;
   if (session) {
     teamId = session.teamId;
-    const { rows } = await getPool().query<{ cli_key: string }>("SELECT cli_key FROM teams WHERE id = $1", [teamId]);
-    cliKey = rows[0]!.cli_key;
+    cliKey = await sessionCliKey(session);
   } else {
     const guest = await createGuestWorkspace();
     teamId = guest.session.teamId;

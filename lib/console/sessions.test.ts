@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cookieDomainFor, readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from "@/lib/console/sessions";
+import { cookieDomainFor, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie } from "@/lib/console/sessions";
+import { readCookie } from "@/lib/http/cookies";
 
 describe("cookieDomainFor", () => {
   it.each([

@@ -4,6 +4,7 @@ import { encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { newSigningSecret } from "@/lib/gateway/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
+import { cliKeyOfSessionToken, ensureCliKey, hashCliKey } from "@/lib/gateway/teams/cli-key";
 import { createId, createToken } from "@/lib/ids";
 
 /** Name of the console session cookie. */
@@ -11,7 +12,11 @@ export const SESSION_COOKIE = "hookyard_session";
 /** Fixed lifetime of a console session: 90 days, never extended by use (shared/spec/console.md "Authentication"). */
 export const SESSION_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
-export type ConsoleSession = { id: string; teamId: string; expiresAt: Date };
+/**
+ * A live console session. `cliKey` is its workspace's cli_key, derived from the session token
+ * (lib/gateway/teams/cli-key.ts; docs/cli.md "The cli_key"): only the holder of the cookie can see it.
+ */
+export type ConsoleSession = { id: string; teamId: string; expiresAt: Date; cliKey: string };
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -26,22 +31,22 @@ export async function findSession(token: string | undefined | null): Promise<Con
     [hashToken(token)],
   );
   const row = rows[0];
-  return row ? { id: row.id, teamId: row.team_id, expiresAt: row.expires_at } : null;
+  return row ? { id: row.id, teamId: row.team_id, expiresAt: row.expires_at, cliKey: cliKeyOfSessionToken(token) } : null;
 }
 
 /**
  * Creates a guest workspace (a GUEST team with its own `cli_key` and signing secret) and its first session, in one
- * transaction. Returns the raw session token, which is only ever stored hashed.
+ * transaction. Returns the raw session token and the cli_key derived from it; both are only ever stored hashed.
  */
 export async function createGuestWorkspace(now = new Date()): Promise<{ session: ConsoleSession; token: string; cliKey: string }> {
   const teamId = createId("team");
-  const cliKey = `cli_${createToken(24)}`;
   const token = createToken(32);
-  const session = { id: createId("session"), teamId, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+  const cliKey = cliKeyOfSessionToken(token);
+  const session = { id: createId("session"), teamId, expiresAt: new Date(now.getTime() + SESSION_TTL_MS), cliKey };
   await inTransaction(async (client) => {
     await client.query(
-      `INSERT INTO teams (id, name, mode, cli_key, signing_secret_encrypted, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $4, $4)`,
-      [teamId, cliKey, encryptSecret(newSigningSecret()), now],
+      `INSERT INTO teams (id, name, mode, cli_key_hash, signing_secret_encrypted, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $4, $4)`,
+      [teamId, hashCliKey(cliKey), encryptSecret(newSigningSecret()), now],
     );
     await client.query(
       "INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -84,12 +89,11 @@ export function sessionCookie(opts: { token: string; expiresAt: Date; domain?: s
   ].join("; ");
 }
 
-/** Reads one cookie from a `Cookie` header. */
-export function readCookie(header: string | undefined | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+/**
+ * The cli_key of `session`'s workspace, made the stored one when it is not yet (a workspace from before
+ * keys were stored hashed: its old key stops working and this one replaces it; docs/cli.md "The cli_key").
+ */
+export async function sessionCliKey(session: ConsoleSession): Promise<string> {
+  await ensureCliKey(session.teamId, session.cliKey);
+  return session.cliKey;
 }

@@ -1,4 +1,5 @@
-import { findSession, readCookie, SESSION_COOKIE } from "@/lib/console/sessions";
+import { findSession, SESSION_COOKIE, sessionCliKey } from "@/lib/console/sessions";
+import { readCookie } from "@/lib/http/cookies";
 import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/console/urls";
 import { getPool } from "@/lib/db/pool";
 import { publicSourceId } from "@/lib/ids";
@@ -25,8 +26,8 @@ export async function getWorkspace(opts: { cookieHeader?: string | null; token?:
   const session = await findSession(opts.token ?? readCookie(opts.cookieHeader, SESSION_COOKIE));
   if (!session) return null;
   const pool = getPool();
-  const [{ rows: teams }, { rows: sources }] = await Promise.all([
-    pool.query<{ cli_key: string }>("SELECT cli_key FROM teams WHERE id = $1", [session.teamId]),
+  const [cliKey, { rows: sources }] = await Promise.all([
+    sessionCliKey(session),
     pool.query<{ id: string; name: string; type: string; created_at: Date; request_count: number }>(
       `SELECT s.id, s.name, s.type, s.created_at,
               (SELECT count(*) FROM requests r WHERE r.source_id = s.id)::int AS request_count
@@ -34,11 +35,10 @@ export async function getWorkspace(opts: { cookieHeader?: string | null; token?:
       [session.teamId],
     ),
   ]);
-  if (!teams[0]) return null;
   return {
     team_id: session.teamId,
-    cli_key: teams[0].cli_key,
-    cmd_hint: cmdHintFor(teams[0].cli_key),
+    cli_key: cliKey,
+    cmd_hint: cmdHintFor(cliKey),
     sources: sources.map((s) => ({
       id: s.id,
       public_id: publicSourceId(s.id),

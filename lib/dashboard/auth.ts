@@ -1,8 +1,10 @@
 /**
  * Dashboard sign-in (issue 14 "Sign-in"; design "UIs"): next-auth 4 with two credentials providers —
  * `credentials` (email and password) and `link` (a one-time sign-in token plus the new password it sets) —
- * and JWT sessions in an httpOnly cookie, mounted at /dashboard/api/auth. The session holds the user id;
- * every use re-reads the user's team, so a deleted user is signed out at once.
+ * and JWT sessions in an httpOnly cookie, mounted at /dashboard/api/auth. The JWT holds the user id and a
+ * server-side session id (`sid`, a `dashboard_sessions` row); every use checks that row and re-reads the
+ * user's team, so sign-out, a password change or reset, and deleting the user end the session everywhere,
+ * even for a copy of the cookie (docs/dashboard.md "Signing in").
  *
  * Sign-in is rate limited per client IP and per account (DASHBOARD_SIGN_IN_RATE_LIMIT per 15 minutes,
  * counters in PostgreSQL); wrong credentials of any kind get next-auth's one `CredentialsSignin` error.
@@ -10,15 +12,13 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getConfig } from "@/lib/config";
-import { authSecret, dashboardUser, secure, sessionCookieName } from "@/lib/dashboard/session";
+import { authSecret, endDashboardSession, renewDashboardSession, secure, SESSION_SECONDS, sessionCookieName, sessionUser, startDashboardSession } from "@/lib/dashboard/session";
 import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { checkCredentials, consumeSignInToken, MIN_PASSWORD_LENGTH, resetPassword } from "@/lib/dashboard/users";
 
 /** Where next-auth is mounted (away from the gateway's /api/{version} tree). */
 export const AUTH_BASE_PATH = "/dashboard/api/auth";
-/** Session lifetime, seconds (7 days; the cookie is renewed while in use). */
-const SESSION_SECONDS = 7 * 24 * 3600;
 /** The window of the sign-in rate limit, ms. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** The error a rate-limited sign-in answers (`?error=` of next-auth). */
@@ -82,12 +82,24 @@ export function authOptions(): NextAuthOptions {
     ],
     callbacks: {
       async jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        if (user) {
+          // A sign-in: a new server-side session that this JWT (and each renewal of it) names.
+          token.sub = user.id;
+          token.sid = await startDashboardSession(user.id);
+        } else if (typeof token.sid === "string") {
+          await renewDashboardSession(token.sid);
+        }
         return token;
       },
       async session({ session, token }) {
-        const user = token.sub ? await dashboardUser(token.sub) : null;
+        const user = await sessionUser(token);
         return { ...session, user: user ? { email: user.email, name: user.email, id: user.id, teamId: user.teamId } : undefined } as typeof session;
+      },
+    },
+    events: {
+      // Sign-out ends the session on the server: a copy of the cookie kept elsewhere stops working too.
+      async signOut({ token }) {
+        if (typeof token?.sid === "string") await endDashboardSession(token.sid);
       },
     },
   };

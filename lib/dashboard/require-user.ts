@@ -1,11 +1,14 @@
-import { getServerSession } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { authOptions } from "@/lib/dashboard/auth";
-import type { SessionUser } from "@/lib/dashboard/session";
+import { type SessionUser, userFromCookieHeader } from "@/lib/dashboard/session";
 
-/** The signed-in user of a dashboard page (server components), or a redirect to the sign-in page. */
+/**
+ * The signed-in user of a dashboard page (server components), or a redirect to the sign-in page. Reads
+ * the session as the APIs do (lib/dashboard/session.ts userFromCookieHeader: the app's one cookie parser,
+ * the JWT, and its server-side session row).
+ */
 export async function requireUser(): Promise<SessionUser> {
-  const session = (await getServerSession(authOptions())) as { user?: SessionUser } | null;
-  if (!session?.user?.teamId) redirect("/dashboard/sign-in");
-  return session.user;
+  const user = await userFromCookieHeader((await headers()).get("cookie"));
+  if (!user) redirect("/dashboard/sign-in");
+  return user;
 }

@@ -1,7 +1,9 @@
 /**
  * The dashboard session as the server reads it (issue 14; lib/dashboard/auth.ts signs users in): the auth
- * secret, the session cookie, the signed-in user of a request, and the CSRF rule for cookie-authenticated
- * API calls. Free of next-auth's providers, so server.ts's own paths can import it.
+ * secret, the session cookie, the server-side session rows (docs/dashboard.md "Signing in": sign-out and
+ * password changes end sessions on the server, not only in the browser), the signed-in user of a request,
+ * and the CSRF rule for cookie-authenticated API calls. Free of next-auth's providers, so server.ts's own
+ * paths can import it.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,6 +11,8 @@ import path from "node:path";
 import { decode } from "next-auth/jwt";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { readCookie } from "@/lib/http/cookies";
+import { createToken } from "@/lib/ids";
 
 let secret: string | undefined;
 /** AUTH_SECRET, or a random secret created once in `{DATA_DIR}/auth-secret` (mode 600). */
@@ -34,32 +38,66 @@ export const sessionCookieName = () => `${secure() ? "__Secure-" : ""}hookyard.d
 
 export type SessionUser = { id: string; email: string; teamId: string };
 
-/** The user of this id with its team, or null when it was deleted. */
-export async function dashboardUser(id: string): Promise<SessionUser | null> {
-  const { rows } = await getPool().query<{ id: string; email: string; team_id: string }>("SELECT id, email, team_id FROM dashboard_users WHERE id = $1", [id]);
-  return rows[0] ? { id: rows[0].id, email: rows[0].email, teamId: rows[0].team_id } : null;
+/** Session lifetime, seconds (7 days; next-auth renews the cookie while it is used). */
+export const SESSION_SECONDS = 7 * 24 * 3600;
+/**
+ * A session row outlives the JWTs issued for it: each time next-auth issues one (valid SESSION_SECONDS), a
+ * row expiring sooner than that is moved to SESSION_SECONDS + this margin, so it is written at most once a day.
+ */
+const ROW_MARGIN_SECONDS = 24 * 3600;
+
+/**
+ * Starts a server-side session of the user (docs/dashboard.md "Signing in": a `dashboard_sessions` row that
+ * the session JWT names as `sid`) and drops the user's expired ones. Returns the session id.
+ */
+export async function startDashboardSession(userId: string): Promise<string> {
+  const id = createToken(24);
+  await getPool().query(
+    `WITH gone AS (DELETE FROM dashboard_sessions WHERE user_id = $2 AND expires_at <= now())
+     INSERT INTO dashboard_sessions (id, user_id, expires_at, created_at) VALUES ($1, $2, now() + make_interval(secs => $3), now())`,
+    [id, userId, SESSION_SECONDS + ROW_MARGIN_SECONDS],
+  );
+  return id;
 }
 
-/** Value of cookie `name` in a Cookie header, or null. */
-function cookieValue(header: string | null | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return null;
+/** Keeps session `sid` alive past a JWT issued now (a no-op for an ended session, or one renewed within a day). */
+export async function renewDashboardSession(sid: string): Promise<void> {
+  await getPool().query(
+    "UPDATE dashboard_sessions SET expires_at = now() + make_interval(secs => $2) WHERE id = $1 AND expires_at > now() AND expires_at < now() + make_interval(secs => $3)",
+    [sid, SESSION_SECONDS + ROW_MARGIN_SECONDS, SESSION_SECONDS],
+  );
+}
+
+/** Ends session `sid` (sign-out): every copy of its cookie stops working at once. */
+export async function endDashboardSession(sid: string): Promise<void> {
+  await getPool().query("DELETE FROM dashboard_sessions WHERE id = $1", [sid]);
 }
 
 /**
- * The signed-in dashboard user of a request's Cookie header (the session JWT, checked and decrypted with
- * the auth secret, and the user still existing), or null. Never throws.
+ * The user of a session JWT's claims (`sub`, `sid`) with its team, or null when the session was ended
+ * (sign-out, password change or reset), expired, or its user deleted. Never throws on odd claims.
+ */
+export async function sessionUser(claims: { sub?: unknown; sid?: unknown } | null | undefined): Promise<SessionUser | null> {
+  const { sub, sid } = claims ?? {};
+  if (typeof sub !== "string" || typeof sid !== "string" || !sub || !sid || sid.length > 100 || sub.length > 100) return null;
+  const { rows } = await getPool().query<{ id: string; email: string; team_id: string }>(
+    `SELECT u.id, u.email, u.team_id FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id
+      WHERE s.id = $1 AND s.user_id = $2 AND s.expires_at > now()`,
+    [sid, sub],
+  );
+  return rows[0] ? { id: rows[0].id, email: rows[0].email, teamId: rows[0].team_id } : null;
+}
+
+/**
+ * The signed-in dashboard user of a request's Cookie header (lib/http/cookies.ts reads it; the session JWT
+ * is checked and decrypted with the auth secret, and its session must still exist: {@link sessionUser}),
+ * or null. Never throws.
  */
 export async function userFromCookieHeader(header: string | null | undefined): Promise<SessionUser | null> {
-  const token = cookieValue(header, sessionCookieName());
+  const token = readCookie(header, sessionCookieName());
   if (!token) return null;
   try {
-    const jwt = await decode({ token, secret: authSecret() });
-    return jwt?.sub ? await dashboardUser(jwt.sub) : null;
+    return await sessionUser(await decode({ token, secret: authSecret() }));
   } catch {
     return null;
   }

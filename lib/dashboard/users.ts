@@ -1,5 +1,5 @@
 /**
- * Operators of the signed-in dashboard (issue 14 "Sign-in"): email, scrypt password hash, team. A user
+ * Operators of the signed-in dashboard (issue 14 "Sign-in"; docs/dashboard.md "Signing in"): email, scrypt password hash, team. A user
  * belongs to one team (the gateway team by default) and sees that team's data only. One-time sign-in
  * links carry a random token whose SHA-256 alone is stored; a link works once, before it expires.
  */
@@ -9,12 +9,17 @@ import { getPool } from "@/lib/db/pool";
 import { createId, createToken } from "@/lib/ids";
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
-/** scrypt cost (N = 2^15, r 8, p 1: about 32 MiB and 50-100 ms per hash). */
-const N = 1 << 15;
-const R = 8;
-const P = 1;
+/**
+ * scrypt cost of new hashes: OWASP's minimum (N = 2^17, r 8, p 1): 128 MiB and a few hundred ms per hash
+ * (docs/dashboard.md "Signing in"). Hashes made with other parameters still verify (the parameters are
+ * in the hash) and are replaced at the user's next successful sign-in.
+ */
+export const SCRYPT_PARAMS = { N: 1 << 17, r: 8, p: 1 } as const;
 const KEYLEN = 32;
-const maxmem = 128 * N * R * 2;
+/** Memory scrypt needs for (N, r): 128·N·r bytes, doubled for headroom (Node refuses above `maxmem`). */
+const maxmemFor = (n: number, r: number) => 128 * n * r * 2;
+/** Largest N a stored hash may name (2^20, 1 GiB at r 8): a corrupt row must not make a sign-in allocate without bound. */
+const MAX_N = 1 << 20;
 /** Shortest password accepted. */
 export const MIN_PASSWORD_LENGTH = 12;
 /** How long a one-time sign-in link works, ms. */
@@ -25,21 +30,35 @@ export type DashboardUser = { id: string; email: string; team_id: string; create
 /** A user-facing problem with the input (bad email, short password, unknown user). */
 export class UserError extends Error {}
 
-/** `scrypt$N$r$p$salt$hash` of `password`. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$salt$hash` (salt and hash base64url) of `password`, with `params` (default {@link SCRYPT_PARAMS}). */
+export async function hashPassword(password: string, params: { N: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password.normalize("NFKC"), salt, KEYLEN, { N, r: R, p: P, maxmem });
-  return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
+  const hash = await scrypt(password.normalize("NFKC"), salt, KEYLEN, { ...params, maxmem: maxmemFor(params.N, params.r) });
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
 }
 
-/** Whether `password` matches `stored` (constant-time compare; false for a malformed or null hash). */
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+/** The scrypt parameters of a stored hash, or null when it is not one this module can verify. */
+function parseHash(stored: string | null): { N: number; r: number; p: number; salt: Buffer; hash: Buffer } | null {
   const parts = stored?.split("$");
-  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") return false;
-  const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  const expected = Buffer.from(parts[5]!, "base64url");
-  const actual = await scrypt(password.normalize("NFKC"), Buffer.from(parts[4]!, "base64url"), expected.length, { N: n, r, p, maxmem: 128 * n * r * 2 });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") return null;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const powerOfTwo = Number.isInteger(N) && N > 1 && N <= MAX_N && (N & (N - 1)) === 0;
+  if (!powerOfTwo || !Number.isInteger(r) || r < 1 || r > 32 || !Number.isInteger(p) || p < 1 || p > 16) return null;
+  return { N, r, p, salt: Buffer.from(parts[4]!, "base64url"), hash: Buffer.from(parts[5]!, "base64url") };
+}
+
+/** Whether `password` matches `stored` (constant-time compare; false for a malformed or null hash, never throws for one). */
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  const h = parseHash(stored);
+  if (!h || h.hash.length === 0) return false;
+  const actual = await scrypt(password.normalize("NFKC"), h.salt, h.hash.length, { N: h.N, r: h.r, p: h.p, maxmem: maxmemFor(h.N, h.r) });
+  return actual.length === h.hash.length && timingSafeEqual(actual, h.hash);
+}
+
+/** Whether a stored hash was made with weaker parameters than {@link SCRYPT_PARAMS} (rehash it at the next sign-in). */
+export function needsRehash(stored: string | null): boolean {
+  const h = parseHash(stored);
+  return !h || h.N < SCRYPT_PARAMS.N || h.r < SCRYPT_PARAMS.r || h.p < SCRYPT_PARAMS.p || h.hash.length < KEYLEN;
 }
 
 /** A hash to compare against when the email is unknown, so both cases take the same time. */
@@ -84,15 +103,27 @@ export async function findUser(idOrEmail: string): Promise<DashboardUser | null>
   return rows[0] ?? null;
 }
 
-/** Sets a new password. Throws UserError for an unknown user or a short password. */
+/**
+ * Sets a new password and ends every session of the user (docs/dashboard.md "Signing in": a changed
+ * password signs out every browser, and every copy of a cookie). Throws UserError for an unknown user or
+ * a short password.
+ */
 export async function resetPassword(idOrEmail: string, password: string): Promise<DashboardUser> {
   checkPassword(password);
   const { rows } = await getPool().query<DashboardUser>(
-    `UPDATE dashboard_users SET password_hash = $2, updated_at = now() WHERE id = $1 OR email = lower($1) RETURNING ${COLUMNS}`,
+    `WITH u AS (UPDATE dashboard_users SET password_hash = $2, updated_at = now() WHERE id = $1 OR email = lower($1) RETURNING ${COLUMNS}),
+          ended AS (DELETE FROM dashboard_sessions s USING u WHERE s.user_id = u.id)
+     SELECT * FROM u`,
     [idOrEmail.trim(), await hashPassword(password)],
   );
   if (!rows[0]) throw new UserError(`no user "${idOrEmail}"`);
   return rows[0];
+}
+
+/** Ends every session of the user (the reset command when it hands out a sign-in link). Returns how many ended. */
+export async function endUserSessions(userId: string): Promise<number> {
+  const { rowCount } = await getPool().query("DELETE FROM dashboard_sessions WHERE user_id = $1", [userId]);
+  return rowCount ?? 0;
 }
 
 /** Deletes a user (and its sign-in links). Returns whether one was deleted. */
@@ -103,7 +134,9 @@ export async function deleteUser(idOrEmail: string): Promise<boolean> {
 
 /**
  * Checks an email and password. Returns the user, or null for an unknown email, a user without a
- * password or a wrong password (one answer for all three; the unknown email pays for a hash too).
+ * password or a wrong password (one answer for all three; the unknown email pays for a hash too). A
+ * right password stored with weaker parameters is hashed again with {@link SCRYPT_PARAMS} (unless the
+ * hash changed meanwhile).
  */
 export async function checkCredentials(email: string, password: string): Promise<DashboardUser | null> {
   const { rows } = await getPool().query<DashboardUser & { password_hash: string | null }>(`SELECT ${COLUMNS}, password_hash FROM dashboard_users WHERE email = $1`, [email.trim().toLowerCase()]);
@@ -114,6 +147,9 @@ export async function checkCredentials(email: string, password: string): Promise
     return null;
   }
   if (!(await verifyPassword(password, row.password_hash))) return null;
+  if (needsRehash(row.password_hash)) {
+    await getPool().query("UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [row.id, row.password_hash, await hashPassword(password)]);
+  }
   const { password_hash: _, ...user } = row;
   return user;
 }

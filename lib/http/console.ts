@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { type Config, getConfig } from "@/lib/config";
-import { type ConsoleSession, findSession, readCookie, SESSION_COOKIE } from "@/lib/console/sessions";
+import { type ConsoleSession, findSession, SESSION_COOKIE } from "@/lib/console/sessions";
+import { readCookie } from "@/lib/http/cookies";
 import { ApiError, RateLimitedError } from "@/lib/http/errors";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { consumeRateLimit } from "@/lib/http/rate-limit";

@@ -14,7 +14,8 @@ import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller } from "@/lib/outbound/auth";
 import { sessionCredential } from "@/lib/dashboard/session";
-import { cookieValue, PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/portal";
+import { readCookie } from "@/lib/http/cookies";
+import { PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/portal";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseQuery } from "@/lib/http/query";
@@ -166,7 +167,7 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
       const session = fromPortal ? null : await sessionCredential(input.method, input.header);
       if (session === "cross-site") throw new OutboundError(403, "forbidden");
       if (session) caller = { kind: "admin", keyId: `user:${session.id}` };
-      else if ((portal = cookieValue(input.header("cookie"), PORTAL_COOKIE))) {
+      else if ((portal = readCookie(input.header("cookie"), PORTAL_COOKIE))) {
         const verified = await authenticateOutbound(portal);
         caller = verified?.kind === "tenant" ? verified : null;
       }

@@ -18,16 +18,6 @@ export const PORTAL_CSRF_HEADER = "x-hookyard-portal";
 export type PortalTheme = "light" | "dark";
 export const asTheme = (v: string | null | undefined): PortalTheme | undefined => (v === "light" || v === "dark" ? v : undefined);
 
-/** The value of cookie `name` in a `Cookie` header, or undefined. */
-export function cookieValue(header: string | null | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
-  }
-  return undefined;
-}
-
 /** Attributes of the portal cookies: httpOnly, SameSite=Strict, path `/`, Secure on an https PUBLIC_URL; `maxAge` seconds. */
 export function portalCookieOptions(maxAge = TENANT_TOKEN_SECONDS) {
   return { httpOnly: true, sameSite: "strict" as const, secure: getConfig().publicUrl.startsWith("https:"), path: "/", maxAge };

@@ -3,16 +3,17 @@ import { encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { createApiKey, hashApiKey } from "@/lib/gateway/teams/api-keys";
 import { newSigningSecret } from "@/lib/gateway/teams/signing-secret";
-import { createId, createToken } from "@/lib/ids";
+import { hashCliKey, newCliKey } from "@/lib/gateway/teams/cli-key";
+import { createId } from "@/lib/ids";
 
-/** Creates a TEAM-mode team with its cli_key and signing secret; returns its id, the secret and the cli_key. */
+/** Creates a TEAM-mode team with its cli_key (stored hashed) and signing secret; returns its id, the secret and the cli_key. */
 export async function createTeam(name: string): Promise<{ teamId: string; signingSecret: string; cliKey: string }> {
   const teamId = createId("team");
   const signingSecret = newSigningSecret();
-  const cliKey = `cli_${createToken(24)}`;
+  const cliKey = newCliKey();
   await getPool().query(
-    `INSERT INTO teams (id, name, mode, cli_key, signing_secret_encrypted, created_at, updated_at) VALUES ($1, $2, 'TEAM', $3, $4, now(), now())`,
-    [teamId, name, cliKey, encryptSecret(signingSecret)],
+    `INSERT INTO teams (id, name, mode, cli_key_hash, signing_secret_encrypted, created_at, updated_at) VALUES ($1, $2, 'TEAM', $3, $4, now(), now())`,
+    [teamId, name, hashCliKey(cliKey), encryptSecret(signingSecret)],
   );
   return { teamId, signingSecret, cliKey };
 }
@@ -38,7 +39,7 @@ export async function ensureGatewayTeam(log: (message: string) => void): Promise
         log(`  API key:        ${key}`);
       }
       log(`  signing secret: ${team.signingSecret}`);
-      log(`  CLI key:        ${team.cliKey}  (hookyard listen … --cli-key; \`npm run keys -- cli-key\` shows it again)`);
+      log(`  CLI key:        ${team.cliKey}  (hookyard listen … --cli-key; stored hashed: \`npm run keys -- cli-key\` replaces it with a new one)`);
       log("  (manage keys and the secret with `npm run keys`, docs/gateway-api.md)");
     }
     if (pinned) {
