@@ -23,7 +23,7 @@ const only = process.argv.slice(2); // optional: "vitest", "playwright" or "comp
 /**
  * The compatibility pass: what records delivery results, dispatches outbound events, runs bulk
  * operations and retention, i.e. the statements most likely to use SQL newer than PostgreSQL 14.
- * Chosen to keep the pass short (about a minute).
+ * Chosen to keep the pass short (about 90 s with its database and servers on a busy 2-core machine).
  */
 const COMPAT_FILES = [
   "lib/delivery/claim.test.ts",
@@ -76,7 +76,7 @@ function compatPostgres(): TestPostgres | null {
     const found = systemPostgres(major);
     if (found) return found;
   }
-  log(`compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-15), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`);
+  log(`compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`);
   return null;
 }
 
