@@ -23,7 +23,7 @@ const only = process.argv.slice(2); // optional: "vitest", "playwright" or "comp
 /**
  * The compatibility pass: what records delivery results, dispatches outbound events, runs bulk
  * operations and retention, i.e. the statements most likely to use SQL newer than PostgreSQL 14.
- * Chosen to keep the pass short (about 90 s with its database and servers on a busy 2-core machine).
+ * Chosen to keep the pass short (about a minute with its database and servers on a busy 2-core machine).
  */
 const COMPAT_FILES = [
   "lib/delivery/claim.test.ts",
