@@ -2,7 +2,8 @@
  * Outbound publish and delivery (issue 13 §3-4; shared/spec/outbound.md; reference §1 PublishRequest,
  * §3 webhook delivery, §4 retry and matching) against the running server, its worker and real
  * receivers: publish 202 and duplicates, the data delivered byte for byte with the `x-outbound-*`
- * headers and a signature a receiver can check, Standard Webhooks verified with the `standardwebhooks`
+ * headers and a signature a receiver can check, events published together delivered once each with
+ * their results recorded, Standard Webhooks verified with the `standardwebhooks`
  * library, the gateway type (a source of this deployment), topic and filter matching, events and
  * attempts lists with include and JWT scoping, `POST /retry`'s rules; and, on a server of its own with
  * a short schedule, automatic retries and auto-disable.
@@ -10,6 +11,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getBackgroundPool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { BASE_URL } from "./support/client";
 import { api, newTeam } from "./support/gateway";
@@ -64,6 +66,22 @@ describe("publish and delivery", () => {
     expect(attempts[0]).toMatchObject({ status: "success", code: "200", attempt_number: 0, manual: false, event_id: published.json.id, destination_id: webhook.id, response_data: { status_code: 200, body: "ok" } });
     expect(attempts[0].event.data).toEqual({ b: 1, a: [2, 3] });
     expect(typeof attempts[0].latency_ms).toBe("number");
+  });
+
+  it("events published together each reach the sink once, and every delivery's result is recorded", async () => {
+    // Deliveries ending together are recorded by one statement per batch (docs/scaling.md "Database":
+    // it must run on PostgreSQL 14 too, or nothing is recorded and each event is sent again at lease end).
+    const sink = (await call(admin, "POST", `/tenants/${T}/destinations`, { type: "webhook", topics: ["batch.sent"], config: { url: `${receiver.url}/batch-${run}` } })).json;
+    const ids: string[] = (await Promise.all(Array.from({ length: 20 }, (_, n) => call(admin, "POST", "/publish", { tenant_id: T, topic: "batch.sent", data: { n } })))).map((p) => p.json.id);
+    const recorded = await eventually(async () => {
+      const { rows } = await getBackgroundPool().query("SELECT event_id, status, attempts, locked_until FROM outbound_deliveries WHERE destination_id = $1 AND status <> 'pending'", [sink.id]);
+      return rows.length === ids.length ? rows : null;
+    });
+    expect(recorded.map((r) => [r.status, r.attempts, r.locked_until])).toEqual(ids.map(() => ["success", 1, null]));
+    const attempts = (await call(admin, "GET", `/attempts?destination_id=${sink.id}&limit=100`)).json.models;
+    expect(attempts.map((a: { event_id: string; status: string; attempt_number: number }) => [a.event_id, a.status, a.attempt_number]).sort()).toEqual(ids.map((id) => [id, "success", 0]).sort());
+    const arrived = receiver.received.filter((r) => r.url === `/batch-${run}`).map((r) => r.headers["x-outbound-event-id"]);
+    expect(arrived.sort()).toEqual([...ids].sort());
   });
 
   it("topics and filters choose the destinations; an event matching nothing is still stored", async () => {

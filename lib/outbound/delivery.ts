@@ -254,9 +254,14 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(asy
     }
     const { rows: before } = runs.size
       ? await db.query<{ id: string; before: number }>(
-          `UPDATE outbound_destinations d SET consecutive_failures = CASE WHEN x.reset THEN x.fails ELSE d.consecutive_failures + x.fails END
-             FROM unnest($1::text[], $2::bool[], $3::int[]) AS x(id, reset, fails)
-            WHERE d.id = x.id AND (x.fails > 0 OR d.consecutive_failures <> 0) RETURNING d.id, old.consecutive_failures AS before`,
+          // The count before this batch comes from the rows to change, locked first (in id order), not
+          // from RETURNING old.* (PostgreSQL 18 only; docs/scaling.md "Database": 14 or newer). A
+          // success on a destination without failures locks nothing.
+          `WITH x AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[]) AS x(id, reset, fails)),
+                prev AS (SELECT d.id, d.consecutive_failures FROM outbound_destinations d JOIN x ON x.id = d.id
+                          WHERE x.fails > 0 OR d.consecutive_failures <> 0 ORDER BY d.id FOR UPDATE OF d)
+           UPDATE outbound_destinations d SET consecutive_failures = CASE WHEN x.reset THEN x.fails ELSE d.consecutive_failures + x.fails END
+             FROM x JOIN prev ON prev.id = x.id WHERE d.id = x.id RETURNING d.id, prev.consecutive_failures AS before`,
           [[...runs.keys()], [...runs.values()].map((v) => v.reset), [...runs.values()].map((v) => v.fails)],
         )
       : { rows: [] };
