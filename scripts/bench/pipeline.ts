@@ -11,6 +11,8 @@
  * The sink runs in its own process (scripts/bench/sink.ts), so it does not share the load generator's
  * event loop.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
+ * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
+ * docs/benchmarks.md "Open-loop steps").
  */
 import { spawn } from "node:child_process";
 import os from "node:os";

@@ -70,7 +70,7 @@ function summarize(run: OpenLoopRun, arrivals: Map<number, number[]>, drained: b
     const at = arrivals.get(seq);
     const first = at?.[0];
     duplicates += at ? at.length - 1 : 0;
-    if (first !== undefined && first <= run.endsAt) {
+    if (first !== undefined && first < run.endsAt) {
       delivered++;
       perSecond[Math.floor((first - run.startedAt) / 1000)]!++;
     }
@@ -92,7 +92,7 @@ function summarize(run: OpenLoopRun, arrivals: Map<number, number[]>, drained: b
     undelivered,
     duplicates,
     backlog: Math.max(0, ok - delivered),
-    drainedAfter: drained ? last - run.endsAt : null,
+    drainedAfter: drained && undelivered === 0 ? last - run.endsAt : null,
   };
 }
 
