@@ -13,6 +13,8 @@
  * 3. One event to 100 destinations of one tenant: time from publish to the first, median and last arrival.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50),
  * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3).
+ * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
+ * docs/benchmarks.md "Open-loop steps").
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -22,7 +24,8 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
-import { log, percentile, startSink } from "./common";
+import { jsonOfSize, log, percentile, startSink } from "./common";
+import { stepMode } from "./steps";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -48,13 +51,6 @@ buildIfNeeded(log);
 const db = await startTestDatabase();
 const apiKey = `hko_bench_${Date.now()}_key`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", OUTBOUND_API_KEY: apiKey, MAX_DESTINATIONS_PER_TENANT: String(Math.max(20, fanout)) });
-const refPort = await freePort();
-const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
-  env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
-
 const base = `${hookyard.url}/outbound/api/v1`;
 const auth = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
 async function api(method: string, path: string, body?: unknown): Promise<{ id: string }> {
@@ -66,6 +62,18 @@ async function tenantWith(tenant: string, destinations: number): Promise<void> {
   await api("PUT", `tenants/${tenant}`, {});
   for (let i = 0; i < destinations; i++) await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
 }
+if (process.env.BENCH_MODE === "steps") {
+  await tenantWith("open", 0);
+  await api("POST", "tenants/open/destinations", { type: "webhook", topics: "*", config: { url: `${sinkUrl}/open/hookyard` } });
+  const bodyOf = (id: string) => jsonOfSize((pad) => ({ tenant_id: "open", topic: "invoice.paid", metadata: { source: "bench" }, data: { bench_id: id, ...data, pad } }));
+  await stepMode({ title: "outbound: publish → 1 webhook destination → sink", sink, databaseUrl: db.url, hookyard: { url: `${base}/publish`, headers: auth }, body: bodyOf }, hookyard, db);
+}
+const refPort = await freePort();
+const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
+  env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
 await tenantWith("bench0", 0);
 await tenantWith("bench1", 1);
 await tenantWith("bench2", 1);

@@ -11,6 +11,8 @@
  * The sink runs in its own process (scripts/bench/sink.ts), so it does not share the load generator's
  * event loop.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
+ * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
+ * docs/benchmarks.md "Open-loop steps").
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -18,7 +20,8 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
-import { log, percentile, startSink } from "./common";
+import { jsonOfSize, log, percentile, startSink } from "./common";
+import { stepMode } from "./steps";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -42,6 +45,20 @@ buildIfNeeded(log);
 const db = await startTestDatabase();
 const apiKey = `hky_bench_${Date.now()}`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey });
+/** Creates a connection from a new source `name` to an HTTP destination at `url`; returns its source. */
+async function connect(name: string, url: string): Promise<{ url: string; id: string }> {
+  const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ name, source: { name }, destination: { name: `${name}-sink`, config: { url } } }),
+  });
+  return ((await created.json()) as { source: { url: string; id: string } }).source;
+}
+if (process.env.BENCH_MODE === "steps") {
+  const source = await connect("open", `${sinkUrl}/open/hookyard`);
+  const bodyOf = (id: string) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: id, data: { id: "in_1", amount: 4200, customer: "cus_1", pad } }));
+  await stepMode({ title: "gateway: source → 1 connection → HTTP sink", sink, databaseUrl: db.url, hookyard: { url: source.url }, body: bodyOf }, hookyard, db);
+}
 const refPort = await freePort();
 const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
@@ -49,12 +66,7 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
 });
 await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
 
-const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
-  method: "POST",
-  headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-  body: JSON.stringify({ name: "bench", source: { name: "bench" }, destination: { name: "sink", config: { url: `${sinkUrl}/hook` } } }),
-});
-const connection = (await created.json()) as { source: { url: string; id: string } };
+const connection = { source: await connect("bench", `${sinkUrl}/hook`) };
 const sourceUrl = connection.source.url;
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();

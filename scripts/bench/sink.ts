@@ -3,19 +3,40 @@
  * arrived. Its own process, so the load generator's event loop is not shared with it. Talks to its
  * parent over IPC: sends `{port}` when listening; answers "stats" with `{arrivals: [event id, request id,
  * [arrival ms…]][]}`.
+ * Open-loop steps (scripts/bench/steps.ts) deliver to `/open/<lane>` (lane: `relay` or `hookyard`) bodies
+ * holding `"bench_id":"<tag>:<seq>"`: those are recorded apart, by `<lane>/<tag>` and seq, and `{open: key}`
+ * is answered with `{openKey: key, seqs: [seq, [arrival ms…]][]}`, `{openCount: key}` with
+ * `{openCountKey: key, n}` (distinct seqs arrived).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 const arrivals = new Map<string, { requestId: string; at: number[] }>();
+const open = new Map<string, Map<number, number[]>>();
+const benchId = /"bench_id":"([^"]+):(\d+)"/;
+function recordOpen(lane: string, body: string) {
+  const at = Date.now();
+  const m = benchId.exec(body);
+  if (!m) return;
+  const key = `${lane}/${m[1]}`;
+  const seqs = open.get(key) ?? open.set(key, new Map()).get(key)!;
+  const seq = Number(m[2]);
+  seqs.set(seq, [...(seqs.get(seq) ?? []), at]);
+}
 const server = http.createServer((req, res) => {
-  req.resume();
+  const lane = req.url?.startsWith("/open/") ? req.url.slice(6).split(/[/?]/)[0]! : null;
+  const chunks: Buffer[] = [];
+  if (lane) req.on("data", (c: Buffer) => chunks.push(c));
+  else req.resume();
   req.on("end", () => {
-    // The gateway's event id, or the outbound service's (npm run bench:outbound).
-    const eventId = String(req.headers["x-gateway-event-id"] ?? req.headers["x-outbound-event-id"]);
-    const entry = arrivals.get(eventId) ?? { requestId: String(req.headers["x-gateway-request-id"]), at: [] };
-    entry.at.push(Date.now());
-    arrivals.set(eventId, entry);
+    if (lane) recordOpen(lane, Buffer.concat(chunks).toString("utf8"));
+    else {
+      // The gateway's event id, or the outbound service's (npm run bench:outbound).
+      const eventId = String(req.headers["x-gateway-event-id"] ?? req.headers["x-outbound-event-id"]);
+      const entry = arrivals.get(eventId) ?? { requestId: String(req.headers["x-gateway-request-id"]), at: [] };
+      entry.at.push(Date.now());
+      arrivals.set(eventId, entry);
+    }
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("ok");
   });
@@ -25,5 +46,7 @@ server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as A
 process.on("message", (m) => {
   if (m === "stats") process.send!({ arrivals: [...arrivals].map(([id, e]) => [id, e.requestId, e.at]) });
   if (m === "count") process.send!({ count: arrivals.size });
+  if (m && typeof m === "object" && "open" in m) process.send!({ openKey: m.open, seqs: [...(open.get(String(m.open)) ?? [])] });
+  if (m && typeof m === "object" && "openCount" in m) process.send!({ openCountKey: m.openCount, n: open.get(String(m.openCount))?.size ?? 0 });
 });
 process.on("disconnect", () => process.exit(0));
