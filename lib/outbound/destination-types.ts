@@ -70,7 +70,7 @@ export const DESTINATION_TYPES: DestinationType[] = [
     icon: icon('<rect x="4" y="4" width="16" height="16" rx="2"/><path d="M9 9h6v6H9z"/>'),
     instructions: "Each event is published to the exchange with its topic as routing key and its metadata as message headers.",
     config_fields: [
-      { key: "server_url", type: "text", label: "Server", description: "host:port of the broker.", required: true, pattern: "^[^\\s/:]+:\\d{1,5}$" },
+      { key: "server_url", type: "text", label: "Server", description: "host:port of the broker ([IPv6 address]:port for an IPv6 address).", required: true, pattern: "^(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:\\[\\]]+):\\d{1,5}$" },
       { key: "exchange", type: "text", label: "Exchange", description: "The exchange to publish to (default exchange when empty).", required: false },
       { key: "tls", type: "checkbox", label: "TLS", description: "Connect with amqps.", required: false, default: "false" },
     ],
@@ -85,6 +85,8 @@ export const DESTINATION_TYPES: DestinationType[] = [
 export const destinationType = (type: string) => DESTINATION_TYPES.find((t) => t.type === type);
 
 const HEADER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+/** What an HTTP header value may hold (RFC 9110 field-value: tab, visible ASCII, space, obs-text); anything else fails every delivery. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const FORBIDDEN_HEADERS = new Set(["content-type", "content-length", "host", "connection", "user-agent"]);
 
 /** `custom_headers` (an object or its JSON text) as JSON text; messages for what is wrong. */
@@ -108,6 +110,7 @@ function customHeadersText(value: unknown, errors: string[]): string | undefined
     if (!HEADER_NAME.test(k)) errors.push(`config.custom_headers.${k} is not a valid header name`);
     else if (FORBIDDEN_HEADERS.has(k.toLowerCase())) errors.push(`config.custom_headers.${k} cannot be set`);
     if (typeof v !== "string" || v === "") errors.push(`config.custom_headers.${k} must be a non-empty string`);
+    else if (!HEADER_VALUE.test(v)) errors.push(`config.custom_headers.${k} must not contain CR, LF or other control characters (tab excepted), nor characters beyond U+00FF`);
   }
   return JSON.stringify(obj);
 }
@@ -180,7 +183,7 @@ export function fieldsSchema(t: DestinationType, section: "config" | "credential
   for (const f of section === "config" ? t.config_fields : t.credential_fields) {
     let s: z.ZodType =
       f.type === "checkbox" ? z.union([z.enum(["true", "false", "on"]), z.boolean()])
-      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1)), z.string()])
+      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1).regex(HEADER_VALUE)), z.string()])
       : f.type === "select" ? z.enum((f.options ?? []).map((o) => o.value) as [string, ...string[]])
       : f.pattern ? z.string().regex(new RegExp(f.pattern)) : z.string();
     s = s.describe(f.description || f.label);
