@@ -24,9 +24,10 @@ import { burstPermit } from "@/lib/delivery/dispatch-queue";
 import { guardedResolve, RefusedAddressError } from "@/lib/delivery/address-guard";
 import { deliveryPolicy, deliveryResolver, sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
-import { ingest } from "@/lib/ingest/ingest";
+import { ingestSigned } from "@/lib/ingest/ingest";
 import { logger } from "@/lib/log";
 import { alertsAfterFailure } from "@/lib/outbound/alerts";
+import { gatewaySourceAllowed } from "@/lib/outbound/gateway-target";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -115,7 +116,12 @@ async function send(c: Claimed): Promise<Outcome> {
     const started = performance.now();
     const headers = { "content-type": "application/json", ...Object.fromEntries(Object.entries(metadataOf(c)).map(([k, v]) => [`${cfg.webhookHeaderPrefix}${k.toLowerCase()}`, v])) };
     try {
-      const answer = await ingest(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false }, { published: true });
+      // Only into a source of a linked team (a destination stored before this rule, or whose team was
+      // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
+      if (!(await gatewaySourceAllowed(config.source_id!))) {
+        return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
+      }
+      const answer = await ingestSigned(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
       const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
       return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
     } catch (err) {

@@ -59,8 +59,8 @@ export const DESTINATION_TYPES: DestinationType[] = [
     label: "Hookyard gateway",
     description: "Send events into a source of this deployment's event gateway, to filter, transform and fan them out with connections.",
     icon: icon('<rect x="3" y="4" width="18" height="6" rx="1"/><rect x="3" y="14" width="18" height="6" rx="1"/><path d="M7 10v4"/><path d="M17 10v4"/>'),
-    instructions: "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment.",
-    config_fields: [{ key: "source_id", type: "text", label: "Source id", description: "The gateway source (`src_…`).", required: true, pattern: "^src_[A-Za-z0-9]{22}$" }],
+    instructions: "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment. Only sources of the gateway team the operator links to this service can be named. Each request goes through the source's verification: signed with the source's secret when it uses generic HMAC, an API key or Basic auth; a source verified by a provider's scheme rejects it.",
+    config_fields: [{ key: "source_id", type: "text", label: "Source id", description: "The gateway source (`src_…`), of the team linked to this service.", required: true, pattern: "^src_[A-Za-z0-9]{22}$" }],
     credential_fields: [],
   },
   {
