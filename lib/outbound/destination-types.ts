@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
 
 export type Field = {
   key: string;
@@ -85,8 +86,6 @@ export const DESTINATION_TYPES: DestinationType[] = [
 export const destinationType = (type: string) => DESTINATION_TYPES.find((t) => t.type === type);
 
 const HEADER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
-/** What an HTTP header value may hold (RFC 9110 field-value: tab, visible ASCII, space, obs-text); anything else fails every delivery. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const FORBIDDEN_HEADERS = new Set(["content-type", "content-length", "host", "connection", "user-agent"]);
 
 /** `custom_headers` (an object or its JSON text) as JSON text; messages for what is wrong. */
@@ -110,7 +109,7 @@ function customHeadersText(value: unknown, errors: string[]): string | undefined
     if (!HEADER_NAME.test(k)) errors.push(`config.custom_headers.${k} is not a valid header name`);
     else if (FORBIDDEN_HEADERS.has(k.toLowerCase())) errors.push(`config.custom_headers.${k} cannot be set`);
     if (typeof v !== "string" || v === "") errors.push(`config.custom_headers.${k} must be a non-empty string`);
-    else if (!HEADER_VALUE.test(v)) errors.push(`config.custom_headers.${k} must not contain CR, LF or other control characters (tab excepted), nor characters beyond U+00FF`);
+    else if (!HEADER_VALUE.test(v)) errors.push(`config.custom_headers.${k} ${HEADER_VALUE_MESSAGE}`);
   }
   return JSON.stringify(obj);
 }
