@@ -135,7 +135,7 @@ async function send(c: Claimed): Promise<Outcome> {
 /** Open confirm channels by broker and credentials, reused across deliveries (dropped on any error). */
 const channels = new Map<string, Promise<amqp.ConfirmChannel>>();
 
-/** What a tenant reads on an attempt refused by the address guard: the target as written, no resolved address (docs/outbound.md "Destinations and their types"). */
+/** What a tenant reads on an attempt refused by the address guard: the target as written, no resolved address (docs/outbound.md "Addresses a destination may reach"). */
 const refusedText = (target: string) =>
   `${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`;
 
