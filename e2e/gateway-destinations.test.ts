@@ -60,11 +60,28 @@ describe("POST /destinations", () => {
     [{ name: "bad14", config: { url: "https://e.com", auth_type: "CUSTOM_SIGNATURE", auth: { key: "x-sig" } } }, "config.auth.signing_secret"],
     [{ name: "bad15", config: { url: "https://e.com", auth_type: "BEARER_TOKEN", auth: { token: "t", extra: 1 } } }, "config.auth.extra"],
     [{ name: "bad16", config: { url: "https://e.com", surprise: true } }, "config.surprise"],
+    // Credentials sent as headers must be sendable: a CR or LF would fail every delivery.
+    [{ name: "bad17", config: { url: "https://e.com", auth_type: "API_KEY", auth: { key: "x-key", api_key: "v\r\nx-injected: 1" } } }, "config.auth.api_key"],
+    [{ name: "bad18", config: { url: "https://e.com", auth_type: "API_KEY", auth: { key: "x key", api_key: "v" } } }, "config.auth.key"],
+    [{ name: "bad19", config: { url: "https://e.com", auth_type: "BEARER_TOKEN", auth: { token: "t\nx" } } }, "config.auth.token"],
+    [{ name: "bad20", config: { url: "https://e.com", auth_type: "CUSTOM_SIGNATURE", auth: { key: "x-sig\r\n", signing_secret: "s" } } }, "config.auth.key"],
     [{ name: "", config: { url: "https://e.com" } }, "name"],
   ])("POST /destinations – %j → 422 naming %s", async (body, field) => {
     const { status, json } = await api(team, "POST", `${V}/destinations`, body);
     expect(status).toBe(422);
     expect(json.data.field).toBe(field);
+  });
+
+  it("POST /destinations – credentials sent as headers: a tab or Latin-1 character is fine, a query API key may hold anything", async () => {
+    const ok = [
+      { auth_type: "API_KEY", auth: { key: "x-key", api_key: "a\tb é" } },
+      { auth_type: "API_KEY", auth: { key: "k ey", api_key: "line\nbreak", to: "query" } },
+      { auth_type: "BEARER_TOKEN", auth: { token: "tok.en-1" } },
+    ];
+    for (const [i, config] of ok.entries()) {
+      const { status, json } = await api(team, "POST", `${V}/destinations`, { name: `hdr-ok-${i}-${Date.now()}`, config: { url: "https://e.com", ...config } });
+      expect(status, JSON.stringify(json)).toBe(200);
+    }
   });
 
   it("POST /destinations – OAuth2/AWS/GCP auth types → 422 saying they are not supported", async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { BASE_URL } from "./support/client";
-import { api, newTeam } from "./support/gateway";
+import { api, gatewayTeam } from "./support/gateway";
 import { connectionTo } from "./support/pipeline";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 import { privateDatabase, type RunningServer, startServer } from "./support/servers";
@@ -106,7 +106,7 @@ describe("publish and delivery", () => {
   });
 
   it("the gateway type ingests into a source of this deployment, and its connection delivers it", async () => {
-    const team = await newTeam("outbound-gateway");
+    const team = await gatewayTeam(); // the team linked to the outbound service by default
     const conn = await connectionTo(team, receiver);
     const gw = await call(admin, "POST", `/tenants/${T}/destinations`, { type: "gateway", topics: ["audit.logged"], config: { source_id: conn.source.id } });
     expect(gw.status, JSON.stringify(gw.json)).toBe(201);

@@ -136,6 +136,14 @@ describe("lib/config parseConfig", () => {
     expect(parseConfig({ PUBLIC_URL: "http://127.0.0.1:3000", DELIVERY_ALLOW_PRIVATE_NETWORKS: "false" }).deliveryAllowPrivateNetworks).toBe(false);
   });
 
+  it("parseConfig – OUTBOUND_GATEWAY_TEAMS: unset or empty = the gateway team (null), none = no team, else a comma list of team ids", () => {
+    expect(parseConfig({}).outbound.gatewayTeams).toBeNull();
+    expect(parseConfig({ OUTBOUND_GATEWAY_TEAMS: " " }).outbound.gatewayTeams).toBeNull();
+    expect(parseConfig({ OUTBOUND_GATEWAY_TEAMS: "none" }).outbound.gatewayTeams).toEqual([]);
+    expect(parseConfig({ OUTBOUND_GATEWAY_TEAMS: "tm_a, tm_b" }).outbound.gatewayTeams).toEqual(["tm_a", "tm_b"]);
+    expect(() => parseConfig({ OUTBOUND_GATEWAY_TEAMS: "tm_a;drop" })).toThrow(/OUTBOUND_GATEWAY_TEAMS/);
+  });
+
   it("parseConfig – DELIVERY_ALLOWED_CIDRS is a comma list of CIDRs or addresses; anything else is named in the error", () => {
     expect(parseConfig({}).deliveryAllowedCidrs).toEqual([]);
     expect(parseConfig({ DELIVERY_ALLOWED_CIDRS: " 10.0.0.0/8, fd12::/16 ,192.168.1.7," }).deliveryAllowedCidrs).toEqual(["10.0.0.0/8", "fd12::/16", "192.168.1.7"]);

@@ -75,6 +75,10 @@ const ConfigSchema = z.object({
   OUTBOUND_AUTO_DISABLE_DESTINATION: booleanish.default(false),
   OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: z.coerce.number().int().min(1).default(100),
   OUTBOUND_OPERATOR_EVENTS_URL: z.url().optional(),
+  OUTBOUND_GATEWAY_TEAMS: z
+    .string()
+    .regex(/^\s*(none|[A-Za-z0-9_]+(\s*,\s*[A-Za-z0-9_]+)*)?\s*$/, 'a comma list of team ids (tm_…), or "none"')
+    .optional(),
   OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
   AUTH_SECRET: z.string().min(32).optional(),
   DASHBOARD_ADMIN_EMAIL: z.email().optional(),
@@ -119,6 +123,12 @@ export type Config = {
     /** Where operator events (alerts) are posted, and the secret that signs them. */
     operatorEventsUrl: string | undefined;
     operatorEventsSecret: string;
+    /**
+     * OUTBOUND_GATEWAY_TEAMS: the teams whose sources `gateway` destinations may target (docs/outbound.md
+     * "The gateway type"); null (unset or empty) = the gateway team (the oldest team, the one the first
+     * start creates); [] ("none") = no team.
+     */
+    gatewayTeams: string[] | null;
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -293,6 +303,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       autoDisable: e.OUTBOUND_AUTO_DISABLE_DESTINATION,
       consecutiveFailureLimit: e.OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT,
       operatorEventsUrl: e.OUTBOUND_OPERATOR_EVENTS_URL,
+      gatewayTeams: !e.OUTBOUND_GATEWAY_TEAMS?.trim() ? null : e.OUTBOUND_GATEWAY_TEAMS.trim() === "none" ? [] : e.OUTBOUND_GATEWAY_TEAMS.split(",").map((t) => t.trim()),
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,

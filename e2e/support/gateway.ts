@@ -3,6 +3,8 @@
  * secret) straight through the domain functions on the test database, so tests never share rate-limit
  * buckets or data, and isolation between teams can be checked.
  */
+import { decryptSecret } from "@/lib/crypto/secrets";
+import { getPool } from "@/lib/db/pool";
 import { createApiKey } from "@/lib/gateway/teams/api-keys";
 import { createTeam } from "@/lib/gateway/teams/bootstrap";
 import { BASE_URL } from "./client";
@@ -35,4 +37,14 @@ export async function api(team: TestTeam | { apiKey: string } | null, method: st
     json = text;
   }
   return { status: res.status, headers: res.headers, json };
+}
+
+/**
+ * The gateway team (the oldest team, created by the servers' first start) with an API key of its own: the
+ * team the outbound service's `gateway` destinations may target by default (docs/outbound.md "The gateway type").
+ */
+export async function gatewayTeam(): Promise<TestTeam> {
+  const { rows } = await getPool().query<{ id: string; signing_secret_encrypted: string }>("SELECT id, signing_secret_encrypted FROM teams WHERE mode = 'TEAM' ORDER BY created_at, id LIMIT 1");
+  const { key } = await createApiKey(rows[0]!.id, "outbound gateway tests");
+  return { teamId: rows[0]!.id, apiKey: key, signingSecret: decryptSecret(rows[0]!.signing_secret_encrypted) };
 }

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressPolicy, guardedConnector, guardedLookup, refusedAddressReason, type Resolver } from "@/lib/delivery/address-guard";
+import { addressPolicy, guardedConnector, guardedLookup, guardedResolve, refusedAddressReason, type Resolver } from "@/lib/delivery/address-guard";
 
 /** Cloud metadata addresses and every IPv6 form that carries one: refused under any setting. */
 const METADATA = [
@@ -169,6 +169,56 @@ describe("guardedLookup with a resolver the test controls", () => {
     const { err, result } = await lookUp(privateOff, ["93.184.216.34", "8.8.8.8"], false);
     expect(err).toBeNull();
     expect(result).toBe("93.184.216.34");
+  });
+});
+
+describe("guardedResolve (connections undici does not make: RabbitMQ)", () => {
+  const NAMES: Record<string, string> = {
+    "meta.customer.test": "169.254.169.254",
+    "meta6.customer.test": "fd00:ec2::254",
+    "ten.customer.test": "10.1.2.3",
+    "home.customer.test": "192.168.0.5",
+    "lo.customer.test": "127.0.0.1",
+    "broker.customer.test": "93.184.216.34",
+  };
+  let lookups = 0;
+  const resolve = resolverOf((name) => (lookups++, [NAMES[name] ?? "203.0.113.1"]));
+  const outcome = (host: string, policy: ReturnType<typeof addressPolicy>) =>
+    guardedResolve(host, policy, resolve).then(
+      (r) => r.address,
+      (err: NodeJS.ErrnoException) => err.code,
+    );
+
+  it("metadata and other never-targets, literal or resolved, are refused under every setting", async () => {
+    for (const policy of [privateOn, privateOff, everything]) {
+      for (const host of ["169.254.169.254", "[fd00:ec2::254]", "fd00:ec2::254", "::ffff:169.254.169.254", "0.0.0.0", "meta.customer.test", "meta6.customer.test"]) {
+        expect([host, await outcome(host, policy)]).toEqual([host, "EREFUSEDADDRESS"]);
+      }
+    }
+  });
+
+  it("metadata host names and IP literals are refused or answered without a lookup", async () => {
+    lookups = 0;
+    expect(await outcome("metadata.google.internal", everything)).toBe("EREFUSEDADDRESS");
+    expect(await outcome("10.0.0.1", privateOff)).toBe("EREFUSEDADDRESS");
+    expect(await outcome("10.0.0.1", privateOn)).toBe("10.0.0.1");
+    expect(await outcome("[2606:4700::1111]", privateOff)).toBe("2606:4700::1111");
+    expect(lookups).toBe(0);
+  });
+
+  it("private ranges (10/8, 192.168/16, 127/8), literal or resolved, follow DELIVERY_ALLOW_PRIVATE_NETWORKS and DELIVERY_ALLOWED_CIDRS", async () => {
+    for (const host of ["10.0.0.1", "192.168.1.1", "127.0.0.1", "ten.customer.test", "home.customer.test", "lo.customer.test"]) {
+      expect([host, await outcome(host, privateOff)]).toEqual([host, "EREFUSEDADDRESS"]);
+      expect([host, await outcome(host, privateOn)]).toEqual([host, NAMES[host] ?? host]);
+    }
+    expect(await outcome("ten.customer.test", someCidrs)).toBe("10.1.2.3");
+    expect(await outcome("home.customer.test", someCidrs)).toBe("EREFUSEDADDRESS");
+  });
+
+  it("a public name resolves to the address to connect to; a failed lookup keeps its code", async () => {
+    expect(await guardedResolve("broker.customer.test", privateOff, resolve)).toEqual({ address: "93.184.216.34", family: 4 });
+    const failing: Resolver = (_h, _o, cb) => queueMicrotask(() => cb(Object.assign(new Error("nope"), { code: "ENOTFOUND" }), []));
+    await expect(guardedResolve("nowhere.customer.test", privateOff, failing)).rejects.toMatchObject({ code: "ENOTFOUND" });
   });
 });
 

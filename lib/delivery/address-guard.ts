@@ -217,6 +217,29 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemR
 }
 
 /**
+ * The one address a connection to `host` (a name, or an IP literal with or without brackets) may be
+ * opened to under `policy`, for connections not made by undici (the RabbitMQ destination type): metadata
+ * names and refused literals fail before any resolution, a name resolves through {@link guardedLookup}
+ * (every address it resolves to is checked; the first one is returned). Connect to the returned
+ * `address` itself, never to `host` again, so the address checked is the address connected to (no DNS
+ * rebinding gap); keep `host` for TLS (servername). Rejects with a {@link RefusedAddressError}, or the
+ * resolver's error (ENOTFOUND, EAI_AGAIN…).
+ */
+export function guardedResolve(host: string, policy: AddressPolicy, resolve: Resolver = systemResolver): Promise<{ address: string; family: number }> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const reason = refusedHostReason(bare, policy);
+  if (reason) return Promise.reject(new RefusedAddressError(reason));
+  const literal = isIP(bare);
+  if (literal) return Promise.resolve({ address: bare, family: literal });
+  return new Promise((done, fail) => {
+    guardedLookup(policy, resolve)(bare, { all: false }, (err, address, family) => {
+      if (err) fail(err);
+      else done({ address: address as string, family: family ?? (isIP(address as string) || 4) });
+    });
+  });
+}
+
+/**
  * An undici connector (Agent `connect` option) that enforces `policy` where the connection is made:
  * metadata host names and refused IP literals fail before connecting, host names resolve through
  * {@link guardedLookup}, and the connected socket's peer address is checked once more before undici

@@ -41,8 +41,12 @@ let agent: Agent | undefined;
 let overrides: { policy?: AddressPolicy; resolve?: Resolver } = {};
 let configPolicy: AddressPolicy | undefined;
 
-/** The address policy of the settings (DELIVERY_ALLOW_PRIVATE_NETWORKS, DELIVERY_ALLOWED_CIDRS), or the override. */
-function getPolicy(): AddressPolicy {
+/**
+ * The address policy of the settings (DELIVERY_ALLOW_PRIVATE_NETWORKS, DELIVERY_ALLOWED_CIDRS), or the
+ * override of {@link configureSender}: the one policy of every connection a delivery opens (HTTP here,
+ * RabbitMQ in lib/outbound/delivery.ts).
+ */
+export function deliveryPolicy(): AddressPolicy {
   if (overrides.policy) return overrides.policy;
   const config = getConfig();
   configPolicy ??= addressPolicy(config.deliveryAllowPrivateNetworks, config.deliveryAllowedCidrs);
@@ -54,10 +58,13 @@ function getAgent(): Agent {
   agent ??= new Agent({
     keepAliveTimeout: 10_000,
     connections: 64,
-    connect: guardedConnector(getPolicy(), { timeout: 10_000, resolve: overrides.resolve }),
+    connect: guardedConnector(deliveryPolicy(), { timeout: 10_000, resolve: overrides.resolve }),
   });
   return agent;
 }
+
+/** The resolver of every delivery connection: the override of {@link configureSender}, else undefined (the system's). */
+export const deliveryResolver = (): Resolver | undefined => overrides.resolve;
 
 /**
  * Replaces the address policy and/or the resolver (tests: a resolver they control; embedders), closing
@@ -157,7 +164,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
   if (url.protocol !== "http:" && url.protocol !== "https:") return failure("INVALID_URL", `${url.protocol} URLs cannot be delivered to`);
   // The URL parser has turned odd spellings (2852039166, 0251.0376.0251.0376, 0xa9fea9fe, 169.254.43518)
   // into the address; refuse metadata names and refused literals without a connection.
-  const reason = refusedHostReason(url.hostname, getPolicy());
+  const reason = refusedHostReason(url.hostname, deliveryPolicy());
   if (reason) return failure("HOST_UNREACHABLE", reason);
 
   return new Promise<SendResult>((resolve) => {

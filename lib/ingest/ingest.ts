@@ -9,7 +9,7 @@ import { createId, sourceIdFromPublic } from "@/lib/ids";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
-import { type VerificationResult, verifyRequest } from "@/lib/gateway/sources/verify";
+import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/gateway/sources/verify";
 
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -179,6 +179,22 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
     return answer(405, body, req.method, { allow: [...allowed, "OPTIONS"].join(", ") });
   }
   return customResponse(source, req.method, 200) ?? answer(200, successBody(source, requestId), req.method);
+}
+
+/**
+ * Ingests a request Hookyard itself sends into source `publicId` (the outbound `gateway` destination type,
+ * docs/outbound.md "The gateway type"), which takes the same path as a request sent to the source's URL,
+ * verification included: it is first signed with the source's own credentials when its verification is one
+ * Hookyard can produce (generic HMAC, API key, Basic auth; lib/gateway/sources/verify signatureHeaders), so
+ * it is `verified` only when that verification passes; a source verified by a provider's scheme rejects it
+ * (VERIFICATION_FAILED), and a source without verification stores it unverified. Never marks a request
+ * verified by itself. Answers and rejects as {@link ingest}; the caller decides which sources it may reach.
+ */
+export async function ingestSigned(publicId: string, req: HttpRequest): Promise<HttpResponse> {
+  const sourceId = sourceIdFromPublic(publicId);
+  const source = sourceId ? await findIngestSource(sourceId) : null;
+  const signed = source ? signatureHeaders({ sourceType: source.type, authType: source.authType, auth: source.auth }, req.body) : null;
+  return ingest(publicId, signed ? { ...req, headers: { ...req.headers, ...signed } } : req);
 }
 
 /** The source's `custom_response` with `status`, or null when it has none. HEAD gets no body. */

@@ -11,6 +11,7 @@
  */
 import { outboundConfig, refreshOutboundSettings } from "@/lib/outbound/settings";
 import { createHmac, randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import type pg from "pg";
 import amqp from "amqplib";
 import { Webhook } from "standardwebhooks";
@@ -20,11 +21,13 @@ import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/dispatch-queue";
-import { sendHttp } from "@/lib/delivery/http-sender";
+import { guardedResolve, RefusedAddressError } from "@/lib/delivery/address-guard";
+import { deliveryPolicy, deliveryResolver, sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";
-import { ingest } from "@/lib/ingest/ingest";
+import { ingestSigned } from "@/lib/ingest/ingest";
 import { logger } from "@/lib/log";
 import { alertsAfterFailure } from "@/lib/outbound/alerts";
+import { gatewaySourceAllowed } from "@/lib/outbound/gateway-target";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -113,7 +116,12 @@ async function send(c: Claimed): Promise<Outcome> {
     const started = performance.now();
     const headers = { "content-type": "application/json", ...Object.fromEntries(Object.entries(metadataOf(c)).map(([k, v]) => [`${cfg.webhookHeaderPrefix}${k.toLowerCase()}`, v])) };
     try {
-      const answer = await ingest(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false }, { published: true });
+      // Only into a source of a linked team (a destination stored before this rule, or whose team was
+      // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
+      if (!(await gatewaySourceAllowed(config.source_id!))) {
+        return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
+      }
+      const answer = await ingestSigned(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
       const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
       return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
     } catch (err) {
@@ -127,18 +135,65 @@ async function send(c: Claimed): Promise<Outcome> {
 /** Open confirm channels by broker and credentials, reused across deliveries (dropped on any error). */
 const channels = new Map<string, Promise<amqp.ConfirmChannel>>();
 
+/** What a tenant reads on an attempt refused by the address guard: the target as written, no resolved address (docs/outbound.md "Addresses a destination may reach"). */
+const refusedText = (target: string) =>
+  `${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`;
+
+/** Thrown by the connect phase with the text an attempt records, so nothing of the operator's network (resolved addresses, socket messages) reaches the tenant. */
+class RabbitConnectError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Opens a connection to the broker `server_url` (`host:port` or `[IPv6]:port`) through the delivery
+ * address guard (lib/delivery/address-guard.ts guardedResolve, the HTTP sender's policy and resolver):
+ * amqplib connects to the checked address itself, `host` is kept as the TLS servername. Rejects with a
+ * {@link RabbitConnectError}: `host_unreachable` for a refused target, `timeout`, else `rabbitmq_error`
+ * (the broker's own message for a refused handshake; only the error code for a socket error).
+ */
+async function connectRabbit(config: Record<string, string>, credentials: Record<string, string>): Promise<amqp.ChannelModel> {
+  const target = config.server_url ?? "";
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
+  if (!m) throw new RabbitConnectError("rabbitmq_error", `${target} is not host:port`);
+  const host = m[1]!.replace(/^\[|\]$/g, "");
+  const tls = config.tls === "true";
+  let address: string;
+  try {
+    ({ address } = await guardedResolve(host, deliveryPolicy(), deliveryResolver()));
+  } catch (err) {
+    if (err instanceof RefusedAddressError) throw new RabbitConnectError("host_unreachable", refusedText(target));
+    throw new RabbitConnectError("rabbitmq_error", `could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "lookup failed"})`);
+  }
+  try {
+    return await amqp.connect(
+      { protocol: tls ? "amqps" : "amqp", hostname: address, port: Number(m[2]), username: credentials.username ?? "", password: credentials.password ?? "" },
+      { timeout: outboundConfig().deliveryTimeoutMs, ...(tls && !isIP(host) ? { servername: host } : {}) },
+    );
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.message === "connect ETIMEDOUT" || e.code === "ETIMEDOUT") throw new RabbitConnectError("timeout", `no connection to ${target} within ${outboundConfig().deliveryTimeoutMs} ms`);
+    if (typeof e.code === "string") throw new RabbitConnectError("rabbitmq_error", `could not connect to ${target} (${e.code})`);
+    throw new RabbitConnectError("rabbitmq_error", e.message || String(err));
+  }
+}
+
 /**
  * Publishes the event to the destination's exchange (the default exchange when empty) with the topic as
  * routing key and the metadata as headers, and waits for the broker's confirm (amqplib). Never throws.
  */
 async function sendRabbit(c: Claimed, config: Record<string, string>, credentials: Record<string, string>): Promise<Outcome> {
   const started = performance.now();
-  const url = `${config.tls === "true" ? "amqps" : "amqp"}://${encodeURIComponent(credentials.username ?? "")}:${encodeURIComponent(credentials.password ?? "")}@${config.server_url}`;
-  let channel = channels.get(url);
+  const key = JSON.stringify([config.tls === "true", config.server_url, credentials.username ?? "", credentials.password ?? ""]);
+  let channel = channels.get(key);
   if (!channel) {
     channel = (async () => {
-      const conn = await amqp.connect(url, { timeout: outboundConfig().deliveryTimeoutMs });
-      const drop = () => channels.delete(url);
+      const conn = await connectRabbit(config, credentials);
+      const drop = () => channels.delete(key);
       conn.on("error", drop);
       conn.on("close", drop);
       const ch = await conn.createConfirmChannel();
@@ -146,8 +201,8 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
       ch.on("close", drop);
       return ch;
     })();
-    channels.set(url, channel);
-    channel.catch(() => channels.delete(url));
+    channels.set(key, channel);
+    channel.catch(() => channels.delete(key));
   }
   try {
     const ch = await channel;
@@ -161,9 +216,10 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
     });
     return { success: true, code: "ok", latencyMs: Math.round(performance.now() - started), response: null };
   } catch (err) {
-    channels.delete(url);
+    channels.delete(key);
     const message = err instanceof Error ? err.message : String(err);
-    return { success: false, code: message === "timeout" ? "timeout" : "rabbitmq_error", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: message, headers: {} } };
+    const code = err instanceof RabbitConnectError ? err.code : message === "timeout" ? "timeout" : "rabbitmq_error";
+    return { success: false, code, latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: message, headers: {} } };
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
 
 export type Field = {
   key: string;
@@ -59,8 +60,8 @@ export const DESTINATION_TYPES: DestinationType[] = [
     label: "Hookyard gateway",
     description: "Send events into a source of this deployment's event gateway, to filter, transform and fan them out with connections.",
     icon: icon('<rect x="3" y="4" width="18" height="6" rx="1"/><rect x="3" y="14" width="18" height="6" rx="1"/><path d="M7 10v4"/><path d="M17 10v4"/>'),
-    instructions: "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment.",
-    config_fields: [{ key: "source_id", type: "text", label: "Source id", description: "The gateway source (`src_…`).", required: true, pattern: "^src_[A-Za-z0-9]{22}$" }],
+    instructions: "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment. Only sources of the gateway team the operator links to this service can be named. Each request goes through the source's verification: signed with the source's secret when it uses generic HMAC, an API key or Basic auth; a source verified by a provider's scheme rejects it.",
+    config_fields: [{ key: "source_id", type: "text", label: "Source id", description: "The gateway source (`src_…`), of the team linked to this service.", required: true, pattern: "^src_[A-Za-z0-9]{22}$" }],
     credential_fields: [],
   },
   {
@@ -70,7 +71,7 @@ export const DESTINATION_TYPES: DestinationType[] = [
     icon: icon('<rect x="4" y="4" width="16" height="16" rx="2"/><path d="M9 9h6v6H9z"/>'),
     instructions: "Each event is published to the exchange with its topic as routing key and its metadata as message headers.",
     config_fields: [
-      { key: "server_url", type: "text", label: "Server", description: "host:port of the broker.", required: true, pattern: "^[^\\s/:]+:\\d{1,5}$" },
+      { key: "server_url", type: "text", label: "Server", description: "host:port of the broker ([IPv6 address]:port for an IPv6 address).", required: true, pattern: "^(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:\\[\\]]+):\\d{1,5}$" },
       { key: "exchange", type: "text", label: "Exchange", description: "The exchange to publish to (default exchange when empty).", required: false },
       { key: "tls", type: "checkbox", label: "TLS", description: "Connect with amqps.", required: false, default: "false" },
     ],
@@ -108,6 +109,7 @@ function customHeadersText(value: unknown, errors: string[]): string | undefined
     if (!HEADER_NAME.test(k)) errors.push(`config.custom_headers.${k} is not a valid header name`);
     else if (FORBIDDEN_HEADERS.has(k.toLowerCase())) errors.push(`config.custom_headers.${k} cannot be set`);
     if (typeof v !== "string" || v === "") errors.push(`config.custom_headers.${k} must be a non-empty string`);
+    else if (!HEADER_VALUE.test(v)) errors.push(`config.custom_headers.${k} ${HEADER_VALUE_MESSAGE}`);
   }
   return JSON.stringify(obj);
 }
@@ -180,7 +182,7 @@ export function fieldsSchema(t: DestinationType, section: "config" | "credential
   for (const f of section === "config" ? t.config_fields : t.credential_fields) {
     let s: z.ZodType =
       f.type === "checkbox" ? z.union([z.enum(["true", "false", "on"]), z.boolean()])
-      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1)), z.string()])
+      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1).regex(HEADER_VALUE)), z.string()])
       : f.type === "select" ? z.enum((f.options ?? []).map((o) => o.value) as [string, ...string[]])
       : f.pattern ? z.string().regex(new RegExp(f.pattern)) : z.string();
     s = s.describe(f.description || f.label);

@@ -15,6 +15,7 @@ import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/http/out
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { checkFields, DESTINATION_TYPES, destinationType, fieldsSchema, newSecret, obfuscated } from "@/lib/outbound/destination-types";
+import { gatewaySourceAllowed, notAllowedSourceMessage } from "@/lib/outbound/gateway-target";
 import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
@@ -112,6 +113,15 @@ function settleCredentials(type: string, given: Record<string, unknown>, caller:
   return out;
 }
 
+/**
+ * A `gateway` destination's `config.source_id` must be a source of a team linked to the outbound service
+ * (lib/outbound/gateway-target.ts); pushes the message to `errors` otherwise. Checked on create and on
+ * every update (a PATCH may change the source). Throws database errors.
+ */
+async function checkGatewayTarget(type: string, config: Record<string, string>, errors: string[]): Promise<void> {
+  if (type === "gateway" && config.source_id && !(await gatewaySourceAllowed(config.source_id))) errors.push(notAllowedSourceMessage(config.source_id));
+}
+
 /** A new destination id: the IDGEN_DESTINATION_PREFIX setting, used as-is, then 22 base62 characters. */
 const newDestinationId = () => outboundConfig().prefixes.destination + base62(randomBytes(16));
 
@@ -132,10 +142,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
   const topics = checkTopics(body.topics, errors);
   const config = checkFields("config", type.config_fields, body.config ?? {}, errors);
   const credentials = settleCredentials(type.type, body.credentials ?? {}, caller, null, errors);
-  if (type.type === "gateway" && config.source_id) {
-    const { rowCount } = await getPool().query("SELECT 1 FROM sources s JOIN teams t ON t.id = s.team_id WHERE s.id = $1 AND t.mode = 'TEAM'", [config.source_id]);
-    if (!rowCount) errors.push(`config.source_id: ${config.source_id} is not a gateway source`);
-  }
+  await checkGatewayTarget(type.type, config, errors);
   if (errors.length) throw outboundInvalid(errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
   if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
@@ -164,6 +171,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   const config = checkFields("config", type.config_fields, mergePatch(current.config, body.config), errors);
   const stored = decryptJson<Record<string, string>>(current.credentials_encrypted) ?? {};
   const credentials = body.credentials === undefined ? stored : settleCredentials(type.type, mergePatch(stored, body.credentials), caller, stored, errors);
+  await checkGatewayTarget(type.type, config, errors);
   if (errors.length) throw outboundInvalid(errors);
   const filter = body.filter === undefined ? current.filter : body.filter && Object.keys(body.filter).length ? body.filter : null;
   const { rows } = await getPool().query<Row>(

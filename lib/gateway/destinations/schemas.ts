@@ -4,6 +4,7 @@
  * authentication"; shared/reference/gateway-product.md §2 (defaults) and §4 (auth_type → auth).
  */
 import { z } from "zod";
+import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
 
 export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
 export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
@@ -11,13 +12,24 @@ export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", 
 /** The vendor's other auth types (reference §4): refused with a 422 that says they are not supported here. */
 export const UNSUPPORTED_AUTH_TYPES = ["OAUTH2_CLIENT_CREDENTIALS", "OAUTH2_AUTHORIZATION_CODE", "AWS_SIGNATURE", "GCP_SERVICE_ACCOUNT"] as const;
 
-/** Credentials per destination `auth_type`. */
+const HEADER_NAME_MESSAGE = "must be a header name (letters, digits and !#$%&'*+-.^_`|~)";
+/** A credential sent as a header's name (RFC 9110 token): anything else would fail every delivery. */
+const headerName = z.string().min(1).max(255).regex(HEADER_NAME_TOKEN, HEADER_NAME_MESSAGE);
+
+/** Credentials per destination `auth_type`; what is sent in a header must be sendable (lib/http/header-syntax.ts). */
 export const AUTH_SHAPES: Record<(typeof DESTINATION_AUTH_TYPES)[number], z.ZodType> = {
   GATEWAY_SIGNATURE: z.strictObject({}),
-  CUSTOM_SIGNATURE: z.strictObject({ key: z.string().min(1).max(255), signing_secret: z.string().min(1).max(1000) }),
+  CUSTOM_SIGNATURE: z.strictObject({ key: headerName, signing_secret: z.string().min(1).max(1000) }),
   BASIC_AUTH: z.strictObject({ username: z.string().min(1).max(255), password: z.string().min(1).max(1000) }),
-  API_KEY: z.strictObject({ key: z.string().min(1).max(255), api_key: z.string().min(1).max(1000), to: z.enum(["header", "query"]).default("header") }),
-  BEARER_TOKEN: z.strictObject({ token: z.string().min(1).max(4000) }),
+  // Sent as a header (`to: header`): a header name and value; as a query parameter: any text (URL-encoded).
+  API_KEY: z
+    .strictObject({ key: z.string().min(1).max(255), api_key: z.string().min(1).max(1000), to: z.enum(["header", "query"]).default("header") })
+    .superRefine((a, ctx) => {
+      if (a.to !== "header") return;
+      if (!HEADER_NAME_TOKEN.test(a.key)) ctx.addIssue({ code: "custom", path: ["key"], message: HEADER_NAME_MESSAGE });
+      if (!HEADER_VALUE.test(a.api_key)) ctx.addIssue({ code: "custom", path: ["api_key"], message: HEADER_VALUE_MESSAGE });
+    }),
+  BEARER_TOKEN: z.strictObject({ token: z.string().min(1).max(4000).regex(HEADER_VALUE, HEADER_VALUE_MESSAGE) }),
 };
 
 export const ZDestinationConfigInput = z.strictObject({

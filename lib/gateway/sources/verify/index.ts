@@ -118,16 +118,39 @@ function genericCheck(authType: string, r: SignedRequest, a: Credentials): strin
   return PROVIDER_SCHEMES.POSTMARK!.check(r, a); // BASIC_AUTH
 }
 
+/** The verification scheme of a source (its `auth_type`, else a provider type's own; null for none) and its credentials as strings. */
+function schemeOf(input: Pick<VerificationInput, "sourceType" | "authType" | "auth">): { scheme: string | null; creds: Credentials } {
+  const generic = input.sourceType === "WEBHOOK" || input.sourceType === "HTTP";
+  const scheme = (input.authType ?? (generic ? null : input.sourceType))?.toUpperCase() ?? null;
+  const creds: Credentials = {};
+  for (const [k, v] of Object.entries(input.auth ?? {})) if (typeof v === "string" || typeof v === "number") creds[k] = String(v);
+  return { scheme, creds };
+}
+
+/**
+ * The headers that make a request with `body` pass the verification of a source whose scheme Hookyard can
+ * produce with the source's own credentials: generic HMAC (`header_key`: the HMAC of the body with
+ * `webhook_secret_key`, `algorithm`, `encoding`), API_KEY (`header_key`: `api_key`) and BASIC_AUTH
+ * (`authorization`); header names in lower case. `{}` for a source without verification; null for a
+ * provider's scheme (Hookyard never forges a provider's signature: such a request fails its verification).
+ * Used for the requests Hookyard itself sends into a source (lib/ingest/ingest.ts ingestSigned).
+ */
+export function signatureHeaders(input: Pick<VerificationInput, "sourceType" | "authType" | "auth">, body: Buffer): Record<string, string> | null {
+  const { scheme, creds: a } = schemeOf(input);
+  if (!scheme || Object.keys(a).length === 0) return {};
+  if (scheme === "HMAC") return { [(a.header_key ?? "").toLowerCase()]: hmac(a.algorithm as Algo, a.webhook_secret_key ?? "", body, a.encoding as Encoding) };
+  if (scheme === "API_KEY") return { [(a.header_key ?? "").toLowerCase()]: a.api_key ?? "" };
+  if (scheme === "BASIC_AUTH") return { authorization: `Basic ${Buffer.from(`${a.username ?? ""}:${a.password ?? ""}`).toString("base64")}` };
+  return null;
+}
+
 /**
  * Verifies `input` against its source's configuration. `none`: nothing to verify (no credentials);
  * `verified`: the request passed; `failed`: it did not (`rejectStatus` is what the sender gets).
  * A handshake answer is attached when the provider expects one.
  */
 export function verifyRequest(input: VerificationInput): VerificationResult {
-  const generic = input.sourceType === "WEBHOOK" || input.sourceType === "HTTP";
-  const scheme = (input.authType ?? (generic ? null : input.sourceType))?.toUpperCase() ?? null;
-  const creds: Credentials = {};
-  for (const [k, v] of Object.entries(input.auth ?? {})) if (typeof v === "string" || typeof v === "number") creds[k] = String(v);
+  const { scheme, creds } = schemeOf(input);
   const r: SignedRequest = { method: input.method, url: input.url, path: input.path, query: input.query, headers: input.headers, body: input.body, now: input.now ?? Date.now() };
   if (!scheme) return { status: "none" };
 

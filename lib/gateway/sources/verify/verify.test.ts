@@ -3,7 +3,7 @@ import { sign as githubSign } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { type VerificationInput, verifiesRequests, verifyRequest, VERIFICATION_PROVIDERS } from "@/lib/gateway/sources/verify";
+import { signatureHeaders, type VerificationInput, verifiesRequests, verifyRequest, VERIFICATION_PROVIDERS } from "@/lib/gateway/sources/verify";
 
 const NOW = Date.now();
 const body = Buffer.from('{"id":"evt_1","amount":42}');
@@ -245,4 +245,29 @@ describe("verifiesRequests", () => {
 
 it("documents at least 20 providers", () => {
   expect(VERIFICATION_PROVIDERS.filter((p) => !["HMAC", "BASIC_AUTH", "API_KEY"].includes(p.type)).length).toBeGreaterThanOrEqual(20);
+});
+
+describe("signatureHeaders (requests Hookyard itself sends into a source)", () => {
+  const verified = (base: Partial<VerificationInput>) => {
+    const signed = signatureHeaders({ sourceType: base.sourceType ?? "WEBHOOK", authType: base.authType ?? null, auth: base.auth ?? null }, body);
+    expect(signed).not.toBeNull();
+    return verifyRequest(req({ ...base, headers: { ...req({}).headers, ...signed } })).status;
+  };
+
+  it("generic HMAC (every algorithm and encoding), API key and Basic auth: signed with the source's own credentials, so its verification passes", () => {
+    for (const algorithm of ["sha1", "sha256", "sha512"]) {
+      for (const encoding of ["hex", "base64", "base64url"]) {
+        expect(verified({ authType: "HMAC", auth: { algorithm, encoding, header_key: "X-Sig", webhook_secret_key: "s3cret" } })).toBe("verified");
+      }
+    }
+    expect(verified({ authType: "API_KEY", auth: { header_key: "X-Api-Key", api_key: "k-1" } })).toBe("verified");
+    expect(verified({ authType: "BASIC_AUTH", auth: { username: "u", password: "p:w" } })).toBe("verified");
+  });
+
+  it("a source without verification gets no headers (stored unverified); a provider scheme is never forged (null)", () => {
+    expect(signatureHeaders({ sourceType: "WEBHOOK", authType: null, auth: null }, body)).toEqual({});
+    expect(verifyRequest(req({})).status).toBe("none");
+    expect(signatureHeaders({ sourceType: "STRIPE", authType: null, auth: { webhook_secret_key: "whsec_x" } }, body)).toBeNull();
+    expect(signatureHeaders({ sourceType: "WEBHOOK", authType: "GITLAB", auth: { api_key: "t" } }, body)).toBeNull();
+  });
 });
