@@ -89,6 +89,39 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
   return parsed as ParsedQuery;
 }
 
+/** A `%` that starts no `%XX` escape: kept literally, as URLSearchParams does. */
+const LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+
+/**
+ * Throws a 400 GatewayError when the raw query string `search` (with or without its `?`) holds a
+ * percent-encoded byte sequence that is not UTF-8 (`%FF`, `%C0%80`, an encoded surrogate `%ED%A0%80`):
+ * URLSearchParams would turn it into U+FFFD silently, so a filter would compare against a value nobody
+ * sent. A lone `%` that starts no escape is kept literally, as URLSearchParams keeps it.
+ */
+export function checkQueryEncoding(search: string): void {
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    if (!part.includes("%")) continue;
+    try {
+      decodeURIComponent(part.replace(/\+/g, " ").replace(LONE_PERCENT, "%25"));
+    } catch {
+      const name = part.split("=")[0]!.slice(0, 200);
+      throw badRequest("Query parameters must be valid UTF-8 percent-encoding", { parameter: name });
+    }
+  }
+}
+
+/**
+ * The query of an API request (gateway and outbound surfaces): {@link checkQueryEncoding}, then
+ * {@link parseQuery} in strict mode (U+0000 or an unpaired surrogate in a key or value, nesting past
+ * QUERY_MAX_DEPTH and more than QUERY_MAX_PARAMS parameters are a 400). Every string filter of both
+ * surfaces reads its values from here, so none reaches PostgreSQL with text it refuses. Throws a 400
+ * GatewayError; the outbound wrapper answers it in its own error body (lib/http/outbound.ts).
+ */
+export function parseApiQuery(url: URL): ParsedQuery {
+  checkQueryEncoding(url.search);
+  return parseQuery(url.searchParams, { strict: true });
+}
+
 /** A filter on one column: equality (one or many values) and the spec's operators. */
 export type Filter =
   | { kind: "eq"; values: (string | number | boolean | Date)[] }
