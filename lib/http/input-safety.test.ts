@@ -39,10 +39,10 @@ const BASELINE = new Set(Object.getOwnPropertyNames(Object.prototype));
 afterEach(expectCleanPrototype);
 
 describe("parseQuery – prototype pollution", () => {
-  it.each(POLLUTING)("parseQuery(%s) leaves Object.prototype untouched, in lenient and strict mode", (raw) => {
+  it.each(POLLUTING)("parseQuery(%s) leaves Object.prototype untouched in lenient mode; strict mode (the APIs) refuses it with 400", (raw) => {
     parseQuery(new URLSearchParams(raw));
     expectCleanPrototype();
-    parseQuery(new URLSearchParams(raw), { strict: true });
+    expect(() => parseQuery(new URLSearchParams(raw), { strict: true })).toThrow(expect.objectContaining({ status: 400 }));
     expectCleanPrototype();
   });
 
@@ -219,6 +219,14 @@ describe("request-line errors in each surface's body", () => {
     expect(JSON.parse(String(pageMethodRefusal("DELETE", "/dashboard/events")!.body))).toEqual({ status: 405, message: "DELETE is not supported here" });
     expect(JSON.parse(String(pageMethodRefusal("POST", "/new")!.body))).toMatchObject({ code: "METHOD_NOT_ALLOWED", status: 405 });
     expect(pageMethodRefusal("GET", "/portal")).toBeNull();
+  });
+
+  it("a query that is not UTF-8 on the gateway or outbound API → 400 in its body; pages and ingestion pass", () => {
+    expect(answer("GET", "/outbound/api/v1/events?tenant_id=%FF")).toEqual({ status: 400, body: { status: 400, message: expect.any(String) } });
+    expect(answer("GET", "/api/2025-07-01/sources?name=%ED%A0%80")).toMatchObject({ status: 400, body: { handled: true, status: 400 } });
+    expect(checkRequestLine("GET", "/outbound/api/v1/events?q=100%&topic=%E2%82%AC")).toBeNull();
+    expect(checkRequestLine("GET", "/portal?x=%FF")).toBeNull();
+    expect(checkRequestLine("POST", "/e/src_1?x=%FF")).toBeNull();
   });
 
   it("paths that only start like a surface stay the console's", () => {

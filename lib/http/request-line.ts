@@ -5,10 +5,12 @@
  *   - a request target that is not a path (`OPTIONS *`, absolute-form) → 400;
  *   - a path segment that is not valid UTF-8 percent-encoding (`/%FF`), or that decodes to U+0000 → 404
  *     (no id or endpoint can be named so; like any unknown or malformed id);
- *   - a method other than GET HEAD POST PUT PATCH DELETE OPTIONS → 405 with `Allow`.
+ *   - a method other than GET HEAD POST PUT PATCH DELETE OPTIONS → 405 with `Allow`;
+ *   - on the gateway and outbound APIs, a query parameter whose percent-encoding is not UTF-8 → 400.
  * Ingestion (`/e/…`) is exempt from the path and method checks: it captures any path as received and
  * answers methods itself (405 UNSUPPORTED_HTTP_METHOD per source, shared/spec/console.md).
  */
+import { badlyEncodedParameter } from "@/lib/http/query";
 import type { HttpResponse } from "@/lib/http/types";
 import { json } from "@/lib/http/types";
 
@@ -84,5 +86,10 @@ export function checkRequestLine(method: string, url: string): HttpResponse | nu
     if (decoded.includes("\0")) return surfaceError(surface, 404, "The path contains U+0000");
   }
   if (!SERVED.has(method)) return surfaceError(surface, 405, `${method} is not supported`, { allow: SERVED_METHODS.join(", ") });
+  // The APIs' queries: checked here on the raw target, because Next.js re-encodes the query it hands
+  // on (a `%FF` arrives as U+FFFD); lib/http/query.ts parseApiQuery checks the rest.
+  if ((surface === "gateway" || surface === "outbound") && q !== -1 && badlyEncodedParameter(url.slice(q + 1)) !== null) {
+    return surfaceError(surface, 400, "Query parameters must be valid UTF-8 percent-encoding");
+  }
   return null;
 }
