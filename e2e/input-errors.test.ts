@@ -143,5 +143,6 @@ describe("request-line errors in the body of the surface addressed", () => {
   it("the dashboard API's own errors: {status, message}", async () => {
     await expectAnswer(request("GET", "/dashboard/api/auth/no-such-action"), 400, outboundBody(400));
     for (const m of ["PUT", "PATCH", "DELETE"]) await expectAnswer(request(m, "/dashboard/api/auth/session"), 405, outboundBody(405));
+    for (const p of ["callback/credentials", "callback/link"]) await expectAnswer(request("GET", `/dashboard/api/auth/${p}`), 405, outboundBody(405));
   });
 });

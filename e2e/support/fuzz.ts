@@ -379,10 +379,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * Why answer `a` to `r` is not in the error body of the surface `r` addressed, or null when it is (or
  * is no JSON 4xx): the outbound API, the portal and the dashboard answer `{status, message}`, the gateway
  * `{handled, status, message, data}`, the CLI channel `{error, message}`, the console `{code, status, data}`
- * (or its 429 `{error, message, retry_after}`). Ingestion answers as each source is configured: not checked.
+ * (or its 429 `{error, message, retry_after}`). Ingestion answers as each source is configured, and a HEAD
+ * answer has no body: not checked.
  */
 export function shapeProblem(r: FuzzRequest, a: FuzzAnswer): string | null {
-  if (a.status < 400 || a.status >= 500 || !a.contentType.startsWith("application/json")) return null;
+  if (a.status < 400 || a.status >= 500 || r.method === "HEAD" || !a.contentType.startsWith("application/json")) return null;
   let body: unknown;
   try {
     body = JSON.parse(a.body);
