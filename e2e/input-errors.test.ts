@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { BASE_URL } from "./support/client";
+import { signInHttp } from "./support/dashboard";
 import { describeRequest, encodeCursor, type FuzzRequest, send } from "./support/fuzz";
 import { newTeam, type TestTeam } from "./support/gateway";
 
@@ -144,5 +145,16 @@ describe("request-line errors in the body of the surface addressed", () => {
     await expectAnswer(request("GET", "/dashboard/api/auth/no-such-action"), 400, outboundBody(400));
     for (const m of ["PUT", "PATCH", "DELETE"]) await expectAnswer(request(m, "/dashboard/api/auth/session"), 405, outboundBody(405));
     for (const p of ["callback/credentials", "callback/link"]) await expectAnswer(request("GET", `/dashboard/api/auth/${p}`), 405, outboundBody(405));
+  });
+
+  it("sign-in with U+0000 or an unpaired surrogate in the fields is refused, never a 5xx", async () => {
+    for (const bad of ["a\u0000b@example.test", "\ud800@example.test"]) {
+      const r = await signInHttp(bad, "a-password-long-enough");
+      expect(r.status, bad).toBeLessThan(500);
+      expect(r.error, bad).not.toBeNull();
+      const link = await signInHttp("", "", undefined, "link", { token: bad, password: "a-password-long-enough" });
+      expect(link.status, bad).toBeLessThan(500);
+      expect(link.error, bad).not.toBeNull();
+    }
   });
 });
