@@ -65,6 +65,27 @@ describe("outbound list filters: U+0000 and bytes that are not UTF-8 → 400 in 
     }
   });
 
+  it("deep nesting, wrong types and absurd dates in the query → 400 in the outbound body", async () => {
+    const deep = `a${"[b]".repeat(3000)}=1`;
+    const cases = [
+      `/events?${deep}`,
+      `/tenants?${"x[y]".repeat(1)}${"[z]".repeat(20)}=1`,
+      "/events?limit[]=1",
+      "/events?dir[x]=asc",
+      "/events?time=2026-01-01",
+      "/attempts?status[]=success",
+      "/tenants?limit=abc",
+      "/tenants?created_at=2026",
+      "/events?time[gte]=+275760-09-13T00:00:00Z",
+      "/events?time[lte]=2026-02-30",
+      "/tenants?created_at[gte]=0000-00-00",
+      "/metrics/events?time[start]=-271821-04-20T00:00:00Z&time[end]=2026-01-01T00:00:00Z&measures=count",
+      "/metrics/attempts?time[start]=0001-01-01T00:00:00Z&time[end]=9999-12-31T00:00:00Z&measures=count&granularity=1s",
+      "/metrics/attempts?time[start]=2026-01-01T00:00:00Z&time[end]=2026-01-02T00:00:00Z&measures[x][y]=count",
+    ];
+    for (const token of [admin, jwt]) for (const c of cases) await expectAnswer(request("GET", `${OB}${c}`, token), 400, outboundBody(400));
+  });
+
   it("the same filters with ordinary values still answer 200", async () => {
     for (const list of ["/events?topic=x", "/attempts?event_id=evt_x", `/tenants/${tenant}/destinations?type=webhook`, `/tenants?id=${tenant}`]) {
       const a = await send(BASE_URL, request("GET", `${OB}${list}`, admin));
