@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz [-- --runs N] [--seed S] [--concurrency C]`: the long fuzz of every endpoint of every
- * surface (issue 15 §1; the short one with a fixed seed is e2e/fuzz.test.ts in `npm test`): the console,
+ * surface (docs/gateway-api.md "Input limits", docs/outbound.md; the short one with a fixed seed is e2e/fuzz.test.ts in `npm test`): the console,
  * ingestion, the CLI channel, the gateway API with its metrics, the outbound API (both forms), the portal
  * and the dashboard with its API. Every JSON 4xx must be in the body of the surface addressed. Builds the
  * app if needed, starts a fresh embedded PostgreSQL and a real server (rate limits raised so requests
