@@ -158,7 +158,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       const dashboardApi = first === "dashboard" && second === "api";
       // The dashboard's sign-in rate limit needs the client's address, which Next.js does not expose.
       if (dashboardApi) req.headers[CLIENT_IP_HEADER] = clientIpOf(req.socket.remoteAddress, req.headers as Record<string, string>, getConfig().trustProxy);
-      const pageRefusal = first === "api" || first === "outbound" || dashboardApi ? null : pageMethodRefusal(method);
+      const pageRefusal = first === "api" || first === "outbound" || dashboardApi ? null : pageMethodRefusal(method, pathname);
       if (pageRefusal) return writeNodeResponse(res, pageRefusal);
       return handleNext(req, res, parse(url, true));
     };

@@ -4,17 +4,21 @@
  * (each answers that surface's error body with a 4xx), then a fast-check fuzz of every endpoint with a
  * fixed seed (no 5xx, no hang). After each part, ordinary requests must still behave: a create with
  * valid fields is not refused for an "Unrecognized key", a fresh team's list validates, the console
- * creates test URLs and ingestion captures. Socket timeouts: fuzz-sockets.test.ts. `npm run fuzz` runs
- * the same generator longer (scripts/fuzz.ts).
+ * creates test URLs and ingestion captures. The fuzz covers the outbound API (both forms, admin key and
+ * tenant JWT), the portal, the dashboard and its API, and every metrics endpoint, and checks that each JSON
+ * 4xx is in the body of the surface addressed. The fixed input classes of those routes, one by one:
+ * input-errors.test.ts. Socket timeouts: fuzz-sockets.test.ts. `npm run fuzz` runs the same generator
+ * longer (scripts/fuzz.ts).
  */
 import net from "node:net";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/gateway/teams/api-keys";
+import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 import { createTeam } from "@/lib/gateway/teams/bootstrap";
 import { API_VERSIONS } from "@/lib/gateway/versions";
 import { BASE_URL, newTestUrl } from "./support/client";
-import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, requestArb, send } from "./support/fuzz";
+import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, OUTBOUND_TEMPLATES, outboundFuzzContext, requestArb, send, shapeProblem } from "./support/fuzz";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { connectionTo, eventsOf, ignoredIn } from "./support/pipeline";
 
@@ -308,7 +312,11 @@ describe("fuzz (fast-check, fixed seed)", () => {
     }
     const ingested = await fetch(url.ingest_url, { method: "POST", body: "{}" });
     ids.push(((await ingested.json()) as { request_id: string }).request_id);
-    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids };
+    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...(await outboundFuzzContext(BASE_URL, teams[0]!.teamId)) };
+  });
+
+  it("the generator knows every outbound route", () => {
+    expect(OUTBOUND_ROUTES.map((r) => r.path).filter((p) => !OUTBOUND_TEMPLATES.includes(p))).toEqual([]);
   });
 
   it(`no 5xx and no hang for generated requests to every endpoint of every surface (seed ${SEED})`, { timeout: 180_000 }, async () => {
@@ -319,6 +327,8 @@ describe("fuzz (fast-check, fixed seed)", () => {
         answers.forEach((a, i) => {
           counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
           if (a.status >= 500) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${a.body.slice(0, 300)}`);
+          const wrongShape = shapeProblem(batch[i]!, a);
+          if (wrongShape) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${wrongShape}: ${a.body.slice(0, 300)}`);
         });
       }),
       { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 1500), endOnFailure: true },

@@ -1,6 +1,8 @@
 /**
  * `npm run fuzz [-- --runs N] [--seed S] [--concurrency C]`: the long fuzz of every endpoint of every
- * surface (issue 15 §1; the short one with a fixed seed is e2e/fuzz.test.ts in `npm test`). Builds the
+ * surface (docs/gateway-api.md "Input limits", docs/outbound.md; the short one with a fixed seed is e2e/fuzz.test.ts in `npm test`): the console,
+ * ingestion, the CLI channel, the gateway API with its metrics, the outbound API (both forms), the portal
+ * and the dashboard with its API. Every JSON 4xx must be in the body of the surface addressed. Builds the
  * app if needed, starts a fresh embedded PostgreSQL and a real server (rate limits raised so requests
  * reach validation), sends N generated requests (default 5,000; e2e/support/fuzz.ts), prints the counts
  * by status and every 5xx or hang with its request, then checks that ordinary requests still behave
@@ -9,7 +11,7 @@
  */
 import fc from "fast-check";
 import { startServer, startTestDatabase } from "../e2e/support/servers";
-import { describeRequest, type FuzzRequest, requestArb, send } from "../e2e/support/fuzz";
+import { describeRequest, type FuzzRequest, outboundFuzzContext, requestArb, send, shapeProblem } from "../e2e/support/fuzz";
 import { buildIfNeeded } from "./build-if-needed";
 
 const arg = (name: string) => {
@@ -24,7 +26,7 @@ const log = (m: string) => console.log(`[fuzz] ${m}`);
 buildIfNeeded(log);
 const db = await startTestDatabase();
 process.env.DATABASE_URL = db.url;
-const server = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", GATEWAY_API_RATE_LIMIT: "1000000", CONSOLE_CREATE_RATE_LIMIT: "1000000", CONSOLE_NEW_RATE_LIMIT: "1000000" });
+const server = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", GATEWAY_API_RATE_LIMIT: "1000000", CONSOLE_CREATE_RATE_LIMIT: "1000000", CONSOLE_NEW_RATE_LIMIT: "1000000", OUTBOUND_RATE_LIMIT: "1000000" });
 const { createTeam } = await import("@/lib/gateway/teams/bootstrap");
 const { createApiKey } = await import("@/lib/gateway/teams/api-keys");
 const { closePool } = await import("@/lib/db/pool");
@@ -37,7 +39,7 @@ async function call(method: string, path: string, headers: Record<string, string
 async function newTeam(name: string) {
   const { teamId, cliKey } = await createTeam(name);
   const { key } = await createApiKey(teamId, "fuzz");
-  return { apiKey: key, cliKey };
+  return { teamId, apiKey: key, cliKey };
 }
 
 let failures = 0;
@@ -51,7 +53,8 @@ try {
     const c = await call("POST", "/api/2025-07-01/connections", json(t.apiKey), { name: "fz", source: { name: "fz-src" }, destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
     ids.push(c.json.id, c.json.source.id, c.json.destination.id);
   }
-  const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids }), { seed, numRuns: runs });
+  const outbound = await outboundFuzzContext(server.url, teams[0]!.teamId);
+  const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...outbound }), { seed, numRuns: runs });
   const counts = new Map<string, number>();
   const bad: string[] = [];
   let next = 0;
@@ -64,6 +67,8 @@ try {
         const a = await send(server.url, r);
         key = String(a.status);
         if (a.status >= 500) bad.push(`${describeRequest(r)} → ${a.status} ${a.body.slice(0, 200)}`);
+        const wrongShape = shapeProblem(r, a);
+        if (wrongShape) bad.push(`${describeRequest(r)} → ${a.status} ${wrongShape}: ${a.body.slice(0, 200)}`);
       } catch (err) {
         key = (err as NodeJS.ErrnoException).code ?? "no answer";
         bad.push(`${describeRequest(r)} → ${(err as Error).message}`);

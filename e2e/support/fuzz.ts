@@ -7,13 +7,17 @@
  * TRACE and rewrites paths). The property: no 5xx, no hang.
  *
  * Endpoints come from app/api/[version] (every route directory), server.ts's own routes (console,
- * ingestion, publish) and lib/cli-channel/routes.ts.
+ * ingestion, publish), lib/cli-channel/routes.ts, the outbound API (OUTBOUND_TEMPLATES, both forms;
+ * e2e/fuzz.test.ts checks it lists every route of lib/outbound/routes.ts), the tenant portal's and the
+ * dashboard's pages (app/portal, app/dashboard) and the dashboard API. Besides "no 5xx", every JSON 4xx
+ * must be in the body of the surface addressed ({@link shapeProblem}).
  */
 import http from "node:http";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { API_VERSIONS } from "@/lib/gateway/versions";
+import { type Surface, surfaceOf } from "@/lib/http/request-line";
 
 /** One generated request. `path` is already percent-encoded (it may hold invalid encodings on purpose). */
 export type FuzzRequest = { method: string; path: string; headers: Record<string, string>; body?: Buffer };
@@ -25,6 +29,12 @@ export type FuzzContext = {
   cliKeys: string[];
   /** Console test-URL public ids, gateway resource ids, request ids… */
   ids: string[];
+  /** Outbound admin keys and tenant JWTs (also sent as the portal's cookie). */
+  outboundTokens?: string[];
+  /** Outbound tenant, destination, event and attempt ids. */
+  outboundIds?: string[];
+  /** Dashboard session cookies (`hookyard.dashboard-session=…`). */
+  dashboardCookies?: string[];
 };
 
 /** Gateway route templates from app/api/[version] (`sources/[id]/[action]`), without the version. */
@@ -61,6 +71,52 @@ export const SERVER_TEMPLATES = [
   "favicon.svg",
 ];
 
+/** Every outbound route (lib/outbound/routes.ts), relative to a form's base; `:name` segments are filled in. */
+export const OUTBOUND_TEMPLATES = [
+  "tenants",
+  "tenants/:tenant_id",
+  "tenants/:tenant_id/token",
+  "tenants/:tenant_id/portal",
+  "tenants/:tenant_id/destinations",
+  "tenants/:tenant_id/destinations/:destination_id",
+  "tenants/:tenant_id/destinations/:destination_id/enable",
+  "tenants/:tenant_id/destinations/:destination_id/disable",
+  "tenants/:tenant_id/destinations/:destination_id/attempts",
+  "tenants/:tenant_id/destinations/:destination_id/attempts/:attempt_id",
+  "destination-types",
+  "destination-types/:type",
+  "config",
+  "healthz",
+  "openapi.json",
+  "topics",
+  "publish",
+  "retry",
+  "events",
+  "events/:event_id",
+  "metrics/events",
+  "metrics/attempts",
+  "attempts",
+  "attempts/:attempt_id",
+];
+/** Outbound bases: both forms, and bad ones. */
+const OUTBOUND_PREFIXES = ["outbound/api/v1", "outbound/2025-07-01", "outbound/api/v1", "outbound/2025-07-01", "outbound/v9", "outbound/api/%FF"];
+
+/** Page templates of a Next.js app directory (`app/portal` → `portal/destinations/[id]`), route groups left out. */
+export function pageTemplates(root: string, base: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, rel: string[]) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) walk(full, name.startsWith("(") ? rel : [...rel, name]);
+      else if (name === "page.tsx" || name === "route.ts") out.push([base, ...rel].join("/"));
+    }
+  };
+  walk(root, []);
+  return out;
+}
+/** The dashboard API's actions (next-auth) and odd ones. */
+const AUTH_ACTIONS = ["session", "csrf", "providers", "signin", "signout", "callback/credentials", "callback/link", "signin/credentials", "error", "_log", "nope", "__proto__"];
+
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "PURGE", "LOCK", "SEARCH"];
 
 /** Path segments in odd encodings: invalid UTF-8, NUL, overlong forms, lone surrogates as UTF-8, traversal, prototype names. */
@@ -76,6 +132,11 @@ function segmentArb(ctx: FuzzContext): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.string({ maxLength: 30, unit: "binary" }).map(encodeSegment) },
     { weight: 1, arbitrary: fc.constantFrom("src_", "des_", "web_", "req_", "evt_", "trs_", "exc_", "atm_", "ign_", "bch_", "iss_", "it_", "bmk_", "edt_").chain((p) => fc.string({ maxLength: 24 }).map((s) => p + encodeSegment(s))) },
   );
+}
+
+/** An outbound path segment: a real tenant, destination, event or attempt id, or any segment. */
+function outboundSegmentArb(ctx: FuzzContext): fc.Arbitrary<string> {
+  return ctx.outboundIds?.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ctx.outboundIds) }, { weight: 2, arbitrary: segmentArb(ctx) }) : segmentArb(ctx);
 }
 
 const ACTIONS = ["disable", "enable", "archive", "unarchive", "pause", "unpause", "constructor", "__proto__", "toString", "%FF"];
@@ -95,6 +156,9 @@ function fill(template: string, ctx: FuzzContext): fc.Arbitrary<string> {
     if (p === "[verb]") return named(BULK_VERBS, ctx);
     if (p === "[name]") return named(METRICS, ctx);
     if (p === "[...rest]") return fc.array(segmentArb(ctx), { minLength: 1, maxLength: 4 }).map((a) => a.join("/"));
+    if (p === "[...nextauth]") return named(AUTH_ACTIONS, ctx);
+    if (p === ":type") return named(["webhook", "standard_webhook", "gateway", "rabbitmq"], ctx);
+    if (p.startsWith(":") || p === "[tenant]") return outboundSegmentArb(ctx);
     return p.startsWith("[") ? segmentArb(ctx) : fc.constant(p);
   };
   return fc.tuple(...parts.map(segment)).map((a) => a.join("/"));
@@ -106,14 +170,16 @@ const API_PREFIXES = [...API_VERSIONS.map((v) => `api/${v}`), "api", "api/2023-0
 function pathArb(ctx: FuzzContext): fc.Arbitrary<string> {
   const gateway = fc.tuple(fc.constantFrom(...API_PREFIXES), fc.constantFrom(...gatewayTemplates())).chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}${rest ? `/${rest}` : ""}`));
   const server = fc.constantFrom(...SERVER_TEMPLATES).chain((t) => fill(t, ctx).map((p) => `/${p}`));
+  const outbound = fc.tuple(fc.constantFrom(...OUTBOUND_PREFIXES), fc.constantFrom(...OUTBOUND_TEMPLATES)).chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}/${rest}`));
+  const pages = fc.constantFrom(...pageTemplates(path.resolve("app/portal"), "portal"), ...pageTemplates(path.resolve("app/dashboard"), "dashboard")).chain((t) => fill(t, ctx).map((p) => `/${p}`));
   const random = fc.array(segmentArb(ctx), { minLength: 1, maxLength: 5 }).map((a) => `/${a.join("/")}`);
-  return fc.oneof({ weight: 5, arbitrary: gateway }, { weight: 4, arbitrary: server }, { weight: 1, arbitrary: random });
+  return fc.oneof({ weight: 5, arbitrary: gateway }, { weight: 3, arbitrary: server }, { weight: 4, arbitrary: outbound }, { weight: 1, arbitrary: pages }, { weight: 1, arbitrary: random });
 }
 
 /** `a[b][c]` keys: real parameter names, prototype names, and nesting up to 40 levels or, rarely, 3,000. */
 function queryKeyArb(): fc.Arbitrary<string> {
-  const name = fc.constantFrom("name", "id", "limit", "next", "prev", "order_by", "dir", "created_at", "updated_at", "source_id", "destination_id", "status", "body", "headers", "query", "path", "include", "attempts", "response_status", "disabled", "type", "__proto__", "constructor", "prototype", "a", "", "query_partial_match", "in_progress", "completed_at", "cancelled_at", "issue_id", "bulk_retry_id", "aggregation_keys", "search_term", "label", "date_range", "measures", "dimensions", "granularity", "filters");
-  const sub = fc.constantFrom("", "0", "1", "99999999", "gte", "gt", "lte", "lt", "any", "contains", "__proto__", "constructor", "prototype", "x", "%5B", "]");
+  const name = fc.constantFrom("name", "id", "limit", "next", "prev", "order_by", "dir", "created_at", "updated_at", "source_id", "destination_id", "status", "body", "headers", "query", "path", "include", "attempts", "response_status", "disabled", "type", "__proto__", "constructor", "prototype", "a", "", "query_partial_match", "in_progress", "completed_at", "cancelled_at", "issue_id", "bulk_retry_id", "aggregation_keys", "search_term", "label", "date_range", "measures", "dimensions", "granularity", "filters", "time", "tenant_id", "event_id", "topic", "theme", "token", "callbackUrl");
+  const sub = fc.constantFrom("", "0", "1", "99999999", "gte", "gt", "lte", "lt", "any", "contains", "__proto__", "constructor", "prototype", "toString", "x", "%5B", "]", "start", "end", "tenant_id", "topic", "status");
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(name, fc.array(sub, { maxLength: 4 })).map(([n, s]) => n + s.map((k) => `[${k}]`).join("")) },
     { weight: 1, arbitrary: fc.integer({ min: 17, max: 40 }).map((d) => `a${"[b]".repeat(d)}`) },
@@ -137,11 +203,21 @@ export const FORGED_CURSOR_PAYLOADS: { o: string; d: string; v: unknown; i: unkn
   { o: "created_at", d: "desc", v: 1e308, i: null },
   { o: "created_at", d: "desc", v: "x".repeat(5000), i: "y" },
 ];
-const FORGED_CURSORS = [...FORGED_CURSOR_PAYLOADS.map(encodeCursor), encodeCursor([]), "%FF", "AAAA"];
+/** Forged outbound cursor payloads (`{t, i}`, lib/outbound/params.ts): the same classes. */
+export const FORGED_OUTBOUND_CURSOR_PAYLOADS: { t: unknown; i: unknown }[] = [
+  { t: "2026-01-01T00:00:00.000Z", i: "evt_\u0000" },
+  { t: "-271821-04-20T00:00:00.000Z", i: "evt_x" },
+  { t: "+275760-09-13T00:00:00.000Z", i: "evt_x" },
+  { t: "2026-01-01T00:00:00.000Z", i: "\ud800" },
+  { t: "2026-01-01T00:00:00.000Z", i: 5 },
+  { t: 1e308, i: "x".repeat(5000) },
+];
+const FORGED_CURSORS = [...FORGED_CURSOR_PAYLOADS.map(encodeCursor), ...FORGED_OUTBOUND_CURSOR_PAYLOADS.map(encodeCursor), encodeCursor([]), encodeCursor(null), "%FF", "AAAA"];
 
 function queryValueArb(): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom("1", "0", "-1", "true", "false", "asc", "desc", "created_at", "name", "2026-01-01", "2026-02-30", "+275760-09-13", "1e400", "1e308", "99999999999999999999999", "NaN", "-0", "0x10", "FAILED", "SUCCESSFUL", "%00", "a%00b", "%FF", "%ED%A0%80", "") },
+    { weight: 3, arbitrary: fc.constantFrom("1", "0", "-1", "true", "false", "asc", "desc", "created_at", "name", "2026-01-01", "2026-02-30", "+275760-09-13", "1e400", "1e308", "99999999999999999999999", "NaN", "-0", "0x10", "FAILED", "SUCCESSFUL", "%00", "a%00b", "%FF", "%ED%A0%80", "%C0%80", "") },
+    { weight: 2, arbitrary: fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "count", "rate", "tenant_id", "topic", "destination_id", "status", "1h", "1M", "9999w", "2026-01-01T00:00:00Z", "0001-01-01", "9999-12-31T23:59:59Z", "webhook", "light") },
     { weight: 2, arbitrary: fc.constantFrom(...FORGED_CURSORS) },
     { weight: 1, arbitrary: fc.constantFrom(encodeURIComponent('{"__proto__":{"x":1}}'), encodeURIComponent(`${"[".repeat(5000)}${"]".repeat(5000)}`), encodeURIComponent('{"a":"\\u0000"}'), encodeURIComponent('{"a":"\\ud800"}')) },
     { weight: 2, arbitrary: fc.string({ maxLength: 20, unit: "binary" }).map(encodeURIComponent) },
@@ -209,17 +285,23 @@ function bodyArb(): fc.Arbitrary<{ type?: string; body?: Buffer }> {
   );
 }
 
-function headersArb(ctx: FuzzContext): fc.Arbitrary<Record<string, string>> {
+function headersArb(ctx: FuzzContext, surface: Surface): fc.Arbitrary<Record<string, string>> {
+  const own = surface === "outbound" || surface === "portal" ? ctx.outboundTokens : undefined;
   const auth = fc.oneof(
-    { weight: 6, arbitrary: ctx.apiKeys.length ? fc.constantFrom(...ctx.apiKeys).map((k) => `Bearer ${k}`) : fc.constant("Bearer x") },
-    { weight: 2, arbitrary: ctx.cliKeys.length ? fc.constantFrom(...ctx.cliKeys).map((k) => `Bearer ${k}`) : fc.constant("Bearer y") },
+    { weight: own?.length ? 1 : 6, arbitrary: ctx.apiKeys.length ? fc.constantFrom(...ctx.apiKeys).map((k) => `Bearer ${k}`) : fc.constant("Bearer x") },
+    { weight: own?.length ? 1 : 2, arbitrary: ctx.cliKeys.length ? fc.constantFrom(...ctx.cliKeys).map((k) => `Bearer ${k}`) : fc.constant("Bearer y") },
+    { weight: own?.length ? 8 : 1, arbitrary: own?.length ? fc.constantFrom(...own).map((k) => `Bearer ${k}`) : fc.constant("Bearer z") },
     { weight: 1, arbitrary: fc.constantFrom("", "Bearer", "Basic", "Basic %%%", "Basic " + Buffer.from(":").toString("base64"), "Bearer " + "k".repeat(5000)) },
   );
+  // Browser sessions: the portal's cookie (a tenant JWT), the dashboard's session cookie.
+  const cookies = [...(ctx.outboundTokens ?? []).filter((t) => t.includes(".")).map((t) => `hy_portal=${t}`), ...(ctx.dashboardCookies ?? [])];
+  const cookie = fc.option(cookies.length ? fc.constantFrom(...cookies) : fc.constant("hy_portal=x"), { nil: undefined, freq: surface === "portal" || surface === "dashboard" ? 2 : 6 });
   const latin1 = fc.string({ maxLength: 16, unit: "binary" }).map((s) => s.replace(/[^\x20-\x7e\x80-\xff]/g, "").trimStart());
   const extra = fc.dictionary(fc.constantFrom("__proto__", "constructor", "x-gateway-source-name", "x-gateway-source-id", "accept", "cookie", "x-test", "content-encoding", "x-hub-signature-256"), latin1, { maxKeys: 3 });
-  return fc.record({ auth: fc.option(auth, { nil: undefined }), extra, accept: fc.constantFrom("application/json", "text/html", "*/*", "text/event-stream") }).map(({ auth, extra, accept }) => ({
+  return fc.record({ auth: fc.option(auth, { nil: undefined, freq: cookies.length && (surface === "portal" || surface === "dashboard") ? 2 : 5 }), extra, cookie, accept: fc.constantFrom("application/json", "text/html", "*/*", "text/event-stream") }).map(({ auth, extra, cookie, accept }) => ({
     accept,
     ...extra,
+    ...(cookie !== undefined ? { cookie } : {}),
     ...(auth !== undefined ? { authorization: auth } : {}),
   }));
 }
@@ -229,12 +311,12 @@ export function requestArb(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
       method: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...METHODS.slice(0, 6)) }, { weight: 2, arbitrary: fc.constantFrom(...METHODS.slice(6)) }),
-      path: pathArb(ctx),
+      pathAndHeaders: pathArb(ctx).chain((p) => headersArb(ctx, surfaceOf(p)).map((headers) => ({ p, headers }))),
       query: fc.option(queryArb(), { nil: undefined }),
-      headers: headersArb(ctx),
       body: bodyArb(),
       ip: fc.tuple(fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 254 })),
     })
+    .map(({ pathAndHeaders, ...rest }) => ({ ...rest, path: pathAndHeaders.p, headers: pathAndHeaders.headers }))
     .map(({ method, path: p, query, headers, body, ip }) => {
       // Request lines stay under Node's 16 KiB header limit (past it Node answers 431 and resets the socket).
       let q = query ?? "";
@@ -290,3 +372,81 @@ export function send(base: string, r: FuzzRequest, timeoutMs = 20_000): Promise<
 
 /** `METHOD path` shortened for reports. */
 export const describeRequest = (r: FuzzRequest) => `${r.method} ${r.path.length > 160 ? `${r.path.slice(0, 160)}…(${r.path.length})` : r.path}${r.body ? ` body=${JSON.stringify(r.body.toString("utf8").slice(0, 120))}` : ""}`;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Why answer `a` to `r` is not in the error body of the surface `r` addressed, or null when it is (or
+ * is no JSON 4xx): the outbound API, the portal and the dashboard answer `{status, message}`, the gateway
+ * `{handled, status, message, data}`, the CLI channel `{error, message}`, the console `{code, status, data}`
+ * (or its 429 `{error, message, retry_after}`). Ingestion answers as each source is configured, and a HEAD
+ * answer has no body: not checked.
+ */
+export function shapeProblem(r: FuzzRequest, a: FuzzAnswer): string | null {
+  if (a.status < 400 || a.status >= 500 || r.method === "HEAD" || !a.contentType.startsWith("application/json")) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(a.body);
+  } catch {
+    return a.body.length >= 4096 ? null : "the body is not JSON";
+  }
+  if (!isObject(body)) return "the body is not an object";
+  const surface = surfaceOf(r.path.split("?")[0]!);
+  const ok = (() => {
+    switch (surface) {
+      case "outbound":
+      case "portal":
+      case "dashboard":
+        return body.status === a.status && typeof body.message === "string";
+      case "gateway":
+        return typeof body.handled === "boolean" && body.status === a.status && typeof body.message === "string" && "data" in body;
+      case "cli":
+        return typeof body.error === "string" && typeof body.message === "string";
+      case "console":
+        return a.status === 429 ? typeof body.error === "string" && typeof body.retry_after === "number" : typeof body.code === "string" && body.status === a.status && Array.isArray(body.data);
+      case "ingest":
+        return true;
+    }
+  })();
+  return ok ? null : `not the ${surface} error body`;
+}
+
+/**
+ * Outbound credentials and ids for the fuzz, made on the server at `base`: an admin key and a tenant's JWT
+ * (also the portal cookie), that tenant, a destination and a published event; the dashboard session
+ * cookie of a new user of `teamId`. Needs DATABASE_URL (keys and users are made directly). Throws when a
+ * step fails.
+ */
+export async function outboundFuzzContext(base: string, teamId: string): Promise<Pick<FuzzContext, "outboundTokens" | "outboundIds" | "dashboardCookies">> {
+  const { createOutboundKey } = await import("@/lib/outbound/auth");
+  const { createUser } = await import("@/lib/dashboard/users");
+  const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const admin = (await createOutboundKey(`fuzz-${run}`)).key;
+  const call = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${base}/outbound/api/v1${p}`, { method, headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${p} → ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+  const tenant = `fuzz-${run}`;
+  await call("PUT", `/tenants/${tenant}`, { metadata: { a: "b" } });
+  const destination = await call("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: "http://127.0.0.1:9/fuzz" } });
+  const event = await call("POST", "/publish", { tenant_id: tenant, topic: "fuzz.created", data: { a: 1 } });
+  const { token } = await call("GET", `/tenants/${tenant}/token`);
+  // A dashboard session: next-auth's csrf, then the credentials callback.
+  const password = `pw-${run}-long-enough`;
+  const email = `fuzz-${run}@example.test`;
+  await createUser(email, password, teamId);
+  const ip = { "x-forwarded-for": `10.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` };
+  const csrf = await fetch(`${base}/dashboard/api/auth/csrf`, { headers: ip });
+  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const signedIn = await fetch(`${base}/dashboard/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...ip, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies, origin: base },
+    body: new URLSearchParams({ email, password, csrfToken, json: "true" }),
+  });
+  const session = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith("hookyard.dashboard-session="));
+  return { outboundTokens: [admin, token], outboundIds: [tenant, destination.id, event.id].filter(Boolean), dashboardCookies: session ? [session] : [] };
+}

@@ -15,7 +15,7 @@ import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/
 import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
 import { GatewayError } from "@/lib/http/errors";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
-import { type ParsedQuery, parseQuery } from "@/lib/http/query";
+import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
 
@@ -165,7 +165,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
         parsed = options.body.parse(raw);
       }
       const url = new URL(req.url);
-      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseQuery(url.searchParams, { strict: true }), body: parsed, params: params as unknown as P });
+      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseApiQuery(url), body: parsed, params: params as unknown as P });
       status = result.status ?? 200;
       json = result.body;
       if (req.method !== "GET") bumpConfigGeneration();

@@ -10,7 +10,11 @@ import { GatewayError } from "@/lib/http/errors";
 import { checkJsonInput, JSON_MAX_DEPTH, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { headersOf } from "@/lib/http/node";
 import { parseJsonParam, parseQuery, QUERY_MAX_DEPTH, QUERY_MAX_PARAMS } from "@/lib/http/query";
-import { checkRequestLine } from "@/lib/http/request-line";
+import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
+import { cursorDate, cursorText } from "@/lib/http/paging";
+import { checkQueryEncoding, parseApiQuery } from "@/lib/http/query";
+import { checkRequest, MetricsError, type MetricsTable } from "@/lib/metrics/query";
+import { decodeCursor as decodeOutboundCursor } from "@/lib/outbound/params";
 import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 
 const POLLUTING = [
@@ -35,10 +39,10 @@ const BASELINE = new Set(Object.getOwnPropertyNames(Object.prototype));
 afterEach(expectCleanPrototype);
 
 describe("parseQuery – prototype pollution", () => {
-  it.each(POLLUTING)("parseQuery(%s) leaves Object.prototype untouched, in lenient and strict mode", (raw) => {
+  it.each(POLLUTING)("parseQuery(%s) leaves Object.prototype untouched in lenient mode; strict mode (the APIs) refuses it with 400", (raw) => {
     parseQuery(new URLSearchParams(raw));
     expectCleanPrototype();
-    parseQuery(new URLSearchParams(raw), { strict: true });
+    expect(() => parseQuery(new URLSearchParams(raw), { strict: true })).toThrow(expect.objectContaining({ status: 400 }));
     expectCleanPrototype();
   });
 
@@ -192,5 +196,95 @@ describe("checkRequestLine", () => {
     for (const [m, u] of [["GET", "/"], ["POST", "/"], ["GET", "/api/2025-07-01/sources?name=%E2%82%AC"], ["OPTIONS", "/api/sources"], ["GET", "/abc/live"], ["TRACE", "/e/src_1/%FF"], ["PROPFIND", "/e/x"]] as const) {
       expect(status(m, u)).toBeNull();
     }
+  });
+});
+
+describe("request-line errors in each surface's body", () => {
+  const answer = (method: string, url: string) => {
+    const r = checkRequestLine(method, url)!;
+    return { status: r.status, body: JSON.parse(String(r.body)) };
+  };
+
+  it("the outbound API, the portal and the dashboard (pages and API) answer {status, message}", () => {
+    for (const root of ["/outbound/api/v1/tenants", "/outbound/2025-07-01/tenants", "/outbound", "/portal/destinations", "/dashboard/api/auth", "/dashboard/events"]) {
+      for (const bad of ["%FF", "a%00b", "%ED%A0%80", "%C0%80"]) {
+        expect(answer("GET", `${root}/${bad}`), `${root}/${bad}`).toEqual({ status: 404, body: { status: 404, message: expect.any(String) } });
+      }
+      expect(answer("TRACE", root), `TRACE ${root}`).toEqual({ status: 405, body: { status: 405, message: "TRACE is not supported" } });
+    }
+  });
+
+  it("a page's unsupported method: 405 in the body of its surface", () => {
+    expect(JSON.parse(String(pageMethodRefusal("POST", "/portal")!.body))).toEqual({ status: 405, message: "POST is not supported here" });
+    expect(JSON.parse(String(pageMethodRefusal("DELETE", "/dashboard/events")!.body))).toEqual({ status: 405, message: "DELETE is not supported here" });
+    expect(JSON.parse(String(pageMethodRefusal("POST", "/new")!.body))).toMatchObject({ code: "METHOD_NOT_ALLOWED", status: 405 });
+    expect(pageMethodRefusal("GET", "/portal")).toBeNull();
+  });
+
+  it("a query that is not UTF-8 on the gateway or outbound API → 400 in its body; pages and ingestion pass", () => {
+    expect(answer("GET", "/outbound/api/v1/events?tenant_id=%FF")).toEqual({ status: 400, body: { status: 400, message: expect.any(String) } });
+    expect(answer("GET", "/api/2025-07-01/sources?name=%ED%A0%80")).toMatchObject({ status: 400, body: { handled: true, status: 400 } });
+    expect(checkRequestLine("GET", "/outbound/api/v1/events?q=100%&topic=%E2%82%AC")).toBeNull();
+    expect(checkRequestLine("GET", "/portal?x=%FF")).toBeNull();
+    expect(checkRequestLine("POST", "/e/src_1?x=%FF")).toBeNull();
+  });
+
+  it("paths that only start like a surface stay the console's", () => {
+    expect(answer("GET", "/outboundx/%FF").body).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    expect(answer("GET", "/portals/%FF").body).toMatchObject({ code: "NOT_FOUND", status: 404 });
+  });
+});
+
+describe("API query strings (parseApiQuery)", () => {
+  const url = (search: string) => new URL(`http://h/x?${search}`);
+  const refused = (search: string) => {
+    try {
+      parseApiQuery(url(search));
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      return (err as GatewayError).status;
+    }
+    return null;
+  };
+
+  it("U+0000, unpaired surrogates and bytes that are not UTF-8 in a key or value → 400", () => {
+    for (const s of ["tenant_id=%00", "event_id=a%00b", "id[]=x&id[]=%00", "type=%FF", "topic=%C0%80", "id=%ED%A0%80", "a%FF=1", "filters[%00]=x", "time[gte]=%E2%82"]) expect(refused(s), s).toBe(400);
+  });
+
+  it("well-formed values pass, a lone % stays literal, and + is a space", () => {
+    expect(refused("name=%E2%82%AC&q=100%&r=%%41&s=a+b")).toBeNull();
+    expect(parseApiQuery(url("name=%E2%82%AC&q=100%&s=a+b"))).toMatchObject({ name: "€", q: "100%", s: "a b" });
+    expect(() => checkQueryEncoding("?x=%F0%9F%98%80")).not.toThrow();
+  });
+});
+
+describe("cursor fields (every cursor codec)", () => {
+  it("cursorText refuses U+0000, unpaired surrogates, non-strings and oversized values", () => {
+    for (const v of ["a\u0000", "\ud800", 1, null, undefined, "x".repeat(1025)]) expect(cursorText(v), String(v)).toBe(false);
+    expect(cursorText("evt_1")).toBe(true);
+  });
+
+  it("cursorDate: an instant PostgreSQL takes (years 1–9999), else null", () => {
+    for (const v of ["-271821-04-20T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", "+010000-01-01T00:00:00.000Z", "0000-01-01T00:00:00Z", "nope", "2026-01-01\u0000", 5]) expect(cursorDate(v), String(v)).toBeNull();
+    expect(cursorDate("2026-01-31T12:00:00.000Z")?.toISOString()).toBe("2026-01-31T12:00:00.000Z");
+  });
+
+  it("outbound cursors: forged ones are the outbound 400 `invalid cursor`", () => {
+    const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    for (const c of [{ t: "2026-01-01T00:00:00Z", i: "a\u0000b" }, { t: "-271821-04-20T00:00:00.000Z", i: "x" }, { t: "+275760-09-13T00:00:00.000Z", i: "x" }, { t: "2026-01-01T00:00:00Z", i: "\udc00" }, { t: "2026-01-01T00:00:00Z" }, null, [], "x"]) {
+      expect(() => decodeOutboundCursor(enc(c)), JSON.stringify(c)).toThrow(expect.objectContaining({ status: 400, message: "invalid cursor" }));
+    }
+    expect(decodeOutboundCursor(enc({ t: "2026-01-01T00:00:00.000Z", i: "evt_1" }))).toEqual({ time: new Date("2026-01-01T00:00:00.000Z"), id: "evt_1" });
+  });
+});
+
+describe("metrics names are own properties only", () => {
+  const table: MetricsTable = { kind: "events", from: "t x", time: "x.time", scope: [], measures: { count: { sql: "count(*)", empty: 0 } }, dimensions: { topic: "x.topic" }, filters: { topic: "x.topic" } };
+  const req = (over: Partial<Parameters<typeof checkRequest>[1]>) => ({ start: new Date(0), end: new Date(1000), granularity: null, measures: ["count"], dimensions: [], filters: {}, ...over });
+
+  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"])("%s as a measure, a dimension or a filter → MetricsError", (name) => {
+    expect(() => checkRequest(table, req({ measures: [name] }))).toThrow(MetricsError);
+    expect(() => checkRequest(table, req({ dimensions: [name] }))).toThrow(MetricsError);
+    expect(() => checkRequest(table, req({ filters: { [name]: ["x"] } }))).toThrow(MetricsError);
   });
 });

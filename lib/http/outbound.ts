@@ -17,8 +17,9 @@ import { sessionCredential } from "@/lib/dashboard/session";
 import { readCookie } from "@/lib/http/cookies";
 import { PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/portal";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
-import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
-import { type ParsedQuery, parseQuery } from "@/lib/http/query";
+import { GatewayError } from "@/lib/http/errors";
+import { hasUnstorableText, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { logger } from "@/lib/log";
@@ -69,6 +70,8 @@ function messagesOf(error: z.ZodError): string[] {
 }
 
 function toBody(err: unknown): { status: number; json: unknown } {
+  // A 4xx of the shared HTTP kit (the query parser, a date parser) in this surface's body.
+  if (err instanceof GatewayError && err.status >= 400 && err.status < 500) return { status: err.status, json: { status: err.status, message: err.message } };
   if (err instanceof OutboundError) return { status: err.status, json: { status: err.status, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
   if (err instanceof z.ZodError) return { status: 422, json: { status: 422, message: "validation error", data: messagesOf(err) } };
   log.error("unhandled error", err);
@@ -133,6 +136,8 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     } catch {
       throw outboundNotFound();
     }
+    // No id can hold U+0000 or an unpaired surrogate (PostgreSQL refuses such text): like a malformed path, 404.
+    if (segments.some(hasUnstorableText)) throw outboundNotFound();
     const where = splitPath(segments);
     if (!where) throw outboundNotFound();
     let found: { route: OutboundRoute; params: Record<string, string> } | null = null;
@@ -148,9 +153,9 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
       }
     }
     if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
-    const query = parseQuery(input.url.searchParams);
     if (found.route.auth === "none") {
       // Health: nothing of any tenant is read, so there is no caller to check.
+      const query = parseApiQuery(input.url);
       const result = await found.route.handler({ url: input.url, form: where.form, caller: { kind: "admin", keyId: "" }, params: found.params, query, body: undefined, rawBody: "" });
       return { status: result.status ?? 200, headers, body: JSON.stringify(result.body) };
     }
@@ -187,6 +192,9 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     }
     if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
     if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
+    // Every filter of every route reads its values from this query: NUL, unpaired surrogates and bytes
+    // that are not UTF-8 are a 400 here, before any handler (lib/http/query.ts parseApiQuery).
+    const query = parseApiQuery(input.url);
     await refreshOutboundSettings();
     let parsed: { body: unknown; rawBody: string } = { body: undefined, rawBody: "" };
     if (input.method !== "GET" && input.method !== "DELETE") {

@@ -29,7 +29,25 @@ const encodeCursor = (p: CursorPayload) => Buffer.from(JSON.stringify(p)).toStri
 
 /** Longest sort value or id a cursor may carry (characters); real ones are far shorter. */
 const CURSOR_MAX_FIELD = 1024;
-const cursorText = (s: unknown): s is string => typeof s === "string" && s.length <= CURSOR_MAX_FIELD && !hasUnstorableText(s);
+
+/**
+ * True when `s`, a field of a decoded cursor (a sort value or an id), is text PostgreSQL can compare: a
+ * string of at most 1,024 characters without U+0000 or unpaired surrogates. Every cursor codec (this
+ * file's, lib/outbound/params.ts) checks its fields with it, so a forged cursor is a 400, never a 500.
+ */
+export const cursorText = (s: unknown): s is string => typeof s === "string" && s.length <= CURSOR_MAX_FIELD && !hasUnstorableText(s);
+
+/**
+ * The instant of a decoded cursor's time field, or null when it is not one PostgreSQL takes: not a
+ * string, not a date, or outside years 1–9999 (JavaScript dates reach ±275,760 years; node-pg writes
+ * them so that PostgreSQL refuses them). Callers answer null with their surface's 400 "invalid cursor".
+ */
+export function cursorDate(value: unknown): Date | null {
+  if (typeof value !== "string" || !cursorText(value)) return null;
+  const date = new Date(value);
+  const year = date.getUTCFullYear();
+  return Number.isFinite(date.getTime()) && year >= 1 && year <= 9999 ? date : null;
+}
 
 function decodeCursor(raw: string): CursorPayload {
   try {
@@ -94,11 +112,9 @@ export async function selectPage<R extends Record<string, unknown>, T>(opts: {
   // Scan direction: the page's order, or its reverse when going back.
   const scanAsc = (page.dir === "asc") !== backwards;
   if (page.cursor) {
-    const value = column.type === "date" ? new Date(page.cursor.value) : page.cursor.value;
-    // A forged cursor's date must be one PostgreSQL takes (years 1–9999 as node-pg writes them).
-    if (column.type === "date" && !(Number.isFinite((value as Date).getTime()) && (value as Date).getUTCFullYear() >= 1 && (value as Date).getUTCFullYear() <= 9999)) {
-      throw badRequest("Invalid cursor");
-    }
+    const value = column.type === "date" ? cursorDate(page.cursor.value) : page.cursor.value;
+    // A forged cursor's date must be one PostgreSQL takes.
+    if (value === null) throw badRequest("Invalid cursor");
     params.push(value, page.cursor.id);
     where.push(`(${column.sql}, ${opts.idColumn}) ${scanAsc ? ">" : "<"} ($${params.length - 1}, $${params.length})`);
   }

@@ -61,8 +61,8 @@ function normalise(value: QueryValue): QueryValue {
  * Parses a raw query string into nested values (null-prototype objects). Keys naming `__proto__`,
  * `constructor` or `prototype` at any level are dropped. Past {@link QUERY_MAX_DEPTH} bracket levels the
  * remaining brackets stay one literal key, and parameters past {@link QUERY_MAX_PARAMS} are dropped —
- * unless `strict` (the gateway API's own query): then both, and a key or value holding U+0000, throw a
- * 400 GatewayError. Captured requests' queries and form bodies are parsed leniently and never throw.
+ * unless `strict` (the API surfaces' own queries): then all three, and a key or value holding U+0000 or
+ * an unpaired surrogate, throw a 400 GatewayError. Captured requests' queries and form bodies are parsed leniently and never throw.
  */
 export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } = {}): ParsedQuery {
   const out = dict();
@@ -81,12 +81,58 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
       if (opts.strict) throw badRequest(`Query keys may nest at most ${QUERY_MAX_DEPTH} brackets deep`, { limit: QUERY_MAX_DEPTH });
       keys = [...keys.slice(0, QUERY_MAX_DEPTH), keys.slice(QUERY_MAX_DEPTH).map((k) => `[${k}]`).join("")];
     }
-    if (keys.some(isForbiddenKey)) continue;
+    if (keys.some(isForbiddenKey)) {
+      // An API parameter so named would be dropped silently (a filter ignored): refuse it instead.
+      if (opts.strict) throw badRequest("Query keys must not name __proto__, constructor or prototype", { parameter: rawKey.slice(0, 200) });
+      continue;
+    }
     setPath(out, keys, value);
   }
   const parsed = dict();
   for (const k of Object.keys(out)) parsed[k] = normalise(out[k]!);
   return parsed as ParsedQuery;
+}
+
+/** A `%` that starts no `%XX` escape: kept literally, as URLSearchParams does. */
+const LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+
+/**
+ * Throws a 400 GatewayError when the raw query string `search` (with or without its `?`) holds a
+ * percent-encoded byte sequence that is not UTF-8 (`%FF`, `%C0%80`, an encoded surrogate `%ED%A0%80`):
+ * URLSearchParams would turn it into U+FFFD silently, so a filter would compare against a value nobody
+ * sent. A lone `%` that starts no escape is kept literally, as URLSearchParams keeps it.
+ */
+export function checkQueryEncoding(search: string): void {
+  const bad = badlyEncodedParameter(search);
+  if (bad !== null) throw badRequest("Query parameters must be valid UTF-8 percent-encoding", { parameter: bad });
+}
+
+/**
+ * The (raw, shortened) name of the first parameter of the raw query `search` whose percent-encoding is
+ * not UTF-8 (see {@link checkQueryEncoding}), or null when all are. Never throws.
+ */
+export function badlyEncodedParameter(search: string): string | null {
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    if (!part.includes("%")) continue;
+    try {
+      decodeURIComponent(part.replace(/\+/g, " ").replace(LONE_PERCENT, "%25"));
+    } catch {
+      return part.split("=")[0]!.slice(0, 200);
+    }
+  }
+  return null;
+}
+
+/**
+ * The query of an API request (gateway and outbound surfaces): {@link checkQueryEncoding}, then
+ * {@link parseQuery} in strict mode (U+0000 or an unpaired surrogate in a key or value, nesting past
+ * QUERY_MAX_DEPTH and more than QUERY_MAX_PARAMS parameters are a 400). Every string filter of both
+ * surfaces reads its values from here, so none reaches PostgreSQL with text it refuses. Throws a 400
+ * GatewayError; the outbound wrapper answers it in its own error body (lib/http/outbound.ts).
+ */
+export function parseApiQuery(url: URL): ParsedQuery {
+  checkQueryEncoding(url.search);
+  return parseQuery(url.searchParams, { strict: true });
 }
 
 /** A filter on one column: equality (one or many values) and the spec's operators. */

@@ -187,13 +187,17 @@ function bucketSql(col: string, g: Granularity): string {
   return `date_bin('${g.n * UNIT_MS[g.unit]} milliseconds'::interval, ${col}, TIMESTAMPTZ '2000-01-03 00:00:00+00')`;
 }
 
-/** Checks the request's names against the table. Throws MetricsError naming the first bad one. */
+/**
+ * Checks the request's names against the table: own properties only (Object.hasOwn), so a name such as
+ * `__proto__`, `constructor` or `toString` is unknown like any other, never an inherited member turned
+ * into SQL. Throws MetricsError naming the first bad one.
+ */
 export function checkRequest(table: MetricsTable, req: MetricsRequest): void {
   if (!(req.start.getTime() < req.end.getTime())) throw new MetricsError("date_range", "the range's end must be after its start");
   if (req.measures.length === 0) throw new MetricsError("measures", `at least one measure is required: ${Object.keys(table.measures).join(", ")}`);
-  for (const m of req.measures) if (!(m in table.measures)) throw new MetricsError("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
-  for (const d of req.dimensions) if (!(d in table.dimensions)) throw new MetricsError("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
-  for (const f of Object.keys(req.filters)) if (!(f in table.filters)) throw new MetricsError(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
+  for (const m of req.measures) if (!Object.hasOwn(table.measures, m)) throw new MetricsError("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
+  for (const d of req.dimensions) if (!Object.hasOwn(table.dimensions, d)) throw new MetricsError("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
+  for (const f of Object.keys(req.filters)) if (!Object.hasOwn(table.filters, f)) throw new MetricsError(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
 }
 
 const key = (dims: unknown[]) => JSON.stringify(dims);
@@ -211,7 +215,7 @@ function rollupFor(table: MetricsTable, req: MetricsRequest, measures: string[],
   const g = req.granularity;
   if (g && g.unit === "s" && g.n % 60 !== 0) return null;
   return (
-    table.rollups?.find((r) => measures.every((m) => m in r.measures) && dimensions.every((d) => d in r.dimensions) && Object.keys(req.filters).every((f) => f in r.filters)) ?? null
+    table.rollups?.find((r) => measures.every((m) => Object.hasOwn(r.measures, m)) && dimensions.every((d) => Object.hasOwn(r.dimensions, d)) && Object.keys(req.filters).every((f) => Object.hasOwn(r.filters, f))) ?? null
   );
 }
 

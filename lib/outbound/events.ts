@@ -42,6 +42,9 @@ function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
   return asked;
 }
 
+/** The time filter operators and their SQL: a Map, so `time[toString]` is unknown like any other name. */
+const TIME_OPERATORS = new Map([["gte", ">="], ["lte", "<="], ["gt", ">"], ["lt", "<"]]);
+
 /** One keyset page over `table` (alias x) by (time, id): `time[gte|lte|gt|lt]`, `limit` (100, at most 1000), `dir`, `next`/`prev`. */
 async function page<R extends { time: Date; id: string }>(table: string, where: string[], params: unknown[], q: ParsedQuery): Promise<{ rows: R[]; pagination: Record<string, unknown> }> {
   const limit = Math.min(1000, Number(single(q, "limit") ?? 100));
@@ -53,7 +56,7 @@ async function page<R extends { time: Date; id: string }>(table: string, where: 
   if (range !== undefined) {
     if (typeof range !== "object" || Array.isArray(range)) throw new OutboundError(400, "time takes time[gte], time[lte], time[gt], time[lt]");
     for (const [op, value] of Object.entries(range)) {
-      const sym = { gte: ">=", lte: "<=", gt: ">", lt: "<" }[op];
+      const sym = TIME_OPERATORS.get(op);
       if (!sym || typeof value !== "string") throw new OutboundError(400, `time[${op}] is not a time filter`);
       let d: Date;
       try {
@@ -69,7 +72,7 @@ async function page<R extends { time: Date; id: string }>(table: string, where: 
   const cursor = next ? decode(next) : prev ? decode(prev) : null;
   const backwards = Boolean(prev);
   const asc = (dir === "asc") !== backwards;
-  if (cursor) where.push(`(x.time, x.id) ${asc ? ">" : "<"} ($${params.push(new Date(cursor.t))}, $${params.push(cursor.i)})`);
+  if (cursor) where.push(`(x.time, x.id) ${asc ? ">" : "<"} ($${params.push(cursor.time)}, $${params.push(cursor.id)})`);
   const order = asc ? "ASC" : "DESC";
   const { rows } = await getPool().query<R>(`SELECT x.* FROM ${table} x ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY x.time ${order}, x.id ${order} LIMIT ${limit + 1}`, params);
   const more = rows.length > limit;

@@ -77,7 +77,7 @@ export function outboundConfig(): OutboundConfig {
   const c: OutboundConfig = { ...getConfig().outbound, prefixes: { ...getConfig().outbound.prefixes } };
   for (const [k, v] of Object.entries(stored)) {
     try {
-      KEYS[k]?.apply(c, v);
+      if (Object.hasOwn(KEYS, k)) KEYS[k]!.apply(c, v);
     } catch {
       /* validated when stored */
     }

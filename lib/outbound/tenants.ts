@@ -95,7 +95,7 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const scanAsc = (dir === "asc") !== backwards;
   const pageWhere = [...where];
   const pageParams = [...params];
-  if (cursor) pageWhere.push(`(t.created_at, t.id) ${scanAsc ? ">" : "<"} ($${pageParams.push(new Date(cursor.t))}, $${pageParams.push(cursor.i)})`);
+  if (cursor) pageWhere.push(`(t.created_at, t.id) ${scanAsc ? ">" : "<"} ($${pageParams.push(cursor.time)}, $${pageParams.push(cursor.id)})`);
   const order = scanAsc ? "ASC" : "DESC";
   const { rows } = await getPool().query<TenantRow>(`${SELECT} ${pageWhere.length ? `WHERE ${pageWhere.join(" AND ")}` : ""} ORDER BY t.created_at ${order}, t.id ${order} LIMIT ${limit + 1}`, pageParams);
   const more = rows.length > limit;

@@ -226,7 +226,7 @@ export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery 
   const out: ParsedQuery = Object.create(null);
   for (const [key, value] of Object.entries(query as Record<string, unknown>)) {
     if (family.extraKeys.includes(key)) continue;
-    if (!(key in family.filters)) {
+    if (!Object.hasOwn(family.filters, key)) {
       throw unprocessable(`query.${key}: unknown filter; this family takes ${[...Object.keys(family.filters), ...family.extraKeys].join(", ")}`, { field: `query.${key}` });
     }
     if (value === null || value === undefined) continue;

@@ -43,7 +43,7 @@ function omit(value: unknown, segments: Segment[]): unknown {
   }
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   const key = String(head);
-  if (!(key in copy)) return copy;
+  if (!Object.hasOwn(copy, key)) return copy;
   if (rest.length === 0) delete copy[key];
   else copy[key] = omit(copy[key], rest);
   return copy;

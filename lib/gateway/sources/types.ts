@@ -42,7 +42,7 @@ const provider = (type: string, label: string, requiresAuth = false, methods = P
   label,
   defaultAllowedMethods: methods,
   requiresAuth,
-  authFields: AUTH_FIELDS[type] ?? ["webhook_secret_key"],
+  authFields: (Object.hasOwn(AUTH_FIELDS, type) ? AUTH_FIELDS[type] : undefined) ?? ["webhook_secret_key"],
 });
 
 const CATALOGUE: SourceTypeDefinition[] = [

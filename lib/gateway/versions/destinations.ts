@@ -20,18 +20,18 @@ export function upgradeDestinationBody(body: unknown, version: ApiVersion): unkn
   if (isAtLeast(version, "2025-01-01") || !body || typeof body !== "object" || Array.isArray(body)) return body;
   const input = { ...(body as Record<string, unknown>) };
   for (const field of ["type", "config"]) {
-    if (field in input) throw unprocessable(`"${field}" is not a destination field in API version ${version} (it exists from 2025-01-01)`, { field });
+    if (Object.hasOwn(input, field)) throw unprocessable(`"${field}" is not a destination field in API version ${version} (it exists from 2025-01-01)`, { field });
   }
-  if (!FLAT.some((f) => f in input)) return input;
+  if (!FLAT.some((f) => Object.hasOwn(input, f))) return input;
   // `url`, `cli_path` and `rate_limit_period` are null in responses where they do not apply: a body
   // echoing a response back sends them null, which means "not given".
   for (const f of ["url", "cli_path", "rate_limit_period"] as const) if (input[f] === null) delete input[f];
   const config: Record<string, unknown> = {};
-  if ("url" in input) config.url = input.url;
-  if ("cli_path" in input) config.path = input.cli_path;
-  for (const f of ["rate_limit", "rate_limit_period", "http_method", "path_forwarding_disabled"] as const) if (f in input) config[f] = input[f];
-  if ("disabled_path_forwarding" in input && !("path_forwarding_disabled" in input)) config.path_forwarding_disabled = input.disabled_path_forwarding;
-  if ("auth_method" in input) {
+  if (Object.hasOwn(input, "url")) config.url = input.url;
+  if (Object.hasOwn(input, "cli_path")) config.path = input.cli_path;
+  for (const f of ["rate_limit", "rate_limit_period", "http_method", "path_forwarding_disabled"] as const) if (Object.hasOwn(input, f)) config[f] = input[f];
+  if (Object.hasOwn(input, "disabled_path_forwarding") && !(Object.hasOwn(input, "path_forwarding_disabled"))) config.path_forwarding_disabled = input.disabled_path_forwarding;
+  if (Object.hasOwn(input, "auth_method")) {
     const method = input.auth_method as { type?: unknown; config?: unknown } | null;
     if (method === null) {
       config.auth_type = null; // back to the default, GATEWAY_SIGNATURE
@@ -43,7 +43,7 @@ export function upgradeDestinationBody(body: unknown, version: ApiVersion): unkn
       throw unprocessable("auth_method must be an object {type, config}", { field: "auth_method" });
     }
   }
-  const type = "cli_path" in input ? "CLI" : "url" in input ? "HTTP" : undefined;
+  const type = Object.hasOwn(input, "cli_path") ? "CLI" : Object.hasOwn(input, "url") ? "HTTP" : undefined;
   for (const f of FLAT) delete input[f];
   return { ...input, ...(type ? { type } : {}), config };
 }

@@ -17,13 +17,13 @@ export function upgradeSourceBody(body: unknown, version: ApiVersion): unknown {
   if (isAtLeast(version, "2025-01-01") || !body || typeof body !== "object" || Array.isArray(body)) return body;
   const input = { ...(body as Record<string, unknown>) };
   for (const field of ["type", "config"]) {
-    if (field in input) throw unprocessable(`"${field}" is not a source field in API version ${version} (it exists from 2025-01-01)`, { field });
+    if (Object.hasOwn(input, field)) throw unprocessable(`"${field}" is not a source field in API version ${version} (it exists from 2025-01-01)`, { field });
   }
-  const present = FLAT_FIELDS.some((f) => f in input);
+  const present = FLAT_FIELDS.some((f) => Object.hasOwn(input, f));
   const config: Record<string, unknown> = {};
-  if ("allowed_http_methods" in input) config.allowed_http_methods = input.allowed_http_methods;
-  if ("custom_response" in input) config.custom_response = input.custom_response;
-  if ("verification" in input) {
+  if (Object.hasOwn(input, "allowed_http_methods")) config.allowed_http_methods = input.allowed_http_methods;
+  if (Object.hasOwn(input, "custom_response")) config.custom_response = input.custom_response;
+  if (Object.hasOwn(input, "verification")) {
     const v = input.verification as { type?: unknown; configs?: unknown } | null;
     if (v === null) {
       config.auth_type = null;

@@ -99,7 +99,7 @@ const UNSIGNED_HANDSHAKES = new Set(["ZOOM", "X", "NYLAS", "EBAY", "MAILCHIMP"])
 export function verifiesRequests(authType: string | null | undefined): boolean {
   if (!authType) return false;
   const scheme = authType.toUpperCase();
-  return scheme === "HMAC" || scheme === "API_KEY" || scheme === "BASIC_AUTH" || PROVIDER_SCHEMES[scheme] !== undefined;
+  return scheme === "HMAC" || scheme === "API_KEY" || scheme === "BASIC_AUTH" || Object.hasOwn(PROVIDER_SCHEMES, scheme);
 }
 
 function genericCheck(authType: string, r: SignedRequest, a: Credentials): string | null {
@@ -157,7 +157,7 @@ export function verifyRequest(input: VerificationInput): VerificationResult {
   const handshake = handshakeFor(scheme, r, creds);
   if (handshake && UNSIGNED_HANDSHAKES.has(scheme)) {
     // Answered whoever asks; marked verified only by a valid signature, never by its shape.
-    const provider = PROVIDER_SCHEMES[scheme];
+    const provider = Object.hasOwn(PROVIDER_SCHEMES, scheme) ? PROVIDER_SCHEMES[scheme] : undefined;
     const signed = provider !== undefined && Object.keys(creds).length > 0 && provider.check(r, creds) === null;
     return { status: signed ? "verified" : "none", handshake };
   }
@@ -169,7 +169,7 @@ export function verifyRequest(input: VerificationInput): VerificationResult {
     reason = genericCheck(scheme, r, creds);
     rejectStatus = scheme === "HMAC" && creds.algorithm === "md5" ? 200 : 401;
   } else {
-    const provider = PROVIDER_SCHEMES[scheme];
+    const provider = Object.hasOwn(PROVIDER_SCHEMES, scheme) ? PROVIDER_SCHEMES[scheme] : undefined;
     if (!provider) return { status: "none", handshake };
     reason = provider.check(r, creds);
     rejectStatus = (REJECT_401_PROVIDER_TYPES as readonly string[]).includes(scheme) ? 401 : 200;

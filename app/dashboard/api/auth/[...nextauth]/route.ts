@@ -4,6 +4,9 @@ import { parseCookies } from "@/lib/http/cookies";
 
 export const dynamic = "force-dynamic";
 
+const errorBody = (status: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ status, message }), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
+
 type ApiRequest = { query: Record<string, string | string[]>; body: Record<string, string> | undefined; cookies: Record<string, string>; headers: Record<string, string>; method: string };
 
 /** The request body next-auth reads: a form or JSON object on POST, else none (a malformed one: none). */
@@ -19,11 +22,10 @@ async function bodyOf(req: Request): Promise<Record<string, string> | undefined>
 }
 
 /**
- * next-auth's endpoints of the dashboard (sign-in, sign-out, session, csrf; lib/dashboard/auth.ts), called
- * through next-auth's documented `NextAuth(req, res, options)` form so that its cookies come from the app's
- * one cookie parser (lib/http/cookies.ts; docs/architecture.md "Cookies") rather than from Next's.
+ * Calls next-auth through its documented `NextAuth(req, res, options)` form so that its cookies come from
+ * the app's one cookie parser (lib/http/cookies.ts; docs/architecture.md "Cookies") rather than from Next's.
  */
-async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {
+async function nextAuth(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {
   const url = new URL(req.url);
   const apiReq: ApiRequest = {
     query: { ...Object.fromEntries(url.searchParams), nextauth: (await ctx.params).nextauth ?? [] },
@@ -59,4 +61,25 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
   return new Response(status === 204 || status === 304 ? null : body, { status, headers });
 }
 
-export { handler as GET, handler as POST };
+/**
+ * next-auth's endpoints of the dashboard (sign-in, sign-out, session, csrf), lib/dashboard/auth.ts. Its
+ * plain-text 4xx answers (an unknown action) become the dashboard API's error body `{status, message}`
+ * (docs/dashboard.md "The API behind the pages"); redirects, pages and JSON pass unchanged. A callback
+ * (both providers are credentials providers) takes POST only: 405 otherwise.
+ */
+async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {
+  // Both providers take credentials, which next-auth accepts by POST only (a GET would throw: 500).
+  const [action] = (await ctx.params).nextauth;
+  if (action === "callback" && req.method !== "POST") return errorBody(405, `${req.method} is not supported on a sign-in callback`, { allow: "POST" });
+  const res = await nextAuth(req, ctx);
+  const type = res.headers.get("content-type") ?? "";
+  if (res.status >= 400 && res.status < 500 && !type.includes("json") && !type.includes("html")) return errorBody(res.status, (await res.text()).replace(/^Error: /, "") || "bad request");
+  return res;
+}
+
+/** Methods next-auth does not serve: 405 with `Allow` in the dashboard API's error body. */
+async function notAllowed(req: Request): Promise<Response> {
+  return errorBody(405, `${req.method} is not supported`, { allow: "GET, HEAD, POST" });
+}
+
+export { handler as GET, handler as POST, notAllowed as PUT, notAllowed as PATCH, notAllowed as DELETE };
