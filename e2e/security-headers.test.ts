@@ -155,6 +155,20 @@ describe("API answers, ingestion, static files and errors: the API policy", () =
     await expectApiHeaders(created, "POST /");
   });
 
+  it("streams and the CLI channel: a test URL's live stream and a refused CLI session (both written by server.ts directly)", async () => {
+    const abort = new AbortController();
+    const live = await fetch(`${BASE_URL}/${source.id}/live`, { signal: abort.signal });
+    expect(live.status).toBe(200);
+    expect(live.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(live.headers.get("content-security-policy")).toBe(API_CSP);
+    expect(live.headers.get("x-content-type-options")).toBe("nosniff");
+    abort.abort();
+    await live.body?.cancel().catch(() => {});
+    const cli = await get("/cli/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(cli.status).toBe(401);
+    await expectApiHeaders(cli, "CLI 401");
+  });
+
   it("static files: a built script, a stylesheet and the favicon", async () => {
     const html = await (await get("/")).text();
     const js = /src="(\/_next\/static\/[^"]+\.js)"/.exec(html)?.[1];
