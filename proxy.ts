@@ -8,6 +8,10 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { NONCE_HEADER, newNonce, pageSecurityHeaders, pageSurfaceOf } from "@/lib/http/security-headers";
 
+/**
+ * Runs before every page: a fresh nonce, the page's security headers on the answer (surface by path:
+ * portal or other page), and the policy plus `x-nonce` on the request for Next.js and route handlers.
+ */
 export function proxy(request: NextRequest) {
   const nonce = newNonce();
   const headers = pageSecurityHeaders(nonce, pageSurfaceOf(request.nextUrl.pathname));
