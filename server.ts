@@ -16,7 +16,7 @@
  *   GET /healthz                    each part's state (web, worker, database)     lib/health.ts
  *   /api/… without a version        rewritten to the oldest gateway version
  *   /dashboard/api/…               Next.js (next-auth), with the client address in x-hookyard-client-ip
- * and hands everything else to Next.js.
+ * and hands everything else to Next.js. Every answer carries the security headers (lib/http/security-headers.ts).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,6 +33,7 @@ import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
+import { apiSecurityHeaders } from "@/lib/http/security-headers";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
 import { publish } from "@/lib/ingest/publish";
@@ -121,6 +122,9 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const url = req.url ?? "/";
     const method = (req.method ?? "GET").toUpperCase();
+    // Every answer, including errors and Next.js's static files and 404s, starts with the API policy;
+    // proxy.ts replaces the policy of pages with their nonce-based one (docs/security-headers.md).
+    for (const [name, value] of Object.entries(apiSecurityHeaders())) res.setHeader(name, value);
     const refused = checkRequestLine(method, url);
     if (refused) return writeNodeResponse(res, refused);
     const handle = async () => {

@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { connection } from "next/server";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -18,7 +19,10 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // Every page renders per request: Next.js puts proxy.ts's fresh CSP nonce on its scripts only at
+  // request time (docs/security-headers.md); a page prerendered at build would have none and not run.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-dvh font-sans">

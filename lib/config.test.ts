@@ -119,15 +119,27 @@ describe("lib/config parseConfig", () => {
   });
 
   it("parseConfig – portal branding: defaults, values, and a bad color or logo URL named in the error", () => {
-    expect(parseConfig({}).portal).toEqual({ organizationName: "", brandColor: "#4f46e5", logoUrl: undefined });
+    expect(parseConfig({}).portal).toEqual({ organizationName: "", brandColor: "#4f46e5", logoUrl: undefined, frameAncestors: [] });
     expect(parseConfig({ PORTAL_ORGANIZATION_NAME: " Acme ", PORTAL_BRAND_COLOR: "#0f766e", PORTAL_LOGO_URL: "https://acme.example/logo.svg" }).portal).toEqual({
       organizationName: "Acme",
       brandColor: "#0f766e",
       logoUrl: "https://acme.example/logo.svg",
+      frameAncestors: [],
     });
     expect(parseConfig({ PORTAL_BRAND_COLOR: "#abc" }).portal.brandColor).toBe("#abc");
     expect(() => parseConfig({ PORTAL_BRAND_COLOR: "red; background:url(x)" })).toThrow(/PORTAL_BRAND_COLOR/);
     expect(() => parseConfig({ PORTAL_LOGO_URL: "javascript:alert(1)" })).toThrow(/PORTAL_LOGO_URL/);
+  });
+
+  it("parseConfig – PORTAL_FRAME_ANCESTORS: space or comma separated origins; anything that could break out of the CSP directive is named in the error", () => {
+    expect(parseConfig({ PORTAL_FRAME_ANCESTORS: " https://App.example.com,  http://localhost:8080 https://*.acme.test " }).portal.frameAncestors).toEqual([
+      "https://app.example.com",
+      "http://localhost:8080",
+      "https://*.acme.test",
+    ]);
+    for (const bad of ["https://a.example; script-src *", "'self'", "*", "https://a.example/path", "javascript:alert(1)", "https://a.example'"]) {
+      expect(() => parseConfig({ PORTAL_FRAME_ANCESTORS: bad }), bad).toThrow(/PORTAL_FRAME_ANCESTORS/);
+    }
   });
 
   it("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS: no PUBLIC_URL is localhost (allowed); an explicit value wins", () => {

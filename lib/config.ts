@@ -10,6 +10,11 @@ const booleanish = z
   .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
+/** Items of a space and/or comma separated list, empty ones dropped. */
+const splitList = (v: string) => v.split(/[\s,]+/).filter(Boolean);
+/** An origin as a CSP host-source: http(s), a host (optionally `*.` first), an optional port; nothing that could end the directive. */
+const FRAME_ANCESTOR = /^https?:\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/;
+
 const ConfigSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -88,6 +93,10 @@ const ConfigSchema = z.object({
   PORTAL_ORGANIZATION_NAME: z.string().max(100).default(""),
   PORTAL_BRAND_COLOR: z.string().regex(/^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6})?$/, "a hex color such as #4f46e5").default(""),
   PORTAL_LOGO_URL: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+  PORTAL_FRAME_ANCESTORS: z
+    .string()
+    .default("")
+    .refine((v) => splitList(v).every((o) => FRAME_ANCESTOR.test(o)), "space or comma separated origins such as https://app.example.com (a host may start with *.)"),
 });
 
 export type Config = {
@@ -213,7 +222,13 @@ export type Config = {
   /** How long a new database connection may take before the query fails (ingestion then answers 503), ms. */
   dbConnectTimeoutMs: number;
   /** Branding of the tenant portal (/portal): the operator's name (shown in its header and title), accent color (hex) and logo (http(s) URL). */
-  portal: { organizationName: string; brandColor: string; logoUrl: string | undefined };
+  portal: {
+    organizationName: string;
+    brandColor: string;
+    logoUrl: string | undefined;
+    /** Origins allowed to frame the portal (CSP `frame-ancestors`; docs/portal.md "Embedding"); empty: none may. */
+    frameAncestors: string[];
+  };
   /** A delivery lease's length, renewed by its live worker every third of it; a dead worker's events are taken over after it, ms. */
   deliveryLeaseMs: number;
 };
@@ -307,7 +322,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
-    portal: { organizationName: e.PORTAL_ORGANIZATION_NAME.trim(), brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5", logoUrl: e.PORTAL_LOGO_URL || undefined },
+    portal: { organizationName: e.PORTAL_ORGANIZATION_NAME.trim(), brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5", logoUrl: e.PORTAL_LOGO_URL || undefined, frameAncestors: splitList(e.PORTAL_FRAME_ANCESTORS).map((o) => o.toLowerCase()) },
     dashboard: {
       authSecret: e.AUTH_SECRET,
       adminEmail: e.DASHBOARD_ADMIN_EMAIL?.toLowerCase(),
