@@ -304,6 +304,12 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-state")).toHaveText("In progress");
       await page.getByTestId("bulk-cancel").click();
       await expect(page.getByTestId("bulk-cancel")).toHaveText("Cancelling…");
+      // The button says so at once; the lock is let go only once the cancel has reached the database (it
+      // waits there behind the held batch): on a slow machine the cancel arrived after the held batch and
+      // the next one had run.
+      await expect
+        .poll(async () => (await db().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'")).rows[0]!.n, { timeout: 30_000 })
+        .toBeGreaterThan(0);
       await holder.query("COMMIT");
       await expect(page.getByTestId("bulk-state")).toHaveText("Cancelled");
       const opId = new URL(page.url()).searchParams.get("op")!;

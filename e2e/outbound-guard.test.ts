@@ -193,7 +193,7 @@ describe("RabbitMQ destinations and the address guard", () => {
     beforeAll(async () => {
       database = await privateDatabase("outguard");
       for (const [i, t] of [teams.oldest, teams.listed].entries()) {
-        await database.client.query(`INSERT INTO teams (id, name, mode, cli_key, created_at, updated_at) VALUES ($1, $1, 'TEAM', $2, now() - make_interval(hours => $3), now())`, [t.id, `cli_${t.id}`, 2 - i]);
+        await database.client.query(`INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, $1, 'TEAM', $2, now() - make_interval(hours => $3), now())`, [t.id, `cli_${t.id}`, 2 - i]);
         await database.client.query("INSERT INTO api_keys (id, team_id, name, prefix, key_hash, created_at) VALUES ($1, $2, 'test', $3, $4, now())", [`key_${t.id}`, t.id, t.apiKey.slice(0, 12), hashApiKey(t.apiKey)]);
       }
       server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, DELIVERY_ALLOW_PRIVATE_NETWORKS: "false", OUTBOUND_GATEWAY_TEAMS: teams.listed.id, OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "3" });

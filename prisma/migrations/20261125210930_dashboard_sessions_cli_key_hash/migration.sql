@@ -5,9 +5,12 @@
 -- DropIndex
 DROP INDEX "teams_cli_key_key";
 
--- AlterTable
-ALTER TABLE "teams" RENAME COLUMN "cli_key" TO "cli_key_hash";
-UPDATE "teams" SET "cli_key_hash" = encode(sha256(convert_to("cli_key_hash", 'UTF8')), 'hex');
+-- AlterTable (a new column rather than a rename, so that its NOT NULL constraint is named after it on
+-- PostgreSQL 18, as a fresh schema's is)
+ALTER TABLE "teams" ADD COLUMN "cli_key_hash" TEXT;
+UPDATE "teams" SET "cli_key_hash" = encode(sha256(convert_to("cli_key", 'UTF8')), 'hex');
+ALTER TABLE "teams" ALTER COLUMN "cli_key_hash" SET NOT NULL;
+ALTER TABLE "teams" DROP COLUMN "cli_key";
 
 -- CreateTable
 CREATE TABLE "dashboard_sessions" (
