@@ -52,6 +52,18 @@ export const saturatedDestinations = (ceiling = getConfig().deliveryDestinationC
 /** Deliveries to `destinationId` in flight in this process. */
 export const inFlightTo = (destinationId: string) => inFlight.get(destinationId) ?? 0;
 
+/** A destination's in-process ceiling of deliveries in flight: its `concurrent` rate limit, else DELIVERY_DESTINATION_CONCURRENCY. */
+function ceilingOf(config: DestinationLimitConfig): number {
+  const limit = config.rate_limit ?? null;
+  return limit && config.rate_limit_period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
+}
+
+/**
+ * True when a delivery to `destinationId` (limits `config`) would get its slot here at once: fewer than
+ * its ceiling in flight. The dispatch queue starts only such deliveries (lib/delivery/dispatch-queue.ts).
+ */
+export const slotFree = (destinationId: string, config: DestinationLimitConfig) => inFlightTo(destinationId) < ceilingOf(config);
+
 /**
  * Takes a delivery slot for `destinationId`, or says when to try again. The caller must call
  * `release()` once the delivery ends. Throws on database errors.
@@ -59,7 +71,7 @@ export const inFlightTo = (destinationId: string) => inFlight.get(destinationId)
 export async function acquireDestinationSlot(destinationId: string, config: DestinationLimitConfig): Promise<Permit> {
   const limit = config.rate_limit ?? null;
   const period = config.rate_limit_period ?? "second";
-  const ceiling = limit && period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
+  const ceiling = ceilingOf(config);
   // A burst to one destination waits a moment for its deliveries in flight; a destination that stays
   // saturated (slow or dead) gives the worker slot back and is tried again a little later.
   if (!(await takeSlot(destinationId, ceiling, SLOT_WAIT_MS))) return { ok: false, retryAt: new Date(Date.now() + 500 + Math.floor(Math.random() * 500)) };
