@@ -43,6 +43,34 @@ async function takeSlot(destinationId: string, ceiling: number, ms: number): Pro
   return true;
 }
 
+/** Per destination: deliveries whose slot was given back (answered or failed) in the 1 s window `at` (s), and in the window before. */
+const answered = new Map<string, { at: number; n: number; prev: number }>();
+
+function noteAnswer(destinationId: string, now: number): void {
+  const w = Math.floor(now / 1000);
+  let a = answered.get(destinationId);
+  if (!a || a.at !== w) {
+    a = { at: w, n: 0, prev: a && a.at === w - 1 ? a.n : 0 };
+    answered.set(destinationId, a);
+  }
+  a.n++;
+}
+
+/**
+ * Deliveries to `destinationId` that ended here (their slot given back) over about the last second: the
+ * larger of the last whole 1 s window's and the current one's count. The pace a destination at its
+ * ceiling works through its waiting events (lib/delivery/dispatch-queue.ts).
+ */
+export function endedLastSecond(destinationId: string, now = Date.now()): number {
+  const a = answered.get(destinationId);
+  const w = Math.floor(now / 1000);
+  if (!a || a.at < w - 1) {
+    answered.delete(destinationId);
+    return 0;
+  }
+  return a.at === w ? Math.max(a.prev, a.n) : a.n;
+}
+
 export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
 export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
 
@@ -79,6 +107,7 @@ export async function acquireDestinationSlot(destinationId: string, config: Dest
   const release = () => {
     if (released) return;
     released = true;
+    noteAnswer(destinationId, Date.now());
     const n = inFlightTo(destinationId) - 1;
     if (n <= 0) inFlight.delete(destinationId);
     else inFlight.set(destinationId, n);

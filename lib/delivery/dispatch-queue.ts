@@ -20,7 +20,7 @@
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/delivery/deliver-event";
-import { type DestinationLimitConfig, slotFree } from "@/lib/delivery/destination-limits";
+import { type DestinationLimitConfig, endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
 import { holdLease } from "@/lib/delivery/leases";
 import { WINDOW_MS } from "@/lib/ingest/ingest-pressure";
 import { logger } from "@/lib/log";
@@ -244,8 +244,10 @@ function startable(e: ClaimedEvent, saturated: Set<string>): boolean {
 /**
  * Starts queued deliveries while fewer than WORKER_CONCURRENCY run, in queue order, skipping the events
  * whose destination is at its ceiling of deliveries in flight: they keep their place (and their lease,
- * renewed) until a slot frees, instead of taking a delivery place to wait in; those still waiting after
- * BLOCKED_MAX_MS are handed back together as jobs due after a short pause (the destination is slow).
+ * renewed) until a slot frees, instead of taking a delivery place to wait in. Of a destination's waiting
+ * events, those beyond what it finished in the last second that have waited over BLOCKED_MAX_MS are
+ * handed back together as jobs due after a short pause (the destination is slow, not just busy), so
+ * they do not hold the queue's room from other destinations' events.
  */
 function pump(): void {
   if (!stopping && active < concurrency() && queue.length > 0) {
@@ -253,11 +255,18 @@ function pump(): void {
     const kept: ClaimedEvent[] = [];
     const stale: ClaimedEvent[] = [];
     const saturated = new Set<string>();
+    /** Blocked events seen per destination in this pass. */
+    const blocked = new Map<string, number>();
     let i = 0;
     for (; i < queue.length && active < concurrency(); i++) {
       const next = queue[i]!;
       if (!startable(next, saturated)) {
-        if (now - (queuedAt.get(next) ?? now) > BLOCKED_MAX_MS) stale.push(next);
+        const d = next.row.destination_id;
+        const ahead = blocked.get(d) ?? 0;
+        blocked.set(d, ahead + 1);
+        // A busy destination works through about a second's worth of its waiting events in a second: those
+        // stay. Beyond that, an event that has waited BLOCKED_MAX_MS goes back (the destination is slow).
+        if (now - (queuedAt.get(next) ?? now) > BLOCKED_MAX_MS && ahead >= endedLastSecond(d, now)) stale.push(next);
         else kept.push(next);
         continue;
       }
