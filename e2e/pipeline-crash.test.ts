@@ -210,3 +210,26 @@ it("a dead destination never delays deliveries to others: it holds at most DELIV
   expect(receiver.received.filter((r) => r.url.startsWith("/dead")).length).toBe(3);
   receiver.respond({ status: 200, body: "ok" });
 }, 60_000);
+
+it("a destination at its ceiling that keeps answering gets its events from the dispatch queue: none is handed back as a job", async () => {
+  // Same server (WORKER_CONCURRENCY 8, DELIVERY_DESTINATION_CONCURRENCY 3). Every job added from now on is noted.
+  await db.query(`CREATE TABLE IF NOT EXISTS test_added_jobs (event_id text);
+    CREATE OR REPLACE FUNCTION test_note_job() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO test_added_jobs VALUES (NEW.payload->>'event_id'); RETURN NEW; END $$;
+    DROP TRIGGER IF EXISTS test_note_job ON graphile_worker._private_jobs;
+    CREATE TRIGGER test_note_job AFTER INSERT ON graphile_worker._private_jobs FOR EACH ROW EXECUTE FUNCTION test_note_job();`);
+  const busy = await call("POST", "/connections", { name: "busy", source: { name: "busy-src" }, destination: { name: "busy-dst", config: { url: `${receiver.url}/busy` } } });
+  expect(busy.status).toBe(200);
+  // Each answer takes 400 ms: 3 in flight, the other 3 wait longer than a delivery place waits for a slot (250 ms).
+  receiver.respond((req) => (req.url.startsWith("/busy") ? { status: 200, body: "ok", delayMs: 400 } : { status: 200, body: "ok" }));
+  const sourceUrl = busy.json.source.url.replace(/^https?:\/\/[^/]+/, server!.url);
+  const ids = await Promise.all(Array.from({ length: 6 }, async (_, i) => ((await (await fetch(`${sourceUrl}/${i}`, { method: "POST", body: "queued" })).json()) as { request_id: string }).request_id));
+  const events = await eventually(async () => {
+    const { rows } = await db.query("SELECT id, status, attempts FROM events WHERE request_id = ANY($1)", [ids]);
+    return rows.length === 6 && rows.every((r) => r.status === "SUCCESSFUL") ? rows : null;
+  }, 20_000);
+  expect(events.map((e) => e.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+  expect(receiver.received.filter((r) => r.url.startsWith("/busy")).length).toBe(6);
+  const { rows: jobs } = await db.query("SELECT event_id FROM test_added_jobs WHERE event_id = ANY($1)", [events.map((e) => e.id)]);
+  expect(jobs).toEqual([]);
+  receiver.respond({ status: 200, body: "ok" });
+}, 60_000);

@@ -141,21 +141,22 @@ export async function deliverEvent(eventId: string): Promise<void> {
 }
 
 /**
- * Puts claimed events back in the queue without an attempt (QUEUED, due now, with a job), e.g. when a
- * worker stops before it could deliver them. Events whose lease changed meanwhile are left alone.
- * Throws on database errors.
+ * Puts claimed events back in the queue without an attempt (QUEUED, due at `retryAt`, default now, with
+ * a job), in one transaction for all of them: e.g. when a worker stops before it could deliver them, or
+ * when their destination stayed at its ceiling of deliveries in flight (lib/delivery/dispatch-queue.ts).
+ * Events whose lease changed meanwhile are left alone. Throws on database errors.
  */
-export async function releaseClaimed(events: ClaimedEvent[]): Promise<void> {
+export async function releaseClaimed(events: ClaimedEvent[], retryAt: Date | null = null): Promise<void> {
   if (events.length === 0) return;
   await withLeases(() => inTransaction(async (client) => {
     const { rows } = await client.query<{ id: string }>(
-      `UPDATE events SET locked_until = NULL, next_attempt_at = now(), updated_at = now()
+      `UPDATE events SET locked_until = NULL, next_attempt_at = COALESCE($3, now()), updated_at = now()
          FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
         WHERE events.id = v.id AND events.locked_until = v.lease AND events.status = 'QUEUED'
        RETURNING events.id`,
-      [events.map((e) => e.row.id), events.map((e) => e.lease)],
+      [events.map((e) => e.row.id), events.map((e) => e.lease), retryAt],
     );
-    await enqueueDeliveries(client, rows.map((r) => r.id));
+    await enqueueDeliveries(client, rows.map((r) => r.id), rows.map(() => retryAt));
   }, getBackgroundPool()));
 }
 

@@ -43,6 +43,34 @@ async function takeSlot(destinationId: string, ceiling: number, ms: number): Pro
   return true;
 }
 
+/** Per destination: deliveries whose slot was given back (answered or failed) in the 1 s window `at` (s), and in the window before. */
+const answered = new Map<string, { at: number; n: number; prev: number }>();
+
+function noteAnswer(destinationId: string, now: number): void {
+  const w = Math.floor(now / 1000);
+  let a = answered.get(destinationId);
+  if (!a || a.at !== w) {
+    a = { at: w, n: 0, prev: a && a.at === w - 1 ? a.n : 0 };
+    answered.set(destinationId, a);
+  }
+  a.n++;
+}
+
+/**
+ * Deliveries to `destinationId` that ended here (their slot given back) over about the last second: the
+ * larger of the last whole 1 s window's and the current one's count. The pace a destination at its
+ * ceiling works through its waiting events (lib/delivery/dispatch-queue.ts).
+ */
+export function endedLastSecond(destinationId: string, now = Date.now()): number {
+  const a = answered.get(destinationId);
+  const w = Math.floor(now / 1000);
+  if (!a || a.at < w - 1) {
+    answered.delete(destinationId);
+    return 0;
+  }
+  return a.at === w ? Math.max(a.prev, a.n) : a.n;
+}
+
 export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
 export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
 
@@ -52,6 +80,18 @@ export const saturatedDestinations = (ceiling = getConfig().deliveryDestinationC
 /** Deliveries to `destinationId` in flight in this process. */
 export const inFlightTo = (destinationId: string) => inFlight.get(destinationId) ?? 0;
 
+/** A destination's in-process ceiling of deliveries in flight: its `concurrent` rate limit, else DELIVERY_DESTINATION_CONCURRENCY. */
+function ceilingOf(config: DestinationLimitConfig): number {
+  const limit = config.rate_limit ?? null;
+  return limit && config.rate_limit_period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
+}
+
+/**
+ * True when a delivery to `destinationId` (limits `config`) would get its slot here at once: fewer than
+ * its ceiling in flight. The dispatch queue starts only such deliveries (lib/delivery/dispatch-queue.ts).
+ */
+export const slotFree = (destinationId: string, config: DestinationLimitConfig) => inFlightTo(destinationId) < ceilingOf(config);
+
 /**
  * Takes a delivery slot for `destinationId`, or says when to try again. The caller must call
  * `release()` once the delivery ends. Throws on database errors.
@@ -59,7 +99,7 @@ export const inFlightTo = (destinationId: string) => inFlight.get(destinationId)
 export async function acquireDestinationSlot(destinationId: string, config: DestinationLimitConfig): Promise<Permit> {
   const limit = config.rate_limit ?? null;
   const period = config.rate_limit_period ?? "second";
-  const ceiling = limit && period === "concurrent" ? limit : getConfig().deliveryDestinationConcurrency;
+  const ceiling = ceilingOf(config);
   // A burst to one destination waits a moment for its deliveries in flight; a destination that stays
   // saturated (slow or dead) gives the worker slot back and is tried again a little later.
   if (!(await takeSlot(destinationId, ceiling, SLOT_WAIT_MS))) return { ok: false, retryAt: new Date(Date.now() + 500 + Math.floor(Math.random() * 500)) };
@@ -67,6 +107,7 @@ export async function acquireDestinationSlot(destinationId: string, config: Dest
   const release = () => {
     if (released) return;
     released = true;
+    noteAnswer(destinationId, Date.now());
     const n = inFlightTo(destinationId) - 1;
     if (n <= 0) inFlight.delete(destinationId);
     else inFlight.set(destinationId, n);

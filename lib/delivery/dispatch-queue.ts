@@ -20,6 +20,7 @@
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/delivery/deliver-event";
+import { type DestinationLimitConfig, endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
 import { holdLease } from "@/lib/delivery/leases";
 import { WINDOW_MS } from "@/lib/ingest/ingest-pressure";
 import { logger } from "@/lib/log";
@@ -49,6 +50,16 @@ let active = 0;
 /** Deliveries answered whose attempts are being recorded (batched, lib/delivery/deliver-event.ts). */
 let recording = 0;
 let wakeTimer: NodeJS.Timeout | null = null;
+/** When each queued event was queued (ms since the epoch). */
+const queuedAt = new Map<ClaimedEvent, number>();
+/**
+ * How long a queued event may wait for a slot of its destination (at its ceiling of deliveries in
+ * flight) before it is handed back as a job, ms; and how long after that its job is due, ms.
+ */
+const BLOCKED_MAX_MS = 1000;
+const BLOCKED_RETRY_MS = 500;
+/** Wakes the pump to hand back events whose destination stayed saturated (nothing else may wake it). */
+let blockedTimer: NodeJS.Timeout | null = null;
 let stopping = false;
 const roomWaiters: (() => void)[] = [];
 const idleWaiters: (() => void)[] = [];
@@ -76,9 +87,11 @@ const RECORDING_MAX_FACTOR = 4;
 export function dispatchClaimed(events: ClaimedEvent[]): void {
   for (const e of events) unholds.set(e, holdLease(e));
   if (stopping) {
-    void releaseClaimed(events).finally(() => events.forEach(unhold)).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+    handBack(events);
     return;
   }
+  const now = Date.now();
+  for (const e of events) queuedAt.set(e, now);
   queue.push(...events);
   pump();
 }
@@ -213,28 +226,87 @@ function mayStart(now: number): boolean {
   return false;
 }
 
+/**
+ * True when `e` may start now without waiting for its destination: the destination has a free slot
+ * (lib/delivery/destination-limits.ts), or nothing will be sent (the connection or destination is
+ * disabled or paused: the event is only put back). `saturated` collects, during one pass of the pump,
+ * the destinations found at their ceiling (no delivery of the pass has ended meanwhile).
+ */
+function startable(e: ClaimedEvent, saturated: Set<string>): boolean {
+  const r = e.row;
+  if (!r.connection_name || !r.destination_type || r.connection_disabled_at || r.destination_disabled_at || r.paused_at) return true;
+  if (saturated.has(r.destination_id)) return false;
+  if (slotFree(r.destination_id, (r.destination_config ?? {}) as DestinationLimitConfig)) return true;
+  saturated.add(r.destination_id);
+  return false;
+}
+
+/**
+ * Starts queued deliveries while fewer than WORKER_CONCURRENCY run, in queue order, skipping the events
+ * whose destination is at its ceiling of deliveries in flight: they keep their place (and their lease,
+ * renewed) until a slot frees, instead of taking a delivery place to wait in. Of a destination's waiting
+ * events, those beyond what it finished in the last second that have waited over BLOCKED_MAX_MS are
+ * handed back together as jobs due after a short pause (the destination is slow, not just busy), so
+ * they do not hold the queue's room from other destinations' events.
+ */
 function pump(): void {
-  while (!stopping && active < concurrency() && queue.length > 0) {
-    if (!mayStart(Date.now())) break;
-    const next = queue.shift()!;
-    active++;
-    // A delivery's place is free once its answer is in: the next one starts while the attempt is recorded.
-    let answered = false;
-    const onAnswered = () => {
-      if (answered) return;
-      answered = true;
-      active--;
-      recording++;
-      pump();
-    };
-    void run(next, onAnswered).finally(() => {
-      onAnswered();
-      recording--;
-      pump();
-      if (active === 0 && recording === 0 && queue.length === 0) idleWaiters.splice(0).forEach((w) => w());
-    });
+  if (!stopping && active < concurrency() && queue.length > 0) {
+    const now = Date.now();
+    const kept: ClaimedEvent[] = [];
+    const stale: ClaimedEvent[] = [];
+    const saturated = new Set<string>();
+    /** Blocked events seen per destination in this pass. */
+    const blocked = new Map<string, number>();
+    let i = 0;
+    for (; i < queue.length && active < concurrency(); i++) {
+      const next = queue[i]!;
+      if (!startable(next, saturated)) {
+        const d = next.row.destination_id;
+        const ahead = blocked.get(d) ?? 0;
+        blocked.set(d, ahead + 1);
+        // A busy destination works through about a second's worth of its waiting events in a second: those
+        // stay. Beyond that, an event that has waited BLOCKED_MAX_MS goes back (the destination is slow).
+        if (now - (queuedAt.get(next) ?? now) > BLOCKED_MAX_MS && ahead >= endedLastSecond(d, now)) stale.push(next);
+        else kept.push(next);
+        continue;
+      }
+      if (!mayStart(now)) break;
+      start(next);
+    }
+    queue.splice(0, i, ...kept);
+    for (const e of stale) queuedAt.delete(e);
+    if (stale.length) handBack(stale, new Date(now + BLOCKED_RETRY_MS));
+    if (kept.length) (blockedTimer ??= setTimeout(() => ((blockedTimer = null), pump()), BLOCKED_MAX_MS)).unref();
   }
   if (hasRoom()) roomWaiters.splice(0).forEach((w) => w());
+}
+
+/** Hands `events` back as jobs due at `retryAt` (one statement), and stops renewing their leases. */
+function handBack(events: ClaimedEvent[], retryAt: Date | null = null): void {
+  void releaseClaimed(events, retryAt)
+    .finally(() => events.forEach(unhold))
+    .catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
+}
+
+/** Starts the delivery of `next` (a place among WORKER_CONCURRENCY is taken until its answer is in). */
+function start(next: ClaimedEvent): void {
+  queuedAt.delete(next);
+  active++;
+  // A delivery's place is free once its answer is in: the next one starts while the attempt is recorded.
+  let answered = false;
+  const onAnswered = () => {
+    if (answered) return;
+    answered = true;
+    active--;
+    recording++;
+    pump();
+  };
+  void run(next, onAnswered).finally(() => {
+    onAnswered();
+    recording--;
+    pump();
+    if (active === 0 && recording === 0 && queue.length === 0) idleWaiters.splice(0).forEach((w) => w());
+  });
 }
 
 async function run(event: ClaimedEvent, onAnswered: () => void): Promise<void> {
@@ -258,6 +330,7 @@ export async function stopDispatch(beforeHandBack: () => Promise<void> = async (
   roomWaiters.splice(0).forEach((w) => w());
   await beforeHandBack().catch(() => {});
   const left = queue.splice(0);
+  left.forEach((e) => queuedAt.delete(e));
   await releaseClaimed(left).catch((err) => log.warn("could not hand events back; their leases will expire", err instanceof Error ? err.message : err));
   left.forEach(unhold);
   if (active > 0 || recording > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));

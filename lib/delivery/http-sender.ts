@@ -55,9 +55,11 @@ export function deliveryPolicy(): AddressPolicy {
 
 function getAgent(): Agent {
   // The address check lives in the connector: what it checks is what the socket connects to.
+  // Sockets per origin: at least one per delivery a destination may have in flight
+  // (DELIVERY_DESTINATION_CONCURRENCY), so its ceiling, not the pool, bounds its deliveries.
   agent ??= new Agent({
     keepAliveTimeout: 10_000,
-    connections: 64,
+    connections: Math.max(64, getConfig().deliveryDestinationConcurrency),
     connect: guardedConnector(deliveryPolicy(), { timeout: 10_000, resolve: overrides.resolve }),
   });
   return agent;
