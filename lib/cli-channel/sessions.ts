@@ -6,6 +6,7 @@
  */
 import { createHmac } from "node:crypto";
 import { z } from "zod";
+import { SESSION_LIVE_MS } from "@/lib/cli-channel/feed";
 import { getPool } from "@/lib/db/pool";
 import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
@@ -21,9 +22,6 @@ import { createSource, findSourceByName } from "@/lib/gateway/sources/source-sto
 import { GatewayError } from "@/lib/http/errors";
 import { ingestUrlFor } from "@/lib/console/urls";
 import { createId } from "@/lib/ids";
-
-/** A session is live while its stream refreshed `last_seen_at` within this many ms. */
-export const SESSION_LIVE_MS = 15_000;
 
 export const ZCliSessionCreate = z.strictObject({
   source_name: z.string().trim().min(1).max(155),

@@ -4,9 +4,8 @@
  * attempt it carries (`cli_attempt_id`), and NOTIFYs the process that holds its stream. The CLI's answer records the attempt (POST /cli/attempts/{id}); if it
  * never comes, the event's lease expires and the sweeper queues it again.
  */
-import { CLI_CHANNEL } from "@/lib/cli-channel/feed";
+import { CLI_CHANNEL, SESSION_LIVE_MS } from "@/lib/cli-channel/feed";
 import { getConfig } from "@/lib/config";
-import { SESSION_LIVE_MS } from "@/lib/cli-channel/sessions";
 import { getBackgroundPool } from "@/lib/db/pool";
 import type { AttemptContext } from "@/lib/delivery/attempt-context";
 import type { EventDelivery } from "@/lib/delivery/outgoing";

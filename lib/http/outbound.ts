@@ -23,6 +23,7 @@ import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { logger } from "@/lib/log";
+import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
 
 const log = logger("outbound");
 /** Largest request body, bytes (every request except publish). */
@@ -30,18 +31,6 @@ export const OUTBOUND_MAX_BODY_BYTES = 1024 * 1024;
 
 export type OutboundForm = "self-hosted" | "managed";
 
-/** An error with the outbound body `{status, message, data?}`. */
-export class OutboundError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-export const outboundNotFound = (what = "not found") => new OutboundError(404, what);
-export const outboundInvalid = (messages: string[]) => new OutboundError(422, "validation error", messages);
 
 export type OutboundContext<P> = { url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
 export type OutboundResult = { status?: number; body: unknown };

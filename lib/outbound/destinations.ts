@@ -11,7 +11,7 @@ import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { base62 } from "@/lib/ids";
-import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/http/outbound";
+import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { checkFields, DESTINATION_TYPES, destinationType, fieldsSchema, newSecret, obfuscated } from "@/lib/outbound/destination-types";

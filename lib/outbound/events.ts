@@ -8,7 +8,7 @@ import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { measure, MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
-import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
+import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";

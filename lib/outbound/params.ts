@@ -3,7 +3,7 @@
  * envelope"): one value, a list (`x=a&x=b`, `x[]=a`, `x[0]=a`), and the opaque cursor of a `(time, id)`
  * position. Each throws the outbound 400.
  */
-import { OutboundError } from "@/lib/http/outbound";
+import { OutboundError } from "@/lib/outbound/errors";
 import { cursorDate, cursorText } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 

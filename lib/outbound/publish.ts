@@ -13,7 +13,7 @@ import { Batcher } from "@/lib/delivery/batcher";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { jsonMatches } from "@/lib/gateway/pipeline/filter";
 import { base62, random16 } from "@/lib/ids";
-import { OutboundError, outboundInvalid } from "@/lib/http/outbound";
+import { OutboundError, outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 
 export const ZPublish = z.strictObject({

@@ -5,7 +5,8 @@
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { getConfig } from "@/lib/config";
-import { outboundNotFound, type OutboundRoute } from "@/lib/http/outbound";
+import type { OutboundRoute } from "@/lib/http/outbound";
+import { outboundNotFound } from "@/lib/outbound/errors";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { type Config, getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
-import { outboundInvalid } from "@/lib/http/outbound";
+import { outboundInvalid } from "@/lib/outbound/errors";
 
 type OutboundConfig = Config["outbound"];
 /** How long a process keeps the stored settings before reading them again, ms. */

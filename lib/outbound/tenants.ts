@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
-import { OutboundError, outboundNotFound } from "@/lib/http/outbound";
+import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import { tenantToken } from "@/lib/outbound/auth";
 import { decodeCursor as decode, encodeCursor as encode, single as one, values as many } from "@/lib/outbound/params";
