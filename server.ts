@@ -2,7 +2,7 @@
  * The production HTTP server (Next.js's custom-server pattern; design "The hot path").
  * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
  *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
- *   /e/v1/publish                  gateway publish (POST, API key)                lib/ingest/publish.ts
+ *   /e/v1/publish                  gateway publish (POST, API key)                lib/gateway/publish.ts
  *   /outbound/{api/v1|2025-07-01}/publish   outbound publish (POST, admin key)    lib/outbound/publish.ts
  *   /cli/…                         `hookyard listen` sessions and streams (cli_key) lib/cli-channel/routes.ts
  *   POST /                          create a test URL                              lib/console/routes.ts
@@ -30,14 +30,14 @@ import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "@/lib/db/health";
 import { closePool } from "@/lib/db/pool";
 import { healthz } from "@/lib/health";
 import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
-import { CONSOLE_MAX_BODY_BYTES } from "@/lib/http/console";
+import { CONSOLE_MAX_BODY_BYTES } from "@/lib/console/http";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
 import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
 import { apiSecurityHeaders } from "@/lib/http/security-headers";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
-import { publish } from "@/lib/ingest/publish";
-import { outboundHttp } from "@/lib/http/outbound";
+import { publish } from "@/lib/gateway/publish";
+import { outboundHttp } from "@/lib/outbound/http";
 import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 import { getCliFeed } from "@/lib/cli-channel/feed";
 import { serveCli } from "@/lib/cli-channel/routes";
@@ -93,7 +93,7 @@ function ingestFailure(err: unknown): HttpResponse {
   return { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
 }
 
-/** Outbound publish, a hot path like ingestion: the outbound wrapper without Next.js (lib/http/outbound.ts outboundHttp). */
+/** Outbound publish, a hot path like ingestion: the outbound wrapper without Next.js (lib/outbound/http.ts outboundHttp). */
 async function servePublish(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const config = getConfig();
   const request = await readNodeRequest(req, { maxBodyBytes: config.ingestMaxBodyBytes, trustProxy: config.trustProxy });

@@ -7,8 +7,8 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { createApiKey } from "@/lib/gateway/teams/api-keys";
-import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { createApiKey } from "@/lib/teams/api-keys";
+import { createTeam } from "@/lib/teams/bootstrap";
 import { createSignInToken, createUser } from "@/lib/dashboard/users";
 import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";

@@ -7,7 +7,7 @@
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { createTeam } from "@/lib/teams/bootstrap";
 import { newTestUrl } from "./support/client";
 import { newTeam } from "./support/gateway";
 import { type RunningServer, startServer } from "./support/servers";

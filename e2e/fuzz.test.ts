@@ -13,9 +13,9 @@
 import net from "node:net";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "@/lib/gateway/teams/api-keys";
+import { createApiKey } from "@/lib/teams/api-keys";
 import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
-import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { createTeam } from "@/lib/teams/bootstrap";
 import { API_VERSIONS } from "@/lib/gateway/versions";
 import { BASE_URL, newTestUrl } from "./support/client";
 import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, OUTBOUND_TEMPLATES, outboundFuzzContext, requestArb, send, shapeProblem } from "./support/fuzz";

@@ -3,7 +3,7 @@
  * (shared/spec/gateway.md "API authentication", "Errors", "Limits"; reference §0).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, revokeApiKey } from "@/lib/gateway/teams/api-keys";
+import { createApiKey, revokeApiKey } from "@/lib/teams/api-keys";
 import { db, newTestUrl } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 

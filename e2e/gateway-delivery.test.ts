@@ -6,7 +6,7 @@
  */
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getSigningSecrets, rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
+import { getSigningSecrets, rotateSigningSecret } from "@/lib/teams/signing-secret";
 import { BASE_URL, db } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { attemptsOf, connectionTo, eventsIn, receivedBy, requestRow, send } from "./support/pipeline";

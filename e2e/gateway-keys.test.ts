@@ -45,7 +45,7 @@ function keys(...args: string[]) {
 function signingSecrets(at?: Date): { teamId: string; current: string; previous: string | null; previousExpiresAt: string | null } {
   const code = `
     const { getPool, closePool } = await import("@/lib/db/pool");
-    const { getSigningSecrets } = await import("@/lib/gateway/teams/signing-secret");
+    const { getSigningSecrets } = await import("@/lib/teams/signing-secret");
     const { rows } = await getPool().query("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
     const s = await getSigningSecrets(rows[0].id, ${at ? `new Date(${at.getTime()})` : "undefined"});
     console.log("RESULT" + JSON.stringify({ teamId: rows[0].id, ...s }));

@@ -12,7 +12,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "@/lib/gateway/teams/api-keys";
+import { hashApiKey } from "@/lib/teams/api-keys";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { BASE_URL, db } from "./support/client";
 import { api, gatewayTeam, newTeam, type TestTeam } from "./support/gateway";

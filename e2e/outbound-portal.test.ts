@@ -1,6 +1,6 @@
 /**
- * The portal's cookie session on the outbound API (issue 14, portal; lib/outbound/portal.ts, the auth
- * step of lib/http/outbound.ts) against the running server: the token exchange (`/portal?token=` →
+ * The portal's cookie session on the outbound API (issue 14, portal; lib/portal/portal.ts, the auth
+ * step of lib/outbound/http.ts) against the running server: the token exchange (`/portal?token=` →
  * `/portal/enter` → httpOnly SameSite=Strict cookie), a tenant cookie answered exactly like the same JWT
  * in `Authorization` on the tenant-isolation and admin-only matrix, an admin key in the cookie refused,
  * and the CSRF guard on unsafe cookie requests.

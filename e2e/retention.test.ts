@@ -1,7 +1,7 @@
 /**
  * Retention (issue 15 §5): the big tables are partitioned by UTC day on their time-sortable ids (migration
  * 20261123220000_partition_by_time); the worker drops whole expired days, creates days ahead and expires
- * guest workspaces (lib/retention). Partition tests run on databases of their own (TEST_PG_ADMIN_URL);
+ * guest workspaces (lib/worker/partitions.ts). Partition tests run on databases of their own (TEST_PG_ADMIN_URL);
  * the paging test goes through the running servers' gateway API across a partition boundary.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { createId, idLowerBound, type IdKind } from "@/lib/ids";
 import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { rollupPass } from "@/lib/metrics/rollup";
 import { createOutboundKey } from "@/lib/outbound/auth";
-import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/retention/partitions";
+import { dropExpiredPartitions, ensurePartitions, expireGuestWorkspaces, expireOutboundLeftovers } from "@/lib/worker/partitions";
 import { api, newTeam } from "./support/gateway";
 import { outboundCall } from "./support/outbound";
 

@@ -192,7 +192,7 @@ export type Config = {
   workerConcurrency: number;
   /** Deliveries per second a worker process starts from fan-out while ingestion is saturated; 0 = no limit. */
   workerBurstDeliveryRate: number;
-  /** How long one episode of ingestion pressure may slow deliveries (lib/delivery/dispatch-queue.ts BurstPacer), ms. */
+  /** How long one episode of ingestion pressure may slow deliveries (lib/delivery/pacing.ts BurstPacer), ms. */
   workerBurstMaxMs: number;
   /** CPU priority (nice, 0-19) of the worker process `npm start` runs: higher yields the CPU to ingestion. */
   workerNice: number;

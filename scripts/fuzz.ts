@@ -27,8 +27,8 @@ buildIfNeeded(log);
 const db = await startTestDatabase();
 process.env.DATABASE_URL = db.url;
 const server = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", GATEWAY_API_RATE_LIMIT: "1000000", CONSOLE_CREATE_RATE_LIMIT: "1000000", CONSOLE_NEW_RATE_LIMIT: "1000000", OUTBOUND_RATE_LIMIT: "1000000" });
-const { createTeam } = await import("@/lib/gateway/teams/bootstrap");
-const { createApiKey } = await import("@/lib/gateway/teams/api-keys");
+const { createTeam } = await import("@/lib/teams/bootstrap");
+const { createApiKey } = await import("@/lib/teams/api-keys");
 const { closePool } = await import("@/lib/db/pool");
 
 const json = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, "content-type": "application/json" });

@@ -12,10 +12,10 @@
 import { closePool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";
 import { withDatabase } from "@/lib/db/with-database";
-import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/gateway/teams/api-keys";
-import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
-import { rotateCliKey } from "@/lib/gateway/teams/cli-key";
-import { rotateSigningSecret } from "@/lib/gateway/teams/signing-secret";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/teams/api-keys";
+import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
+import { rotateCliKey } from "@/lib/teams/cli-key";
+import { rotateSigningSecret } from "@/lib/teams/signing-secret";
 import { getPool } from "@/lib/db/pool";
 import { createOutboundKey, listOutboundKeys, revokeOutboundKey } from "@/lib/outbound/auth";
 

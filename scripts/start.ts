@@ -24,7 +24,7 @@ import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/emb
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
 import { ensureDashboardAdmin } from "@/lib/dashboard/bootstrap";
-import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
+import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
 import { ensureOutboundKey } from "@/lib/outbound/auth";
 import { isAlive, StartFailure } from "@/lib/processes";
 import { listenAndRelay, listenFailureMessage, type SocketRelay } from "@/lib/socket-relay";

@@ -26,7 +26,7 @@ const only = process.argv.slice(2); // optional: "vitest", "playwright" or "comp
  * Chosen to keep the pass short (about a minute with its database and servers on a busy 2-core machine).
  */
 const COMPAT_FILES = [
-  "lib/delivery/claim.test.ts",
+  "lib/gateway/delivery/claim.test.ts",
   "e2e/gateway-pipeline.test.ts",
   "e2e/gateway-delivery.test.ts",
   "e2e/outbound-delivery.test.ts",

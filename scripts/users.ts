@@ -13,7 +13,7 @@ import { migrate } from "@/lib/db/migrate";
 import { withDatabase } from "@/lib/db/with-database";
 import { gatewayTeamId, signInLink } from "@/lib/dashboard/bootstrap";
 import { createSignInToken, createUser, deleteUser, endUserSessions, findUser, listUsers, resetPassword, UserError } from "@/lib/dashboard/users";
-import { ensureGatewayTeam } from "@/lib/gateway/teams/bootstrap";
+import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
 
 const [command, arg, arg2] = process.argv.slice(2);
 const password = arg2 ?? process.env.DASHBOARD_PASSWORD ?? null;

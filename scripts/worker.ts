@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
-import { startWorker } from "@/lib/delivery/worker";
+import { startWorker } from "@/lib/worker/index";
 import { failStart, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");

@@ -4,7 +4,7 @@
 // outbound API from the browser with that cookie.
 import type { Metadata } from "next";
 import { PortalProvider } from "@/components/portal/PortalProvider";
-import { portalSession } from "./session";
+import { portalSession } from "@/lib/portal/session";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { redirect } from "next/navigation";
 import { DestinationList } from "@/components/portal/DestinationList";
 import { SignedOut } from "@/components/portal/SignedOut";
-import { portalSession } from "./session";
+import { portalSession } from "@/lib/portal/session";
 
 /**
  * `/portal`: with `?token=` (the outbound portal redirect_url) the token goes to the exchange

@@ -1,6 +1,6 @@
 /**
  * Browser-side calls of the gateway API (docs/gateway-api.md) for the dashboard: same-origin fetches
- * that carry the session cookie (lib/dashboard/session.ts), so the server answers with the signed-in
+ * that carry the session cookie (lib/teams/dashboard-session.ts), so the server answers with the signed-in
  * user's team. A 401 (signed out, or the user was deleted) goes to the sign-in page.
  */
 export const GATEWAY = "/api/2025-07-01";

@@ -5,8 +5,8 @@
  */
 import { decryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { createApiKey } from "@/lib/gateway/teams/api-keys";
-import { createTeam } from "@/lib/gateway/teams/bootstrap";
+import { createApiKey } from "@/lib/teams/api-keys";
+import { createTeam } from "@/lib/teams/bootstrap";
 import { BASE_URL } from "./client";
 
 export type TestTeam = { teamId: string; apiKey: string; signingSecret: string; cliKey?: string };

@@ -23,7 +23,7 @@ import {
   ZCliAttemptResult,
   ZCliSessionCreate,
 } from "@/lib/cli-channel/sessions";
-import { teamOfCliKey } from "@/lib/gateway/teams/cli-key";
+import { teamOfCliKey } from "@/lib/teams/cli-key";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { readNodeRequest } from "@/lib/http/node";
 import { logger } from "@/lib/log";

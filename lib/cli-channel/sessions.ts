@@ -8,19 +8,19 @@ import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { SESSION_LIVE_MS } from "@/lib/cli-channel/feed";
 import { getPool } from "@/lib/db/pool";
-import { getSigningSecrets } from "@/lib/gateway/teams/signing-secret";
+import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
-import { recordAttempt } from "@/lib/delivery/deliver-event";
-import { loadEventDelivery } from "@/lib/delivery/event-delivery";
+import { recordAttempt } from "@/lib/gateway/delivery/deliver-event";
+import { loadEventDelivery } from "@/lib/gateway/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { deliveryHeaders, type EventDelivery } from "@/lib/delivery/outgoing";
 import type { RetryRule } from "@/lib/delivery/retry-schedule";
 import { createConnection } from "@/lib/gateway/connections/connection-store";
-import { bumpConfigGeneration } from "@/lib/gateway/pipeline/config-generation";
+import { bumpConfigGeneration } from "@/lib/db/config-generation";
 import { findDestinationByName } from "@/lib/gateway/destinations/destination-store";
 import { createSource, findSourceByName } from "@/lib/gateway/sources/source-store";
 import { GatewayError } from "@/lib/http/errors";
-import { ingestUrlFor } from "@/lib/console/urls";
+import { ingestUrlFor } from "@/lib/urls";
 import { createId } from "@/lib/ids";
 
 export const ZCliSessionCreate = z.strictObject({

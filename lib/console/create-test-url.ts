@@ -1,6 +1,6 @@
 import { type ConsoleSession, createGuestWorkspace, sessionCliKey } from "@/lib/console/sessions";
 import type { TCreateTestUrlRequest, TTestUrl } from "@/lib/console/schemas";
-import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/console/urls";
+import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/urls";
 import { createSourceWithUniqueName } from "@/lib/gateway/sources/create-source-with-unique-name";
 import { findSourceType, type HttpMethod } from "@/lib/gateway/sources/types";
 import { ApiError } from "@/lib/http/errors";

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { type ConsoleSource, requireConsoleSource, requireOwnedConsoleSource } from "@/lib/console/console-source";
 import type { ConsoleSession } from "@/lib/console/sessions";
 import { getPool } from "@/lib/db/pool";
-import { retryRequest } from "@/lib/delivery/event-actions";
+import { retryRequest } from "@/lib/gateway/delivery/event-actions";
 import { ApiError } from "@/lib/http/errors";
 
 export const ZConsoleAttempt = z.object({

@@ -1,7 +1,7 @@
 /**
  * Console API handlers (shared/spec/console.md "Endpoints"). `/` and `/{id}` are shared with the
  * console pages, so the custom server (server.ts) routes these by method and `Accept` before Next.js
- * sees the request; each handler is wrapped by `consoleRoute` (lib/http/console.ts).
+ * sees the request; each handler is wrapped by `consoleRoute` (lib/console/http.ts).
  */
 import { createTestUrl } from "@/lib/console/create-test-url";
 import { getRequestDeliveries, retryConsoleRequest } from "@/lib/console/deliveries";
@@ -9,7 +9,7 @@ import { consoleOpenApi } from "@/lib/console/openapi";
 import { getRawBody, getSourcePreview } from "@/lib/console/preview";
 import { ZCreateTestUrlRequest } from "@/lib/console/schemas";
 import { cookieDomainFor, sessionCookie } from "@/lib/console/sessions";
-import { consoleRoute } from "@/lib/http/console";
+import { consoleRoute } from "@/lib/console/http";
 import { json } from "@/lib/http/types";
 
 // POST / - create a test URL (60 per minute per session or client IP)

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { getDomain } from "tldts";
 import { encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { newSigningSecret } from "@/lib/gateway/teams/signing-secret";
+import { newSigningSecret } from "@/lib/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
-import { cliKeyOfSessionToken, ensureCliKey, hashCliKey } from "@/lib/gateway/teams/cli-key";
+import { cliKeyOfSessionToken, ensureCliKey, hashCliKey } from "@/lib/teams/cli-key";
 import { createId, createToken } from "@/lib/ids";
 
 /** Name of the console session cookie. */
@@ -14,7 +14,7 @@ export const SESSION_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 /**
  * A live console session. `cliKey` is its workspace's cli_key, derived from the session token
- * (lib/gateway/teams/cli-key.ts; docs/cli.md "The cli_key"): only the holder of the cookie can see it.
+ * (lib/teams/cli-key.ts; docs/cli.md "The cli_key"): only the holder of the cookie can see it.
  */
 export type ConsoleSession = { id: string; teamId: string; expiresAt: Date; cliKey: string };
 

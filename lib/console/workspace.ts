@@ -1,6 +1,6 @@
 import { findSession, SESSION_COOKIE, sessionCliKey } from "@/lib/console/sessions";
 import { readCookie } from "@/lib/http/cookies";
-import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/console/urls";
+import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/urls";
 import { getPool } from "@/lib/db/pool";
 import { publicSourceId } from "@/lib/ids";
 

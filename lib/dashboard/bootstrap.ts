@@ -2,7 +2,7 @@ import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { checkCredentials, createSignInToken, createUser, findUser, resetPassword } from "@/lib/dashboard/users";
 
-/** The gateway team (the oldest TEAM-mode team; lib/gateway/teams/bootstrap.ts creates it), or null. */
+/** The gateway team (the oldest TEAM-mode team; lib/teams/bootstrap.ts creates it), or null. */
 export async function gatewayTeamId(): Promise<string | null> {
   const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
   return rows[0]?.id ?? null;

@@ -1,10 +1,10 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { type SessionUser, userFromCookieHeader } from "@/lib/dashboard/session";
+import { type SessionUser, userFromCookieHeader } from "@/lib/teams/dashboard-session";
 
 /**
  * The signed-in user of a dashboard page (server components), or a redirect to the sign-in page. Reads
- * the session as the APIs do (lib/dashboard/session.ts userFromCookieHeader: the app's one cookie parser,
+ * the session as the APIs do (lib/teams/dashboard-session.ts userFromCookieHeader: the app's one cookie parser,
  * the JWT, and its server-side session row).
  */
 export async function requireUser(): Promise<SessionUser> {

@@ -1,5 +1,5 @@
 import { applyMigrations } from "@/lib/db/schema-engine";
-import { quietGraphileLogger } from "@/lib/delivery/graphile-logger";
+import { quietGraphileLogger } from "@/lib/db/graphile-logger";
 
 /**
  * Brings the database at `connectionString` up to date with `prisma/migrations` and graphile-worker's schema.

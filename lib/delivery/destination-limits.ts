@@ -59,7 +59,7 @@ function noteAnswer(destinationId: string, now: number): void {
 /**
  * Deliveries to `destinationId` that ended here (their slot given back) over about the last second: the
  * larger of the last whole 1 s window's and the current one's count. The pace a destination at its
- * ceiling works through its waiting events (lib/delivery/dispatch-queue.ts).
+ * ceiling works through its waiting events (lib/gateway/delivery/dispatch-queue.ts).
  */
 export function endedLastSecond(destinationId: string, now = Date.now()): number {
   const a = answered.get(destinationId);
@@ -88,7 +88,7 @@ function ceilingOf(config: DestinationLimitConfig): number {
 
 /**
  * True when a delivery to `destinationId` (limits `config`) would get its slot here at once: fewer than
- * its ceiling in flight. The dispatch queue starts only such deliveries (lib/delivery/dispatch-queue.ts).
+ * its ceiling in flight. The dispatch queue starts only such deliveries (lib/gateway/delivery/dispatch-queue.ts).
  */
 export const slotFree = (destinationId: string, config: DestinationLimitConfig) => inFlightTo(destinationId) < ceilingOf(config);
 

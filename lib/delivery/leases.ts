@@ -18,7 +18,7 @@ import { logger } from "@/lib/log";
 
 const log = logger("leases");
 
-/** What this module needs of a claimed event (lib/delivery/deliver-event.ts ClaimedEvent). */
+/** What this module needs of a claimed event (lib/gateway/delivery/deliver-event.ts ClaimedEvent). */
 type Holder = { row: { id: string }; lease: Date };
 
 const held = new Set<Holder>();

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
-import { PRESENCE_PREFIX, unlockJobsOfDeadWorkers } from "@/lib/delivery/worker";
+import { PRESENCE_PREFIX, unlockJobsOfDeadWorkers } from "@/lib/worker/index";
 import { createId } from "@/lib/ids";
 
 const live = `pool-live-${process.pid}`;

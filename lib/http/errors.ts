@@ -1,6 +1,6 @@
 /**
  * Errors domain code throws; each surface's wrapper maps them to that surface's body
- * (lib/http/console.ts for the console). Statuses live here, in one table.
+ * (lib/console/http.ts for the console). Statuses live here, in one table.
  */
 export const ERROR_STATUS = {
   UNPROCESSABLE_ENTITY: 422,

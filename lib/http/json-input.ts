@@ -3,7 +3,7 @@
  * or JSON query parameter is parsed and then checked, without recursion, against limits that keep bad
  * input a clear 4xx instead of a 5xx deeper down (a stack overflow in validation, PostgreSQL refusing
  * text, an object key reaching a prototype). Each surface's wrapper maps {@link JsonInputError} to its
- * own error body (lib/http/gateway.ts, lib/http/console.ts, lib/cli-channel/routes.ts).
+ * own error body (lib/gateway/http.ts, lib/console/http.ts, lib/cli-channel/routes.ts).
  * Limits: docs/gateway-api.md and docs/console-api.md "Input limits".
  */
 /** Keys that would reach an object's prototype chain when assigned: never assigned from user input. */

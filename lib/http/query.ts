@@ -128,7 +128,7 @@ export function badlyEncodedParameter(search: string): string | null {
  * {@link parseQuery} in strict mode (U+0000 or an unpaired surrogate in a key or value, nesting past
  * QUERY_MAX_DEPTH and more than QUERY_MAX_PARAMS parameters are a 400). Every string filter of both
  * surfaces reads its values from here, so none reaches PostgreSQL with text it refuses. Throws a 400
- * GatewayError; the outbound wrapper answers it in its own error body (lib/http/outbound.ts).
+ * GatewayError; the outbound wrapper answers it in its own error body (lib/outbound/http.ts).
  */
 export function parseApiQuery(url: URL): ParsedQuery {
   checkQueryEncoding(url.search);
@@ -238,4 +238,12 @@ export function filterSql(column: string, filter: Filter, params: unknown[], cas
     parts.push(`${column} ILIKE $${params.length}`);
   }
   return parts.length ? parts.join(" AND ") : "TRUE";
+}
+
+/**
+ * `parsed_query` of a raw query string (without "?"): brackets nest (`a[b]=1` → `{a: {b: "1"}}`),
+ * `a[]=x`, `a[0]=x` and repeated keys (`a=1&a=2`) give arrays, as the API's own query parameters parse.
+ */
+export function parseQueryString(raw: string): Record<string, unknown> {
+  return parseQuery(new URLSearchParams(raw));
 }

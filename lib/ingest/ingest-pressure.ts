@@ -4,7 +4,7 @@
  * SATURATED_WINDOWS windows of WINDOW_MS in a row, a write in flight at least BUSY_SHARE of the time and
  * requests queueing up behind it (at least MIN_ROWS per write on average). The process then says so on
  * the `hookyard_ingest_pressure` channel, once per window, and delivery workers slow down to
- * WORKER_BURST_DELIVERY_RATE (lib/delivery/dispatch-queue.ts): the database's write capacity goes to
+ * WORKER_BURST_DELIVERY_RATE (lib/delivery/pacing.ts): the database's write capacity goes to
  * accepting requests first, and the backlog waits durably in `request_fanouts` until the burst is over.
  *
  * Nothing is sent when ingestion has headroom, so steady traffic is delivered at full speed. Measured on

@@ -4,12 +4,12 @@
  * shared/spec/console.md "Endpoints" and "Errors"; design "The hot path".
  */
 import { getConfig } from "@/lib/config";
-import { inspectUrlFor } from "@/lib/console/urls";
+import { inspectUrlFor } from "@/lib/urls";
 import { createId, sourceIdFromPublic } from "@/lib/ids";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
-import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/gateway/sources/verify";
+import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/ingest/verify";
 
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -102,7 +102,7 @@ function successBody(source: IngestSource, requestId: string) {
  * resolves: the answer is only built after the group-commit write succeeded.
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
  * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one)
- * or 200 (the spec's rule, lib/gateway/sources/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
+ * or 200 (the spec's rule, lib/ingest/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); 415 UNSUPPORTED_CONTENT_TYPE and 400 UNPARSABLE_JSON (team
  * sources only; the request is kept as rejected); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.
@@ -185,7 +185,7 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
  * Ingests a request Hookyard itself sends into source `publicId` (the outbound `gateway` destination type,
  * docs/outbound.md "The gateway type"), which takes the same path as a request sent to the source's URL,
  * verification included: it is first signed with the source's own credentials when its verification is one
- * Hookyard can produce (generic HMAC, API key, Basic auth; lib/gateway/sources/verify signatureHeaders), so
+ * Hookyard can produce (generic HMAC, API key, Basic auth; lib/ingest/verify signatureHeaders), so
  * it is `verified` only when that verification passes; a source verified by a provider's scheme rejects it
  * (VERIFICATION_FAILED), and a source without verification stores it unverified. Never marks a request
  * verified by itself. Answers and rejects as {@link ingest}; the caller decides which sources it may reach.

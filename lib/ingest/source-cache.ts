@@ -1,6 +1,6 @@
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { configGeneration } from "@/lib/gateway/pipeline/config-generation";
+import { configGeneration } from "@/lib/db/config-generation";
 
 /** What ingestion needs to know about a source. */
 export type IngestSource = {

@@ -126,3 +126,21 @@ export async function authenticateOutbound(credential: string): Promise<Outbound
   const verified = await verifyTenantToken(credential);
   return "tenantId" in verified ? { kind: "tenant", tenantId: verified.tenantId } : null;
 }
+
+/** The cookie holding the tenant JWT (httpOnly). */
+export const PORTAL_COOKIE = "hy_portal";
+/** Header the portal's own fetches send on unsafe methods; a cross-site form cannot send it. */
+export const PORTAL_CSRF_HEADER = "x-hookyard-portal";
+
+/**
+ * CSRF guard of a cookie-authenticated request: safe methods (GET, HEAD) pass; an unsafe one passes only
+ * with the {@link PORTAL_CSRF_HEADER} header (which a cross-site form cannot send and a cross-site fetch
+ * cannot send without a CORS preflight this server never grants) and, when an `Origin` is sent, only
+ * from PUBLIC_URL's origin.
+ */
+export function portalCsrfAllowed(method: string, origin: string | null | undefined, csrfHeader: string | null | undefined): boolean {
+  if (method === "GET" || method === "HEAD") return true;
+  if (!csrfHeader) return false;
+  if (origin && origin !== new URL(getConfig().publicUrl).origin) return false;
+  return true;
+}

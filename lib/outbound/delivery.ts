@@ -20,7 +20,7 @@ import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
-import { burstPermit } from "@/lib/delivery/dispatch-queue";
+import { burstPermit } from "@/lib/delivery/pacing";
 import { guardedResolve, RefusedAddressError } from "@/lib/delivery/address-guard";
 import { deliveryPolicy, deliveryResolver, sendHttp } from "@/lib/delivery/http-sender";
 import { base62, publicSourceId } from "@/lib/ids";

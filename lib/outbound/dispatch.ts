@@ -13,14 +13,14 @@
  * claims the delivery again (at least once). A destination with DELIVERY_DESTINATION_CONCURRENCY
  * deliveries in flight here is left out of the claims (lib/delivery/destination-limits.ts), so a slow or
  * dead one never takes all of the places. Deliveries start under the burst pacer shared with the
- * gateway (lib/delivery/dispatch-queue.ts): while ingestion is saturated, only WORKER_BURST_DELIVERY_RATE
+ * gateway (lib/delivery/pacing.ts): while ingestion is saturated, only WORKER_BURST_DELIVERY_RATE
  * per second start, and only that many are claimed.
  */
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { listenTo } from "@/lib/db/listen";
 import { saturatedDestinations } from "@/lib/delivery/destination-limits";
-import { takeStartPermits } from "@/lib/delivery/dispatch-queue";
+import { takeStartPermits } from "@/lib/delivery/pacing";
 import { logger } from "@/lib/log";
 import { claimDueDeliveries, deliverClaimedOutbound, OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
@@ -106,7 +106,7 @@ function finished(): void {
 export type OutboundDispatch = { stop: () => Promise<void> };
 
 /**
- * Starts this process's dispatcher (a worker process; lib/delivery/worker.ts). Resolves once it listens.
+ * Starts this process's dispatcher (a worker process; lib/worker/index.ts). Resolves once it listens.
  * `stop` stops claiming and resolves when the deliveries under way have been recorded.
  */
 export async function startOutboundDispatch(): Promise<OutboundDispatch> {

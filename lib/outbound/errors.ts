@@ -1,6 +1,6 @@
 /**
  * The outbound service's errors: the body `{status, message, data?}` (docs/outbound.md "Credentials" shows
- * them) that the outbound API wrapper (lib/http/outbound.ts) answers with. Domain code of the outbound
+ * them) that the outbound API wrapper (lib/outbound/http.ts) answers with. Domain code of the outbound
  * service throws these; they live below the wrapper, so the service's modules never import the wrapper.
  */
 

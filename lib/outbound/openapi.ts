@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
-import type { OutboundForm, OutboundRoute } from "@/lib/http/outbound";
+import type { OutboundForm, OutboundRoute } from "@/lib/outbound/http";
 import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/destinations";
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";

@@ -11,7 +11,7 @@ import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
-import { jsonMatches } from "@/lib/gateway/pipeline/filter";
+import { jsonMatches } from "@/lib/rules/filter";
 import { base62, random16 } from "@/lib/ids";
 import { OutboundError, outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";

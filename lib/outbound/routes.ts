@@ -1,11 +1,11 @@
 /**
  * The outbound API's routes (shared/spec/outbound.md "Endpoints"; reference §1), one table for both
- * deployment forms, served by the wrapper in lib/http/outbound.ts through app/outbound/[...path].
+ * deployment forms, served by the wrapper in lib/outbound/http.ts through app/outbound/[...path].
  * Auth: `admin` = admin key only; `any` = admin key or the tenant's JWT (scoped by the wrapper).
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { getConfig } from "@/lib/config";
-import type { OutboundRoute } from "@/lib/http/outbound";
+import type { OutboundRoute } from "@/lib/outbound/http";
 import { outboundNotFound } from "@/lib/outbound/errors";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";

@@ -14,7 +14,7 @@ Object.assign(process.env, { OUTBOUND_API_KEY: apiKey, LOG_LEVEL: "warn", PUBLIC
 const { startTestDatabase } = await import("../../e2e/support/servers");
 const db = await startTestDatabase();
 process.env.DATABASE_URL = db.url;
-const { outboundHttp } = await import("@/lib/http/outbound");
+const { outboundHttp } = await import("@/lib/outbound/http");
 const { OUTBOUND_ROUTES } = await import("@/lib/outbound/routes");
 const { ensureOutboundKey } = await import("@/lib/outbound/auth");
 const { closePool } = await import("@/lib/db/pool");

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/dashboard/SignInForm";
-import { userFromCookieHeader } from "@/lib/dashboard/session";
+import { userFromCookieHeader } from "@/lib/teams/dashboard-session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in", robots: { index: false } };

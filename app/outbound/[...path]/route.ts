@@ -1,5 +1,5 @@
-// Every outbound API path, both forms (`/outbound/api/v1/…`, `/outbound/2025-07-01/…`): lib/http/outbound.ts.
-import { outboundHandler } from "@/lib/http/outbound";
+// Every outbound API path, both forms (`/outbound/api/v1/…`, `/outbound/2025-07-01/…`): lib/outbound/http.ts.
+import { outboundHandler } from "@/lib/outbound/http";
 import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 
 export const dynamic = "force-dynamic";

@@ -8,7 +8,8 @@
 import { NextResponse } from "next/server";
 import { NONCE_HEADER } from "@/lib/http/security-headers";
 import { verifyTenantToken } from "@/lib/outbound/auth";
-import { asTheme, PORTAL_COOKIE, PORTAL_THEME_COOKIE, portalCookieOptions } from "@/lib/outbound/portal";
+import { PORTAL_COOKIE } from "@/lib/outbound/auth";
+import { asTheme, PORTAL_THEME_COOKIE, portalCookieOptions } from "@/lib/portal/portal";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { SignedOut } from "@/components/portal/SignedOut";
-import { portalSession } from "../session";
+import { portalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Signed out" };
 

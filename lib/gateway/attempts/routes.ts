@@ -1,7 +1,7 @@
 /** Handlers of `/attempts` (read side; same shape in every version). */
 import { getAttempt, listAttempts } from "@/lib/gateway/attempts/attempt-store";
 import { ATTEMPT_ORDER_BY } from "@/lib/gateway/attempts/schemas";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 // GET /attempts - filters id, event_id, destination_id, status (SUCCESFUL|SUCCESSFUL|FAILED), trigger, created_at

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { createBookmark, deleteBookmark, getBookmark, getBookmarkRawBody, listBookmarks, triggerBookmark, updateBookmark } from "@/lib/gateway/bookmarks/bookmark-store";
 import { ZBookmarkCreate, ZBookmarkUpdate } from "@/lib/gateway/issues/schemas";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 type IdParams = { id: string };

@@ -6,7 +6,7 @@
  */
 import type pg from "pg";
 import { BULK_JOB_PRIORITY, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { CANCELLABLE } from "@/lib/delivery/event-actions";
+import { CANCELLABLE } from "@/lib/gateway/delivery/event-actions";
 import { EVENT_FILTERS } from "@/lib/gateway/events/schemas";
 import { IGNORED_EVENT_FILTERS } from "@/lib/gateway/ignored-events/schemas";
 import { activeConnectionsOf, fanOutInTransaction } from "@/lib/gateway/pipeline/fanout";

@@ -8,7 +8,7 @@ import { type BulkFamily, familyAt } from "@/lib/gateway/bulk/families";
 import { BULK_ORDER_BY, type TBulkCreate, ZBulkCreate } from "@/lib/gateway/bulk/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { GatewayError } from "@/lib/http/errors";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 type FamilyParams = { resource: string; verb: string };

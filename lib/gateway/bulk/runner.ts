@@ -15,7 +15,7 @@ import type pg from "pg";
 import { getConfig } from "@/lib/config";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
-import { underIngestPressure } from "@/lib/delivery/dispatch-queue";
+import { underIngestPressure } from "@/lib/delivery/pacing";
 import { BULK_JOB_PRIORITY, DELIVER_TASK } from "@/lib/delivery/jobs";
 import { type BatchResult, type BulkFamily, type BulkRecord, bulkWhere, familyNamed, parseBulkQuery, type RunningOperation } from "@/lib/gateway/bulk/families";
 import { type BulkRow, enqueueBulkRun } from "@/lib/gateway/bulk/bulk-store";

@@ -2,7 +2,7 @@
  * Handlers of `/connections`, shared by app/api/[version]/connections. A connection answers with its
  * source and destination in the caller's version and `full_name` = "<source name> -> <connection name>".
  */
-import { releaseHeldEvents } from "@/lib/delivery/event-actions";
+import { releaseHeldEvents } from "@/lib/gateway/delivery/event-actions";
 import { getPool } from "@/lib/db/pool";
 import {
   CONNECTION_ORDER_BY,
@@ -26,7 +26,7 @@ import { type ApiVersion } from "@/lib/gateway/versions";
 import { destinationFieldFor, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { downgradeSource, sourceFieldFor, upgradeSourceBody } from "@/lib/gateway/versions/sources";
 import { GatewayError, notFound } from "@/lib/http/errors";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 /** Connections with their sources and destinations, in the caller's version (two queries for any number). */

@@ -18,7 +18,7 @@ import type { ApiVersion } from "@/lib/gateway/versions";
 import { destinationAuthInclude, destinationFieldFor, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { notFound } from "@/lib/http/errors";
 import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 

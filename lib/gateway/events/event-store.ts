@@ -3,11 +3,11 @@
  * `/requests/{id}/events`, §2 Event): list with filters and paging, get one with its data, its raw
  * body. The pipeline writes them (lib/gateway/pipeline, lib/delivery).
  */
-import { bodyPreview } from "@/lib/console/preview";
+import { bodyPreview } from "@/lib/http/body-preview";
 import { getPool } from "@/lib/db/pool";
 import { destinationUrl } from "@/lib/delivery/outgoing";
 import { EVENT_FILTERS, EVENT_STATUSES, type TEvent } from "@/lib/gateway/events/schemas";
-import { parseQueryString } from "@/lib/gateway/requests/request-data";
+import { parseQueryString } from "@/lib/http/query";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";

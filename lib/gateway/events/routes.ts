@@ -4,13 +4,13 @@
  * event-store.ts; retry and cancel are the delivery engine's actions (lib/delivery/event-actions).
  */
 import type { z } from "zod";
-import { cancelEvent, retryEvent, retryRequest } from "@/lib/delivery/event-actions";
+import { cancelEvent, retryEvent, retryRequest } from "@/lib/gateway/delivery/event-actions";
 import { assertTeamRequest, EVENT_ORDER_BY, getEvent, getEventRawBody, listEvents } from "@/lib/gateway/events/event-store";
 import { ZRequestRetry } from "@/lib/gateway/events/schemas";
 import { getRequest } from "@/lib/gateway/requests/request-store";
 import { includesAny } from "@/lib/gateway/team-resources";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 import { pathId } from "@/lib/http/query-schema";
 

@@ -2,7 +2,7 @@
 import { assertTeamRequest } from "@/lib/gateway/events/event-store";
 import { getIgnoredEvent, listIgnoredEvents } from "@/lib/gateway/ignored-events/ignored-event-store";
 import { IGNORED_EVENT_ORDER_BY } from "@/lib/gateway/ignored-events/schemas";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 type IdParams = { id: string };

@@ -8,7 +8,7 @@ import { setNotificationWebhooks } from "@/lib/gateway/issues/notify";
 import { ISSUE_ORDER_BY, type TIssueTriggerCreate, type TIssueTriggerUpdate, type TNotificationWebhooks, ZIssueTriggerCreate, ZIssueTriggerUpdate, ZIssueUpdate, ZNotificationWebhooks } from "@/lib/gateway/issues/schemas";
 import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 import { notFound } from "@/lib/http/errors";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 type IdParams = { id: string };

@@ -7,7 +7,7 @@
 import { getPool } from "@/lib/db/pool";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
 import { badRequest, GatewayError } from "@/lib/http/errors";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { type ParsedQuery, parseDate, type QueryValue } from "@/lib/http/query";
 import { MetricsError, type MetricsRequest, parseGranularity, runMetrics } from "@/lib/metrics/query";
 

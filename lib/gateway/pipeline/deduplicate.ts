@@ -5,7 +5,7 @@
  * event's `body`, `headers`, `path` and `query` (parsed): a root name, a dotted path, `[0]` or `[*]`.
  */
 import { createHash } from "node:crypto";
-import type { TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+import type { TransformRequest } from "@/lib/rules/run-transformation";
 
 export type DeduplicateRule = { type: "deduplicate"; window: number; include_fields?: string[] | null; exclude_fields?: string[] | null };
 

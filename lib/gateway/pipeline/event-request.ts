@@ -2,8 +2,8 @@
  * The request as rules see it (shared/reference/gateway-product.md §3): `{headers, body, path, query,
  * parsed_query}` with `body` parsed (JSON, or form fields) when it can be, else the text.
  */
-import { parseQueryString } from "@/lib/gateway/requests/request-data";
-import type { TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+import { parseQueryString } from "@/lib/http/query";
+import type { TransformRequest } from "@/lib/rules/run-transformation";
 import { parseCapturedJson } from "@/lib/http/json-input";
 
 /**

@@ -3,12 +3,13 @@
  * committed requests (NOTIFY on `hookyard_requests`, coalesced over 20 ms by lib/ingest/request-notifier.ts),
  * and every PIPELINE_SWEEP_INTERVAL_MS in case a notification was lost (a web process that died between
  * its commit and its NOTIFY). It also hears web processes report their ingestion saturated
- * (`hookyard_ingest_pressure`), which slows this process's deliveries (lib/delivery/dispatch-queue.ts). Fan-out runs in worker processes, never in the web process that answers
+ * (`hookyard_ingest_pressure`), which slows this process's deliveries (lib/delivery/pacing.ts). Fan-out runs in worker processes, never in the web process that answers
  * senders, so rules and event writes do not slow ingestion.
  */
 import { getConfig } from "@/lib/config";
 import { listenTo } from "@/lib/db/listen";
-import { fanOutBatchSize, noteIngestPressure, waitForRoom } from "@/lib/delivery/dispatch-queue";
+import { fanOutBatchSize, noteIngestPressure } from "@/lib/delivery/pacing";
+import { waitForRoom } from "@/lib/gateway/delivery/dispatch-queue";
 import { fanOutPending } from "@/lib/gateway/pipeline/fanout";
 import { INGEST_PRESSURE_CHANNEL } from "@/lib/ingest/ingest-pressure";
 import { REQUESTS_CHANNEL } from "@/lib/ingest/request-notifier";

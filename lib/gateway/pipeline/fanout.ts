@@ -14,15 +14,15 @@ import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
-import { newLease } from "@/lib/delivery/deliver-event";
-import { dispatchClaimed } from "@/lib/delivery/dispatch-queue";
-import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/delivery/event-delivery";
+import { newLease } from "@/lib/gateway/delivery/deliver-event";
+import { dispatchClaimed } from "@/lib/gateway/delivery/dispatch-queue";
+import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/gateway/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { executionOrder } from "@/lib/gateway/connections/rule-order";
 import { type DeduplicateRule, dedupDigest, rawDedupDigest } from "@/lib/gateway/pipeline/deduplicate";
 import { serializeBody, toRuleRequest } from "@/lib/gateway/pipeline/event-request";
-import { type FilterRule, failedFilterParts } from "@/lib/gateway/pipeline/filter";
-import { runTransformation, type TransformRequest } from "@/lib/gateway/transformations/run-transformation";
+import { type FilterRule, failedFilterParts } from "@/lib/rules/filter";
+import { runTransformation, type TransformRequest } from "@/lib/rules/run-transformation";
 import { createId } from "@/lib/ids";
 import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
@@ -165,7 +165,7 @@ type PairOutcomes = Outcomes & { request: RequestRow; connection: FanoutConnecti
 const merged = (pairs: PairOutcomes[]): Outcomes => ({ events: pairs.flatMap((p) => p.events), ignored: pairs.flatMap((p) => p.ignored), executions: pairs.flatMap((p) => p.executions) });
 
 /**
- * `events.data` of a transformed request (lib/delivery/event-delivery.ts TransformedData) as JSON text
+ * `events.data` of a transformed request (lib/gateway/delivery/event-delivery.ts TransformedData) as JSON text
  * `jsonb` stores: the body as the text delivered, or, when that text holds U+0000, as `body_base64`
  * (the bytes delivered stay exact); U+0000 and lone surrogates in the path, query and headers are
  * written as their escapes (lib/ingest/storable.ts). Throws a RangeError when the output cannot be
@@ -321,7 +321,7 @@ function heldBackIds(now: number): string[] {
  * (claimFanoutsSql, in the same round trip as BEGIN), runs the rules, and writes the events, ignored
  * events, executions and jobs, in one transaction. A crash before
  * the commit leaves the rows for the next drain. Due events are inserted leased to this process and,
- * once committed, delivered here (direct dispatch, lib/delivery/dispatch-queue.ts); delayed events get
+ * once committed, delivered here (direct dispatch, lib/gateway/delivery/dispatch-queue.ts); delayed events get
  * jobs. When the batch's write fails on a record (isRecordError: data PostgreSQL refuses, a constraint),
  * the batch is rolled back and its requests are fanned out again one by one, each pair in isolation
  * (fanOutIsolated), so one poison request never holds up the others (issue 15 §1).
@@ -559,7 +559,7 @@ WITH c AS (
 /**
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
  * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
- * process to deliver (lib/delivery/dispatch-queue.ts).
+ * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
  * Returns the new event ids and the claimed events.
  */
 async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null, priority = 0): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {

@@ -4,9 +4,9 @@
  * (lib/ingest); the counts come from the pipeline's events and ignored events.
  */
 import { z } from "zod";
-import { bodyPreview } from "@/lib/console/preview";
+import { bodyPreview } from "@/lib/http/body-preview";
 import { getPool } from "@/lib/db/pool";
-import { parseQueryString } from "@/lib/gateway/requests/request-data";
+import { parseQueryString } from "@/lib/http/query";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";

@@ -1,7 +1,7 @@
 /** Handlers of `/requests` (read side), shared by app/api/[version]/requests. Same shape in every version. */
 import { getRequest, getRequestRawBody, listRequests, REQUEST_ORDER_BY } from "@/lib/gateway/requests/request-store";
 import { includesAny } from "@/lib/gateway/team-resources";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 // GET /requests - filters id, source_id, status (accepted|rejected), rejection_cause, verified, ingested_at, created_at; include=data

@@ -17,7 +17,7 @@ import {
 } from "@/lib/gateway/sources/source-store";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { authIncludeFor, downgradeSource, sourceFieldFor, upgradeSourceBody } from "@/lib/gateway/versions/sources";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { notFound } from "@/lib/http/errors";
 import { DISABLE_ACTIONS, includesAny } from "@/lib/gateway/team-resources";
 import { type ParsedQuery } from "@/lib/http/query";

@@ -1,7 +1,7 @@
 import { decryptJson } from "@/lib/crypto/secrets";
-import { ingestUrlFor } from "@/lib/console/urls";
+import { ingestUrlFor } from "@/lib/urls";
 import type { TSource } from "@/lib/gateway/sources/schemas";
-import { verifiesRequests } from "@/lib/gateway/sources/verify";
+import { verifiesRequests } from "@/lib/ingest/verify";
 
 /** A `sources` row as the gateway reads it. */
 export type SourceRow = {

@@ -1,6 +1,6 @@
 /** Handlers of `/transformations/{id}/executions` (read side; same shape in every version). */
 import { EXECUTION_ORDER_BY, getExecution, listExecutions } from "@/lib/gateway/transformations/execution-store";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
 // GET /transformations/{id}/executions - filters id, log_level, webhook_id, created_at; 404 for an unknown or another team's transformation

@@ -1,7 +1,7 @@
 /** Handlers of `/transformations` (CRUD and `PUT /transformations/run`), shared by app/api/[version]/transformations. */
 import { z } from "zod";
-import { runTransformation } from "@/lib/gateway/transformations/run-transformation";
-import { TransformationBusyError } from "@/lib/gateway/transformations/sandbox-pool";
+import { runTransformation } from "@/lib/rules/run-transformation";
+import { TransformationBusyError } from "@/lib/rules/sandbox-pool";
 import {
   countTransformations,
   createTransformation,
@@ -17,9 +17,9 @@ import {
   ZTransformationUpdate,
 } from "@/lib/gateway/transformations/transformation-store";
 import { getConnection } from "@/lib/gateway/connections/connection-store";
-import { parseQueryString } from "@/lib/gateway/requests/request-data";
+import { parseQueryString } from "@/lib/http/query";
 import { GatewayError, unprocessable } from "@/lib/http/errors";
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 import { decryptJson } from "@/lib/crypto/secrets";
 

@@ -1,5 +1,5 @@
 // Any other /api/{version}/… path: the gateway's 404 body (after authentication, like every endpoint).
-import { gatewayRoute } from "@/lib/http/gateway";
+import { gatewayRoute } from "@/lib/gateway/http";
 import { GatewayError } from "@/lib/http/errors";
 
 export const dynamic = "force-dynamic";

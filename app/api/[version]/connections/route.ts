@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { createConnectionRoute, listConnectionsRoute, upsertConnectionRoute } from "@/lib/gateway/connections/routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { listIgnoredEventsRoute } from "@/lib/gateway/ignored-events/routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { createSourceRoute, listSourcesRoute, upsertSourceRoute } from "@/lib/gateway/sources/routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { createTransformationRoute, listTransformationsRoute, upsertTransformationRoute } from "@/lib/gateway/transformations/routes";
 
 export const dynamic = "force-dynamic";

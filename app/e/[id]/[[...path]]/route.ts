@@ -4,7 +4,7 @@ import { getConfig } from "@/lib/config";
 import { clientIpOf, isSecure } from "@/lib/http/client-ip";
 import type { HttpRequest } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
-import { publish } from "@/lib/ingest/publish";
+import { publish } from "@/lib/gateway/publish";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { DestinationDetail } from "@/components/portal/DestinationDetail";
 import { SignedOut } from "@/components/portal/SignedOut";
-import { portalSession } from "../../session";
+import { portalSession } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Destination" };
 

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { getRequestRoute } from "@/lib/gateway/requests/routes";
 
 export const dynamic = "force-dynamic";

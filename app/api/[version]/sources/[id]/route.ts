@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { deleteSourceRoute, getSourceRoute, updateSourceRoute } from "@/lib/gateway/sources/routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { bookmarkRawBodyRoute } from "@/lib/gateway/bookmarks/routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { cancelEventRoute } from "@/lib/gateway/events/routes";
 
 export const dynamic = "force-dynamic";

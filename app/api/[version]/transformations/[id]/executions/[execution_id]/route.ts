@@ -1,4 +1,4 @@
-import { methodNotAllowed } from "@/lib/http/gateway";
+import { methodNotAllowed } from "@/lib/gateway/http";
 import { getExecutionRoute } from "@/lib/gateway/transformations/execution-routes";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,191 @@
+/**
+ * The gateway REST API wrapper (shared/spec/gateway.md "Authentication", "Errors", "Limits",
+ * "Versioning"; design "API surfaces"): version → API key (Bearer, or Basic with the key as username;
+ * without one, the signed-in dashboard's session cookie, same-origin for unsafe methods)
+ * → rate limit (240/min per key, headers on every answer) → version availability → JSON body parsing
+ * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
+ * It is the only try/catch of this surface.
+ */
+import { bumpConfigGeneration } from "@/lib/db/config-generation";
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { authenticateApiKey } from "@/lib/teams/api-keys";
+import { sessionCredential } from "@/lib/teams/dashboard-session";
+import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
+import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
+import { GatewayError } from "@/lib/http/errors";
+import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
+import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { logger } from "@/lib/log";
+
+/** Largest JSON body of the API, bytes. */
+export const GATEWAY_MAX_BODY_BYTES = 1024 * 1024;
+const log = logger("gateway");
+
+export type GatewayContext<B, P> = {
+  req: Request;
+  url: URL;
+  teamId: string;
+  version: ApiVersion;
+  query: ParsedQuery;
+  body: B;
+  params: P;
+};
+
+export type GatewayResult = { status?: number; body: unknown };
+
+type Options<B> = {
+  /** The endpoint exists from this version on (404 before). */
+  since?: ApiVersion;
+  /** Converts the body of an older version to the newest shape before validation. */
+  upgradeBody?: (body: unknown, version: ApiVersion) => unknown;
+  /** Schema of the JSON body (newest shape). Without it no body is read. */
+  body?: z.ZodType<B>;
+  /** The body may be absent (treated as `{}`). */
+  optionalBody?: boolean;
+  /** Names a field of the newest shape (`config.auth.algorithm`) as `version` spells it, for 4xx `data.field`. */
+  fieldName?: (field: string, version: ApiVersion) => string;
+};
+
+const body = (status: number, code: string, message: string, data: unknown, handled = true) => ({ handled, status, message, data, code });
+
+/** Field path and message of each zod issue; an unknown property is named by its own path (`config.extra`). */
+function fieldErrors(error: z.ZodError) {
+  return error.issues.flatMap((i) =>
+    i.code === "unrecognized_keys"
+      ? i.keys.map((k) => ({ field: [...i.path, k].join("."), message: `Unrecognized key: "${k}"` }))
+      : [{ field: i.path.join("."), message: i.message }],
+  );
+}
+
+function errorResponse(err: unknown, rename: (field: string) => string = (f) => f): { status: number; json: unknown } {
+  if (err instanceof GatewayError) {
+    const data = typeof err.data.field === "string" ? { ...err.data, field: rename(err.data.field) } : err.data;
+    return { status: err.status, json: body(err.status, err.code, err.message, data) };
+  }
+  if (err instanceof z.ZodError) {
+    const errors = fieldErrors(err).map((e) => ({ ...e, field: e.field ? rename(e.field) : e.field }));
+    return { status: 422, json: body(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", { field: errors[0]?.field, message: `${errors[0]?.field ? `${errors[0].field}: ` : ""}${errors[0]?.message}`, errors }) };
+  }
+  if ((err as { code?: string })?.code === "23505") {
+    return { status: 409, json: body(409, "RESOURCE_ALREADY_EXISTS", "Resource already exists", { detail: (err as { detail?: string }).detail }) };
+  }
+  log.error("unhandled error", err);
+  return { status: 500, json: body(500, "FATAL_ERROR", "Internal Server Error", {}, false) };
+}
+
+/**
+ * The API key of an `Authorization` header: `Bearer <key>`, or Basic with the key as username and an
+ * empty password (shared/spec/gateway.md "API authentication"). Null when absent or malformed.
+ */
+export function apiKeyFromAuthorization(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const [scheme, value] = [header.slice(0, header.indexOf(" ")).toLowerCase(), header.slice(header.indexOf(" ") + 1).trim()];
+  if (scheme === "bearer") return value || null;
+  if (scheme === "basic") {
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return (colon === -1 ? decoded : decoded.slice(0, colon)) || null;
+  }
+  return null;
+}
+
+async function readJson(req: Request, optional: boolean): Promise<unknown> {
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const buf = Buffer.from(await req.arrayBuffer());
+  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const text = buf.toString("utf8").trim();
+  if (!text) {
+    if (optional) return {};
+    throw new GatewayError(400, "BAD_REQUEST", "A JSON body is required", {});
+  }
+  try {
+    return parseJsonInput(text);
+  } catch (err) {
+    if (err instanceof JsonInputError) throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { field: err.field, message: err.message });
+    throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { message: (err as Error).message });
+  }
+}
+
+/**
+ * Wraps a gateway handler for a Next.js route: `(req, {params}) => Response`, never throwing.
+ * `params.version` is the path's version segment (server.ts puts the oldest version in paths without one).
+ */
+export function gatewayRoute<B = undefined, P extends Record<string, string | string[]> = Record<string, string>>(
+  options: Options<B>,
+  handler: (ctx: GatewayContext<B, P>) => Promise<GatewayResult>,
+): (req: Request, ctx: { params: Promise<P & { version: string }> }) => Promise<Response> {
+  return async (req, ctx) => {
+    let limitHeaders: Record<string, string> = {};
+    let status = 200;
+    let json: unknown;
+    let version: ApiVersion | null = null;
+    try {
+      const { version: segment, ...params } = await ctx.params;
+      version = resolveVersion(segment);
+      if (!version) {
+        throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
+      }
+      const key = apiKeyFromAuthorization(req.headers.get("authorization"));
+      let auth = key ? await authenticateApiKey(key) : null;
+      if (!key) {
+        // The signed-in dashboard calls the API with its session cookie, as its user's team (issue 14).
+        const session = await sessionCredential(req.method, (h) => req.headers.get(h));
+        if (session === "cross-site") throw new GatewayError(403, "FORBIDDEN", "Forbidden", { message: "A cookie-authenticated request must come from the dashboard's own origin" });
+        if (session) auth = { teamId: session.teamId, keyId: `user:${session.id}` };
+      }
+      if (!auth) {
+        throw new GatewayError(401, "UNAUTHORIZED", "Unauthorized", {
+          message: key ? "The API key is invalid or revoked" : "No API key was provided through Basic Auth or Bearer Token",
+        });
+      }
+      const limit = getConfig().gatewayApiRateLimit;
+      const rate = await consumeRateLimit(`gateway:key:${auth.keyId}`, limit, 60_000);
+      limitHeaders = {
+        "x-ratelimit-limit": String(limit),
+        "x-ratelimit-remaining": String(rate.remaining),
+        "x-ratelimit-reset": rate.resetAt.toISOString(),
+      };
+      if (!rate.allowed) {
+        limitHeaders["retry-after"] = String(rate.retryAfterSeconds);
+        throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: `Rate limit of ${limit} requests per minute exceeded`, retry_after: rate.retryAfterSeconds });
+      }
+      if (getConfig().gatewayEnforceVersionSunset && isSunset(version)) {
+        throw new GatewayError(410, "GONE", "Gone", { message: `API version ${version} was retired on ${new Date(sunsetOf(version)).toISOString().slice(0, 10)}; use ${API_VERSIONS.at(-1)}`, version, sunset: new Date(sunsetOf(version)).toISOString() });
+      }
+      if (options.since && !isAtLeast(version, options.since)) {
+        throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `This endpoint exists from API version ${options.since}` });
+      }
+      let parsed = undefined as B;
+      if (options.body) {
+        let raw = await readJson(req, Boolean(options.optionalBody));
+        if (options.upgradeBody) raw = options.upgradeBody(raw, version);
+        parsed = options.body.parse(raw);
+      }
+      const url = new URL(req.url);
+      const result = await handler({ req, url, teamId: auth.teamId, version, query: parseApiQuery(url), body: parsed, params: params as unknown as P });
+      status = result.status ?? 200;
+      json = result.body;
+      if (req.method !== "GET") bumpConfigGeneration();
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 429 && typeof err.data.retry_after === "number") limitHeaders["retry-after"] = String(err.data.retry_after);
+      const v = version;
+      ({ status, json } = errorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));
+    }
+    return new Response(JSON.stringify(json), {
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...limitHeaders, ...(version ? lifecycleHeaders(version) : {}) },
+    });
+  };
+}
+
+/**
+ * The answer for a method an endpoint does not have: 405 with the gateway error body (after
+ * authentication, like every endpoint) instead of Next.js's empty one. Route files export it for
+ * their missing methods.
+ */
+export const methodNotAllowed = gatewayRoute({}, async ({ req, url }) => {
+  throw new GatewayError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { message: `${req.method} is not supported on ${url.pathname}` });
+});
