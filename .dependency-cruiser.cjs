@@ -1,0 +1,44 @@
+/**
+ * The layering rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser).
+ * Layers, lowest first: foundation, engines, products, process roots. Imports only go down; the
+ * gateway and the outbound service never import each other; browser code never reaches the server's
+ * engines or database. Tests may import anything below them and are not checked here.
+ */
+const FOUNDATION = "^lib/((config|ids|log|health|processes|supervisor|socket-relay|urls)\\.ts$|(crypto|db|http|metrics|teams)/)";
+const ENGINES = "^lib/(ingest|delivery|rules)/";
+const PRODUCTS = "^lib/(gateway|outbound|console|cli-channel|dashboard|portal)/";
+const WORKER = "^lib/worker/";
+const NOT_TEST = "\\.test\\.tsx?$";
+
+/** A rule forbidding imports from `from` to `to` (regular expressions over paths from the repository root). */
+const forbid = (name, comment, from, to, extra = {}) => ({
+  name,
+  comment,
+  severity: "error",
+  from: { path: from, pathNot: NOT_TEST },
+  to: { path: to, ...extra },
+});
+
+module.exports = {
+  forbidden: [
+    { name: "no-cycles", comment: "No import cycles anywhere.", severity: "error", from: {}, to: { circular: true } },
+    forbid("foundation-stays-generic", "The foundation (config, ids, log, crypto, db, http kit, metrics, teams, urls) imports no engine, product or process root.", FOUNDATION, `${ENGINES}|${PRODUCTS}|${WORKER}`),
+    forbid("engines-import-no-product", "Engines (ingest, delivery, rules) never import a product or a process root.", ENGINES, `${PRODUCTS}|${WORKER}`),
+    forbid("products-below-worker", "Products never import the worker process.", PRODUCTS, WORKER),
+    forbid("only-roots-import-worker", "Only the process roots (server.ts, scripts/) import lib/worker/.", "^(app|components|cli|proxy\\.ts)", WORKER),
+    forbid("gateway-not-outbound", "The gateway (and its CLI channel) never imports the outbound service or its portal.", "^lib/(gateway|cli-channel)/", "^lib/(outbound|portal)/"),
+    forbid("outbound-not-gateway", "The outbound service never imports the gateway or its CLI channel.", "^lib/outbound/", "^lib/(gateway|cli-channel)/"),
+    forbid("gateway-not-console", "The console builds on the gateway (a test URL is a guest workspace's source), not the other way round.", "^lib/(gateway|cli-channel)/", "^lib/console/"),
+    forbid("products-not-portal-console-dashboard", "The outbound service, the console and the dashboard import neither the portal nor each other's pages' code.", "^lib/(outbound|dashboard)/", "^lib/(portal|console)/"),
+    forbid("console-not-outbound", "The console does not use the outbound service.", "^lib/console/", "^lib/(outbound|portal)/"),
+    forbid("dashboard-below-products", "lib/dashboard (users and sign-in) imports no other product.", "^lib/dashboard/", "^lib/(gateway|outbound|cli-channel|console|portal)/"),
+    forbid("browser-code-stays-out", "Browser code never imports the database, the worker, the engines or retention.", "^components/", "^lib/(db|worker|delivery|ingest|rules|retention)/"),
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|\\.next|lib/generated|\\.data|test-results)" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".mjs", ".js"] },
+  },
+};

@@ -1,0 +1,27 @@
+// ESLint (flat config), run by `npm run lint`: typescript-eslint's type-checked recommended rules,
+// React's hooks rules and Next.js's rules. A disable comment must name its reason on the same line.
+import js from "@eslint/js";
+import nextPlugin from "@next/eslint-plugin-next";
+import reactHooks from "eslint-plugin-react-hooks";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: [".next/**", "node_modules/**", "lib/generated/**", ".data/**", ".tools/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+  },
+  {
+    files: ["**/*.{ts,tsx}"],
+    plugins: { "react-hooks": reactHooks, "@next/next": nextPlugin },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      ...nextPlugin.configs.recommended.rules,
+      ...nextPlugin.configs["core-web-vitals"].rules,
+    },
+  },
+  { files: ["**/*.{js,mjs,cjs}"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable", require: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } } },
+);
