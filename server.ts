@@ -1,5 +1,5 @@
 /**
- * The production HTTP server (Next.js's custom-server pattern; design "The hot path").
+ * The production HTTP server (Next.js's custom-server pattern; docs/architecture.md#one-server-two-routers).
  * It serves itself what must not pay Next.js's per-request cost or cannot live beside a page:
  *   /e/{id}[/{path…}]              ingestion (every method)                       lib/ingest/ingest.ts
  *   /e/v1/publish                  gateway publish (POST, API key)                lib/gateway/publish.ts
@@ -81,7 +81,7 @@ async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, 
 }
 
 /**
- * The answer to a request that could not be stored (issue 15 §3): 503 with `Retry-After` while the
+ * The answer to a request that could not be stored (docs/architecture.md#processes): 503 with `Retry-After` while the
  * database is away (the sender retries; nothing was kept, so nothing is promised), 500 otherwise.
  */
 function ingestFailure(err: unknown): HttpResponse {
@@ -117,7 +117,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
-  // Request reads are bounded (issue 15 §1): Node checks requestTimeout/headersTimeout every
+  // Request reads are bounded (docs/gateway-api.md#input-limits): Node checks requestTimeout/headersTimeout every
   // connectionsCheckingInterval; long-lived responses (live streams) are not affected.
   const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const url = req.url ?? "/";
@@ -151,7 +151,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       const [first, second, third, fourth] = segments;
       if (first && !RESERVED.has(first) && !first.includes(".") && (method === "GET" || method === "HEAD")) {
         if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
-        // GET only: a HEAD of an endless stream would never flush its headers (issue 15 §1 fuzz).
+        // GET only: a HEAD of an endless stream would never flush its headers (found by `npm run fuzz`).
         if (segments.length === 2 && second === "live" && method === "GET") return streamSourceRequests(first, req, res);
         if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
         if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third!));

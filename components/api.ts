@@ -1,5 +1,5 @@
 /**
- * Browser-side calls of the console API (shared/spec/console.md). Same-origin fetches: the session
+ * Browser-side calls of the console API (docs/console-api.md). Same-origin fetches: the session
  * cookie goes along, so new sources land in the visitor's workspace.
  */
 import type { TSourcePreview, TTestUrl } from "@/lib/console/schemas";

@@ -1,5 +1,5 @@
 /**
- * Crashes are survived, not propagated (issue 15 §3), with real processes: `npm start` on an embedded
+ * Crashes are survived, not propagated (docs/architecture.md#processes), with real processes: `npm start` on an embedded
  * PostgreSQL of its own, under a steady load, has its worker, its web process and its PostgreSQL killed
  * with SIGKILL in turn (the short form of `npm run chaos`, e2e/support/chaos.ts). And delivery leases:
  * a worker killed mid-delivery has its event delivered again within seconds; a slow delivery of a live

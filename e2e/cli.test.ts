@@ -1,5 +1,5 @@
 /**
- * CLI forwarding end to end (issue "Gateway pipeline", CLI; docs/cli.md): the real `hookyard listen` as a
+ * CLI forwarding end to end (docs/cli.md): the real `hookyard listen` as a
  * child process, a real local server, the console's cli_key; events become attempts with the local
  * answers; requests sent while no CLI runs fail with CLI_UNAVAILABLE and are delivered once it connects.
  */

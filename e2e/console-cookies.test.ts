@@ -1,5 +1,5 @@
 /**
- * The console session cookie (shared/spec/console.md "Authentication" 4, "Endpoints" POST /):
+ * The console session cookie (docs/console-api.md#workspaces-and-the-session-cookie):
  * attributes, domain scoping, reuse without sliding expiry, unknown and expired cookies.
  * Every request carries its own X-Forwarded-For so the rate limits of other files never interfere.
  */

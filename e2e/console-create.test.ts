@@ -1,5 +1,5 @@
 /**
- * `POST /` (shared/spec/console.md "Endpoints", "Create request", "Test URL", "Errors" 422):
+ * `POST /` (docs/console-api.md#post-, docs/console-api.md#errors):
  * the Test URL answer, defaults, provider types, validation errors, unique names and ids.
  * Every create sends its own X-Forwarded-For (uniqueIp) so rate limits never interfere.
  */

@@ -1,6 +1,6 @@
 /**
- * The console's view of deliveries (issue "Gateway pipeline": "In the console inspect view each captured
- * request shows its events and attempts, and can be retried from there"): `GET /{id}/requests/{req}/events`
+ * The console's view of deliveries (docs/console-api.md#endpoints: in the
+ * console inspect view each captured request shows its events and attempts, and can be retried there): `GET /{id}/requests/{req}/events`
  * and `POST /{id}/requests/{req}/retry`, reached with the test URL's id (a retry also with its workspace's session cookie).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ async function testUrlWithConnection() {
 }
 
 const get = (path: string) => fetch(`${BASE_URL}${path}`, { headers: { accept: "application/json" } });
-/** POST with the session cookie of the test URL's workspace (a retry needs it: issue 15 §2; e2e/console-isolation.test.ts). */
+/** POST with the session cookie of the test URL's workspace (a retry needs it: docs/console-api.md#workspaces-and-the-session-cookie). */
 const post = (path: string, cookie: string | undefined) =>
   fetch(`${BASE_URL}${path}`, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": uniqueIp(), ...(cookie ? { cookie } : {}) } });
 

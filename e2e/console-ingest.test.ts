@@ -1,5 +1,5 @@
 /**
- * `/e/{id}` and `/e/{id}/{path…}` (shared/spec/console.md "Endpoints", "Captured request"): every
+ * `/e/{id}` and `/e/{id}/{path…}` (docs/console-api.md#eidpath): every
  * method, CORS, what is captured, method rejection, body size limit, byte-exact bodies, raw
  * download, unknown ids.
  */

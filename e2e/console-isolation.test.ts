@@ -1,5 +1,5 @@
 /**
- * Isolation of the console (issue 15 §2 "Data exposure through the console"): console routes serve
+ * Isolation of the console (docs/console-api.md#who-may-read-and-change-a-test-url): console routes serve
  * guest-workspace test URLs only, and a gateway team's source answers every one of them exactly as an
  * unknown id does (404, no data, existence not revealed); every state-changing console route (retry)
  * needs the session cookie of the workspace that owns the test URL: without it, or with another

@@ -1,5 +1,5 @@
 /**
- * `GET /openapi.json` (shared/spec/console.md "Versioning" 2): the machine-readable description.
+ * `GET /openapi.json` (docs/console-api.md): the machine-readable description.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE_URL, newTestUrl } from "./support/client";

@@ -1,6 +1,6 @@
 /**
  * `GET /{id}` (JSON preview and HTML page) and `GET /{id}/live` (server-sent events)
- * (shared/spec/console.md "Source preview", "Captured request", "Endpoints").
+ * (docs/console-api.md#source-preview-get-id-accept-applicationjson, docs/console-api.md#endpoints).
  */
 import http from "node:http";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Rate limits (shared/spec/console.md "Limits", "Errors" 429): 60 creates and 10 `GET /new` per
+ * Rate limits (docs/console-api.md#limits, docs/console-api.md#errors): 60 creates and 10 `GET /new` per
  * minute per client IP, per session when the cookie is replayed, counted in PostgreSQL across
  * processes; ingestion is not limited.
  *

@@ -1,5 +1,5 @@
 /**
- * Browser end-to-end tests of the console UI (shared/spec/console.md) in Debian's Chromium:
+ * Browser end-to-end tests of the console UI (docs/console-api.md) in Debian's Chromium:
  * create from `/`, requests sent curl-like from the test process appearing live, request details,
  * captured content shown as text only, deep links, `/new`, the workspace listing, and a responsive and
  * dark-mode smoke test.

@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in and its API access (issue 14 "Sign-in"; lib/dashboard): next-auth credentials with one
+ * Dashboard sign-in and its API access (docs/dashboard.md#signing-in; lib/dashboard): next-auth credentials with one
  * generic error, per-IP and per-account rate limits, sign-out, one-time sign-in links, anonymous visitors
  * refused on every page and on the APIs behind them, the session cookie as a credential of its user's
  * team only (gateway) and as admin (outbound), and the CSRF rule for cookie-authenticated unsafe methods.

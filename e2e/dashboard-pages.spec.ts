@@ -1,5 +1,5 @@
 /**
- * The signed-in dashboard's Connections, Issues and Outbound pages (issue 14) in a real browser against
+ * The signed-in dashboard's Connections, Issues and Outbound pages (docs/dashboard.md) in a real browser against
  * the real server and PostgreSQL: a connection made in the browser delivers to a real local receiver, an
  * issue opened by real failures is resolved in the browser, an outbound tenant made in the browser shows
  * its destinations, events and portal link. Every page passes axe (no serious or critical violation) and is

@@ -1,5 +1,5 @@
 /**
- * Browser end-to-end tests of the signed-in dashboard (issue 14) in Debian's Chromium, against the test
+ * Browser end-to-end tests of the signed-in dashboard (docs/dashboard.md) in Debian's Chromium, against the test
  * server and real PostgreSQL: sign-in and refusal, the bulk retry flow after a receiver outage (filter in
  * the events explorer → "Retry all N matching" → plan → confirm → progress bar to completion → the
  * receiver got them), and cancelling a running operation. Every page is checked with axe (no serious or

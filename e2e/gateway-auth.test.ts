@@ -1,6 +1,6 @@
 /**
  * API authentication, team isolation, error bodies and the per-key rate limit of the gateway API
- * (shared/spec/gateway.md "API authentication", "Errors", "Limits"; reference §0).
+ * (docs/gateway-api.md#authentication, #errors, #rate-limit).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "@/lib/teams/api-keys";

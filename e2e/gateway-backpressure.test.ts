@@ -1,5 +1,5 @@
 /**
- * Backpressure issues (issue 12 §3; shared/reference/gateway-product.md §2 IssueTrigger configs):
+ * Backpressure issues (docs/gateway-api.md#issues-and-issue-triggers):
  * a destination held back by its `rate_limit` keeps events waiting; once the oldest has waited longer
  * than the trigger's `delay` (60 s at least), the worker opens a backpressure issue for that
  * destination, and none for a destination without a backlog. Its own file: it waits over a minute, in

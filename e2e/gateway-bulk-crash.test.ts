@@ -1,5 +1,5 @@
 /**
- * Bulk operations survive a crash and stop on cancel (issue 12 §1): a server killed with SIGKILL in
+ * Bulk operations survive a crash and stop on cancel (docs/gateway-api.md#bulk-operations): a server killed with SIGKILL in
  * the middle of a 5,000-event bulk retry resumes from its saved progress after a restart, and every
  * matched event gets exactly one new attempt; a running operation cancelled stops before its next
  * batch. Runs its own server on its own database, with small batches and a slow receiver, so the

@@ -1,7 +1,6 @@
 /**
  * Bulk operations through the gateway API against the running server and the real pipeline
- * (shared/spec/gateway.md "Bulk operation record", "States and transitions", "Bulk operation
- * families"; issue 12 §1): each family's five operations and its 422s, the record's fields per version,
+ * (docs/gateway-api.md#bulk-operations): each family's five operations and its 422s, the record's fields per version,
  * the fixed matched set, BULK_RETRY attempts, `bulk_retry_id` filters, replay onto a connection made
  * after the requests arrived, cancel after completion, and team isolation. The crash and the
  * cancel-while-running cases need a server of their own: e2e/gateway-bulk-crash.test.ts.

@@ -1,6 +1,6 @@
 /**
- * Gateway `/connections` (shared/spec/gateway.md "Connection creation", "Connection", "Rules";
- * reference §1-3): minimum body, inline or referenced source and destination, rules, upsert, pause,
+ * Gateway `/connections` (docs/gateway-api.md#connections,
+ * docs/pipeline.md#connection-rules): minimum body, inline or referenced source and destination, rules, upsert, pause,
  * versions, isolation, paging.
  */
 import { beforeAll, describe, expect, it } from "vitest";

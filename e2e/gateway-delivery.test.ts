@@ -1,6 +1,6 @@
 /**
- * Delivery to destinations (shared/spec/gateway.md "Destination authentication", "Gateway signature
- * verification", "Events"; reference §2 error codes, §4 destination auth): each auth type, the
+ * Delivery to destinations (docs/pipeline.md#what-a-destination-receives,
+ * docs/pipeline.md#destination-auth-configauth_type-configauth, docs/pipeline.md#events-and-attempts): each auth type, the
  * signature with a rolled secret, method override and path forwarding, MOCK_API, rate-limit spacing,
  * network failures classified, refused addresses, and the publish endpoint.
  */
@@ -131,7 +131,7 @@ describe("destinations and failures", () => {
     expect((await attemptsOf(event.id))[0]).toMatchObject({ response_status: 422, body: '{"error":"bad"}' });
   });
 
-  it("cloud metadata and link-local addresses are never delivered to (issue 15 §4: also with private networks allowed)", async () => {
+  it("cloud metadata and link-local addresses are never delivered to (refused addresses: also with private networks allowed)", async () => {
     const urls = [
       ["http://169.254.169.254/latest/meta-data", /cloud metadata/],
       ["http://[fd00:ec2::254]/latest/meta-data", /cloud metadata/],

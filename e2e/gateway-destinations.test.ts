@@ -1,6 +1,6 @@
 /**
- * Gateway `/destinations` (shared/spec/gateway.md "Destination", "Destination authentication",
- * "2025-01-01"; reference §2 defaults, §4 auth types): every endpoint, versions, credentials.
+ * Gateway `/destinations` (docs/gateway-api.md#destinations, #versions,
+ * docs/pipeline.md#destination-auth-configauth_type-configauth): every endpoint, versions, credentials.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "./support/client";

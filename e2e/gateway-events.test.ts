@@ -1,6 +1,6 @@
 /**
  * Events, ignored events, attempts and transformation executions through the gateway API
- * (shared/spec/gateway.md "Other named endpoints", "States"; reference §1-2), filled by the real
+ * (docs/gateway-api.md#events, docs/pipeline.md#events-and-attempts), filled by the real
  * pipeline: list, get, filters, paging, include=data, versions, retry, cancel, request retry, isolation.
  */
 import { APPENDED_HEADERS } from "@/lib/delivery/outgoing";

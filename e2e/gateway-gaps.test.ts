@@ -1,5 +1,5 @@
 /**
- * Known gaps of the gateway closed by issue 12 §4: ingestion's UNSUPPORTED_CONTENT_TYPE and
+ * Ingestion and list behaviours of the gateway (docs/gateway-api.md#content-types-at-ingestion): ingestion's UNSUPPORTED_CONTENT_TYPE and
  * UNPARSABLE_JSON rejections (team sources only; console test URLs still capture anything), and the
  * version lifecycle: `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers on deprecated versions,
  * and 410 for versions past their sunset when GATEWAY_ENFORCE_VERSION_SUNSET is set (own server).

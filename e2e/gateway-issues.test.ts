@@ -1,6 +1,6 @@
 /**
- * Issue triggers, issues, webhook notifications and bookmarks (issue 12 §3;
- * shared/reference/gateway-product.md §1, §2 Issue/IssueTrigger) against the running server, its
+ * Issue triggers, issues, webhook notifications and bookmarks (docs/gateway-api.md#issues-and-issue-triggers,
+ * #notifications, #bookmarks) against the running server, its
  * worker and real receivers: trigger CRUD and errors; an issue opened by a failing delivery, further
  * failures grouped into it, resolved, reopened, dismissed; `issue_id` on events and
  * `/metrics/events-by-issue`; a notification arriving at a receiver through a connection; a

@@ -1,5 +1,5 @@
 /**
- * An operator gets a working key without reading the database (issue 3 "Teams and credentials"):
+ * An operator gets a working key without reading the database (docs/gateway-api.md#getting-a-key):
  * the first start on an empty database creates the gateway team, GATEWAY_API_KEY pins a key, and
  * `npm run keys` creates, lists (prefixes only) and revokes keys and rotates the signing secret, the
  * previous secret staying valid for the delay given.

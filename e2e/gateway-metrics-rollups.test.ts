@@ -1,5 +1,5 @@
 /**
- * Gateway metrics from per-minute rollups (issue 12 §2; lib/metrics/rollup.ts, lib/metrics/query.ts):
+ * Gateway metrics from per-minute rollups (docs/gateway-api.md#rollups-kept-by-the-worker-and-freshness; lib/metrics/rollup.ts, lib/metrics/query.ts):
  * over a data set spread across three hours, with rows on minute and bucket boundaries, events ending in
  * later minutes and rows another team wrote in the same minutes, every endpoint answers the same from the
  * rollups (plus live rows) as the plain aggregate over the base tables — after rows were written, updated

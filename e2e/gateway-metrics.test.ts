@@ -1,5 +1,5 @@
 /**
- * Gateway metrics (issue 12 §2; shared/reference/gateway-product.md §1 `/metrics/*`, MetricsResponse)
+ * Gateway metrics (docs/gateway-api.md#metrics-2025-07-01)
  * against the running server: each endpoint over a known data set written with controlled times, with
  * exact expected numbers, empty buckets, dimensions, filters, the 400s naming the bad parameter, older
  * versions 404, and team isolation.

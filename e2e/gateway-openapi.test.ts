@@ -1,6 +1,6 @@
 /**
- * `GET /api/2025-07-01/openapi` (issue 3 "OpenAPI 3.1 at /api/2025-07-01/openapi, generated from the
- * same zod schemas that validate").
+ * `GET /api/2025-07-01/openapi` (docs/gateway-api.md: OpenAPI 3.1, generated from the same zod schemas
+ * that validate the requests).
  */
 import { describe, expect, it } from "vitest";
 import { ZSourceCreate } from "@/lib/gateway/sources/schemas";

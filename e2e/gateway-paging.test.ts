@@ -1,5 +1,5 @@
 /**
- * Keyset paging of the gateway lists, through `/sources` (shared/spec/gateway.md "Paging", "Limits"):
+ * Keyset paging of the gateway lists, through `/sources` (docs/gateway-api.md#lists-and-paging):
  * defaults, more than two pages both ways in non-default orders, cursors that need their order
  * repeated, and 400s (never 500s) for bad paging parameters.
  */

@@ -1,6 +1,6 @@
 /**
- * The pipeline end to end (shared/spec/gateway.md "Events", "Gateway signature verification"; issue
- * "Gateway pipeline"): a request sent to a source URL becomes events through its connections' rules and
+ * The pipeline end to end (docs/pipeline.md, docs/pipeline.md#what-a-destination-receives):
+ * a request sent to a source URL becomes events through its connections' rules and
  * is delivered to a real local receiver, signed, with attempts recorded.
  */
 import { createHmac } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * Gateway `/requests` (reference §1, §2 Request): what a source received, listed and read through the
+ * Gateway `/requests` (docs/gateway-api.md#requests): what a source received, listed and read through the
  * API, with filters, include=data, raw_body, paging and team isolation.
  */
 import { beforeAll, describe, expect, it } from "vitest";

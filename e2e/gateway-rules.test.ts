@@ -1,5 +1,5 @@
 /**
- * Connection rules in the pipeline (shared/spec/gateway.md "Rules"; reference §3): filter with the
+ * Connection rules in the pipeline (docs/pipeline.md#connection-rules): filter with the
  * simple-json-match syntax, transform in the sandbox, deduplicate, delay, their order by rules_version,
  * pause/unpause, and NO_CONNECTION / disabled connections.
  */

@@ -1,5 +1,5 @@
 /**
- * Gateway `/sources` (shared/spec/gateway.md "Source", "Versioning", "Errors"; reference §1, §2, §4):
+ * Gateway `/sources` (docs/gateway-api.md#sources, #versions, #errors):
  * every endpoint, list filters, each version's request and response shapes, validation errors naming
  * the field, credentials hidden unless included and encrypted at rest.
  * Authentication, isolation and the rate limit: gateway-auth.test.ts. Paging: gateway-paging.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Gateway `/transformations` (reference §1, §2 Transformation and run output, §3 runtime): CRUD with
+ * Gateway `/transformations` (docs/gateway-api.md#transformations, #transformation-runtime): CRUD with
  * encrypted env, upsert by name, count, filters and paging, 409/422/400/404 bodies, team isolation, and
  * `PUT /transformations/run` in the sandbox, off the web process's thread with bounded concurrency.
  */
@@ -265,7 +265,7 @@ describe("PUT /transformations/run", () => {
   });
 });
 
-describe("the transformation runtime is off the request thread (issue 15 §1)", () => {
+describe("the transformation runtime is off the request thread", () => {
   const LOOP = 'addHandler("transform", (req) => { while (true) {} })';
   const TIMEOUT_OUTPUT = { log_level: "fatal", console: [{ type: "error", message: "Timeout: the transformation ran longer than 1000 ms" }] };
 

@@ -1,5 +1,5 @@
 /**
- * Source verification over HTTP (shared/spec/gateway.md "Source authentication"): failures are
+ * Source verification over HTTP (docs/pipeline.md#verification): failures are
  * captured as VERIFICATION_FAILED and answered 401 (empty body) or 200 per the spec's rule; verified
  * requests are delivered with `x-gateway-verified: true`; handshakes are answered.
  */

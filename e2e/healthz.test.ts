@@ -1,5 +1,5 @@
 /**
- * `GET /healthz` (issue 15 §3; lib/health.ts): each part's state as JSON, 200 when all are up. The
+ * `GET /healthz` (docs/architecture.md#processes; lib/health.ts): each part's state as JSON, 200 when all are up. The
  * states while a part is down are checked where parts are killed (e2e/chaos.test.ts).
  */
 import { expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
- * The outbound API's foundation (issue 13 §1, §2; shared/spec/outbound.md "Authentication", "Errors",
- * "Tenants", "Destinations"; reference §1-2) against the running server, on both deployment forms:
+ * The outbound API's foundation (docs/outbound.md#credentials, #errors-and-bad-input,
+ * #tenants, #destinations-and-their-types) against the running server, on both deployment forms:
  * the auth matrix (401, 403, a JWT scoped to its tenant), the managed form's rate-limit headers,
  * tenants (PUT 201/200, get, list with paging and count, delete, token, portal), destinations (create,
  * list, get, PATCH merge-patch, rotate_secret, enable, disable, delete, limits, validation), destination

@@ -1,5 +1,5 @@
 /**
- * Nothing accepted is lost on the outbound side (issue 13 §3; design "The delivery engine"): a server
+ * Nothing accepted is lost on the outbound side (docs/outbound.md#publish-delivery-retries): a server
  * killed with SIGKILL while a delivery is in flight leaves its lease to expire, and the restarted
  * worker's dispatcher delivers it again: one successful attempt, the receiver sees the event (at least
  * once). Deliveries are claimed from their rows, without jobs: publish's deliveries go out at once, and

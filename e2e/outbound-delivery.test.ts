@@ -1,6 +1,6 @@
 /**
- * Outbound publish and delivery (issue 13 §3-4; shared/spec/outbound.md; reference §1 PublishRequest,
- * §3 webhook delivery, §4 retry and matching) against the running server, its worker and real
+ * Outbound publish and delivery (docs/outbound.md#publish-delivery-retries,
+ * docs/outbound.md#manual-retry) against the running server, its worker and real
  * receivers: publish 202 and duplicates, the data delivered byte for byte with the `x-outbound-*`
  * headers and a signature a receiver can check, events published together delivered once each with
  * their results recorded, Standard Webhooks verified with the `standardwebhooks`

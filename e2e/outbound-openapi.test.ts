@@ -1,5 +1,5 @@
 /**
- * The outbound API's OpenAPI documents (issue 13): `/outbound/api/v1/openapi.json` (self-hosted) and
+ * The outbound API's OpenAPI documents (docs/outbound.md): `/outbound/api/v1/openapi.json` (self-hosted) and
  * `/outbound/2025-07-01/openapi.json` (managed), served without credentials by the running server. Each
  * parses, lists every route the wrapper serves for its form (and only those), resolves its references,
  * and its request schemas accept and reject the same bodies as the API does.

@@ -1,5 +1,5 @@
 /**
- * The portal's cookie session on the outbound API (issue 14, portal; lib/portal/portal.ts, the auth
+ * The portal's cookie session on the outbound API (docs/portal.md#how-it-is-built; lib/portal/portal.ts, the auth
  * step of lib/outbound/http.ts) against the running server: the token exchange (`/portal?token=` →
  * `/portal/enter` → httpOnly SameSite=Strict cookie), a tenant cookie answered exactly like the same JWT
  * in `Authorization` on the tenant-isolation and admin-only matrix, an admin key in the cookie refused,

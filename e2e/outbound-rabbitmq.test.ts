@@ -1,5 +1,5 @@
 /**
- * The `rabbitmq` destination type (issue 13 §2; reference §2) against a real broker (Debian's
+ * The `rabbitmq` destination type (docs/outbound.md#destinations-and-their-types) against a real broker (Debian's
  * rabbitmq-server, e2e/support/rabbitmq.ts): a published event arrives on the exchange with its topic as
  * routing key, its data byte for byte and its metadata as headers; a missing exchange is a failed attempt.
  */

@@ -1,6 +1,6 @@
 /**
- * The real product's official TypeScript client (`@hookdeck/outpost-sdk`, reference §8) drives both of
- * Hookyard's outbound forms unmodified (issue 13 "Done when"): tenants, destinations, destination types,
+ * The real product's official TypeScript client (`@hookdeck/outpost-sdk`) drives both of
+ * Hookyard's outbound forms unmodified (docs/outbound.md#moving-from-the-real-product): tenants, destinations, destination types,
  * topics, publish, events, attempts, retry and metrics, each answer parsed by the client's own schemas.
  */
 import { randomBytes } from "node:crypto";

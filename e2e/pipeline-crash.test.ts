@@ -1,5 +1,5 @@
 /**
- * Nothing accepted is lost (design "The delivery engine"; issue "Gateway pipeline"): a server whose
+ * Nothing accepted is lost (docs/pipeline.md#delivery-engine, "At-least-once"): a server whose
  * worker is killed with SIGKILL in the middle of a delivery leaves the event to be delivered by the
  * next process, a request committed but never fanned out is fanned out by the sweeper, and
  * `hookyard listen` reconnects across a server restart; and the worker slows its deliveries while

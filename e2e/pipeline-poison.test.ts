@@ -1,5 +1,5 @@
 /**
- * Poison requests (issue 15 §1, first bullet): a request carrying text PostgreSQL cannot store as
+ * Poison requests (docs/pipeline.md#poison-requests-one-record-never-stops-the-others): a request carrying text PostgreSQL cannot store as
  * such (U+0000, a lone surrogate) or a structure it cannot hold, sent to a source whose connections
  * have transform, filter, deduplicate rules or none, must never stop the fan-out of anyone else's
  * requests; each of its (request, connection) pairs ends as an event or an ignored event, and what is
@@ -192,7 +192,7 @@ describe("a record PostgreSQL refuses all the same", () => {
     const other = await connectionTo(teamB, receiver);
     // Refuses: events with the marker path; executions of requests whose body says refuse; and every
     // ignored event of the connection "stuck" (so even its failure cannot be written).
-    // The tables are partitioned by day (issue 15 §5): the trigger runs on a partition, named after its table.
+    // The tables are partitioned by day (docs/scaling.md#retention-and-sizing): the trigger runs on a partition, named after its table.
     await db().query(`CREATE OR REPLACE FUNCTION hookyard_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE tbl text := regexp_replace(TG_TABLE_NAME, '_(p[0-9]{8}|default)$', '');
       BEGIN

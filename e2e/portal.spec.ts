@@ -1,5 +1,5 @@
 /**
- * The tenant portal in Debian's Chromium (issue 14, portal; docs/portal.md) against the running server
+ * The tenant portal in Debian's Chromium (docs/portal.md) against the running server
  * and real PostgreSQL: entered from the outbound portal redirect_url (token gone from the address bar,
  * httpOnly SameSite=Strict cookie), a webhook destination created from the schema form (client and
  * server validation shown by the fields) pointing at a real local receiver, an event published by the

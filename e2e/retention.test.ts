@@ -1,5 +1,5 @@
 /**
- * Retention (issue 15 §5): the big tables are partitioned by UTC day on their time-sortable ids (migration
+ * Retention (docs/scaling.md#retention-and-sizing): the big tables are partitioned by UTC day on their time-sortable ids (migration
  * 20261123220000_partition_by_time); the worker drops whole expired days, creates days ahead and expires
  * guest workspaces (lib/worker/partitions.ts). Partition tests run on databases of their own (TEST_PG_ADMIN_URL);
  * the paging test goes through the running servers' gateway API across a partition boundary.
@@ -244,7 +244,7 @@ describe("retention – paging across a partition boundary (gateway API)", () =>
   });
 });
 
-// Outbound (issue 13): outbound_events and outbound_attempts are partitioned by UTC day on their `time`
+// Outbound (docs/outbound.md#retention): outbound_events and outbound_attempts are partitioned by UTC day on their `time`
 // (migration 20261124172523_outbound_partition_by_time).
 const OUTBOUND_MIGRATION = "20261124172523_outbound_partition_by_time";
 

@@ -90,13 +90,13 @@ describe("lib/config parseConfig", () => {
     expect(c.cookieDomain).toBe("example.org");
   });
 
-  it("parseConfig – transformation sandbox threads, queue and idle exit (issue 15 §1)", () => {
+  it("parseConfig – transformation sandbox threads, queue and idle exit", () => {
     expect(parseConfig({})).toMatchObject({ transformationThreads: 2, transformationQueueMax: 8, transformationThreadIdleMs: 10_000 });
     expect(parseConfig({ TRANSFORMATION_THREADS: "4", TRANSFORMATION_QUEUE_MAX: "0", TRANSFORMATION_THREAD_IDLE_MS: "500" })).toMatchObject({ transformationThreads: 4, transformationQueueMax: 0, transformationThreadIdleMs: 500 });
     expect(() => parseConfig({ TRANSFORMATION_THREADS: "0" })).toThrow(/TRANSFORMATION_THREADS/);
   });
 
-  it("parseConfig – RETENTION_DAYS: 30 by default, 0 keeps forever, at most 3650 (issue 15 §5)", () => {
+  it("parseConfig – RETENTION_DAYS: 30 by default, 0 keeps forever, at most 3650", () => {
     expect(parseConfig({}).retentionDays).toBe(30);
     expect(parseConfig({ RETENTION_DAYS: "0" }).retentionDays).toBe(0);
     expect(parseConfig({ RETENTION_DAYS: "7" }).retentionDays).toBe(7);
@@ -114,7 +114,7 @@ describe("lib/config parseConfig", () => {
     ["http://10.0.0.5:3000", false],
     ["http://192.168.1.10", false],
     ["http://[fd12::1]", false],
-  ])("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS defaults by PUBLIC_URL %s → %s (issue 15 §4)", (publicUrl, expected) => {
+  ])("parseConfig – DELIVERY_ALLOW_PRIVATE_NETWORKS defaults by PUBLIC_URL %s → %s", (publicUrl, expected) => {
     expect(parseConfig({ PUBLIC_URL: publicUrl }).deliveryAllowPrivateNetworks).toBe(expected);
   });
 

@@ -100,7 +100,7 @@ const ConfigSchema = z.object({
 });
 
 export type Config = {
-  /** The signed-in dashboard (issue 14). */
+  /** The signed-in dashboard (docs/dashboard.md). */
   dashboard: {
     /** Signs the session JWT cookies; unset: a random secret kept in `{dataDir}/auth-secret`. */
     authSecret: string | undefined;
@@ -112,7 +112,7 @@ export type Config = {
   };
   /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
   retentionDays: number;
-  /** Outbound service (issue 13): a pinned admin key; the tenant JWT secret; the topics (empty = any); limits and id prefixes (used as-is). */
+  /** Outbound service (docs/outbound.md): a pinned admin key; the tenant JWT secret; the topics (empty = any); limits and id prefixes (used as-is). */
   outbound: {
     apiKey: string | undefined;
     jwtSecret: string | undefined;
@@ -201,7 +201,7 @@ export type Config = {
   /** Bytes of a destination's response body kept on the attempt. */
   deliveryResponseMaxBytes: number;
   /**
-   * Deliver to private, loopback, carrier-grade NAT and unique-local addresses (issue 15 §4). Default: true
+   * Deliver to private, loopback, carrier-grade NAT and unique-local addresses (docs/pipeline.md#refused-addresses). Default: true
    * only when PUBLIC_URL's host is loopback (a developer's machine). Link-local and cloud metadata are always refused.
    */
   deliveryAllowPrivateNetworks: boolean;

@@ -1,5 +1,5 @@
 /**
- * `GET /healthz` (design "Processes and scale"; issue 15 §3): each part's state, as JSON.
+ * `GET /healthz` (docs/architecture.md#processes): each part's state, as JSON.
  *   { "status": "ok" | "degraded",
  *     "parts": { "web":      { "state": "up", "restarts": n, "last_exit": "…" | null, "pid": n | null },
  *                "worker":   { "state": "up" | "starting" | "restarting" | "down" | "disabled" | "stopped", … },

@@ -17,7 +17,7 @@ function base62Reference(bytes: Buffer): string {
 }
 
 describe("lib/ids", () => {
-  it("idLowerBound: the smallest id of a kind at a ms; ids sort by day around it (partition bounds, issue 15 §5)", () => {
+  it("idLowerBound: the smallest id of a kind at a ms; ids sort by day around it (partition bounds)", () => {
     const day = Date.UTC(2026, 10, 23);
     expect(idLowerBound("event", 0)).toBe("evt_" + "0".repeat(22));
     const bytes = Buffer.alloc(16);

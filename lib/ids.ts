@@ -74,7 +74,7 @@ export function random16(): Buffer {
  * A new id `{prefix}{22 base62 chars}` carrying 128 bits.
  * Sortable kinds (requests, destinations, connections, transformations) start with 48 bits of milliseconds then 80 random bits, so they sort by
  * creation time; capability kinds (sources, teams, sessions) are 128 random bits from the CSPRNG, so
- * knowing one never helps guess another (the console's access model, shared/spec/console.md "Authentication").
+ * knowing one never helps guess another (docs/console-api.md#who-may-read-and-change-a-test-url).
  */
 export function createId(kind: IdKind, now: number = Date.now()): string {
   const bytes = random16();
@@ -85,7 +85,7 @@ export function createId(kind: IdKind, now: number = Date.now()): string {
 /**
  * The smallest id of `kind` created at `ms` (ms since the epoch, UTC): the 48-bit time then 80 zero bits.
  * Every id `createId(kind, t)` with `t >= ms` sorts at or after it (byte order, `COLLATE "C"`), every id
- * with `t < ms` before it: the bounds of the daily partitions of the big tables (issue 15 §5, migration
+ * with `t < ms` before it: the bounds of the daily partitions of the big tables (docs/scaling.md#retention-and-sizing, migration
  * `partition_by_time`, whose SQL twin `hookyard_id_bound(prefix, ms)` gives the same string).
  * Throws for kinds whose ids do not start with their time.
  */

@@ -19,7 +19,7 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
 }
 
 /**
- * A start that cannot go on (issue 15 "Also"): `message` is one sentence of cause and remedy, printed as
+ * A start that cannot go on (docs/architecture.md#processes): `message` is one sentence of cause and remedy, printed as
  * it is, never with a stack trace (scripts/start.ts, scripts/worker.ts).
  */
 export class StartFailure extends Error {

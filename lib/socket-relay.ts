@@ -1,6 +1,6 @@
 /**
  * The listening socket of `npm start`, held by the supervisor so that a crashed web process loses no
- * connection (issue 15 §3 "Crashes are survived"; design "Processes and scale").
+ * connection (docs/architecture.md#processes).
  *
  * The supervisor listens on PORT itself and hands every accepted connection, unread (`pauseOnConnect`),
  * to the web process over IPC (Node passes the socket's file descriptor). While no web process is ready

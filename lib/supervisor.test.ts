@@ -1,5 +1,5 @@
 /**
- * The supervisor's restart policy (issue 15 §3, lib/supervisor.ts) with real child processes: a part that
+ * The supervisor's restart policy (docs/architecture.md#processes, lib/supervisor.ts) with real child processes: a part that
  * dies is started again after a backoff, its restarts are counted and shown, and one that keeps dying
  * spends its budget and makes the supervisor give up.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm start` is a supervisor, not a chain (design "Processes and scale"; issue 15 §3): each part (the
+ * `npm start` is a supervisor, not a chain (docs/architecture.md#processes): each part (the
  * embedded PostgreSQL, the web server, the delivery worker) runs on its own, and one that exits is
  * started again with exponential backoff (RESTART_BACKOFF_MS doubling up to RESTART_BACKOFF_MAX_MS) while
  * the others keep serving. A part that exits more than RESTART_BUDGET times within RESTART_WINDOW_MS has

@@ -12,7 +12,7 @@ export function inspectUrlFor(sourceId: string): string {
 }
 
 /**
- * The console's `cmd_hint` (shared/spec/console.md "Test URL"): our CLI's `listen` with `[port]` and
+ * The console's `cmd_hint` (docs/console-api.md#post-): our CLI's `listen` with `[port]` and
  * `<source-name>` left as placeholders and the workspace's `cli_key` filled in; `--server` names this
  * deployment so the command works as printed. `CLI_COMMAND` runs the user's own installation (default
  * `npx --no-install hookyard`): a hint that let npx fetch a package by name would hand the cli_key to

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos` (issue 15 §3): under a bounded steady load (CHAOS_RATE requests per second, default
+ * `npm run chaos` (docs/benchmarks.md#crashes-npm-run-chaos): under a bounded steady load (CHAOS_RATE requests per second, default
  * 200) to a source whose connection delivers to a local receiver, kills the delivery worker, the web
  * process and PostgreSQL with SIGKILL in turn (CHAOS_PHASE_MS of load before and after each kill, default
  * 15 s; CHAOS_RECEIVER_DELAY_MS, default 0, makes the receiver slow so deliveries are in flight), and prints for each: the answers by status, accepted

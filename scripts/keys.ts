@@ -6,7 +6,7 @@
  *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
  *   cli-key                      a new cli_key for the gateway team (printed once; the previous one stops working),
  *                                for `hookyard listen` with the team's sources: keys are stored hashed (docs/cli.md)
- *   outbound list | create [name] | revoke <id|prefix>   admin keys of the outbound API (issue 13 §1)
+ *   outbound list | create [name] | revoke <id|prefix>   admin keys of the outbound API (docs/outbound.md)
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
 import { closePool } from "@/lib/db/pool";

@@ -123,7 +123,7 @@ describe("npm start with the embedded PostgreSQL", () => {
     expect(created.status).toBe(201);
     const { ingest_url, inspect_url } = (await created.json()) as { ingest_url: string; inspect_url: string };
     expect((await fetch(ingest_url, { method: "POST", body: "before crash" })).status).toBe(200);
-    // The first start created a dashboard user and printed its one-time sign-in link (issue 14).
+    // The first start created a dashboard user and printed its one-time sign-in link (docs/dashboard.md#signing-in).
     const link = /created the dashboard user admin@localhost[^\n]*\n[^\n]*?(\/dashboard\/sign-in\/link\?token=[\w-]+)/.exec(first.output());
     expect(link, first.output()).not.toBeNull();
     expect((await fetch(`http://127.0.0.1:${port}${link![1]}`)).status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * `npm start` (and `npm run dev` with --dev): a supervisor (design "Processes and scale"; issue 15 §3).
+ * `npm start` (and `npm run dev` with --dev): a supervisor (docs/architecture.md#processes).
  * 1. PostgreSQL: DATABASE_URL when set, else the embedded server under DATA_DIR (its own port).
  * 2. Migrations (prisma/migrations, applied offline).
  * 3. `next build` when there is no build of the current sources (not in --dev).
@@ -239,7 +239,7 @@ if (launchers.length) {
   }, 500).unref();
 }
 
-/** One sentence of cause and remedy for a start failure (issue 15 "Also"). */
+/** One sentence of cause and remedy for a start failure, never a stack trace. */
 function explain(err: unknown): string {
   if (err instanceof StartFailure) return err.message;
   const e = err as NodeJS.ErrnoException;

@@ -1,5 +1,5 @@
 /**
- * `npm run users -- <command>`: operators of the signed-in dashboard (issue 14; docs/dashboard.md).
+ * `npm run users -- <command>`: operators of the signed-in dashboard (docs/dashboard.md#signing-in).
  *   list                                   every user (email, team, whether a password is set)
  *   create <email> [password]              a user of the gateway team; without a password, prints a one-time sign-in link
  *   reset-password <id|email> [password]   a new password; without one, prints a one-time sign-in link that sets it;

@@ -1,5 +1,5 @@
 /**
- * The web process `npm start` supervises (scripts/start.ts; design "Processes and scale"): the HTTP
+ * The web process `npm start` supervises (scripts/start.ts; docs/architecture.md#processes): the HTTP
  * server of server.ts on PORT. Reports "ready" to its parent over IPC, receives the parts' states for
  * /healthz, stops cleanly on SIGTERM/SIGINT and stops when its parent is gone. DATABASE_URL is set by
  * the parent. `--dev` serves Next.js in development mode.

@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: a delivery worker alone (design "Processes and scale"), for running more workers
+ * `npm run worker`: a delivery worker alone (docs/scaling.md#several-processes), for running more workers
  * than the one `npm start` includes. Needs DATABASE_URL (the database the web processes use); applies
  * migrations if needed. Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
  * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
@@ -24,7 +24,7 @@ try {
   if (!child) await migrate(config.databaseUrl);
   worker = await startWorker();
 } catch (err) {
-  // One sentence, no stack trace (issue 15 "Also"); under `npm start` the supervisor restarts this process.
+  // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
   const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
   failStart(message, 1);
 }

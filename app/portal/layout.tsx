@@ -1,4 +1,4 @@
-// The tenant portal's frame (issue 14, portal; docs/portal.md): theme (`light`/`dark` from the portal
+// The tenant portal's frame (docs/portal.md#look-theme-and-branding): theme (`light`/`dark` from the portal
 // link, else the device's), branding (PORTAL_ORGANIZATION_NAME, PORTAL_BRAND_COLOR, PORTAL_LOGO_URL) and
 // the header. The session (the tenant of the httpOnly cookie) is read on the server; pages call the
 // outbound API from the browser with that cookie.

@@ -43,7 +43,7 @@ function stateOf(op: BulkOperation): { label: string; tone: "accent" | "success"
 }
 
 /**
- * /dashboard/bulk (issue 14's centrepiece): pick a family, build the filter with the explorers' controls
+ * /dashboard/bulk (docs/dashboard.md#bulk-operations): pick a family, build the filter with the explorers' controls
  * (or arrive with an explorer's filter), see the plan's estimate, confirm, watch the progress bar move
  * live (polling the operation every second) to completion, cancel, and browse past operations.
  */

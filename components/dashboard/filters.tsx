@@ -6,8 +6,8 @@ import { apiAll } from "@/components/dashboard/api";
 import { Field, Input, Select } from "@/components/ui/Field";
 
 /**
- * The list filters the explorers and the bulk page share (issue 14: "build the filter with the same
- * controls as the explorers"). A filter is a flat record kept in the page's URL (`?status=FAILED&…`);
+ * The list filters the explorers and the bulk page share: the bulk page builds its filter with the same
+ * controls as the explorers (docs/dashboard.md#bulk-operations). A filter is a flat record kept in the page's URL (`?status=FAILED&…`);
  * it converts to the list endpoint's parameters and to a bulk operation's `query` (docs/gateway-api.md).
  */
 export type Filter = Partial<Record<FilterKey, string>>;

@@ -1,6 +1,6 @@
 "use client";
 /**
- * A destination's events and attempts (shared/spec/outbound.md "Events and attempts"): two tabs, newest
+ * A destination's events and attempts (docs/portal.md#what-a-tenant-can-do): two tabs, newest
  * first, "Load more" through the `next` cursor. An attempt opens to its response (status, headers and
  * body, always rendered as text, never as markup) and the event's payload; failed or not, it can be
  * retried (`POST /retry`), which queues a manual attempt that appears here within seconds.

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Browser-side calls of the outbound API for the tenant portal (issue 14, portal): same-origin fetches
+ * Browser-side calls of the outbound API for the tenant portal (docs/portal.md#how-it-is-built): same-origin fetches
  * of `/outbound/api/v1/…` authenticated by the portal's httpOnly session cookie, with the CSRF header
  * (lib/portal/portal.ts PORTAL_CSRF_HEADER) on every request, so the API uses the portal cookie even
  * in a browser also signed in to the dashboard. Errors become {@link ApiError} with the

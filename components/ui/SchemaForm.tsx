@@ -1,7 +1,7 @@
 "use client";
 /**
  * A form generated from field schemas (the outbound `/destination-types` `config_fields` and
- * `credential_fields`, reference §1 DestinationTypeSchema; reused by the dashboard): each field's `type`
+ * `credential_fields`, docs/outbound.md#destinations-and-their-types; reused by the dashboard): each field's `type`
  * (text, checkbox, select, key_value_map), `label`, `description`, `required`, `pattern`, `default`,
  * `sensitive` and `options`. Fields are grouped in sections (`config`, `credentials`); values come back
  * per section: text and select as strings, checkboxes as "true"/"false", key-value maps as objects.

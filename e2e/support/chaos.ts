@@ -1,5 +1,5 @@
 /**
- * The chaos run of `npm run chaos` (scripts/chaos.ts) and of e2e/chaos.test.ts (issue 15 §3): a Hookyard
+ * The chaos run of `npm run chaos` (scripts/chaos.ts) and of e2e/chaos.test.ts (docs/benchmarks.md#crashes-npm-run-chaos): a Hookyard
  * started the way `npm start` starts it, on an embedded PostgreSQL of its own, under a bounded steady
  * load to a source whose connection delivers to a local receiver. Each part (the worker, the web
  * process, PostgreSQL) is killed with SIGKILL in turn; for each kill the run reports the answers by

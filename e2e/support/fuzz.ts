@@ -1,5 +1,5 @@
 /**
- * The property-based fuzz of every HTTP surface (issue 15 §1 last bullet), shared by e2e/fuzz.test.ts
+ * The property-based fuzz of every HTTP surface (docs/gateway-api.md#input-limits), shared by e2e/fuzz.test.ts
  * (fixed seed, in `npm test`) and scripts/fuzz.ts (`npm run fuzz`, more runs). fast-check generates
  * requests — methods (odd ones included), paths of every endpoint with ids in odd encodings, bracket
  * queries (`__proto__` chains, deep nesting, NUL, forged cursors, huge numbers), headers, JSON and

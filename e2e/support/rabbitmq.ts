@@ -1,6 +1,6 @@
 /**
  * A real RabbitMQ broker for tests (Debian's rabbitmq-server, installed by .ci/run; started as root
- * without systemd, shared/design/stack-notes.md): its own node name, ports, epmd port and data under a
+ * without systemd): its own node name, ports, epmd port and data under a
  * temporary directory, so it never meets another broker. `stop()` ends the broker and its epmd.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";

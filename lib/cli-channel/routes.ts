@@ -1,5 +1,5 @@
 /**
- * The CLI forwarding channel, `/cli/…`, served by server.ts (design URL map: authenticated by the
+ * The CLI forwarding channel, `/cli/…`, served by server.ts (docs/cli.md#protocol: authenticated by the
  * workspace's `cli_key` as `Authorization: Bearer <cli_key>`, never by an API key):
  *   POST /cli/sessions               {source_name, connection_name?, path?} → {id, source, connections, signing_secret}
  *                                    (signing_secret: the CLI forwarding secret, never the team's own; docs/cli.md)

@@ -1,5 +1,5 @@
 /**
- * CLI sessions (issue "Gateway pipeline", CLI forwarding): `hookyard listen` authenticates with the
+ * CLI sessions (docs/cli.md#protocol): `hookyard listen` authenticates with the
  * workspace's `cli_key` (never an API key), gets its source (found or created by name) and the source's
  * CLI connections (created when there is none), and opens a stream. Deliveries to a CLI destination go
  * to a live session of its connection, and the CLI reports each outcome back as an attempt.

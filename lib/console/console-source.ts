@@ -1,9 +1,9 @@
 /**
- * Which sources the console serves, and who may change them (issue 15 §2 "Data exposure through the
- * console"). A console test URL is a source of a GUEST workspace; a gateway team's source is never
+ * Which sources the console serves, and who may change them (docs/console-api.md#who-may-read-and-change-a-test-url).
+ * A console test URL is a source of a GUEST workspace; a gateway team's source is never
  * reachable through a console route, and answers exactly as an unknown id does, so its existence is not
- * revealed. Reads of a test URL need only its id (the id is the capability, shared/spec/console.md
- * "Authentication" 2); every state-changing route needs the session cookie of the workspace that owns it.
+ * revealed. Reads of a test URL need only its id (the id is the capability: 128 random bits);
+ * every state-changing route needs the session cookie of the workspace that owns it.
  */
 import type { ConsoleSession } from "@/lib/console/sessions";
 import { getPool } from "@/lib/db/pool";

@@ -9,7 +9,7 @@ import { ApiError } from "@/lib/http/errors";
 const CONSOLE_WEBHOOK_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /**
- * Creates a test URL (shared/spec/console.md `POST /`): a source in the caller's guest workspace, or
+ * Creates a test URL (docs/console-api.md#post-): a source in the caller's guest workspace, or
  * in a new guest workspace when `session` is null (then `newSession` carries the cookie token to set).
  * Throws ApiError UNPROCESSABLE_ENTITY when `type` is not supported or requires authentication.
  */

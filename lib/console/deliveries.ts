@@ -1,8 +1,8 @@
 /**
- * What became of a captured request (issue "Gateway pipeline", console inspect view): its events, each
+ * What became of a captured request (the console's inspect view, docs/console-api.md#endpoints): its events, each
  * with its attempts (CLI deliveries included), and its ignored events; and retrying it. Reads are reached
- * with the test URL's id like every console read (the id is the capability, shared/spec/console.md
- * "Authentication"); a retry also needs the owning workspace's cookie. Guest workspaces' sources only
+ * with the test URL's id like every console read (the id is the capability,
+ * docs/console-api.md#who-may-read-and-change-a-test-url); a retry also needs the owning workspace's cookie. Guest workspaces' sources only
  * (lib/console/console-source.ts).
  */
 import { z } from "zod";
@@ -58,7 +58,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /**
  * The events (newest first, at most 50) and ignored events of request `requestId` of test URL
  * `publicId`. Throws ApiError NOT_FOUND when they do not belong together or `publicId` is not a test URL
- * (a gateway team's source included: issue 15 §2).
+ * (a gateway team's source included: the console serves test URLs only).
  */
 export async function getRequestDeliveries(publicId: string, requestId: string): Promise<TConsoleDeliveries> {
   const request = await requestOf(await requireConsoleSource(publicId), publicId, requestId);
@@ -114,7 +114,7 @@ export async function getRequestDeliveries(publicId: string, requestId: string):
  * Runs request `requestId` of test URL `publicId` through the test URL's connections again (for a test
  * URL: the CLI's), for the caller holding `session`. Returns the ids of the new events (none when nothing
  * listens). Throws ApiError NOT_FOUND (not a test URL, or not its request) and FORBIDDEN when `session`
- * is not the owning workspace's (issue 15 §2: a state change needs the owner's cookie).
+ * is not the owning workspace's (a state change needs the owner's cookie: docs/console-api.md#workspaces-and-the-session-cookie).
  */
 export async function retryConsoleRequest(
   publicId: string,

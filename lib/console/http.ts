@@ -1,5 +1,5 @@
 /**
- * The console API wrapper (shared/spec/console.md, design "API surfaces"): session, rate limit and
+ * The console API wrapper (docs/console-api.md, docs/architecture.md#api-wrappers): session, rate limit and
  * its headers, body parsing with zod, the handler, and mapping every thrown error to the console's
  * error bodies. It is the only try/catch of this surface.
  */

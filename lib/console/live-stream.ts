@@ -8,7 +8,7 @@ const HEARTBEAT_MS = 15_000;
  * `GET /{id}/live`: a server-sent-events stream that emits `event: request` (data `{"source_id"}`)
  * each time a request for that source is committed, by any process. Starts with `event: ready`;
  * a comment line every 15 s keeps proxies from closing it. 404 JSON for unknown ids and for gateway
- * teams' sources alike (issue 15 §2: the console serves guest workspaces' test URLs only).
+ * teams' sources alike (the console serves guest workspaces' test URLs only: docs/console-api.md#who-may-read-and-change-a-test-url).
  */
 export async function streamSourceRequests(publicId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const source = await findConsoleSource(publicId);

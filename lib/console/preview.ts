@@ -23,9 +23,9 @@ type Row = {
 };
 
 /**
- * The source preview of `GET /{id}` (shared/spec/console.md "Source preview"): the source and its
+ * The source preview of `GET /{id}` (docs/console-api.md#source-preview-get-id-accept-applicationjson): the source and its
  * newest requests first. `publicId` is the id without `src_`.
- * Throws ApiError NOT_FOUND when no test URL has that id: unknown, or a gateway team's source (issue 15 §2).
+ * Throws ApiError NOT_FOUND when no test URL has that id: unknown, or a gateway team's source (the console serves test URLs only).
  */
 export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUESTS): Promise<TSourcePreview & { team_id: string }> {
   const source = await requireConsoleSource(publicId);
@@ -64,7 +64,7 @@ export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUEST
 /**
  * The exact stored body of request `requestId` of test URL `publicId`, for download.
  * Throws ApiError NOT_FOUND when either is unknown, they do not belong together, or `publicId` is a
- * gateway team's source (issue 15 §2).
+ * gateway team's source (the console serves test URLs only).
  */
 export async function getRawBody(publicId: string, requestId: string): Promise<{ body: Buffer; contentType: string | null }> {
   const source = await requireConsoleSource(publicId);

@@ -1,5 +1,5 @@
 /**
- * Console API handlers (shared/spec/console.md "Endpoints"). `/` and `/{id}` are shared with the
+ * Console API handlers (docs/console-api.md#endpoints). `/` and `/{id}` are shared with the
  * console pages, so the custom server (server.ts) routes these by method and `Accept` before Next.js
  * sees the request; each handler is wrapped by `consoleRoute` (lib/console/http.ts).
  */

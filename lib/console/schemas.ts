@@ -1,5 +1,5 @@
 /**
- * Console API shapes (shared/spec/console.md "Resources and their fields"). The same schemas
+ * Console API shapes (docs/console-api.md). The same schemas
  * validate input, shape output and generate `GET /openapi.json` (lib/console/openapi.ts).
  */
 import { z } from "zod";

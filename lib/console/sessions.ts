@@ -9,7 +9,7 @@ import { createId, createToken } from "@/lib/ids";
 
 /** Name of the console session cookie. */
 export const SESSION_COOKIE = "hookyard_session";
-/** Fixed lifetime of a console session: 90 days, never extended by use (shared/spec/console.md "Authentication"). */
+/** Fixed lifetime of a console session: 90 days, never extended by use (docs/console-api.md#workspaces-and-the-session-cookie). */
 export const SESSION_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in (issue 14 "Sign-in"; design "UIs"): next-auth 4 with two credentials providers —
+ * Dashboard sign-in (docs/dashboard.md#signing-in): next-auth 4 with two credentials providers —
  * `credentials` (email and password) and `link` (a one-time sign-in token plus the new password it sets) —
  * and JWT sessions in an httpOnly cookie, mounted at /dashboard/api/auth. The JWT holds the user id and a
  * server-side session id (`sid`, a `dashboard_sessions` row); every use checks that row and re-reads the

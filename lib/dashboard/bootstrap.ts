@@ -12,7 +12,7 @@ export async function gatewayTeamId(): Promise<string | null> {
 export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard/sign-in/link?token=${encodeURIComponent(token)}`;
 
 /**
- * Makes sure someone can sign in to the dashboard (issue 14 "Sign-in"), after {@link ensureGatewayTeam}:
+ * Makes sure someone can sign in to the dashboard (docs/dashboard.md#signing-in), after {@link ensureGatewayTeam}:
  * with DASHBOARD_ADMIN_EMAIL and DASHBOARD_ADMIN_PASSWORD set, that user exists with that password (created,
  * or its password reset when it no longer matches); otherwise, on a start with no user at all, creates
  * `admin@localhost` without a password and prints (through `log`) a one-time sign-in link, valid 24 hours,

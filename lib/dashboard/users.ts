@@ -1,5 +1,5 @@
 /**
- * Operators of the signed-in dashboard (issue 14 "Sign-in"; docs/dashboard.md "Signing in"): email, scrypt password hash, team. A user
+ * Operators of the signed-in dashboard (docs/dashboard.md#signing-in): email, scrypt password hash, team. A user
  * belongs to one team (the gateway team by default) and sees that team's data only. One-time sign-in
  * links carry a random token whose SHA-256 alone is stored; a link works once, before it expires.
  */

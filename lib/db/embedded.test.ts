@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL works wherever a root user puts the checkout (issue 15 "Also"): binaries and
+ * The embedded PostgreSQL works wherever a root user puts the checkout (docs/architecture.md#processes): binaries and
  * data under a directory the `postgres` user cannot traverse (mode 0700, like root's home). And a start
  * that fails says why in one sentence, never a stack trace.
  */

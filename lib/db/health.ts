@@ -1,5 +1,5 @@
 /**
- * Is the database there? (issue 15 §3). Used by ingestion's error mapping (503 + Retry-After while the
+ * Is the database there? (docs/architecture.md#processes). Used by ingestion's error mapping (503 + Retry-After while the
  * database is away) and by `GET /healthz`.
  */
 import { getPool } from "@/lib/db/pool";

@@ -17,8 +17,8 @@ const names = { migrated: `hookyard_drift_m_${suffix}`, fromSchema: `hookyard_dr
 const urlOf = (db: string) => adminUrl!.replace(/\/[^/?]+(\?|$)/, `/${db}$1`);
 
 /**
- * What the migrations build that schema.prisma cannot say (migration 20261123220000_partition_by_time, issue 15
- * §5 "Retention"): the big tables are partitioned by day on their id, and those ids sort in byte order. Any other
+ * What the migrations build that schema.prisma cannot say (migration 20261123220000_partition_by_time,
+ * docs/scaling.md#retention-and-sizing): the big tables are partitioned by day on their id, and those ids sort in byte order. Any other
  * difference fails the test.
  */
 const PARTITIONED = { attempts: "id", events: "id", ignored_events: "id", transformation_executions: "id", request_raw_data: "request_id", requests: "id" };

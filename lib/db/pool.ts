@@ -18,7 +18,7 @@ export function databaseUrl(): string {
 
 /**
  * Logs instead of crashing on the `error` events of `pool` and of every client it makes, idle or checked
- * out (issue 15 §3: PostgreSQL killed or restarted mid-session emits 57P01 or a reset on each connection;
+ * out (crashes are survived, docs/architecture.md#processes: PostgreSQL killed or restarted mid-session emits 57P01 or a reset on each connection;
  * an `error` event without a listener would end the process). The query in flight, if any, rejects as
  * well, and the pool replaces the broken client.
  */

@@ -1,5 +1,5 @@
 /**
- * The delivery address guard (lib/delivery/address-guard.ts, issue 15 §4): every address form under each
+ * The delivery address guard (lib/delivery/address-guard.ts, docs/pipeline.md#refused-addresses): every address form under each
  * setting, through a resolver the test controls, and the connector undici connects with.
  */
 import type dns from "node:dns";

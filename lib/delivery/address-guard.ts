@@ -1,5 +1,5 @@
 /**
- * Which network addresses a delivery may reach (issue 15 §4, design "The delivery engine"). Three classes:
+ * Which network addresses a delivery may reach (docs/pipeline.md#refused-addresses). Three classes:
  * - **Cloud metadata** (AWS, GCP, Azure incl. its wire server, Alibaba, Oracle, Tencent, Scaleway, and the
  *   169.254.169.254 of DigitalOcean, Hetzner, OpenStack and others) is refused always: no setting and no
  *   allow-listed CIDR reaches it.

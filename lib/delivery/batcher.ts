@@ -1,5 +1,5 @@
 /**
- * Group execution (the pattern of ingestion's group commit, design "The hot path"): callers submit one
+ * Group execution (the pattern of ingestion's group commit, docs/architecture.md#the-hot-path): callers submit one
  * item each and get their own result; items that arrive while a batch is in flight are gathered into
  * the next one, so under load one statement serves many deliveries (fewer round trips and socket
  * writes) and when idle an item runs at once. When a batch fails, its items run one by one so a bad

@@ -1,9 +1,9 @@
 /**
- * Per-destination limits (shared/reference/gateway-product.md §2 Destination config): `rate_limit`
+ * Per-destination limits (docs/pipeline.md#delivery-engine, "Rate limits"): `rate_limit`
  * deliveries per `rate_limit_period` (second, minute, hour: fixed windows counted in PostgreSQL, so the
  * limit holds across worker processes) or `concurrent` (deliveries in flight). Every destination also
  * has an in-process ceiling of DELIVERY_DESTINATION_CONCURRENCY in flight, so one slow or dead
- * destination never takes all of a worker's slots (design "Isolation").
+ * destination never takes all of a worker's slots.
  * A delivery over a limit is not made: the caller reschedules it for `retryAt`.
  */
 import { getConfig } from "@/lib/config";

@@ -126,7 +126,7 @@ const resolverOf =
     queueMicrotask(() => callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]));
   };
 
-describe("sendHttp – refused addresses (issue 15 §4)", () => {
+describe("sendHttp – refused addresses", () => {
   afterAll(() => configureSender({}));
 
   it.each([

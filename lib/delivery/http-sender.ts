@@ -1,7 +1,7 @@
 /**
- * The HTTP sender of the delivery engine (design "The delivery engine"): undici with a timeout,
+ * The HTTP sender of the delivery engine (docs/pipeline.md#delivery-engine): undici with a timeout,
  * a capped response body, no redirects followed, refused addresses, and network failures mapped to
- * the spec's error codes (shared/reference/gateway-product.md §2 `error_code`). Shared by the gateway
+ * the attempts' `error_code` values (docs/gateway-api.md#attempts). Shared by the gateway
  * and, later, the outbound service.
  * It uses undici's dispatch API (a handler per request, one timer for the whole exchange), not
  * `request()` with an abort signal and a body stream: a delivery is the worker's most frequent piece of
@@ -139,7 +139,7 @@ function describe(err: unknown): string {
 /**
  * Sends one request and never throws: every outcome is a {@link SendResult}. Redirects are not
  * followed (a 3xx is an answer like any other). A URL that is not http(s) fails with INVALID_URL; a host
- * refused by the address guard (lib/delivery/address-guard.ts, issue 15 §4: metadata always, private
+ * refused by the address guard (lib/delivery/address-guard.ts: metadata always, private
  * networks by setting), before or after resolution or by the connected peer, fails with HOST_UNREACHABLE.
  */
 export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {

@@ -1,6 +1,6 @@
 /**
  * Delivery jobs on PostgreSQL (graphile-worker). A job carries an event id only; the `events` row is
- * the truth (design "The delivery engine"). Jobs are added with SQL inside the caller's transaction,
+ * the truth (docs/pipeline.md#delivery-engine). Jobs are added with SQL inside the caller's transaction,
  * so an event and its job commit together or not at all.
  */
 import type pg from "pg";
@@ -14,7 +14,7 @@ type Db = Pick<pg.Pool | pg.PoolClient, "query">;
 
 /**
  * Priority of the delivery jobs of bulk operations (graphile-worker runs lower numbers first; live
- * deliveries are 0), so a bulk retry of many events never holds up live traffic (issue 12 §1).
+ * deliveries are 0), so a bulk retry of many events never holds up live traffic (docs/gateway-api.md#bulk-operations).
  */
 export const BULK_JOB_PRIORITY = 10;
 

@@ -1,5 +1,5 @@
 /**
- * Delivery leases held by this worker process (issue 15 §3; docs/pipeline.md "Leases").
+ * Delivery leases held by this worker process (docs/pipeline.md#delivery-engine, "Leases").
  *
  * A claimed event carries a short lease (`events.locked_until`, DELIVERY_LEASE_MS from the claim): when
  * its worker dies, the sweeper of any other worker finds the lease expired and queues the event again

@@ -1,6 +1,6 @@
 /**
- * What is sent for an event (shared/spec/gateway.md "Events", "Gateway signature verification",
- * "Destination authentication"): the destination URL plus the forwarded path and query, the original
+ * What is sent for an event (docs/pipeline.md#what-a-destination-receives):
+ * the destination URL plus the forwarded path and query, the original
  * method unless the destination overrides it, the original headers minus hop-by-hop ones, the
  * gateway's headers and the destination's auth.
  */
@@ -36,8 +36,8 @@ export type EventDelivery = {
 };
 
 /**
- * The headers the gateway adds to every delivery (an event's `data.appended_headers`; shared/reference/
- * gateway-product.md §2 "Delivery headers"), plus `x-gateway-signature-2` while a rolled secret is
+ * The headers the gateway adds to every delivery (an event's `data.appended_headers`;
+ * docs/pipeline.md#what-a-destination-receives), plus `x-gateway-signature-2` while a rolled secret is
  * live, `x-gateway-original-ip` when known, and `accept` when the request had none.
  */
 export const APPENDED_HEADERS = [

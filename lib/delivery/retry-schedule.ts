@@ -1,7 +1,7 @@
 /**
- * Retry schedules as data (design "The delivery engine"): a connection's `retry` rule
+ * Retry schedules as data (docs/pipeline.md#retry): a connection's `retry` rule
  * `{strategy: linear|exponential, count, interval (ms), response_status_codes}` decides whether a
- * failed attempt is retried and when. shared/reference/gateway-product.md §3 "Retry".
+ * failed attempt is retried and when.
  */
 export type RetryRule = {
   type: "retry";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 
 /**
- * The gateway signature (shared/spec/gateway.md "Gateway signature verification"): base64 of
+ * The gateway signature (docs/pipeline.md#verifying-the-signature-in-your-receiver): base64 of
  * HMAC-SHA256 over the raw body, keyed with the team's signing secret. A receiver recomputes it with
  * nothing but the secret: `createHmac("sha256", secret).update(rawBody).digest("base64")`.
  */

@@ -1,6 +1,6 @@
 /**
  * Jobs fetched by a worker process that died are unlocked at once, not after graphile-worker's 4 hours
- * or the 5-minute stalled rescue (issue 15 §3): a job pool without a presence connection is dead.
+ * or the 5-minute stalled rescue (docs/pipeline.md#delivery-engine, "At-least-once"): a job pool without a presence connection is dead.
  * Runs on the test database (`npm test` sets DATABASE_URL); the jobs are due in an hour, so the test
  * servers' workers never fetch them.
  */

@@ -1,6 +1,6 @@
 /**
- * The gateway REST API wrapper (shared/spec/gateway.md "Authentication", "Errors", "Limits",
- * "Versioning"; design "API surfaces"): version → API key (Bearer, or Basic with the key as username;
+ * The gateway REST API wrapper (docs/gateway-api.md#authentication, #errors,
+ * #rate-limit, #versions; docs/architecture.md#api-wrappers): version → API key (Bearer, or Basic with the key as username;
  * without one, the signed-in dashboard's session cookie, same-origin for unsafe methods)
  * → rate limit (240/min per key, headers on every answer) → version availability → JSON body parsing
  * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
@@ -77,7 +77,7 @@ function errorResponse(err: unknown, rename: (field: string) => string = (f) => 
 
 /**
  * The API key of an `Authorization` header: `Bearer <key>`, or Basic with the key as username and an
- * empty password (shared/spec/gateway.md "API authentication"). Null when absent or malformed.
+ * empty password (docs/gateway-api.md#authentication). Null when absent or malformed.
  */
 export function apiKeyFromAuthorization(header: string | null | undefined): string | null {
   if (!header) return null;
@@ -131,7 +131,7 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       const key = apiKeyFromAuthorization(req.headers.get("authorization"));
       let auth = key ? await authenticateApiKey(key) : null;
       if (!key) {
-        // The signed-in dashboard calls the API with its session cookie, as its user's team (issue 14).
+        // The signed-in dashboard calls the API with its session cookie, as its user's team (docs/dashboard.md#the-api-behind-the-pages).
         const session = await sessionCredential(req.method, (h) => req.headers.get(h));
         if (session === "cross-site") throw new GatewayError(403, "FORBIDDEN", "Forbidden", { message: "A cookie-authenticated request must come from the dashboard's own origin" });
         if (session) auth = { teamId: session.teamId, keyId: `user:${session.id}` };

@@ -1,6 +1,6 @@
 /**
- * The gateway publish endpoint `POST {INGEST_URL}/v1/publish` (shared/spec/gateway.md "Other named
- * endpoints"; reference §1 "Publish"): a team's own code sends an event with its API key, into a source
+ * The gateway publish endpoint `POST {INGEST_URL}/v1/publish` (docs/pipeline.md#publishing-from-your-own-code):
+ * a team's own code sends an event with its API key, into a source
  * of that team named by `x-gateway-source-name` or identified by `x-gateway-source-id`; it then takes
  * the same pipeline as any request to the source's URL. The API key authenticates it (the request is
  * `verified`), and the `authorization` header is never stored.

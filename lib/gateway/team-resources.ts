@@ -50,8 +50,8 @@ export async function setTeamRowDisabled<R extends pg.QueryResultRow>(t: TeamTab
 }
 
 /**
- * The list/count filters every named resource shares (shared/spec/gateway.md, each resource's "Retrieve
- * …" parameters): `id`, `name` (value, array or `{contains, any}`), `type`, `disabled_at` (date
+ * The list/count filters every named resource shares (docs/gateway-api.md#lists-and-paging):
+ * `id`, `name` (value, array or `{contains, any}`), `type`, `disabled_at` (date
  * operators) and `disabled` (`true` includes disabled rows; by default they are left out). `alias` is the
  * table's alias in the query; `what` names the resource in the descriptions.
  */
@@ -94,7 +94,7 @@ export const NAMED_ORDER_COLUMNS = (alias: string) => ({
 });
 
 /** `PUT /{resource}/{id}/{action}`: whether the action disables (true) or enables (false); undefined for unknown actions. */
-// Null prototype: a path segment such as `constructor` or `__proto__` finds nothing (issue 15 §1).
+// Null prototype: a path segment such as `constructor` or `__proto__` finds nothing (docs/gateway-api.md#input-limits).
 export const DISABLE_ACTIONS: Readonly<Record<string, boolean | undefined>> = Object.assign(Object.create(null), { disable: true, archive: true, enable: false, unarchive: false });
 
 /** True when the `include` query parameter (one value or an array) names one of `values`. */

@@ -40,7 +40,7 @@ export class RateLimitedError extends Error {
 }
 
 /**
- * A gateway API error: `{handled: true, status, message, data, code}` (shared/spec/gateway.md "Error body";
+ * A gateway API error: `{handled: true, status, message, data, code}` (docs/gateway-api.md#errors;
  * `code` as the real product names it: BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, UNPROCESSABLE_ENTITY,
  * RESOURCE_ALREADY_EXISTS, TOO_MANY_REQUESTS…).
  */

@@ -1,7 +1,7 @@
 /**
- * The reference's filter syntax (simple-json-match, shared/reference/gateway-product.md §3 "Filter
- * engine") translated to a PostgreSQL jsonpath predicate, so the `headers`, `body`, `parsed_query` and
- * `path` filters of the event and request lists (issue 12 §4) run in the database (`doc @@ path`),
+ * The filter syntax of the filter rule (simple-json-match, docs/pipeline.md#filter)
+ * translated to a PostgreSQL jsonpath predicate, so the `headers`, `body`, `parsed_query` and
+ * `path` filters of the event and request lists (docs/gateway-api.md#content-filters-and-search-requests-and-events) run in the database (`doc @@ path`),
  * never over rows loaded into Node.
  *
  * Supported: nested objects (partial match), primitives (loose: `5` also matches `"5"`), arrays in the

@@ -1,5 +1,5 @@
 /**
- * JSON input of every API surface (issue 15 §1 "Malformed input", "Prototype pollution"): a JSON body
+ * JSON input of every API surface (docs/gateway-api.md#input-limits): a JSON body
  * or JSON query parameter is parsed and then checked, without recursion, against limits that keep bad
  * input a clear 4xx instead of a 5xx deeper down (a stack overflow in validation, PostgreSQL refusing
  * text, an object key reaching a prototype). Each surface's wrapper maps {@link JsonInputError} to its
@@ -9,7 +9,7 @@
 /** Keys that would reach an object's prototype chain when assigned: never assigned from user input. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-/** True for `__proto__`, `constructor` and `prototype` (issue 15 §1 "Prototype pollution"). */
+/** True for `__proto__`, `constructor` and `prototype` (no prototype pollution: docs/gateway-api.md#input-limits). */
 export function isForbiddenKey(key: string): boolean {
   return FORBIDDEN_KEYS.has(key);
 }
@@ -72,7 +72,7 @@ export function parseJsonInput(text: string, maxDepth = JSON_MAX_DEPTH): unknown
 /**
  * Nesting captured content (webhook bodies, destination responses) may have to be shown or filtered as
  * parsed JSON; deeper documents are kept and shown as text, because serialising or rendering them again
- * would overflow the stack (issue 15 §1 "Malformed input": a 10,000-deep body broke the preview).
+ * would overflow the stack (a 10,000-deep body once broke the preview).
  */
 export const CAPTURED_JSON_MAX_DEPTH = 256;
 

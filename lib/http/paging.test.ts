@@ -1,5 +1,5 @@
 /**
- * Paging parameters of every gateway list (shared/spec/gateway.md "Paging"): defaults, limits, allowed
+ * Paging parameters of every gateway list (docs/gateway-api.md#lists-and-paging): defaults, limits, allowed
  * sort keys, and cursors that must come back with the order they belong to.
  */
 import { describe, expect, it } from "vitest";

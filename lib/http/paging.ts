@@ -1,5 +1,5 @@
 /**
- * Keyset paging for every gateway list (shared/spec/gateway.md "Paging"): `order_by` (default
+ * Keyset paging for every gateway list (docs/gateway-api.md#lists-and-paging): `order_by` (default
  * `created_at`, allowed keys per resource), `dir` (default `desc`), `limit` (default 100, max 250),
  * `next` / `prev` cursors. A cursor is opaque (base64url JSON of the sort value and id of the row it
  * continues from, with the order it belongs to); `order_by`/`dir` must be repeated with it when they

@@ -1,5 +1,5 @@
 /**
- * List filters as zod schemas (shared/spec/gateway.md "Query formatting"): each resource declares a
+ * List filters as zod schemas (docs/gateway-api.md#lists-and-paging): each resource declares a
  * table `{parameter: filter}` (column, type, zod schema of what the query string may hold). The same
  * table validates a list's query (400 BAD_REQUEST naming the parameter, so a bad value never reaches
  * SQL), builds its WHERE clauses, and gives the OpenAPI parameters (lib/gateway/openapi/operations.ts).

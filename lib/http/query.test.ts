@@ -1,5 +1,5 @@
 /**
- * Query formatting of the gateway API (shared/spec/gateway.md "Query formatting"): arrays, operators
+ * Query formatting of the gateway API (docs/gateway-api.md#lists-and-paging): arrays, operators
  * by type, dates, JSON parameters, and the SQL each filter turns into.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Query-string formatting of the gateway API (shared/spec/gateway.md "Query formatting"):
+ * Query-string formatting of the gateway API (docs/gateway-api.md#lists-and-paging):
  * `item[1]=a&item[2]=b`, `item[]=a` and repeated `item=a&item=b` are arrays; `created_at[gte]=…` are
  * operators; dates are full or date-only ISO; JSON parameters are URL-encoded JSON.
  * Every parser throws a 400 GatewayError naming the parameter on bad input.

@@ -8,7 +8,7 @@
  *   - a method other than GET HEAD POST PUT PATCH DELETE OPTIONS → 405 with `Allow`;
  *   - on the gateway and outbound APIs, a query parameter whose percent-encoding is not UTF-8 → 400.
  * Ingestion (`/e/…`) is exempt from the path and method checks: it captures any path as received and
- * answers methods itself (405 UNSUPPORTED_HTTP_METHOD per source, shared/spec/console.md).
+ * answers methods itself (405 UNSUPPORTED_HTTP_METHOD per source, docs/console-api.md#eidpath).
  */
 import { badlyEncodedParameter } from "@/lib/http/query";
 import type { HttpResponse } from "@/lib/http/types";
@@ -39,7 +39,7 @@ export function surfaceOf(pathname: string): Surface {
   return "console";
 }
 
-/** `status`/`message` in the error body of `surface` (shared/spec/*.md, lib/http/errors.ts). */
+/** `status`/`message` in the error body of `surface` (each surface's docs "Errors" section, lib/http/errors.ts). */
 const STATUS_NAMES = { 400: ["BAD_REQUEST", "Bad Request"], 404: ["NOT_FOUND", "Not Found"], 405: ["METHOD_NOT_ALLOWED", "Method Not Allowed"] } as const;
 
 /**

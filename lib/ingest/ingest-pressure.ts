@@ -1,5 +1,5 @@
 /**
- * Ingestion first (design "The hot path", "The delivery engine"): when a web process's group-commit
+ * Ingestion first (docs/pipeline.md#delivery-engine, "Ingestion first, for a bounded time"): when a web process's group-commit
  * writer is saturated, ingestion is what limits how fast senders are answered. Saturated means, for
  * SATURATED_WINDOWS windows of WINDOW_MS in a row, a write in flight at least BUSY_SHARE of the time and
  * requests queueing up behind it (at least MIN_ROWS per write on average). The process then says so on

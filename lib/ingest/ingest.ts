@@ -1,7 +1,7 @@
 /**
  * Ingestion: the one framework-free function behind `/e/{id}[/{path…}]`, called by the custom server
  * (server.ts, production and `npm run dev`) and by the Next.js route handler (app/e/…, plain `next dev`).
- * shared/spec/console.md "Endpoints" and "Errors"; design "The hot path".
+ * docs/console-api.md#eidpath, docs/pipeline.md#ingestion, docs/architecture.md#the-hot-path.
  */
 import { getConfig } from "@/lib/config";
 import { inspectUrlFor } from "@/lib/urls";
@@ -21,8 +21,8 @@ export const CORS_HEADERS: Record<string, string> = {
 export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "UNSUPPORTED_CONTENT_TYPE" | "UNPARSABLE_JSON" | "NO_CONNECTION";
 
 /**
- * Media types a gateway source accepts a body in (shared/reference/gateway-product.md §5 "Methods and
- * content"); `application/*+json` matches any JSON-based type. A body without a content type is taken as is.
+ * Media types a gateway source accepts a body in (docs/gateway-api.md#content-types-at-ingestion);
+ * `application/*+json` matches any JSON-based type. A body without a content type is taken as is.
  */
 const ACCEPTED_CONTENT_TYPES = new Set(["text/plain", "text/xml", "application/json", "application/x-www-form-urlencoded", "application/xml", "application/jwt", "application/x-ndjson", "multipart/form-data"]);
 
@@ -33,7 +33,7 @@ const isJsonType = (type: string) => type === "application/json" || (type.starts
 /**
  * UNSUPPORTED_CONTENT_TYPE for a body in a media type outside the accepted list, UNPARSABLE_JSON for a
  * JSON media type whose body is not JSON; null otherwise. Only for team sources: a console test URL
- * captures whatever it is sent (shared/spec/console.md).
+ * captures whatever it is sent (docs/console-api.md#eidpath).
  */
 function contentRejection(source: IngestSource, req: HttpRequest): RejectionCause | null {
   if (source.teamMode === "GUEST" || req.body.length === 0) return null;

@@ -71,7 +71,7 @@ function params(rows: RequestRecord[]): unknown[] {
 type Pending = { record: RequestRecord; resolve: () => void; reject: (err: unknown) => void };
 
 /**
- * Group commit for ingestion (design "The hot path"): `write()` resolves only once the request's row
+ * Group commit for ingestion (docs/architecture.md#the-hot-path): `write()` resolves only once the request's row
  * is committed. There is no fixed wait: when no write is in flight a request is written at once; what
  * arrives meanwhile is gathered into the next multi-row write (up to 500 rows). INGEST_WRITE_CONCURRENCY
  * allows more writes in flight (measured: 1 is best on 2 cores, docs/benchmarks.md). If a batch fails, its

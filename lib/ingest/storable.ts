@@ -1,6 +1,6 @@
 /**
- * Text PostgreSQL cannot store, made storable without losing it (issue 15 §1 "Poison requests";
- * docs/pipeline.md "Text PostgreSQL cannot store"). PostgreSQL refuses U+0000 in `text` and `jsonb`
+ * Text PostgreSQL cannot store, made storable without losing it (docs/pipeline.md#text-postgresql-cannot-store).
+ * PostgreSQL refuses U+0000 in `text` and `jsonb`
  * and unpaired surrogates (`\ud800`) in `jsonb`; one such value in a multi-row statement fails the
  * whole statement. Captured content (parsed bodies and queries, headers, paths, transformation input,
  * output and logs, destination answers) goes through these before it is written: each U+0000 or lone

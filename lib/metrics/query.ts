@@ -1,6 +1,6 @@
 /**
- * One metrics query builder for every metrics endpoint (design "Gateway bulk operations and metrics":
- * "one query builder for every metrics endpoint of both services"; issue 12 §2, issue 13 §4). A
+ * One metrics query builder for every metrics endpoint of both services
+ * (docs/gateway-api.md#metrics-2025-07-01, docs/outbound.md#events-attempts-metrics-health). A
  * metrics table describes what can be asked (measures as SQL aggregates, dimensions and filters as SQL
  * expressions over indexed columns, never bodies); a request says what is asked (time range, optional
  * granularity, measures, dimensions, filters). The answer is the real products' MetricsResponse:

@@ -1,5 +1,5 @@
 /**
- * Keeps the per-minute metrics rollups (issue 12 §2; lib/metrics/query.ts RollupStore; migration
+ * Keeps the per-minute metrics rollups (docs/gateway-api.md#rollups-kept-by-the-worker-and-freshness; lib/metrics/query.ts RollupStore; migration
  * 20261124173000_metrics_rollups). A trigger marks the (team, minute) of every base row a statement
  * inserts, updates or deletes in `metrics_dirty`, in the writer's transaction. A pass here takes the marks
  * of closed minutes (older than `graceMs`), and in ONE repeatable-read transaction recomputes those

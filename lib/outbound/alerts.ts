@@ -1,5 +1,5 @@
 /**
- * Operator events (issue 13 §3 "Alerts"; reference §4): posted to OUTBOUND_OPERATOR_EVENTS_URL when it
+ * Operator events (docs/outbound.md#publish-delivery-retries): posted to OUTBOUND_OPERATOR_EVENTS_URL when it
  * is set, as `{id, topic, time, tenant_id, data}` with `x-outbound-signature: v0=<hex HMAC-SHA256 of the
  * body>` keyed with OUTBOUND_OPERATOR_EVENTS_SECRET (no signature when it is empty), through the
  * delivery engine's HTTP sender (timeouts, address guard). Topics:

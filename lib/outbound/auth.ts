@@ -1,5 +1,5 @@
 /**
- * Credentials of the outbound API (shared/spec/outbound.md "Authentication"; reference §0): the admin
+ * Credentials of the outbound API (docs/outbound.md#credentials): the admin
  * key (OUTBOUND_API_KEY, or one generated on the first start and printed once; stored hashed) and tenant
  * JWTs (HS256 with jose, `sub` = tenant id, 24 hours; the secret is OUTBOUND_JWT_SECRET or one generated
  * once and kept encrypted in `outbound_settings`).

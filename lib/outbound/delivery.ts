@@ -1,5 +1,5 @@
 /**
- * Outbound delivery (issue 13 §3; reference §3 webhook delivery, §4 retry and auto-disable) on the
+ * Outbound delivery (docs/outbound.md#publish-delivery-retries) on the
  * shared engine: the `outbound_deliveries` row is the truth and the queue; a worker's dispatcher
  * (lib/outbound/dispatch.ts) claims due rows with a lease (a crashed worker's delivery is claimed again
  * when the lease expires: at least once), sends through the destination type (HTTP with

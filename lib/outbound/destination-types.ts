@@ -1,6 +1,6 @@
 /**
- * Outbound destination types (issue 13 §2; shared/reference/outbound-product.md §1 DestinationTypeSchema,
- * §2, §3): each type is its input schema (label, description, SVG icon, markdown instructions,
+ * Outbound destination types (docs/outbound.md#destinations-and-their-types):
+ * each type is its input schema (label, description, SVG icon, markdown instructions,
  * `config_fields`, `credential_fields`), served at `/destination-types`, and the same schema validates
  * create and update. Values are strings on the wire; `custom_headers` is accepted as an object or its
  * JSON text and kept as JSON text. Sensitive credentials are obfuscated on read (the webhook secret is

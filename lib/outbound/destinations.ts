@@ -1,6 +1,6 @@
 /**
- * Outbound destinations of a tenant (issue 13 §2; shared/spec/outbound.md "Destinations"; reference §1
- * DestinationCreate/DestinationUpdate, §2): create (201), list (not paged; `type` and `topics`
+ * Outbound destinations of a tenant (docs/outbound.md#destinations-and-their-types):
+ * create (201), list (not paged; `type` and `topics`
  * filters), get, PATCH (merge-patch of config, credentials, delivery_metadata and metadata; `type`
  * cannot change; `rotate_secret`), delete, enable and disable. Config and credentials are validated by
  * the type's schema (destination-types.ts); credentials are encrypted at rest and obfuscated on read.

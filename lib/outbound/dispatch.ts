@@ -1,5 +1,5 @@
 /**
- * Direct dispatch of outbound deliveries (issue 13 §3; design "The delivery engine"): the
+ * Direct dispatch of outbound deliveries (docs/outbound.md#publish-delivery-retries): the
  * `outbound_deliveries` rows are the queue. Each worker process runs one dispatcher, which claims due
  * deliveries itself, as many as it has free places (WORKER_CONCURRENCY), with one statement
  * (lib/outbound/delivery.ts claimDueDeliveries: pending, due, not leased, `FOR UPDATE SKIP LOCKED`, so

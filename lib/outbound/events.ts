@@ -1,6 +1,6 @@
 /**
- * Outbound events, attempts and manual retry (issue 13 §3-4; shared/spec/outbound.md "Events and
- * attempts", "Retry rules"; reference §1): `/events`, `/events/{id}`, `/attempts`, `/attempts/{id}`,
+ * Outbound events, attempts and manual retry (docs/outbound.md#events-attempts-metrics-health,
+ * docs/outbound.md#manual-retry): `/events`, `/events/{id}`, `/attempts`, `/attempts/{id}`,
  * the destination attempt routes, with their filters, `include`, the paging envelope `{models,
  * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
  */
@@ -173,7 +173,7 @@ export async function assertDestination(tenantId: string, id: string): Promise<v
 export const ZRetry = z.object({ event_id: z.string().min(1), destination_id: z.string().min(1) });
 
 /**
- * `POST /retry {event_id, destination_id}` (shared/spec/outbound.md "Retry rules"): the event must exist
+ * `POST /retry {event_id, destination_id}` (docs/outbound.md#manual-retry): the event must exist
  * (a JWT: its tenant's; else 404 `event not found`); the destination must exist for the event's tenant
  * (404 `destination not found`), be enabled (400), match the event's topic and filter (400), and have an
  * earlier attempt for the event (else 404 `event not found`). Queues a manual attempt: 202 `{success: true}`.
@@ -204,7 +204,7 @@ const { count, share, value, percentile } = measure;
 /** Per second over the bucket (or the range): `seconds` is the SQL of its length. */
 const rate = (seconds: string, where?: string) => ({ sql: `(count(*) ${where ? `FILTER (WHERE ${where})` : ""})::float8 / ${seconds}`, empty: 0 as const });
 
-/** Metrics tables of the outbound service (shared/spec/outbound.md "Metrics"), scoped by `$1` (tenant ids, null = all). */
+/** Metrics tables of the outbound service (docs/outbound.md#events-attempts-metrics-health), scoped by `$1` (tenant ids, null = all). */
 function outboundMetricsTables(seconds: string): Record<"events" | "attempts", MetricsTable> {
   return {
     events: {
@@ -245,7 +245,7 @@ function outboundMetricsTables(seconds: string): Record<"events" | "attempts", M
 }
 
 /**
- * `GET /metrics/events` and `/metrics/attempts` (shared/spec/outbound.md "Metrics"; reference §5):
+ * `GET /metrics/events` and `/metrics/attempts` (docs/outbound.md#events-attempts-metrics-health):
  * `time[start]`, `time[end]` (required, end exclusive), `measures` (required), `granularity`,
  * `dimensions`, `filters[name]`, on the shared builder (lib/metrics/query.ts). A tenant JWT is forced to
  * its tenant (a `tenant_id` dimension or another tenant's filter is 403). A bad parameter is a 400 naming it.

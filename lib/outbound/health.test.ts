@@ -4,7 +4,7 @@ import type { PartState } from "@/lib/supervisor";
 
 const part = (state: PartState) => ({ state, restarts: 0, last_exit: null, pid: null });
 
-describe("outbound worker states (shared/spec/outbound.md state table)", () => {
+describe("outbound worker states (healthy, degraded, failed)", () => {
   it("up is healthy; failing within the restart budget is degraded; past it, failed; recovery is healthy again", () => {
     expect(workerStatus(part("up"), false)).toBe("healthy");
     expect(workerStatus(part("restarting"), false)).toBe("degraded");

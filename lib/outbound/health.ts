@@ -1,5 +1,5 @@
 /**
- * Outbound health (issue 13 §4; shared/spec/outbound.md "Health", the worker state table; reference §0:
+ * Outbound health (docs/outbound.md#events-attempts-metrics-health:
  * `{status, timestamp, workers: {name: {status}}}`), served without authentication at
  * `/outbound/api/v1/healthz` (self-hosted form only). Workers: `http-server` (this process, answering),
  * `delivery-worker` and `retry-scheduler` (the worker process, which runs deliveries and their scheduled

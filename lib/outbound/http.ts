@@ -1,6 +1,6 @@
 /**
- * The outbound API wrapper (shared/spec/outbound.md "Authentication", "Errors", "Limits"; design "API
- * surfaces"): one handler tree serves both deployment forms, the self-hosted `/outbound/api/v1/...` and
+ * The outbound API wrapper (docs/outbound.md#credentials, #errors-and-bad-input;
+ * docs/architecture.md#api-wrappers): one handler tree serves both deployment forms, the self-hosted `/outbound/api/v1/...` and
  * the managed `/outbound/2025-07-01/...` (which alone is rate limited: 240/min per credential, with
  * `X-RateLimit-Reset` as a Unix timestamp). In order: route match, authentication (admin key or tenant
  * JWT in `Authorization`, or without that header the tenant portal's cookie holding a tenant JWT, whose
@@ -150,7 +150,7 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     const header = input.authorization ?? "";
     const credential = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, "").trim() : "";
     let caller = credential ? await authenticateOutbound(credential) : null;
-    // Without an Authorization header, a browser session (issue 14). The portal's fetches send
+    // Without an Authorization header, a browser session (docs/dashboard.md#the-api-behind-the-pages, docs/portal.md). The portal's fetches send
     // PORTAL_CSRF_HEADER on every request: they use the tenant portal's cookie (a tenant JWT only), even in
     // a browser also signed in to the dashboard; other requests use the dashboard session (as admin), else
     // the portal cookie. Unsafe portal-cookie requests must pass the CSRF guard.
@@ -220,8 +220,8 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Prom
 }
 
 /**
- * The framework-free form for server.ts's hot path (`POST …/publish`, design "The hot path does not go
- * through Next.js's router"): `req` was read with the ingestion limit. Never throws.
+ * The framework-free form for server.ts's hot path (`POST …/publish`, which does not go
+ * through Next.js's router: docs/architecture.md#the-hot-path): `req` was read with the ingestion limit. Never throws.
  */
 export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, base: string): Promise<HttpResponse> {
   const url = new URL(`${req.pathname}${req.query ? `?${req.query}` : ""}`, base);

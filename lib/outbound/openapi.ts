@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 documents of the outbound API (issue 13), one per deployment form, served without
+ * The OpenAPI 3.1 documents of the outbound API (docs/outbound.md), one per deployment form, served without
  * credentials at `/outbound/api/v1/openapi.json` (self-hosted) and `/outbound/2025-07-01/openapi.json`
  * (managed). The paths are the routes the wrapper serves for that form (lib/outbound/routes.ts): a route
  * without an entry in OPERATIONS fails the build of the document. Request bodies are generated

@@ -1,6 +1,6 @@
 /**
- * Query parameters and keyset cursors of the outbound lists (shared/spec/outbound.md "Paged list
- * envelope"): one value, a list (`x=a&x=b`, `x[]=a`, `x[0]=a`), and the opaque cursor of a `(time, id)`
+ * Query parameters and keyset cursors of the outbound lists (docs/outbound.md#events-attempts-metrics-health):
+ * one value, a list (`x=a&x=b`, `x[]=a`, `x[0]=a`), and the opaque cursor of a `(time, id)`
  * position. Each throws the outbound 400.
  */
 import { OutboundError } from "@/lib/outbound/errors";

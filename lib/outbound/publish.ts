@@ -1,5 +1,5 @@
 /**
- * `POST /publish` (issue 13 §3; reference §1 PublishRequest, §4 Matching): validates the event, commits
+ * `POST /publish` (docs/outbound.md#publish-delivery-retries): validates the event, commits
  * it with one delivery per matching destination (enabled, topic, filter) in one transaction (the
  * deliveries are the dispatchers' queue, lib/outbound/dispatch.ts), and answers 202 `{id, duplicate, destination_ids}`. The event's `data` is kept as the
  * bytes received. A repeated `id` answers `duplicate: true` and delivers nothing again. Events that
@@ -209,7 +209,7 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
 }
 
 /**
- * Group commit (design "The hot path"): the events published meanwhile are written together (their
+ * Group commit (docs/architecture.md#the-hot-path): the events published meanwhile are written together (their
  * destinations read, then events and deliveries in one statement; then the dispatchers are woken), each answered only after the
  * write committed. A group with publisher-chosen ids runs in a transaction that first locks and looks up
  * those ids (storedEvents): an event whose id exists already is a duplicate, nothing is queued again and

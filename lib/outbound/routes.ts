@@ -1,5 +1,5 @@
 /**
- * The outbound API's routes (shared/spec/outbound.md "Endpoints"; reference §1), one table for both
+ * The outbound API's routes (docs/outbound.md), one table for both
  * deployment forms, served by the wrapper in lib/outbound/http.ts through app/outbound/[...path].
  * Auth: `admin` = admin key only; `any` = admin key or the tenant's JWT (scoped by the wrapper).
  */

@@ -1,6 +1,6 @@
 /**
- * Instance settings of the outbound service and the managed form's configuration endpoints (issue 13
- * §4; shared/spec/outbound.md "Configuration"): `GET /config` answers the settings under the real
+ * Instance settings of the outbound service and the managed form's configuration endpoints
+ * (docs/outbound.md#configuration-managed-form): `GET /config` answers the settings under the real
  * product's names (string values); `PATCH /config` changes them (stored in PostgreSQL, applied by every
  * process within SETTINGS_TTL_MS without a restart); `null` restores the default (the environment's);
  * an unknown key or a bad value is a 422. Code reads the effective settings with outboundConfig().

@@ -1,5 +1,5 @@
 /**
- * The tenant portal's session (issue 14, portal; design "UIs": `/portal`): the tenant JWT of a portal
+ * The tenant portal's session (docs/portal.md#how-it-is-built): the tenant JWT of a portal
  * `redirect_url` (`{PUBLIC_URL}/portal?token=…&theme=…`, tenants.ts portalFor) is exchanged for an
  * httpOnly, SameSite=Strict cookie (Secure when PUBLIC_URL is https) that the outbound API wrapper
  * (lib/outbound/http.ts) accepts as the tenant's credential when no Authorization header is sent.

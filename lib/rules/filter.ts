@@ -1,6 +1,6 @@
 /**
  * The `filter` rule: `{type: "filter", body?, headers?, query?, path?}`, each matched with
- * simple-json-match, the real product's engine (shared/reference/gateway-product.md §3 "Filter engine").
+ * simple-json-match, the real product's engine (docs/pipeline.md#filter).
  * Every given part must match. `query` is matched against `parsed_query`.
  */
 import * as simpleJsonMatch from "simple-json-match";

@@ -1,7 +1,7 @@
 /**
  * Runs a transformation: JavaScript that calls `addHandler("transform", (request, context) => request)`,
  * in a QuickJS sandbox (quickjs-emscripten) on a worker thread (sandbox-pool.ts, sandbox-worker.mjs).
- * shared/reference/gateway-product.md §3 "Transformation runtime"; issue 15 §1 (off the request thread).
+ * docs/gateway-api.md#transformation-runtime (off the request thread).
  *
  * - No IO: no `require`, `fetch`, timers, `import`; only the language's built-ins plus `console.*`
  *   (captured), `addHandler` and `process.env` (the transformation's env, strings).

@@ -1,5 +1,5 @@
 /**
- * The transformation sandbox off the request thread (issue 15 §1): the caller's event loop stays free
+ * The transformation sandbox off the request thread (docs/gateway-api.md#transformation-runtime): the caller's event loop stays free
  * during a run, the main thread's wall-clock limit ends a run the sandbox does not stop, concurrency is
  * bounded (the API is refused beyond the queue, the pipeline waits), and memory bombs neither grow the
  * process nor keep threads alive.

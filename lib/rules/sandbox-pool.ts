@@ -1,5 +1,5 @@
 /**
- * The transformation sandbox's thread pool (issue 15 §1 "transformations off the request thread"): one
+ * The transformation sandbox's thread pool (docs/gateway-api.md#transformation-runtime): one
  * piscina pool per process (web and worker), created on first use, runs sandbox-worker.mjs.
  *
  * - Off the request thread: a run never blocks the process's event loop, so ingestion and other API

@@ -1,6 +1,6 @@
 /**
- * The transformation sandbox's worker thread (piscina task, issue 15 §1 "transformations off the request
- * thread"): evaluates one transformation in a fresh QuickJS runtime and context and answers what the code
+ * The transformation sandbox's worker thread (piscina task, docs/gateway-api.md#transformation-runtime):
+ * evaluates one transformation in a fresh QuickJS runtime and context and answers what the code
  * returned or threw, with its console lines. lib/rules/sandbox-pool.ts runs it;
  * run-transformation.ts turns the answer into a TransformationResult.
  *

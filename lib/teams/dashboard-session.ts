@@ -1,5 +1,5 @@
 /**
- * The dashboard session as the server reads it (issue 14; lib/dashboard/auth.ts signs users in): the auth
+ * The dashboard session as the server reads it (docs/dashboard.md#signing-in; lib/dashboard/auth.ts signs users in): the auth
  * secret, the session cookie, the server-side session rows (docs/dashboard.md "Signing in": sign-out and
  * password changes end sessions on the server, not only in the browser), the signed-in user of a request,
  * and the CSRF rule for cookie-authenticated API calls. Free of next-auth's providers, so server.ts's own
@@ -104,7 +104,7 @@ export async function userFromCookieHeader(header: string | null | undefined): P
 }
 
 /**
- * Whether a cookie-authenticated request with this method may proceed (CSRF, issue 14): safe methods
+ * Whether a cookie-authenticated request with this method may proceed (CSRF, docs/dashboard.md#the-api-behind-the-pages): safe methods
  * always; others only with an `Origin` (or, without one, a `Referer`) of PUBLIC_URL's origin — a form or
  * script on another site cannot forge that.
  */
@@ -122,7 +122,7 @@ export function sameOriginForUnsafe(method: string, origin: string | null | unde
 
 /**
  * The dashboard session as a credential of the API wrappers (lib/gateway/http.ts, lib/outbound/http.ts;
- * issue 14): the signed-in user (its team's data), "cross-site" for an unsafe method whose Origin is not
+ * docs/dashboard.md#the-api-behind-the-pages): the signed-in user (its team's data), "cross-site" for an unsafe method whose Origin is not
  * PUBLIC_URL's (answer 403), or null without a valid session (answer 401). `header` reads a request header.
  */
 export async function sessionCredential(method: string, header: (name: string) => string | null | undefined): Promise<SessionUser | "cross-site" | null> {

@@ -27,8 +27,8 @@ export async function storedSigningSecrets(teamId: string): Promise<EncryptedSig
 
 /**
  * The team's signing secrets: `current` signs `x-gateway-signature`; `previous` signs
- * `x-gateway-signature-2` while the rotation delay it was given still runs (shared/spec/gateway.md
- * "Gateway signature verification"). Throws when the team does not exist.
+ * `x-gateway-signature-2` while the rotation delay it was given still runs
+ * (docs/pipeline.md#verifying-the-signature-in-your-receiver). Throws when the team does not exist.
  */
 export async function getSigningSecrets(teamId: string, now = new Date()): Promise<{ current: string; previous: string | null; previousExpiresAt: Date | null }> {
   const row = await storedSigningSecrets(teamId);

@@ -1,5 +1,5 @@
 /**
- * The delivery worker (design "The delivery engine", "Processes and scale"): the fan-out loop turns
+ * The delivery worker (docs/pipeline.md#delivery-engine, docs/architecture.md#processes): the fan-out loop turns
  * committed requests into events (lib/gateway/pipeline/fanout-queue.ts) and delivers the due ones itself
  * (lib/gateway/delivery/dispatch-queue.ts), graphile-worker runs the `deliver` jobs of retries, delays and
  * requeued events (WORKER_CONCURRENCY at once each), and a sweeper repairs what a crashed process left:
@@ -229,7 +229,7 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
   };
   const stopSweeps = startPeriodic(sweepPass, config.pipelineSweepIntervalMs, (err) => log.warn("sweep failed", err instanceof Error ? err.message : err), false);
   const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
-  // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts, issue 12 §2).
+  // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts).
   const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) => log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err));
   const stopIssues = startIssueDetection();
   const engines: WatchedEngine[] = [

@@ -1,5 +1,5 @@
 /**
- * Retention (issue 15 §5): the big tables (requests, request_raw_data, events, ignored_events, attempts,
+ * Retention (docs/scaling.md#retention-and-sizing): the big tables (requests, request_raw_data, events, ignored_events, attempts,
  * transformation_executions) are range-partitioned by UTC day on their time-sortable id (migration
  * 20261123220000_partition_by_time). Data expires by dropping whole daily partitions, never by DELETE, so
  * expiry costs the hot path nothing. Guest workspaces (small tables) expire with their console sessions.

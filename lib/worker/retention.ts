@@ -10,7 +10,7 @@ export const PARTITION_DAYS_AHEAD = 7;
 const RETENTION_LOCK = 727274002;
 
 /**
- * One retention pass (issue 15 §5) at `now` (ms): creates the partitions of the next PARTITION_DAYS_AHEAD days,
+ * One retention pass (docs/scaling.md#retention-and-sizing) at `now` (ms): creates the partitions of the next PARTITION_DAYS_AHEAD days,
  * drops the daily partitions older than `retentionDays` (0 keeps everything), deletes the outbound rows no
  * partition drop reaches (expireOutboundLeftovers), expires guest workspaces.
  * Serialised across workers with an advisory lock: a pass that finds another one running does nothing and

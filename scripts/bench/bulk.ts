@@ -1,5 +1,5 @@
 /**
- * `npm run bench:bulk` (issue 12 §1): a bulk retry of many failed events while live traffic arrives.
+ * `npm run bench:bulk` (docs/benchmarks.md#bulk-operations-npm-run-benchbulk): a bulk retry of many failed events while live traffic arrives.
  * BENCH_BULK_EVENTS FAILED events (default 100,000, with their requests) are written straight to the
  * database behind one connection to a local sink; a second source takes live requests.
  * 1. Live ingestion alone: BENCH_DURATION s (default 10) at BENCH_CONNECTIONS (50) → requests/s.

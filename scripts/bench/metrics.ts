@@ -1,5 +1,5 @@
 /**
- * `npm run bench:metrics` (issue 12 §2): the gateway metrics endpoints over a large team. Writes
+ * `npm run bench:metrics` (docs/benchmarks.md#gateway-metrics-npm-run-benchmetrics): the gateway metrics endpoints over a large team. Writes
  * BENCH_EVENTS events (default 1,000,000) and two attempts per event, with their requests, spread over
  * the last 24 hours (into their day partitions), then asks every `/metrics/*` endpoint for those 24 hours
  * at 1 h granularity BENCH_RUNS times (default 10) through the running server, and prints p50 / p95 of

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:outbound` (issue 13): the outbound service end to end on this machine (sink and load
+ * `npm run bench:outbound` (docs/benchmarks.md#outbound-npm-run-benchoutbound): the outbound service end to end on this machine (sink and load
  * generator included), webhook destinations on a local sink (scripts/bench/sink.ts, its own process).
  * 1. Publish throughput: BENCH_REQUESTS publishes at BENCH_CONNECTIONS connections, as fast as possible,
  *    against the bare-Node one-INSERT reference server measured in the same run just before (aim: ratio

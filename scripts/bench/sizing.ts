@@ -1,6 +1,6 @@
 /**
- * `npx tsx scripts/bench/sizing.ts`: bytes on disk per request, event and attempt (docs/scaling.md
- * "Retention and sizing", issue 15 §5). Sends BENCH_REQUESTS (default 10000) POSTs of 1 KiB JSON through a
+ * `npx tsx scripts/bench/sizing.ts`: bytes on disk per request, event and attempt
+ * (docs/scaling.md#retention-and-sizing). Sends BENCH_REQUESTS (default 10000) POSTs of 1 KiB JSON through a
  * console test URL (real ingestion: requests + request_raw_data), then writes one event and one attempt per
  * request with SQL shaped like the pipeline's rows (event with no transformed data, attempt with a 64-byte
  * response body), and prints pg_total_relation_size (heap + TOAST + indexes, all partitions) per row.

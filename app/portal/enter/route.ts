@@ -1,4 +1,4 @@
-// The portal's token exchange (issue 14, portal): `/portal?token=…&theme=…` (the outbound portal
+// The portal's token exchange (docs/portal.md#sending-a-tenant-to-the-portal): `/portal?token=…&theme=…` (the outbound portal
 // redirect_url) is sent here by app/portal/page.tsx. A valid tenant JWT becomes the httpOnly,
 // SameSite=Strict session cookie; the answer is a tiny same-origin page that replaces the address with
 // `/portal` (no token; its script carries proxy.ts's CSP nonce, and a meta refresh does the same where

@@ -1,5 +1,5 @@
 /**
- * Attempts of a gateway team, read side (shared/reference/gateway-product.md §1 `/attempts`): list
+ * Attempts of a gateway team, read side (docs/gateway-api.md#attempts): list
  * rows without `body` and `requested_url`, get one with them. Delivery writes them (lib/delivery).
  */
 import { getPool } from "@/lib/db/pool";

@@ -1,7 +1,6 @@
 /**
- * Zod schemas of attempts (shared/spec/gateway.md "States": attempts are recorded when a delivery is
- * made; the listing gives only `SUCCESFUL` or `FAILED`, spelled this way, in every version;
- * shared/reference/gateway-product.md §2 EventAttempt).
+ * Zod schemas of attempts (docs/gateway-api.md#attempts: attempts are recorded when a delivery is
+ * made; the listing gives only `SUCCESFUL` or `FAILED`, spelled this way, in every version).
  */
 import { z } from "zod";
 import { dateFilter, enumFilter, type FilterTable, filterSchema, stringFilter } from "@/lib/http/query-schema";

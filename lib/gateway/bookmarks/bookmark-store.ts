@@ -1,5 +1,5 @@
 /**
- * Bookmarks of a team (issue 12 §3; shared/reference/gateway-product.md §1 `/bookmarks`): a request's
+ * Bookmarks of a team (docs/gateway-api.md#bookmarks): a request's
  * data (`event_data_id`, as events and requests show it) kept with a connection, to be delivered again
  * through it (`POST /bookmarks/{id}/trigger`: the request runs through the connection's rules now and
  * the events made are returned). CRUD, raw body, trigger.

@@ -1,5 +1,5 @@
 /**
- * Handlers of `/bookmarks` (issue 12 §3; shared/reference/gateway-product.md §1). Route files under
+ * Handlers of `/bookmarks` (docs/gateway-api.md#bookmarks). Route files under
  * app/api/[version]/bookmarks re-export them.
  */
 import type { z } from "zod";

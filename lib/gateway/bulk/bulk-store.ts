@@ -1,6 +1,6 @@
 /**
- * Bulk operations of a team (shared/spec/gateway.md "Bulk operation record", "States and transitions",
- * "Bulk operation families"): create (the matched set is fixed here: records up to the newest match),
+ * Bulk operations of a team (docs/gateway-api.md#bulk-operations):
+ * create (the matched set is fixed here: records up to the newest match),
  * plan, list, get and cancel. The worker processes them (lib/gateway/bulk/runner.ts).
  */
 import type pg from "pg";
@@ -123,7 +123,7 @@ async function checkReplayTarget(db: Pick<pg.PoolClient, "query">, teamId: strin
  * is in progress.
  */
 export async function createBulk(family: BulkFamily, teamId: string, query: Record<string, unknown>, version: ApiVersion): Promise<TBulkOperation> {
-  // As the real product answers (shared/reference/gateway-product.md §0 Errors): an operation never
+  // As the real product answers (docs/gateway-api.md#bulk-operations): an operation never
   // acts on every record by accident. The plan still takes an empty query (an estimate of everything).
   if (Object.keys(query).length === 0) throw badRequest("Empty query object is not allowed", { query: {} });
   const filters = parseBulkQuery(family, query);
@@ -158,8 +158,8 @@ export async function getBulk(family: BulkFamily, teamId: string, id: string, ve
 
 /**
  * `POST <base>/{id}/cancel`: sets `cancelled_at` (the runner stops before its next batch) and
- * `in_progress` false; a completed operation keeps `completed_at` (shared/spec/gateway.md "States and
- * transitions"). Cancelling twice keeps the first time. Throws 404.
+ * `in_progress` false; a completed operation keeps `completed_at` (docs/gateway-api.md#bulk-operations).
+ * Cancelling twice keeps the first time. Throws 404.
  */
 export async function cancelBulk(family: BulkFamily, teamId: string, id: string, version: ApiVersion): Promise<TBulkOperation> {
   const { rows } = await getPool().query<BulkRow>(

@@ -1,6 +1,6 @@
 /**
- * The five bulk operation families as data (shared/spec/gateway.md "Bulk operation families"; design
- * "Gateway bulk operations and metrics"): each is its path, its record `type`, the filter table of the
+ * The five bulk operation families as data (docs/gateway-api.md#bulk-operations):
+ * each is its path, its record `type`, the filter table of the
  * list it acts on (the same table validates `GET /events` and a bulk query, lib/http/query-schema.ts),
  * how its records are selected, and the action on one batch of them, run in the runner's transaction.
  */
@@ -42,7 +42,7 @@ export type BulkFamily = {
   from: string;
   alias: string;
   columns: string;
-  /** A create whose query matches nothing is a 422 (shared/spec/gateway.md "Family notes" 1). */
+  /** A create whose query matches nothing is a 422 (docs/gateway-api.md#bulk-operations). */
   emptyIsError: boolean;
   /** The events-retry plan also answers `progress: 0`. */
   planHasProgress: boolean;
@@ -58,7 +58,7 @@ async function markFanout(client: pg.PoolClient, opId: string, requestIds: strin
   if (eventIds.length) await client.query("UPDATE events SET bulk_retry_id = $1 WHERE id = ANY($2)", [opId, eventIds]);
 }
 
-/** Replay target of a query: `{source_id, webhook_ids?}` (shared/spec/gateway.md "Family notes" 2). */
+/** Replay target of a query: `{source_id, webhook_ids?}` (docs/gateway-api.md#bulk-operations). */
 export type ReplayTarget = { source_id: string; webhook_ids?: string[] };
 
 const FAMILIES: BulkFamily[] = [

@@ -1,5 +1,5 @@
 /**
- * Handlers of the bulk operation families (shared/spec/gateway.md "Bulk operation families"): list,
+ * Handlers of the bulk operation families (docs/gateway-api.md#bulk-operations): list,
  * create, plan, get and cancel under `/bulk/{resource}/{verb}`. Route files under
  * app/api/[version]/bulk/ re-export them. Domain code: bulk-store.ts (records), runner.ts (processing).
  */

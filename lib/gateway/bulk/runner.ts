@@ -1,5 +1,5 @@
 /**
- * The bulk operation runner (issue 12 §1; design "Gateway bulk operations and metrics"): one
+ * The bulk operation runner (docs/gateway-api.md#bulk-operations): one
  * graphile-worker task for every family. Each batch is one transaction that locks the operation's row,
  * picks the next BULK_BATCH_SIZE records of its fixed set (id order, after the saved cursor, up to the
  * bound taken at creation), applies the family's action and saves the cursor and counts: a worker killed

@@ -1,6 +1,6 @@
 /**
- * Zod schemas of bulk operations (shared/spec/gateway.md "Bulk operation record", "Bulk operation
- * families"; reference §2 BatchOperation): the record, the create body, the plan answer and the list
+ * Zod schemas of bulk operations (docs/gateway-api.md#bulk-operations):
+ * the record, the create body, the plan answer and the list
  * filters. The OpenAPI document is generated from them.
  */
 import { z } from "zod";

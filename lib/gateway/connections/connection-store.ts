@@ -172,7 +172,7 @@ export async function updateConnection(teamId: string, id: string, input: TConne
 }
 
 /**
- * `PUT /connections`: identity is name + source (reference §8). The connection with this name on this
+ * `PUT /connections`: identity is name + source (docs/gateway-api.md#connections). The connection with this name on this
  * source is updated (description and rules; what is not given is kept), else created. Its source and
  * destination cannot change: a destination other than the existing one's is a 422 naming the field.
  * A concurrent upsert that created it first is not a conflict: this one then updates it.
@@ -210,8 +210,8 @@ async function updateExisting(teamId: string, existing: ConnectionRow, input: TC
 
 /**
  * Connections a request names by id (e.g. `webhook_ids` of a retry or replay): each must be the
- * team's and enabled, else 422 with `data.id` (shared/spec/gateway.md "Errors": "connection does not
- * exist or is disabled gives 422 with data.id"). Returns the rows in the order given.
+ * team's and enabled, else 422 with `data.id` (docs/gateway-api.md#errors).
+ * Returns the rows in the order given.
  */
 export async function requireActiveConnections(teamId: string, ids: string[], field = "webhook_ids", db: Db = getPool()): Promise<ConnectionRow[]> {
   const { rows } = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM connections c WHERE c.team_id = $1 AND c.id = ANY($2)`, [teamId, ids]);

@@ -1,6 +1,6 @@
 /**
  * The order a connection's rules run in, from the API version that last wrote them (`rules_version`;
- * shared/spec/gateway.md "2025-07-01"): from 2025-07-01 transformations and filters run in array order;
+ * docs/pipeline.md#connection-rules): from 2025-07-01 transformations and filters run in array order;
  * before, every transformation ran first (in array order), then the filters. `delay`, `retry` and
  * `deduplicate` have no place in the order and are returned after them, in array order. For the
  * delivery pipeline; the API returns `rules` exactly as written.

@@ -1,6 +1,6 @@
 /**
- * Connection and rule shapes of the gateway API (shared/spec/gateway.md "Connection", "Rules";
- * shared/reference/gateway-product.md §3). Rules keep the order given: transformations and filters run
+ * Connection and rule shapes of the gateway API (docs/gateway-api.md#connections,
+ * docs/pipeline.md#connection-rules). Rules keep the order given: transformations and filters run
  * in array order (2025-07-01 semantics; `rules_version` records who wrote them), delay and retry anywhere.
  */
 import { z } from "zod";
@@ -12,7 +12,7 @@ const json: z.ZodType<unknown> = z
   .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]))
   .meta({ id: "JsonValue", description: "Any JSON value." });
 
-/** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401` (reference §3). */
+/** `500-599`, `>400`, `>=500`, `<300`, `<=299`, `404`, `!401` (docs/pipeline.md#retry). */
 const STATUS_CODE = /^(!?[1-5]\d\d|[1-5]\d\d-[1-5]\d\d|(>=|<=|>|<)[1-5]\d\d)$/;
 const ZStatusCode = z
   .string()
@@ -42,9 +42,8 @@ export const ZRetryRule = z.strictObject({
   response_status_codes: z.array(ZStatusCode).max(100).optional(),
 });
 /**
- * `window` is in integer seconds, 1..3600 (shared/spec/gateway.md "Rules": "integer seconds in which
- * events are compared"; the spec wins over the real product's ms, reference §3, whose range 1000..3600000
- * ms is the same hour). The deduplicate rule exists from 2025-07-01 (refused before by connection-store).
+ * `window` is in integer seconds, 1..3600 (docs/pipeline.md#deduplicate; the real product
+ * takes ms, 1000..3600000, the same hour). The deduplicate rule exists from 2025-07-01 (refused before by connection-store).
  * `include_fields` and `exclude_fields` are field paths; given both, the included fields are compared
  * minus the excluded paths inside them.
  */

@@ -1,5 +1,5 @@
 /**
- * Claiming an event for delivery (design "The delivery engine"): two jobs of one event that reach the
+ * Claiming an event for delivery (docs/pipeline.md#delivery-engine): two jobs of one event that reach the
  * same claim batch (a job unlocked from a dead worker and the sweeper's, say) deliver it once, not
  * twice with the same lease. Runs on the test database (`npm test` sets DATABASE_URL); the events have
  * no job, so the test servers' workers never touch them.

@@ -1,5 +1,5 @@
 /**
- * One delivery of one event (design "The delivery engine"; shared/spec/gateway.md "Events"). The job
+ * One delivery of one event (docs/pipeline.md#delivery-engine). The job
  * carries only the event id: this claims the event row with a lease, reloads everything it needs,
  * sends, and records the attempt and the event's new state in one statement. At-least-once: a worker
  * that dies mid-delivery leaves an expired lease, and the sweeper queues the event again.

@@ -1,5 +1,5 @@
 /**
- * Direct dispatch (design "The delivery engine"): the events a worker's fan-out writes as QUEUED are
+ * Direct dispatch (docs/pipeline.md#delivery-engine): the events a worker's fan-out writes as QUEUED are
  * inserted already leased to that worker (the insert is the claim), and the worker delivers them itself
  * at once, from this in-process queue, instead of adding a job, fetching it back and claiming the row.
  * That saves three job-table writes and a claim per event, and the job round trip's latency.

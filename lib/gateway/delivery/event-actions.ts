@@ -1,6 +1,6 @@
 /**
  * Operations on events and requests that move them through the delivery engine
- * (shared/spec/gateway.md "Other named endpoints"; reference §1): manual retry, cancel, request retry
+ * (docs/gateway-api.md#events): manual retry, cancel, request retry
  * (fan out again), and the release of HOLD events when a connection is unpaused.
  */
 import { getPool } from "@/lib/db/pool";

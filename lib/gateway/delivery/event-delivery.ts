@@ -1,5 +1,5 @@
 /**
- * What one attempt of an event sends, loaded from the database (design "The delivery engine"): the event
+ * What one attempt of an event sends, loaded from the database (docs/pipeline.md#delivery-engine): the event
  * with its connection, source, destination, request data (the transformation's output when there is one,
  * else the request as received) and the team's signing secrets. Shared by the worker's claim
  * (deliver-event.ts) and by the CLI channel, whose stream rebuilds the delivery a worker handed it

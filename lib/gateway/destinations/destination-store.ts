@@ -64,7 +64,7 @@ export async function updateDestination(teamId: string, id: string, input: TDest
 }
 
 /**
- * `PUT /destinations`: updates the destination named `input.name` (identity = name, reference §8;
+ * `PUT /destinations`: updates the destination named `input.name` (identity = name, docs/gateway-api.md#destinations;
  * config keys not given keep their value, as in `PUT /destinations/{id}`), or creates it. A concurrent
  * upsert that created the name first is not a conflict: this one then updates that destination.
  */

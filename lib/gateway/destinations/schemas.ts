@@ -1,7 +1,7 @@
 /**
  * Destination shapes of the gateway API in the internal (2025-07-01) form; older versions convert in
- * lib/gateway/versions/destinations.ts. shared/spec/gateway.md "Destination", "Destination
- * authentication"; shared/reference/gateway-product.md §2 (defaults) and §4 (auth_type → auth).
+ * lib/gateway/versions/destinations.ts. docs/gateway-api.md#destinations,
+ * docs/pipeline.md#destination-auth-configauth_type-configauth.
  */
 import { z } from "zod";
 import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
@@ -9,7 +9,7 @@ import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/htt
 export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
 export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
 export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", "BASIC_AUTH", "API_KEY", "BEARER_TOKEN"] as const;
-/** The vendor's other auth types (reference §4): refused with a 422 that says they are not supported here. */
+/** The vendor's other auth types: refused with a 422 that says they are not supported here. */
 export const UNSUPPORTED_AUTH_TYPES = ["OAUTH2_CLIENT_CREDENTIALS", "OAUTH2_AUTHORIZATION_CODE", "AWS_SIGNATURE", "GCP_SERVICE_ACCOUNT"] as const;
 
 const HEADER_NAME_MESSAGE = "must be a header name (letters, digits and !#$%&'*+-.^_`|~)";

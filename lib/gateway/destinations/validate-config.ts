@@ -11,7 +11,7 @@ function fail(field: string, message: string, type: string): never {
 /**
  * Validates and completes a destination's `config` for its `type`:
  * HTTP needs an http(s) `url`; CLI needs a `path` starting with "/" and takes no rate-limit fields;
- * MOCK_API is HTTP without url. Defaults (reference §2): `rate_limit` null, `rate_limit_period` "second",
+ * MOCK_API is HTTP without url. Defaults (docs/gateway-api.md#destinations): `rate_limit` null, `rate_limit_period` "second",
  * `http_method` null, `path_forwarding_disabled` false, `auth_type` GATEWAY_SIGNATURE, `auth` {}.
  * The vendor's OAuth2, AWS and GCP auth types are refused with a 422 saying so: delivery cannot sign
  * with them, and accepting credentials that are never used would mislead.

@@ -1,6 +1,6 @@
 /**
- * Events of a gateway team, read side (shared/reference/gateway-product.md §1 `/events`,
- * `/requests/{id}/events`, §2 Event): list with filters and paging, get one with its data, its raw
+ * Events of a gateway team, read side (docs/gateway-api.md#events; also
+ * `/requests/{id}/events`): list with filters and paging, get one with its data, its raw
  * body. The pipeline writes them (lib/gateway/pipeline, lib/delivery).
  */
 import { bodyPreview } from "@/lib/http/body-preview";

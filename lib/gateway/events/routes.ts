@@ -1,6 +1,6 @@
 /**
- * Handlers of `/events` and a request's events and retry (shared/spec/gateway.md "Other named
- * endpoints"; reference §1). Route files under app/api/[version]/ re-export them. The read side is
+ * Handlers of `/events` and a request's events and retry (docs/gateway-api.md#events).
+ * Route files under app/api/[version]/ re-export them. The read side is
  * event-store.ts; retry and cancel are the delivery engine's actions (lib/delivery/event-actions).
  */
 import type { z } from "zod";
@@ -34,7 +34,7 @@ export const listRequestEventsRoute = gatewayRoute<undefined, IdParams>({}, asyn
 });
 
 // POST /events/{id}/retry - a manual attempt now, whatever the status; returns the event at the root,
-// with the former `attempt` property, always null (shared/spec/gateway.md "Other named endpoints")
+// with the former `attempt` property, always null (docs/gateway-api.md#events)
 export const retryEventRoute = gatewayRoute<undefined, IdParams>({}, async ({ teamId, version, params }) => {
   await retryEvent(teamId, pathId(params.id), "MANUAL");
   return { body: { ...(await getEvent(teamId, params.id, version)), attempt: null } };

@@ -1,5 +1,5 @@
 /**
- * Zod schemas of events (shared/reference/gateway-product.md §2 Event, §1 `GET /events`): the model
+ * Zod schemas of events (docs/gateway-api.md#events): the model
  * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
  */
 import { z } from "zod";

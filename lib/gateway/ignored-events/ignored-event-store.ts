@@ -1,5 +1,5 @@
 /**
- * Ignored events of a gateway team, read side (shared/reference/gateway-product.md §1 `/ignored-events`,
+ * Ignored events of a gateway team, read side (docs/gateway-api.md#ignored-events; also
  * `/requests/{id}/ignored_events`). The fan-out writes them (lib/gateway/pipeline).
  */
 import { getPool } from "@/lib/db/pool";

@@ -1,5 +1,5 @@
 /**
- * Zod schemas of ignored events (shared/reference/gateway-product.md §2 IgnoredEvent): events a
+ * Zod schemas of ignored events (docs/gateway-api.md#ignored-events): events a
  * connection did not create because a rule or its state stopped the request.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Issue detection by the worker (issue 12 §3; shared/reference/gateway-product.md §2 Issue, IssueTrigger).
+ * Issue detection by the worker (docs/gateway-api.md#issues-and-issue-triggers).
  * Off the delivery path: a loop reads what delivery and transformations recorded since its watermark
  * (`issue_scan_state`, one row per stream, locked so one worker scans at a time) and, for each enabled
  * trigger of the team that matches, opens an issue or adds to the one with the same aggregation keys:
@@ -184,7 +184,7 @@ async function noteData(n: Note): Promise<unknown> {
 }
 
 /**
- * The issue's `data` (shared/reference/gateway-product.md §2 Issue): for a delivery issue
+ * The issue's `data` (docs/gateway-api.md#issues-and-issue-triggers): for a delivery issue
  * `{trigger_event, trigger_attempt}`, the event and the attempt that opened it as the API shows them,
  * without the payloads (the event's `data`, the attempt's response `body`: they stay readable at
  * their own endpoints, and text PostgreSQL refuses in jsonb must never stop detection); null when

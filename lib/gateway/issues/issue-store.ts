@@ -1,6 +1,6 @@
 /**
- * Issue triggers and issues of a team (issue 12 §3; shared/reference/gateway-product.md §1
- * `/issue-triggers`, `/issues`): trigger CRUD, upsert by name, enable/disable; issue list, count,
+ * Issue triggers and issues of a team (docs/gateway-api.md#issues-and-issue-triggers):
+ * trigger CRUD, upsert by name, enable/disable; issue list, count,
  * get, status changes and dismissal. The worker opens and groups issues (detect.ts).
  */
 import { getPool } from "@/lib/db/pool";

@@ -1,5 +1,5 @@
 /**
- * Webhook notifications (issue 12 §3; shared/reference/gateway-product.md §1 `/notifications/webhooks`):
+ * Webhook notifications (docs/gateway-api.md#notifications):
  * a team that enabled them gets each topic it chose (`issue.opened`, `issue.updated`, …) as a request
  * INTO its own chosen source, ingested in-process (no HTTP round trip, nothing leaves the machine), so it
  * flows through that source's connections like any webhook: signed, retried, inspectable.

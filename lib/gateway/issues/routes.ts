@@ -1,6 +1,6 @@
 /**
- * Handlers of `/issue-triggers`, `/issues` and `/notifications/webhooks` (issue 12 §3;
- * shared/reference/gateway-product.md §1). Route files under app/api/[version]/ re-export them.
+ * Handlers of `/issue-triggers`, `/issues` and `/notifications/webhooks`
+ * (docs/gateway-api.md#issues-and-issue-triggers, #notifications). Route files under app/api/[version]/ re-export them.
  */
 import type { z } from "zod";
 import { countIssues, createTrigger, deleteTrigger, dismissIssue, getIssue, getTrigger, listIssues, listTriggers, setIssueStatus, setTriggerDisabled, updateTrigger, upsertTrigger } from "@/lib/gateway/issues/issue-store";

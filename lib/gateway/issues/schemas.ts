@@ -1,7 +1,6 @@
 /**
- * Zod schemas of issue triggers, issues, bookmarks and webhook notifications (issue 12 §3;
- * shared/reference/gateway-product.md §1 `/issue-triggers`, `/issues`, `/bookmarks`,
- * `/notifications/webhooks`, §2 Issue and IssueTrigger configs). The OpenAPI document is generated from them.
+ * Zod schemas of issue triggers, issues, bookmarks and webhook notifications
+ * (docs/gateway-api.md#issues-and-issue-triggers, #notifications, #bookmarks). The OpenAPI document is generated from them.
  */
 import { z } from "zod";
 import { dateFilter, enumFilter, type FilterDef, type FilterTable, stringFilter } from "@/lib/http/query-schema";

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics/{name}` (2025-07-01; issue 12 §2; shared/reference/gateway-product.md §1): the real
+ * `GET /metrics/{name}` (2025-07-01; docs/gateway-api.md#metrics-2025-07-01): the real
  * product's query form — `date_range[start]`, `date_range[end]` (required), `granularity`
  * (`\d+(s|m|h|d|w|M)`), `measures[]` (required), `dimensions[]`, `filters[name]` — run by the shared
  * builder (lib/metrics/query.ts) over the team's data. A bad parameter is a 400 naming it.

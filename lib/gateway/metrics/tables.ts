@@ -1,6 +1,6 @@
 /**
- * What each gateway metrics endpoint can be asked (issue 12 §2; shared/reference/gateway-product.md §1
- * `/metrics/*`, MetricsResponse): measures, dimensions and filters over indexed columns of requests,
+ * What each gateway metrics endpoint can be asked (docs/gateway-api.md#metrics-2025-07-01):
+ * measures, dimensions and filters over indexed columns of requests,
  * events, attempts and transformation executions, scoped to the team ($1). Run by lib/metrics/query.ts.
  */
 import { MINUTE_SQL, measure, type MetricsTable, type RollupStore, type RollupUse, rollupMeasure } from "@/lib/metrics/query";
@@ -180,7 +180,7 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: {
       destination_id: "a.destination_id",
-      // The attempt listing's spelling (shared/spec/gateway.md "States and transitions").
+      // The attempt listing's spelling (docs/gateway-api.md#attempts).
       status: "CASE a.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE a.status END",
       response_status: "a.response_status",
       error_code: "a.error_code",

@@ -199,7 +199,7 @@ export const OPERATIONS: Operation[] = [
   ...metricsOperations(),
 ];
 
-/** Issue triggers, issues, notifications and bookmarks (issue 12 §3). */
+/** Issue triggers, issues, notifications and bookmarks (docs/gateway-api.md#issues-and-issue-triggers). */
 function issueOperations(): Operation[] {
   const tag = "Issues";
   return [
@@ -229,7 +229,7 @@ function issueOperations(): Operation[] {
 
 
 
-/** The seven metrics endpoints (2025-07-01; issue 12 §2), each with its measures, dimensions and filters. */
+/** The seven metrics endpoints (2025-07-01; docs/gateway-api.md#metrics-2025-07-01), each with its measures, dimensions and filters. */
 function metricsOperations(): Operation[] {
   const ZMetrics = z
     .object({
@@ -256,7 +256,7 @@ function metricsOperations(): Operation[] {
   }));
 }
 
-/** The five operations of each bulk family (shared/spec/gateway.md "Bulk operation families"). */
+/** The five operations of each bulk family (docs/gateway-api.md#bulk-operations). */
 function bulkOperations(): Operation[] {
   const tag = "Bulk operations";
   return BULK_FAMILIES.flatMap((f) => {

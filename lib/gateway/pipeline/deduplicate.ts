@@ -1,5 +1,5 @@
 /**
- * The `deduplicate` rule (shared/spec/gateway.md "Rules"): `{type: "deduplicate", window (s),
+ * The `deduplicate` rule (docs/pipeline.md#deduplicate): `{type: "deduplicate", window (s),
  * include_fields?, exclude_fields?}`. Events whose compared fields are equal within `window` of a
  * first occurrence are ignored (cause DEDUPLICATED); only the first is delivered. Field paths name the
  * event's `body`, `headers`, `path` and `query` (parsed): a root name, a dotted path, `[0]` or `[*]`.

@@ -1,5 +1,5 @@
 /**
- * The request as rules see it (shared/reference/gateway-product.md §3): `{headers, body, path, query,
+ * The request as rules see it (docs/pipeline.md#transform): `{headers, body, path, query,
  * parsed_query}` with `body` parsed (JSON, or form fields) when it can be, else the text.
  */
 import { parseQueryString } from "@/lib/http/query";

@@ -1,5 +1,5 @@
 /**
- * Fan-out (design "The delivery engine", shared/spec/gateway.md "Events"): turns committed requests into
+ * Fan-out (docs/pipeline.md#delivery-engine, "Fan-out"): turns committed requests into
  * events, one per active connection of their source, through each connection's rules:
  * filter and transform steps in order (executionOrder: array order from 2025-07-01, transformations
  * first for rules written by older versions), then deduplicate, then delay. A connection that is paused
@@ -324,7 +324,7 @@ function heldBackIds(now: number): string[] {
  * once committed, delivered here (direct dispatch, lib/gateway/delivery/dispatch-queue.ts); delayed events get
  * jobs. When the batch's write fails on a record (isRecordError: data PostgreSQL refuses, a constraint),
  * the batch is rolled back and its requests are fanned out again one by one, each pair in isolation
- * (fanOutIsolated), so one poison request never holds up the others (issue 15 §1).
+ * (fanOutIsolated), so one poison request never holds up the others (docs/pipeline.md#poison-requests-one-record-never-stops-the-others).
  * Resolves with the number of requests fanned out; throws on database errors.
  */
 export async function fanOutPending(limit = 200, now = Date.now()): Promise<number> {
@@ -410,7 +410,7 @@ export async function fanOutNow(requestIds: string[], connectionIds?: readonly s
 
 /**
  * The active connections of source `sourceId` of team `teamId` (only `connectionIds` when given), read
- * fresh: the targets of a replay (issue 12 §1), resolved while it runs. Disabled connections are left out.
+ * fresh: the targets of a bulk replay, resolved while it runs. Disabled connections are left out.
  */
 export async function activeConnectionsOf(teamId: string, sourceId: string, connectionIds?: readonly string[]): Promise<FanoutConnection[]> {
   const all = (await connectionsFor([sourceId])).get(sourceId) ?? [];

@@ -1,5 +1,5 @@
 /**
- * The requests a gateway team received (shared/reference/gateway-product.md §1 `/requests`, §2 Request):
+ * The requests a gateway team received (docs/gateway-api.md#requests):
  * list with filters and paging, get one, its raw body. Read side only: ingestion writes them
  * (lib/ingest); the counts come from the pipeline's events and ignored events.
  */
@@ -61,7 +61,7 @@ export const ZRequest = z
 export type TRequest = z.infer<typeof ZRequest>;
 
 // Counts from the pipeline's tables. An event is a CLI event when a CLI session took it (`cli_id`) or
-// its destination is a CLI one; `events_count` counts the others (reference §2: it excludes CLI).
+// its destination is a CLI one; `events_count` counts the others (it excludes CLI).
 const CLI_EVENT = "(e.cli_id IS NOT NULL OR dd.type = 'CLI')";
 const COUNTS =
   `(SELECT count(*) FILTER (WHERE NOT ${CLI_EVENT}) FROM events e LEFT JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id)::int AS events_count, ` +
@@ -109,7 +109,7 @@ export function toRequest(row: RequestRow): TRequest {
 /** The request's raw data (`raw`), for the content filters. */
 const REQUEST_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = r.id AND {})";
 
-/** `GET /requests` filters (validation, SQL and OpenAPI; shared/reference/gateway-product.md §1 `/requests`). */
+/** `GET /requests` filters (validation, SQL and OpenAPI; docs/gateway-api.md#requests). */
 export const REQUEST_FILTERS: FilterTable = {
   id: stringFilter("r.id", "Request id, or an array."),
   source_id: stringFilter("r.source_id", "Source id, or an array."),

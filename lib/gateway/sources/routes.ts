@@ -1,5 +1,5 @@
 /**
- * Handlers of `/sources` (shared/reference/gateway-product.md §1), shared by the route files under
+ * Handlers of `/sources` (docs/gateway-api.md#sources), shared by the route files under
  * app/api/[version]/sources. Thin: parse, call the source store, convert to the caller's version.
  */
 import { ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";

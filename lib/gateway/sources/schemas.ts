@@ -1,7 +1,7 @@
 /**
  * Source shapes of the gateway API in the internal (newest, 2025-07-01) form. Older versions are
- * converted to and from these by lib/gateway/versions/sources.ts. shared/spec/gateway.md "Source";
- * shared/reference/gateway-product.md §4 for `auth_type` and `auth`.
+ * converted to and from these by lib/gateway/versions/sources.ts. docs/gateway-api.md#sources;
+ * docs/pipeline.md#verification for `auth_type` and `auth`.
  */
 import { z } from "zod";
 import { HTTP_METHODS } from "@/lib/gateway/sources/types";

@@ -1,7 +1,7 @@
 /**
  * The source-type catalogue, shared by the console (`POST /` `type`) and the gateway
  * (`/sources` `type`). `WEBHOOK` is the generic type; the others are provider-named.
- * shared/spec/console.md "Create request", shared/spec/gateway.md "Sources".
+ * docs/console-api.md#post-, docs/gateway-api.md#sources.
  */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -1,6 +1,6 @@
 /**
  * resolveSourceConfig: source `type` + `config` validation and defaults per API version
- * (shared/spec/gateway.md "Source", "2025-07-01"; shared/reference/gateway-product.md §4).
+ * (docs/gateway-api.md#sources, docs/pipeline.md#verification).
  */
 import { describe, expect, it } from "vitest";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";

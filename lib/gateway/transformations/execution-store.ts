@@ -1,5 +1,5 @@
 /**
- * Transformation executions, read side (shared/reference/gateway-product.md §1
+ * Transformation executions, read side (docs/gateway-api.md#transformation-executions;
  * `GET /transformations/{id}/executions`): one per run of a transformation by a connection's
  * `transform` rule, written by the fan-out (lib/gateway/pipeline).
  */

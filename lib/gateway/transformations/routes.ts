@@ -117,7 +117,7 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     context: { connection },
     whenBusy: "refuse",
   }).catch((err: unknown) => {
-    // Every sandbox thread busy and the queue full (issue 15 §1): the same answer as the API's rate limit.
+    // Every sandbox thread busy and the queue full (docs/gateway-api.md#transformation-runtime): the same answer as the API's rate limit.
     if (err instanceof TransformationBusyError) {
       throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: err.message, running: err.running, queued: err.queued, retry_after: 1 });
     }

@@ -1,6 +1,6 @@
 /**
- * Transformations of a gateway team: CRUD (shared/reference/gateway-product.md §1 `/transformations`,
- * §2 Transformation). `env` is stored encrypted (`env_encrypted`, lib/crypto/secrets.ts) and returned
+ * Transformations of a gateway team: CRUD (docs/gateway-api.md#transformations).
+ * `env` is stored encrypted (`env_encrypted`, lib/crypto/secrets.ts) and returned
  * decrypted as `env`. Every function is scoped by `teamId`: another team's transformation is "not found".
  * Connections also create transformations inline (lib/gateway/connections).
  */

@@ -1,5 +1,5 @@
 /**
- * Destination shapes before 2025-01-01 (shared/spec/gateway.md "2025-01-01"; reference §0 Versions):
+ * Destination shapes before 2025-01-01 (docs/gateway-api.md#versions):
  * flat `url`, `cli_path`, `rate_limit`, `rate_limit_period`, `http_method`, `path_forwarding_disabled`
  * (the spec's changelog calls it `disabled_path_forwarding`: both are accepted, the reference's
  * `path_forwarding_disabled` is returned) and `auth_method: {type, config}`; no `type`, no `config`.

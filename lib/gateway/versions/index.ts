@@ -1,5 +1,5 @@
 /**
- * Dated API versions (shared/spec/gateway.md "Versioning"). The internal model is the newest version;
+ * Dated API versions (docs/gateway-api.md#versions). The internal model is the newest version;
  * older versions convert requests up and responses down in their own modules (sources.ts, …).
  */
 export const API_VERSIONS = ["2024-09-01", "2025-01-01", "2025-07-01"] as const;

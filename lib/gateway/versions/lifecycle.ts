@@ -1,6 +1,6 @@
 /**
- * Version lifecycle (shared/spec/gateway.md "Versioning" 3, "Limits": a dated version is supported for
- * up to 1 year after its date; issue 12 §4). A version is deprecated once a newer one exists, and
+ * Version lifecycle (docs/gateway-api.md#version-lifecycle: a dated version is
+ * supported for up to 1 year after its date). A version is deprecated once a newer one exists, and
  * sunsets one year after its own date. Answers of a deprecated or sunset version carry
  * `Deprecation: @<unix seconds>` (RFC 9745) and `Sunset: <HTTP-date>` (RFC 8594); with
  * GATEWAY_ENFORCE_VERSION_SUNSET a version past its sunset answers 410 instead. By default every

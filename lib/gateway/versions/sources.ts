@@ -1,5 +1,5 @@
 /**
- * Source shapes before 2025-01-01 (shared/spec/gateway.md "2025-01-01"): flat `allowed_http_methods`
+ * Source shapes before 2025-01-01 (docs/gateway-api.md#versions): flat `allowed_http_methods`
  * and `custom_response`, and `verification: {type, configs}` instead of `config.auth_type`/`config.auth`;
  * no `type`. Requests are converted up to the internal shape, responses down.
  */

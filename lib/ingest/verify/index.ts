@@ -1,5 +1,5 @@
 /**
- * Source verification (shared/spec/gateway.md "Source authentication"; reference §4): checks a request
+ * Source verification (docs/pipeline.md#verification): checks a request
  * sent to a source URL against the source's `config.auth_type` and `config.auth` (generic HMAC,
  * BASIC_AUTH, API_KEY, or a provider's scheme), and answers the handshakes some providers need.
  * Pure: no database, no network. Used by ingestion (lib/ingest/ingest.ts).

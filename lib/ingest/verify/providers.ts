@@ -1,6 +1,6 @@
 /**
- * Signature schemes of provider-typed sources (shared/spec/gateway.md "Source authentication";
- * shared/reference/gateway-product.md §4 "Provider schemes"). Each check returns null when the request
+ * Signature schemes of provider-typed sources (docs/pipeline.md#verification).
+ * Each check returns null when the request
  * verifies, or why it does not. Formulas follow each provider's public documentation.
  */
 import { parseQueryString } from "@/lib/http/query";
