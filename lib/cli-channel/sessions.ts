@@ -129,7 +129,7 @@ const cliSigned = (d: EventDelivery): EventDelivery => ({
 });
 
 /**
- * What the stream sends for attempt `attemptId` of event `eventId` (lib/delivery/event-delivery, outgoing):
+ * What the stream sends for attempt `attemptId` of event `eventId` (lib/gateway/delivery/event-delivery.ts, lib/delivery/outgoing.ts):
  * the request the event delivers (transformed when it was) with the headers any destination gets
  * (its own minus hop-by-hop ones, plus the gateway's signature and ids), or null for no such event.
  */

@@ -4,7 +4,7 @@
  * input a clear 4xx instead of a 5xx deeper down (a stack overflow in validation, PostgreSQL refusing
  * text, an object key reaching a prototype). Each surface's wrapper maps {@link JsonInputError} to its
  * own error body (lib/gateway/http.ts, lib/console/http.ts, lib/cli-channel/routes.ts).
- * Limits: docs/gateway-api.md and docs/console-api.md "Input limits".
+ * Limits: docs/gateway-api.md#input-limits, docs/console-api.md#limits.
  */
 /** Keys that would reach an object's prototype chain when assigned: never assigned from user input. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);

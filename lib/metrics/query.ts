@@ -6,7 +6,7 @@
  * granularity, measures, dimensions, filters). The answer is the real products' MetricsResponse:
  * `{data: [{time_bucket?, dimensions?, metrics}], metadata: {granularity, query_time_ms, row_count,
  * row_limit, truncated}}`, with every bucket of the range present (zero counts, null latencies).
- * Each surface parses its own query form into a MetricsRequest (lib/gateway/metrics/parse.ts) and maps
+ * Each surface parses its own query form into a MetricsRequest (lib/gateway/metrics/routes.ts) and maps
  * MetricsError to its error body.
  */
 import type pg from "pg";

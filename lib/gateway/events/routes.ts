@@ -1,7 +1,7 @@
 /**
  * Handlers of `/events` and a request's events and retry (docs/gateway-api.md#events).
  * Route files under app/api/[version]/ re-export them. The read side is
- * event-store.ts; retry and cancel are the delivery engine's actions (lib/delivery/event-actions).
+ * event-store.ts; retry and cancel are the delivery engine's actions (lib/gateway/delivery/event-actions.ts).
  */
 import type { z } from "zod";
 import { cancelEvent, retryEvent, retryRequest } from "@/lib/gateway/delivery/event-actions";
