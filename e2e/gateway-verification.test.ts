@@ -1,6 +1,6 @@
 /**
  * Source verification over HTTP (docs/pipeline.md#verification): failures are
- * captured as VERIFICATION_FAILED and answered 401 (empty body) or 200 per the spec's rule; verified
+ * captured as VERIFICATION_FAILED and answered 401 (empty body) or 200 per provider type; verified
  * requests are delivered with `x-gateway-verified: true`; handshakes are answered.
  */
 import { createHmac } from "node:crypto";

@@ -17,7 +17,7 @@ const FORMS = { "self-hosted": "api/v1", managed: "2025-07-01" } as const;
 let admin = "";
 const docs: Record<string, any> = {};
 
-/** The routes of the spec's endpoint list, as `METHOD /path`, on both forms. */
+/** The routes of the outbound API's endpoint list, as `METHOD /path`, on both forms. */
 const COMMON = [
   "GET /tenants", "GET /tenants/{tenant_id}", "PUT /tenants/{tenant_id}", "DELETE /tenants/{tenant_id}", "GET /tenants/{tenant_id}/token", "GET /tenants/{tenant_id}/portal",
   "GET /tenants/{tenant_id}/destinations", "POST /tenants/{tenant_id}/destinations", "GET /tenants/{tenant_id}/destinations/{destination_id}", "PATCH /tenants/{tenant_id}/destinations/{destination_id}",

@@ -1,6 +1,6 @@
 import { randomBytes, randomFillSync } from "node:crypto";
 
-/** Prefixes of every id Hookyard issues (the spec's prefixes where it gives them). */
+/** Prefixes of every id Hookyard issues (the API's documented prefixes where there are some). */
 export const ID_PREFIX = {
   team: "tm_",
   session: "ses_",

@@ -106,7 +106,7 @@ function bracketSchema(value: QueryValue): unknown {
 }
 
 /**
- * A filter in the reference's filter syntax (simple-json-match) over a JSON document (`doc`, SQL), run
+ * A filter in the filter rule's syntax (simple-json-match) over a JSON document (`doc`, SQL), run
  * in PostgreSQL as a jsonpath predicate (lib/http/json-filter.ts). Takes URL-encoded JSON
  * (`body=%7B%22type%22%3A%22order.created%22%7D`), the bracket form (`body[type]=order.created`), or a
  * plain string (equality; `path=/orders`). `wrap` places the condition (`{}`) where `doc` is reachable,

@@ -135,7 +135,7 @@ export function parseApiQuery(url: URL): ParsedQuery {
   return parseQuery(url.searchParams, { strict: true });
 }
 
-/** A filter on one column: equality (one or many values) and the spec's operators. */
+/** A filter on one column: equality (one or many values) and the documented operators (docs/gateway-api.md#lists-and-paging). */
 export type Filter =
   | { kind: "eq"; values: (string | number | boolean | Date)[] }
   | { kind: "ops"; gte?: number | Date; gt?: number | Date; lte?: number | Date; lt?: number | Date; any?: boolean; contains?: string };

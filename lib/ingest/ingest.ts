@@ -17,7 +17,7 @@ export const CORS_HEADERS: Record<string, string> = {
   "access-control-max-age": "86400",
 };
 
-/** Why a request was not delivered (the spec's `rejection_cause` values produced by ingestion). */
+/** Why a request was not delivered (the `rejection_cause` values produced by ingestion, docs/pipeline.md#ingestion). */
 export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "UNSUPPORTED_CONTENT_TYPE" | "UNPARSABLE_JSON" | "NO_CONNECTION";
 
 /**
@@ -102,7 +102,7 @@ function successBody(source: IngestSource, requestId: string) {
  * resolves: the answer is only built after the group-commit write succeeded.
  * Answers: 404 unknown source; 204 for CORS preflight (OPTIONS); 413 PAYLOAD_TOO_LARGE (no body kept);
  * VERIFICATION_FAILED: 401 with an empty body (the source's `custom_response` body when it has one)
- * or 200 (the spec's rule, lib/ingest/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
+ * or 200 (per provider type, lib/ingest/verify); a provider's handshake answer (Slack challenge, Zoom URL validation, X CRC…) when one applies;
  * 405 UNSUPPORTED_HTTP_METHOD (with Allow); 415 UNSUPPORTED_CONTENT_TYPE and 400 UNPARSABLE_JSON (team
  * sources only; the request is kept as rejected); otherwise the source's `custom_response`, else 200
  * `{status: "SUCCESS", message, request_id}`. HEAD gets the GET answer without a body.

@@ -14,7 +14,7 @@ import { createId, createToken } from "@/lib/ids";
 /** Who is calling: the operator (admin key), or one tenant (its JWT). */
 export type OutboundCaller = { kind: "admin"; keyId: string } | { kind: "tenant"; tenantId: string };
 
-/** Tenant JWT lifetime, seconds (the spec's 24 hours). */
+/** Tenant JWT lifetime, seconds (24 hours, docs/outbound.md#credentials). */
 export const TENANT_TOKEN_SECONDS = 24 * 3600;
 const ISSUER = "hookyard-outbound";
 export const OUTBOUND_KEY_PREFIX = "hko_";

@@ -2,7 +2,7 @@
  * Outbound events, attempts and manual retry (docs/outbound.md#events-attempts-metrics-health,
  * docs/outbound.md#manual-retry): `/events`, `/events/{id}`, `/attempts`, `/attempts/{id}`,
  * the destination attempt routes, with their filters, `include`, the paging envelope `{models,
- * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with the spec's four rules.
+ * pagination}` (null cursors) and tenant-JWT scoping; `POST /retry` with its four rules (docs/outbound.md#manual-retry).
  */
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";

@@ -1,6 +1,6 @@
 /**
  * Outbound tenants (docs/outbound.md#tenants): keyset-paged list with `count`
- * and the spec's filters (served on both forms: PostgreSQL searches, no Redis module needed), get,
+ * and its filters (served on both forms: PostgreSQL searches, no Redis module needed), get,
  * idempotent `PUT` (201 created, 200 updated; `metadata` replaced), `DELETE` (its destinations go
  * with it), the tenant JWT and the portal URL.
  */

@@ -53,7 +53,7 @@ function responseBody(text: string | null | undefined): TAttempt["body"] {
   return text;
 }
 
-/** Attempt row → API model; `full` adds `body` and `requested_url`. The stored SUCCESSFUL is the spec's SUCCESFUL. */
+/** Attempt row → API model; `full` adds `body` and `requested_url`. The stored SUCCESSFUL is listed as SUCCESFUL, the API's spelling. */
 export function toAttempt(row: AttemptRow, full: boolean): TAttempt {
   return {
     id: row.id,

@@ -119,7 +119,7 @@ async function checkReplayTarget(db: Pick<pg.PoolClient, "query">, teamId: strin
 /**
  * `POST <base>` `{query}`: a new operation over what `query` matches now (later records are never
  * swept in), queued for the worker. Throws 400 for an empty query, 422 for an invalid query or target, 422 UNPROCESSABLE_ENTITY
- * when it matches nothing (the families the spec names), 422 while an operation with the same query
+ * when it matches nothing (the families docs/gateway-api.md#bulk-operations names), 422 while an operation with the same query
  * is in progress.
  */
 export async function createBulk(family: BulkFamily, teamId: string, query: Record<string, unknown>, version: ApiVersion): Promise<TBulkOperation> {

@@ -30,7 +30,7 @@ export type BulkFamily = {
   name: FamilyName;
   /** Path under `/bulk/`. */
   path: string;
-  /** The record's `type`; null when the spec gives none (ignored-events retry, replay). */
+  /** The record's `type`; null for the families without one (ignored-events retry, replay). */
   type: string | null;
   /** First API version with this family (404 before). */
   since?: ApiVersion;
@@ -230,7 +230,7 @@ export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery 
       throw unprocessable(`query.${key}: unknown filter; this family takes ${[...Object.keys(family.filters), ...family.extraKeys].join(", ")}`, { field: `query.${key}` });
     }
     if (value === null || value === undefined) continue;
-    // Content filters take the reference's filter syntax: any JSON, handed on as its text.
+    // Content filters take the filter rule's syntax (simple-json-match): any JSON, handed on as its text.
     out[key] = family.filters[key]!.document && typeof value !== "string" ? JSON.stringify(value) : toQueryValue(key, value, 0);
   }
   try {

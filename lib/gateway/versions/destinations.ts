@@ -1,7 +1,7 @@
 /**
  * Destination shapes before 2025-01-01 (docs/gateway-api.md#versions):
  * flat `url`, `cli_path`, `rate_limit`, `rate_limit_period`, `http_method`, `path_forwarding_disabled`
- * (the spec's changelog calls it `disabled_path_forwarding`: both are accepted, the reference's
+ * (also accepted as `disabled_path_forwarding`, an old changelog's name;
  * `path_forwarding_disabled` is returned) and `auth_method: {type, config}`; no `type`, no `config`.
  * Requests are converted up to the internal shape, responses down.
  */
