@@ -44,9 +44,9 @@ export interface DestinationType<S extends DestinationTypeShapes> {
   /**
    * Validates and normalises `input`: pushes every problem to `issues` (in the order the product
    * reports them) and returns the values to store, meaningless when a problem was pushed. Throws only
-   * on infrastructure errors (a database query).
+   * on infrastructure errors (a database query). Synchronous or not: callers await it.
    */
-  validate(input: S["input"], issues: S["issue"][], context: S["validateContext"]): Promise<S["valid"]>;
+  validate(input: S["input"], issues: S["issue"][], context: S["validateContext"]): S["valid"] | Promise<S["valid"]>;
   /** Stored credentials as an API read shows them (sensitive values masked); `now` in ms since the epoch. */
   obfuscate(credentials: S["credentials"], now: number): S["credentials"];
   /** What the API shows as the destination's target. */

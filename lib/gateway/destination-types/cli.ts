@@ -11,7 +11,7 @@ import { credentialsAsStored, type GatewayDestinationType, invalid, validateShar
 export const cli: GatewayDestinationType = {
   type: "CLI",
   schema: { config: ZDestinationConfigInput.omit({ url: true, rate_limit: true, rate_limit_period: true }), credentials: ZDestinationAuth },
-  async validate(c, issues) {
+  validate(c, issues) {
     if (c.url !== undefined) return invalid(issues, "config.url", "CLI destinations take no `config.url`.");
     const path = c.path ?? "/";
     if (!path.startsWith("/")) return invalid(issues, "config.path", "`config.path` must start with \"/\".");

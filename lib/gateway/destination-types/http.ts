@@ -12,7 +12,7 @@ import { credentialsAsStored, type GatewayDestinationType, invalid, validateShar
 export const http: GatewayDestinationType = {
   type: "HTTP",
   schema: { config: ZDestinationConfigInput.omit({ path: true }), credentials: ZDestinationAuth },
-  async validate(c, issues) {
+  validate(c, issues) {
     if (!c.url) return invalid(issues, "config.url", "HTTP destination requires `config.url`.");
     let url: URL;
     try {

@@ -8,7 +8,7 @@ import { credentialsAsStored, type GatewayDestinationType, invalid, validateShar
 export const mockApi: GatewayDestinationType = {
   type: "MOCK_API",
   schema: { config: ZDestinationConfigInput.omit({ url: true, path: true }), credentials: ZDestinationAuth },
-  async validate(c, issues) {
+  validate(c, issues) {
     if (c.url !== undefined) return invalid(issues, "config.url", "MOCK_API destinations take no `config.url`.");
     if (c.path !== undefined) return invalid(issues, "config.path", "MOCK_API destinations take no `config.path`; `config.url` holds the whole address.");
     const config: Record<string, unknown> = {};
@@ -17,8 +17,8 @@ export const mockApi: GatewayDestinationType = {
   },
   obfuscate: credentialsAsStored,
   target: () => null,
-  async deliver(d) {
+  deliver(d) {
     const now = new Date();
-    return { status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: d.delivery.method };
+    return Promise.resolve({ status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: d.delivery.method });
   },
 };

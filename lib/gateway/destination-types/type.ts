@@ -48,15 +48,15 @@ type Shapes = {
 export type GatewayDestinationType = DestinationType<Shapes>;
 
 /** The credentials of any supported `auth_type` (AUTH_SHAPES). */
-export const ZDestinationAuth = z.union(Object.values(AUTH_SHAPES) as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+export const ZDestinationAuth = z.union(Object.values(AUTH_SHAPES));
 
-/** What `validate` returns once it pushed an issue (the caller ignores it). */
-const INVALID: ResolvedDestinationConfig = Object.freeze({ config: {}, auth: {} }) as ResolvedDestinationConfig;
-
-/** Pushes the issue `{field, message}` and returns the placeholder result: `return invalid(issues, …)` stops a validation at its first problem. */
+/**
+ * Pushes the issue `{field, message}` and returns an empty result, which the caller ignores once an
+ * issue is pushed: `return invalid(issues, …)` stops a validation at its first problem.
+ */
 export function invalid(issues: GatewayIssue[], field: string, message: string): ResolvedDestinationConfig {
   issues.push({ field, message });
-  return INVALID;
+  return { config: {}, auth: {} };
 }
 
 /**
@@ -78,9 +78,9 @@ export function validateShared(c: TDestinationConfigInput, config: Record<string
   config.auth_type = authType;
   const parsed = AUTH_SHAPES[authType as keyof typeof AUTH_SHAPES].safeParse(c.auth ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     // An unknown credential field is named by its own path (config.auth.extra), as the wrapper does for bodies.
-    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
     return invalid(issues, ["config", "auth", ...path].join("."), `${authType}: ${path.join(".") || "auth"}: ${issue.message}`);
   }
   return { config, auth: parsed.data as Record<string, unknown> };

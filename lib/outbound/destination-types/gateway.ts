@@ -32,10 +32,10 @@ export const gateway = defineOutboundType({
     try {
       // Only into a source of a linked team (a destination stored before this rule, or whose team was
       // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
-      if (!(await gatewaySourceAllowed(config.source_id!))) {
+      if (!(await gatewaySourceAllowed(config.source_id))) {
         return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
       }
-      const answer = await ingestSigned(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
+      const answer = await ingestSigned(publicSourceId(config.source_id), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
       const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
       return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
     } catch (err) {

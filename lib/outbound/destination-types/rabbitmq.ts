@@ -39,7 +39,7 @@ async function connectRabbit(config: Record<string, string>, credentials: Record
   const target = config.server_url ?? "";
   const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
   if (!m) throw new RabbitConnectError("rabbitmq_error", `${target} is not host:port`);
-  const host = m[1]!.replace(/^\[|\]$/g, "");
+  const host = m[1].replace(/^\[|\]$/g, "");
   const tls = config.tls === "true";
   let address: string;
   try {
@@ -89,7 +89,7 @@ async function sendRabbit({ claimed: c, config, credentials }: OutboundDelivery)
       const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
       ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
         clearTimeout(timer);
-        if (err) reject(err);
+        if (err) reject(err instanceof Error ? err : new Error(String(err)));
         else resolve();
       });
     });

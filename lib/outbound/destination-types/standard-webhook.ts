@@ -32,6 +32,6 @@ export const standardWebhook = defineOutboundType({
       headers["webhook-topic"] = c.topic;
       headers["webhook-id"] = c.event_id;
       headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
-      headers["webhook-signature"] = [sign(credentials.secret!), ...(previousSecretValid(credentials) ? [sign(credentials.previous_secret!)] : [])].join(" ");
+      headers["webhook-signature"] = [sign(credentials.secret), ...(previousSecretValid(credentials) ? [sign(credentials.previous_secret)] : [])].join(" ");
     }),
 });

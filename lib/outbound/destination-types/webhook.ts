@@ -25,7 +25,7 @@ export const webhook = defineOutboundType({
       const prefix = outboundConfig().webhookHeaderPrefix;
       const { claimed: c, credentials } = d;
       for (const [k, v] of Object.entries(metadataOf(c))) headers[`${prefix}${k.toLowerCase()}`] = v;
-      const sigs = [hmacHex(credentials.secret!, c.data), ...(previousSecretValid(credentials) ? [hmacHex(credentials.previous_secret!, c.data)] : [])];
+      const sigs = [hmacHex(credentials.secret, c.data), ...(previousSecretValid(credentials) ? [hmacHex(credentials.previous_secret, c.data)] : [])];
       headers[`${prefix}signature`] = `v0=${sigs.join(",")}`;
     }),
 });
