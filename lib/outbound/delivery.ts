@@ -10,24 +10,19 @@
  * in a row are counted per destination; OUTBOUND_AUTO_DISABLE_DESTINATION disables one at the limit.
  */
 import { outboundConfig, refreshOutboundSettings } from "@/lib/outbound/settings";
-import { createHmac, randomBytes } from "node:crypto";
-import { isIP } from "node:net";
+import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import amqp from "amqplib";
-import { Webhook } from "standardwebhooks";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/delivery/batcher";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/pacing";
-import { guardedResolve, RefusedAddressError } from "@/lib/delivery/address-guard";
-import { deliveryPolicy, deliveryResolver, sendHttp } from "@/lib/delivery/http-sender";
-import { base62, publicSourceId } from "@/lib/ids";
-import { ingestSigned } from "@/lib/ingest/ingest";
+import { base62 } from "@/lib/ids";
 import { logger } from "@/lib/log";
 import { alertsAfterFailure } from "@/lib/outbound/alerts";
-import { gatewaySourceAllowed } from "@/lib/outbound/gateway-target";
+import { OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
+import type { Claimed, Outcome } from "@/lib/outbound/destination-types/type";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -38,8 +33,6 @@ export const OUTBOUND_DELIVER_TASK = "outbound_deliver";
  * dies mid-delivery leaves its lease to expire; the dispatcher then claims the delivery again (lib/outbound/dispatch.ts).
  */
 const leaseUntil = () => new Date(Date.now() + 2 * outboundConfig().deliveryTimeoutMs + 10_000);
-/** Largest stored response body, bytes. */
-const RESPONSE_MAX_BYTES = 131_072;
 
 type Db = Pick<pg.PoolClient, "query">;
 
@@ -62,14 +55,7 @@ export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: s
   await db.query("SELECT pg_notify($1, '')", [OUTBOUND_CHANNEL]);
 }
 
-/** A delivery this process holds the lease of (`locked_until`), with its event and destination; `orphan` when its event is gone (retention). */
-export type Claimed = {
-  event_id: string; destination_id: string; tenant_id: string; attempts: number; manual: boolean; locked_until: Date;
-  topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer;
-  type: string | null; config: Record<string, string> | null; credentials_encrypted: string | null; delivery_metadata: Record<string, string> | null; disabled_at: Date | null; deleted: boolean; orphan: boolean;
-};
-
-type Outcome = { success: boolean; code: string; latencyMs: number | null; response: { status_code: number | null; body: string; headers: Record<string, string> } | null };
+export type { Claimed };
 
 /** Seconds before retry number `n` (1-based), or null when the budget is spent. */
 export function retryDelaySeconds(n: number): number | null {
@@ -78,149 +64,16 @@ export function retryDelaySeconds(n: number): number | null {
   return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1]! : cfg.retryIntervalSeconds * 2 ** (n - 1);
 }
 
-const hmacHex = (secret: string, body: Buffer) => createHmac("sha256", secret).update(body).digest("hex");
-
-/** The metadata headers of a delivery: system (event-id, topic, timestamp) < destination delivery_metadata < event metadata. */
-function metadataOf(c: Claimed): Record<string, string> {
-  return { "event-id": c.event_id, topic: c.topic, timestamp: c.time.toISOString().replace(/\.\d{3}Z$/, "Z"), ...(c.delivery_metadata ?? {}), ...(c.metadata ?? {}) };
-}
-
-/** Sends one delivery through its destination type. Never throws: a failure is an outcome. */
+/**
+ * Sends one delivery through its destination type (lib/outbound/destination-types): a type no longer
+ * registered is an `unsupported_destination_type` failure without a request. Never throws for a failed
+ * delivery: a failure is an outcome.
+ */
 async function send(c: Claimed): Promise<Outcome> {
-  const cfg = outboundConfig();
-  const config = c.config ?? {};
   const credentials = decryptJson<Record<string, string>>(c.credentials_encrypted) ?? {};
-  if (c.type === "webhook" || c.type === "standard_webhook") {
-    const custom = config.custom_headers ? (JSON.parse(config.custom_headers) as Record<string, string>) : {};
-    const headers: Record<string, string> = { ...Object.fromEntries(Object.entries(custom).map(([k, v]) => [k.toLowerCase(), v])), "content-type": "application/json", "user-agent": "Hookyard-Outbound/1.0" };
-    const previousValid = credentials.previous_secret && Date.parse(credentials.previous_secret_invalid_at ?? "") > Date.now();
-    if (c.type === "webhook") {
-      for (const [k, v] of Object.entries(metadataOf(c))) headers[`${cfg.webhookHeaderPrefix}${k.toLowerCase()}`] = v;
-      const sigs = [hmacHex(credentials.secret!, c.data), ...(previousValid ? [hmacHex(credentials.previous_secret!, c.data)] : [])];
-      headers[`${cfg.webhookHeaderPrefix}signature`] = `v0=${sigs.join(",")}`;
-    } else {
-      const at = new Date();
-      const sign = (secret: string) => new Webhook(secret).sign(c.event_id, at, c.data.toString("utf8"));
-      for (const [k, v] of Object.entries(c.metadata ?? {})) headers[k.toLowerCase()] = v;
-      headers["webhook-topic"] = c.topic;
-      headers["webhook-id"] = c.event_id;
-      headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
-      headers["webhook-signature"] = [sign(credentials.secret!), ...(previousValid ? [sign(credentials.previous_secret!)] : [])].join(" ");
-    }
-    const r = await sendHttp({ url: config.url!, method: "POST", headers, body: c.data, timeoutMs: cfg.deliveryTimeoutMs });
-    const body = (r.body ?? "").length > RESPONSE_MAX_BYTES ? `Response body exceeded ${RESPONSE_MAX_BYTES} bytes and was not stored` : (r.body ?? "");
-    const ok = r.status !== null && r.status < 400;
-    return { success: ok, code: r.status !== null ? String(r.status) : (r.errorCode ?? "network_error").toLowerCase(), latencyMs: r.deliveryLatency, response: r.status !== null ? { status_code: r.status, body, headers: {} } : null };
-  }
-  if (c.type === "gateway") {
-    const started = performance.now();
-    const headers = { "content-type": "application/json", ...Object.fromEntries(Object.entries(metadataOf(c)).map(([k, v]) => [`${cfg.webhookHeaderPrefix}${k.toLowerCase()}`, v])) };
-    try {
-      // Only into a source of a linked team (a destination stored before this rule, or whose team was
-      // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
-      if (!(await gatewaySourceAllowed(config.source_id!))) {
-        return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
-      }
-      const answer = await ingestSigned(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
-      const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
-      return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
-    } catch (err) {
-      return { success: false, code: "gateway_error", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: err instanceof Error ? err.message : String(err), headers: {} } };
-    }
-  }
-  if (c.type === "rabbitmq") return sendRabbit(c, config, credentials);
-  return { success: false, code: "unsupported_destination_type", latencyMs: null, response: null };
-}
-
-/** Open confirm channels by broker and credentials, reused across deliveries (dropped on any error). */
-const channels = new Map<string, Promise<amqp.ConfirmChannel>>();
-
-/** What a tenant reads on an attempt refused by the address guard: the target as written, no resolved address (docs/outbound.md "Addresses a destination may reach"). */
-const refusedText = (target: string) =>
-  `${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`;
-
-/** Thrown by the connect phase with the text an attempt records, so nothing of the operator's network (resolved addresses, socket messages) reaches the tenant. */
-class RabbitConnectError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * Opens a connection to the broker `server_url` (`host:port` or `[IPv6]:port`) through the delivery
- * address guard (lib/delivery/address-guard.ts guardedResolve, the HTTP sender's policy and resolver):
- * amqplib connects to the checked address itself, `host` is kept as the TLS servername. Rejects with a
- * {@link RabbitConnectError}: `host_unreachable` for a refused target, `timeout`, else `rabbitmq_error`
- * (the broker's own message for a refused handshake; only the error code for a socket error).
- */
-async function connectRabbit(config: Record<string, string>, credentials: Record<string, string>): Promise<amqp.ChannelModel> {
-  const target = config.server_url ?? "";
-  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
-  if (!m) throw new RabbitConnectError("rabbitmq_error", `${target} is not host:port`);
-  const host = m[1]!.replace(/^\[|\]$/g, "");
-  const tls = config.tls === "true";
-  let address: string;
-  try {
-    ({ address } = await guardedResolve(host, deliveryPolicy(), deliveryResolver()));
-  } catch (err) {
-    if (err instanceof RefusedAddressError) throw new RabbitConnectError("host_unreachable", refusedText(target));
-    throw new RabbitConnectError("rabbitmq_error", `could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "lookup failed"})`);
-  }
-  try {
-    return await amqp.connect(
-      { protocol: tls ? "amqps" : "amqp", hostname: address, port: Number(m[2]), username: credentials.username ?? "", password: credentials.password ?? "" },
-      { timeout: outboundConfig().deliveryTimeoutMs, ...(tls && !isIP(host) ? { servername: host } : {}) },
-    );
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.message === "connect ETIMEDOUT" || e.code === "ETIMEDOUT") throw new RabbitConnectError("timeout", `no connection to ${target} within ${outboundConfig().deliveryTimeoutMs} ms`);
-    if (typeof e.code === "string") throw new RabbitConnectError("rabbitmq_error", `could not connect to ${target} (${e.code})`);
-    throw new RabbitConnectError("rabbitmq_error", e.message || String(err));
-  }
-}
-
-/**
- * Publishes the event to the destination's exchange (the default exchange when empty) with the topic as
- * routing key and the metadata as headers, and waits for the broker's confirm (amqplib). Never throws.
- */
-async function sendRabbit(c: Claimed, config: Record<string, string>, credentials: Record<string, string>): Promise<Outcome> {
-  const started = performance.now();
-  const key = JSON.stringify([config.tls === "true", config.server_url, credentials.username ?? "", credentials.password ?? ""]);
-  let channel = channels.get(key);
-  if (!channel) {
-    channel = (async () => {
-      const conn = await connectRabbit(config, credentials);
-      const drop = () => channels.delete(key);
-      conn.on("error", drop);
-      conn.on("close", drop);
-      const ch = await conn.createConfirmChannel();
-      ch.on("error", drop);
-      ch.on("close", drop);
-      return ch;
-    })();
-    channels.set(key, channel);
-    channel.catch(() => channels.delete(key));
-  }
-  try {
-    const ch = await channel;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
-      ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      });
-    });
-    return { success: true, code: "ok", latencyMs: Math.round(performance.now() - started), response: null };
-  } catch (err) {
-    channels.delete(key);
-    const message = err instanceof Error ? err.message : String(err);
-    const code = err instanceof RabbitConnectError ? err.code : message === "timeout" ? "timeout" : "rabbitmq_error";
-    return { success: false, code, latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: message, headers: {} } };
-  }
+  const type = OUTBOUND_DESTINATION_TYPES.find(c.type ?? "");
+  if (!type) return { success: false, code: "unsupported_destination_type", latencyMs: null, response: null };
+  return type.deliver({ claimed: c, config: c.config ?? {}, credentials });
 }
 
 const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destinationId}`;

@@ -3,7 +3,8 @@
  * create (201), list (not paged; `type` and `topics`
  * filters), get, PATCH (merge-patch of config, credentials, delivery_metadata and metadata; `type`
  * cannot change; `rotate_secret`), delete, enable and disable. Config and credentials are validated by
- * the type's schema (destination-types.ts); credentials are encrypted at rest and obfuscated on read.
+ * the type (lib/outbound/destination-types, docs/destination-types.md); credentials are encrypted at
+ * rest and obfuscated on read by the type.
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
@@ -14,8 +15,8 @@ import { base62 } from "@/lib/ids";
 import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
-import { checkFields, DESTINATION_TYPES, destinationType, fieldsSchema, newSecret, obfuscated } from "@/lib/outbound/destination-types";
-import { gatewaySourceAllowed, notAllowedSourceMessage } from "@/lib/outbound/gateway-target";
+import { DESTINATION_TYPES, fieldsSchema, OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
+import type { OutboundTypeInput, OutboundValidateContext } from "@/lib/outbound/destination-types/type";
 import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
@@ -44,8 +45,8 @@ export const ZDestinationCreate = z.strictObject({
 });
 /**
  * The create body of each destination type (ZDestinationCreate with the type's config and credentials
- * fields, lib/outbound/destination-types.ts fieldsSchema): what the OpenAPI document shows. The API
- * validates with ZDestinationCreate, then the same field tables (checkFields).
+ * fields, lib/outbound/destination-types/fields.ts fieldsSchema): what the OpenAPI document shows. The API
+ * validates with ZDestinationCreate, then the type with the same field tables.
  */
 export const ZDestinationCreateByType = z.discriminatedUnion(
   "type",
@@ -60,12 +61,12 @@ export const ZDestinationUpdate = ZDestinationCreate.omit({ id: true, created_at
 /** The API model: credentials obfuscated (the webhook secret excepted), `disabled_at` always present, `target` the endpoint shown to people. */
 export function toDestination(r: Row) {
   const credentials = decryptJson<Record<string, string>>(r.credentials_encrypted) ?? {};
-  const target = r.config.url ?? r.config.source_id ?? (r.config.server_url ? `${r.config.server_url}${r.config.exchange ? ` → ${r.config.exchange}` : ""}` : "");
+  const type = OUTBOUND_DESTINATION_TYPES.find(r.type);
   return {
     id: r.id, tenant_id: r.tenant_id, type: r.type, topics: r.topics, filter: r.filter ?? null, config: r.config,
-    credentials: obfuscated(r.type, credentials), delivery_metadata: r.delivery_metadata ?? null, metadata: r.metadata ?? null,
+    credentials: type ? type.obfuscate(credentials, Date.now()) : credentials, delivery_metadata: r.delivery_metadata ?? null, metadata: r.metadata ?? null,
     created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(), disabled_at: r.disabled_at ? r.disabled_at.toISOString() : null,
-    target, ...(r.config.url ? { target_url: r.config.url } : {}),
+    ...(type ? type.target(r.config) : { target: "" }),
   };
 }
 
@@ -88,38 +89,15 @@ function mergePatch(current: Record<string, unknown>, patch: Record<string, unkn
   return out;
 }
 
-const SECRET_KEYS = ["secret", "previous_secret", "previous_secret_invalid_at"];
-
-/** The credentials to store: validated, a secret generated when the type has one and none is given, `rotate_secret` applied. Pushes messages to `errors`. */
-function settleCredentials(type: string, given: Record<string, unknown>, caller: OutboundCaller, current: Record<string, string> | null, errors: string[]): Record<string, string> {
-  const t = destinationType(type)!;
-  const { rotate_secret: rotate, ...values } = given;
-  if (caller.kind === "tenant") for (const k of SECRET_KEYS) if (given[k] !== undefined && given[k] !== (current ?? {})[k]) errors.push(`credentials.${k} is forbidden`);
-  const hasSecret = t.credential_fields.some((f) => f.key === "secret");
-  const out = checkFields("credentials", t.credential_fields, values, errors, hasSecret ? ["previous_secret", "previous_secret_invalid_at"] : []);
-  if (hasSecret) {
-    if (rotate === true || rotate === "true") {
-      const old = current?.secret ?? out.secret;
-      out.secret = newSecret(type);
-      if (old) {
-        out.previous_secret = old;
-        out.previous_secret_invalid_at = typeof values.previous_secret_invalid_at === "string" ? values.previous_secret_invalid_at : new Date(Date.now() + 24 * 3600_000).toISOString();
-      }
-    }
-    out.secret ??= newSecret(type);
-    if ((out.previous_secret === undefined) !== (out.previous_secret_invalid_at === undefined)) errors.push("credentials.previous_secret and credentials.previous_secret_invalid_at go together");
-    if (out.previous_secret_invalid_at !== undefined && !Number.isFinite(Date.parse(out.previous_secret_invalid_at))) errors.push("credentials.previous_secret_invalid_at must be an RFC 3339 time");
-  } else if (rotate !== undefined) errors.push("credentials.rotate_secret is forbidden");
-  return out;
-}
-
 /**
- * A `gateway` destination's `config.source_id` must be a source of a team linked to the outbound service
- * (lib/outbound/gateway-target.ts); pushes the message to `errors` otherwise. Checked on create and on
- * every update (a PATCH may change the source). Throws database errors.
+ * Validates a create or update with its type (config, then credentials, then the type's own checks),
+ * after `errors` (the topics' messages); throws the 422 with every message. Returns what to store.
+ * Throws database errors.
  */
-async function checkGatewayTarget(type: string, config: Record<string, string>, errors: string[]): Promise<void> {
-  if (type === "gateway" && config.source_id && !(await gatewaySourceAllowed(config.source_id))) errors.push(notAllowedSourceMessage(config.source_id));
+async function validateWithType(type: string, input: OutboundTypeInput, ctx: OutboundValidateContext, errors: string[]) {
+  const valid = await OUTBOUND_DESTINATION_TYPES.get(type).validate(input, errors, ctx);
+  if (errors.length) throw outboundInvalid(errors);
+  return valid;
 }
 
 /** A new destination id: the IDGEN_DESTINATION_PREFIX setting, used as-is, then 22 base62 characters. */
@@ -136,14 +114,11 @@ export async function createDestination(tenantId: string, input: unknown, caller
   await getTenant(tenantId);
   const body = ZDestinationCreate.parse(input);
   if (caller.kind === "tenant" && (body.created_at || body.updated_at)) throw new OutboundError(403, "forbidden");
-  const type = destinationType(body.type);
+  const type = OUTBOUND_DESTINATION_TYPES.find(body.type);
   if (!type) throw outboundInvalid([`type: ${body.type} is not a destination type`]);
   const errors: string[] = [];
   const topics = checkTopics(body.topics, errors);
-  const config = checkFields("config", type.config_fields, body.config ?? {}, errors);
-  const credentials = settleCredentials(type.type, body.credentials ?? {}, caller, null, errors);
-  await checkGatewayTarget(type.type, config, errors);
-  if (errors.length) throw outboundInvalid(errors);
+  const { config, credentials } = await validateWithType(type.type, { config: body.config ?? {}, credentials: body.credentials ?? {} }, { byTenant: caller.kind === "tenant", current: null }, errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
   if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
   const now = new Date();
@@ -165,14 +140,11 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   const current = await row(tenantId, id);
   const body = ZDestinationUpdate.parse(input ?? {});
   if (body.type !== undefined && body.type !== current.type) throw outboundInvalid(["type cannot be updated"]);
-  const type = destinationType(current.type)!;
   const errors: string[] = [];
   const topics = body.topics === undefined ? current.topics : checkTopics(body.topics, errors);
-  const config = checkFields("config", type.config_fields, mergePatch(current.config, body.config), errors);
   const stored = decryptJson<Record<string, string>>(current.credentials_encrypted) ?? {};
-  const credentials = body.credentials === undefined ? stored : settleCredentials(type.type, mergePatch(stored, body.credentials), caller, stored, errors);
-  await checkGatewayTarget(type.type, config, errors);
-  if (errors.length) throw outboundInvalid(errors);
+  const given = { config: mergePatch(current.config, body.config), credentials: body.credentials === undefined ? undefined : mergePatch(stored, body.credentials) };
+  const { config, credentials } = await validateWithType(current.type, given, { byTenant: caller.kind === "tenant", current: stored }, errors);
   const filter = body.filter === undefined ? current.filter : body.filter && Object.keys(body.filter).length ? body.filter : null;
   const { rows } = await getPool().query<Row>(
     `UPDATE outbound_destinations SET topics = $3, filter = $4, config = $5, credentials_encrypted = $6, delivery_metadata = $7, metadata = $8,

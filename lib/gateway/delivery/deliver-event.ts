@@ -5,20 +5,19 @@
  * that dies mid-delivery leaves an expired lease, and the sweeper queues the event again.
  */
 import { getConfig } from "@/lib/config";
-import type { AttemptContext } from "@/lib/gateway/delivery/attempt-context";
+import { type AttemptContext, type AttemptOutcome, preparationFailure } from "@/lib/gateway/delivery/attempt-context";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
-import { dispatchToCli } from "@/lib/gateway/delivery/cli-dispatch";
 import { Batcher } from "@/lib/delivery/batcher";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/gateway/delivery/event-delivery";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
-import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { buildOutgoingRequest } from "@/lib/delivery/outgoing";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
 import { holdLease, newLease, withLeases } from "@/lib/delivery/leases";
 import { createId } from "@/lib/ids";
 import { storableText } from "@/lib/ingest/storable";
+import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
+import type { GatewayDestinationType } from "@/lib/gateway/destination-types/type";
 
 const CLAIM_SQL = `
 WITH c AS (
@@ -40,8 +39,8 @@ async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED
   }, getBackgroundPool()));
 }
 
-/** The outcome of one attempt, to record. */
-export type AttemptOutcome = SendResult & { requestedUrl: string | null; httpMethod: string | null; cliId?: string | null };
+/** The outcome of one attempt, to record (lib/gateway/delivery/attempt-context.ts). */
+export type { AttemptOutcome };
 
 /**
  * Records attempt `attemptId` of a claimed event and moves the event: SUCCESSFUL on a 2xx; QUEUED again
@@ -196,52 +195,31 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     // withSigningSecret reads the database: its errors propagate (the lease expires, the event is retried).
     const row = await withSigningSecret(ev);
     let delivery: ReturnType<typeof toEventDelivery> & { eventUrl: string; willRetryAfterS: number | null };
-    let outgoing: ReturnType<typeof buildOutgoingRequest> | null = null;
+    let type: GatewayDestinationType;
     try {
       delivery = {
         ...toEventDelivery(row, attemptId),
         eventUrl: `${config.gatewayApiUrl}/2025-07-01/events/${ev.id}`,
         willRetryAfterS: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
       };
-      if (ev.destination_type !== "CLI" && ev.destination_type !== "MOCK_API") outgoing = buildOutgoingRequest(delivery);
+      type = GATEWAY_DESTINATION_TYPES.get(ev.destination_type);
     } catch (err) {
       return recordAttempt({ ...base, outcome: preparationFailure(err) });
     }
-
-    if (ev.destination_type === "CLI") {
-      const dispatched = await dispatchToCli({ ...base, connectionId: ev.webhook_id, delivery });
-      if (dispatched) return; // the CLI's answer (or the lease's expiry) records the attempt
-      const now = new Date();
-      return recordAttempt({ ...base, outcome: { status: null, body: "No hookyard CLI is listening to this connection", errorCode: "CLI_UNAVAILABLE", responseLatency: null, deliveryLatency: 0, deliveredAt: now, respondedAt: null, requestedUrl: null, httpMethod: null } });
-    }
-    if (ev.destination_type === "MOCK_API") {
-      const now = new Date();
-      return recordAttempt({ ...base, outcome: { status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: delivery.method } });
-    }
-    const out = outgoing!;
-    const result = await sendHttp({ ...out, timeoutMs: config.deliveryTimeoutMs });
-    // The destination is done with this delivery: its slot serves the next one while the attempt is recorded.
-    slot.release();
-    onAnswered();
-    return recordAttempt({ ...base, outcome: { ...result, requestedUrl: out.url, httpMethod: out.method } });
+    // The type sends (lib/gateway/destination-types); it calls `answered` once the destination is done
+    // with this delivery, so its slot serves the next one while the attempt is recorded.
+    const outcome = await type.deliver({
+      attempt: base,
+      connectionId: ev.webhook_id,
+      delivery,
+      timeoutMs: config.deliveryTimeoutMs,
+      answered: () => {
+        slot.release();
+        onAnswered();
+      },
+    });
+    if (outcome) return recordAttempt({ ...base, outcome });
   } finally {
     slot.release();
   }
-}
-
-/** The failed attempt recorded for an event that could not be prepared: INVALID_URL for a URL that does not parse, else UNKNOWN. */
-function preparationFailure(err: unknown): AttemptOutcome {
-  const message = err instanceof Error ? err.message : String(err);
-  const invalidUrl = (err as { code?: unknown } | null)?.code === "ERR_INVALID_URL";
-  return {
-    status: null,
-    body: invalidUrl ? `The event could not be sent: its destination URL is not valid (${message})` : `The event could not be prepared for delivery: ${message}`,
-    errorCode: invalidUrl ? "INVALID_URL" : "UNKNOWN",
-    responseLatency: null,
-    deliveryLatency: 0,
-    deliveredAt: new Date(),
-    respondedAt: null,
-    requestedUrl: null,
-    httpMethod: null,
-  };
 }

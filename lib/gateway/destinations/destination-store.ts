@@ -29,7 +29,7 @@ export const DESTINATION_ORDER_BY = ["created_at", "updated_at", "name"] as cons
 /** Creates a destination (type HTTP by default); 409 when the name is taken; 422 on invalid config. */
 export async function createDestination(teamId: string, input: TDestinationCreate, db: Db = getPool()): Promise<DestinationRow> {
   const type = input.type ?? "HTTP";
-  const { config, auth } = resolveDestinationConfig(type, input.config);
+  const { config, auth } = await resolveDestinationConfig(type, input.config);
   const { rows } = await db.query<DestinationRow>(
     `INSERT INTO destinations AS d (id, team_id, name, description, type, config, auth_encrypted, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now()) ON CONFLICT (team_id, name) DO NOTHING RETURNING ${DESTINATION_COLUMNS}`,
@@ -51,7 +51,7 @@ export async function updateDestination(teamId: string, id: string, input: TDest
   const merged = type === current.type ? { ...(current.config as object), ...given } : { ...given };
   const authTypeChanged = given.auth_type !== undefined && given.auth_type !== current.config.auth_type;
   if (given.auth === undefined && !authTypeChanged && type === current.type) (merged as Record<string, unknown>).auth = decryptJson(current.auth_encrypted) ?? {};
-  const { config, auth } = resolveDestinationConfig(type, merged);
+  const { config, auth } = await resolveDestinationConfig(type, merged);
   const name = input.name ?? current.name;
   const { rows } = await db.query<DestinationRow>(
     `UPDATE destinations AS d SET name = $3, description = $4, type = $5, config = $6, auth_encrypted = $7, updated_at = now()

@@ -5,7 +5,7 @@
  */
 import { bodyPreview } from "@/lib/http/body-preview";
 import { getPool } from "@/lib/db/pool";
-import { destinationUrl } from "@/lib/delivery/outgoing";
+import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import { EVENT_FILTERS, EVENT_STATUSES, type TEvent } from "@/lib/gateway/events/schemas";
 import { parseQueryString } from "@/lib/http/query";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
@@ -74,11 +74,9 @@ const EVENT_ORDER_COLUMNS = {
   next_attempt_at: { sql: "COALESCE(e.next_attempt_at, 'epoch'::timestamptz)", type: "date" as const },
 };
 
-/** Where the event goes: the HTTP URL (path forwarding and query as delivery builds it), the CLI path, or null (MOCK_API). */
+/** Where the event goes, as its destination's type describes it (the HTTP URL as delivery builds it, the CLI path, null for MOCK_API); null for no destination. */
 function deliveryUrl(type: string | null | undefined, config: Record<string, unknown>, path: string, query: string): string | null {
-  if (type === "HTTP") return destinationUrl(config, path, query);
-  if (type === "CLI") return typeof config.path === "string" ? config.path : "/";
-  return null;
+  return GATEWAY_DESTINATION_TYPES.find(type ?? "")?.target(config, { path, query }) ?? null;
 }
 
 /** The API model of an event row; `data` when the row carries the data columns. 2024-09-01 gets the short data. */

@@ -1,0 +1,23 @@
+/**
+ * The outbound service's destination types: the one registration list (docs/destination-types.md
+ * "Adding a destination type"). The order here is the order of `GET /destination-types` and of the
+ * OpenAPI document's per-type schemas.
+ */
+import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
+import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
+import { gateway } from "@/lib/outbound/destination-types/gateway";
+import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
+import { standardWebhook } from "@/lib/outbound/destination-types/standard-webhook";
+import type { OutboundDestinationType } from "@/lib/outbound/destination-types/type";
+import { webhook } from "@/lib/outbound/destination-types/webhook";
+
+/** Every outbound destination type, by name. */
+export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDestinationType>("outbound").register(webhook, standardWebhook, gateway, rabbitmq);
+
+/** The `GET /destination-types` answer: each type's input schema, in registration order. */
+export const DESTINATION_TYPES: DestinationTypeInfo[] = OUTBOUND_DESTINATION_TYPES.list().map((t) => t.info);
+
+/** The input schema of the type named `type` (`GET /destination-types/{type}`), or undefined. */
+export const destinationType = (type: string): DestinationTypeInfo | undefined => OUTBOUND_DESTINATION_TYPES.find(type)?.info;
+
+export { type DestinationTypeInfo, type Field, fieldsSchema } from "@/lib/outbound/destination-types/fields";
