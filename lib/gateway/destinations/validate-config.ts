@@ -15,7 +15,7 @@ function fail(field: string, message: string, type: string): never {
  * `http_method` null, `path_forwarding_disabled` false, `auth_type` GATEWAY_SIGNATURE, `auth` {}.
  * The vendor's OAuth2, AWS and GCP auth types are refused with a 422 saying so: delivery cannot sign
  * with them, and accepting credentials that are never used would mislead.
- * Throws a 422 GatewayError with `data: {field, type, message}` (the real product's body for a
+ * Throws a 422 AppError (VALIDATION) with `data: {field, type, message}` (the real product's body for a
  * missing url: `{type: "HTTP", field: "config.url", message: "HTTP destination requires \`config.url\`."}`).
  */
 export function resolveDestinationConfig(type: string, input: TDestinationConfigInput | undefined): ResolvedDestinationConfig {

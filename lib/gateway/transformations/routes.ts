@@ -18,7 +18,7 @@ import {
 } from "@/lib/gateway/transformations/transformation-store";
 import { getConnection } from "@/lib/gateway/connections/connection-store";
 import { parseQueryString } from "@/lib/http/query";
-import { GatewayError, unprocessable } from "@/lib/http/errors";
+import { AppError, unprocessable } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 import { decryptJson } from "@/lib/crypto/secrets";
@@ -91,7 +91,7 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
   let connection: Record<string, unknown> | null = null;
   if (body.webhook_id !== undefined) {
     const row = await getConnection(teamId, body.webhook_id).catch((err: unknown) => {
-      if (err instanceof GatewayError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
+      if (err instanceof AppError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
       throw err;
     });
     connection = {
@@ -119,7 +119,7 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
   }).catch((err: unknown) => {
     // Every sandbox thread busy and the queue full (issue 15 §1): the same answer as the API's rate limit.
     if (err instanceof TransformationBusyError) {
-      throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: err.message, running: err.running, queued: err.queued, retry_after: 1 });
+      throw new AppError("RATE_LIMITED", err.message, { data: { message: err.message, running: err.running, queued: err.queued, retry_after: 1 }, retryAfterSeconds: 1 });
     }
     throw err;
   });
