@@ -11,8 +11,8 @@ const WORKER = "^lib/worker/";
 const NOT_TEST = "\\.test\\.tsx?$";
 /** Each product's API wrapper (docs/errors.md): answers AppError in its surface's body. */
 const WRAPPERS = "^lib/(gateway|outbound|console)/http\\.ts$";
-/** A product's route modules: the handlers its wrapper wraps (routes.ts, *-routes.ts, the gateway publish endpoint, the outbound OpenAPI document of its routes). */
-const ROUTE_MODULES = "^lib/(gateway|outbound|console)/[a-z/-]*(routes|publish|openapi)\\.ts$";
+/** A product's route modules: its endpoints' handlers (routes.ts, *-routes.ts, the gateway publish endpoint, the console's live stream, the outbound OpenAPI document of its routes). */
+const ROUTE_MODULES = "^lib/(gateway|outbound|console)/[a-z/-]*(routes|publish|live-stream|openapi)\\.ts$";
 
 /** A rule forbidding imports from `from` to `to` (regular expressions over paths from the repository root). */
 const forbid = (name, comment, from, to, extra = {}) => ({
