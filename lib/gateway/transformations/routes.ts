@@ -1,7 +1,6 @@
 /** Handlers of `/transformations` (CRUD and `PUT /transformations/run`), shared by app/api/[version]/transformations. */
 import { z } from "zod";
 import { runTransformation } from "@/lib/rules/run-transformation";
-import { TransformationBusyError } from "@/lib/rules/sandbox-pool";
 import {
   countTransformations,
   createTransformation,
@@ -115,13 +114,8 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     env,
     request: { headers: req.headers, body: req.body ?? null, path: req.path ?? "/", query, parsed_query: req.parsed_query ?? parseQueryString(query) },
     context: { connection },
+    // Every sandbox thread busy and the queue full: a RATE_LIMITED AppError, the API's rate-limit answer.
     whenBusy: "refuse",
-  }).catch((err: unknown) => {
-    // Every sandbox thread busy and the queue full (issue 15 §1): the same answer as the API's rate limit.
-    if (err instanceof TransformationBusyError) {
-      throw new AppError("RATE_LIMITED", err.message, { data: { message: err.message, running: err.running, queued: err.queued, retry_after: 1 }, retryAfterSeconds: 1 });
-    }
-    throw err;
   });
   return {
     body: {
