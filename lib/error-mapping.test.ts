@@ -31,7 +31,7 @@ const TABLE: Record<AppErrorCode, [number, string, string, string]> = {
 const ROWS = APP_ERROR_CODES.map((code) => [code, ...TABLE[code]] as const);
 
 it("the table covers the closed set of codes", () => {
-  expect(APP_ERROR_CODES.sort()).toEqual(Object.keys(TABLE).sort());
+  expect([...APP_ERROR_CODES].sort()).toEqual(Object.keys(TABLE).sort());
 });
 
 describe("gateway: {handled, status, message, data, code}", () => {
