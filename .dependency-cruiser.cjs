@@ -9,6 +9,10 @@ const ENGINES = "^lib/(ingest|delivery|rules)/";
 const PRODUCTS = "^lib/(gateway|outbound|console|cli-channel|dashboard|portal)/";
 const WORKER = "^lib/worker/";
 const NOT_TEST = "\\.test\\.tsx?$";
+/** Each product's API wrapper (docs/errors.md): answers AppError in its surface's body. */
+const WRAPPERS = "^lib/(gateway|outbound|console)/http\\.ts$";
+/** A product's route modules: its endpoints' handlers (routes.ts, *-routes.ts, the gateway publish endpoint, the console's live stream, the outbound OpenAPI document of its routes). */
+const ROUTE_MODULES = "^lib/(gateway|outbound|console)/[a-z/-]*(routes|publish|live-stream|openapi)\\.ts$";
 
 /** A rule forbidding imports from `from` to `to` (regular expressions over paths from the repository root). */
 const forbid = (name, comment, from, to, extra = {}) => ({
@@ -32,6 +36,20 @@ module.exports = {
     forbid("products-not-portal-console-dashboard", "The outbound service, the console and the dashboard import neither the portal nor each other's pages' code.", "^lib/(outbound|dashboard)/", "^lib/(portal|console)/"),
     forbid("console-not-outbound", "The console does not use the outbound service.", "^lib/console/", "^lib/(outbound|portal)/"),
     forbid("dashboard-below-products", "lib/dashboard (users and sign-in) imports no other product.", "^lib/dashboard/", "^lib/(gateway|outbound|cli-channel|console|portal)/"),
+    {
+      name: "domain-not-wrappers",
+      comment: "Domain code never imports a product's API wrapper (lib/*/http.ts): it throws AppError, and only app/ route files, server.ts, scripts and the wrapper's own product's route modules import the wrapper (docs/errors.md).",
+      severity: "error",
+      from: { path: "^lib/", pathNot: [NOT_TEST, ROUTE_MODULES, WRAPPERS] },
+      to: { path: WRAPPERS },
+    },
+    {
+      name: "route-modules-own-wrapper",
+      comment: "A product's route modules use their own product's wrapper only.",
+      severity: "error",
+      from: { path: "^lib/(gateway|outbound|console)/", pathNot: NOT_TEST },
+      to: { path: WRAPPERS, pathNot: "^lib/$1/http\\.ts$" },
+    },
     forbid("browser-code-stays-out", "Browser code never imports the database, the worker or the engines (retention lives in the worker).", "^components/", "^lib/(db|worker|delivery|ingest|rules)/"),
   ],
   options: {

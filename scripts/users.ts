@@ -12,7 +12,8 @@ import { closePool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";
 import { withDatabase } from "@/lib/db/with-database";
 import { gatewayTeamId, signInLink } from "@/lib/dashboard/bootstrap";
-import { createSignInToken, createUser, deleteUser, endUserSessions, findUser, listUsers, resetPassword, UserError } from "@/lib/dashboard/users";
+import { createSignInToken, createUser, deleteUser, endUserSessions, findUser, listUsers, resetPassword } from "@/lib/dashboard/users";
+import { AppError } from "@/lib/http/errors";
 import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
 
 const [command, arg, arg2] = process.argv.slice(2);
@@ -45,7 +46,7 @@ const code = await withDatabase(async (url) => {
           console.log(`password of ${user.email} changed; its sessions ended`);
         } else {
           const user = await findUser(arg);
-          if (!user) throw new UserError(`no user "${arg}"`);
+          if (!user) throw new AppError("NOT_FOUND", `no user "${arg}"`);
           await endUserSessions(user.id);
           console.log(`sessions of ${user.email} ended`);
           console.log(`one-time sign-in link for ${user.email} (24 hours; it sets a new password):\n${signInLink(await createSignInToken(user.id))}`);
@@ -62,7 +63,7 @@ const code = await withDatabase(async (url) => {
     console.error(USAGE);
     return 2;
   } catch (err) {
-    if (err instanceof UserError) {
+    if (err instanceof AppError) {
       console.error(err.message);
       return 1;
     }

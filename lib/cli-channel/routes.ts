@@ -5,14 +5,13 @@
  *                                    (signing_secret: the CLI forwarding secret, never the team's own; docs/cli.md)
  *   GET  /cli/sessions/{id}/stream   server-sent events: `ready`, then one `attempt` per delivery
  *   POST /cli/attempts/{attempt_id}  {event_id, session_id?, status?, body?, error?, latency_ms?} → {ok: true}
- * Errors are `{error, message}` with 401, 404, 409, 413 or 422.
+ * Errors are `{error, message}` with 401, 404, 409, 413 or 422 (every AppError by its code: docs/errors.md "CLI channel").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { getCliFeed } from "@/lib/cli-channel/feed";
 import {
-  CliError,
   closeCliSession,
   createCliSession,
   findCliSession,
@@ -24,7 +23,8 @@ import {
   ZCliSessionCreate,
 } from "@/lib/cli-channel/sessions";
 import { teamOfCliKey } from "@/lib/teams/cli-key";
-import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { APP_ERROR_NAME, AppError } from "@/lib/http/errors";
+import { parseJsonInput } from "@/lib/http/json-input";
 import { readNodeRequest } from "@/lib/http/node";
 import { logger } from "@/lib/log";
 
@@ -36,28 +36,30 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
 }
-const fail = (res: ServerResponse, e: CliError) => send(res, e.status, { error: e.code, message: e.message });
+/** The CLI channel's one error-body writer: an AppError as its status and `{error: APP_ERROR_NAME[code], message}`. */
+export const cliErrorBody = (e: AppError) => ({ error: APP_ERROR_NAME[e.code], message: e.message });
+const fail = (res: ServerResponse, e: AppError) => send(res, e.status, cliErrorBody(e));
 
 async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<T> {
   const r = await readNodeRequest(req, { maxBodyBytes: 1024 * 1024, trustProxy: getConfig().trustProxy });
-  if (r.bodyTooLarge) throw new CliError(413, "PAYLOAD_TOO_LARGE", "The body exceeds 1 MiB");
+  if (r.bodyTooLarge) throw new AppError("PAYLOAD_TOO_LARGE", "The body exceeds 1 MiB");
   let raw: unknown;
   try {
     raw = r.body.length ? parseJsonInput(r.body.toString("utf8")) : {};
   } catch (err) {
-    throw new CliError(422, "UNPROCESSABLE_ENTITY", err instanceof JsonInputError ? err.message : "The body is not valid JSON");
+    throw new AppError("VALIDATION", err instanceof AppError ? err.message : "The body is not valid JSON");
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
-    throw new CliError(422, "UNPROCESSABLE_ENTITY", `${i.path.join(".") || "body"}: ${i.message}`);
+    throw new AppError("VALIDATION", `${i.path.join(".") || "body"}: ${i.message}`);
   }
   return parsed.data;
 }
 
 async function stream(req: IncomingMessage, res: ServerResponse, teamId: string, sessionId: string) {
   const session = await findCliSession(teamId, sessionId);
-  if (!session) throw new CliError(404, "NOT_FOUND", `No open session ${sessionId}; create a new one`);
+  if (!session) throw new AppError("NOT_FOUND", `No open session ${sessionId}; create a new one`);
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" });
   let closed = false;
   let unsubscribe: (() => void) | undefined;
@@ -91,7 +93,7 @@ export async function serveCli(req: IncomingMessage, res: ServerResponse, pathna
   try {
     const header = req.headers.authorization ?? "";
     const teamId = await teamOfCliKey(header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : null);
-    if (!teamId) throw new CliError(401, "UNAUTHORIZED", "A valid cli_key is required: Authorization: Bearer <cli_key>");
+    if (!teamId) throw new AppError("UNAUTHORIZED", "A valid cli_key is required: Authorization: Bearer <cli_key>");
     const parts = pathname.split("/").filter(Boolean); // ["cli", …]
     if (req.method === "POST" && parts.length === 2 && parts[1] === "sessions") {
       return send(res, 200, await createCliSession(teamId, await readJson(req, ZCliSessionCreate)));
@@ -103,9 +105,9 @@ export async function serveCli(req: IncomingMessage, res: ServerResponse, pathna
       await recordCliAttempt(teamId, decodeURIComponent(parts[2]!), await readJson(req, ZCliAttemptResult));
       return send(res, 200, { ok: true });
     }
-    throw new CliError(404, "NOT_FOUND", `No endpoint ${req.method} ${pathname}`);
+    throw new AppError("NOT_FOUND", `No endpoint ${req.method} ${pathname}`);
   } catch (err) {
-    if (err instanceof CliError) return res.headersSent ? void res.end() : fail(res, err);
+    if (err instanceof AppError) return res.headersSent ? void res.end() : fail(res, err);
     log.error("CLI channel error", err);
     if (!res.headersSent) send(res, 500, { error: "INTERNAL", message: "Internal error" });
     else res.end();

@@ -19,7 +19,7 @@ import { createConnection } from "@/lib/gateway/connections/connection-store";
 import { bumpConfigGeneration } from "@/lib/db/config-generation";
 import { findDestinationByName } from "@/lib/gateway/destinations/destination-store";
 import { createSource, findSourceByName } from "@/lib/gateway/sources/source-store";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { ingestUrlFor } from "@/lib/urls";
 import { createId } from "@/lib/ids";
 
@@ -28,12 +28,6 @@ export const ZCliSessionCreate = z.strictObject({
   connection_name: z.string().trim().min(1).max(155).optional(),
   path: z.string().max(2000).startsWith("/").optional(),
 });
-
-export class CliError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
-}
 
 /**
  * The secret that signs what the CLI forwards (docs/cli.md "The signing secret of forwarded requests"):
@@ -74,11 +68,11 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
       await createConnection(teamId, { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } } as never, "2025-07-01");
     } catch (err) {
       // 409: another CLI created it meanwhile (found below), or the name belongs to a non-CLI or disabled connection.
-      if (!(err instanceof GatewayError && err.status === 409)) throw err;
+      if (!(err instanceof AppError && err.status === 409)) throw err;
     }
     connections = (await load()).rows;
     if (connections.length === 0) {
-      throw new CliError(422, "UNPROCESSABLE_ENTITY", `Connection "${name}" of source "${source.name}" exists but is disabled or does not deliver to a CLI destination; name another connection`);
+      throw new AppError("VALIDATION", `Connection "${name}" of source "${source.name}" exists but is disabled or does not deliver to a CLI destination; name another connection`);
     }
   }
   const id = createId("cliSession");
@@ -181,9 +175,9 @@ export async function recordCliAttempt(teamId: string, attemptId: string, result
     [result.event_id, teamId],
   );
   const e = rows[0];
-  if (!e) throw new CliError(404, "NOT_FOUND", `No event ${result.event_id}`);
+  if (!e) throw new AppError("NOT_FOUND", `No event ${result.event_id}`);
   // An answer that comes after its lease expired and the event was handed out again belongs to no lease.
-  if (!e.locked_until || e.cli_attempt_id !== attemptId) throw new CliError(409, "CONFLICT", "This attempt was already recorded or has expired");
+  if (!e.locked_until || e.cli_attempt_id !== attemptId) throw new AppError("CONFLICT", "This attempt was already recorded or has expired");
   const rules = Array.isArray(e.rules) ? (e.rules as { type: string }[]) : [];
   const now = new Date();
   const latency = result.latency_ms ?? null;

@@ -7,15 +7,15 @@
  */
 import type { ConsoleSession } from "@/lib/console/sessions";
 import { getPool } from "@/lib/db/pool";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { sourceIdFromPublic } from "@/lib/ids";
 
 /** A console test URL: a source of a guest workspace. `id` has its `src_` prefix. */
 export type ConsoleSource = { id: string; team_id: string; name: string; type: string };
 
 /** The one 404 of every console route for an id that is not a test URL (unknown, malformed, or a team's). */
-export function testUrlNotFound(publicId: string): ApiError {
-  return new ApiError("NOT_FOUND", "No test URL with that id", [`No test URL with id "${publicId}"`]);
+export function testUrlNotFound(publicId: string): AppError {
+  return new AppError("NOT_FOUND", "No test URL with that id", { messages: [`No test URL with id "${publicId}"`] });
 }
 
 /**
@@ -33,7 +33,7 @@ export async function findConsoleSource(publicId: string): Promise<ConsoleSource
   return rows[0] ?? null;
 }
 
-/** As {@link findConsoleSource}; throws ApiError NOT_FOUND ({@link testUrlNotFound}) instead of null. */
+/** As {@link findConsoleSource}; throws AppError NOT_FOUND ({@link testUrlNotFound}) instead of null. */
 export async function requireConsoleSource(publicId: string): Promise<ConsoleSource> {
   const source = await findConsoleSource(publicId);
   if (!source) throw testUrlNotFound(publicId);
@@ -43,15 +43,15 @@ export async function requireConsoleSource(publicId: string): Promise<ConsoleSou
 /**
  * The test URL `publicId` when `session` (the caller's live console session, from its cookie) belongs to
  * the workspace that owns it: the check of every state-changing console route.
- * Throws ApiError NOT_FOUND when it is not a test URL (as for reads), FORBIDDEN (403) when the cookie is
+ * Throws AppError NOT_FOUND when it is not a test URL (as for reads), FORBIDDEN (403) when the cookie is
  * missing, unknown, expired or another workspace's.
  */
 export async function requireOwnedConsoleSource(publicId: string, session: ConsoleSession | null): Promise<ConsoleSource> {
   const source = await requireConsoleSource(publicId);
   if (!session || session.teamId !== source.team_id) {
-    throw new ApiError("FORBIDDEN", "Not the owner of this test URL", [
+    throw new AppError("FORBIDDEN", "Not the owner of this test URL", { messages: [
       "Only the workspace that created this test URL can change it: send its hookyard_session cookie (open it in the browser that created it).",
-    ]);
+    ] });
   }
   return source;
 }

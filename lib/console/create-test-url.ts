@@ -3,7 +3,7 @@ import type { TCreateTestUrlRequest, TTestUrl } from "@/lib/console/schemas";
 import { cmdHintFor, ingestUrlFor, inspectUrlFor } from "@/lib/urls";
 import { createSourceWithUniqueName } from "@/lib/gateway/sources/create-source-with-unique-name";
 import { findSourceType, type HttpMethod } from "@/lib/gateway/sources/types";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 
 /** A console WEBHOOK source also accepts GET, so a browser or `curl` with no flags is captured normally. */
 const CONSOLE_WEBHOOK_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -11,7 +11,7 @@ const CONSOLE_WEBHOOK_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "D
 /**
  * Creates a test URL (docs/console-api.md#post-): a source in the caller's guest workspace, or
  * in a new guest workspace when `session` is null (then `newSession` carries the cookie token to set).
- * Throws ApiError UNPROCESSABLE_ENTITY when `type` is not supported or requires authentication.
+ * Throws AppError VALIDATION when `type` is not supported or requires authentication.
  */
 export async function createTestUrl(
   input: TCreateTestUrlRequest,
@@ -20,11 +20,11 @@ export async function createTestUrl(
   const type = input.type ?? "WEBHOOK";
   const definition = findSourceType(type);
   // The console follows the newest API version: a retired combined type is not offered.
-  if (!definition || definition.acceptedUntil) throw new ApiError("UNPROCESSABLE_ENTITY", "Unsupported type", [`type: "${type}" is not a supported source type`]);
+  if (!definition || definition.acceptedUntil) throw new AppError("VALIDATION", "Unsupported type", { messages: [`type: "${type}" is not a supported source type`] });
   if (definition.requiresAuth) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", "Type requires authentication", [
+    throw new AppError("VALIDATION", "Type requires authentication", { messages: [
       `type: "${type}" requires authentication and cannot be used for a test URL`,
-    ]);
+    ] });
   }
 
   let teamId: string;

@@ -10,7 +10,7 @@ import { type ConsoleSource, requireConsoleSource, requireOwnedConsoleSource } f
 import type { ConsoleSession } from "@/lib/console/sessions";
 import { getPool } from "@/lib/db/pool";
 import { retryRequest } from "@/lib/gateway/delivery/event-actions";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 
 export const ZConsoleAttempt = z.object({
   id: z.string(),
@@ -43,13 +43,13 @@ export const ZConsoleDeliveries = z.object({
 export type TConsoleDeliveries = z.infer<typeof ZConsoleDeliveries>;
 export type TConsoleEvent = z.infer<typeof ZConsoleEvent>;
 
-/** Request `requestId` of the test URL `source`; throws ApiError NOT_FOUND when they do not belong together. */
+/** Request `requestId` of the test URL `source`; throws AppError NOT_FOUND when they do not belong together. */
 async function requestOf(source: ConsoleSource, publicId: string, requestId: string): Promise<{ rejection_cause: string | null }> {
   const { rows } = await getPool().query<{ rejection_cause: string | null }>("SELECT rejection_cause FROM requests WHERE id = $1 AND source_id = $2", [
     requestId,
     source.id,
   ]);
-  if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
+  if (!rows[0]) throw new AppError("NOT_FOUND", "No such request", { messages: [`No request "${requestId}" on test URL "${publicId}"`] });
   return rows[0];
 }
 
@@ -57,7 +57,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
  * The events (newest first, at most 50) and ignored events of request `requestId` of test URL
- * `publicId`. Throws ApiError NOT_FOUND when they do not belong together or `publicId` is not a test URL
+ * `publicId`. Throws AppError NOT_FOUND when they do not belong together or `publicId` is not a test URL
  * (a gateway team's source included: the console serves test URLs only).
  */
 export async function getRequestDeliveries(publicId: string, requestId: string): Promise<TConsoleDeliveries> {
@@ -113,7 +113,7 @@ export async function getRequestDeliveries(publicId: string, requestId: string):
 /**
  * Runs request `requestId` of test URL `publicId` through the test URL's connections again (for a test
  * URL: the CLI's), for the caller holding `session`. Returns the ids of the new events (none when nothing
- * listens). Throws ApiError NOT_FOUND (not a test URL, or not its request) and FORBIDDEN when `session`
+ * listens). Throws AppError NOT_FOUND (not a test URL, or not its request) and FORBIDDEN when `session`
  * is not the owning workspace's (a state change needs the owner's cookie: docs/console-api.md#workspaces-and-the-session-cookie).
  */
 export async function retryConsoleRequest(

@@ -1,15 +1,15 @@
 /**
  * The console API wrapper (docs/console-api.md, docs/architecture.md#api-wrappers): session, rate limit and
  * its headers, body parsing with zod, the handler, and mapping every thrown error to the console's
- * error bodies. It is the only try/catch of this surface.
+ * error bodies (every AppError by its code: docs/errors.md "Console"). It is the only try/catch of this surface.
  */
 import { z } from "zod";
 import { type Config, getConfig } from "@/lib/config";
 import { type ConsoleSession, findSession, SESSION_COOKIE } from "@/lib/console/sessions";
 import { readCookie } from "@/lib/http/cookies";
-import { ApiError, RateLimitedError } from "@/lib/http/errors";
-import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
-import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { APP_ERROR_NAME, AppError } from "@/lib/http/errors";
+import { parseJsonInput } from "@/lib/http/json-input";
+import { consumeRateLimit, rateLimitHeaders } from "@/lib/http/rate-limit";
 import { type HttpRequest, type HttpResponse, json } from "@/lib/http/types";
 import { logger } from "@/lib/log";
 
@@ -39,58 +39,57 @@ export function zodMessages(error: z.ZodError): string[] {
 }
 
 function parseJsonBody<B>(req: HttpRequest, schema: z.ZodType<B>): B {
-  if (req.bodyTooLarge) throw new ApiError("PAYLOAD_TOO_LARGE", `Body exceeds ${CONSOLE_MAX_BODY_BYTES} bytes`);
+  if (req.bodyTooLarge) throw new AppError("PAYLOAD_TOO_LARGE", `Body exceeds ${CONSOLE_MAX_BODY_BYTES} bytes`);
   const text = req.body.toString("utf8").trim();
   let value: unknown = {};
   if (text) {
     try {
       value = parseJsonInput(text);
     } catch (err) {
-      if (err instanceof JsonInputError) throw new ApiError("UNPROCESSABLE_ENTITY", "Invalid JSON", [err.message]);
-      throw new ApiError("UNPROCESSABLE_ENTITY", "Invalid JSON", [`Body is not valid JSON: ${(err as Error).message}`]);
+      throw new AppError("VALIDATION", "Invalid JSON", { messages: [err instanceof AppError ? err.message : `Body is not valid JSON: ${(err as Error).message}`] });
     }
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ApiError("UNPROCESSABLE_ENTITY", "Invalid body", zodMessages(parsed.error));
+  if (!parsed.success) throw new AppError("VALIDATION", "Invalid body", { messages: zodMessages(parsed.error) });
   return parsed.data;
 }
 
-function rateLimitHeaders(limit: number, remaining: number, resetAt: Date): Record<string, string> {
-  return {
-    "x-ratelimit-limit": String(limit),
-    "x-ratelimit-remaining": String(remaining),
-    "x-ratelimit-reset": resetAt.toISOString(),
-  };
-}
-
-function toResponse(err: unknown): HttpResponse {
-  if (err instanceof RateLimitedError) {
+/**
+ * The console's one error-body writer. RATE_LIMITED (with `details.limit`, `resetAt` and
+ * `retryAfterSeconds`) → 429 `{error, message, retry_after}` with Retry-After and X-RateLimit-* headers;
+ * any other AppError → its status with `{code, status, data}` (`code`: APP_ERROR_NAME; `data`: `details.messages`, else
+ * `[message]`); anything else → 500.
+ */
+export function consoleErrorResponse(err: unknown): HttpResponse {
+  if (err instanceof AppError && err.code === "RATE_LIMITED" && err.details.limit !== undefined && err.details.resetAt && err.details.retryAfterSeconds !== undefined) {
+    const { limit, resetAt, retryAfterSeconds } = err.details;
     return json(
       429,
-      { error: "Too Many Requests", message: `Rate limit of ${err.limit} per minute exceeded; retry in ${err.retryAfterSeconds} s.`, retry_after: err.retryAfterSeconds },
-      { ...rateLimitHeaders(err.limit, 0, err.resetAt), "retry-after": String(err.retryAfterSeconds) },
+      { error: "Too Many Requests", message: `Rate limit of ${limit} per minute exceeded; retry in ${retryAfterSeconds} s.`, retry_after: retryAfterSeconds },
+      rateLimitHeaders(limit, 0, resetAt, { retryAfterSeconds }),
     );
   }
-  if (err instanceof ApiError) return json(err.status, { code: err.code, status: err.status, data: err.details });
+  if (err instanceof AppError) return json(err.status, { code: APP_ERROR_NAME[err.code], status: err.status, data: err.details.messages ?? [err.message] });
   log.error("unhandled error", err);
   return json(500, { code: "INTERNAL_SERVER_ERROR", status: 500, data: ["Internal server error"] });
 }
 
 /**
  * Rate-limits `req` under `name` (per session when the cookie names a live one, else per client IP).
- * Returns the headers to add to the answer; throws RateLimitedError when the limit is exhausted.
+ * Returns the headers to add to the answer; throws a RATE_LIMITED AppError when the limit is exhausted.
  */
 export async function enforceConsoleRateLimit(req: HttpRequest, session: ConsoleSession | null, name: string, perMinute: number) {
   const subject = session ? `session:${session.id}` : `ip:${req.clientIp}`;
   const result = await consumeRateLimit(`console:${name}:${subject}`, perMinute, MINUTE_MS);
-  if (!result.allowed) throw new RateLimitedError(result.limit, result.resetAt, result.retryAfterSeconds);
+  if (!result.allowed) {
+    throw new AppError("RATE_LIMITED", "Rate limit exceeded", { limit: result.limit, resetAt: result.resetAt, retryAfterSeconds: result.retryAfterSeconds });
+  }
   return rateLimitHeaders(result.limit, result.remaining, result.resetAt);
 }
 
 /**
  * Wraps a console handler: `(ctx) => HttpResponse` becomes `(req) => HttpResponse` that never throws.
- * Errors: ApiError → its status with `{code, status, data}`; RateLimitedError → 429 with
- * `{error, message, retry_after}` and Retry-After / X-RateLimit-* headers; anything else → 500.
+ * Errors are answered by {@link consoleErrorResponse}.
  */
 export function consoleRoute<B = undefined>(
   options: ConsoleRouteOptions<B>,
@@ -109,7 +108,7 @@ export function consoleRoute<B = undefined>(
       const res = await handler({ req, body, session, config });
       return { ...res, headers: { ...limitHeaders, ...res.headers } };
     } catch (err) {
-      const res = toResponse(err);
+      const res = consoleErrorResponse(err);
       return { ...res, headers: { ...limitHeaders, ...res.headers } };
     }
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestFeed } from "@/lib/console/live";
 import { findConsoleSource, testUrlNotFound } from "@/lib/console/console-source";
+import { consoleErrorResponse } from "@/lib/console/http";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -13,9 +14,9 @@ const HEARTBEAT_MS = 15_000;
 export async function streamSourceRequests(publicId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const source = await findConsoleSource(publicId);
   if (!source) {
-    const notFound = testUrlNotFound(publicId);
-    res.writeHead(notFound.status, { "content-type": "application/json; charset=utf-8" });
-    res.end(JSON.stringify({ code: notFound.code, status: notFound.status, data: notFound.details }));
+    const notFound = consoleErrorResponse(testUrlNotFound(publicId));
+    res.writeHead(notFound.status, notFound.headers);
+    res.end(notFound.body);
     return;
   }
   const sourceId = source.id;

@@ -3,7 +3,7 @@ import { requireConsoleSource } from "@/lib/console/console-source";
 import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
 import { ingestUrlFor } from "@/lib/urls";
 import { getPool } from "@/lib/db/pool";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 
 /** Requests listed in a preview. */
 export const PREVIEW_REQUESTS = 100;
@@ -25,7 +25,7 @@ type Row = {
 /**
  * The source preview of `GET /{id}` (docs/console-api.md#source-preview-get-id-accept-applicationjson): the source and its
  * newest requests first. `publicId` is the id without `src_`.
- * Throws ApiError NOT_FOUND when no test URL has that id: unknown, or a gateway team's source (the console serves test URLs only).
+ * Throws AppError NOT_FOUND when no test URL has that id: unknown, or a gateway team's source (the console serves test URLs only).
  */
 export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUESTS): Promise<TSourcePreview & { team_id: string }> {
   const source = await requireConsoleSource(publicId);
@@ -63,7 +63,7 @@ export async function getSourcePreview(publicId: string, limit = PREVIEW_REQUEST
 
 /**
  * The exact stored body of request `requestId` of test URL `publicId`, for download.
- * Throws ApiError NOT_FOUND when either is unknown, they do not belong together, or `publicId` is a
+ * Throws AppError NOT_FOUND when either is unknown, they do not belong together, or `publicId` is a
  * gateway team's source (the console serves test URLs only).
  */
 export async function getRawBody(publicId: string, requestId: string): Promise<{ body: Buffer; contentType: string | null }> {
@@ -73,6 +73,6 @@ export async function getRawBody(publicId: string, requestId: string): Promise<{
       WHERE r.id = $1 AND r.source_id = $2`,
     [requestId, source.id],
   );
-  if (!rows[0]) throw new ApiError("NOT_FOUND", "No such request", [`No request "${requestId}" on test URL "${publicId}"`]);
+  if (!rows[0]) throw new AppError("NOT_FOUND", "No such request", { messages: [`No request "${requestId}" on test URL "${publicId}"`] });
   return { body: rows[0].body ?? Buffer.alloc(0), contentType: rows[0].content_type };
 }

@@ -7,6 +7,7 @@ import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "no
 import { promisify } from "node:util";
 import { getPool } from "@/lib/db/pool";
 import { createId, createToken } from "@/lib/ids";
+import { AppError } from "@/lib/http/errors";
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
 /**
@@ -27,8 +28,6 @@ export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 
 export type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
 
-/** A user-facing problem with the input (bad email, short password, unknown user). */
-export class UserError extends Error {}
 
 /** `scrypt$N$r$p$salt$hash` (salt and hash base64url) of `password`, with `params` (default {@link SCRYPT_PARAMS}). */
 export async function hashPassword(password: string, params: { N: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {
@@ -66,18 +65,18 @@ let dummyHash: Promise<string> | null = null;
 
 function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw new UserError(`"${email}" is not an email address`);
+  if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw new AppError("VALIDATION", `"${email}" is not an email address`);
   return e;
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new UserError(`a password has at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > 1024) throw new UserError("a password has at most 1024 characters");
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError("VALIDATION", `a password has at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > 1024) throw new AppError("VALIDATION", "a password has at most 1024 characters");
 }
 
 const COLUMNS = "id, email, team_id, created_at, password_hash IS NOT NULL AS has_password";
 
-/** Creates a user of `teamId`. `password` null: no password until a sign-in link sets one. Throws UserError on bad input or a taken email. */
+/** Creates a user of `teamId`. `password` null: no password until a sign-in link sets one. Throws AppError VALIDATION on bad input, CONFLICT for a taken email. */
 export async function createUser(email: string, password: string | null, teamId: string): Promise<DashboardUser> {
   const e = normalizeEmail(email);
   if (password !== null) checkPassword(password);
@@ -87,7 +86,7 @@ export async function createUser(email: string, password: string | null, teamId:
      ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
     [createId("dashboardUser"), e, hash, teamId],
   );
-  if (!rows[0]) throw new UserError(`a user with the email ${e} exists`);
+  if (!rows[0]) throw new AppError("CONFLICT", `a user with the email ${e} exists`);
   return rows[0];
 }
 
@@ -105,8 +104,8 @@ export async function findUser(idOrEmail: string): Promise<DashboardUser | null>
 
 /**
  * Sets a new password and ends every session of the user (docs/dashboard.md "Signing in": a changed
- * password signs out every browser, and every copy of a cookie). Throws UserError for an unknown user or
- * a short password.
+ * password signs out every browser, and every copy of a cookie). Throws AppError NOT_FOUND for an
+ * unknown user, VALIDATION for a short password.
  */
 export async function resetPassword(idOrEmail: string, password: string): Promise<DashboardUser> {
   checkPassword(password);
@@ -116,7 +115,7 @@ export async function resetPassword(idOrEmail: string, password: string): Promis
      SELECT * FROM u`,
     [idOrEmail.trim(), await hashPassword(password)],
   );
-  if (!rows[0]) throw new UserError(`no user "${idOrEmail}"`);
+  if (!rows[0]) throw new AppError("NOT_FOUND", `no user "${idOrEmail}"`);
   return rows[0];
 }
 

@@ -3,7 +3,8 @@
  * #rate-limit, #versions; docs/architecture.md#api-wrappers): version → API key (Bearer, or Basic with the key as username;
  * without one, the signed-in dashboard's session cookie, same-origin for unsafe methods)
  * → rate limit (240/min per key, headers on every answer) → version availability → JSON body parsing
- * and zod validation → handler → error mapping to `{handled, status, message, data, code}`.
+ * and zod validation → handler → error mapping to `{handled, status, message, data, code}` (every thrown
+ * AppError by its code: docs/errors.md "Gateway").
  * It is the only try/catch of this surface.
  */
 import { bumpConfigGeneration } from "@/lib/db/config-generation";
@@ -13,10 +14,10 @@ import { authenticateApiKey } from "@/lib/teams/api-keys";
 import { sessionCredential } from "@/lib/teams/dashboard-session";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
 import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
-import { GatewayError } from "@/lib/http/errors";
-import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { APP_ERROR_NAME, AppError, type AppErrorCode } from "@/lib/http/errors";
+import { parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
-import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { consumeRateLimit, rateLimitHeaders } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
 
 /** Largest JSON body of the API, bytes. */
@@ -59,10 +60,40 @@ function fieldErrors(error: z.ZodError) {
   );
 }
 
-function errorResponse(err: unknown, rename: (field: string) => string = (f) => f): { status: number; json: unknown } {
-  if (err instanceof GatewayError) {
-    const data = typeof err.data.field === "string" ? { ...err.data, field: rename(err.data.field) } : err.data;
-    return { status: err.status, json: body(err.status, err.code, err.message, data) };
+/**
+ * The gateway's `code` and `message` of each AppError code (docs/gateway-api.md#errors, the real
+ * product's names); a 400 keeps the error's own message (docs/errors.md "Gateway").
+ */
+const GATEWAY_ERROR_CODE: Record<AppErrorCode, string> = { ...APP_ERROR_NAME, CONFLICT: "RESOURCE_ALREADY_EXISTS" };
+const GATEWAY_ERROR_MESSAGE: Record<Exclude<AppErrorCode, "BAD_REQUEST">, string> = {
+  UNAUTHORIZED: "Unauthorized",
+  FORBIDDEN: "Forbidden",
+  NOT_FOUND: "Not Found",
+  METHOD_NOT_ALLOWED: "Method Not Allowed",
+  CONFLICT: "Resource already exists",
+  GONE: "Gone",
+  PAYLOAD_TOO_LARGE: "Payload Too Large",
+  VALIDATION: "Unprocessable Entity",
+  RATE_LIMITED: "Too Many Requests",
+  UNAVAILABLE: "Service Unavailable",
+};
+
+/** The body's `data` of an AppError: `details.data`, else `details.input`, else `{message}` (`{}` for a 400). */
+function gatewayData(err: AppError): Record<string, unknown> {
+  return err.details.data ?? err.details.input ?? (err.code === "BAD_REQUEST" ? {} : { message: err.message });
+}
+
+/**
+ * The gateway's one error-body writer: status and `{handled, status, message, data, code}` of any thrown
+ * value (AppError by its code, a zod error as 422, a unique violation as 409, anything else 500).
+ * `rename` spells `data.field` as the request's API version does.
+ */
+export function gatewayErrorResponse(err: unknown, rename: (field: string) => string = (f) => f): { status: number; json: unknown } {
+  if (err instanceof AppError) {
+    const data = gatewayData(err);
+    const renamed = typeof data.field === "string" ? { ...data, field: rename(data.field) } : data;
+    const message = err.code === "BAD_REQUEST" ? err.message : GATEWAY_ERROR_MESSAGE[err.code];
+    return { status: err.status, json: body(err.status, GATEWAY_ERROR_CODE[err.code], message, renamed) };
   }
   if (err instanceof z.ZodError) {
     const errors = fieldErrors(err).map((e) => ({ ...e, field: e.field ? rename(e.field) : e.field }));
@@ -93,19 +124,20 @@ export function apiKeyFromAuthorization(header: string | null | undefined): stri
 
 async function readJson(req: Request, optional: boolean): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const tooLarge = new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${GATEWAY_MAX_BODY_BYTES} bytes`, { data: { limit: GATEWAY_MAX_BODY_BYTES } });
+  if (declared > GATEWAY_MAX_BODY_BYTES) throw tooLarge;
   const buf = Buffer.from(await req.arrayBuffer());
-  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw tooLarge;
   const text = buf.toString("utf8").trim();
   if (!text) {
     if (optional) return {};
-    throw new GatewayError(400, "BAD_REQUEST", "A JSON body is required", {});
+    throw new AppError("BAD_REQUEST", "A JSON body is required");
   }
   try {
     return parseJsonInput(text);
   } catch (err) {
-    if (err instanceof JsonInputError) throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { field: err.field, message: err.message });
-    throw new GatewayError(400, "BAD_REQUEST", "Invalid JSON body", { message: (err as Error).message });
+    if (err instanceof AppError) throw new AppError("BAD_REQUEST", "Invalid JSON body", { data: { field: err.details.field, message: err.message } });
+    throw new AppError("BAD_REQUEST", "Invalid JSON body", { data: { message: (err as Error).message } });
   }
 }
 
@@ -126,37 +158,32 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       const { version: segment, ...params } = await ctx.params;
       version = resolveVersion(segment);
       if (!version) {
-        throw new GatewayError(400, "BAD_REQUEST", `Unsupported API version "${segment}"`, { version: segment, supported: API_VERSIONS });
+        throw new AppError("BAD_REQUEST", `Unsupported API version "${segment}"`, { data: { version: segment, supported: API_VERSIONS } });
       }
       const key = apiKeyFromAuthorization(req.headers.get("authorization"));
       let auth = key ? await authenticateApiKey(key) : null;
       if (!key) {
         // The signed-in dashboard calls the API with its session cookie, as its user's team (docs/dashboard.md#the-api-behind-the-pages).
         const session = await sessionCredential(req.method, (h) => req.headers.get(h));
-        if (session === "cross-site") throw new GatewayError(403, "FORBIDDEN", "Forbidden", { message: "A cookie-authenticated request must come from the dashboard's own origin" });
+        if (session === "cross-site") throw new AppError("FORBIDDEN", "A cookie-authenticated request must come from the dashboard's own origin");
         if (session) auth = { teamId: session.teamId, keyId: `user:${session.id}` };
       }
       if (!auth) {
-        throw new GatewayError(401, "UNAUTHORIZED", "Unauthorized", {
-          message: key ? "The API key is invalid or revoked" : "No API key was provided through Basic Auth or Bearer Token",
-        });
+        throw new AppError("UNAUTHORIZED", key ? "The API key is invalid or revoked" : "No API key was provided through Basic Auth or Bearer Token");
       }
       const limit = getConfig().gatewayApiRateLimit;
       const rate = await consumeRateLimit(`gateway:key:${auth.keyId}`, limit, 60_000);
-      limitHeaders = {
-        "x-ratelimit-limit": String(limit),
-        "x-ratelimit-remaining": String(rate.remaining),
-        "x-ratelimit-reset": rate.resetAt.toISOString(),
-      };
+      limitHeaders = rateLimitHeaders(limit, rate.remaining, rate.resetAt);
       if (!rate.allowed) {
-        limitHeaders["retry-after"] = String(rate.retryAfterSeconds);
-        throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: `Rate limit of ${limit} requests per minute exceeded`, retry_after: rate.retryAfterSeconds });
+        const message = `Rate limit of ${limit} requests per minute exceeded`;
+        throw new AppError("RATE_LIMITED", message, { data: { message, retry_after: rate.retryAfterSeconds }, retryAfterSeconds: rate.retryAfterSeconds });
       }
       if (getConfig().gatewayEnforceVersionSunset && isSunset(version)) {
-        throw new GatewayError(410, "GONE", "Gone", { message: `API version ${version} was retired on ${new Date(sunsetOf(version)).toISOString().slice(0, 10)}; use ${API_VERSIONS.at(-1)}`, version, sunset: new Date(sunsetOf(version)).toISOString() });
+        const message = `API version ${version} was retired on ${new Date(sunsetOf(version)).toISOString().slice(0, 10)}; use ${API_VERSIONS.at(-1)}`;
+        throw new AppError("GONE", message, { data: { message, version, sunset: new Date(sunsetOf(version)).toISOString() } });
       }
       if (options.since && !isAtLeast(version, options.since)) {
-        throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `This endpoint exists from API version ${options.since}` });
+        throw new AppError("NOT_FOUND", `This endpoint exists from API version ${options.since}`);
       }
       let parsed = undefined as B;
       if (options.body) {
@@ -170,9 +197,9 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
       json = result.body;
       if (req.method !== "GET") bumpConfigGeneration();
     } catch (err) {
-      if (err instanceof GatewayError && err.status === 429 && typeof err.data.retry_after === "number") limitHeaders["retry-after"] = String(err.data.retry_after);
+      if (err instanceof AppError && err.details.retryAfterSeconds !== undefined) limitHeaders["retry-after"] = String(err.details.retryAfterSeconds);
       const v = version;
-      ({ status, json } = errorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));
+      ({ status, json } = gatewayErrorResponse(err, v && options.fieldName ? (f) => options.fieldName!(f, v) : undefined));
     }
     return new Response(JSON.stringify(json), {
       status,
@@ -187,5 +214,5 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
  * their missing methods.
  */
 export const methodNotAllowed = gatewayRoute({}, async ({ req, url }) => {
-  throw new GatewayError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { message: `${req.method} is not supported on ${url.pathname}` });
+  throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not supported on ${url.pathname}`);
 });

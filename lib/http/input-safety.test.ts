@@ -6,14 +6,14 @@
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { GatewayError } from "@/lib/http/errors";
-import { checkJsonInput, JSON_MAX_DEPTH, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { AppError } from "@/lib/http/errors";
+import { checkJsonInput, JSON_MAX_DEPTH, parseJsonInput } from "@/lib/http/json-input";
 import { headersOf } from "@/lib/http/node";
 import { parseJsonParam, parseQuery, QUERY_MAX_DEPTH, QUERY_MAX_PARAMS } from "@/lib/http/query";
 import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
 import { cursorDate, cursorText } from "@/lib/http/paging";
 import { checkQueryEncoding, parseApiQuery } from "@/lib/http/query";
-import { checkRequest, MetricsError, type MetricsTable } from "@/lib/metrics/query";
+import { checkRequest, type MetricsTable } from "@/lib/metrics/query";
 import { decodeCursor as decodeOutboundCursor } from "@/lib/outbound/params";
 import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 
@@ -77,8 +77,8 @@ describe("parseQuery – limits", () => {
           return e;
         }
       })();
-      expect(err).toBeInstanceOf(GatewayError);
-      expect((err as GatewayError).status).toBe(400);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).status).toBe(400);
     }
   });
 
@@ -97,20 +97,20 @@ describe("parseQuery – limits", () => {
 
   it(`strict: more than ${QUERY_MAX_PARAMS} parameters → 400; lenient keeps the first ${QUERY_MAX_PARAMS}`, () => {
     const many = Array.from({ length: QUERY_MAX_PARAMS + 5 }, (_, i) => `k${i}=1`).join("&");
-    expect(() => parseQuery(new URLSearchParams(many), { strict: true })).toThrow(GatewayError);
+    expect(() => parseQuery(new URLSearchParams(many), { strict: true })).toThrow(AppError);
     expect(Object.keys(parseQuery(new URLSearchParams(many)))).toHaveLength(QUERY_MAX_PARAMS);
   });
 
   it("strict: U+0000 in a key or value → 400 (it would reach PostgreSQL); lenient keeps it", () => {
-    expect(() => parseQuery(new URLSearchParams("name=a%00b"), { strict: true })).toThrow(GatewayError);
-    expect(() => parseQuery(new URLSearchParams("na%00me=ab"), { strict: true })).toThrow(GatewayError);
+    expect(() => parseQuery(new URLSearchParams("name=a%00b"), { strict: true })).toThrow(AppError);
+    expect(() => parseQuery(new URLSearchParams("na%00me=ab"), { strict: true })).toThrow(AppError);
     expect(parseQuery(new URLSearchParams("name=a%00b")).name).toBe("a\u0000b");
   });
 
   it("parseJsonParam: JSON nested past the limit, or with forbidden keys → 400", () => {
     const nested = encodeURIComponent(`${"[".repeat(10_000)}${"]".repeat(10_000)}`);
-    expect(() => parseJsonParam(parseQuery(new URLSearchParams(`body=${nested}`)), "body")).toThrow(GatewayError);
-    expect(() => parseJsonParam(parseQuery(new URLSearchParams(`body=${encodeURIComponent('{"__proto__":{"x":1}}')}`)), "body")).toThrow(GatewayError);
+    expect(() => parseJsonParam(parseQuery(new URLSearchParams(`body=${nested}`)), "body")).toThrow(AppError);
+    expect(() => parseJsonParam(parseQuery(new URLSearchParams(`body=${encodeURIComponent('{"__proto__":{"x":1}}')}`)), "body")).toThrow(AppError);
   });
 });
 
@@ -119,8 +119,8 @@ describe("checkJsonInput", () => {
     try {
       parseJsonInput(text);
     } catch (e) {
-      expect(e).toBeInstanceOf(JsonInputError);
-      return (e as JsonInputError).message;
+      expect(e).toBeInstanceOf(AppError);
+      return (e as AppError).message;
     }
     return null;
   };
@@ -241,8 +241,8 @@ describe("API query strings (parseApiQuery)", () => {
     try {
       parseApiQuery(url(search));
     } catch (err) {
-      expect(err).toBeInstanceOf(GatewayError);
-      return (err as GatewayError).status;
+      expect(err).toBeInstanceOf(AppError);
+      return (err as AppError).status;
     }
     return null;
   };
@@ -282,9 +282,9 @@ describe("metrics names are own properties only", () => {
   const table: MetricsTable = { kind: "events", from: "t x", time: "x.time", scope: [], measures: { count: { sql: "count(*)", empty: 0 } }, dimensions: { topic: "x.topic" }, filters: { topic: "x.topic" } };
   const req = (over: Partial<Parameters<typeof checkRequest>[1]>) => ({ start: new Date(0), end: new Date(1000), granularity: null, measures: ["count"], dimensions: [], filters: {}, ...over });
 
-  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"])("%s as a measure, a dimension or a filter → MetricsError", (name) => {
-    expect(() => checkRequest(table, req({ measures: [name] }))).toThrow(MetricsError);
-    expect(() => checkRequest(table, req({ dimensions: [name] }))).toThrow(MetricsError);
-    expect(() => checkRequest(table, req({ filters: { [name]: ["x"] } }))).toThrow(MetricsError);
+  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"])("%s as a measure, a dimension or a filter → AppError", (name) => {
+    expect(() => checkRequest(table, req({ measures: [name] }))).toThrow(AppError);
+    expect(() => checkRequest(table, req({ dimensions: [name] }))).toThrow(AppError);
+    expect(() => checkRequest(table, req({ filters: { [name]: ["x"] } }))).toThrow(AppError);
   });
 });

@@ -3,7 +3,7 @@
  * sort keys, and cursors that must come back with the order they belong to.
  */
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { parsePaging } from "@/lib/http/paging";
 import { parseQuery } from "@/lib/http/query";
 
@@ -11,16 +11,16 @@ const ORDER = ["created_at", "updated_at", "name"] as const;
 const q = (s: string) => parseQuery(new URLSearchParams(s));
 const cursor = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString("base64url");
 
-function badRequest(fn: () => unknown): GatewayError {
+function badRequest(fn: () => unknown): AppError {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(GatewayError);
-    expect((err as GatewayError).status).toBe(400);
-    expect((err as GatewayError).code).toBe("BAD_REQUEST");
-    return err as GatewayError;
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(400);
+    expect((err as AppError).code).toBe("BAD_REQUEST");
+    return err as AppError;
   }
-  throw new Error("expected a 400 GatewayError, nothing was thrown");
+  throw new Error("expected a 400 AppError, nothing was thrown");
 }
 
 describe("parsePaging", () => {

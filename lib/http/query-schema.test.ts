@@ -3,7 +3,7 @@
  * the parameter, the SQL they build (with value mapping), and the OpenAPI parameters.
  */
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { parseQuery } from "@/lib/http/query";
 import { applyFilterTable, booleanFilter, dateFilter, enumFilter, filterParameters, flagParameter, filterSchema, numberFilter, pathId, stringFilter, validateFilters } from "@/lib/http/query-schema";
 
@@ -15,12 +15,12 @@ const TABLE = {
 };
 const q = (s: string) => parseQuery(new URLSearchParams(s));
 
-function error(s: string): GatewayError {
+function error(s: string): AppError {
   try {
     validateFilters(TABLE, q(s));
   } catch (err) {
-    expect(err).toBeInstanceOf(GatewayError);
-    return err as GatewayError;
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
   }
   throw new Error(`expected a 400 for ${s}`);
 }
@@ -105,8 +105,8 @@ describe("booleanFilter and flagParameter", () => {
         applyFilterTable(FLAGS, q(s), [], []);
         throw new Error(`expected a 400 for ${s}`);
       } catch (err) {
-        expect(err, s).toBeInstanceOf(GatewayError);
-        expect((err as GatewayError).data.field, s).toBe(field);
+        expect(err, s).toBeInstanceOf(AppError);
+        expect((err as AppError).data.field, s).toBe(field);
       }
     }
   });

@@ -9,9 +9,9 @@
  * value or `{gte, gt, lte, lt, any}`; booleans `true`/`false` (or `1`/`0`) or `{any}`.
  */
 import { z } from "zod";
-import { badRequest, notFound } from "@/lib/http/errors";
-import { JsonFilterError, jsonFilterPath } from "@/lib/http/json-filter";
-import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { AppError, badRequest, notFound } from "@/lib/http/errors";
+import { jsonFilterPath } from "@/lib/http/json-filter";
+import { parseJsonInput } from "@/lib/http/json-input";
 import { filterSql, type ParsedQuery, parseDate, parseFilter, type QueryValue } from "@/lib/http/query";
 
 type FilterType = "string" | "number" | "date" | "boolean";
@@ -124,14 +124,14 @@ export const documentFilter = (doc: string, wrap: string, description: string): 
       try {
         schema = parseJsonInput(value);
       } catch (err) {
-        if (err instanceof JsonInputError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name });
+        if (err instanceof AppError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name });
         schema = value;
       }
     }
     try {
       params.push(jsonFilterPath(schema));
     } catch (err) {
-      if (err instanceof JsonFilterError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name, message: err.message });
+      if (err instanceof AppError) throw badRequest(`Invalid value for "${name}": ${err.message}`, { field: name, message: err.message });
       throw err;
     }
     return wrap.replace("{}", `(${doc}) @@ $${params.length}::jsonpath`);

@@ -3,20 +3,20 @@
  * by type, dates, JSON parameters, and the SQL each filter turns into.
  */
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { filterSql, parseDate, parseFilter, parseJsonParam, parseQuery } from "@/lib/http/query";
 
 const q = (s: string) => parseQuery(new URLSearchParams(s));
 
-/** The GatewayError `fn` throws (fails when it throws nothing or something else). */
-function thrown(fn: () => unknown): GatewayError {
+/** The AppError `fn` throws (fails when it throws nothing or something else). */
+function thrown(fn: () => unknown): AppError {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(GatewayError);
-    return err as GatewayError;
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
   }
-  throw new Error("expected a GatewayError, nothing was thrown");
+  throw new Error("expected a AppError, nothing was thrown");
 }
 
 describe("parseQuery", () => {

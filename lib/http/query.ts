@@ -2,10 +2,10 @@
  * Query-string formatting of the gateway API (docs/gateway-api.md#lists-and-paging):
  * `item[1]=a&item[2]=b`, `item[]=a` and repeated `item=a&item=b` are arrays; `created_at[gte]=…` are
  * operators; dates are full or date-only ISO; JSON parameters are URL-encoded JSON.
- * Every parser throws a 400 GatewayError naming the parameter on bad input.
+ * Every parser throws a 400 AppError (badRequest) naming the parameter on bad input.
  */
-import { badRequest } from "@/lib/http/errors";
-import { hasUnstorableText, isForbiddenKey, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { AppError, badRequest } from "@/lib/http/errors";
+import { hasUnstorableText, isForbiddenKey, parseJsonInput } from "@/lib/http/json-input";
 
 export type QueryValue = string | QueryValue[] | { [key: string]: QueryValue };
 export type ParsedQuery = Record<string, QueryValue>;
@@ -62,7 +62,7 @@ function normalise(value: QueryValue): QueryValue {
  * `constructor` or `prototype` at any level are dropped. Past {@link QUERY_MAX_DEPTH} bracket levels the
  * remaining brackets stay one literal key, and parameters past {@link QUERY_MAX_PARAMS} are dropped —
  * unless `strict` (the API surfaces' own queries): then all three, and a key or value holding U+0000 or
- * an unpaired surrogate, throw a 400 GatewayError. Captured requests' queries and form bodies are parsed leniently and never throw.
+ * an unpaired surrogate, throw a 400 AppError. Captured requests' queries and form bodies are parsed leniently and never throw.
  */
 export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } = {}): ParsedQuery {
   const out = dict();
@@ -97,7 +97,7 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
 const LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
 
 /**
- * Throws a 400 GatewayError when the raw query string `search` (with or without its `?`) holds a
+ * Throws a 400 AppError when the raw query string `search` (with or without its `?`) holds a
  * percent-encoded byte sequence that is not UTF-8 (`%FF`, `%C0%80`, an encoded surrogate `%ED%A0%80`):
  * URLSearchParams would turn it into U+FFFD silently, so a filter would compare against a value nobody
  * sent. A lone `%` that starts no escape is kept literally, as URLSearchParams keeps it.
@@ -128,7 +128,7 @@ export function badlyEncodedParameter(search: string): string | null {
  * {@link parseQuery} in strict mode (U+0000 or an unpaired surrogate in a key or value, nesting past
  * QUERY_MAX_DEPTH and more than QUERY_MAX_PARAMS parameters are a 400). Every string filter of both
  * surfaces reads its values from here, so none reaches PostgreSQL with text it refuses. Throws a 400
- * GatewayError; the outbound wrapper answers it in its own error body (lib/outbound/http.ts).
+ * AppError; the outbound wrapper answers it in its own error body (lib/outbound/http.ts).
  */
 export function parseApiQuery(url: URL): ParsedQuery {
   checkQueryEncoding(url.search);
@@ -208,7 +208,7 @@ export function parseJsonParam(query: ParsedQuery, name: string): unknown {
   try {
     return parseJsonInput(raw);
   } catch (err) {
-    if (err instanceof JsonInputError) throw badRequest(`"${name}": ${err.message}`, { [name]: raw.slice(0, 200) });
+    if (err instanceof AppError) throw badRequest(`"${name}": ${err.message}`, { [name]: raw.slice(0, 200) });
     throw badRequest(`"${name}" must be URL-encoded JSON`, { [name]: raw.slice(0, 200) });
   }
 }

@@ -12,6 +12,26 @@ export type RateLimitResult = {
 };
 
 /**
+ * The `X-RateLimit-Limit`, `-Remaining` and `-Reset` headers of a counted call, and `Retry-After` when
+ * `retryAfterSeconds` is given: the one writer of every surface (docs/errors.md). `reset` is ISO 8601
+ * (the gateway and the console, default) or Unix seconds (the outbound managed form).
+ */
+export function rateLimitHeaders(
+  limit: number,
+  remaining: number,
+  resetAt: Date,
+  options: { reset?: "iso" | "unix"; retryAfterSeconds?: number } = {},
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-ratelimit-limit": String(limit),
+    "x-ratelimit-remaining": String(remaining),
+    "x-ratelimit-reset": options.reset === "unix" ? String(Math.ceil(resetAt.getTime() / 1000)) : resetAt.toISOString(),
+  };
+  if (options.retryAfterSeconds !== undefined) headers["retry-after"] = String(options.retryAfterSeconds);
+  return headers;
+}
+
+/**
  * Counts one call against `key` in a fixed window of `windowMs` (ms) and says whether it is allowed
  * (count ≤ `limit`). Counters live in PostgreSQL (`rate_limit_counters`), so a limit holds across every
  * process; one upsert per call. Old windows are purged now and then. Throws on database errors.

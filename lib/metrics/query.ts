@@ -7,8 +7,9 @@
  * `{data: [{time_bucket?, dimensions?, metrics}], metadata: {granularity, query_time_ms, row_count,
  * row_limit, truncated}}`, with every bucket of the range present (zero counts, null latencies).
  * Each surface parses its own query form into a MetricsRequest (lib/gateway/metrics/routes.ts) and maps
- * MetricsError to its error body.
+ * the 400 AppError of {@link metricsInvalid} to its error body.
  */
+import { AppError } from "@/lib/http/errors";
 import type pg from "pg";
 
 export type GranularityUnit = "s" | "m" | "h" | "d" | "w" | "M";
@@ -123,15 +124,11 @@ export type MetricsResponse = {
   metadata: { granularity: string | null; query_time_ms: number; row_count: number; row_limit: number; truncated: boolean };
 };
 
-/** A parameter of a metrics query is wrong: `param` names it (`measures`, `granularity`, `filters[status]`…). */
-export class MetricsError extends Error {
-  constructor(
-    readonly param: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/**
+ * A parameter of a metrics query is wrong: a 400 AppError whose `details.field` names it (`measures`,
+ * `granularity`, `filters[status]`…); the gateway body shows `data: {field}` (docs/errors.md).
+ */
+export const metricsInvalid = (param: string, message: string) => new AppError("BAD_REQUEST", message, { field: param, input: { field: param } });
 
 /** Most rows one answer holds; the rest is cut and `truncated` set. */
 export const ROW_LIMIT = 10_000;
@@ -141,10 +138,10 @@ const UNIT_MS: Record<Exclude<GranularityUnit, "M">, number> = { s: 1000, m: 60_
 /** Buckets are aligned on this instant (a Monday, so weeks start on Mondays, UTC). */
 const ORIGIN_MS = Date.UTC(2000, 0, 3);
 
-/** Parses `\d+(s|m|h|d|w|M)` (1h, 15m, 1M…). Throws MetricsError("granularity"). */
+/** Parses `\d+(s|m|h|d|w|M)` (1h, 15m, 1M…). Throws a 400 AppError (metricsInvalid, field "granularity"). */
 export function parseGranularity(text: string): Granularity {
   const m = /^([1-9]\d{0,3})(s|m|h|d|w|M)$/.exec(text);
-  if (!m) throw new MetricsError("granularity", `granularity must be a number and a unit s, m, h, d, w or M (e.g. 1h, 15m), not "${text}"`);
+  if (!m) throw metricsInvalid("granularity", `granularity must be a number and a unit s, m, h, d, w or M (e.g. 1h, 15m), not "${text}"`);
   return { n: Number(m[1]), unit: m[2] as GranularityUnit, text };
 }
 
@@ -168,12 +165,12 @@ function nextBucket(t: number, g: Granularity): number {
   return t + g.n * UNIT_MS[g.unit];
 }
 
-/** The bucket starts covering [start, end) (ms). Throws MetricsError when there would be more than MAX_BUCKETS. */
+/** The bucket starts covering [start, end) (ms). Throws a 400 AppError (metricsInvalid) when there would be more than MAX_BUCKETS. */
 export function bucketsOf(start: Date, end: Date, g: Granularity): number[] {
   const out: number[] = [];
   for (let t = bucketStart(start.getTime(), g); t < end.getTime(); t = nextBucket(t, g)) {
     out.push(t);
-    if (out.length > MAX_BUCKETS) throw new MetricsError("granularity", `granularity ${g.text} makes more than ${MAX_BUCKETS} buckets in this range; choose a coarser one`);
+    if (out.length > MAX_BUCKETS) throw metricsInvalid("granularity", `granularity ${g.text} makes more than ${MAX_BUCKETS} buckets in this range; choose a coarser one`);
   }
   return out;
 }
@@ -190,14 +187,14 @@ function bucketSql(col: string, g: Granularity): string {
 /**
  * Checks the request's names against the table: own properties only (Object.hasOwn), so a name such as
  * `__proto__`, `constructor` or `toString` is unknown like any other, never an inherited member turned
- * into SQL. Throws MetricsError naming the first bad one.
+ * into SQL. Throws a 400 AppError (metricsInvalid) naming the first bad one.
  */
 export function checkRequest(table: MetricsTable, req: MetricsRequest): void {
-  if (!(req.start.getTime() < req.end.getTime())) throw new MetricsError("date_range", "the range's end must be after its start");
-  if (req.measures.length === 0) throw new MetricsError("measures", `at least one measure is required: ${Object.keys(table.measures).join(", ")}`);
-  for (const m of req.measures) if (!Object.hasOwn(table.measures, m)) throw new MetricsError("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
-  for (const d of req.dimensions) if (!Object.hasOwn(table.dimensions, d)) throw new MetricsError("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
-  for (const f of Object.keys(req.filters)) if (!Object.hasOwn(table.filters, f)) throw new MetricsError(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
+  if (!(req.start.getTime() < req.end.getTime())) throw metricsInvalid("date_range", "the range's end must be after its start");
+  if (req.measures.length === 0) throw metricsInvalid("measures", `at least one measure is required: ${Object.keys(table.measures).join(", ")}`);
+  for (const m of req.measures) if (!Object.hasOwn(table.measures, m)) throw metricsInvalid("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
+  for (const d of req.dimensions) if (!Object.hasOwn(table.dimensions, d)) throw metricsInvalid("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
+  for (const f of Object.keys(req.filters)) if (!Object.hasOwn(table.filters, f)) throw metricsInvalid(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
 }
 
 const key = (dims: unknown[]) => JSON.stringify(dims);
@@ -288,7 +285,7 @@ export function baseMinuteSql(store: RollupStore, minute: string, team = "$1"): 
 }
 
 /**
- * Runs `req` against `table` with the scope parameters `params` ($1…). Throws MetricsError for a bad
+ * Runs `req` against `table` with the scope parameters `params` ($1…). Throws a 400 AppError (metricsInvalid) for a bad
  * request (checkRequest, too many buckets) and database errors.
  */
 export async function runMetrics(db: Pick<pg.Pool, "query">, table: MetricsTable, params: unknown[], req: MetricsRequest, options: { rollups?: boolean } = {}): Promise<MetricsResponse> {

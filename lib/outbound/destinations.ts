@@ -12,7 +12,7 @@ import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { base62 } from "@/lib/ids";
-import { OutboundError, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
+import { outboundBadRequest, outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { DESTINATION_TYPES, fieldsSchema, OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
@@ -113,14 +113,14 @@ async function row(tenantId: string, id: string): Promise<Row> {
 export async function createDestination(tenantId: string, input: unknown, caller: OutboundCaller) {
   await getTenant(tenantId);
   const body = ZDestinationCreate.parse(input);
-  if (caller.kind === "tenant" && (body.created_at || body.updated_at)) throw new OutboundError(403, "forbidden");
+  if (caller.kind === "tenant" && (body.created_at || body.updated_at)) throw outboundForbidden();
   const type = OUTBOUND_DESTINATION_TYPES.find(body.type);
   if (!type) throw outboundInvalid([`type: ${body.type} is not a destination type`]);
   const errors: string[] = [];
   const topics = checkTopics(body.topics, errors);
   const { config, credentials } = await validateWithType(type.type, { config: body.config ?? {}, credentials: body.credentials ?? {} }, { byTenant: caller.kind === "tenant", current: null }, errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
-  if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
+  if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw outboundBadRequest("maximum number of destinations per tenant reached");
   const now = new Date();
   const { rows } = await getPool().query<Row>(
     `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)
@@ -131,7 +131,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
       body.disabled_at ? new Date(body.disabled_at) : null, body.created_at ? new Date(body.created_at) : now, body.updated_at ? new Date(body.updated_at) : now,
     ],
   );
-  if (!rows[0]) throw new OutboundError(400, "destination already exists");
+  if (!rows[0]) throw outboundBadRequest("destination already exists");
   return { status: 201, body: toDestination(rows[0]) };
 }
 

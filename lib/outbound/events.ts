@@ -6,9 +6,10 @@
  */
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
-import { measure, MetricsError, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
+import { measure, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
-import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
+import { isAppError } from "@/lib/http/errors";
+import { outboundBadRequest, outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";
@@ -36,7 +37,7 @@ export const toEvent = (r: EventRow, full = true) => ({
 function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
   const asked = values(q, "tenant_id");
   if (caller.kind === "tenant") {
-    if (asked && asked.some((t) => t !== caller.tenantId)) throw new OutboundError(403, "forbidden");
+    if (asked && asked.some((t) => t !== caller.tenantId)) throw outboundForbidden();
     return [caller.tenantId];
   }
   return asked;
@@ -48,27 +49,27 @@ const TIME_OPERATORS = new Map([["gte", ">="], ["lte", "<="], ["gt", ">"], ["lt"
 /** One keyset page over `table` (alias x) by (time, id): `time[gte|lte|gt|lt]`, `limit` (100, at most 1000), `dir`, `next`/`prev`. */
 async function page<R extends { time: Date; id: string }>(table: string, where: string[], params: unknown[], q: ParsedQuery): Promise<{ rows: R[]; pagination: Record<string, unknown> }> {
   const limit = Math.min(1000, Number(single(q, "limit") ?? 100));
-  if (!Number.isInteger(limit) || limit < 1) throw new OutboundError(400, "limit must be a positive integer");
+  if (!Number.isInteger(limit) || limit < 1) throw outboundBadRequest("limit must be a positive integer");
   const dir = single(q, "dir") ?? "desc";
-  if (dir !== "asc" && dir !== "desc") throw new OutboundError(422, "validation error", ["dir must be asc or desc"]);
-  if ((single(q, "order_by") ?? "time") !== "time") throw new OutboundError(400, "order_by must be time");
+  if (dir !== "asc" && dir !== "desc") throw outboundInvalid(["dir must be asc or desc"]);
+  if ((single(q, "order_by") ?? "time") !== "time") throw outboundBadRequest("order_by must be time");
   const range = q.time;
   if (range !== undefined) {
-    if (typeof range !== "object" || Array.isArray(range)) throw new OutboundError(400, "time takes time[gte], time[lte], time[gt], time[lt]");
+    if (typeof range !== "object" || Array.isArray(range)) throw outboundBadRequest("time takes time[gte], time[lte], time[gt], time[lt]");
     for (const [op, value] of Object.entries(range)) {
       const sym = TIME_OPERATORS.get(op);
-      if (!sym || typeof value !== "string") throw new OutboundError(400, `time[${op}] is not a time filter`);
+      if (!sym || typeof value !== "string") throw outboundBadRequest(`time[${op}] is not a time filter`);
       let d: Date;
       try {
         d = parseDate(`time[${op}]`, value);
       } catch {
-        throw new OutboundError(400, `time[${op}] must be a date or RFC 3339 time`);
+        throw outboundBadRequest(`time[${op}] must be a date or RFC 3339 time`);
       }
       where.push(`x.time ${sym} $${params.push(d)}`);
     }
   }
   const [next, prev] = [single(q, "next"), single(q, "prev")];
-  if (next && prev) throw new OutboundError(400, "next and prev cannot be used together");
+  if (next && prev) throw outboundBadRequest("next and prev cannot be used together");
   const cursor = next ? decode(next) : prev ? decode(prev) : null;
   const backwards = Boolean(prev);
   const asc = (dir === "asc") !== backwards;
@@ -147,7 +148,7 @@ export async function listAttempts(q: ParsedQuery, caller: OutboundCaller, desti
   }
   const status = single(q, "status");
   if (status !== undefined) {
-    if (status !== "success" && status !== "failed") throw new OutboundError(400, "status must be success or failed");
+    if (status !== "success" && status !== "failed") throw outboundBadRequest("status must be success or failed");
     where.push(`x.status = $${params.push(status)}`);
   }
   const include = values(q, "include") ?? [];
@@ -180,7 +181,7 @@ export const ZRetry = z.object({ event_id: z.string().min(1), destination_id: z.
  */
 export async function retry(body: unknown, caller: OutboundCaller) {
   const parsed = ZRetry.safeParse(body ?? {});
-  if (!parsed.success) throw new OutboundError(422, "validation error", [...new Set(parsed.error.issues.map((i) => `${String(i.path[0])} is required`))]);
+  if (!parsed.success) throw outboundInvalid([...new Set(parsed.error.issues.map((i) => `${String(i.path[0])} is required`))]);
   const b = parsed.data;
   const { rows: events } = await getPool().query<EventRow>("SELECT * FROM outbound_events WHERE id = $1", [b.event_id]);
   const event = events[0];
@@ -191,9 +192,9 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   );
   const d = dests[0];
   if (!d) throw outboundNotFound("destination not found");
-  if (d.disabled_at) throw new OutboundError(400, "Destination is disabled", { error: "destination_disabled" });
+  if (d.disabled_at) throw outboundBadRequest("Destination is disabled", { error: "destination_disabled" });
   const view = { id: event.id, topic: event.topic, time: event.time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata: event.metadata ?? {}, data: parseData(event.data) };
-  if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw new OutboundError(400, "destination does not match event");
+  if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw outboundBadRequest("destination does not match event");
   const { rowCount } = await getPool().query("SELECT 1 FROM outbound_attempts WHERE event_id = $1 AND destination_id = $2 LIMIT 1", [event.id, d.id]);
   if (!rowCount) throw outboundNotFound("event not found");
   await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, eventTime: event.time, destinationId: d.id, tenantId: event.tenant_id }], true));
@@ -252,26 +253,26 @@ function outboundMetricsTables(seconds: string): Record<"events" | "attempts", M
  */
 export async function outboundMetrics(which: "events" | "attempts", q: ParsedQuery, caller: OutboundCaller) {
   const t = q.time;
-  if (!t || typeof t !== "object" || Array.isArray(t) || typeof t.start !== "string" || typeof t.end !== "string") throw new OutboundError(400, "time[start] and time[end] are required");
+  if (!t || typeof t !== "object" || Array.isArray(t) || typeof t.start !== "string" || typeof t.end !== "string") throw outboundBadRequest("time[start] and time[end] are required");
   let start: Date;
   let end: Date;
   try {
     start = parseDate("time[start]", t.start as string);
     end = parseDate("time[end]", t.end as string);
   } catch {
-    throw new OutboundError(400, "time[start] and time[end] must be RFC 3339 times");
+    throw outboundBadRequest("time[start] and time[end] must be RFC 3339 times");
   }
   const list = (name: string) => values(q, name) ?? values(q, `${name}[]`) ?? [];
   const filters: Record<string, string[]> = {};
   const f = q.filters;
   if (f !== undefined) {
-    if (typeof f !== "object" || Array.isArray(f)) throw new OutboundError(400, "filters takes filters[name]=value");
+    if (typeof f !== "object" || Array.isArray(f)) throw outboundBadRequest("filters takes filters[name]=value");
     for (const [k, v] of Object.entries(f)) filters[k] = typeof v === "string" ? [v] : Array.isArray(v) ? (v as string[]) : (Object.values(v) as string[]);
   }
   const dimensions = list("dimensions");
   let tenants: string[] | null = null;
   if (caller.kind === "tenant") {
-    if (dimensions.includes("tenant_id") || (filters.tenant_id && filters.tenant_id.some((x) => x !== caller.tenantId))) throw new OutboundError(403, "forbidden");
+    if (dimensions.includes("tenant_id") || (filters.tenant_id && filters.tenant_id.some((x) => x !== caller.tenantId))) throw outboundForbidden();
     tenants = [caller.tenantId];
   }
   const granularity = single(q, "granularity");
@@ -285,7 +286,7 @@ export async function outboundMetrics(which: "events" | "attempts", q: ParsedQue
     }
     return { body: result };
   } catch (err) {
-    if (err instanceof MetricsError) throw new OutboundError(400, err.message, { param: err.param });
+    if (isAppError(err, "BAD_REQUEST") && err.details.field !== undefined) throw outboundBadRequest(err.message, { param: err.details.field });
     throw err;
   }
 }

@@ -7,8 +7,8 @@
  * unsafe requests must pass the CSRF guard of lib/portal/portal.ts: 401 without or with bad
  * credentials, 403 for a JWT on admin-only routes or another tenant's, or for a cross-site request),
  * rate limit, JSON body (1 MiB; 413 above, 400 for malformed JSON), the handler, and the mapping of every
- * error to `{status, message, data?}` (validation: 422 with `data` an array of messages). It is the only
- * try/catch of this surface.
+ * error to `{status, message, data?}` (validation: 422 with `data` an array of messages; every AppError by
+ * its code: docs/errors.md "Outbound"). It is the only try/catch of this surface.
  */
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
@@ -16,13 +16,13 @@ import { authenticateOutbound, type OutboundCaller, PORTAL_COOKIE, PORTAL_CSRF_H
 import { sessionCredential } from "@/lib/teams/dashboard-session";
 import { readCookie } from "@/lib/http/cookies";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
-import { GatewayError } from "@/lib/http/errors";
-import { hasUnstorableText, JsonInputError, parseJsonInput } from "@/lib/http/json-input";
+import { AppError } from "@/lib/http/errors";
+import { hasUnstorableText, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
-import { consumeRateLimit } from "@/lib/http/rate-limit";
+import { consumeRateLimit, rateLimitHeaders } from "@/lib/http/rate-limit";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { logger } from "@/lib/log";
-import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
+import { outboundForbidden, outboundNotFound } from "@/lib/outbound/errors";
 
 const log = logger("outbound");
 /** Largest request body, bytes (every request except publish). */
@@ -57,10 +57,17 @@ function messagesOf(error: z.ZodError): string[] {
   });
 }
 
-function toBody(err: unknown): { status: number; json: unknown } {
-  // A 4xx of the shared HTTP kit (the query parser, a date parser) in this surface's body.
-  if (err instanceof GatewayError && err.status >= 400 && err.status < 500) return { status: err.status, json: { status: err.status, message: err.message } };
-  if (err instanceof OutboundError) return { status: err.status, json: { status: err.status, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+/**
+ * The outbound service's one error-body writer: status and `{status, message, data?}` of any thrown value.
+ * An AppError keeps its message; `data` is `details.data`, else `details.messages`, else absent (the
+ * offending input a gateway body echoes, `details.input`, is never shown here). A zod error is 422 with
+ * its messages; anything else 500.
+ */
+export function outboundErrorResponse(err: unknown): { status: number; json: unknown } {
+  if (err instanceof AppError) {
+    const data = err.details.data ?? err.details.messages;
+    return { status: err.status, json: { status: err.status, message: err.message, ...(data !== undefined ? { data } : {}) } };
+  }
   if (err instanceof z.ZodError) return { status: 422, json: { status: 422, message: "validation error", data: messagesOf(err) } };
   log.error("unhandled error", err);
   return { status: 500, json: { status: 500, message: "internal server error" } };
@@ -108,7 +115,7 @@ function parseBody(buf: Buffer): { body: unknown; rawBody: string } {
   try {
     return { body: parseJsonInput(text), rawBody: text };
   } catch (err) {
-    throw new OutboundError(400, "invalid JSON", err instanceof JsonInputError ? [err.message] : undefined);
+    throw new AppError("BAD_REQUEST", "invalid JSON", err instanceof AppError ? { messages: [err.message] } : {});
   }
 }
 
@@ -140,7 +147,7 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
         break;
       }
     }
-    if (!found) throw pathExists ? new OutboundError(405, "method not allowed") : outboundNotFound();
+    if (!found) throw pathExists ? new AppError("METHOD_NOT_ALLOWED", "method not allowed") : outboundNotFound();
     if (found.route.auth === "none") {
       // Health: nothing of any tenant is read, so there is no caller to check.
       const query = parseApiQuery(input.url);
@@ -158,28 +165,23 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     if (!credential && input.header) {
       const fromPortal = Boolean(input.header(PORTAL_CSRF_HEADER));
       const session = fromPortal ? null : await sessionCredential(input.method, input.header);
-      if (session === "cross-site") throw new OutboundError(403, "forbidden");
+      if (session === "cross-site") throw outboundForbidden();
       if (session) caller = { kind: "admin", keyId: `user:${session.id}` };
       else if ((portal = readCookie(input.header("cookie"), PORTAL_COOKIE))) {
         const verified = await authenticateOutbound(portal);
         caller = verified?.kind === "tenant" ? verified : null;
       }
     }
-    if (!caller) throw new OutboundError(401, "unauthorized");
-    if (portal && !portalCsrfAllowed(input.method, input.header?.("origin"), input.header?.(PORTAL_CSRF_HEADER))) throw new OutboundError(403, "cross-site request refused");
+    if (!caller) throw new AppError("UNAUTHORIZED", "unauthorized");
+    if (portal && !portalCsrfAllowed(input.method, input.header?.("origin"), input.header?.(PORTAL_CSRF_HEADER))) throw outboundForbidden("cross-site request refused");
     if (where.form === "managed") {
       const limit = getConfig().outbound.rateLimit;
       const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
-      headers["x-ratelimit-limit"] = String(limit);
-      headers["x-ratelimit-remaining"] = String(rate.remaining);
-      headers["x-ratelimit-reset"] = String(Math.ceil(rate.resetAt.getTime() / 1000));
-      if (!rate.allowed) {
-        headers["retry-after"] = String(rate.retryAfterSeconds);
-        throw new OutboundError(429, "rate limit exceeded");
-      }
+      Object.assign(headers, rateLimitHeaders(limit, rate.remaining, rate.resetAt, { reset: "unix", ...(rate.allowed ? {} : { retryAfterSeconds: rate.retryAfterSeconds }) }));
+      if (!rate.allowed) throw new AppError("RATE_LIMITED", "rate limit exceeded", { retryAfterSeconds: rate.retryAfterSeconds });
     }
-    if (found.route.auth === "admin" && caller.kind !== "admin") throw new OutboundError(403, "forbidden");
-    if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw new OutboundError(403, "forbidden");
+    if (found.route.auth === "admin" && caller.kind !== "admin") throw outboundForbidden();
+    if (caller.kind === "tenant" && found.params.tenant_id !== undefined && found.params.tenant_id !== caller.tenantId) throw outboundForbidden();
     // Every filter of every route reads its values from this query: NUL, unpaired surrogates and bytes
     // that are not UTF-8 are a 400 here, before any handler (lib/http/query.ts parseApiQuery).
     const query = parseApiQuery(input.url);
@@ -187,14 +189,14 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     let parsed: { body: unknown; rawBody: string } = { body: undefined, rawBody: "" };
     if (input.method !== "GET" && input.method !== "DELETE") {
       const read = await input.readBody(found.route.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES);
-      if (read.tooLarge) throw new OutboundError(413, "request body too large");
+      if (read.tooLarge) throw new AppError("PAYLOAD_TOO_LARGE", "request body too large");
       parsed = parseBody(read.body);
     }
     const result = await found.route.handler({ url: input.url, form: where.form, caller, params: found.params, query, ...parsed });
     status = result.status ?? 200;
     json = result.body;
   } catch (err) {
-    ({ status, json } = toBody(err));
+    ({ status, json } = outboundErrorResponse(err));
   }
   return { status, headers, body: JSON.stringify(json) };
 }

@@ -3,14 +3,14 @@
  * one value, a list (`x=a&x=b`, `x[]=a`, `x[0]=a`), and the opaque cursor of a `(time, id)`
  * position. Each throws the outbound 400.
  */
-import { OutboundError } from "@/lib/outbound/errors";
+import { outboundBadRequest } from "@/lib/outbound/errors";
 import { cursorDate, cursorText } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 
 /** Parameter `name` as one value, or undefined. Throws 400 for a list or an object. */
 export function single(q: ParsedQuery, name: string): string | undefined {
   const v = q[name];
-  if (v !== undefined && typeof v !== "string") throw new OutboundError(400, `${name} must be one value`);
+  if (v !== undefined && typeof v !== "string") throw outboundBadRequest(`${name} must be one value`);
   return v;
 }
 
@@ -19,7 +19,7 @@ export function values(q: ParsedQuery, name: string): string[] | undefined {
   const v = q[name];
   if (v === undefined) return undefined;
   const list = typeof v === "string" ? [v] : Array.isArray(v) ? v : Object.values(v);
-  if (list.some((x) => typeof x !== "string")) throw new OutboundError(400, `${name} must be a list of values`);
+  if (list.some((x) => typeof x !== "string")) throw outboundBadRequest(`${name} must be a list of values`);
   return list as string[];
 }
 
@@ -43,5 +43,5 @@ export function decodeCursor(raw: string): CursorPosition {
   } catch {
     /* below */
   }
-  throw new OutboundError(400, "invalid cursor");
+  throw outboundBadRequest("invalid cursor");
 }

@@ -13,7 +13,8 @@ import { Batcher } from "@/lib/delivery/batcher";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { jsonMatches } from "@/lib/rules/filter";
 import { base62, random16 } from "@/lib/ids";
-import { OutboundError, outboundInvalid } from "@/lib/outbound/errors";
+import { AppError } from "@/lib/http/errors";
+import { outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 
 export const ZPublish = z.strictObject({
@@ -119,7 +120,7 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
   const dataText = rawMember(raw, "data") ?? JSON.stringify(e.data);
   const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
   const written = await writer.submit({ id, chosenId: e.id !== undefined, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: dataText, destinationId: e.destination_id ?? null, view });
-  if (written.tenantId !== e.tenant_id) throw new OutboundError(409, "event id already used by another tenant");
+  if (written.tenantId !== e.tenant_id) throw new AppError("CONFLICT", "event id already used by another tenant");
   return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
 }
 

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
-import { OutboundError, outboundNotFound } from "@/lib/outbound/errors";
+import { outboundBadRequest, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import { tenantToken } from "@/lib/outbound/auth";
 import { decodeCursor as decode, encodeCursor as encode, single as one, values as many } from "@/lib/outbound/params";
@@ -60,13 +60,13 @@ export async function deleteTenant(id: string) {
  */
 export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const limit = Number(one(query, "limit") ?? 20);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new OutboundError(400, "limit must be an integer from 1 to 100");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw outboundBadRequest("limit must be an integer from 1 to 100");
   const dir = one(query, "dir") ?? "desc";
-  if (dir !== "asc" && dir !== "desc") throw new OutboundError(400, "dir must be asc or desc");
+  if (dir !== "asc" && dir !== "desc") throw outboundBadRequest("dir must be asc or desc");
   const orderBy = one(query, "order_by") ?? "created_at";
-  if (orderBy !== "created_at") throw new OutboundError(400, "order_by must be created_at");
+  if (orderBy !== "created_at") throw outboundBadRequest("order_by must be created_at");
   const [next, prev] = [one(query, "next"), one(query, "prev")];
-  if (next && prev) throw new OutboundError(400, "next and prev cannot be used together");
+  if (next && prev) throw outboundBadRequest("next and prev cannot be used together");
   const params: unknown[] = [];
   const where: string[] = [];
   const ids = many(query, "id");
@@ -74,16 +74,16 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   if (onlyTenant) where.push(`t.id = $${params.push(onlyTenant)}`);
   const range = query.created_at;
   if (range !== undefined) {
-    if (typeof range !== "object" || Array.isArray(range)) throw new OutboundError(400, "created_at takes created_at[gte] and created_at[lte]");
+    if (typeof range !== "object" || Array.isArray(range)) throw outboundBadRequest("created_at takes created_at[gte] and created_at[lte]");
     for (const [op, sym] of [["gte", ">="], ["lte", "<="]] as const) {
       const v = range[op];
       if (v === undefined) continue;
-      if (typeof v !== "string") throw new OutboundError(400, `created_at[${op}] must be a date`);
+      if (typeof v !== "string") throw outboundBadRequest(`created_at[${op}] must be a date`);
       let d: Date;
       try {
         d = parseDate(`created_at[${op}]`, v);
       } catch {
-        throw new OutboundError(400, `created_at[${op}] must be a date or RFC 3339 time`);
+        throw outboundBadRequest(`created_at[${op}] must be a date or RFC 3339 time`);
       }
       where.push(`t.created_at ${sym} $${params.push(d)}`);
     }
@@ -120,7 +120,7 @@ export async function tokenFor(id: string) {
 /** `GET /tenants/{id}/portal?theme=light|dark`: `{redirect_url, tenant_id}` to `{PUBLIC_URL}/portal?token=…`. Throws 400, 404. */
 export async function portalFor(id: string, query: ParsedQuery) {
   const theme = one(query, "theme");
-  if (theme !== undefined && theme !== "light" && theme !== "dark") throw new OutboundError(400, "theme must be light or dark");
+  if (theme !== undefined && theme !== "light" && theme !== "dark") throw outboundBadRequest("theme must be light or dark");
   const { token } = await tokenFor(id);
   const url = new URL(`${getConfig().publicUrl}/portal`);
   url.searchParams.set("token", token);

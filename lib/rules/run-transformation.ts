@@ -47,7 +47,7 @@ export type TransformationInput = {
   memoryBytes?: number;
   /**
    * When every sandbox thread is busy: "queue" (default, the pipeline) waits for one; "refuse" (the API)
-   * waits only while the queue has room (TRANSFORMATION_QUEUE_MAX) and else throws TransformationBusyError.
+   * waits only while the queue has room (TRANSFORMATION_QUEUE_MAX) and else throws a RATE_LIMITED AppError (transformationBusy).
    */
   whenBusy?: "queue" | "refuse";
 };
@@ -105,7 +105,7 @@ function explain(message: string, timeoutMs: number, memoryBytes: number): strin
  * `{ok: false, logLevel: "fatal", error}` with the error also as the last console line (type "error").
  * A success has `logLevel` = the highest console level used (`log` counts as info; "info" when nothing
  * was logged). Console lines written before a failure are kept.
- * Throws TransformationBusyError (sandbox-pool.ts) when `whenBusy` is "refuse" and the pool's queue is
+ * Throws a RATE_LIMITED AppError (transformationBusy, sandbox-pool.ts) when `whenBusy` is "refuse" and the pool's queue is
  * full, and the pool's own errors (e.g. the worker file missing): neither is a fault of the code.
  */
 export async function runTransformation(input: TransformationInput): Promise<TransformationResult> {

@@ -18,6 +18,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import Piscina from "piscina";
+import { AppError } from "@/lib/http/errors";
 import { getConfig } from "@/lib/config";
 
 /** Time the main thread allows beyond a run's own `timeoutMs` (thread start, answer) before it kills the thread, ms. */
@@ -45,14 +46,14 @@ export type SandboxAnswer =
   | { sandboxFailed: string; lines: SandboxLine[] }
   | { killed: "timeout" | "memory"; lines: [] };
 
-/** The API's run was refused: every thread is busy and the queue is full. Not a fault of the code. */
-export class TransformationBusyError extends Error {
-  constructor(
-    readonly running: number,
-    readonly queued: number,
-  ) {
-    super(`The transformation runtime is busy: ${running} runs in progress and ${queued} waiting; try again shortly`);
-  }
+/**
+ * The API's run was refused: every thread is busy and the queue is full. Not a fault of the code: a
+ * RATE_LIMITED AppError (retry after 1 s) whose `data` holds the message and the pool's `running` and
+ * `queued` counts, as the gateway answers it (docs/gateway-api.md "Transformation runtime").
+ */
+export function transformationBusy(running: number, queued: number): AppError {
+  const message = `The transformation runtime is busy: ${running} runs in progress and ${queued} waiting; try again shortly`;
+  return new AppError("RATE_LIMITED", message, { data: { message, running, queued, retry_after: 1 }, retryAfterSeconds: 1 });
 }
 
 type PoolState = { pool: Piscina; threads: number; queueMax: number; running: number; waiting: (() => void)[] };
@@ -102,13 +103,13 @@ export function sandboxLoad(): { running: number; queued: number; threads: numbe
   return { running: s?.running ?? 0, queued: s?.waiting.length ?? 0, threads: s?.threads ?? getConfig().transformationThreads, alive: s?.pool.threads.length ?? 0 };
 }
 
-/** Takes a thread slot, waiting if all are taken; `refuse` throws TransformationBusyError when the queue is full. */
+/** Takes a thread slot, waiting if all are taken; `refuse` throws {@link transformationBusy} when the queue is full. */
 async function acquire(s: PoolState, refuse: boolean): Promise<void> {
   if (s.running < s.threads) {
     s.running++;
     return;
   }
-  if (refuse && s.waiting.length >= s.queueMax) throw new TransformationBusyError(s.running, s.waiting.length);
+  if (refuse && s.waiting.length >= s.queueMax) throw transformationBusy(s.running, s.waiting.length);
   // release() hands its slot over (running stays counted).
   await new Promise<void>((resolve) => s.waiting.push(resolve));
 }

@@ -11,8 +11,8 @@ import { type BulkFamily, bulkWhere, type FamilyName, parseBulkQuery, type Repla
 import { BULK_FILTERS, type TBulkOperation } from "@/lib/gateway/bulk/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { createId } from "@/lib/ids";
-import { badRequest, notFound, unprocessable } from "@/lib/http/errors";
-import { JsonFilterError, jsonFilterPath } from "@/lib/http/json-filter";
+import { AppError, badRequest, notFound, unprocessable } from "@/lib/http/errors";
+import { jsonFilterPath } from "@/lib/http/json-filter";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { type ParsedQuery, parseJsonParam } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
@@ -194,7 +194,7 @@ export function listBulk(family: BulkFamily, teamId: string, query: ParsedQuery,
       try {
         params.push(jsonFilterPath(stored));
       } catch (err) {
-        if (err instanceof JsonFilterError) throw badRequest(`Invalid value for "query": ${err.message}`, { field: "query" });
+        if (err instanceof AppError) throw badRequest(`Invalid value for "query": ${err.message}`, { field: "query" });
         throw err;
       }
       where.push(`b.query @@ $${params.length}::jsonpath`);

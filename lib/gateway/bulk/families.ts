@@ -12,7 +12,7 @@ import { IGNORED_EVENT_FILTERS } from "@/lib/gateway/ignored-events/schemas";
 import { activeConnectionsOf, fanOutInTransaction } from "@/lib/gateway/pipeline/fanout";
 import { REQUEST_FILTERS } from "@/lib/gateway/requests/request-store";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { GatewayError, unprocessable } from "@/lib/http/errors";
+import { AppError, unprocessable } from "@/lib/http/errors";
 import type { ParsedQuery, QueryValue } from "@/lib/http/query";
 import { applyFilterTable, type FilterTable } from "@/lib/http/query-schema";
 
@@ -209,7 +209,7 @@ function toQueryValue(field: string, value: unknown, depth: number): QueryValue 
 
 /** 422 naming `query.<field>` for a filter error of the list's table (a 400 there). */
 function asUnprocessable(err: unknown): never {
-  if (err instanceof GatewayError && err.status === 400) {
+  if (err instanceof AppError && err.status === 400) {
     const field = typeof err.data.field === "string" ? `query.${err.data.field}` : "query";
     throw unprocessable(`${field}: ${String(err.data.message ?? err.message)}`, { field });
   }

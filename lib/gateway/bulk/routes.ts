@@ -7,7 +7,7 @@ import { cancelBulk, createBulk, getBulk, listBulk, planBulk } from "@/lib/gatew
 import { type BulkFamily, familyAt } from "@/lib/gateway/bulk/families";
 import { BULK_ORDER_BY, type TBulkCreate, ZBulkCreate } from "@/lib/gateway/bulk/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
@@ -17,8 +17,8 @@ type OperationParams = FamilyParams & { id: string };
 /** The family of the path in `version`; 404 for an unknown one or one that does not exist yet in `version`. */
 function family(params: FamilyParams, version: ApiVersion): BulkFamily {
   const f = familyAt(params.resource, params.verb);
-  if (!f) throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `No bulk operation at /bulk/${params.resource}/${params.verb}` });
-  if (f.since && !isAtLeast(version, f.since)) throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `This endpoint exists from API version ${f.since}` });
+  if (!f) throw new AppError("NOT_FOUND", `No bulk operation at /bulk/${params.resource}/${params.verb}`);
+  if (f.since && !isAtLeast(version, f.since)) throw new AppError("NOT_FOUND", `This endpoint exists from API version ${f.since}`);
   return f;
 }
 

@@ -14,7 +14,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { createSource, findSourceByName, SOURCES } from "@/lib/gateway/sources/source-store";
 import { deleteTeamRow, findTeamRow, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
-import { alreadyExists, GatewayError, notFound, unprocessable } from "@/lib/http/errors";
+import { alreadyExists, AppError, isAppError, notFound, unprocessable, withFieldPrefix } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { dateFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
@@ -87,10 +87,7 @@ async function within<T>(prefix: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof GatewayError && err.status === 422 && typeof err.data.field === "string") {
-      throw new GatewayError(err.status, err.code, err.message, { ...err.data, field: `${prefix}.${err.data.field}` });
-    }
-    throw err;
+    throw isAppError(err, "VALIDATION") ? withFieldPrefix(err, prefix) : err;
   }
 }
 
@@ -105,7 +102,7 @@ async function inlineSource(teamId: string, input: NonNullable<TConnectionCreate
     try {
       return await createSource(teamId, input, version, db);
     } catch (err) {
-      const winner = err instanceof GatewayError && err.status === 409 ? await findSourceByName(teamId, input.name, db) : null;
+      const winner = err instanceof AppError && err.status === 409 ? await findSourceByName(teamId, input.name, db) : null;
       if (!winner) throw err;
       return winner;
     }
@@ -120,7 +117,7 @@ async function inlineDestination(teamId: string, input: NonNullable<TConnectionC
     try {
       return await createDestination(teamId, input, db);
     } catch (err) {
-      const winner = err instanceof GatewayError && err.status === 409 ? await findDestinationByName(teamId, input.name, db) : null;
+      const winner = err instanceof AppError && err.status === 409 ? await findDestinationByName(teamId, input.name, db) : null;
       if (!winner) throw err;
       return winner;
     }
@@ -183,7 +180,7 @@ export async function upsertConnection(teamId: string, input: TConnectionCreate,
   try {
     return await createConnection(teamId, input, version);
   } catch (err) {
-    const winner = err instanceof GatewayError && err.status === 409 ? await findForUpsert(teamId, input) : null;
+    const winner = err instanceof AppError && err.status === 409 ? await findForUpsert(teamId, input) : null;
     if (!winner) throw err;
     return updateExisting(teamId, winner, input, version);
   }

@@ -25,7 +25,7 @@ import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 import { type ApiVersion } from "@/lib/gateway/versions";
 import { destinationFieldFor, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { downgradeSource, sourceFieldFor, upgradeSourceBody } from "@/lib/gateway/versions/sources";
-import { GatewayError, notFound } from "@/lib/http/errors";
+import { AppError, notFound, withFieldPrefix } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 
@@ -63,10 +63,7 @@ function prefixed<T>(prefix: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof GatewayError && typeof err.data.field === "string") {
-      throw new GatewayError(err.status, err.code, err.message, { ...err.data, field: `${prefix}.${err.data.field}` });
-    }
-    throw err;
+    throw err instanceof AppError ? withFieldPrefix(err, prefix) : err;
   }
 }
 

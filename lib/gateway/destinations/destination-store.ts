@@ -9,7 +9,7 @@ import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinat
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
 import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
-import { alreadyExists, GatewayError } from "@/lib/http/errors";
+import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
@@ -74,7 +74,7 @@ export async function upsertDestination(teamId: string, input: TDestinationCreat
   try {
     return await createDestination(teamId, input);
   } catch (err) {
-    const winner = err instanceof GatewayError && err.status === 409 ? err.data.id : undefined;
+    const winner = err instanceof AppError && err.status === 409 ? err.data.id : undefined;
     if (typeof winner !== "string") throw err;
     return updateDestination(teamId, winner, input);
   }

@@ -6,26 +6,15 @@ import { unprocessable } from "@/lib/http/errors";
 export type { ResolvedDestinationConfig };
 
 /**
-<<<<<<< HEAD
- * Validates and completes a destination's `config` for its `type`:
- * HTTP needs an http(s) `url`; CLI needs a `path` starting with "/" and takes no rate-limit fields;
- * MOCK_API is HTTP without url. Defaults (docs/gateway-api.md#destinations): `rate_limit` null, `rate_limit_period` "second",
- * `http_method` null, `path_forwarding_disabled` false, `auth_type` GATEWAY_SIGNATURE, `auth` {}.
- * The vendor's OAuth2, AWS and GCP auth types are refused with a 422 saying so: delivery cannot sign
- * with them, and accepting credentials that are never used would mislead.
- * Throws a 422 GatewayError with `data: {field, type, message}` (the real product's body for a
- * missing url: `{type: "HTTP", field: "config.url", message: "HTTP destination requires \`config.url\`."}`).
-=======
  * Validates and completes a destination's `config` for its `type`, with the type's module
  * (lib/gateway/destination-types; docs/destination-types.md): HTTP needs an http(s) `url`; CLI needs a
  * `path` starting with "/" and takes no rate-limit fields; MOCK_API is HTTP without url. Defaults
- * (reference §2): `rate_limit` null, `rate_limit_period` "second", `http_method` null,
+ * (docs/gateway-api.md#destinations): `rate_limit` null, `rate_limit_period` "second", `http_method` null,
  * `path_forwarding_disabled` false, `auth_type` GATEWAY_SIGNATURE, `auth` {}. The vendor's OAuth2, AWS
  * and GCP auth types are refused with a 422 saying so: delivery cannot sign with them, and accepting
  * credentials that are never used would mislead.
- * Throws a 422 GatewayError with `data: {field, type, message}` for the first problem (the real product's
+ * Throws a 422 AppError (VALIDATION) with `data: {field, type, message}` for the first problem (the real product's
  * body for a missing url: `{type: "HTTP", field: "config.url", message: "HTTP destination requires \`config.url\`."}`).
->>>>>>> arch-registry
  */
 export async function resolveDestinationConfig(type: string, input: TDestinationConfigInput | undefined): Promise<ResolvedDestinationConfig> {
   const issues: { field: string; message: string }[] = [];

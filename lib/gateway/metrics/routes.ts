@@ -6,10 +6,10 @@
  */
 import { getPool } from "@/lib/db/pool";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
-import { badRequest, GatewayError } from "@/lib/http/errors";
+import { AppError, badRequest } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/gateway/http";
 import { type ParsedQuery, parseDate, type QueryValue } from "@/lib/http/query";
-import { MetricsError, type MetricsRequest, parseGranularity, runMetrics } from "@/lib/metrics/query";
+import { type MetricsRequest, parseGranularity, runMetrics } from "@/lib/metrics/query";
 
 /** Longest range one query may cover, ms (a year and a day). */
 const MAX_RANGE_MS = 366 * 86_400_000;
@@ -46,23 +46,13 @@ export function parseGatewayMetricsQuery(query: ParsedQuery): MetricsRequest {
     if (typeof f !== "object" || Array.isArray(f)) throw badRequest('"filters" takes filters[name]=value', { field: "filters" });
     for (const [name, value] of Object.entries(f)) filters[name] = list(`filters[${name}]`, value);
   }
-  try {
-    return { start, end, granularity: g ? parseGranularity(g) : null, measures: list("measures", query.measures), dimensions: list("dimensions", query.dimensions), filters };
-  } catch (err) {
-    if (err instanceof MetricsError) throw badRequest(err.message, { field: err.param });
-    throw err;
-  }
+  return { start, end, granularity: g ? parseGranularity(g) : null, measures: list("measures", query.measures), dimensions: list("dimensions", query.dimensions), filters };
 }
 
 // GET /metrics/{requests|events|attempts|events-by-issue|queue-depth|transformations|events-pending-timeseries}
 export const metricsRoute = gatewayRoute<undefined, { name: string }>({ since: "2025-07-01" }, async ({ teamId, params, query }) => {
   const table = Object.hasOwn(GATEWAY_METRICS, params.name) ? GATEWAY_METRICS[params.name] : undefined;
-  if (!table) throw new GatewayError(404, "NOT_FOUND", "Not Found", { message: `No metrics at /metrics/${params.name}` });
+  if (!table) throw new AppError("NOT_FOUND", `No metrics at /metrics/${params.name}`);
   const req = parseGatewayMetricsQuery(query);
-  try {
-    return { body: await runMetrics(getPool(), table, [teamId], req) };
-  } catch (err) {
-    if (err instanceof MetricsError) throw badRequest(err.message, { field: err.param });
-    throw err;
-  }
+  return { body: await runMetrics(getPool(), table, [teamId], req) };
 });

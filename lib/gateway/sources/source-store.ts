@@ -10,7 +10,7 @@ import type { TSourceCreate, TSourceUpdate } from "@/lib/gateway/sources/schemas
 import { SOURCE_COLUMNS, type SourceRow } from "@/lib/gateway/sources/source-model";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
 import type { ApiVersion } from "@/lib/gateway/versions";
-import { alreadyExists, GatewayError } from "@/lib/http/errors";
+import { alreadyExists, AppError } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
@@ -85,7 +85,7 @@ export async function upsertSource(teamId: string, input: TSourceCreate, version
   try {
     return await createSource(teamId, input, version);
   } catch (err) {
-    const winner = err instanceof GatewayError && err.status === 409 ? err.data.id : undefined;
+    const winner = err instanceof AppError && err.status === 409 ? err.data.id : undefined;
     if (typeof winner !== "string") throw err;
     return updateSource(teamId, winner, input, version);
   }

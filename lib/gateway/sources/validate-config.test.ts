@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
-import { GatewayError } from "@/lib/http/errors";
+import { AppError } from "@/lib/http/errors";
 
 const HMAC = { algorithm: "sha256", encoding: "hex", header_key: "x-signature", webhook_secret_key: "s3cret" };
 
@@ -13,11 +13,11 @@ function field422(fn: () => unknown): string {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(GatewayError);
-    expect((err as GatewayError).status).toBe(422);
-    expect((err as GatewayError).code).toBe("UNPROCESSABLE_ENTITY");
-    expect(typeof (err as GatewayError).data.message).toBe("string");
-    return (err as GatewayError).data.field as string;
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(422);
+    expect((err as AppError).code).toBe("VALIDATION");
+    expect(typeof (err as AppError).data.message).toBe("string");
+    return (err as AppError).data.field as string;
   }
   throw new Error("expected a 422, nothing was thrown");
 }

@@ -34,7 +34,7 @@ function checkAuth(schema: z.ZodType, auth: unknown, authType: string): Record<s
  * Generic sources (WEBHOOK, HTTP) verify with `auth_type` HMAC, BASIC_AUTH or API_KEY (or a provider
  * scheme); provider sources take their provider's credential fields in `auth`. From 2025-07-01 the
  * retired combined type is refused and FIREBLOCKS needs `auth.environment` (its `public_key` is dropped).
- * Throws a 422 GatewayError naming the field.
+ * Throws a 422 AppError (VALIDATION) naming the field.
  */
 export function resolveSourceConfig(type: string, config: TSourceConfigInput | undefined, version: ApiVersion): ResolvedSourceConfig {
   const definition = findSourceType(type);

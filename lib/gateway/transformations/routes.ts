@@ -1,7 +1,6 @@
 /** Handlers of `/transformations` (CRUD and `PUT /transformations/run`), shared by app/api/[version]/transformations. */
 import { z } from "zod";
 import { runTransformation } from "@/lib/rules/run-transformation";
-import { TransformationBusyError } from "@/lib/rules/sandbox-pool";
 import {
   countTransformations,
   createTransformation,
@@ -18,7 +17,7 @@ import {
 } from "@/lib/gateway/transformations/transformation-store";
 import { getConnection } from "@/lib/gateway/connections/connection-store";
 import { parseQueryString } from "@/lib/http/query";
-import { GatewayError, unprocessable } from "@/lib/http/errors";
+import { AppError, unprocessable } from "@/lib/http/errors";
 import { gatewayRoute } from "@/lib/gateway/http";
 import { parsePaging } from "@/lib/http/paging";
 import { decryptJson } from "@/lib/crypto/secrets";
@@ -91,7 +90,7 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
   let connection: Record<string, unknown> | null = null;
   if (body.webhook_id !== undefined) {
     const row = await getConnection(teamId, body.webhook_id).catch((err: unknown) => {
-      if (err instanceof GatewayError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
+      if (err instanceof AppError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
       throw err;
     });
     connection = {
@@ -115,13 +114,8 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     env,
     request: { headers: req.headers, body: req.body ?? null, path: req.path ?? "/", query, parsed_query: req.parsed_query ?? parseQueryString(query) },
     context: { connection },
+    // Every sandbox thread busy and the queue full: a RATE_LIMITED AppError, the API's rate-limit answer.
     whenBusy: "refuse",
-  }).catch((err: unknown) => {
-    // Every sandbox thread busy and the queue full (docs/gateway-api.md#transformation-runtime): the same answer as the API's rate limit.
-    if (err instanceof TransformationBusyError) {
-      throw new GatewayError(429, "TOO_MANY_REQUESTS", "Too Many Requests", { message: err.message, running: err.running, queued: err.queued, retry_after: 1 });
-    }
-    throw err;
   });
   return {
     body: {

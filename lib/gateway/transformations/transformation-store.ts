@@ -8,7 +8,7 @@ import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
-import { alreadyExists, GatewayError } from "@/lib/http/errors";
+import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import type { FilterTable } from "@/lib/http/query-schema";
@@ -77,7 +77,7 @@ export async function createTransformation(teamId: string, input: TTransformatio
 }
 
 /** 409 RESOURCE_ALREADY_EXISTS with `data: {transformation}` (the existing one), as the product answers. */
-async function nameTaken(teamId: string, name: string): Promise<GatewayError> {
+async function nameTaken(teamId: string, name: string): Promise<AppError> {
   const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, name);
   return alreadyExists(existing ? { transformation: toTransformation(existing) } : { name });
 }
@@ -106,7 +106,7 @@ export async function upsertTransformation(teamId: string, input: TTransformatio
   try {
     return await createTransformation(teamId, input);
   } catch (err) {
-    const winner = err instanceof GatewayError && err.status === 409 ? (err.data.transformation as { id?: string } | undefined)?.id : undefined;
+    const winner = err instanceof AppError && err.status === 409 ? (err.data.transformation as { id?: string } | undefined)?.id : undefined;
     if (!winner) throw err;
     return updateTransformation(teamId, winner, input);
   }
