@@ -9,7 +9,7 @@ import type { AttemptContext } from "@/lib/gateway/delivery/attempt-context";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { dispatchToCli } from "@/lib/gateway/delivery/cli-dispatch";
-import { Batcher } from "@/lib/delivery/batcher";
+import { Batcher } from "@/lib/db/batcher";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/gateway/delivery/event-delivery";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { sendHttp, type SendResult } from "@/lib/delivery/http-sender";
