@@ -13,6 +13,7 @@ import { authenticateApiKey } from "@/lib/teams/api-keys";
 import { sessionCredential } from "@/lib/teams/dashboard-session";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
 import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
+import { readRequestBody } from "@/lib/http/body";
 import { GatewayError } from "@/lib/http/errors";
 import { JsonInputError, parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
@@ -92,11 +93,9 @@ export function apiKeyFromAuthorization(header: string | null | undefined): stri
 }
 
 async function readJson(req: Request, optional: boolean): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
-  const buf = Buffer.from(await req.arrayBuffer());
-  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
-  const text = buf.toString("utf8").trim();
+  const read = await readRequestBody(req, { maxBytes: GATEWAY_MAX_BODY_BYTES, countAll: false });
+  if (read.tooLarge) throw new GatewayError(413, "PAYLOAD_TOO_LARGE", "Payload Too Large", { limit: GATEWAY_MAX_BODY_BYTES });
+  const text = read.body.toString("utf8").trim();
   if (!text) {
     if (optional) return {};
     throw new GatewayError(400, "BAD_REQUEST", "A JSON body is required", {});
