@@ -61,3 +61,14 @@ it("answers each request after its row is committed; a row whose source is gone 
     ["/n/4", '{"n":4}'],
   ]);
 });
+
+it("reports its load for the ingestion-pressure meter: busy while writing, rows per multi-row write", async () => {
+  const events: string[] = [];
+  const writer = new RequestWriter(1, { busy: () => events.push("busy"), wrote: (n) => events.push(`wrote ${n}`), idle: () => events.push("idle") });
+  const records = Array.from({ length: 30 }, (_, n) => record(sourceId, 100 + n));
+  await Promise.all(records.map((r) => writer.write(r)));
+  // The first request is written at once; the 29 that arrived meanwhile share the next statement.
+  expect(events).toEqual(["busy", "wrote 1", "wrote 29", "idle"]);
+  const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM requests WHERE id = ANY($1)", [records.map((r) => r.id)]);
+  expect(rows[0]!.n).toBe(30);
+});

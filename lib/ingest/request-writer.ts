@@ -1,5 +1,5 @@
 import { getConfig } from "@/lib/config";
-import { Batcher } from "@/lib/db/batcher";
+import { type BatchLoad, Batcher } from "@/lib/db/batcher";
 import { getPool } from "@/lib/db/pool";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { announceRequests } from "@/lib/ingest/request-notifier";
@@ -80,10 +80,13 @@ function params(rows: RequestRecord[]): unknown[] {
 export class RequestWriter {
   private readonly batcher: Batcher<RequestRecord, void>;
 
-  /** @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1). */
-  constructor(maxInFlight = getConfig().ingestWriteConcurrency) {
-    // How busy the writer is; saturation is announced to delivery workers (lib/ingest/ingest-pressure.ts).
-    this.batcher = new Batcher(insert, MAX_BATCH, maxInFlight, new WriterLoad());
+  /**
+   * @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1).
+   * @param load how busy the writer is; by default a WriterLoad, which announces saturation to delivery
+   *   workers (lib/ingest/ingest-pressure.ts).
+   */
+  constructor(maxInFlight = getConfig().ingestWriteConcurrency, load: BatchLoad = new WriterLoad()) {
+    this.batcher = new Batcher(insert, MAX_BATCH, maxInFlight, load);
   }
 
   /** Stores `record`; resolves after commit, rejects with the database error. */
