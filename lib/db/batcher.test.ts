@@ -11,7 +11,7 @@ function manualRun<I, O>(result: (item: I) => O | Error) {
         finish: () => {
           const out = items.map(result);
           const bad = out.find((o) => o instanceof Error);
-          if (bad) reject(bad as Error);
+          if (bad) reject(bad);
           else resolve(out as O[]);
         },
         fail: reject,
@@ -29,7 +29,7 @@ describe("Batcher: the one group-commit mechanism (lib/db/batcher.ts)", () => {
     const answer = batcher.submit(7);
     // Synchronously after submit: the batch of one is already running, no timer was involved.
     expect(calls.map((c) => c.items)).toEqual([[7]]);
-    calls[0]!.finish();
+    calls[0].finish();
     await expect(answer).resolves.toBe(70);
   });
 
@@ -40,12 +40,12 @@ describe("Batcher: the one group-commit mechanism (lib/db/batcher.ts)", () => {
     const rest = [2, 3, 4, 5].map((n) => batcher.submit(n));
     // One batch in flight at most: 2..5 wait for it.
     expect(calls.map((c) => c.items)).toEqual([[1]]);
-    calls[0]!.finish();
+    calls[0].finish();
     await expect(first).resolves.toBe("r1");
     await settle();
     // Flushed as soon as the previous batch committed, as one batch.
     expect(calls.map((c) => c.items)).toEqual([[1], [2, 3, 4, 5]]);
-    calls[1]!.finish();
+    calls[1].finish();
     await expect(Promise.all(rest)).resolves.toEqual(["r2", "r3", "r4", "r5"]);
     expect(calls).toHaveLength(2);
   });
@@ -67,11 +67,11 @@ describe("Batcher: the one group-commit mechanism (lib/db/batcher.ts)", () => {
     const batcher = new Batcher(run, 100, 2);
     const answers = [1, 2, 3].map((n) => batcher.submit(n));
     expect(calls.map((c) => c.items)).toEqual([[1], [2]]);
-    calls[1]!.finish();
+    calls[1].finish();
     await settle();
     expect(calls.map((c) => c.items)).toEqual([[1], [2], [3]]);
-    calls[0]!.finish();
-    calls[2]!.finish();
+    calls[0].finish();
+    calls[2].finish();
     await expect(Promise.all(answers)).resolves.toEqual([1, 2, 3]);
   });
 

@@ -41,7 +41,7 @@ export async function readBody(chunks: AsyncIterable<Uint8Array> | null, opts: R
       if (!tooLarge) kept.push(asBuffer(chunk));
     }
   }
-  return { body: tooLarge ? Buffer.alloc(0) : kept.length === 1 ? kept[0]! : Buffer.concat(kept), size, tooLarge };
+  return { body: tooLarge ? Buffer.alloc(0) : kept.length === 1 ? kept[0] : Buffer.concat(kept), size, tooLarge };
 }
 
 /** {@link readBody} of a fetch `Request` (a Next.js route handler's), with its Content-Length. */
