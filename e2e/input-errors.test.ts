@@ -2,7 +2,7 @@
  * Bad input on the outbound, portal, dashboard and metrics routes (docs/outbound.md "Errors",
  * docs/gateway-api.md "Errors"), against the real server: U+0000 and bytes that are not UTF-8 in list
  * filters, forged cursors (admin key and tenant JWT), metrics names that are built-in object properties
- * on both products, and request-line errors in each surface's own body. Every answer is a 4xx in the
+ * on both products, request-line errors and bodies over the API limit in each surface's own body. Every answer is a 4xx in the
  * body of the surface asked, never a 500. The generated fuzz of the same routes: e2e/fuzz.test.ts.
  */
 import { randomBytes } from "node:crypto";
@@ -176,6 +176,41 @@ describe("request-line errors in the body of the surface addressed", () => {
       const link = await signInHttp("", "", undefined, "link", { token: bad, password: "a-password-long-enough" });
       expect(link.status, bad).toBeLessThan(500);
       expect(link.error, bad).not.toBeNull();
+    }
+  });
+});
+
+describe("bodies over the JSON APIs' 1 MiB → 413 in the body of the surface addressed (lib/http/body.ts)", () => {
+  const MIB = 1024 * 1024;
+  /** POSTs `body` with a Content-Length, or chunked (no length: the reader counts). */
+  async function post(path: string, token: string, body: Buffer, chunked: boolean) {
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < body.length; i += 64 * 1024) c.enqueue(body.subarray(i, i + 64 * 1024));
+        c.close();
+      },
+    });
+    const res = await fetch(`${BASE_URL}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-forwarded-for": "10.66.0.2" },
+      body: chunked ? stream : body,
+      ...(chunked ? { duplex: "half" } : {}),
+    } as RequestInit);
+    return { status: res.status, json: (await res.json()) as unknown };
+  }
+  // Valid JSON of exactly `size` bytes.
+  const jsonOf = (size: number) => Buffer.from(JSON.stringify({ name: "x".repeat(size - '{"name":""}'.length) }));
+
+  it("gateway: {handled, status, message, data: {limit}, code}; outbound: {status, message}; at the limit the body is read", async () => {
+    for (const chunked of [false, true]) {
+      expect(await post("/api/2025-07-01/sources", team.apiKey, jsonOf(MIB + 1), chunked), `chunked ${chunked}`).toEqual({
+        status: 413,
+        json: { handled: true, status: 413, message: "Payload Too Large", data: { limit: MIB }, code: "PAYLOAD_TOO_LARGE" },
+      });
+      expect(await post(`${OB}/tenants/${tenant}/destinations`, admin, jsonOf(MIB + 1), chunked), `chunked ${chunked}`).toEqual({ status: 413, json: { status: 413, message: "request body too large" } });
+      // Exactly 1 MiB is read and validated: refused by the schema (422), not for its size.
+      expect((await post("/api/2025-07-01/sources", team.apiKey, jsonOf(MIB), chunked)).status, `chunked ${chunked}`).toBe(422);
+      expect((await post(`${OB}/tenants/${tenant}/destinations`, admin, jsonOf(MIB), chunked)).status, `chunked ${chunked}`).toBe(422);
     }
   });
 });

@@ -14,6 +14,7 @@ import { authenticateApiKey } from "@/lib/teams/api-keys";
 import { sessionCredential } from "@/lib/teams/dashboard-session";
 import { type ApiVersion, API_VERSIONS, isAtLeast, resolveVersion } from "@/lib/gateway/versions";
 import { isSunset, lifecycleHeaders, sunsetOf } from "@/lib/gateway/versions/lifecycle";
+import { readRequestBody } from "@/lib/http/body";
 import { APP_ERROR_NAME, AppError, type AppErrorCode } from "@/lib/http/errors";
 import { parseJsonInput } from "@/lib/http/json-input";
 import { type ParsedQuery, parseApiQuery } from "@/lib/http/query";
@@ -123,12 +124,9 @@ export function apiKeyFromAuthorization(header: string | null | undefined): stri
 }
 
 async function readJson(req: Request, optional: boolean): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  const tooLarge = new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${GATEWAY_MAX_BODY_BYTES} bytes`, { data: { limit: GATEWAY_MAX_BODY_BYTES } });
-  if (declared > GATEWAY_MAX_BODY_BYTES) throw tooLarge;
-  const buf = Buffer.from(await req.arrayBuffer());
-  if (buf.length > GATEWAY_MAX_BODY_BYTES) throw tooLarge;
-  const text = buf.toString("utf8").trim();
+  const read = await readRequestBody(req, { maxBytes: GATEWAY_MAX_BODY_BYTES, countAll: false });
+  if (read.tooLarge) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${GATEWAY_MAX_BODY_BYTES} bytes`, { data: { limit: GATEWAY_MAX_BODY_BYTES } });
+  const text = read.body.toString("utf8").trim();
   if (!text) {
     if (optional) return {};
     throw new AppError("BAD_REQUEST", "A JSON body is required");

@@ -11,7 +11,7 @@ import { checkJsonInput, JSON_MAX_DEPTH, parseJsonInput } from "@/lib/http/json-
 import { headersOf } from "@/lib/http/node";
 import { parseJsonParam, parseQuery, QUERY_MAX_DEPTH, QUERY_MAX_PARAMS } from "@/lib/http/query";
 import { checkRequestLine, pageMethodRefusal } from "@/lib/http/request-line";
-import { cursorDate, cursorText } from "@/lib/http/paging";
+import { cursorDate, cursorText } from "@/lib/http/cursor";
 import { checkQueryEncoding, parseApiQuery } from "@/lib/http/query";
 import { checkRequest, type MetricsTable } from "@/lib/metrics/query";
 import { decodeCursor as decodeOutboundCursor } from "@/lib/outbound/params";

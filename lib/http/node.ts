@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
+import { readBody } from "@/lib/http/body";
 import { clientIpOf, isSecure } from "@/lib/http/client-ip";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 
@@ -18,8 +19,8 @@ export function headersOf(req: IncomingMessage): Record<string, string> {
 }
 
 /**
- * Reads a Node request into an {@link HttpRequest}. The body is kept up to `maxBodyBytes`; past that
- * (by Content-Length or by counting) it is read and dropped, `bodyTooLarge` is set and `bodySize` still
+ * Reads a Node request into an {@link HttpRequest}. The body (lib/http/body.ts) is kept up to
+ * `maxBodyBytes`; past that (by Content-Length or by counting) it is read and dropped, `bodyTooLarge` is set and `bodySize` still
  * counts every byte. `pathname`/`query` default to the request URL's.
  */
 export async function readNodeRequest(
@@ -29,23 +30,15 @@ export async function readNodeRequest(
   const headers = headersOf(req);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  const declared = Number(headers["content-length"] ?? 0);
-  let tooLarge = Number.isFinite(declared) && declared > opts.maxBodyBytes;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > opts.maxBodyBytes) tooLarge = true;
-    if (!tooLarge) chunks.push(chunk);
-  }
+  const read = await readBody(req, { maxBytes: opts.maxBodyBytes, declaredLength: headers["content-length"], countAll: true });
   return {
     method: (req.method ?? "GET").toUpperCase(),
     pathname: opts.pathname ?? (q === -1 ? url : url.slice(0, q)),
     query: opts.query ?? (q === -1 ? "" : url.slice(q + 1)),
     headers,
-    body: tooLarge ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
-    bodySize: size,
-    bodyTooLarge: tooLarge,
+    body: read.body,
+    bodySize: read.size,
+    bodyTooLarge: read.tooLarge,
     clientIp: clientIpOf(req.socket.remoteAddress, headers, opts.trustProxy),
     secure: isSecure(Boolean((req.socket as TLSSocket).encrypted), headers, opts.trustProxy),
   };

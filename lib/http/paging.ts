@@ -1,13 +1,13 @@
 /**
  * Keyset paging for every gateway list (docs/gateway-api.md#lists-and-paging): `order_by` (default
  * `created_at`, allowed keys per resource), `dir` (default `desc`), `limit` (default 100, max 250),
- * `next` / `prev` cursors. A cursor is opaque (base64url JSON of the sort value and id of the row it
- * continues from, with the order it belongs to); `order_by`/`dir` must be repeated with it when they
- * differ from the defaults. Response: `{pagination: {order_by, dir, limit, next?, prev?}, count, models}`.
+ * `next` / `prev` cursors. A cursor is opaque (lib/http/cursor.ts: base64url JSON `{o, d, v, i}` of the
+ * order it belongs to and the sort value and id of the row it continues from); `order_by`/`dir` must be
+ * repeated with it when they differ from the defaults. Response: `{pagination: {order_by, dir, limit, next?, prev?}, count, models}`.
  */
 import type pg from "pg";
 import { badRequest } from "@/lib/http/errors";
-import { hasUnstorableText } from "@/lib/http/json-input";
+import { cursorDate, cursorText, decodeCursor, encodeCursor } from "@/lib/http/cursor";
 import type { ParsedQuery } from "@/lib/http/query";
 
 export type PageRequest = {
@@ -25,37 +25,10 @@ export type Page<T> = {
 
 type CursorPayload = { o: string; d: "asc" | "desc"; v: string; i: string };
 
-const encodeCursor = (p: CursorPayload) => Buffer.from(JSON.stringify(p)).toString("base64url");
-
-/** Longest sort value or id a cursor may carry (characters); real ones are far shorter. */
-const CURSOR_MAX_FIELD = 1024;
-
-/**
- * True when `s`, a field of a decoded cursor (a sort value or an id), is text PostgreSQL can compare: a
- * string of at most 1,024 characters without U+0000 or unpaired surrogates. Every cursor codec (this
- * file's, lib/outbound/params.ts) checks its fields with it, so a forged cursor is a 400, never a 500.
- */
-export const cursorText = (s: unknown): s is string => typeof s === "string" && s.length <= CURSOR_MAX_FIELD && !hasUnstorableText(s);
-
-/**
- * The instant of a decoded cursor's time field, or null when it is not one PostgreSQL takes: not a
- * string, not a date, or outside years 1–9999 (JavaScript dates reach ±275,760 years; node-pg writes
- * them so that PostgreSQL refuses them). Callers answer null with their surface's 400 "invalid cursor".
- */
-export function cursorDate(value: unknown): Date | null {
-  if (typeof value !== "string" || !cursorText(value)) return null;
-  const date = new Date(value);
-  const year = date.getUTCFullYear();
-  return Number.isFinite(date.getTime()) && year >= 1 && year <= 9999 ? date : null;
-}
-
-function decodeCursor(raw: string): CursorPayload {
-  try {
-    const p = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as CursorPayload;
-    if (typeof p.o === "string" && (p.d === "asc" || p.d === "desc") && cursorText(p.v) && cursorText(p.i)) return p;
-  } catch {
-    /* reported below */
-  }
+/** The payload of cursor `raw` (lib/http/cursor.ts). Throws 400 "Invalid cursor" for anything else. */
+function decodePageCursor(raw: string): CursorPayload {
+  const p = decodeCursor(raw);
+  if (p && typeof p.o === "string" && (p.d === "asc" || p.d === "desc") && cursorText(p.v) && cursorText(p.i)) return p as CursorPayload;
   throw badRequest("Invalid cursor", { cursor: raw });
 }
 
@@ -81,7 +54,7 @@ export function parsePaging(query: ParsedQuery, allowedOrderBy: readonly string[
   if (next && prev) throw badRequest(`Give "next" or "prev", not both`);
   const raw = next ?? prev;
   if (!raw) return { orderBy, dir, limit };
-  const c = decodeCursor(raw);
+  const c = decodePageCursor(raw);
   if (c.o !== orderBy || c.d !== dir) {
     throw badRequest(`This cursor belongs to order_by=${c.o}&dir=${c.d}; repeat them with it`, { order_by: orderBy, dir });
   }

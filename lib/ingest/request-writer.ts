@@ -1,4 +1,5 @@
 import { getConfig } from "@/lib/config";
+import { type BatchLoad, Batcher } from "@/lib/db/batcher";
 import { getPool } from "@/lib/db/pool";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { announceRequests } from "@/lib/ingest/request-notifier";
@@ -68,71 +69,37 @@ function params(rows: RequestRecord[]): unknown[] {
   ];
 }
 
-type Pending = { record: RequestRecord; resolve: () => void; reject: (err: unknown) => void };
-
 /**
- * Group commit for ingestion (docs/architecture.md#the-hot-path): `write()` resolves only once the request's row
- * is committed. There is no fixed wait: when no write is in flight a request is written at once; what
- * arrives meanwhile is gathered into the next multi-row write (up to 500 rows). INGEST_WRITE_CONCURRENCY
- * allows more writes in flight (measured: 1 is best on 2 cores, docs/benchmarks.md). If a batch fails, its
- * rows are retried one by one, so one bad row (say, its source was deleted) fails only itself.
+ * Group commit for ingestion (docs/architecture.md#the-hot-path, over the shared mechanism lib/db/batcher.ts):
+ * `write()` resolves only once the request's row is committed. There is no fixed wait: when no write is
+ * in flight a request is written at once; what arrives meanwhile is gathered into the next multi-row
+ * write (up to 500 rows). INGEST_WRITE_CONCURRENCY allows more writes in flight (measured: 1 is best on 2
+ * cores, docs/benchmarks.md). If a batch fails, its rows are retried one by one, so one bad row (say, its
+ * source was deleted) fails only itself. Live views are told after each commit (request-notifier.ts).
  */
 export class RequestWriter {
-  private queue: Pending[] = [];
-  private inFlight = 0;
-  /** How busy the writer is; saturation is announced to delivery workers (lib/ingest/ingest-pressure.ts). */
-  private readonly load = new WriterLoad();
+  private readonly batcher: Batcher<RequestRecord, void>;
 
-  /** @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1). */
-  constructor(private readonly maxInFlight = getConfig().ingestWriteConcurrency) {}
+  /**
+   * @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1).
+   * @param load how busy the writer is; by default a WriterLoad, which announces saturation to delivery
+   *   workers (lib/ingest/ingest-pressure.ts).
+   */
+  constructor(maxInFlight = getConfig().ingestWriteConcurrency, load: BatchLoad = new WriterLoad()) {
+    this.batcher = new Batcher(insert, MAX_BATCH, maxInFlight, load);
+  }
 
   /** Stores `record`; resolves after commit, rejects with the database error. */
   write(record: RequestRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
-      if (this.inFlight < this.maxInFlight) void this.flush();
-    });
+    return this.batcher.submit(record);
   }
+}
 
-  private async flush(): Promise<void> {
-    this.inFlight++;
-    this.load.busy();
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        this.load.wrote(batch.length);
-        await this.insert(batch);
-      }
-    } finally {
-      this.inFlight--;
-      this.load.idle();
-    }
-  }
-
-  private async insert(batch: Pending[]): Promise<void> {
-    const pool = getPool();
-    try {
-      await pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(batch.map((p) => p.record)) });
-      for (const p of batch) p.resolve();
-      announceRequests(batch.map((p) => p.record.sourceId));
-    } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return;
-      }
-      await Promise.all(
-        batch.map((p) =>
-          pool.query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params([p.record]) }).then(
-            () => {
-              p.resolve();
-              announceRequests([p.record.sourceId]);
-            },
-            (e) => p.reject(e),
-          ),
-        ),
-      );
-    }
-  }
+/** Writes `rows` with one statement (committed when it returns), then tells the live views. */
+async function insert(rows: RequestRecord[]): Promise<void[]> {
+  await getPool().query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(rows) });
+  announceRequests(rows.map((r) => r.sourceId));
+  return new Array<void>(rows.length);
 }
 
 const globalForWriter = globalThis as unknown as { __hookyardRequestWriter?: RequestWriter };

@@ -15,7 +15,7 @@ import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
-import { Batcher } from "@/lib/delivery/batcher";
+import { Batcher } from "@/lib/db/batcher";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/pacing";
 import { base62 } from "@/lib/ids";
@@ -86,7 +86,7 @@ const CLAIMED_SELECT = `
 const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
 
 /**
- * Claims (group execution, lib/delivery/batcher.ts): the deliveries asked for by jobs meanwhile are leased
+ * Claims (group execution, lib/db/batcher.ts): the deliveries asked for by jobs meanwhile are leased
  * by one statement. Each caller gets its delivery, or null when it is not due, leased by another worker,
  * or asked for twice in one batch.
  */

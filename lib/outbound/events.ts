@@ -79,7 +79,7 @@ async function page<R extends { time: Date; id: string }>(table: string, where: 
   const more = rows.length > limit;
   const out = rows.slice(0, limit);
   if (backwards) out.reverse();
-  const at = (r: R | undefined) => (r ? encode({ t: r.time.toISOString(), i: r.id }) : null);
+  const at = (r: R | undefined) => (r ? encode(r.time, r.id) : null);
   return { rows: out, pagination: { order_by: "time", dir, limit, next: (backwards || more) && out.length ? at(out.at(-1)) : null, prev: (backwards ? more : Boolean(cursor)) && out.length ? at(out[0]) : null } };
 }
 

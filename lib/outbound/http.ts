@@ -14,6 +14,7 @@ import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { authenticateOutbound, type OutboundCaller, PORTAL_COOKIE, PORTAL_CSRF_HEADER, portalCsrfAllowed } from "@/lib/outbound/auth";
 import { sessionCredential } from "@/lib/teams/dashboard-session";
+import { readRequestBody } from "@/lib/http/body";
 import { readCookie } from "@/lib/http/cookies";
 import { refreshOutboundSettings } from "@/lib/outbound/settings";
 import { AppError } from "@/lib/http/errors";
@@ -211,11 +212,7 @@ export function outboundHandler(routes: OutboundRoute[]): (req: Request) => Prom
       url,
       authorization: req.headers.get("authorization"),
       header: (name) => req.headers.get(name),
-      readBody: async (max) => {
-        if (Number(req.headers.get("content-length") ?? 0) > max) return { body: Buffer.alloc(0), tooLarge: true };
-        const body = Buffer.from(await req.arrayBuffer());
-        return { body, tooLarge: body.length > max };
-      },
+      readBody: (max) => readRequestBody(req, { maxBytes: max, countAll: false }),
     });
     return new Response(out.body, { status: out.status, headers: out.headers });
   };

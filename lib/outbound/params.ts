@@ -4,7 +4,7 @@
  * position. Each throws the outbound 400.
  */
 import { outboundBadRequest } from "@/lib/outbound/errors";
-import { cursorDate, cursorText } from "@/lib/http/paging";
+import { cursorDate, cursorText, decodeCursor as decodeRaw, encodeCursor as encodeRaw } from "@/lib/http/cursor";
 import type { ParsedQuery } from "@/lib/http/query";
 
 /** Parameter `name` as one value, or undefined. Throws 400 for a list or an object. */
@@ -23,25 +23,20 @@ export function values(q: ParsedQuery, name: string): string[] | undefined {
   return list as string[];
 }
 
-/** A keyset position: the row's time (ISO) and id. */
-export type Cursor = { t: string; i: string };
 /** A decoded keyset position: the row's time and id, both values PostgreSQL takes. */
 export type CursorPosition = { time: Date; id: string };
 
-export const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
+/** The cursor of the row at `time` with `id` (lib/http/cursor.ts: base64url JSON `{t, i}`). */
+export const encodeCursor = (time: Date, id: string): string => encodeRaw({ t: time.toISOString(), i: id });
 
 /**
  * The position of cursor `raw`. Throws 400 `invalid cursor` for anything that is not one, including a
  * forged one whose id holds U+0000 or an unpaired surrogate, or whose time is outside years 1–9999
- * (lib/http/paging.ts cursorText, cursorDate): such values never reach PostgreSQL.
+ * (lib/http/cursor.ts cursorText, cursorDate): such values never reach PostgreSQL.
  */
 export function decodeCursor(raw: string): CursorPosition {
-  try {
-    const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<Cursor> | null;
-    const time = c && typeof c === "object" ? cursorDate(c.t) : null;
-    if (time && cursorText(c!.i)) return { time, id: c!.i };
-  } catch {
-    /* below */
-  }
+  const c = decodeRaw(raw);
+  const time = c ? cursorDate(c.t) : null;
+  if (time && cursorText(c!.i)) return { time, id: c!.i };
   throw outboundBadRequest("invalid cursor");
 }

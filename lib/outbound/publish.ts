@@ -9,7 +9,7 @@ import { outboundConfig } from "@/lib/outbound/settings";
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
-import { Batcher } from "@/lib/delivery/batcher";
+import { Batcher } from "@/lib/db/batcher";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { jsonMatches } from "@/lib/rules/filter";
 import { base62, random16 } from "@/lib/ids";
@@ -219,21 +219,15 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
  */
 const writer = new Batcher<Pending, Written>(
   async (items) => {
-    load.busy();
-    load.wrote(items.length);
-    try {
-      const written = await (items.some((i) => i.chosenId) ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items))) : writeGroup(getPool(), items, new Map()));
-      // Committed: the dispatchers may claim the new deliveries now (lib/outbound/dispatch.ts).
-      if (written.some((w) => !w.duplicate && w.matched.length > 0)) announceOutboundDeliveries();
-      return written;
-    } finally {
-      load.idle();
-    }
+    const written = await (items.some((i) => i.chosenId) ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items))) : writeGroup(getPool(), items, new Map()));
+    // Committed: the dispatchers may claim the new deliveries now (lib/outbound/dispatch.ts).
+    if (written.some((w) => !w.duplicate && w.matched.length > 0)) announceOutboundDeliveries();
+    return written;
   },
   // One write in flight, as ingestion (INGEST_WRITE_CONCURRENCY 1): larger groups, and no two writes
   // contending for the job queue (measured in-process: about 8,000 publishes/s with one, 4,000-7,000 with two).
   500,
   1,
+  // Like ingestion's writer, a saturated publish writer asks the workers to slow deliveries (WORKER_BURST_DELIVERY_RATE).
+  new WriterLoad(),
 );
-/** Like ingestion's writer, a saturated publish writer asks the workers to slow deliveries (WORKER_BURST_DELIVERY_RATE). */
-const load = new WriterLoad();

@@ -101,7 +101,7 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
-  const at = (r: TenantRow | undefined) => (r ? encode({ t: r.created_at.toISOString(), i: r.id }) : null);
+  const at = (r: TenantRow | undefined) => (r ? encode(r.created_at, r.id) : null);
   const hasNext = backwards ? true : more;
   const hasPrev = backwards ? more : Boolean(cursor);
   return {

@@ -8,7 +8,7 @@ import { getConfig } from "@/lib/config";
 import { type AttemptContext, type AttemptOutcome, preparationFailure } from "@/lib/gateway/delivery/attempt-context";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
-import { Batcher } from "@/lib/delivery/batcher";
+import { Batcher } from "@/lib/db/batcher";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/gateway/delivery/event-delivery";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";

@@ -1,6 +1,7 @@
 // /e/{id}[/{path…}] - ingestion under plain `next dev`. In production and `npm run dev` the custom
 // server (server.ts) answers these paths itself, through the same `ingest` function.
 import { getConfig } from "@/lib/config";
+import { readRequestBody } from "@/lib/http/body";
 import { clientIpOf, isSecure } from "@/lib/http/client-ip";
 import type { HttpRequest } from "@/lib/http/types";
 import { ingest } from "@/lib/ingest/ingest";
@@ -14,16 +15,15 @@ async function handle(req: Request, ctx: { params: Promise<{ id: string; path?: 
   const url = new URL(req.url);
   const headers: Record<string, string> = {};
   req.headers.forEach((value, name) => (headers[name] = value));
-  const body = Buffer.from(await req.arrayBuffer());
-  const tooLarge = body.length > config.ingestMaxBodyBytes;
+  const read = await readRequestBody(req, { maxBytes: config.ingestMaxBodyBytes, countAll: true });
   const request: HttpRequest = {
     method: req.method,
     pathname: path?.length ? `/${path.map(encodeURIComponent).join("/")}` : "/",
     query: url.search.slice(1),
     headers,
-    body: tooLarge ? Buffer.alloc(0) : body,
-    bodySize: body.length,
-    bodyTooLarge: tooLarge,
+    body: read.body,
+    bodySize: read.size,
+    bodyTooLarge: read.tooLarge,
     clientIp: clientIpOf(undefined, headers, config.trustProxy),
     secure: isSecure(url.protocol === "https:", headers, config.trustProxy),
   };
