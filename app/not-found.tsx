@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { LogoMark } from "@/components/Logo";
+import { LogoMark } from "@/components/ui/Logo";
 
 export const metadata = { title: "Not found" };
 

@@ -1,24 +1,19 @@
 import { headers } from "next/headers";
-import { CreateTestUrlForm, type SourceTypeOption } from "@/components/CreateTestUrl";
-import { BoltIcon, ShieldIcon, TerminalIcon } from "@/components/icons";
-import { Logo } from "@/components/Logo";
-import { WorkspaceList, type WorkspaceListItem } from "@/components/WorkspaceList";
+import { CreateTestUrlForm, type SourceTypeOption } from "@/components/console/CreateTestUrl";
+import { BoltIcon, ShieldIcon, TerminalIcon } from "@/components/ui/icons";
+import { Logo } from "@/components/ui/Logo";
+import { WorkspaceList } from "@/components/console/WorkspaceList";
+import { type ConsoleSource, consoleSources } from "@/components/console/api";
 import { getWorkspace } from "@/lib/console/workspace";
 import { listSourceTypes } from "@/lib/gateway/sources/types";
 
 export const dynamic = "force-dynamic";
 
 /** The visitor's sources; none when there is no session (or the lookup fails: the page still works). */
-async function loadSources(): Promise<WorkspaceListItem[]> {
+async function loadSources(): Promise<ConsoleSource[]> {
   try {
     const workspace = await getWorkspace({ cookieHeader: (await headers()).get("cookie") });
-    return (workspace?.sources ?? []).map((s) => ({
-      public_id: s.public_id,
-      name: s.name,
-      type: s.type,
-      created_at: s.created_at,
-      request_count: s.request_count,
-    }));
+    return consoleSources(workspace?.sources ?? []);
   } catch (err) {
     console.error("[console ui] could not load the workspace:", err);
     return [];

@@ -1,18 +1,11 @@
 import Link from "next/link";
-import { inspectPath } from "@/components/format";
-import { ArrowRightIcon } from "@/components/icons";
-import { RelativeTime } from "@/components/Time";
-
-export type WorkspaceListItem = {
-  public_id: string;
-  name: string;
-  type: string;
-  created_at: string;
-  request_count: number;
-};
+import type { ConsoleSource } from "@/components/console/api";
+import { inspectPath } from "@/components/console/format";
+import { ArrowRightIcon } from "@/components/ui/icons";
+import { RelativeTime } from "@/components/ui/Time";
 
 /** The visitor's test URLs on the landing page. */
-export function WorkspaceList({ sources }: { sources: WorkspaceListItem[] }) {
+export function WorkspaceList({ sources }: { sources: ConsoleSource[] }) {
   return (
     <section aria-labelledby="your-urls" className="w-full">
       <div className="mb-3 flex items-baseline justify-between">

@@ -3,17 +3,18 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { TSourcePreview } from "@/lib/console/schemas";
-import { fetchPreview, PreviewError } from "@/components/api";
-import { CopyButton } from "@/components/CopyButton";
-import { NewTestUrlButton } from "@/components/CreateTestUrl";
-import { ChevronDownIcon, TerminalIcon } from "@/components/icons";
-import { Logo } from "@/components/Logo";
-import { Tag } from "@/components/inspect/badges";
-import { EmptyState } from "@/components/inspect/EmptyState";
-import { LiveIndicator, type LiveState } from "@/components/inspect/LiveIndicator";
-import { RequestDetail } from "@/components/inspect/RequestDetail";
-import { RequestList, requestKey } from "@/components/inspect/RequestList";
-import { type NavSource, SourcesNav } from "@/components/inspect/SourcesNav";
+import { ApiError, type ConsoleSource, fetchPreview } from "@/components/console/api";
+import { CopyButton } from "@/components/ui/CopyButton";
+import { NewTestUrlButton } from "@/components/console/CreateTestUrl";
+import { ChevronDownIcon, TerminalIcon } from "@/components/ui/icons";
+import { buttonClasses } from "@/components/ui/Button";
+import { Logo } from "@/components/ui/Logo";
+import { Tag } from "@/components/console/inspect/badges";
+import { EmptyState } from "@/components/console/inspect/EmptyState";
+import { LiveIndicator, type LiveState } from "@/components/console/inspect/LiveIndicator";
+import { RequestDetail } from "@/components/console/inspect/RequestDetail";
+import { RequestList, requestKey } from "@/components/console/inspect/RequestList";
+import { SourcesNav } from "@/components/console/inspect/SourcesNav";
 
 export type InspectorProps = {
   /** The source id without `src_`. */
@@ -27,7 +28,7 @@ export type InspectorProps = {
   /** The CLI hint; only given to the source's owner (the visitor whose session cookie is its workspace's). */
   cmdHint: string | null;
   /** The visitor's own sources (empty when the visitor has no workspace). */
-  sources: NavSource[];
+  sources: ConsoleSource[];
 };
 
 /**
@@ -134,7 +135,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     staleTime: 2_000,
     // Without the live stream, fall back to polling.
     refetchInterval: live === "live" ? false : 5_000,
-    retry: (count, err) => !(err instanceof PreviewError && err.status === 404) && count < 2,
+    retry: (count, err) => !(err instanceof ApiError && err.status === 404) && count < 2,
   });
   const preview = query.data;
   const requests = preview.requests;
@@ -178,7 +179,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     return () => window.removeEventListener("keydown", onKey);
   }, [requests, selectedIndex]);
 
-  const gone = query.error instanceof PreviewError && query.error.status === 404;
+  const gone = query.error instanceof ApiError && query.error.status === 404;
 
   return (
     <div className="flex min-h-dvh flex-col lg:h-dvh lg:min-h-0">
@@ -189,10 +190,10 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
           <LiveIndicator state={live} />
           {sources.length > 0 && (
             <details className="group relative xl:hidden">
-              <summary className="flex h-8 cursor-pointer list-none items-center gap-1 rounded-lg px-2.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800 [&::-webkit-details-marker]:hidden">
+              <summary className={buttonClasses("ghost", "md", "cursor-pointer list-none [&::-webkit-details-marker]:hidden")}>
                 <span className="hidden sm:inline">Your URLs</span>
                 <span className="sm:hidden">URLs</span>
-                <span className="text-zinc-400 tabular-nums">{sources.length}</span>
+                <span className="text-zinc-500 tabular-nums dark:text-zinc-400">{sources.length}</span>
                 <ChevronDownIcon className="size-4 transition group-open:rotate-180" />
               </summary>
               <div className="absolute right-0 z-30 mt-2 max-h-[70vh] w-72 overflow-auto rounded-xl border border-zinc-200 bg-zinc-50 p-2 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
@@ -227,7 +228,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                   {typeLabel}
                 </span>
               </Tag>
-              {!cmdHint && <Tag className="bg-sky-50 text-sky-700 dark:bg-sky-500/10 dark:text-sky-300">Shared with you</Tag>}
+              {!cmdHint && <Tag tone="info">Shared with you</Tag>}
               <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
                 {requests.length} {requests.length === 1 ? "request" : "requests"}
                 {requests.length >= 100 && " (latest 100)"}

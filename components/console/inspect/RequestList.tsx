@@ -1,9 +1,10 @@
 "use client";
 
 import type { TCapturedRequest } from "@/lib/console/schemas";
-import { formatBytes, fullPath } from "@/components/format";
-import { RelativeTime } from "@/components/Time";
-import { MethodBadge, RejectionBadge } from "@/components/inspect/badges";
+import { formatBytes } from "@/components/ui/format";
+import { fullPath } from "@/components/console/format";
+import { RelativeTime } from "@/components/ui/Time";
+import { MethodBadge, RejectionBadge } from "@/components/console/inspect/badges";
 
 export function requestKey(r: TCapturedRequest, index: number): string {
   return r.id ?? `#${index}`;

@@ -1,17 +1,10 @@
 import Link from "next/link";
-import { inspectPath } from "@/components/format";
-import { RelativeTime } from "@/components/Time";
-
-export type NavSource = {
-  public_id: string;
-  name: string;
-  type: string;
-  created_at: string;
-  request_count: number;
-};
+import type { ConsoleSource } from "@/components/console/api";
+import { inspectPath } from "@/components/console/format";
+import { RelativeTime } from "@/components/ui/Time";
 
 /** The visitor's test URLs (their workspace), the current one highlighted. */
-export function SourcesNav({ sources, currentId, currentCount }: { sources: NavSource[]; currentId: string; currentCount: number }) {
+export function SourcesNav({ sources, currentId, currentCount }: { sources: ConsoleSource[]; currentId: string; currentCount: number }) {
   return (
     <ul className="space-y-0.5" data-testid="workspace-sources">
       {sources.map((s) => {
