@@ -16,7 +16,7 @@ export function WorkspaceList({ sources }: { sources: ConsoleSource[] }) {
       </div>
       <ul
         data-testid="workspace-sources"
-        className="divide-y divide-zinc-100 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-xs dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900"
+        className="divide-y divide-zinc-100 overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-xs dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900/60"
       >
         {sources.map((s) => (
           <li key={s.public_id}>

@@ -8,7 +8,7 @@ import type { TConsoleDeliveries } from "@/lib/console/deliveries";
 import type { TSourcePreview, TTestUrl } from "@/lib/console/schemas";
 import type { WorkspaceSource } from "@/lib/console/workspace";
 import { isPublicId, lastPathSegment } from "@/components/console/format";
-import { ApiError, createApiClient, isRecord } from "@/components/ui/api-client";
+import { ApiError, type ApiClientOptions, createApiClient, isRecord } from "@/components/ui/api-client";
 
 export { ApiError };
 
@@ -28,7 +28,10 @@ function describe(_status: number, body: unknown): string | null {
   return first ?? null;
 }
 
-const api = createApiClient({ describe });
+/** The console's client settings (exported for tests, which give them a base URL). */
+export const CONSOLE_CLIENT: ApiClientOptions = { describe };
+
+const api = createApiClient(CONSOLE_CLIENT);
 
 /** The app path of one captured request's sub-resource (`events`, `retry`, `raw`). */
 export function requestPath(publicId: string, requestId: string, tail: "events" | "retry" | "raw"): string {

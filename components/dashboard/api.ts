@@ -9,7 +9,7 @@ import type { ZConnection } from "@/lib/gateway/connections/schemas";
 import type { ZEvent } from "@/lib/gateway/events/schemas";
 import type { Page } from "@/lib/http/paging";
 import type { z } from "zod";
-import { ApiError, createApiClient, isRecord } from "@/components/ui/api-client";
+import { ApiError, type ApiClientOptions, createApiClient, isRecord } from "@/components/ui/api-client";
 
 export { qs } from "@/components/ui/api-client";
 
@@ -34,8 +34,11 @@ function toSignIn(status: number) {
   }
 }
 
+/** The dashboard's client settings (exported for tests, which give them a base URL). */
+export const GATEWAY_CLIENT: ApiClientOptions = { url: (path) => (path.startsWith("/") ? path : `${GATEWAY}/${path}`), describe, onError: toSignIn };
+
 /** Fetches `path` (under GATEWAY unless absolute) as JSON; throws ApiError with the API's message. */
-export const api = createApiClient({ url: (path) => (path.startsWith("/") ? path : `${GATEWAY}/${path}`), describe, onError: toSignIn });
+export const api = createApiClient(GATEWAY_CLIENT);
 
 /** Most records `apiAll` reads (pages of 250): pickers and name lookups of a very large team stop there. */
 export const ALL_MAX = 5_000;

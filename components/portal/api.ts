@@ -12,7 +12,7 @@ import { createContext, useContext } from "react";
 import type { DestinationType } from "@/lib/outbound/destination-types";
 import type { toDestination } from "@/lib/outbound/destinations";
 import type { toEvent } from "@/lib/outbound/events";
-import { ApiError, createApiClient, isRecord, qs } from "@/components/ui/api-client";
+import { ApiError, type ApiClientOptions, createApiClient, isRecord, qs } from "@/components/ui/api-client";
 
 export const API_BASE = "/outbound/api/v1";
 /** The portal's CSRF header (lib/portal/portal.ts PORTAL_CSRF_HEADER). */
@@ -26,13 +26,16 @@ function describe(_status: number, body: unknown): string | null {
   return typeof body.message === "string" ? body.message : typeof body.error === "string" ? body.error : null;
 }
 
-/** Calls `path` (after the API base) and returns its JSON; throws ApiError (status 0: the network failed). */
-export const api = createApiClient({
+/** The portal's client settings (exported for tests, which give them a base URL). */
+export const PORTAL_CLIENT: ApiClientOptions = {
   url: (path) => `${API_BASE}${path}`,
   headers: { [CSRF_HEADER]: "1" },
   describe,
   fallback: (status) => `The server answered ${status}.`,
-});
+};
+
+/** Calls `path` (after the API base) and returns its JSON; throws ApiError (status 0: the network failed). */
+export const api = createApiClient(PORTAL_CLIENT);
 
 /*
  * The API's models, from the server's own types (type-only imports: nothing of the server runs in the
