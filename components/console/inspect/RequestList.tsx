@@ -38,7 +38,7 @@ export function RequestList({
               data-request-id={r.id}
               data-selected={selected ? "true" : undefined}
               onClick={() => onSelect(key)}
-              className={`group relative flex w-full flex-col gap-1.5 px-4 py-2.5 text-left transition focus-visible:z-10 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-500 ${
+              className={`group relative flex w-full flex-col gap-1.5 px-4 py-2.5 text-left transition focus-visible:z-10 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] ${
                 selected
                   ? "bg-indigo-50/80 dark:bg-indigo-500/10"
                   : "hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
