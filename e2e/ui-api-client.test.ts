@@ -127,11 +127,11 @@ describe("each surface's error body, from the running server", () => {
     expect(out.ingest_url).toContain("/e/");
   });
 
-  it("gateway (dashboard): `{handled, status, message}` gives the message; the path goes under the API version", async () => {
+  it("gateway (dashboard): `{handled, status, message, data}` gives the message with its detail; the path goes under the API version", async () => {
     const err = await thrown(at(GATEWAY_CLIENT)("events"));
     expect(err.status).toBe(401);
-    expect(err.body).toMatchObject({ handled: true, status: 401 });
-    expect(err.message).toBe((err.body as { message: string }).message);
+    expect(err.body).toMatchObject({ handled: true, status: 401, code: "UNAUTHORIZED" });
+    expect(err.message).toBe("Unauthorized: No API key was provided through Basic Auth or Bearer Token");
   });
 
   it("outbound (portal): `{status, message}` gives the message; the CSRF header lets the portal cookie write, and without it the write is refused", async () => {

@@ -17,7 +17,7 @@ function isNotFound(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { status?: unknown }).status === 404;
 }
 
-/** The source preview, or the 404 page for an id that is not a test URL: unknown, or a gateway team's source (issue 15 §2). */
+/** The source preview, or the 404 page for an id that is not a test URL: unknown, or a gateway team's source (docs/console-api.md "Source preview"). */
 const loadPreview = cache(async (id: string): Promise<TSourcePreview & { team_id: string }> => {
   try {
     return await getSourcePreview(id);

@@ -116,7 +116,7 @@ export function NewTestUrlButton() {
   const { create, pending, error, retryIn } = useCreate();
   return (
     <div className="relative">
-      <Button variant="primary" size="sm" data-testid="create-test-url" onClick={() => void create({})} disabled={pending || retryIn > 0}>
+      <Button variant="primary" size="sm" data-testid="create-test-url" onClick={() => void create({})} disabled={pending || retryIn > 0} className="sm:h-9 sm:px-3.5 sm:text-sm">
         {pending ? <Spinner className="size-4" /> : <PlusIcon className="size-4" />}
         <span className="hidden sm:inline">{pending ? "Creating…" : "New test URL"}</span>
         <span className="sm:hidden">New</span>

@@ -190,7 +190,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
           <LiveIndicator state={live} />
           {sources.length > 0 && (
             <details className="group relative xl:hidden">
-              <summary className={buttonClasses("ghost", "sm", "cursor-pointer list-none [&::-webkit-details-marker]:hidden")}>
+              <summary className={buttonClasses("ghost", "sm", "cursor-pointer list-none sm:h-9 sm:px-3.5 sm:text-sm [&::-webkit-details-marker]:hidden")}>
                 <span className="hidden sm:inline">Your URLs</span>
                 <span className="sm:hidden">URLs</span>
                 <span className="text-zinc-500 tabular-nums dark:text-zinc-400">{sources.length}</span>
