@@ -18,8 +18,8 @@ function EventRow({ event }: { event: TConsoleEvent }) {
         <StatusBadge status={event.status} />
         <span className="font-medium text-zinc-900 dark:text-zinc-100">{event.destination.name ?? event.destination.id}</span>
         {event.destination.type === "CLI" && <Tag>CLI</Tag>}
-        <span className="text-xs text-zinc-500 dark:text-zinc-400">via {event.connection.name ?? event.connection.id}</span>
-        <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">via {event.connection.name ?? event.connection.id}</span>
+        <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
           {event.attempts.length} attempt{event.attempts.length === 1 ? "" : "s"}
           {event.next_attempt_at && event.status !== "SUCCESSFUL" ? (
             <>
@@ -33,13 +33,13 @@ function EventRow({ event }: { event: TConsoleEvent }) {
         <ol className="mt-2 space-y-1">
           {event.attempts.map((a) => (
             <li key={a.id} data-testid="delivery-attempt" data-status={a.status} className="flex flex-wrap items-center gap-2 font-mono text-xs text-zinc-700 dark:text-zinc-300">
-              <span className="tabular-nums text-zinc-500 dark:text-zinc-400">#{a.attempt_number}</span>
+              <span className="tabular-nums text-zinc-600 dark:text-zinc-400">#{a.attempt_number}</span>
               <AbsoluteTime iso={a.created_at} className="tabular-nums" />
               <span className={a.status === "SUCCESSFUL" ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}>
                 {a.response_status ?? a.error_code ?? "—"}
               </span>
-              {a.delivery_latency !== null && <span className="tabular-nums text-zinc-500 dark:text-zinc-400">{a.delivery_latency} ms</span>}
-              <span className="text-zinc-500 dark:text-zinc-400">{a.trigger.toLowerCase()}</span>
+              {a.delivery_latency !== null && <span className="tabular-nums text-zinc-600 dark:text-zinc-400">{a.delivery_latency} ms</span>}
+              <span className="text-zinc-600 dark:text-zinc-400">{a.trigger.toLowerCase()}</span>
               {a.body ? (
                 <button type="button" aria-expanded={open} className="rounded-sm text-sky-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-sky-400" onClick={() => setOpen((o) => !o)}>
                   {open ? "hide response" : "response"}
@@ -95,7 +95,7 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
         </p>
       )}
       {events.length === 0 && ignored.length === 0 ? (
-        <p data-testid="deliveries-empty" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
+        <p data-testid="deliveries-empty" className="px-4 py-6 text-sm text-zinc-600 dark:text-zinc-400">
           {query.isLoading
             ? "Loading…"
             : canRetry
@@ -110,7 +110,7 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
           {ignored.map((i) => (
             <li key={i.id} data-testid="ignored-event" className="flex flex-wrap items-center gap-2 px-4 py-3 text-sm">
               <Tag>IGNORED · {i.cause}</Tag>
-              <span className="text-xs text-zinc-500 dark:text-zinc-400">via {i.connection.name ?? i.connection.id}</span>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">via {i.connection.name ?? i.connection.id}</span>
             </li>
           ))}
         </ul>

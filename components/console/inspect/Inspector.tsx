@@ -193,7 +193,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
               <summary className={buttonClasses("ghost", "sm", "cursor-pointer list-none sm:h-9 sm:px-3.5 sm:text-sm [&::-webkit-details-marker]:hidden")}>
                 <span className="hidden sm:inline">Your URLs</span>
                 <span className="sm:hidden">URLs</span>
-                <span className="text-zinc-500 tabular-nums dark:text-zinc-400">{sources.length}</span>
+                <span className="text-zinc-600 tabular-nums dark:text-zinc-400">{sources.length}</span>
                 <ChevronDownIcon className="size-4 transition group-open:rotate-180" />
               </summary>
               <div className="absolute right-0 z-30 mt-2 max-h-[70vh] w-72 overflow-auto rounded-xl border border-zinc-200 bg-zinc-50 p-2 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
@@ -209,7 +209,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
         {/* Workspace sidebar (wide screens) */}
         {sources.length > 0 && (
           <aside className="hidden w-64 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50/60 xl:flex dark:border-zinc-800 dark:bg-zinc-900/30">
-            <h2 className="px-4 pt-4 pb-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Your test URLs</h2>
+            <h2 className="px-4 pt-4 pb-2 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Your test URLs</h2>
             <nav className="min-h-0 flex-1 overflow-y-auto px-2 pb-4" aria-label="Your test URLs">
               <SourcesNav sources={sources} currentId={publicId} currentCount={requests.length} />
             </nav>
@@ -229,14 +229,14 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 </span>
               </Tag>
               {!cmdHint && <Tag tone="info">Shared with you</Tag>}
-              <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+              <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
                 {requests.length} {requests.length === 1 ? "request" : "requests"}
                 {requests.length >= 100 && " (latest 100)"}
               </span>
             </div>
             <div className={`grid gap-2 ${cmdHint ? "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]" : "max-w-3xl"}`}>
               <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Ingest URL</span>
+                <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Ingest URL</span>
                 <code data-testid="ingest-url" className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all sm:text-sm dark:text-zinc-100" title={preview.ingest_url}>
                   {preview.ingest_url}
                 </code>
@@ -244,7 +244,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
               </div>
               {cmdHint && (
                 <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                  <TerminalIcon className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
+                  <TerminalIcon className="size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
                   <code
                     data-testid="cmd-hint"
                     className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all dark:text-zinc-100"

@@ -64,7 +64,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
         <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-zinc-200 bg-white p-4 shadow-xs sm:grid-cols-3 xl:grid-cols-4 dark:border-zinc-800 dark:bg-zinc-900/60">
           <Field label="Received">
             <AbsoluteTime iso={r.received_at} className="tabular-nums" />
-            <RelativeTime iso={r.received_at} className="block text-xs text-zinc-500 dark:text-zinc-400" />
+            <RelativeTime iso={r.received_at} className="block text-xs text-zinc-600 dark:text-zinc-400" />
           </Field>
           <Field label="Method">
             <span className="font-mono">{(r.verb || "POST").toUpperCase()}</span>
@@ -92,22 +92,20 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
             {r.rejection_cause ? (
               <span className="flex flex-col items-start gap-1">
                 <RejectionBadge cause={r.rejection_cause} />
-                <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-500 dark:text-zinc-400">
+                <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-600 dark:text-zinc-400">
                   {r.rejection_cause}
                 </span>
               </span>
             ) : (
-              <span className="text-zinc-500 dark:text-zinc-400">None</span>
+              <span className="text-zinc-600 dark:text-zinc-400">None</span>
             )}
           </Field>
-          <div className="col-span-2 min-w-0 sm:col-span-3 xl:col-span-2">
-            <Field label="Request ID">
-              <span className="inline-flex max-w-full items-center gap-2">
-                <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>
-                {r.id && <CopyButton value={r.id} title="Copy request ID" />}
-              </span>
-            </Field>
-          </div>
+          <Field label="Request ID" className="col-span-2 sm:col-span-3 xl:col-span-2">
+            <span className="inline-flex max-w-full items-center gap-2">
+              <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>
+              {r.id && <CopyButton value={r.id} title="Copy request ID" />}
+            </span>
+          </Field>
         </dl>
       </header>
 
@@ -148,7 +146,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
         }
       >
         {body.kind === "none" ? (
-          <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
+          <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-600 dark:text-zinc-400">
             {r.body_truncated || (r.body_size ?? 0) > 0 ? "The body is not shown in the preview. Download the raw body to see it." : "This request has no body."}
           </p>
         ) : (

@@ -49,7 +49,7 @@ export function RequestList({
                 <MethodBadge verb={r.verb} />
                 <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-800 dark:text-zinc-200">{fullPath(r.path, r.query)}</span>
               </span>
-              <span className="flex min-w-0 items-center gap-2 text-[11px] text-zinc-500 dark:text-zinc-400">
+              <span className="flex min-w-0 items-center gap-2 text-[11px] text-zinc-600 dark:text-zinc-400">
                 <RelativeTime iso={r.received_at} className="tabular-nums" />
                 <span aria-hidden>·</span>
                 <span className="tabular-nums">{formatBytes(r.body_size)}</span>

@@ -24,7 +24,7 @@ export function SourcesNav({ sources, currentId, currentCount }: { sources: Cons
             >
               <span className="min-w-0 flex-1">
                 <span className="block truncate">{s.name}</span>
-                <span className="block truncate text-[11px] font-normal text-zinc-500 dark:text-zinc-400">
+                <span className="block truncate text-[11px] font-normal text-zinc-600 dark:text-zinc-400">
                   {s.type} · <RelativeTime iso={s.created_at} />
                 </span>
               </span>
