@@ -1,5 +1,5 @@
-import Link from "next/link";
-import { LogoMark } from "@/components/Logo";
+import { ButtonLink } from "@/components/ui/Button";
+import { LogoMark } from "@/components/ui/Logo";
 
 export const metadata = { title: "Not found" };
 
@@ -12,12 +12,9 @@ export default function NotFound() {
       <p className="mt-3 max-w-md text-sm text-zinc-600 dark:text-zinc-400">
         There is no test URL at this address. It may have been mistyped, or it never existed. Creating a new one takes a single click.
       </p>
-      <Link
-        href="/"
-        className="mt-8 inline-flex h-10 items-center rounded-lg bg-indigo-600 px-4 text-sm font-semibold text-white shadow-sm transition hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
-      >
+      <ButtonLink href="/" variant="primary" className="mt-8">
         Back to Hookyard
-      </Link>
+      </ButtonLink>
     </main>
   );
 }

@@ -1,24 +1,22 @@
 import { headers } from "next/headers";
-import { CreateTestUrlForm, type SourceTypeOption } from "@/components/CreateTestUrl";
-import { BoltIcon, ShieldIcon, TerminalIcon } from "@/components/icons";
-import { Logo } from "@/components/Logo";
-import { WorkspaceList, type WorkspaceListItem } from "@/components/WorkspaceList";
+import { CreateTestUrlForm, type SourceTypeOption } from "@/components/console/CreateTestUrl";
+import { Badge } from "@/components/ui/Badge";
+import { buttonClasses } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { BoltIcon, ShieldIcon, TerminalIcon } from "@/components/ui/icons";
+import { Logo } from "@/components/ui/Logo";
+import { WorkspaceList } from "@/components/console/WorkspaceList";
+import { type ConsoleSource, consoleSources } from "@/components/console/api";
 import { getWorkspace } from "@/lib/console/workspace";
 import { listSourceTypes } from "@/lib/gateway/sources/types";
 
 export const dynamic = "force-dynamic";
 
 /** The visitor's sources; none when there is no session (or the lookup fails: the page still works). */
-async function loadSources(): Promise<WorkspaceListItem[]> {
+async function loadSources(): Promise<ConsoleSource[]> {
   try {
     const workspace = await getWorkspace({ cookieHeader: (await headers()).get("cookie") });
-    return (workspace?.sources ?? []).map((s) => ({
-      public_id: s.public_id,
-      name: s.name,
-      type: s.type,
-      created_at: s.created_at,
-      request_count: s.request_count,
-    }));
+    return consoleSources(workspace?.sources ?? []);
   } catch (err) {
     console.error("[console ui] could not load the workspace:", err);
     return [];
@@ -57,17 +55,17 @@ export default async function HomePage() {
       />
       <header className="mx-auto flex h-16 w-full max-w-5xl items-center justify-between px-4 sm:px-6">
         <Logo />
-        <a href="/openapi.json" className="text-sm font-medium text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+        <a href="/openapi.json" className={buttonClasses("ghost")}>
           API
         </a>
       </header>
 
       <main className="mx-auto flex w-full max-w-5xl flex-1 flex-col px-4 sm:px-6">
         <section className="flex flex-col items-start pt-12 pb-14 sm:pt-20">
-          <span className="mb-5 inline-flex items-center gap-2 rounded-full border border-indigo-200 bg-indigo-50 px-3 py-1 text-xs font-medium text-indigo-700 dark:border-indigo-500/30 dark:bg-indigo-500/10 dark:text-indigo-300">
+          <Badge tone="accent" className="mb-5">
             <span className="size-1.5 rounded-full bg-indigo-500" aria-hidden />
             Webhook inspector
-          </span>
+          </Badge>
           <h1 className="max-w-2xl text-4xl font-semibold tracking-tight text-balance text-zinc-900 sm:text-5xl dark:text-zinc-50">
             <span className="block">Catch every webhook.</span>
             <span className="block text-zinc-500 dark:text-zinc-400">See every byte.</span>
@@ -88,18 +86,18 @@ export default async function HomePage() {
 
         <section aria-label="Features" className="mb-16 grid gap-4 sm:grid-cols-3">
           {FEATURES.map(({ icon: Icon, title, text }) => (
-            <div key={title} className="rounded-xl border border-zinc-200 bg-white/60 p-5 dark:border-zinc-800 dark:bg-zinc-900/50">
+            <Card key={title} bodyClassName="p-5">
               <span className="flex size-9 items-center justify-center rounded-lg bg-indigo-50 text-indigo-600 dark:bg-indigo-500/10 dark:text-indigo-300">
                 <Icon className="size-5" />
               </span>
               <h2 className="mt-4 text-sm font-semibold text-zinc-900 dark:text-zinc-100">{title}</h2>
               <p className="mt-1.5 text-sm text-zinc-600 dark:text-zinc-400">{text}</p>
-            </div>
+            </Card>
           ))}
         </section>
       </main>
 
-      <footer className="border-t border-zinc-200 py-6 text-center text-xs text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
+      <footer className="border-t border-zinc-200 py-6 text-center text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
         Hookyard · open-source webhook platform
       </footer>
     </div>

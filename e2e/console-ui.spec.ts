@@ -18,6 +18,7 @@ import {
   send,
   test,
 } from "./support/browser";
+import { expectAccessible } from "./support/dashboard-pages";
 
 /** How long a request sent to the ingest URL may take to show up on an open inspect page. */
 const LIVE_MS = 2_000;
@@ -419,5 +420,21 @@ test.describe("responsive and dark mode", () => {
     expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
     await page.goto("/");
     expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
+  });
+});
+
+test.describe("accessibility", () => {
+  test("the landing page and an inspect page with a request and its deliveries have no serious axe violation, light and dark", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Options" }).click();
+    await expectAccessible(page);
+
+    const src = await createInBrowserContext(page, { name: "Accessible" });
+    await openInspector(page, src.id);
+    await expectAccessible(page);
+    await send(src.ingest_url, "/a11y?x=1", { headers: { "content-type": "application/json" }, body: JSON.stringify({ ok: true, n: 1 }) });
+    await expect(page.getByTestId("request-row")).toHaveCount(1, { timeout: LIVE_MS });
+    await expect(page.getByTestId("deliveries-empty")).toBeVisible();
+    await expectAccessible(page);
   });
 });

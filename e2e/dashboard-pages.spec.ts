@@ -215,6 +215,8 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await page.getByTestId("add-outbound-destination").click();
     await expect(page.getByTestId("tenant-destination")).toHaveCount(1);
     await expect(page.getByTestId("tenant-destination")).toContainText(`${receiver.url}/in`);
+    // Topics "*" come back as ["*"] (the API stores "*" as a one-element list): shown as "all".
+    await expect(page.getByTestId("tenant-destination-topics")).toHaveText("all");
 
     const { key } = await createOutboundKey(`dash-${tenant}`);
     const pub = await fetch(`${BASE_URL}/outbound/api/v1/publish`, {

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { cache } from "react";
-import { Inspector } from "@/components/inspect/Inspector";
-import type { NavSource } from "@/components/inspect/SourcesNav";
+import { Inspector } from "@/components/console/inspect/Inspector";
+import { consoleSources } from "@/components/console/api";
 import type { TSourcePreview } from "@/lib/console/schemas";
 import { getSourcePreview } from "@/lib/console/preview";
 import { getWorkspace, type Workspace } from "@/lib/console/workspace";
@@ -17,7 +17,7 @@ function isNotFound(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { status?: unknown }).status === 404;
 }
 
-/** The source preview, or the 404 page for an id that is not a test URL: unknown, or a gateway team's source (docs/console-api.md). */
+/** The source preview, or the 404 page for an id that is not a test URL: unknown, or a gateway team's source (docs/console-api.md "Source preview"). */
 const loadPreview = cache(async (id: string): Promise<TSourcePreview & { team_id: string }> => {
   try {
     return await getSourcePreview(id);
@@ -53,13 +53,7 @@ export default async function InspectPage({ params }: Params) {
 
   // The CLI key belongs to the workspace: only its owner sees the hint.
   const owner = !!workspace && (workspace.team_id === teamId || workspace.sources.some((s) => s.id === preview.id));
-  const sources: NavSource[] = (workspace?.sources ?? []).map((s) => ({
-    public_id: s.public_id,
-    name: s.name,
-    type: s.type,
-    created_at: s.created_at,
-    request_count: s.request_count,
-  }));
+  const sources = consoleSources(workspace?.sources ?? []);
 
   return (
     <Inspector

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { Logo } from "@/components/Logo";
-import { NewTestUrl } from "@/components/NewTestUrl";
+import { Logo } from "@/components/ui/Logo";
+import { NewTestUrl } from "@/components/console/NewTestUrl";
 import { findSourceType } from "@/lib/gateway/sources/types";
 
 export const dynamic = "force-dynamic";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { RelativeTime } from "@/components/Time";
+import { RelativeTime } from "@/components/ui/Time";
 import { api, apiAll, qs, type BulkOperation, type Connection, type Paged } from "@/components/dashboard/api";
 import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed, useNames } from "@/components/dashboard/filters";
 import { Badge } from "@/components/ui/Badge";

@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { AbsoluteTime } from "@/components/Time";
-import { KeyValueTable } from "@/components/inspect/KeyValueTable";
+import { AbsoluteTime } from "@/components/ui/Time";
+import { KeyValueTable } from "@/components/ui/KeyValueTable";
 import { api, type Attempt, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";

@@ -1,6 +1,6 @@
 "use client";
 
-import { RelativeTime } from "@/components/Time";
+import { RelativeTime } from "@/components/ui/Time";
 import type { GatewayEvent } from "@/components/dashboard/api";
 import { EventDetail } from "@/components/dashboard/EventDetail";
 import { Explorer } from "@/components/dashboard/Explorer";

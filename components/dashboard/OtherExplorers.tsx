@@ -1,6 +1,6 @@
 "use client";
 
-import { RelativeTime } from "@/components/Time";
+import { RelativeTime } from "@/components/ui/Time";
 import type { Attempt } from "@/components/dashboard/api";
 import { Explorer } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { KeyValueTable } from "@/components/inspect/KeyValueTable";
+import { KeyValueTable } from "@/components/ui/KeyValueTable";
 import { api } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
 import { Button } from "@/components/ui/Button";

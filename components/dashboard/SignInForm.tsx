@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { LogoMark } from "@/components/Logo";
+import { LogoMark } from "@/components/ui/Logo";
 import { authPost } from "@/components/dashboard/api";
 import { Button } from "@/components/ui/Button";
 import { Field, Input } from "@/components/ui/Field";

@@ -16,6 +16,7 @@ import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/compon
 import { BackLink, Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
+import { CopyButton } from "@/components/ui/CopyButton";
 import { EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
 
@@ -128,7 +129,6 @@ function SecretPanel({ d }: { d: Destination }) {
   const update = useDestinationUpdate(d.id);
   const rotate = useMutation(update("PATCH"));
   const [shown, setShown] = useState(false);
-  const [copied, setCopied] = useState(false);
   const [confirm, setConfirm] = useState(false);
   const secret = d.credentials.secret ?? "";
   const previousUntil = d.credentials.previous_secret_invalid_at;
@@ -143,16 +143,7 @@ function SecretPanel({ d }: { d: Destination }) {
           <Button variant="secondary" aria-pressed={shown} onClick={() => setShown((s) => !s)}>
             {shown ? "Hide" : "Reveal"}
           </Button>
-          <Button
-            variant="secondary"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => {});
-              setCopied(true);
-              setTimeout(() => setCopied(false), 1500);
-            }}
-          >
-            {copied ? "Copied" : "Copy"}
-          </Button>
+          <CopyButton value={secret} label="Copy" title="Copy the signing secret" size="md" />
           <Button variant="secondary" onClick={() => setConfirm(true)}>
             Rotate
           </Button>

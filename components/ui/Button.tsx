@@ -6,7 +6,7 @@ import { cx } from "@/components/ui/cx";
  * `--brand-fg` (PORTAL_BRAND_COLOR and the black or white chosen for it, set by app/portal/layout.tsx).
  */
 export type ButtonVariant = "primary" | "brand" | "secondary" | "danger" | "dangerOutline" | "ghost";
-export type ButtonSize = "sm" | "md";
+export type ButtonSize = "xs" | "sm" | "md" | "lg";
 
 const VARIANTS: Record<ButtonVariant, string> = {
   // Hover goes darker in both schemes: white text on a lighter indigo (400/500) falls under 4.5:1.
@@ -19,7 +19,12 @@ const VARIANTS: Record<ButtonVariant, string> = {
     "bg-white text-rose-700 shadow-xs ring-1 ring-inset ring-rose-300 hover:bg-rose-50 disabled:opacity-60 dark:bg-zinc-900 dark:text-rose-300 dark:ring-rose-900 dark:hover:bg-rose-950",
   ghost: "text-zinc-700 hover:bg-zinc-100 disabled:text-zinc-500 dark:text-zinc-300 dark:hover:bg-zinc-800",
 };
-const SIZES: Record<ButtonSize, string> = { sm: "h-8 px-2.5 text-xs gap-1.5", md: "h-9 px-3.5 text-sm gap-2" };
+const SIZES: Record<ButtonSize, string> = {
+  xs: "h-7 px-2 text-xs gap-1",
+  sm: "h-8 px-2.5 text-xs gap-1.5",
+  md: "h-9 px-3.5 text-sm gap-2",
+  lg: "h-11 px-5 text-base gap-2",
+};
 
 /** Classes of a button (also for links that look like one). */
 export function buttonClasses(variant: ButtonVariant = "secondary", size: ButtonSize = "md", className?: string) {

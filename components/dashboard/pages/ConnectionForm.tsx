@@ -9,6 +9,7 @@ import { ConnectionState, type FullConnection } from "@/components/dashboard/pag
 import { EventsTable, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { CopyButton } from "@/components/ui/CopyButton";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -223,7 +224,7 @@ export function ConnectionForm({ id }: { id?: string }) {
           <p className="font-medium text-indigo-900 dark:text-indigo-100">{justCreated ? "Connection created. Send requests to:" : "Send requests to:"}</p>
           <div className="mt-1 flex flex-wrap items-center gap-2">
             <code className="min-w-0 break-all text-indigo-800 dark:text-indigo-200" data-testid="source-url">{c.source.url}</code>
-            <CopyButton text={c.source.url} />
+            <CopyButton value={c.source.url} label="Copy" title="Copy the source URL" size="sm" />
           </div>
         </div>
       )}
@@ -294,16 +295,6 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
         {(d) => <EventsTable events={d.models} caption="Latest events" testId="connection-event" />}
       </QueryView>
     </Card>
-  );
-}
-
-/** Copies `text` to the clipboard; says "Copied" for two seconds. */
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <Button size="sm" onClick={() => navigator.clipboard?.writeText(text).then(() => (setCopied(true), setTimeout(() => setCopied(false), 2000)))} aria-label="Copy the source URL">
-      <span aria-live="polite">{copied ? "Copied" : "Copy"}</span>
-    </Button>
   );
 }
 

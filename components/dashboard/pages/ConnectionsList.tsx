@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, qs, type Paged } from "@/components/dashboard/api";
+import { api, type Connection, qs, type Paged } from "@/components/dashboard/api";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -13,19 +13,8 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th } from "@/components/ui/Table";
 
 /** A connection as `GET /connections` answers it (docs/gateway-api.md "Connections"). */
-export type FullConnection = {
-  id: string;
-  name: string;
-  full_name: string;
-  description: string | null;
-  source: { id: string; name: string; type: string; url: string; config: { auth_type?: string | null; auth?: Record<string, unknown> | null; allowed_http_methods?: string[] } };
-  destination: { id: string; name: string; type: string; config: { url?: string | null; path?: string; rate_limit?: number | null; rate_limit_period?: string; http_method?: string | null; auth_type?: string; auth?: Record<string, unknown> } };
-  rules: Record<string, unknown>[];
-  paused_at: string | null;
-  disabled_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
+/** A connection as the API answers it, with its full source and destination. */
+export type FullConnection = Connection;
 
 /** The connection's state as a badge: Disabled, Paused or Active. */
 export function ConnectionState({ c }: { c: Pick<FullConnection, "paused_at" | "disabled_at"> }) {

@@ -12,8 +12,11 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Checkbox, Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th } from "@/components/ui/Table";
+import type { ZIssueTrigger } from "@/lib/gateway/issues/schemas";
+import type { z } from "zod";
 
-type Trigger = { id: string; name: string | null; type: "delivery" | "transformation" | "backpressure"; configs: Record<string, unknown>; channels: Record<string, unknown>; disabled_at: string | null };
+/** An issue trigger as the API answers it (the server's schema; a type-only import). */
+type Trigger = z.infer<typeof ZIssueTrigger>;
 const TOPICS = ["issue.opened", "issue.updated", "event.successful", "deprecated.attempt-failed"] as const;
 const TARGET: Record<Trigger["type"], { key: string; label: string }> = {
   delivery: { key: "connections", label: "Connections" },

@@ -13,19 +13,10 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th, Tr } from "@/components/ui/Table";
 import { cx } from "@/components/ui/cx";
+import type { TIssue } from "@/lib/gateway/issues/schemas";
 
 /** An issue as `/issues` answers it (docs/gateway-api.md "Issues and issue triggers"). */
-export type Issue = {
-  id: string;
-  issue_trigger_id: string | null;
-  type: "delivery" | "transformation" | "backpressure";
-  status: "OPENED" | "ACKNOWLEDGED" | "IGNORED" | "RESOLVED";
-  aggregation_keys: Record<string, unknown[]>;
-  reference: Record<string, unknown>;
-  opened_at: string;
-  first_seen_at: string;
-  last_seen_at: string;
-};
+export type Issue = TIssue;
 
 const STATUSES = ["OPENED", "ACKNOWLEDGED", "IGNORED", "RESOLVED", ""] as const;
 

@@ -15,9 +15,12 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th } from "@/components/ui/Table";
+import type { toDestination } from "@/lib/outbound/destinations";
+import type { toEvent } from "@/lib/outbound/events";
 
-type Destination = { id: string; type: string; topics: string[] | "*"; config: Record<string, string>; disabled_at: string | null; created_at: string };
-type OEvent = { id: string; topic: string; time: string; matched_destination_ids?: string[] };
+/* The outbound API's models, from the server's own types (type-only imports). */
+type Destination = ReturnType<typeof toDestination>;
+type OEvent = ReturnType<typeof toEvent>;
 type OAttempt = { id: string; event_id: string; destination_id: string; status: "success" | "failed"; code: string | null; attempt_number: number; manual: boolean; time: string };
 type MetricsRow = { time_bucket: string; metrics: Record<string, number | null> };
 
@@ -139,7 +142,7 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
                   <Td className="font-mono text-xs">{d.id}</Td>
                   <Td><Badge tone="accent">{d.type}</Badge></Td>
                   <Td><code className="block max-w-72 truncate text-xs" title={target(d)}>{target(d)}</code></Td>
-                  <Td className="text-xs">{d.topics === "*" ? "all" : d.topics.join(", ")}</Td>
+                  <Td className="text-xs" data-testid="tenant-destination-topics">{d.topics.includes("*") ? "all" : d.topics.join(", ")}</Td>
                   <Td>{d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
                   <Td>
                     <EnableDeleteActions disabled={Boolean(d.disabled_at)} busy={act.isPending} label={`destination ${d.id}`} onToggle={() => act.mutate({ d, verb: d.disabled_at ? "enable" : "disable" })} onDelete={() => act.mutate({ d, verb: "delete" })} />

@@ -13,11 +13,13 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th } from "@/components/ui/Table";
+import type { toTenant } from "@/lib/outbound/tenants";
 
 /** The outbound API as the dashboard calls it (self-hosted form; docs/outbound.md). */
 export const OUTBOUND = "/outbound/api/v1";
 
-export type Tenant = { id: string; destinations_count: number; topics: string[]; metadata: Record<string, unknown>; created_at: string; updated_at: string };
+/** A tenant as the outbound API answers it (the server's own model; a type-only import). */
+export type Tenant = ReturnType<typeof toTenant>;
 export type OutboundPage<T> = { models: T[]; pagination: { next: string | null; prev: string | null }; count?: number };
 
 /** The Outbound page: tenants (newest first, paged), a search by tenant id, create and delete. */

@@ -12,9 +12,13 @@ import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { CodeEditor } from "@/components/ui/CodeEditor";
 import { CodeBlock, Textarea } from "@/components/ui/Textarea";
+import type { ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
+import type { ZTransformation } from "@/lib/gateway/transformations/transformation-store";
+import type { z } from "zod";
 
-type Transformation = { id: string; name: string; code: string; env: Record<string, string> };
-type RunOutput = { transformation_id: string | null; log_level: string; request?: unknown; console: { type: string; message: string }[] };
+/* The API's models, from the server's schemas (type-only imports). */
+type Transformation = z.infer<typeof ZTransformation>;
+type RunOutput = z.infer<typeof ZTransformationRunOutput>;
 
 const STARTER = `addHandler("transform", (request, context) => {
   request.headers["x-processed-by"] = "hookyard";

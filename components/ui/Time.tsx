@@ -1,7 +1,7 @@
 "use client";
 
-import { formatAbsolute, formatRelative } from "@/components/format";
-import { useHydrated, useNow } from "@/components/hooks";
+import { formatAbsolute, formatRelative } from "@/components/ui/format";
+import { useHydrated, useNow } from "@/components/ui/hooks";
 
 /** "3m ago", live; the exact local time in the tooltip. */
 export function RelativeTime({ iso, className }: { iso: string | null | undefined; className?: string }) {

@@ -1,12 +1,13 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { createTestUrl, CreateTestUrlError, type CreateError } from "@/components/api";
-import { CreateErrorMessage } from "@/components/CreateTestUrl";
-import { inspectPath } from "@/components/format";
-import { Spinner } from "@/components/icons";
+import { createErrorOf, createTestUrl, type CreateError } from "@/components/console/api";
+import { CreateErrorMessage } from "@/components/console/CreateTestUrl";
+import { inspectPath } from "@/components/console/format";
+import { Button, ButtonLink } from "@/components/ui/Button";
+import { useCountdown } from "@/components/ui/hooks";
+import { Spinner } from "@/components/ui/icons";
 
 /**
  * `GET /new`: creates a test URL once the page runs in a browser (so clients without scripts create
@@ -18,7 +19,8 @@ export function NewTestUrl({ type }: { type?: string }) {
   const mounted = useRef(false);
   const [error, setError] = useState<CreateError | null>(null);
   const [attempt, setAttempt] = useState(0);
-  const [retryIn, setRetryIn] = useState(0);
+  const [retryAt, setRetryAt] = useState<number | null>(null);
+  const retryIn = useCountdown(retryAt);
 
   useEffect(() => {
     mounted.current = true;
@@ -37,18 +39,11 @@ export function NewTestUrl({ type }: { type?: string }) {
       })
       .catch((err: unknown) => {
         if (!mounted.current) return;
-        const detail: CreateError =
-          err instanceof CreateTestUrlError ? err.detail : { kind: "other", message: "Something went wrong. Please try again." };
+        const detail = createErrorOf(err);
         setError(detail);
-        setRetryIn(detail.kind === "rate_limited" ? detail.retryAfter : 0);
+        setRetryAt(detail.kind === "rate_limited" ? Date.now() + detail.retryAfter * 1000 : null);
       });
   }, [attempt, router, type]);
-
-  useEffect(() => {
-    if (retryIn <= 0) return;
-    const t = setTimeout(() => setRetryIn((s) => s - 1), 1000);
-    return () => clearTimeout(t);
-  }, [retryIn]);
 
   const retry = () => {
     started.current = false;
@@ -64,17 +59,12 @@ export function NewTestUrl({ type }: { type?: string }) {
           <CreateErrorMessage error={error} retryIn={retryIn} />
         </div>
         <div className="flex items-center justify-center gap-3">
-          <button
-            type="button"
-            onClick={retry}
-            disabled={retryIn > 0}
-            className="inline-flex h-10 items-center rounded-lg bg-indigo-600 px-4 text-sm font-semibold text-white transition hover:bg-indigo-500 disabled:cursor-not-allowed disabled:opacity-60"
-          >
+          <Button variant="primary" onClick={retry} disabled={retryIn > 0}>
             Try again
-          </button>
-          <Link href="/" className="inline-flex h-10 items-center rounded-lg px-4 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          </Button>
+          <ButtonLink href="/" variant="ghost">
             Back to Hookyard
-          </Link>
+          </ButtonLink>
         </div>
       </div>
     );

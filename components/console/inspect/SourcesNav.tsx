@@ -1,17 +1,10 @@
 import Link from "next/link";
-import { inspectPath } from "@/components/format";
-import { RelativeTime } from "@/components/Time";
-
-export type NavSource = {
-  public_id: string;
-  name: string;
-  type: string;
-  created_at: string;
-  request_count: number;
-};
+import type { ConsoleSource } from "@/components/console/api";
+import { inspectPath } from "@/components/console/format";
+import { RelativeTime } from "@/components/ui/Time";
 
 /** The visitor's test URLs (their workspace), the current one highlighted. */
-export function SourcesNav({ sources, currentId, currentCount }: { sources: NavSource[]; currentId: string; currentCount: number }) {
+export function SourcesNav({ sources, currentId, currentCount }: { sources: ConsoleSource[]; currentId: string; currentCount: number }) {
   return (
     <ul className="space-y-0.5" data-testid="workspace-sources">
       {sources.map((s) => {
@@ -31,7 +24,7 @@ export function SourcesNav({ sources, currentId, currentCount }: { sources: NavS
             >
               <span className="min-w-0 flex-1">
                 <span className="block truncate">{s.name}</span>
-                <span className="block truncate text-[11px] font-normal text-zinc-500 dark:text-zinc-400">
+                <span className="block truncate text-[11px] font-normal text-zinc-600 dark:text-zinc-400">
                   {s.type} · <RelativeTime iso={s.created_at} />
                 </span>
               </span>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 
 /* One shared clock for every relative time on the page, ticking once a second while anyone listens. */
 let now = Date.now();
@@ -46,4 +46,20 @@ export function useHydrated(): boolean {
     () => true,
     () => false,
   );
+}
+
+/** Seconds left until `until` (ms), ticking; 0 when passed. */
+export function useCountdown(until: number | null): number {
+  const [left, setLeft] = useState(0);
+  useEffect(() => {
+    if (until == null) {
+      setLeft(0);
+      return;
+    }
+    const tick = () => setLeft(Math.max(0, Math.ceil((until - Date.now()) / 1000)));
+    tick();
+    const t = setInterval(tick, 250);
+    return () => clearInterval(t);
+  }, [until]);
+  return left;
 }

@@ -1,15 +1,18 @@
 "use client";
 
 import type { TCapturedRequest } from "@/lib/console/schemas";
-import { CopyButton } from "@/components/CopyButton";
-import { formatBytes, fullPath } from "@/components/format";
-import { DownloadIcon } from "@/components/icons";
-import { AbsoluteTime, RelativeTime } from "@/components/Time";
-import { MethodBadge, RejectionBadge, Tag } from "@/components/inspect/badges";
-import { JsonText } from "@/components/inspect/JsonText";
-import { Deliveries } from "@/components/inspect/Deliveries";
-import { KeyValueTable } from "@/components/inspect/KeyValueTable";
-import { Field, Section } from "@/components/inspect/Section";
+import { requestPath } from "@/components/console/api";
+import { buttonClasses } from "@/components/ui/Button";
+import { CopyButton } from "@/components/ui/CopyButton";
+import { formatBytes } from "@/components/ui/format";
+import { fullPath } from "@/components/console/format";
+import { DownloadIcon } from "@/components/ui/icons";
+import { AbsoluteTime, RelativeTime } from "@/components/ui/Time";
+import { MethodBadge, RejectionBadge, Tag } from "@/components/console/inspect/badges";
+import { JsonText } from "@/components/ui/JsonText";
+import { Deliveries } from "@/components/console/inspect/Deliveries";
+import { KeyValueTable } from "@/components/ui/KeyValueTable";
+import { Field, Section } from "@/components/console/inspect/Section";
 
 type BodyView = { kind: "json" | "text" | "base64" | "none"; text: string };
 
@@ -47,21 +50,21 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
   const body = bodyView(r);
   const path = fullPath(r.path, r.query);
   const formRows = body.kind === "text" && !r.body_truncated && isForm(r.content_type) ? queryRows(body.text) : [];
-  const rawHref = r.id ? `/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(r.id)}/raw` : null;
+  const rawHref = r.id ? requestPath(publicId, r.id, "raw") : null;
 
   return (
     <article data-testid="request-detail" data-request-id={r.id} className="space-y-4">
       <header className="space-y-3">
         <div className="flex min-w-0 items-start gap-3">
-          <MethodBadge verb={r.verb} className="mt-0.5 text-xs" />
+          <MethodBadge verb={r.verb} className="mt-0.5" />
           <h2 data-testid="request-path" className="min-w-0 font-mono text-sm font-medium break-all text-zinc-900 sm:text-base dark:text-zinc-50">
             {path}
           </h2>
         </div>
-        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-xl border border-zinc-200 bg-white p-4 shadow-xs sm:grid-cols-3 xl:grid-cols-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-zinc-200 bg-white p-4 shadow-xs sm:grid-cols-3 xl:grid-cols-4 dark:border-zinc-800 dark:bg-zinc-900/60">
           <Field label="Received">
             <AbsoluteTime iso={r.received_at} className="tabular-nums" />
-            <RelativeTime iso={r.received_at} className="block text-xs text-zinc-500 dark:text-zinc-400" />
+            <RelativeTime iso={r.received_at} className="block text-xs text-zinc-600 dark:text-zinc-400" />
           </Field>
           <Field label="Method">
             <span className="font-mono">{(r.verb || "POST").toUpperCase()}</span>
@@ -89,22 +92,20 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
             {r.rejection_cause ? (
               <span className="flex flex-col items-start gap-1">
                 <RejectionBadge cause={r.rejection_cause} />
-                <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-500 dark:text-zinc-400">
+                <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-600 dark:text-zinc-400">
                   {r.rejection_cause}
                 </span>
               </span>
             ) : (
-              <span className="text-zinc-500 dark:text-zinc-400">None</span>
+              <span className="text-zinc-600 dark:text-zinc-400">None</span>
             )}
           </Field>
-          <div className="col-span-2 min-w-0 sm:col-span-3 xl:col-span-2">
-            <Field label="Request ID">
-              <span className="inline-flex max-w-full items-center gap-2">
-                <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>
-                {r.id && <CopyButton value={r.id} title="Copy request ID" />}
-              </span>
-            </Field>
-          </div>
+          <Field label="Request ID" className="col-span-2 sm:col-span-3 xl:col-span-2">
+            <span className="inline-flex max-w-full items-center gap-2">
+              <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>
+              {r.id && <CopyButton value={r.id} title="Copy request ID" />}
+            </span>
+          </Field>
         </dl>
       </header>
 
@@ -117,7 +118,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
           <>
             {body.kind === "json" && <Tag>JSON</Tag>}
             {body.kind === "text" && <Tag>Text</Tag>}
-            {body.kind === "base64" && <Tag className="bg-violet-50 text-violet-700 dark:bg-violet-500/10 dark:text-violet-300">Binary · base64</Tag>}
+            {body.kind === "base64" && <Tag tone="accent">Binary · base64</Tag>}
             <span className="tabular-nums">{formatBytes(r.body_size)}</span>
             {r.body_truncated && (
               <span data-testid="body-truncated" className="font-medium text-amber-700 dark:text-amber-400">
@@ -135,7 +136,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
                 download
                 rel="nofollow"
                 data-testid="download-raw"
-                className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700"
+                className={buttonClasses("secondary", "xs")}
               >
                 <DownloadIcon className="size-3.5" />
                 Download raw body
@@ -145,7 +146,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
         }
       >
         {body.kind === "none" ? (
-          <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
+          <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-600 dark:text-zinc-400">
             {r.body_truncated || (r.body_size ?? 0) > 0 ? "The body is not shown in the preview. Download the raw body to see it." : "This request has no body."}
           </p>
         ) : (

@@ -2,49 +2,24 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { TConsoleDeliveries, TConsoleEvent } from "@/lib/console/deliveries";
-import { AbsoluteTime, RelativeTime } from "@/components/Time";
-import { Tag } from "@/components/inspect/badges";
-import { Section } from "@/components/inspect/Section";
-
-async function fetchDeliveries(publicId: string, requestId: string, signal?: AbortSignal): Promise<TConsoleDeliveries> {
-  const res = await fetch(`/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(requestId)}/events`, { headers: { accept: "application/json" }, cache: "no-store", signal });
-  if (!res.ok) throw new Error(`Could not load deliveries (${res.status})`);
-  return res.json();
-}
-
-async function retry(publicId: string, requestId: string): Promise<{ event_ids: string[] }> {
-  const res = await fetch(`/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(requestId)}/retry`, { method: "POST", headers: { accept: "application/json" }, cache: "no-store" });
-  const data = await res.json().catch(() => null);
-  if (res.status === 429) throw new Error(data?.message ?? "Too many retries. Please wait a moment.");
-  // 403: only the workspace that created the test URL (its session cookie) may retry.
-  if (!res.ok) throw new Error(typeof data?.data?.[0] === "string" ? data.data[0] : `Retry failed (${res.status})`);
-  return data;
-}
-
-const STATUS_STYLE: Record<string, string> = {
-  SUCCESSFUL: "bg-emerald-50 text-emerald-700 dark:bg-emerald-500/10 dark:text-emerald-300",
-  FAILED: "bg-red-50 text-red-700 dark:bg-red-500/10 dark:text-red-300",
-  QUEUED: "bg-sky-50 text-sky-700 dark:bg-sky-500/10 dark:text-sky-300",
-  SCHEDULED: "bg-sky-50 text-sky-700 dark:bg-sky-500/10 dark:text-sky-300",
-  HOLD: "bg-amber-50 text-amber-700 dark:bg-amber-500/10 dark:text-amber-300",
-  CANCELLED: "bg-zinc-100 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300",
-};
-
-function StatusTag({ status }: { status: string }) {
-  return <Tag className={STATUS_STYLE[status] ?? ""}>{status}</Tag>;
-}
+import type { TConsoleEvent } from "@/lib/console/deliveries";
+import { fetchDeliveries, retryRequest } from "@/components/console/api";
+import { Tag } from "@/components/console/inspect/badges";
+import { Section } from "@/components/console/inspect/Section";
+import { StatusBadge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
+import { AbsoluteTime, RelativeTime } from "@/components/ui/Time";
 
 function EventRow({ event }: { event: TConsoleEvent }) {
   const [open, setOpen] = useState(false);
   return (
     <li data-testid="delivery-event" data-event-id={event.id} data-status={event.status} className="px-4 py-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <StatusTag status={event.status} />
+        <StatusBadge status={event.status} />
         <span className="font-medium text-zinc-900 dark:text-zinc-100">{event.destination.name ?? event.destination.id}</span>
         {event.destination.type === "CLI" && <Tag>CLI</Tag>}
-        <span className="text-xs text-zinc-500 dark:text-zinc-400">via {event.connection.name ?? event.connection.id}</span>
-        <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">via {event.connection.name ?? event.connection.id}</span>
+        <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
           {event.attempts.length} attempt{event.attempts.length === 1 ? "" : "s"}
           {event.next_attempt_at && event.status !== "SUCCESSFUL" ? (
             <>
@@ -58,15 +33,15 @@ function EventRow({ event }: { event: TConsoleEvent }) {
         <ol className="mt-2 space-y-1">
           {event.attempts.map((a) => (
             <li key={a.id} data-testid="delivery-attempt" data-status={a.status} className="flex flex-wrap items-center gap-2 font-mono text-xs text-zinc-700 dark:text-zinc-300">
-              <span className="tabular-nums text-zinc-500 dark:text-zinc-400">#{a.attempt_number}</span>
+              <span className="tabular-nums text-zinc-600 dark:text-zinc-400">#{a.attempt_number}</span>
               <AbsoluteTime iso={a.created_at} className="tabular-nums" />
               <span className={a.status === "SUCCESSFUL" ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}>
                 {a.response_status ?? a.error_code ?? "—"}
               </span>
-              {a.delivery_latency !== null && <span className="tabular-nums text-zinc-500 dark:text-zinc-400">{a.delivery_latency} ms</span>}
-              <span className="text-zinc-500 dark:text-zinc-400">{a.trigger.toLowerCase()}</span>
+              {a.delivery_latency !== null && <span className="tabular-nums text-zinc-600 dark:text-zinc-400">{a.delivery_latency} ms</span>}
+              <span className="text-zinc-600 dark:text-zinc-400">{a.trigger.toLowerCase()}</span>
               {a.body ? (
-                <button type="button" className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-400" onClick={() => setOpen((o) => !o)}>
+                <button type="button" aria-expanded={open} className="rounded-sm text-sky-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-sky-400" onClick={() => setOpen((o) => !o)}>
                   {open ? "hide response" : "response"}
                 </button>
               ) : null}
@@ -91,7 +66,7 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
   const queryClient = useQueryClient();
   const key = ["deliveries", publicId, requestId];
   const query = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchDeliveries(publicId, requestId, signal), refetchInterval: 2_000, staleTime: 1_000 });
-  const mutation = useMutation({ mutationFn: () => retry(publicId, requestId), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
+  const mutation = useMutation({ mutationFn: () => retryRequest(publicId, requestId), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
   const data = query.data;
   const events = data?.events ?? [];
   const ignored = data?.ignored_events ?? [];
@@ -103,26 +78,24 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
       meta={<span className="tabular-nums">{events.length}</span>}
       actions={
         canRetry && (
-          <button
-            type="button"
-            data-testid="retry-request"
-            disabled={mutation.isPending}
-            onClick={() => mutation.mutate()}
-            className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 bg-white px-2 text-xs font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700"
-          >
+          <Button size="xs" data-testid="retry-request" disabled={mutation.isPending} onClick={() => mutation.mutate()}>
             {mutation.isPending ? "Retrying…" : "Retry"}
-          </button>
+          </Button>
         )
       }
     >
-      {mutation.isError && <p className="border-b border-zinc-200 px-4 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-400">{(mutation.error as Error).message}</p>}
+      {mutation.isError && (
+        <p role="alert" className="border-b border-zinc-200 px-4 py-2 text-xs text-rose-700 dark:border-zinc-800 dark:text-rose-400">
+          {mutation.error.message}
+        </p>
+      )}
       {mutation.isSuccess && mutation.data.event_ids.length === 0 && (
         <p data-testid="retry-nothing" className="border-b border-zinc-200 px-4 py-2 text-xs text-amber-700 dark:border-zinc-800 dark:text-amber-400">
           Nothing listens to this test URL: start the CLI command shown above, then retry.
         </p>
       )}
       {events.length === 0 && ignored.length === 0 ? (
-        <p data-testid="deliveries-empty" className="px-4 py-6 text-sm text-zinc-500 dark:text-zinc-400">
+        <p data-testid="deliveries-empty" className="px-4 py-6 text-sm text-zinc-600 dark:text-zinc-400">
           {query.isLoading
             ? "Loading…"
             : canRetry
@@ -137,7 +110,7 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
           {ignored.map((i) => (
             <li key={i.id} data-testid="ignored-event" className="flex flex-wrap items-center gap-2 px-4 py-3 text-sm">
               <Tag>IGNORED · {i.cause}</Tag>
-              <span className="text-xs text-zinc-500 dark:text-zinc-400">via {i.connection.name ?? i.connection.id}</span>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">via {i.connection.name ?? i.connection.id}</span>
             </li>
           ))}
         </ul>

@@ -1,9 +1,10 @@
 "use client";
 
 import type { TCapturedRequest } from "@/lib/console/schemas";
-import { formatBytes, fullPath } from "@/components/format";
-import { RelativeTime } from "@/components/Time";
-import { MethodBadge, RejectionBadge } from "@/components/inspect/badges";
+import { formatBytes } from "@/components/ui/format";
+import { fullPath } from "@/components/console/format";
+import { RelativeTime } from "@/components/ui/Time";
+import { MethodBadge, RejectionBadge } from "@/components/console/inspect/badges";
 
 export function requestKey(r: TCapturedRequest, index: number): string {
   return r.id ?? `#${index}`;
@@ -37,7 +38,7 @@ export function RequestList({
               data-request-id={r.id}
               data-selected={selected ? "true" : undefined}
               onClick={() => onSelect(key)}
-              className={`group relative flex w-full flex-col gap-1.5 px-4 py-2.5 text-left transition focus-visible:z-10 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-500 ${
+              className={`group relative flex w-full flex-col gap-1.5 px-4 py-2.5 text-left transition focus-visible:z-10 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] ${
                 selected
                   ? "bg-indigo-50/80 dark:bg-indigo-500/10"
                   : "hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
@@ -48,7 +49,7 @@ export function RequestList({
                 <MethodBadge verb={r.verb} />
                 <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-800 dark:text-zinc-200">{fullPath(r.path, r.query)}</span>
               </span>
-              <span className="flex min-w-0 items-center gap-2 text-[11px] text-zinc-500 dark:text-zinc-400">
+              <span className="flex min-w-0 items-center gap-2 text-[11px] text-zinc-600 dark:text-zinc-400">
                 <RelativeTime iso={r.received_at} className="tabular-nums" />
                 <span aria-hidden>·</span>
                 <span className="tabular-nums">{formatBytes(r.body_size)}</span>

@@ -33,7 +33,7 @@ export function JsonText({ text }: { text: string }) {
       }
     } else if (m[3] !== undefined) {
       out.push(
-        <span key={i++} className="text-rose-600 dark:text-rose-300">
+        <span key={i++} className="text-rose-700 dark:text-rose-300">
           {m[3]}
         </span>,
       );

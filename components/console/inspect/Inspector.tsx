@@ -3,17 +3,18 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { TSourcePreview } from "@/lib/console/schemas";
-import { fetchPreview, PreviewError } from "@/components/api";
-import { CopyButton } from "@/components/CopyButton";
-import { NewTestUrlButton } from "@/components/CreateTestUrl";
-import { ChevronDownIcon, TerminalIcon } from "@/components/icons";
-import { Logo } from "@/components/Logo";
-import { Tag } from "@/components/inspect/badges";
-import { EmptyState } from "@/components/inspect/EmptyState";
-import { LiveIndicator, type LiveState } from "@/components/inspect/LiveIndicator";
-import { RequestDetail } from "@/components/inspect/RequestDetail";
-import { RequestList, requestKey } from "@/components/inspect/RequestList";
-import { type NavSource, SourcesNav } from "@/components/inspect/SourcesNav";
+import { ApiError, type ConsoleSource, fetchPreview } from "@/components/console/api";
+import { CopyButton } from "@/components/ui/CopyButton";
+import { NewTestUrlButton } from "@/components/console/CreateTestUrl";
+import { ChevronDownIcon, TerminalIcon } from "@/components/ui/icons";
+import { buttonClasses } from "@/components/ui/Button";
+import { Logo } from "@/components/ui/Logo";
+import { Tag } from "@/components/console/inspect/badges";
+import { EmptyState } from "@/components/console/inspect/EmptyState";
+import { LiveIndicator, type LiveState } from "@/components/console/inspect/LiveIndicator";
+import { RequestDetail } from "@/components/console/inspect/RequestDetail";
+import { RequestList, requestKey } from "@/components/console/inspect/RequestList";
+import { SourcesNav } from "@/components/console/inspect/SourcesNav";
 
 export type InspectorProps = {
   /** The source id without `src_`. */
@@ -27,7 +28,7 @@ export type InspectorProps = {
   /** The CLI hint; only given to the source's owner (the visitor whose session cookie is its workspace's). */
   cmdHint: string | null;
   /** The visitor's own sources (empty when the visitor has no workspace). */
-  sources: NavSource[];
+  sources: ConsoleSource[];
 };
 
 /**
@@ -134,7 +135,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     staleTime: 2_000,
     // Without the live stream, fall back to polling.
     refetchInterval: live === "live" ? false : 5_000,
-    retry: (count, err) => !(err instanceof PreviewError && err.status === 404) && count < 2,
+    retry: (count, err) => !(err instanceof ApiError && err.status === 404) && count < 2,
   });
   const preview = query.data;
   const requests = preview.requests;
@@ -178,7 +179,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     return () => window.removeEventListener("keydown", onKey);
   }, [requests, selectedIndex]);
 
-  const gone = query.error instanceof PreviewError && query.error.status === 404;
+  const gone = query.error instanceof ApiError && query.error.status === 404;
 
   return (
     <div className="flex min-h-dvh flex-col lg:h-dvh lg:min-h-0">
@@ -189,10 +190,10 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
           <LiveIndicator state={live} />
           {sources.length > 0 && (
             <details className="group relative xl:hidden">
-              <summary className="flex h-8 cursor-pointer list-none items-center gap-1 rounded-lg px-2.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800 [&::-webkit-details-marker]:hidden">
+              <summary className={buttonClasses("ghost", "sm", "cursor-pointer list-none sm:h-9 sm:px-3.5 sm:text-sm [&::-webkit-details-marker]:hidden")}>
                 <span className="hidden sm:inline">Your URLs</span>
                 <span className="sm:hidden">URLs</span>
-                <span className="text-zinc-400 tabular-nums">{sources.length}</span>
+                <span className="text-zinc-600 tabular-nums dark:text-zinc-400">{sources.length}</span>
                 <ChevronDownIcon className="size-4 transition group-open:rotate-180" />
               </summary>
               <div className="absolute right-0 z-30 mt-2 max-h-[70vh] w-72 overflow-auto rounded-xl border border-zinc-200 bg-zinc-50 p-2 shadow-xl dark:border-zinc-800 dark:bg-zinc-900">
@@ -208,7 +209,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
         {/* Workspace sidebar (wide screens) */}
         {sources.length > 0 && (
           <aside className="hidden w-64 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50/60 xl:flex dark:border-zinc-800 dark:bg-zinc-900/30">
-            <h2 className="px-4 pt-4 pb-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Your test URLs</h2>
+            <h2 className="px-4 pt-4 pb-2 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Your test URLs</h2>
             <nav className="min-h-0 flex-1 overflow-y-auto px-2 pb-4" aria-label="Your test URLs">
               <SourcesNav sources={sources} currentId={publicId} currentCount={requests.length} />
             </nav>
@@ -227,15 +228,15 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                   {typeLabel}
                 </span>
               </Tag>
-              {!cmdHint && <Tag className="bg-sky-50 text-sky-700 dark:bg-sky-500/10 dark:text-sky-300">Shared with you</Tag>}
-              <span className="ml-auto text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+              {!cmdHint && <Tag tone="info">Shared with you</Tag>}
+              <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
                 {requests.length} {requests.length === 1 ? "request" : "requests"}
                 {requests.length >= 100 && " (latest 100)"}
               </span>
             </div>
             <div className={`grid gap-2 ${cmdHint ? "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]" : "max-w-3xl"}`}>
               <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Ingest URL</span>
+                <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Ingest URL</span>
                 <code data-testid="ingest-url" className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all sm:text-sm dark:text-zinc-100" title={preview.ingest_url}>
                   {preview.ingest_url}
                 </code>
@@ -243,7 +244,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
               </div>
               {cmdHint && (
                 <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                  <TerminalIcon className="size-4 shrink-0 text-zinc-500 dark:text-zinc-400" />
+                  <TerminalIcon className="size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
                   <code
                     data-testid="cmd-hint"
                     className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all dark:text-zinc-100"

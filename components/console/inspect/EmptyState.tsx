@@ -1,8 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { CopyButton } from "@/components/CopyButton";
-import { InboxIcon, SendIcon, Spinner } from "@/components/icons";
+import { Button } from "@/components/ui/Button";
+import { CopyButton } from "@/components/ui/CopyButton";
+import { InboxIcon, SendIcon, Spinner } from "@/components/ui/icons";
 
 function sameOrigin(url: string): boolean {
   try {
@@ -12,7 +13,7 @@ function sameOrigin(url: string): boolean {
   }
 }
 
-/** Shown until the first request arrives: how to send one. */
+/** Shown until the first request arrives: how to send one (a curl command, or a button sending one from here). */
 export function EmptyState({ ingestUrl }: { ingestUrl: string }) {
   const curl = `curl -X POST ${ingestUrl} -H 'content-type: application/json' -d '{"hello":"world"}'`;
   const [sending, setSending] = useState(false);
@@ -53,25 +54,23 @@ export function EmptyState({ ingestUrl }: { ingestUrl: string }) {
       </p>
       <div className="mt-6 w-full overflow-hidden rounded-xl border border-zinc-200 bg-zinc-950 text-left shadow-sm dark:border-zinc-800">
         <div className="flex items-center justify-between gap-2 border-b border-white/10 px-4 py-2">
-          <span className="text-xs font-medium text-zinc-400">Send a test request</span>
-          <CopyButton value={curl} label="Copy" title="Copy curl command" data-testid="copy-curl" className="!border-white/10 !bg-white/5 !text-zinc-200 hover:!bg-white/10" />
+          <span className="text-xs font-medium text-zinc-300">Send a test request</span>
+          <CopyButton value={curl} label="Copy" title="Copy curl command" data-testid="copy-curl" className="!bg-white/5 !text-zinc-100 !ring-white/15 hover:!bg-white/10" />
         </div>
         <pre data-testid="curl-example" className="overflow-x-auto px-4 py-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-zinc-100 [overflow-wrap:anywhere]">
-          <span className="text-zinc-500 select-none">$ </span>
+          <span className="text-zinc-400 select-none">$ </span>
           {curl}
         </pre>
       </div>
-      <button
-        type="button"
-        onClick={sendTest}
-        disabled={sending}
-        data-testid="send-test-request"
-        className="mt-4 inline-flex h-9 items-center gap-2 rounded-lg border border-zinc-200 bg-white px-3 text-sm font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
-      >
+      <Button onClick={sendTest} disabled={sending} data-testid="send-test-request" className="mt-4">
         {sending ? <Spinner className="size-4" /> : <SendIcon className="size-4" />}
         Send a test request from the browser
-      </button>
-      {sendError && <p className="mt-2 text-xs text-amber-700 dark:text-amber-400">{sendError}</p>}
+      </Button>
+      {sendError && (
+        <p role="alert" className="mt-2 text-xs text-amber-800 dark:text-amber-400">
+          {sendError}
+        </p>
+      )}
     </div>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { CheckIcon, CopyIcon } from "@/components/icons";
+import { buttonClasses, type ButtonSize } from "@/components/ui/Button";
+import { CheckIcon, CopyIcon } from "@/components/ui/icons";
 
 async function copyText(text: string): Promise<boolean> {
   try {
@@ -36,12 +37,17 @@ type Props = {
   label?: string;
   /** Accessible name; defaults to `label` or "Copy". */
   title?: string;
-  size?: "sm" | "md";
+  /** A kit button size; default "xs". */
+  size?: ButtonSize;
   className?: string;
   "data-testid"?: string;
 };
 
-export function CopyButton({ value, label, title, size = "sm", className = "", ...rest }: Props) {
+/**
+ * A button copying `value` to the clipboard (the async clipboard, or the textarea fallback on plain
+ * http); says "Copied" (or "Copy failed") for a moment, announced to screen readers.
+ */
+export function CopyButton({ value, label, title, size = "xs", className = "", ...rest }: Props) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => () => {
@@ -55,7 +61,6 @@ export function CopyButton({ value, label, title, size = "sm", className = "", .
     timer.current = setTimeout(() => setState("idle"), 1600);
   };
 
-  const pad = size === "sm" ? "h-7 px-2 text-xs gap-1" : "h-9 px-3 text-sm gap-1.5";
   const text = state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : label;
   return (
     <button
@@ -64,7 +69,7 @@ export function CopyButton({ value, label, title, size = "sm", className = "", .
       title={title ?? label ?? "Copy"}
       aria-label={title ?? label ?? "Copy"}
       data-testid={rest["data-testid"]}
-      className={`inline-flex shrink-0 items-center justify-center rounded-md border border-zinc-200 bg-white font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 hover:text-zinc-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 active:scale-[0.97] dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-200 dark:hover:bg-zinc-700 dark:hover:text-white ${pad} ${className}`}
+      className={buttonClasses("secondary", size, className)}
     >
       {state === "copied" ? <CheckIcon className="size-3.5 text-emerald-600 dark:text-emerald-400" /> : <CopyIcon className="size-3.5" />}
       {text ? <span aria-live="polite">{text}</span> : <span className="sr-only" aria-live="polite">{state === "copied" ? "Copied" : ""}</span>}
