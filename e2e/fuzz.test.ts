@@ -312,7 +312,7 @@ describe("fuzz (fast-check, fixed seed)", () => {
     }
     const ingested = await fetch(url.ingest_url, { method: "POST", body: "{}" });
     ids.push(((await ingested.json()) as { request_id: string }).request_id);
-    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...(await outboundFuzzContext(BASE_URL, teams[0]!.teamId)) };
+    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...(await outboundFuzzContext(BASE_URL, teams[0].teamId)) };
   });
 
   it("the generator knows every outbound route", () => {
@@ -326,9 +326,9 @@ describe("fuzz (fast-check, fixed seed)", () => {
         const answers = await Promise.all(batch.map((r) => send(BASE_URL, r)));
         answers.forEach((a, i) => {
           counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
-          if (a.status >= 500) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${a.body.slice(0, 300)}`);
-          const wrongShape = shapeProblem(batch[i]!, a);
-          if (wrongShape) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${wrongShape}: ${a.body.slice(0, 300)}`);
+          if (a.status >= 500) throw new Error(`${describeRequest(batch[i])} → ${a.status} ${a.body.slice(0, 300)}`);
+          const wrongShape = shapeProblem(batch[i], a);
+          if (wrongShape) throw new Error(`${describeRequest(batch[i])} → ${a.status} ${wrongShape}: ${a.body.slice(0, 300)}`);
         });
       }),
       { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 1500), endOnFailure: true },

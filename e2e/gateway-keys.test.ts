@@ -121,10 +121,10 @@ describe("npm run keys", () => {
   });
 
   it("npm run keys -- revoke <full key> and revoke <id> both revoke", async () => {
-    const byKey = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(keys("create", "by-key").out)![1]!;
+    const byKey = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(keys("create", "by-key").out)![1];
     const byIdOut = keys("create", "by-id").out;
-    const byId = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(byIdOut)![1]!;
-    const id = /created (\S+) \(by-id\)/.exec(byIdOut)![1]!;
+    const byId = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(byIdOut)![1];
+    const id = /created (\S+) \(by-id\)/.exec(byIdOut)![1];
     expect([await call(byKey), await call(byId)]).toEqual([200, 200]);
     expect(keys("revoke", byKey).status).toBe(0);
     expect(keys("revoke", id).status).toBe(0);

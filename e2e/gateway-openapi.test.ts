@@ -9,7 +9,7 @@ import { BASE_URL } from "./support/client";
 async function doc() {
   const res = await fetch(`${BASE_URL}/api/2025-07-01/openapi`);
   expect(res.status).toBe(200);
-  return (await res.json()) as any;
+  return (await res.json());
 }
 
 describe("gateway OpenAPI", () => {

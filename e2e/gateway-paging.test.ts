@@ -53,7 +53,7 @@ describe("paging – defaults", () => {
     expect(p.count).toBe(12);
     expect(names(p).sort()).toEqual(SORTED);
     for (let i = 1; i < p.models.length; i++) {
-      const [a, b] = [p.models[i - 1]!, p.models[i]!];
+      const [a, b] = [p.models[i - 1], p.models[i]];
       expect(a.created_at > b.created_at || (a.created_at === b.created_at && a.id > b.id)).toBe(true);
     }
     // Created one after the other: newest first is the creation order reversed.
@@ -66,7 +66,7 @@ describe("paging – defaults", () => {
     expect(forward.map((p) => p.count)).toEqual([5, 5, 2]);
     expect(forward.flatMap(names)).toEqual(all);
     expect(backward.map(names)).toEqual(forward.map(names));
-    expect(forward[0]!.pagination).toMatchObject({ order_by: "created_at", dir: "desc", limit: 5 });
+    expect(forward[0].pagination).toMatchObject({ order_by: "created_at", dir: "desc", limit: 5 });
   });
 });
 
@@ -110,7 +110,7 @@ describe("paging – non-default orders, both ways", () => {
     expect(forward.map((p) => p.count)).toEqual(sizes);
     expect(forward.flatMap(names)).toEqual(expected);
     expect(backward.map(names)).toEqual(forward.map(names));
-    expect(forward[0]!.pagination.prev).toBeUndefined();
+    expect(forward[0].pagination.prev).toBeUndefined();
     expect(forward.at(-1)!.pagination.next).toBeUndefined();
   });
 
@@ -134,8 +134,8 @@ describe("paging – non-default orders, both ways", () => {
     const q = "order_by=name&dir=asc&limit=3";
     const p1 = await page(q, t);
     expect(names(p1)).toEqual(["a1", "a2", "a3"]);
-    await api(t, "DELETE", `${V}/sources/${p1.models[2]!.id}`);
-    await api(t, "DELETE", `${V}/sources/${p1.models[1]!.id}`);
+    await api(t, "DELETE", `${V}/sources/${p1.models[2].id}`);
+    await api(t, "DELETE", `${V}/sources/${p1.models[1].id}`);
     const p2 = await page(`${q}&next=${p1.pagination.next}`, t);
     expect(names(p2)).toEqual(["a4", "a5", "a6"]);
     expect(names(await page(`${q}&prev=${p2.pagination.prev}`, t))).toEqual(["a1"]);

@@ -101,6 +101,6 @@ describe("delivery", () => {
       ["SUCCESSFUL", 200, "AUTOMATIC"],
     ]);
     const times = forPath(path).map((r) => r.at);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(180);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(180);
   });
 });

@@ -203,7 +203,7 @@ describe("automatic retries and operator events (own server, schedule 1,1 s, aut
     for (const o of ops) expect(o.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", "op-secret").update(o.body).digest("hex")}`);
     const topics = ops.map((o) => JSON.parse(o.body.toString())).map((e) => `${e.topic}:${e.data.consecutive_failures ?? ""}`).sort();
     expect(topics).toEqual(["alert.attempt.exhausted_retries:", "alert.destination.consecutive_failure:2", "alert.destination.consecutive_failure:3", "alert.destination.disabled:3"]);
-    expect(JSON.parse(ops[0]!.body.toString())).toMatchObject({ tenant_id: "t", data: { destination_id: d.id } });
+    expect(JSON.parse(ops[0].body.toString())).toMatchObject({ tenant_id: "t", data: { destination_id: d.id } });
     const notEligible = await call(key, "POST", "/publish", { tenant_id: "t", topic: "a", eligible_for_retry: false, data: { x: 2 } }, server.url);
     expect(notEligible.json.destination_ids).toEqual([]);
   }, 60_000);

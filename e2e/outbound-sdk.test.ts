@@ -53,7 +53,7 @@ describe.each([
       const page = await outpost.attempts.list({ tenantId, eventId: published.id, limit: 10 });
       return page.models?.length ? page.models : null;
     });
-    await outpost.attempts.get(attempts[0]!.id!);
+    await outpost.attempts.get(attempts[0].id!);
     await outpost.retry({ eventId: published.id, destinationId });
     const start = new Date(Date.now() - 3_600_000);
     const end = new Date(Date.now() + 60_000);

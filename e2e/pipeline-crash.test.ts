@@ -125,8 +125,8 @@ it("hookyard listen reconnects after the server restarts and keeps forwarding", 
   const t = (await created.json()) as { ingest_url: string; cli_key: string; name: string };
   const cli = spawn(process.execPath, ["cli/hookyard.mjs", "listen", new URL(receiver.url).port, t.name, "--cli-key", t.cli_key, "--server", server!.url], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  cli.stdout!.on("data", (d) => (out += d));
-  cli.stderr!.on("data", (d) => (out += d));
+  cli.stdout.on("data", (d) => (out += d));
+  cli.stderr.on("data", (d) => (out += d));
   try {
     const wait = async (cond: () => boolean, ms: number) => {
       const end = Date.now() + ms;
@@ -165,7 +165,7 @@ it("ingestion first: while a web process reports its writer saturated, the worke
       return got.length >= n ? got : null;
     }, 30_000);
     expect(arrived).toHaveLength(n);
-    return arrived[n - 1]!.at - arrived[0]!.at;
+    return arrived[n - 1].at - arrived[0].at;
   };
 
   // What a saturated ingestion writer sends (lib/ingest/ingest-pressure.ts), repeated while it lasts.

@@ -56,7 +56,7 @@ export async function listenAndRelay(port: number, host: string): Promise<Socket
   };
   const sweep = setInterval(() => {
     const limit = Date.now() - RELAY_MAX_WAIT_MS;
-    while (queue.length && queue[0]!.since < limit) queue.shift()!.socket.destroy();
+    while (queue.length && queue[0].since < limit) queue.shift()!.socket.destroy();
   }, 1000);
   sweep.unref();
 

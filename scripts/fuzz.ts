@@ -53,7 +53,7 @@ try {
     const c = await call("POST", "/api/2025-07-01/connections", json(t.apiKey), { name: "fz", source: { name: "fz-src" }, destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
     ids.push(c.json.id, c.json.source.id, c.json.destination.id);
   }
-  const outbound = await outboundFuzzContext(server.url, teams[0]!.teamId);
+  const outbound = await outboundFuzzContext(server.url, teams[0].teamId);
   const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...outbound }), { seed, numRuns: runs });
   const counts = new Map<string, number>();
   const bad: string[] = [];
@@ -61,7 +61,7 @@ try {
   const started = Date.now();
   const worker = async () => {
     while (next < requests.length) {
-      const r: FuzzRequest = requests[next++]!;
+      const r: FuzzRequest = requests[next++];
       let key: string;
       try {
         const a = await send(server.url, r);

@@ -145,10 +145,10 @@ export function Explorer<T extends { id: string }>({
               {rows.length} shown{!cursor.next && !cursor.prev ? " · new rows appear live" : ""}
             </span>
             <div className="flex gap-2">
-              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data!.pagination.prev })}>
+              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev })}>
                 Newer
               </Button>
-              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data!.pagination.next })} data-testid="older">
+              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next })} data-testid="older">
                 Older
               </Button>
             </div>

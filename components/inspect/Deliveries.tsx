@@ -115,7 +115,7 @@ export function Deliveries({ publicId, requestId, canRetry }: { publicId: string
         )
       }
     >
-      {mutation.isError && <p className="border-b border-zinc-200 px-4 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-400">{(mutation.error as Error).message}</p>}
+      {mutation.isError && <p className="border-b border-zinc-200 px-4 py-2 text-xs text-red-700 dark:border-zinc-800 dark:text-red-400">{(mutation.error).message}</p>}
       {mutation.isSuccess && mutation.data.event_ids.length === 0 && (
         <p data-testid="retry-nothing" className="border-b border-zinc-200 px-4 py-2 text-xs text-amber-700 dark:border-zinc-800 dark:text-amber-400">
           Nothing listens to this test URL: start the CLI command shown above, then retry.

@@ -97,7 +97,7 @@ function CreateForm({ type }: { type: DestinationType }) {
           submitLabel="Create destination"
           pending={create.isPending}
           serverErrors={err?.messages}
-          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : (create.error as Error).message}` : null}
+          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : (create.error).message}` : null}
           validateExtra={() => {
             const t = topicsOf(topics, available);
             setTopicsError("error" in t ? t.error : undefined);

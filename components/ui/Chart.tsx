@@ -30,7 +30,7 @@ function tickFormatter(spanMs: number) {
  * (axis and tooltip).
  */
 export function TimeChart({ data, series, label, stacked = false, format = (v: number) => String(v), height = 200 }: { data: ChartPoint[]; series: ChartSeries[]; label: string; stacked?: boolean; format?: (v: number) => string; height?: number }) {
-  const span = data.length > 1 ? Date.parse(data.at(-1)!.time) - Date.parse(data[0]!.time) : 0;
+  const span = data.length > 1 ? Date.parse(data.at(-1)!.time) - Date.parse(data[0].time) : 0;
   const common = {
     data,
     margin: { top: 8, right: 8, bottom: 0, left: 0 },

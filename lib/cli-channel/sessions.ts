@@ -51,7 +51,7 @@ export const cliSigningSecret = (teamSecret: string): string => createHmac("sha2
  */
 export async function createCliSession(teamId: string, input: z.infer<typeof ZCliSessionCreate>) {
   let source = await findSourceByName(teamId, input.source_name);
-  source ??= await createSource(teamId, { name: input.source_name } as never, "2025-07-01").catch(async (err) => {
+  source ??= await createSource(teamId, { name: input.source_name }, "2025-07-01").catch(async (err) => {
     const again = await findSourceByName(teamId, input.source_name);
     if (again) return again;
     throw err;
@@ -88,7 +88,7 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
   return {
     id,
     source: { id: source.id, name: source.name, url: ingestUrlFor(source.id) },
-    connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source!.name} -> ${c.name}`, path: c.path ?? "/" })),
+    connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source.name} -> ${c.name}`, path: c.path ?? "/" })),
     // What `x-gateway-signature` of the forwarded requests is computed with, so the local server can verify them.
     signing_secret: cliSigningSecret((await getSigningSecrets(teamId)).current),
   };
@@ -156,7 +156,7 @@ function cutUtf8(text: string, max: number): string {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length <= max) return text;
   let end = max;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString("utf8");
 }
 

@@ -31,10 +31,10 @@ export class Batcher<I, O> {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
           const out = await this.run(batch.map((b) => b.item));
-          batch.forEach((b, i) => b.resolve(out[i]!));
+          batch.forEach((b, i) => b.resolve(out[i]));
         } catch (err) {
-          if (batch.length === 1) batch[0]!.reject(err);
-          else await Promise.all(batch.map((b) => this.run([b.item]).then((o) => b.resolve(o[0]!), (e) => b.reject(e))));
+          if (batch.length === 1) batch[0].reject(err);
+          else await Promise.all(batch.map((b) => this.run([b.item]).then((o) => b.resolve(o[0]), (e) => b.reject(e))));
         }
       }
     } finally {

@@ -89,7 +89,7 @@ describe("parseQuery – limits", () => {
     while (node && typeof node === "object" && !Array.isArray(node)) {
       const keys = Object.keys(node);
       expect(keys).toHaveLength(1);
-      node = (node as Record<string, unknown>)[keys[0]!];
+      node = (node as Record<string, unknown>)[keys[0]];
       depth++;
     }
     expect(depth).toBe(QUERY_MAX_DEPTH + 1);

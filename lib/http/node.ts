@@ -11,8 +11,8 @@ export function headersOf(req: IncomingMessage): Record<string, string> {
   const out = Object.create(null) as Record<string, string>;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    out[name] = name in out ? `${out[name]}, ${raw[i + 1]}` : raw[i + 1]!;
+    const name = raw[i].toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${raw[i + 1]}` : raw[i + 1];
   }
   return out;
 }
@@ -43,7 +43,7 @@ export async function readNodeRequest(
     pathname: opts.pathname ?? (q === -1 ? url : url.slice(0, q)),
     query: opts.query ?? (q === -1 ? "" : url.slice(q + 1)),
     headers,
-    body: tooLarge ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+    body: tooLarge ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
     bodySize: size,
     bodyTooLarge: tooLarge,
     clientIp: clientIpOf(req.socket.remoteAddress, headers, opts.trustProxy),

@@ -196,7 +196,7 @@ export function validateFilters(table: FilterTable, query: ParsedQuery): void {
     if (!form) throw badRequest(`Invalid value for "${name}": takes one value or operators, not an array`, { field: name, [name]: value });
     const result = form.safeParse(value);
     if (result.success) continue;
-    const issue = result.error.issues[0]!;
+    const issue = result.error.issues[0];
     const field = [name, ...issue.path.map(String)].join(".");
     const message = issue.code === "unrecognized_keys" ? `unknown operator ${issue.keys.map((k) => `"${k}"`).join(", ")}` : issue.message;
     throw badRequest(`Invalid value for "${field}": ${message}`, { field, message, [name]: value });
@@ -208,7 +208,7 @@ export function applyFilterTable(table: FilterTable, query: ParsedQuery, where: 
   validateFilters(table, query);
   for (const [name, f] of Object.entries(table)) {
     if (f.sql) {
-      if (query[name] !== undefined) where.push(f.sql(query[name]!, params, name));
+      if (query[name] !== undefined) where.push(f.sql(query[name], params, name));
       continue;
     }
     if (f.column === null) continue;

@@ -117,7 +117,7 @@ export class RequestWriter {
       announceRequests(batch.map((p) => p.record.sourceId));
     } catch (err) {
       if (batch.length === 1) {
-        batch[0]!.reject(err);
+        batch[0].reject(err);
         return;
       }
       await Promise.all(

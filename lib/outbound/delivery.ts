@@ -75,7 +75,7 @@ type Outcome = { success: boolean; code: string; latencyMs: number | null; respo
 export function retryDelaySeconds(n: number): number | null {
   const cfg = outboundConfig();
   if (n > cfg.maxRetries) return null;
-  return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1]! : cfg.retryIntervalSeconds * 2 ** (n - 1);
+  return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1);
 }
 
 const hmacHex = (secret: string, body: Buffer) => createHmac("sha256", secret).update(body).digest("hex");
@@ -96,7 +96,7 @@ async function send(c: Claimed): Promise<Outcome> {
     const previousValid = credentials.previous_secret && Date.parse(credentials.previous_secret_invalid_at ?? "") > Date.now();
     if (c.type === "webhook") {
       for (const [k, v] of Object.entries(metadataOf(c))) headers[`${cfg.webhookHeaderPrefix}${k.toLowerCase()}`] = v;
-      const sigs = [hmacHex(credentials.secret!, c.data), ...(previousValid ? [hmacHex(credentials.previous_secret!, c.data)] : [])];
+      const sigs = [hmacHex(credentials.secret, c.data), ...(previousValid ? [hmacHex(credentials.previous_secret, c.data)] : [])];
       headers[`${cfg.webhookHeaderPrefix}signature`] = `v0=${sigs.join(",")}`;
     } else {
       const at = new Date();
@@ -105,9 +105,9 @@ async function send(c: Claimed): Promise<Outcome> {
       headers["webhook-topic"] = c.topic;
       headers["webhook-id"] = c.event_id;
       headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
-      headers["webhook-signature"] = [sign(credentials.secret!), ...(previousValid ? [sign(credentials.previous_secret!)] : [])].join(" ");
+      headers["webhook-signature"] = [sign(credentials.secret), ...(previousValid ? [sign(credentials.previous_secret)] : [])].join(" ");
     }
-    const r = await sendHttp({ url: config.url!, method: "POST", headers, body: c.data, timeoutMs: cfg.deliveryTimeoutMs });
+    const r = await sendHttp({ url: config.url, method: "POST", headers, body: c.data, timeoutMs: cfg.deliveryTimeoutMs });
     const body = (r.body ?? "").length > RESPONSE_MAX_BYTES ? `Response body exceeded ${RESPONSE_MAX_BYTES} bytes and was not stored` : (r.body ?? "");
     const ok = r.status !== null && r.status < 400;
     return { success: ok, code: r.status !== null ? String(r.status) : (r.errorCode ?? "network_error").toLowerCase(), latencyMs: r.deliveryLatency, response: r.status !== null ? { status_code: r.status, body, headers: {} } : null };
@@ -118,10 +118,10 @@ async function send(c: Claimed): Promise<Outcome> {
     try {
       // Only into a source of a linked team (a destination stored before this rule, or whose team was
       // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
-      if (!(await gatewaySourceAllowed(config.source_id!))) {
+      if (!(await gatewaySourceAllowed(config.source_id))) {
         return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
       }
-      const answer = await ingestSigned(publicSourceId(config.source_id!), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
+      const answer = await ingestSigned(publicSourceId(config.source_id), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
       const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
       return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
     } catch (err) {
@@ -160,7 +160,7 @@ async function connectRabbit(config: Record<string, string>, credentials: Record
   const target = config.server_url ?? "";
   const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
   if (!m) throw new RabbitConnectError("rabbitmq_error", `${target} is not host:port`);
-  const host = m[1]!.replace(/^\[|\]$/g, "");
+  const host = m[1].replace(/^\[|\]$/g, "");
   const tls = config.tls === "true";
   let address: string;
   try {

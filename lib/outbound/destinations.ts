@@ -145,7 +145,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
   await checkGatewayTarget(type.type, config, errors);
   if (errors.length) throw outboundInvalid(errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
-  if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
+  if (counted[0].n >= outboundConfig().maxDestinationsPerTenant) throw new OutboundError(400, "maximum number of destinations per tenant reached");
   const now = new Date();
   const { rows } = await getPool().query<Row>(
     `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)
@@ -183,7 +183,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
       body.disabled_at === undefined ? current.disabled_at : body.disabled_at === null ? null : new Date(body.disabled_at),
     ],
   );
-  return { body: toDestination(rows[0]!) };
+  return { body: toDestination(rows[0]) };
 }
 
 export const getDestination = async (tenantId: string, id: string) => ({ body: toDestination(await row(tenantId, id)) });

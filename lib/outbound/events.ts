@@ -256,8 +256,8 @@ export async function outboundMetrics(which: "events" | "attempts", q: ParsedQue
   let start: Date;
   let end: Date;
   try {
-    start = parseDate("time[start]", t.start as string);
-    end = parseDate("time[end]", t.end as string);
+    start = parseDate("time[start]", t.start);
+    end = parseDate("time[end]", t.end);
   } catch {
     throw new OutboundError(400, "time[start] and time[end] must be RFC 3339 times");
   }

@@ -82,7 +82,7 @@ function match(route: OutboundRoute, rest: string[]): Record<string, string> | n
   if (parts.length !== rest.length) return null;
   const params: Record<string, string> = Object.create(null);
   for (let i = 0; i < parts.length; i++) {
-    if (parts[i]!.startsWith(":")) params[parts[i]!.slice(1)] = rest[i]!;
+    if (parts[i].startsWith(":")) params[parts[i].slice(1)] = rest[i]!;
     else if (parts[i] !== rest[i]) return null;
   }
   return params;

@@ -72,7 +72,7 @@ for (;;) {
   if (row.completed_at) break;
   await new Promise((r) => setTimeout(r, 500));
 }
-const seconds = (row.completed_at!.getTime() - row.created_at.getTime()) / 1000;
+const seconds = (row.completed_at.getTime() - row.created_at.getTime()) / 1000;
 for (;;) {
   const { rows } = await client.query("SELECT count(*)::int AS n FROM events WHERE status IN ('QUEUED', 'SCHEDULED')");
   if (rows[0].n === 0) break;

@@ -44,7 +44,7 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
   stdio: ["ignore", "pipe", "inherit"],
 });
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+await new Promise<void>((resolve) => reference.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
 
 const create = await fetch(`${hookyard.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
 const testUrl = (await create.json()) as { ingest_url: string };

@@ -64,7 +64,7 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
   stdio: ["ignore", "pipe", "inherit"],
 });
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+await new Promise<void>((resolve) => reference.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
 
 const connection = { source: await connect("bench", `${sinkUrl}/hook`) };
 const sourceUrl = connection.source.url;
@@ -80,7 +80,7 @@ async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
     instance.on("response", () => (last = performance.now()));
   });
   return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
@@ -136,11 +136,11 @@ const phase2Reports = pressureReports;
 await new Promise((r) => setTimeout(r, 1000));
 const drained = await drain(accepted);
 const arrivals = await arrivalsNow();
-const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0]! <= loadEnded).length;
+const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0] <= loadEnded).length;
 const newEvents = [...arrivals.keys()].filter((id) => !before.has(id));
 const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => arrivals.get(e)!.requestId)]);
 const ingestedAt = new Map(rows.map((r) => [r.id, r.ingested_at.getTime()]));
-const latencies = newEvents.map((e) => arrivals.get(e)!.at[0]! - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+const latencies = newEvents.map((e) => arrivals.get(e)!.at[0] - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
 console.log(`\n| phase 2: ${rate}/s for ${duration} s | value |`);
 console.log("|---|---|");
 console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
@@ -170,7 +170,7 @@ for (const e of newEvents) {
   if (t === undefined) continue;
   const w = Math.floor((t - startedAt) / 10_000);
   if (!byWindow.has(w)) byWindow.set(w, []);
-  byWindow.get(w)!.push(at[0]! - t);
+  byWindow.get(w)!.push(at[0] - t);
 }
 const windows = [...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]);
 log(`phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows.map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);

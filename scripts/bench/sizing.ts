@@ -42,7 +42,7 @@ try {
                              successful_at, delivered_at, responded_at, delivery_latency, response_latency)
        SELECT a, $3, e, 'des_0352oEI76LqpCnrDwvJskg', 1, 'INITIAL', 'SUCCESSFUL', 200, repeat('r', 64), 'https://example.com/webhooks/hookyard', 'POST',
               now(), now(), now(), 42, 40 FROM unnest($1::text[], $2::text[]) AS x(a, e)`,
-      [events.map(() => createId("attempt")), events, batch[0]!.team_id],
+      [events.map(() => createId("attempt")), events, batch[0].team_id],
     );
   }
   await client.query("VACUUM ANALYZE");

@@ -147,7 +147,7 @@ export function ConnectionForm({ id }: { id?: string }) {
     if (!c) return;
     setName(c.name);
     setDescription(c.description ?? "");
-    const sauth = (c.source.config.auth ?? {}) as Record<string, unknown>;
+    const sauth = (c.source.config.auth ?? {});
     setSource({ mode: "existing", id: c.source.id, name: c.source.name, type: c.source.type, auth_type: generic(c.source.type) ? (c.source.config.auth_type ?? "") : "", auth: Object.fromEntries(Object.entries(sauth).map(([k, v]) => [k, str(v)])) });
     const dc = c.destination.config;
     setDestination({ mode: "existing", id: c.destination.id, name: c.destination.name, type: c.destination.type, url: dc.url ?? "", path: dc.path ?? "/", http_method: dc.http_method ?? "", rate_limit: str(dc.rate_limit), rate_limit_period: dc.rate_limit_period ?? "second", auth_type: dc.auth_type ?? "GATEWAY_SIGNATURE", auth: Object.fromEntries(Object.entries(dc.auth ?? {}).map(([k, v]) => [k, str(v)])) });
@@ -310,7 +310,7 @@ function CopyButton({ text }: { text: string }) {
 function move<T>(list: T[], i: number, by: number): T[] {
   const out = [...list];
   const [x] = out.splice(i, 1);
-  out.splice(i + by, 0, x!);
+  out.splice(i + by, 0, x);
   return out;
 }
 
@@ -321,8 +321,8 @@ function AuthFields({ fields, values, onChange, errors, prefix }: { fields: stri
         <Field key={f} label={label(f)} error={errors[`${prefix}.${f}`]}>
           {(p) =>
             CHOICES[f] ? (
-              <Select {...p} value={values[f] ?? CHOICES[f]![0]} onChange={(e) => onChange({ ...values, [f]: e.target.value })}>
-                {CHOICES[f]!.map((o) => <option key={o}>{o}</option>)}
+              <Select {...p} value={values[f] ?? CHOICES[f][0]} onChange={(e) => onChange({ ...values, [f]: e.target.value })}>
+                {CHOICES[f].map((o) => <option key={o}>{o}</option>)}
               </Select>
             ) : (
               <Input {...p} type={SECRET.test(f) ? "password" : "text"} autoComplete="off" value={values[f] ?? ""} onChange={(e) => onChange({ ...values, [f]: e.target.value })} />

@@ -48,7 +48,7 @@ export function useNames() {
     staleTime: 60_000,
     queryFn: async () => {
       const [c, d, t] = await Promise.all(["connections?disabled=true", "destinations", "transformations"].map((p) => apiAll<{ id: string; name: string; full_name?: string }>(p)));
-      return new Map([...c!.models, ...d!.models, ...t!.models].map((m) => [m.id, m.full_name ?? m.name]));
+      return new Map([...c.models, ...d.models, ...t.models].map((m) => [m.id, m.full_name ?? m.name]));
     },
   });
 }

@@ -54,9 +54,9 @@ export function resolveDestinationConfig(type: string, input: TDestinationConfig
   config.auth_type = authType;
   const parsed = AUTH_SHAPES[authType as keyof typeof AUTH_SHAPES].safeParse(c.auth ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     // An unknown credential field is named by its own path (config.auth.extra), as the wrapper does for bodies.
-    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
     fail(["config", "auth", ...path].join("."), `${authType}: ${path.join(".") || "auth"}: ${issue.message}`, type);
   }
   return { config, auth: parsed.data as Record<string, unknown> };

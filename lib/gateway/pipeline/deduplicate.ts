@@ -20,7 +20,7 @@ function parsePath(path: string): Segment[] {
       continue;
     }
     if (m[1]) segments.push(m[1]);
-    for (const idx of m[2]!.matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
+    for (const idx of m[2].matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
   }
   return segments;
 }
@@ -30,7 +30,7 @@ function pick(value: unknown, segments: Segment[]): unknown {
   const [head, ...rest] = segments;
   if (head === "*") return Array.isArray(value) ? value.map((v) => pick(v, rest)) : undefined;
   if (value === null || typeof value !== "object") return undefined;
-  return pick((value as Record<string | number, unknown>)[head as string | number], rest);
+  return pick((value as Record<string | number, unknown>)[head], rest);
 }
 
 function omit(value: unknown, segments: Segment[]): unknown {
@@ -54,7 +54,7 @@ function canonical(value: unknown): string {
   if (value === undefined) return "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const keys = Object.keys(value as object).sort();
+  const keys = Object.keys(value).sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
 }
 

@@ -115,7 +115,7 @@ function genericCheck(authType: string, r: SignedRequest, a: Credentials): strin
     if (!got) return `missing ${name} header or query parameter`;
     return safeEqual(got, a.api_key) ? null : "API key does not match";
   }
-  return PROVIDER_SCHEMES.POSTMARK!.check(r, a); // BASIC_AUTH
+  return PROVIDER_SCHEMES.POSTMARK.check(r, a); // BASIC_AUTH
 }
 
 /** The verification scheme of a source (its `auth_type`, else a provider type's own; null for none) and its credentials as strings. */

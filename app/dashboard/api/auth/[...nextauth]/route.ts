@@ -54,7 +54,7 @@ async function nextAuth(req: Request, ctx: { params: Promise<{ nextauth: string[
       body = JSON.stringify(value);
     },
     send(value: unknown) {
-      body = typeof value === "string" || value === undefined || value === null ? ((value as string | null | undefined) ?? null) : JSON.stringify(value);
+      body = typeof value === "string" || value === undefined || value === null ? ((value) ?? null) : JSON.stringify(value);
     },
   };
   await (NextAuth as unknown as (req: ApiRequest, res: unknown, options: unknown) => Promise<void>)(apiReq, res, authOptions());
