@@ -8,7 +8,6 @@ import type { Page } from "@playwright/test";
 import {
   BASE_URL,
   closeDb,
-  createFromNode,
   createInBrowserContext,
   db,
   expect,

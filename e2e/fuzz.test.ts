@@ -290,7 +290,7 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     const raw = await new Promise<string>((resolve, reject) => {
       const s = net.connect(Number(new URL(BASE_URL).port), "127.0.0.1", () => s.write("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
       let out = "";
-      s.on("data", (d) => (out += d));
+      s.on("data", (d: Buffer) => (out += d.toString()));
       s.on("end", () => resolve(out));
       s.on("error", reject);
     });

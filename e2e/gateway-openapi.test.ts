@@ -26,7 +26,10 @@ describe("gateway OpenAPI", () => {
     const refs = new Set<string>();
     const walk = (o: unknown): void => {
       if (Array.isArray(o)) o.forEach(walk);
-      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) k === "$ref" && typeof v === "string" ? refs.add(v) : walk(v);
+      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) {
+        if (k === "$ref" && typeof v === "string") refs.add(v);
+        else walk(v);
+      }
     };
     walk(d);
     expect(refs.size).toBeGreaterThan(10);

@@ -176,6 +176,6 @@ describe("pause and connections", () => {
     const sent = await send(c.source.url, { fan: "out" });
     const events = await eventsIn(sent.requestId, ["SUCCESSFUL"], 3);
     expect(new Set(events.map((e) => e.webhook_id)).size).toBe(3);
-    await eventually(async () => receiver.received.some((r) => r.url === `/${c.tag}-b`));
+    await eventually(() => receiver.received.some((r) => r.url === `/${c.tag}-b`));
   });
 });

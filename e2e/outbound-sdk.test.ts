@@ -45,7 +45,7 @@ describe.each([
     await outpost.destinations.enable(tenantId, destinationId);
     const published = await outpost.publish({ tenantId, topic: "user.created", data: { user_id: "u_1" } });
     expect(published.id).toMatch(/^evt_/);
-    await eventually(async () => receiver.received.some((r) => r.url === `/sdk-${tenantId}`));
+    await eventually(() => receiver.received.some((r) => r.url === `/sdk-${tenantId}`));
     const events = await outpost.events.list({ tenantId, limit: 10 });
     expect(events.models?.map((e) => e.id)).toContain(published.id);
     await outpost.events.get(published.id);

@@ -96,7 +96,7 @@ it("a worker stopped cleanly hands the events it had not started back as jobs; t
   const requestIds: string[] = [];
   for (let i = 0; i < 4; i++) requestIds.push((await (await fetch(sourceUrl, { method: "POST", body: `handed-back-${i}` })).json()).request_id);
   // One delivery in flight, the others fanned out behind it in this worker's queue.
-  await eventually(async () => receiver.received.length > before);
+  await eventually(() => receiver.received.length > before);
   await eventually(async () => Number((await db.query("SELECT count(*) AS n FROM events WHERE request_id = ANY($1)", [requestIds])).rows[0].n) >= 2);
   await server.stop();
 
@@ -160,7 +160,7 @@ it("ingestion first: while a web process reports its writer saturated, the worke
   /** Sends `n` requests at once; the ms between the first and the last delivery of them. */
   const deliverySpread = async (tag: string, n: number) => {
     await Promise.all(Array.from({ length: n }, (_, i) => fetch(`${ingestUrl}/${tag}/${i}`, { method: "POST", body: "x" }).then((r) => expect(r.status).toBe(200))));
-    const arrived = await eventually(async () => {
+    const arrived = await eventually(() => {
       const got = receiver.received.filter((r) => r.url.startsWith(`/paced/${tag}/`));
       return got.length >= n ? got : null;
     }, 30_000);
@@ -197,10 +197,10 @@ it("a dead destination never delays deliveries to others: it holds at most DELIV
   receiver.respond((req) => (req.url.startsWith("/dead") ? { status: 200, delayMs: 30_000 } : { status: 200, body: "ok" }));
   const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, server!.url);
   await Promise.all(Array.from({ length: 12 }, (_, i) => fetch(`${local(dead.json.source.url)}/${i}`, { method: "POST", body: "to the void" })));
-  await eventually(async () => receiver.received.filter((r) => r.url.startsWith("/dead")).length >= 3);
+  await eventually(() => receiver.received.filter((r) => r.url.startsWith("/dead")).length >= 3);
   const started = Date.now();
   await Promise.all(Array.from({ length: 5 }, (_, i) => fetch(`${local(alive.json.source.url)}/${i}`, { method: "POST", body: "fine" })));
-  const arrived = await eventually(async () => {
+  const arrived = await eventually(() => {
     const got = receiver.received.filter((r) => r.url.startsWith("/alive"));
     return got.length >= 5 ? got : null;
   }, 20_000);

@@ -148,7 +148,7 @@ describe("npm start with the embedded PostgreSQL", () => {
     // 4. kill -9 of npm itself: the server notices its launcher is gone and stops, PostgreSQL too.
     const pm2 = postmasterPid()!;
     process.kill(second.child.pid!, "SIGKILL");
-    await waitFor(async () => !isAlive(second.serverPid) && !isAlive(pm2), 30_000, "the server and PostgreSQL to stop after npm died");
+    await waitFor(() => !isAlive(second.serverPid) && !isAlive(pm2), 30_000, "the server and PostgreSQL to stop after npm died");
     expect(await serves(port)).toBe(false);
 
     // 5. Third start, then SIGTERM: everything stops, no postmaster left.

@@ -24,7 +24,7 @@ try {
     listenFailureMessage(err, config.port) ??
     (err instanceof StartFailure
       ? err.message
-      : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`);
+      : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check the build (npm run build) and your settings.`);
   // Under the supervisor, it prints the sentence (once); alone, this process does.
   failStart(message, 3);
 }

@@ -328,7 +328,7 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
     for (const s of [child.stdout!, child.stderr!]) {
       s.on("data", (d: Buffer) => {
         if (!file.writableEnded) file.write(d);
-        if (output.length < 20_000) output += d;
+        if (output.length < 20_000) output += d.toString();
         if (isReady(d.toString())) resolve();
       });
     }
