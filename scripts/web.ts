@@ -18,7 +18,7 @@ const { startServer } = await import("../server");
 let server: Awaited<ReturnType<typeof startServer>>;
 try {
   // Under the supervisor (`--child`), it holds the listening socket and relays connections (lib/socket-relay.ts).
-  server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && Boolean(process.send) });
+  server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && typeof process.send === "function" });
 } catch (err) {
   const message =
     listenFailureMessage(err, config.port) ??

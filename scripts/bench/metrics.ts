@@ -24,7 +24,7 @@ const apiKey = `hky_bench_${Date.now()}`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey, WORKER_ENABLED: "false" });
 const api = async (path: string) => {
   const res = await fetch(`${hookyard.url}/api/2025-07-01${path}`, { headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" } });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, json: (await res.json()) as { metadata?: { row_count?: number } } };
 };
 const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
   method: "POST",

@@ -81,7 +81,7 @@ await tenantWith("fanout", fanout);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
-const eventsOf = async (tenant: string) => Number((await client.query("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
+const eventsOf = async (tenant: string) => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
 
 /**
  * CPU time (ms) used so far by this run's processes, by part: the hookyard web, worker and supervisor
@@ -123,7 +123,7 @@ async function load(url: string, body: string, opts: Partial<autocannon.Options>
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
     instance.on("response", () => (last = performance.now()));
   });
   const answered = r["2xx"] + r.non2xx;

@@ -23,7 +23,7 @@ try {
   const create = await fetch(`${hookyard.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   const { ingest_url: url } = (await create.json()) as { ingest_url: string };
   await new Promise<void>((resolve, reject) =>
-    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err) => (err ? reject(err) : resolve())),
+    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null) => (err ? reject(err) : resolve())),
   );
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -47,7 +47,7 @@ try {
   }
   await client.query("VACUUM ANALYZE");
   const size = async (table: string) =>
-    Number((await client.query(`SELECT sum(pg_total_relation_size(relid))::bigint AS n FROM pg_partition_tree($1)`, [table])).rows[0].n);
+    Number((await client.query<{ n: string }>(`SELECT sum(pg_total_relation_size(relid))::bigint AS n FROM pg_partition_tree($1)`, [table])).rows[0].n);
   const n = reqs.length;
   const r = (await size("requests")) + (await size("request_raw_data"));
   const e = await size("events");
