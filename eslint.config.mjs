@@ -19,6 +19,9 @@ export default tseslint.config(
       // A leading underscore marks a binding kept on purpose (a positional parameter, a property left out of a rest).
       // An empty catch is the idiom for best-effort cleanup and optional parsing here; other empty blocks stay errors.
       "no-empty": ["error", { allowEmptyCatch: true }],
+      // `let unsubscribe` declared before a cleanup closure that reads it and assigned after an await: a const
+      // there would throw in the closure if it ran during the await.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
   },

@@ -77,11 +77,12 @@ export async function listenAndRelay(port: number, host: string): Promise<Socket
       target = null;
     },
     waiting: () => queue.length,
-    async close() {
+    close() {
       clearInterval(sweep);
       for (const { socket } of queue.splice(0)) socket.destroy();
       // The listener closes at once; handed connections belong to the web process (not waited for here).
       server.close();
+      return Promise.resolve();
     },
   };
 }

@@ -6,7 +6,6 @@
  */
 import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { SESSION_LIVE_MS } from "@/lib/cli-channel/feed";
 import { getPool } from "@/lib/db/pool";
 import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
@@ -174,7 +173,18 @@ export const ZCliAttemptResult = z.strictObject({
  * team's (404), still leased, and that lease's CLI attempt must be `attemptId` (409 otherwise).
  */
 export async function recordCliAttempt(teamId: string, attemptId: string, result: z.infer<typeof ZCliAttemptResult>): Promise<void> {
-  const { rows } = await getPool().query(
+  const { rows } = await getPool().query<{
+    id: string;
+    team_id: string;
+    destination_id: string;
+    attempts: number;
+    next_trigger: string;
+    locked_until: Date | null;
+    cli_id: string | null;
+    cli_attempt_id: string | null;
+    rules: unknown;
+    method: string | null;
+  }>(
     `SELECT e.id, e.team_id, e.destination_id, e.attempts, e.next_trigger, e.locked_until, e.cli_id, e.cli_attempt_id, w.rules, raw.method
        FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
       WHERE e.id = $1 AND e.team_id = $2`,

@@ -333,7 +333,7 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
       });
     }
     child.once("error", reject);
-    exited.then(() => reject(new Error(output)));
+    void exited.then(() => reject(new Error(output))); // exited never rejects: an exit before ready fails the start
   });
   try {
     await ready;

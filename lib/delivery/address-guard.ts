@@ -15,7 +15,7 @@
  * socket's actual peer), never on a separate resolution, so DNS rebinding has no gap to use.
  */
 import dns from "node:dns";
-import { isIP, type LookupFunction, type Socket } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { buildConnector } from "undici";
 
@@ -150,7 +150,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
   if (meta) return `${address} is ${meta} (cloud metadata: never a delivery target)`;
   for (const e of embedded) {
     const m = metadataOf(e.ip);
-    if (m) return `${address} carries ${e.ip} (${e.form}), ${m} (cloud metadata: never a delivery target)`;
+    if (m) return `${address} carries ${e.ip.toString()} (${e.form}), ${m} (cloud metadata: never a delivery target)`;
   }
 
   const range = ip.range();
@@ -160,7 +160,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
   }
   for (const e of embedded) {
     const r = e.ip.range();
-    if ((e.strict && NEVER.has(r)) || r === "linkLocal") return `${address} carries ${e.ip} (${e.form}), a ${r} address (never a delivery target)`;
+    if ((e.strict && NEVER.has(r)) || r === "linkLocal") return `${address} carries ${e.ip.toString()} (${e.form}), a ${r} address (never a delivery target)`;
   }
 
   const privateClass = PRIVATE.has(range)
