@@ -186,6 +186,6 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
  * authentication, like every endpoint) instead of Next.js's empty one. Route files export it for
  * their missing methods.
  */
-export const methodNotAllowed = gatewayRoute({}, async ({ req, url }) => {
-  throw new GatewayError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { message: `${req.method} is not supported on ${url.pathname}` });
+export const methodNotAllowed = gatewayRoute({}, ({ req, url }) => {
+  return Promise.reject(new GatewayError(405, "METHOD_NOT_ALLOWED", "Method Not Allowed", { message: `${req.method} is not supported on ${url.pathname}` }));
 });

@@ -32,23 +32,23 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id, params.destination_id) },
   { method: "PUT", path: `${D}/:destination_id/enable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, false) },
   { method: "PUT", path: `${D}/:destination_id/disable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true) },
-  { method: "GET", path: "destination-types", auth: "any", handler: async () => ({ body: DESTINATION_TYPES }) },
+  { method: "GET", path: "destination-types", auth: "any", handler: () => Promise.resolve({ body: DESTINATION_TYPES }) },
   {
     method: "GET",
     path: "destination-types/:type",
     auth: "any",
-    handler: async ({ params }) => {
+    handler: ({ params }) => {
       const t = destinationType(params.type);
-      if (!t) throw outboundNotFound("destination type not found");
-      return { body: t };
+      if (!t) return Promise.reject(outboundNotFound("destination type not found"));
+      return Promise.resolve({ body: t });
     },
   },
   { method: "GET", path: "config", auth: "admin", form: "managed", handler: async () => ({ body: await getManagedConfig() }) },
   { method: "PATCH", path: "config", auth: "admin", form: "managed", handler: async ({ body }) => ({ body: await patchManagedConfig(body) }) },
   { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
   // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
-  { method: "GET", path: "openapi.json", auth: "none", handler: async ({ form }) => ({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
-  { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: outboundConfig().topics }) },
+  { method: "GET", path: "openapi.json", auth: "none", handler: ({ form }) => Promise.resolve({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
+  { method: "GET", path: "topics", auth: "any", handler: () => Promise.resolve({ body: outboundConfig().topics }) },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
     method: "POST",

@@ -78,8 +78,8 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
 }
 
 /** Methods next-auth does not serve: 405 with `Allow` in the dashboard API's error body. */
-async function notAllowed(req: Request): Promise<Response> {
-  return errorBody(405, `${req.method} is not supported`, { allow: "GET, HEAD, POST" });
+function notAllowed(req: Request): Promise<Response> {
+  return Promise.resolve(errorBody(405, `${req.method} is not supported`, { allow: "GET, HEAD, POST" }));
 }
 
 export { handler as GET, handler as POST, notAllowed as PUT, notAllowed as PATCH, notAllowed as DELETE };
