@@ -49,5 +49,5 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.{js,mjs,cjs}"], ...tseslint.configs.disableTypeChecked },
-  { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable", require: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } } },
+  { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable", require: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", WebAssembly: "readonly" } } },
 );

@@ -38,7 +38,7 @@ export function bodyPreview(body: Buffer | null, size: number): BodyPreview {
     const trimmed = text.trim();
     if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
       try {
-        return { body: parseCapturedJson(trimmed), body_encoding: "json", body_truncated: false };
+        return { body: parseCapturedJson(trimmed) as unknown[] | Record<string, unknown>, body_encoding: "json", body_truncated: false };
       } catch {
         /* not JSON: shown as text */
       }

@@ -148,7 +148,7 @@ export const searchFilter = (wrap: string, description: string, extra?: string):
   description,
   forms: { value: text, ops: z.strictObject({}) },
   sql: (value, params) => {
-    const term = String(value);
+    const term = typeof value === "string" ? value : JSON.stringify(value); // forms.value admits only a string
     params.push(term, `%${term.replace(/[\\%_]/g, "\\$&")}%`);
     const [raw, like] = [`$${params.length - 1}`, `$${params.length}`];
     const inRaw = wrap.replace("{}", `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`);

@@ -208,7 +208,7 @@ async function sendRabbit(c: Claimed, config: Record<string, string>, credential
     const ch = await channel;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
-      ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
+      ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err: Error | null) => {
         clearTimeout(timer);
         if (err) reject(err);
         else resolve();

@@ -114,7 +114,7 @@ async function toAttempts(rows: AttemptRow[], include: string[]) {
     for (const r of e) events.set(r.id, r);
   }
   if (include.includes("destination")) {
-    const { rows: d } = await getPool().query("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
+    const { rows: d } = await getPool().query<Parameters<typeof toDestination>[0]>("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
     for (const r of d) destinations.set(r.id, r);
   }
   return rows.map((r) => {

@@ -17,7 +17,7 @@
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/gateway/delivery/deliver-event";
-import { type DestinationLimitConfig, endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
+import { endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
 import { holdLease } from "@/lib/delivery/leases";
 import { startPermitWait } from "@/lib/delivery/pacing";
 import { logger } from "@/lib/log";

@@ -9,7 +9,8 @@ import type { TransformRequest } from "@/lib/rules/run-transformation";
 
 export type DeduplicateRule = { type: "deduplicate"; window: number; include_fields?: string[] | null; exclude_fields?: string[] | null };
 
-type Segment = string | number | "*";
+/** A path segment: a key, an array index, or "*" (every element of an array). */
+type Segment = string | number;
 
 function parsePath(path: string): Segment[] {
   const segments: Segment[] = [];
@@ -39,7 +40,7 @@ function omit(value: unknown, segments: Segment[]): unknown {
   if (Array.isArray(value)) {
     if (head === "*") return rest.length === 0 ? [] : value.map((v) => omit(v, rest));
     if (typeof head !== "number") return value;
-    return value.flatMap((v, i) => (i !== head ? [v] : rest.length === 0 ? [] : [omit(v, rest)]));
+    return (value as unknown[]).flatMap((v, i) => (i !== head ? [v] : rest.length === 0 ? [] : [omit(v, rest)]));
   }
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   const key = String(head);
