@@ -6,6 +6,7 @@
  * The API's 422 messages are shown next to the fields they name.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, ApiError, type Destination, type DestinationType, useDestinationsPath, useDestinationTypes, useTopics } from "@/components/portal/api";
@@ -109,9 +110,9 @@ function CreateForm({ type }: { type: DestinationType }) {
             create.mutate({ type: type.type, topics: t.topics, config: values.config, ...(Object.keys(values.credentials ?? {}).length ? { credentials: values.credentials } : {}) });
           }}
           actions={
-            <a href="/portal" className={btn.secondary}>
+            <Link href="/portal" className={btn.secondary}>
               Cancel
-            </a>
+            </Link>
           }
         >
           <TopicsField value={topics} onChange={setTopics} error={topicsError ?? err?.messages.filter((m) => m.startsWith("topics")).join(" ")} />
