@@ -29,12 +29,16 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
+    const field = (name: string) => {
+      const v = form.get(name);
+      return typeof v === "string" ? v : "";
+    };
     setBusy(true);
     setError(null);
     try {
       const fields: Record<string, string> =
-        mode === "password" ? { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") } : { token: token ?? "", password: String(form.get("password") ?? "") };
-      if (mode === "link" && fields.password !== String(form.get("confirm") ?? "")) {
+        mode === "password" ? { email: field("email"), password: field("password") } : { token: token ?? "", password: field("password") };
+      if (mode === "link" && fields.password !== field("confirm")) {
         setError("The two passwords differ.");
         return;
       }

@@ -10,16 +10,17 @@ import { Section } from "@/components/inspect/Section";
 async function fetchDeliveries(publicId: string, requestId: string, signal?: AbortSignal): Promise<TConsoleDeliveries> {
   const res = await fetch(`/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(requestId)}/events`, { headers: { accept: "application/json" }, cache: "no-store", signal });
   if (!res.ok) throw new Error(`Could not load deliveries (${res.status})`);
-  return res.json();
+  return (await res.json()) as TConsoleDeliveries;
 }
 
 async function retry(publicId: string, requestId: string): Promise<{ event_ids: string[] }> {
   const res = await fetch(`/${encodeURIComponent(publicId)}/requests/${encodeURIComponent(requestId)}/retry`, { method: "POST", headers: { accept: "application/json" }, cache: "no-store" });
-  const data = await res.json().catch(() => null);
+  // The console API's error body (shared/spec/console.md) or, on success, the new events.
+  const data = (await res.json().catch(() => null)) as { message?: string; data?: unknown[]; event_ids: string[] } | null;
   if (res.status === 429) throw new Error(data?.message ?? "Too many retries. Please wait a moment.");
   // 403: only the workspace that created the test URL (its session cookie) may retry.
   if (!res.ok) throw new Error(typeof data?.data?.[0] === "string" ? data.data[0] : `Retry failed (${res.status})`);
-  return data;
+  return data!;
 }
 
 const STATUS_STYLE: Record<string, string> = {

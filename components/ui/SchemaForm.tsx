@@ -11,6 +11,7 @@
  * the first invalid field is focused on submit.
  */
 import { useId, useMemo, useRef, useState } from "react";
+import { displayText } from "@/components/ui/text";
 
 export type SchemaField = {
   key: string;
@@ -90,9 +91,9 @@ function initialRaw(sections: SchemaSection[], initial: SchemaFormProps["initial
     for (const f of s.fields) {
       const given = initial?.[s.name]?.[f.key];
       if (f.type === "key_value_map") raw[s.name][f.key] = toPairs(given);
-      else if (f.type === "checkbox") raw[s.name][f.key] = String(given ?? f.default ?? "false") === "true";
+      else if (f.type === "checkbox") raw[s.name][f.key] = displayText(given ?? f.default ?? "false") === "true";
       else if (f.sensitive && keepSensitive) raw[s.name][f.key] = "";
-      else raw[s.name][f.key] = given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : String(given);
+      else raw[s.name][f.key] = given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : displayText(given);
     }
   }
   return raw;

@@ -15,6 +15,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { CodeEditor } from "@/components/ui/CodeEditor";
 import { Textarea } from "@/components/ui/Textarea";
 import { findSourceType, listSourceTypes } from "@/lib/gateway/sources/types";
+import { displayText } from "@/components/ui/text";
 
 type Errors = Record<string, string>;
 type Named = { id: string; name: string };
@@ -40,7 +41,7 @@ type RuleType = RuleDraft["type"];
 let nextKey = 1;
 const EXAMPLE_CODE = `addHandler("transform", (request, context) => {\n  // request: {headers, body, path, query}\n  return request;\n});`;
 const json = (v: unknown) => (v === undefined ? "" : JSON.stringify(v, null, 2));
-const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
+const str = (v: unknown) => (v === undefined || v === null ? "" : displayText(v));
 
 function newRule(type: RuleType): RuleDraft {
   const key = nextKey++;

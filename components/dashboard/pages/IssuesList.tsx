@@ -34,7 +34,7 @@ export function issueSummary(i: Issue, names: Map<string, string>): string {
   const k = i.aggregation_keys;
   const name = (id: unknown) => names.get(String(id)) ?? String(id);
   if (i.type === "delivery") {
-    const what = [...(k.response_status ?? []).map((s) => `HTTP ${s}`), ...(k.error_code ?? []).map(String)].join(", ") || "failure";
+    const what = [...(k.response_status ?? []).map((s) => `HTTP ${String(s)}`), ...(k.error_code ?? []).map(String)].join(", ") || "failure";
     return `${what} delivering to ${(k.webhook_id ?? []).map(name).join(", ") || "a connection"}`;
   }
   if (i.type === "transformation") return `${(k.log_level ?? []).join(", ")} in transformation ${(k.transformation_id ?? []).map(name).join(", ")}`;
@@ -113,7 +113,7 @@ export function IssuesList() {
                 <Tr key={i.id} onOpen={() => router.push(`/dashboard/issues/${i.id}`)} data-testid="issue-row" data-id={i.id}>
                   <Td className="min-w-56">
                     <Link href={`/dashboard/issues/${i.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={(e) => e.stopPropagation()} tabIndex={-1}>
-                      {issueSummary(i, names.data ?? new Map())}
+                      {issueSummary(i, names.data ?? new Map<string, string>())}
                     </Link>
                     <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{i.id}</div>
                   </Td>
