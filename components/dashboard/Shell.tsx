@@ -80,7 +80,7 @@ export function Shell({ email, children }: { email: string; children: React.Reac
           <p className="truncate text-zinc-600 dark:text-zinc-400" title={email} data-testid="signed-in-as">
             {email}
           </p>
-          <Button variant="secondary" size="sm" className="mt-2" onClick={signOut} disabled={signingOut} data-testid="sign-out">
+          <Button variant="secondary" size="sm" className="mt-2" onClick={() => void signOut()} disabled={signingOut} data-testid="sign-out">
             {signingOut ? "Signing out…" : "Sign out"}
           </Button>
         </div>

@@ -63,7 +63,7 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
           <h1 className="text-xl font-semibold tracking-tight">{mode === "password" ? "Sign in to the dashboard" : "Choose your password"}</h1>
           {mode === "link" && <p className="text-sm text-zinc-600 dark:text-zinc-400">This one-time link signs you in once. Set the password you will use from now on.</p>}
         </div>
-        <form onSubmit={submit} className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60" noValidate={false}>
+        <form onSubmit={(e) => void submit(e)} className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60" noValidate={false}>
           {mode === "password" && (
             <Field label="Email">{(p) => <Input {...p} name="email" type="email" autoComplete="username" required autoFocus data-testid="email" />}</Field>
           )}

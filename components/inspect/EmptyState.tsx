@@ -63,7 +63,7 @@ export function EmptyState({ ingestUrl }: { ingestUrl: string }) {
       </div>
       <button
         type="button"
-        onClick={sendTest}
+        onClick={() => void sendTest()}
         disabled={sending}
         data-testid="send-test-request"
         className="mt-4 inline-flex h-9 items-center gap-2 rounded-lg border border-zinc-200 bg-white px-3 text-sm font-medium text-zinc-700 shadow-xs transition hover:bg-zinc-50 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"

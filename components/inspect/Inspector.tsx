@@ -103,7 +103,7 @@ function useCoalescedRefetch(publicId: string) {
   return useCallback(() => {
     dirty.current = true;
     if (running.current || timer.current) return;
-    timer.current = setTimeout(async () => {
+    const refresh = async () => {
       timer.current = null;
       running.current = true;
       try {
@@ -114,7 +114,9 @@ function useCoalescedRefetch(publicId: string) {
       } finally {
         running.current = false;
       }
-    }, 60);
+    };
+    // refetchQueries does not reject (the query's state holds its error): fire-and-forget.
+    timer.current = setTimeout(() => void refresh(), 60);
   }, [queryClient, publicId]);
 }
 

@@ -27,7 +27,7 @@ function useDestinationUpdate(id: string) {
       mutationFn: (body?: unknown) => api<Destination>(`${path}${suffix}`, { method, body }),
       onSuccess: (d: Destination | { success: boolean }) => {
         if ("id" in d) client.setQueryData(["portal", "destinations", id], d);
-        client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
+        void client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
       },
     }) as const;
 }
@@ -145,11 +145,13 @@ function SecretPanel({ d }: { d: Destination }) {
           </Button>
           <Button
             variant="secondary"
-            onClick={async () => {
-              await navigator.clipboard?.writeText(secret).catch(() => {});
-              setCopied(true);
-              setTimeout(() => setCopied(false), 1500);
-            }}
+            onClick={() =>
+              void (async () => {
+                await navigator.clipboard?.writeText(secret).catch(() => {});
+                setCopied(true);
+                setTimeout(() => setCopied(false), 1500);
+              })()
+            }
           >
             {copied ? "Copied" : "Copy"}
           </Button>

@@ -84,7 +84,7 @@ function CreateForm({ type }: { type: DestinationType }) {
   const create = useMutation({
     mutationFn: (body: unknown) => api<Destination>(path, { method: "POST", body }),
     onSuccess: (d) => {
-      client.invalidateQueries({ queryKey: ["portal", "destinations"] });
+      void client.invalidateQueries({ queryKey: ["portal", "destinations"] });
       router.push(`/portal/destinations/${encodeURIComponent(d.id)}?created=1`);
     },
   });

@@ -204,7 +204,7 @@ export function ConnectionForm({ id }: { id?: string }) {
 
   return (
     <>
-    <form onSubmit={save} noValidate>
+    <form onSubmit={(e) => void save(e)} noValidate>
       <PageHeader
         title={c ? c.name : "New connection"}
         description={c ? <span className="inline-flex items-center gap-2"><ConnectionState c={c} /> <span className="font-mono text-xs">{c.id}</span></span> : "A source to receive requests, a destination to deliver them to, and the rules in between."}
@@ -302,7 +302,7 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
 function CopyButton({ text }: { text: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <Button size="sm" onClick={() => navigator.clipboard?.writeText(text).then(() => (setCopied(true), setTimeout(() => setCopied(false), 2000)))} aria-label="Copy the source URL">
+    <Button size="sm" onClick={() => void navigator.clipboard?.writeText(text).then(() => (setCopied(true), setTimeout(() => setCopied(false), 2000)), () => {})} aria-label="Copy the source URL">
       <span aria-live="polite">{copied ? "Copied" : "Copy"}</span>
     </Button>
   );

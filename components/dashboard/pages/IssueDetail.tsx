@@ -28,7 +28,7 @@ export function IssueDetail({ id }: { id: string }) {
     mutationFn: (status: string) => api<Issue>(`issues/${id}`, { method: "PUT", body: { status } }),
     onSuccess: (i) => {
       client.setQueryData(["issue", id], i);
-      client.invalidateQueries({ queryKey: ["issues"] });
+      void client.invalidateQueries({ queryKey: ["issues"] });
     },
   });
 

@@ -33,7 +33,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
   const remove = useMutation({
     mutationFn: () => api(base, { method: "DELETE" }),
     onSuccess: () => {
-      client.invalidateQueries({ queryKey: ["tenants"] });
+      void client.invalidateQueries({ queryKey: ["tenants"] });
       router.push("/dashboard/outbound");
     },
   });
@@ -65,7 +65,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
           <>
             <ButtonLink href="/dashboard/outbound" variant="ghost">All tenants</ButtonLink>
             <Button variant="danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete tenant “${tenant}” and all its destinations?`) && remove.mutate()}>Delete tenant</Button>
-            <Button variant="primary" onClick={openPortal} data-testid="open-portal">Open portal</Button>
+            <Button variant="primary" onClick={() => void openPortal()} data-testid="open-portal">Open portal</Button>
           </>
         }
       />
@@ -113,8 +113,8 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
   const [topics, setTopics] = useState("*");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const refresh = () => {
-    client.invalidateQueries({ queryKey: ["tenant-destinations", tenant] });
-    client.invalidateQueries({ queryKey: ["tenant", tenant] });
+    void client.invalidateQueries({ queryKey: ["tenant-destinations", tenant] });
+    void client.invalidateQueries({ queryKey: ["tenant", tenant] });
   };
   const create = useMutation({
     mutationFn: () => api(`${base}/destinations`, { method: "POST", body: { type, topics: topics.trim() === "*" ? "*" : (listField(topics) ?? []), config: { url: url.trim() } } }),
@@ -201,7 +201,7 @@ function Attempts({ tenant }: { tenant: string }) {
   const retry = useMutation({
     mutationFn: (a: OAttempt) => api(`${OUTBOUND}/retry`, { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
     // The new attempt is made by the delivery worker a moment later.
-    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => client.invalidateQueries({ queryKey: [k] })), 1000),
+    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => void client.invalidateQueries({ queryKey: [k] })), 1000),
   });
   return (
     <Card title="Latest attempts" bodyClassName="p-0!">

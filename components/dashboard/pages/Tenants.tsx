@@ -35,7 +35,7 @@ export function Tenants() {
     onMutate: () => setCreateErrors({}),
     onError: (err) => setCreateErrors(fieldErrors(err)),
     onSuccess: (t) => {
-      client.invalidateQueries({ queryKey: ["tenants"] });
+      void client.invalidateQueries({ queryKey: ["tenants"] });
       router.push(`/dashboard/outbound/${encodeURIComponent(t.id)}`);
     },
   });
