@@ -44,6 +44,7 @@ function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
 
   useEffect(() => {
     if (typeof EventSource === "undefined") {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- whether the browser has EventSource is known only after hydration
       setState("offline");
       return;
     }

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api, apiAll, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { fieldErrors, listField, parseJsonField } from "@/components/dashboard/forms";
 import { ConnectionState, type FullConnection } from "@/components/dashboard/pages/ConnectionsList";
@@ -143,9 +143,11 @@ export function ConnectionForm({ id }: { id?: string }) {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
+  // The loaded connection fills the form (during render, once per answer of the query).
+  const [loadedFrom, setLoadedFrom] = useState<typeof existing.data>(undefined);
+  if (existing.data && existing.data !== loadedFrom) {
     const c = existing.data;
-    if (!c) return;
+    setLoadedFrom(c);
     setName(c.name);
     setDescription(c.description ?? "");
     const sauth = (c.source.config.auth ?? {});
@@ -153,7 +155,7 @@ export function ConnectionForm({ id }: { id?: string }) {
     const dc = c.destination.config;
     setDestination({ mode: "existing", id: c.destination.id, name: c.destination.name, type: c.destination.type, url: dc.url ?? "", path: dc.path ?? "/", http_method: dc.http_method ?? "", rate_limit: str(dc.rate_limit), rate_limit_period: dc.rate_limit_period ?? "second", auth_type: dc.auth_type ?? "GATEWAY_SIGNATURE", auth: Object.fromEntries(Object.entries(dc.auth ?? {}).map(([k, v]) => [k, str(v)])) });
     setRules(c.rules.map(ruleDraft));
-  }, [existing.data]);
+  }
 
   async function save(e: React.FormEvent) {
     e.preventDefault();

@@ -84,11 +84,13 @@ export function TenantDetail({ tenant }: { tenant: string }) {
 }
 
 function DeliveryChart({ tenant }: { tenant: string }) {
+  // The last 24 hours up to the next full hour, as of the first render.
+  const [now] = useState(() => Date.now());
   const path = useMemo(() => {
-    const end = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+    const end = new Date(Math.ceil(now / 3_600_000) * 3_600_000);
     const start = new Date(end.getTime() - 24 * 3_600_000);
     return `${OUTBOUND}/metrics/attempts${qs({ "time[start]": start.toISOString(), "time[end]": end.toISOString(), granularity: "1h", measures: ["successful_count", "failed_count"], "filters[tenant_id]": tenant })}`;
-  }, [tenant]);
+  }, [now, tenant]);
   const m = useQuery({ queryKey: ["tenant-metrics", path], queryFn: () => api<{ data: MetricsRow[] }>(path), refetchInterval: 30_000 });
   const points: ChartPoint[] = (m.data?.data ?? []).map((r) => ({ time: r.time_bucket, ...r.metrics }));
   const total = points.reduce((s, p) => s + Number(p.successful_count ?? 0) + Number(p.failed_count ?? 0), 0);

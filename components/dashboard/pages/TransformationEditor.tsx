@@ -61,6 +61,7 @@ export function TransformationEditor() {
 
   useEffect(() => {
     const id = new URLSearchParams(window.location.search).get("id");
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the query string is read once after hydration (the server render has none)
     if (id) setSelected(id);
   }, []);
   // The transformation whose code is in the editor: loading happens when the choice changes, not after a save.
