@@ -17,7 +17,7 @@ export function proxy(request: NextRequest) {
   const headers = pageSecurityHeaders(nonce, pageSurfaceOf(request.nextUrl.pathname));
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set(NONCE_HEADER, nonce);
-  requestHeaders.set("content-security-policy", headers["content-security-policy"]!);
+  requestHeaders.set("content-security-policy", headers["content-security-policy"]);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;

@@ -54,7 +54,7 @@ export type HookyardServer = { port: number; close: () => Promise<void> };
 
 function wantsJson(accept: string | undefined): boolean {
   if (!accept) return false;
-  const first = accept.split(",")[0]!.trim().toLowerCase();
+  const first = accept.split(",")[0].trim().toLowerCase();
   return first.startsWith("application/json") || (accept.includes("application/json") && !accept.includes("text/html"));
 }
 
@@ -129,8 +129,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     if (refused) return writeNodeResponse(res, refused);
     const handle = async () => {
       if (url.startsWith("/e/")) return serveIngest(req, res, url);
-      if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]!);
-      const pathname = url.split("?")[0]!;
+      if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]);
+      const pathname = url.split("?")[0];
       if (method === "POST" && (pathname === "/outbound/api/v1/publish" || pathname === "/outbound/2025-07-01/publish")) return servePublish(req, res);
       if (pathname === "/healthz" && (method === "GET" || method === "HEAD")) return writeNodeResponse(res, await healthz());
       const segments = pathname.split("/").filter(Boolean);
@@ -143,7 +143,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
         for (const [k, v] of Object.entries(gate.headers ?? {})) res.setHeader(k, v);
         return handleNext(req, res, parse(url, true));
       }
-      if (segments[0] === "api" && segments.length > 1 && !looksLikeVersion(segments[1]!)) {
+      if (segments[0] === "api" && segments.length > 1 && !looksLikeVersion(segments[1])) {
         // The gateway API without a version segment uses the oldest supported version.
         req.url = `/api/${OLDEST_VERSION}${url.slice(4)}`;
         return handleNext(req, res, parse(req.url, true));
@@ -153,11 +153,11 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
         if (segments.length === 1 && wantsJson(req.headers.accept)) return serveConsole(req, res, previewRoute(first));
         // GET only: a HEAD of an endless stream would never flush its headers (found by `npm run fuzz`).
         if (segments.length === 2 && second === "live" && method === "GET") return streamSourceRequests(first, req, res);
-        if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third!));
-        if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third!));
+        if (segments.length === 4 && second === "requests" && fourth === "raw") return serveConsole(req, res, rawBodyRoute(first, third));
+        if (segments.length === 4 && second === "requests" && fourth === "events") return serveConsole(req, res, deliveriesRoute(first, third));
       }
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
-        return serveConsole(req, res, retryRequestRoute(first, third!));
+        return serveConsole(req, res, retryRequestRoute(first, third));
       }
       const dashboardApi = first === "dashboard" && second === "api";
       // The dashboard's sign-in rate limit needs the client's address, which Next.js does not expose.

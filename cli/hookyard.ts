@@ -29,7 +29,7 @@ function parseArgs(argv: string[]): Args | string {
   const positional: string[] = [];
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
+    const a = argv[i];
     if (a === "--help" || a === "-h") return HELP;
     if (a.startsWith("--")) {
       const [k, v] = a.includes("=") ? [a.slice(2, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a.slice(2), argv[++i]];

@@ -45,7 +45,7 @@ const json = (key: string, body: unknown) => ({ method: "POST", headers: { autho
 /** Starts `hookyard listen` for test URL `t` and waits until its stream is open. */
 async function listening(t: { name: string; cli_key: string }, target = port()): Promise<Cli> {
   const cli = runCli(["listen", target, t.name, "--cli-key", t.cli_key, "--server", BASE_URL]);
-  await eventually(async () => cli.output().includes("Listening on"), 20_000);
+  await eventually(() => cli.output().includes("Listening on"), 20_000);
   // The stream is open once its session is seen; then the ingestion cache (1 s) has the new connection.
   await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL AND s.last_seen_at > now() - interval '3 seconds'", [t.cli_key])).rowCount, 20_000);
   await sleep(1200);
@@ -95,14 +95,14 @@ describe("hookyard listen", () => {
     const session = (await db().query("SELECT webhook_ids, closed_at FROM cli_sessions WHERE id = $1", [attempt.cli_id])).rows[0];
     expect(session.webhook_ids).toContain(event.webhook_id);
     expect(session.closed_at).toBeNull();
-    await eventually(async () => /^\d\d:\d\d:\d\d PUT \/orders\/7\?x=1&y=%20two&x=3 → 201 \(\d+ ms\)$/m.test(cli.output()));
+    await eventually(() => /^\d\d:\d\d:\d\d PUT \/orders\/7\?x=1&y=%20two&x=3 → 201 \(\d+ ms\)$/m.test(cli.output()));
 
     const failed = await (await fetch(`${t.ingest_url}/fail`, { method: "POST", body: "x" })).json();
     const [failedEvent] = await eventsIn(failed.request_id, ["FAILED"], 1, 20_000);
     expect(failedEvent.response_status).toBe(500);
     const [failedAttempt] = await attemptsOf(failedEvent.id);
     expect(failedAttempt).toMatchObject({ status: "FAILED", response_status: 500, body: "local error", trigger: "INITIAL", cli_id: attempt.cli_id });
-    await eventually(async () => /^\d\d:\d\d:\d\d POST \/fail → 500 \(\d+ ms\)$/m.test(cli.output()));
+    await eventually(() => /^\d\d:\d\d:\d\d POST \/fail → 500 \(\d+ ms\)$/m.test(cli.output()));
     receiver.respond({ status: 200, body: "ok" });
 
     // Closing the CLI closes its session.
@@ -123,7 +123,7 @@ describe("hookyard listen", () => {
     expect(other.status, JSON.stringify(other.json)).toBe(200);
 
     const cli = runCli(["listen", port(), `src-${tag}`, `conn-${tag}`, "--cli-key", cli_key, "--server", BASE_URL]);
-    await eventually(async () => cli.output().includes("Listening on"), 20_000);
+    await eventually(() => cli.output().includes("Listening on"), 20_000);
     await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions WHERE team_id = $1 AND closed_at IS NULL AND last_seen_at > now() - interval '3 seconds'", [team.teamId])).rowCount, 20_000);
     await sleep(1200);
     expect(cli.output()).toContain(`src-${tag} -> conn-${tag} → http://localhost:${port()}/base`);
@@ -146,7 +146,7 @@ describe("hookyard listen", () => {
     expect(got.headers["x-gateway-signature"]).not.toBe(createHmac("sha256", team.signingSecret).update(got.body).digest("base64"));
     expect(cli.output()).toContain(`signing secret ${cliSigningSecret(team.signingSecret)}`);
     expect(cli.output()).not.toContain(team.signingSecret);
-    await eventually(async () => /^\d\d:\d\d:\d\d POST \/base\/rewritten\?a=1 → 200 \(\d+ ms\)$/m.test(cli.output()));
+    await eventually(() => /^\d\d:\d\d:\d\d POST \/base\/rewritten\?a=1 → 200 \(\d+ ms\)$/m.test(cli.output()));
   }, 60_000);
 
   it("a local server that does not answer gives an ERROR line and a FAILED attempt with error_code CLI", async () => {
@@ -157,7 +157,7 @@ describe("hookyard listen", () => {
     const [attempt] = await attemptsOf(event.id);
     expect(attempt).toMatchObject({ status: "FAILED", error_code: "CLI", response_status: null });
     expect(attempt.cli_id).toMatch(/^cls_/);
-    await eventually(async () => /^\d\d:\d\d:\d\d POST \/nobody-home → ERROR ECONNREFUSED/m.test(cli.output()));
+    await eventually(() => /^\d\d:\d\d:\d\d POST \/nobody-home → ERROR ECONNREFUSED/m.test(cli.output()));
   }, 60_000);
 
   it("requests sent while no CLI runs fail with CLI_UNAVAILABLE and are delivered once it connects", async () => {
@@ -184,7 +184,7 @@ describe("hookyard listen", () => {
     expect(attempts[1].cli_id).toMatch(/^cls_/);
     const got = receiver.received.find((r) => r.url === "/while-away?q=1")!;
     expect(got.headers).toMatchObject({ "x-gateway-attempt-count": "2", "x-gateway-attempt-trigger": "AUTOMATIC", "x-gateway-attempt-id": attempts[1].id });
-    await eventually(async () => /POST \/while-away\?q=1 → 200/.test(second.output()));
+    await eventually(() => /POST \/while-away\?q=1 → 200/.test(second.output()));
   }, 60_000);
 
   it("the /cli channel takes only a cli_key: 401 for an API key or a wrong key, and the CLI says so and exits 1", async () => {
@@ -281,7 +281,7 @@ describe("hookyard listen", () => {
     expect(t.cmd_hint).toBe(`npx --no-install hookyard listen [port] <source-name> --cli-key ${t.cli_key} --server ${BASE_URL}`);
     const command = t.cmd_hint.replace("[port]", port()).replace("<source-name>", t.name);
     const cli = track(spawn("sh", ["-c", `exec ${command}`], { stdio: ["ignore", "pipe", "pipe"] }));
-    await eventually(async () => cli.output().includes(`Listening on ${t.name}`), 30_000);
+    await eventually(() => cli.output().includes(`Listening on ${t.name}`), 30_000);
     await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL", [t.cli_key])).rowCount, 20_000);
     await sleep(1200);
     const { request_id } = await (await fetch(`${t.ingest_url}/from-hint`, { method: "POST", body: "hint" })).json();

@@ -37,19 +37,19 @@ function rawCreate(headers: Record<string, string>, body = "{}"): Promise<{ stat
 /** Attributes of a Set-Cookie value: name=value first, then lower-cased attribute names. */
 function parseSetCookie(value: string) {
   const [pair, ...attrs] = value.split(";").map((s) => s.trim());
-  const eq = pair!.indexOf("=");
+  const eq = pair.indexOf("=");
   const map = new Map<string, string | true>();
   for (const a of attrs) {
     const i = a.indexOf("=");
     map.set((i === -1 ? a : a.slice(0, i)).toLowerCase(), i === -1 ? true : a.slice(i + 1));
   }
-  return { name: pair!.slice(0, eq), value: pair!.slice(eq + 1), attrs: map };
+  return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attrs: map };
 }
 
 function onlySetCookie(headers: http.IncomingHttpHeaders): string {
   const list = headers["set-cookie"] ?? [];
   expect(list).toHaveLength(1);
-  return list[0]!;
+  return list[0];
 }
 
 const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -69,7 +69,7 @@ describe("session cookie attributes", () => {
     expect(res.status).toBe(201);
     const setCookies = res.headers.getSetCookie();
     expect(setCookies).toHaveLength(1);
-    const c = parseSetCookie(setCookies[0]!);
+    const c = parseSetCookie(setCookies[0]);
     expect(c.name).toBe("hookyard_session");
     expect(c.value.length).toBeGreaterThanOrEqual(32);
     expect(c.attrs.get("httponly")).toBe(true);
@@ -87,7 +87,7 @@ describe("session cookie attributes", () => {
     // The stored session expires when the cookie does.
     const row = await sessionRow(c.value);
     expect(row).toBeDefined();
-    expect(Math.abs(row!.expires_at.getTime() - expires)).toBeLessThan(1000);
+    expect(Math.abs(row.expires_at.getTime() - expires)).toBeLessThan(1000);
   });
 
   it("POST / – Host 127.0.0.1 → cookie without Domain", async () => {
@@ -131,7 +131,7 @@ describe("session cookie reuse", () => {
   it("POST / – replayed cookie creates in the same workspace, sets no new cookie, and the expiry never slides", async () => {
     const first = await createTestUrl({ name: "reuse" });
     expect(first.status).toBe(201);
-    const cookie = first.headers.getSetCookie()[0]!.split(";")[0]!;
+    const cookie = first.headers.getSetCookie()[0].split(";")[0];
     const token = cookie.slice("hookyard_session=".length);
     const firstBody = (await first.json()) as { cli_key: string };
     const before = await sessionRow(token);
@@ -147,10 +147,10 @@ describe("session cookie reuse", () => {
       expect(body.name).toBe(`reuse-${i + 2}`);
     }
     const after = await sessionRow(token);
-    expect(after!.expires_at.getTime()).toBe(before!.expires_at.getTime());
-    expect(after!.id).toBe(before!.id);
-    const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM sources WHERE team_id = $1", [before!.team_id]);
-    expect(rows[0]!.n).toBe(4);
+    expect(after.expires_at.getTime()).toBe(before.expires_at.getTime());
+    expect(after.id).toBe(before.id);
+    const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM sources WHERE team_id = $1", [before.team_id]);
+    expect(rows[0].n).toBe(4);
   });
 
   it("POST / – cookie among other cookies is still recognised", async () => {
@@ -184,13 +184,13 @@ describe("session cookie reuse", () => {
     expect(res.status).toBe(201);
     const setCookies = res.headers.getSetCookie();
     expect(setCookies).toHaveLength(1);
-    const fresh = parseSetCookie(setCookies[0]!);
+    const fresh = parseSetCookie(setCookies[0]);
     expect(fresh.name).toBe("hookyard_session");
     expect(fresh.value).not.toBe(token);
     const body = (await res.json()) as { cli_key: string; name: string };
     expect(body.cli_key).not.toBe(first.cli_key);
     expect(body.name).toBe("expiring"); // new workspace: no suffix
     const row = await sessionRow(fresh.value);
-    expect(row!.expires_at.getTime()).toBeGreaterThan(Date.now() + 89 * DAY_MS);
+    expect(row.expires_at.getTime()).toBeGreaterThan(Date.now() + 89 * DAY_MS);
   });
 });

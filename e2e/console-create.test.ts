@@ -234,8 +234,8 @@ describe("POST / – ids", () => {
     for (let i = 0; i < 6; i++) ids.push((await newTestUrl({})).id);
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 1; i < ids.length; i++) {
-      const a = ids[i - 1]!;
-      const b = ids[i]!;
+      const a = ids[i - 1];
+      const b = ids[i];
       let common = 0;
       while (common < a.length && a[common] === b[common]) common++;
       // A time-ordered id would share 6+ leading characters with the one made a moment before.
@@ -266,6 +266,6 @@ describe("POST / – cli_key", () => {
       [`src_${a.id}`, `src_${new URL(body.inspect_url).pathname.slice(1)}`],
     ]);
     expect(rows).toHaveLength(2);
-    expect(rows[0]!.team_id).not.toBe(rows[1]!.team_id);
+    expect(rows[0].team_id).not.toBe(rows[1].team_id);
   });
 });

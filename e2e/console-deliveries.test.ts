@@ -19,7 +19,7 @@ async function testUrlWithConnection() {
   const t = await newTestUrl({}, { ip: uniqueIp() });
   const { rows } = await db().query("SELECT id, team_id, name FROM sources WHERE id = $1", [`src_${t.id}`]);
   const source = rows[0];
-  await createConnection(source.team_id, { name: "local", source_id: source.id, destination: { name: `local-${t.id}`, config: { url: `${receiver.url}/${t.id}` } } } as never, "2025-07-01");
+  await createConnection(source.team_id, { name: "local", source_id: source.id, destination: { name: `local-${t.id}`, config: { url: `${receiver.url}/${t.id}` } } }, "2025-07-01");
   return { ...t, teamId: source.team_id as string };
 }
 

@@ -98,9 +98,9 @@ describe("/e/{id} – methods and answers", () => {
     expect(body.request_id).toMatch(REQ_ID_RE);
     const stored = await storedRequest(body.request_id);
     expect(stored).toBeDefined();
-    expect(stored!.source_id).toBe(`src_${t.id}`);
-    expect(stored!.method).toBe(method);
-    expect(stored!.rejection_cause).toBe("NO_CONNECTION");
+    expect(stored.source_id).toBe(`src_${t.id}`);
+    expect(stored.method).toBe(method);
+    expect(stored.rejection_cause).toBe("NO_CONNECTION");
   });
 
   it.each(["GET", "POST", "PUT", "PATCH", "DELETE"])("%s /e/{id}/{path…} → 200 and captured with that path", async (method) => {
@@ -142,10 +142,10 @@ describe("/e/{id} – methods and answers", () => {
     expect(res.status).toBe(204);
     const rows = await storedRequests(fresh.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.method).toBe("OPTIONS");
-    expect(rows[0]!.path).toBe("/pre");
+    expect(rows[0].method).toBe("OPTIONS");
+    expect(rows[0].path).toBe("/pre");
     // The preflight was answered with success, so it must not be recorded as UNSUPPORTED_HTTP_METHOD.
-    expect(rows[0]!.rejection_cause).toBe("NO_CONNECTION");
+    expect(rows[0].rejection_cause).toBe("NO_CONNECTION");
   });
 });
 
@@ -162,7 +162,7 @@ describe("/e/{id} – what is captured", () => {
     const { request_id } = JSON.parse(res.body.toString()) as { request_id: string };
     const p = await preview(t.id);
     expect(p.requests).toHaveLength(1);
-    const r = p.requests[0]!;
+    const r = p.requests[0];
     expect(r.id).toBe(request_id);
     expect(r.verb).toBe("PUT");
     expect(r.path).toBe("/orders/42");
@@ -181,8 +181,8 @@ describe("/e/{id} – what is captured", () => {
     const res = await raw("POST", `/e/${t.id}/a%20b/c%2Fd/%E2%9C%93?q=%2F`, { body: "x" });
     expect(res.status).toBe(200);
     const [r] = (await preview(t.id)).requests;
-    expect(r!.path).toBe("/a%20b/c%2Fd/%E2%9C%93");
-    expect(r!.query).toBe("q=%2F");
+    expect(r.path).toBe("/a%20b/c%2Fd/%E2%9C%93");
+    expect(r.query).toBe("q=%2F");
   });
 
   it("repeated request headers are captured, joined in arrival order", async () => {
@@ -190,17 +190,17 @@ describe("/e/{id} – what is captured", () => {
     const res = await raw("POST", `/e/${t.id}`, { headers: { "x-multi": ["one", "two"] }, body: "x" });
     expect(res.status).toBe(200);
     const [r] = (await preview(t.id)).requests;
-    expect(r!.headers["x-multi"]).toBe("one, two");
-    expect(r!.headers["content-length"]).toBe("1");
+    expect(r.headers["x-multi"]).toBe("one, two");
+    expect(r.headers["content-length"]).toBe("1");
   });
 
   it("request without path or query is captured with path / and an empty query", async () => {
     const t = await newTestUrl({});
     expect((await fetch(ingestBase(t.id), { method: "POST" })).status).toBe(200);
     const [r] = (await preview(t.id)).requests;
-    expect(r!.path).toBe("/");
-    expect(r!.query).toBe("");
-    expect(r!.verb).toBe("POST");
+    expect(r.path).toBe("/");
+    expect(r.query).toBe("");
+    expect(r.verb).toBe("POST");
   });
 
   it("GET /e/{id} is always captured, never treated as inspection, even with Accept: application/json", async () => {
@@ -252,8 +252,8 @@ describe("/e/{id} – method outside the source's allowed methods", () => {
     const p = await preview(s.id);
     expect(p.type).toBe("STRIPE");
     expect(p.requests).toHaveLength(1);
-    expect(p.requests[0]!.verb).toBe("GET");
-    expect(p.requests[0]!.rejection_cause).toBe("UNSUPPORTED_HTTP_METHOD");
+    expect(p.requests[0].verb).toBe("GET");
+    expect(p.requests[0].rejection_cause).toBe("UNSUPPORTED_HTTP_METHOD");
   });
 });
 
@@ -288,9 +288,9 @@ describe("/e/{id} – body size limit", () => {
     expect(((await res.json()) as { status: string }).status).toBe("PAYLOAD_TOO_LARGE");
     const rows = await storedRequests(t.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.rejection_cause).toBe("PAYLOAD_TOO_LARGE");
-    expect(rows[0]!.body).toBeNull();
-    expect(rows[0]!.body_size).toBe(11 * MIB);
+    expect(rows[0].rejection_cause).toBe("PAYLOAD_TOO_LARGE");
+    expect(rows[0].body).toBeNull();
+    expect(rows[0].body_size).toBe(11 * MIB);
   });
 
   it("POST /e/{id} with 10 MiB + 1 byte → 413 PAYLOAD_TOO_LARGE, captured with that cause and no body", async () => {
@@ -302,12 +302,12 @@ describe("/e/{id} – body size limit", () => {
     expect(body.status).toBe("PAYLOAD_TOO_LARGE");
     const rows = await storedRequests(t.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.rejection_cause).toBe("PAYLOAD_TOO_LARGE");
-    expect(rows[0]!.body).toBeNull();
-    expect(rows[0]!.body_size).toBe(10 * MIB + 1);
-    if (body.request_id) expect(rows[0]!.id).toBe(body.request_id);
+    expect(rows[0].rejection_cause).toBe("PAYLOAD_TOO_LARGE");
+    expect(rows[0].body).toBeNull();
+    expect(rows[0].body_size).toBe(10 * MIB + 1);
+    if (body.request_id) expect(rows[0].id).toBe(body.request_id);
     const p = await preview(t.id);
-    expect(p.requests[0]!.rejection_cause).toBe("PAYLOAD_TOO_LARGE");
+    expect(p.requests[0].rejection_cause).toBe("PAYLOAD_TOO_LARGE");
   });
 });
 
@@ -322,9 +322,9 @@ describe("/e/{id} – bodies stored byte-exact, raw download", () => {
     expect(res.status).toBe(200);
     const { request_id } = (await res.json()) as { request_id: string };
     const stored = await storedRequest(request_id);
-    expect(stored!.body).not.toBeNull();
-    expect(Buffer.compare(stored!.body!, body)).toBe(0);
-    expect(stored!.body_size).toBe(body.length);
+    expect(stored.body).not.toBeNull();
+    expect(Buffer.compare(stored.body!, body)).toBe(0);
+    expect(stored.body_size).toBe(body.length);
 
     const dl = await fetch(`${BASE_URL}/${t.id}/requests/${request_id}/raw`);
     expect(dl.status).toBe(200);
@@ -373,7 +373,7 @@ describe("/e/{id} – bodies stored byte-exact, raw download", () => {
     expect(res.status).toBe(200);
     const { request_id } = (await res.json()) as { request_id: string };
     const stored = await storedRequest(request_id);
-    expect(Buffer.compare(stored!.body!, sent)).toBe(0);
+    expect(Buffer.compare(stored.body!, sent)).toBe(0);
   });
 
   it("GET /{id}/requests/{req}/raw of a request without body → 200 empty download", async () => {

@@ -110,7 +110,7 @@ describe("retry of a test URL needs its workspace's session cookie", () => {
     const t = await newTestUrl({}, { ip: uniqueIp() });
     const { rows } = await db().query("SELECT id, team_id FROM sources WHERE id = $1", [`src_${t.id}`]);
     const tag = `iso-${t.id}`;
-    await createConnection(rows[0].team_id, { name: "local", source_id: rows[0].id, destination: { name: tag, config: { url: `${receiver.url}/${tag}` } } } as never, "2025-07-01");
+    await createConnection(rows[0].team_id, { name: "local", source_id: rows[0].id, destination: { name: tag, config: { url: `${receiver.url}/${tag}` } } }, "2025-07-01");
     // The ingestion cache keeps a source (and its connections) for a second.
     await sleep(1_100);
     const sent = await send(t.ingest_url, { hello: "owner" });

@@ -16,7 +16,7 @@ const send = async (id: string, body: string | Buffer, contentType = "text/plain
 
 async function requestCount(id: string): Promise<number> {
   const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM requests WHERE source_id = $1", [`src_${id}`]);
-  return rows[0]!.n;
+  return rows[0].n;
 }
 
 describe("GET /{id} – JSON preview", () => {
@@ -42,26 +42,26 @@ describe("GET /{id} – JSON preview", () => {
     expect(p.requests.map((r) => r.id)).toEqual([...ids].reverse());
     expect(p.requests.map((r) => r.body)).toEqual(["third", "second", "first"]);
     const times = p.requests.map((r) => Date.parse(r.received_at));
-    expect(times[0]).toBeGreaterThanOrEqual(times[1]!);
-    expect(times[1]).toBeGreaterThanOrEqual(times[2]!);
+    expect(times[0]).toBeGreaterThanOrEqual(times[1]);
+    expect(times[1]).toBeGreaterThanOrEqual(times[2]);
   });
 
   it("GET /{id} – JSON body previews as an object", async () => {
     const t = await newTestUrl({});
     await send(t.id, JSON.stringify({ event: "order.paid", amount: 1250, nested: { ok: true, list: [1, "two"] } }), "application/json");
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body).toEqual({ event: "order.paid", amount: 1250, nested: { ok: true, list: [1, "two"] } });
-    expect(r!.body_encoding).toBe("json");
-    expect(r!.body_truncated).toBe(false);
+    expect(r.body).toEqual({ event: "order.paid", amount: 1250, nested: { ok: true, list: [1, "two"] } });
+    expect(r.body_encoding).toBe("json");
+    expect(r.body_truncated).toBe(false);
   });
 
   it("GET /{id} – text body previews as a string", async () => {
     const t = await newTestUrl({});
     await send(t.id, "plain text with ümlauts ✓");
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body).toBe("plain text with ümlauts ✓");
-    expect(r!.body_encoding).toBe("text");
-    expect(r!.body_truncated).toBe(false);
+    expect(r.body).toBe("plain text with ümlauts ✓");
+    expect(r.body_encoding).toBe("text");
+    expect(r.body_truncated).toBe(false);
   });
 
   it("GET /{id} – binary body previews as base64 with body_encoding base64", async () => {
@@ -69,10 +69,10 @@ describe("GET /{id} – JSON preview", () => {
     const bytes = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x81, 0xc3, 0x28, 0x00, 0x01, 0x9f, 0x92, 0x96]);
     await send(t.id, bytes, "application/octet-stream");
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body_encoding).toBe("base64");
-    expect(r!.body).toBe(bytes.toString("base64"));
-    expect(Buffer.from(r!.body as string, "base64").equals(bytes)).toBe(true);
-    expect(r!.body_truncated).toBe(false);
+    expect(r.body_encoding).toBe("base64");
+    expect(r.body).toBe(bytes.toString("base64"));
+    expect(Buffer.from(r.body as string, "base64").equals(bytes)).toBe(true);
+    expect(r.body_truncated).toBe(false);
   });
 
   it("GET /{id} – a body over 64 KiB previews truncated (body_truncated true)", async () => {
@@ -80,11 +80,11 @@ describe("GET /{id} – JSON preview", () => {
     const big = "x".repeat(64 * 1024 + 100);
     await send(t.id, big);
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body_truncated).toBe(true);
-    expect(typeof r!.body).toBe("string");
-    expect((r!.body as string).length).toBeLessThanOrEqual(64 * 1024);
-    expect((r!.body as string).length).toBeGreaterThan(0);
-    expect(r!.body_size).toBe(64 * 1024 + 100);
+    expect(r.body_truncated).toBe(true);
+    expect(typeof r.body).toBe("string");
+    expect((r.body as string).length).toBeLessThanOrEqual(64 * 1024);
+    expect((r.body as string).length).toBeGreaterThan(0);
+    expect(r.body_size).toBe(64 * 1024 + 100);
   });
 
   it("GET /{id} – a JSON body over 64 KiB is truncated text, not parsed", async () => {
@@ -92,17 +92,17 @@ describe("GET /{id} – JSON preview", () => {
     const big = JSON.stringify({ data: "y".repeat(70_000) });
     await send(t.id, big, "application/json");
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body_truncated).toBe(true);
-    expect(typeof r!.body).toBe("string");
-    expect(big.startsWith(r!.body as string)).toBe(true);
+    expect(r.body_truncated).toBe(true);
+    expect(typeof r.body).toBe("string");
+    expect(big.startsWith(r.body as string)).toBe(true);
   });
 
   it("GET /{id} – a request without body previews body null", async () => {
     const t = await newTestUrl({});
     expect((await fetch(`${BASE_URL}/e/${t.id}`)).status).toBe(200);
     const [r] = (await preview(t.id)).requests;
-    expect(r!.body).toBeNull();
-    expect(r!.body_truncated).toBe(false);
+    expect(r.body).toBeNull();
+    expect(r.body_truncated).toBe(false);
   });
 
   it("GET /{id} is never captured: the request count does not change after GETs (JSON and HTML)", async () => {
@@ -191,7 +191,7 @@ function sseReader(body: ReadableStream<Uint8Array>) {
     const deadline = Date.now() + ms;
     for (;;) {
       const idx = events.findIndex((e) => e.event === name);
-      if (idx !== -1) return events.splice(0, idx + 1)[idx]!;
+      if (idx !== -1) return events.splice(0, idx + 1)[idx];
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no "${name}" event within ${ms} ms; got: ${JSON.stringify(events)} / ${JSON.stringify(buffer)}`);
       let timer: NodeJS.Timeout | undefined;

@@ -78,7 +78,7 @@ describe("POST / – 60 per minute per client IP", () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(1);
     await Promise.all(results.map((r) => r.arrayBuffer()));
     const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM sources WHERE name = $1", [`flood-${ip}`]);
-    expect(rows[0]!.n).toBe(60);
+    expect(rows[0].n).toBe(60);
   });
 });
 
@@ -137,7 +137,7 @@ describe("server without trust proxy", () => {
   it("POST / – X-Forwarded-Proto https is ignored without trust proxy (no Secure cookie)", async () => {
     const res = await createTestUrl({}, { baseUrl: BASE_URL_NO_PROXY, headers: { "x-forwarded-proto": "https" } });
     expect(res.status).toBe(201);
-    const cookie = res.headers.getSetCookie()[0]!;
+    const cookie = res.headers.getSetCookie()[0];
     expect(cookie).toMatch(/^hookyard_session=/);
     expect(cookie.split(";").map((s) => s.trim().toLowerCase())).not.toContain("secure");
   });
@@ -216,7 +216,7 @@ describe("ingestion is not rate limited", () => {
     expect(statuses).toHaveLength(150);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM requests WHERE source_id = $1", [`src_${t.id}`]);
-    expect(rows[0]!.n).toBe(150);
+    expect(rows[0].n).toBe(150);
     const create = await createTestUrl({}, { ip });
     expect(create.status).toBe(201);
     expect(create.headers.get("x-ratelimit-remaining")).toBe("58");

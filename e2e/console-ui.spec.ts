@@ -8,7 +8,6 @@ import type { Page } from "@playwright/test";
 import {
   BASE_URL,
   closeDb,
-  createFromNode,
   createInBrowserContext,
   db,
   expect,
@@ -307,7 +306,7 @@ test.describe("/new", () => {
   });
 
   test("/new without JavaScript creates nothing and stays on /new", async ({ browser }) => {
-    const count = async () => Number((await db().query<{ n: string }>("SELECT count(*) AS n FROM sources")).rows[0]!.n);
+    const count = async () => Number((await db().query<{ n: string }>("SELECT count(*) AS n FROM sources")).rows[0].n);
     const before = await count();
     const context = await newClient(browser, { javaScriptEnabled: false });
     try {

@@ -251,7 +251,7 @@ describe("cli_key", () => {
 
   it("a guest workspace whose stored key predates hashing gets its derived key at the owner's next create; the old key stops working", async () => {
     const first = await createTestUrl({ name: "upgrade" }, { ip: uniqueIp() });
-    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+    const cookie = first.headers.get("set-cookie")!.split(";")[0];
     const t = (await first.json()) as { cli_key: string; cmd_hint: string };
     const teamId = (await db().query("SELECT id FROM teams WHERE cli_key_hash = $1", [hashCliKey(t.cli_key)])).rows[0].id;
     const legacy = "cli_legacyPlaintextKeyOfAnOlderVersion";

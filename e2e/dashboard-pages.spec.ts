@@ -62,8 +62,8 @@ test("connections: create in the browser, a request to the source URL reaches th
     const sent = await fetch(`${sourceUrl}/new?x=1`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ kind: "order", id: 42 }) });
     expect(sent.status).toBe(200);
     const [got] = await receiver.waitFor(1, 20_000);
-    expect(JSON.parse(got!.body.toString())).toEqual({ kind: "order", id: 42 });
-    expect(got!.url).toBe("/hooks/new?x=1");
+    expect(JSON.parse(got.body.toString())).toEqual({ kind: "order", id: 42 });
+    expect(got.url).toBe("/hooks/new?x=1");
     await expect(page.getByTestId("connection-event")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("connection-event").first()).toHaveAttribute("data-status", "SUCCESSFUL", { timeout: 20_000 });
     await expect(page.getByTestId("connection-event").first().getByText("200")).toBeVisible();

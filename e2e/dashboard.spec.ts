@@ -33,7 +33,7 @@ async function setup(name: string) {
 
 async function call(key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${V}/${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as any };
+  return { status: res.status, json: (await res.json()) };
 }
 
 /** A connection from a new source to the receiver; returns the source's URL. */
@@ -308,7 +308,7 @@ test.describe("bulk operations", () => {
       // waits there behind the held batch): on a slow machine the cancel arrived after the held batch and
       // the next one had run.
       await expect
-        .poll(async () => (await db().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'")).rows[0]!.n, { timeout: 30_000 })
+        .poll(async () => (await db().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'")).rows[0].n, { timeout: 30_000 })
         .toBeGreaterThan(0);
       await holder.query("COMMIT");
       await expect(page.getByTestId("bulk-state")).toHaveText("Cancelled");

@@ -42,7 +42,7 @@ function stall(head: string, body = ""): Promise<{ ms: number; received: string 
       s.destroy();
       reject(new Error(`socket still open after ${BOUND_MS} ms (received: ${JSON.stringify(received.slice(0, 200))})`));
     }, BOUND_MS);
-    s.on("data", (d) => (received += d));
+    s.on("data", (d: Buffer) => (received += d.toString()));
     s.on("close", () => {
       clearTimeout(giveUp);
       resolve({ ms: Date.now() - started, received });
@@ -120,7 +120,7 @@ describe("long-lived responses are not cut", () => {
       const s = net.connect(server!.port, "127.0.0.1", () => s.write(`GET /cli/sessions/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${cliKey}\r\n\r\n`));
       let received = "";
       let closedAfterMs: number | null = null;
-      s.on("data", (d) => (received += d));
+      s.on("data", (d: Buffer) => (received += d.toString()));
       s.on("close", () => (closedAfterMs = Date.now() - started));
       s.on("error", () => {});
       setTimeout(() => {

@@ -290,7 +290,7 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     const raw = await new Promise<string>((resolve, reject) => {
       const s = net.connect(Number(new URL(BASE_URL).port), "127.0.0.1", () => s.write("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
       let out = "";
-      s.on("data", (d) => (out += d));
+      s.on("data", (d: Buffer) => (out += d.toString()));
       s.on("end", () => resolve(out));
       s.on("error", reject);
     });
@@ -312,7 +312,7 @@ describe("fuzz (fast-check, fixed seed)", () => {
     }
     const ingested = await fetch(url.ingest_url, { method: "POST", body: "{}" });
     ids.push(((await ingested.json()) as { request_id: string }).request_id);
-    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...(await outboundFuzzContext(BASE_URL, teams[0]!.teamId)) };
+    ctx = { apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...(await outboundFuzzContext(BASE_URL, teams[0].teamId)) };
   });
 
   it("the generator knows every outbound route", () => {
@@ -326,9 +326,9 @@ describe("fuzz (fast-check, fixed seed)", () => {
         const answers = await Promise.all(batch.map((r) => send(BASE_URL, r)));
         answers.forEach((a, i) => {
           counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
-          if (a.status >= 500) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${a.body.slice(0, 300)}`);
-          const wrongShape = shapeProblem(batch[i]!, a);
-          if (wrongShape) throw new Error(`${describeRequest(batch[i]!)} → ${a.status} ${wrongShape}: ${a.body.slice(0, 300)}`);
+          if (a.status >= 500) throw new Error(`${describeRequest(batch[i])} → ${a.status} ${a.body.slice(0, 300)}`);
+          const wrongShape = shapeProblem(batch[i], a);
+          if (wrongShape) throw new Error(`${describeRequest(batch[i])} → ${a.status} ${wrongShape}: ${a.body.slice(0, 300)}`);
         });
       }),
       { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 1500), endOnFailure: true },

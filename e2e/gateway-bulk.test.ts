@@ -166,7 +166,7 @@ describe("events retry", () => {
       expect(made.status).toBe(200);
       expect("type" in made.json).toBe(false);
       for (const [method, path] of [["GET", "bulk/events/cancel"], ["POST", "bulk/events/cancel"], ["GET", "bulk/events/cancel/plan"], ["GET", `bulk/events/cancel/${opId}`], ["POST", `bulk/events/cancel/${opId}/cancel`]]) {
-        const r = await api(team, method!, `/${version}/${path}`, method === "POST" ? { query: { webhook_id: failing.id } } : undefined);
+        const r = await api(team, method, `/${version}/${path}`, method === "POST" ? { query: { webhook_id: failing.id } } : undefined);
         expect(r.status, `${version} ${method} ${path}`).toBe(404);
         expect(r.json).toMatchObject({ handled: true, status: 404 });
       }
@@ -406,7 +406,7 @@ describe("team isolation", () => {
     const before = await api(team, "GET", `${V}/bulk/${family}/${id}`);
     expect(before.status).toBe(200);
     for (const [method, path] of [["GET", `${id}`], ["POST", `${id}/cancel`]]) {
-      const r = await api(other, method!, `${V}/bulk/${family}/${path}`);
+      const r = await api(other, method, `${V}/bulk/${family}/${path}`);
       expect(r.status).toBe(404);
       expect(r.json).toMatchObject({ handled: true, status: 404 });
     }

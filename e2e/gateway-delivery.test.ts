@@ -50,7 +50,7 @@ describe("signature and request shape", () => {
     const c = await connectionTo(own, receiver);
     const sent = await send(c.source.url, "raw body, not JSON");
     await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     expect(got.headers["x-gateway-signature"]).toBe(hmac(secret, got.body));
     expect(got.headers["x-gateway-signature-2"]).toBe(hmac(own.signingSecret, got.body));
   });
@@ -61,7 +61,7 @@ describe("signature and request shape", () => {
     await db().query("UPDATE teams SET signing_secret_encrypted = NULL WHERE id = $1", [own.teamId]);
     const sent = await send(c.source.url, "signed all the same");
     await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     const { current } = await getSigningSecrets(own.teamId);
     expect(current).not.toBe(own.signingSecret);
     expect(got.headers["x-gateway-signature"]).toBe(hmac(current, got.body));
@@ -72,7 +72,7 @@ describe("signature and request shape", () => {
     const c = await connectionTo(team, receiver, { rules: [{ type: "retry", strategy: "linear", count: 2, interval: 90_000 }] });
     const sent = await send(c.source.url, "with retries");
     const [event] = await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     expect(got.headers["x-gateway-will-retry-after"]).toBe("90");
     // The PUBLIC_URL of whichever test server's worker delivered it.
     expect(got.headers["x-gateway-event-url"]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/2025-07-01/events/${event.id}$`));
@@ -81,7 +81,7 @@ describe("signature and request shape", () => {
     expect(shown.json.data.appended_headers).toEqual(expect.arrayContaining(["x-gateway-signature", "x-gateway-event-url", "x-gateway-will-retry-after", "idempotency-key"]));
     const none = await connectionTo(team, receiver);
     await eventsIn((await send(none.source.url, "no retry rule")).requestId, ["SUCCESSFUL"]);
-    expect(receivedBy(receiver, none.tag)[0]!.headers["x-gateway-will-retry-after"]).toBe("");
+    expect(receivedBy(receiver, none.tag)[0].headers["x-gateway-will-retry-after"]).toBe("");
   });
 
   it("http_method overrides the method; path_forwarding_disabled keeps the destination path; the query is kept", async () => {
@@ -98,7 +98,7 @@ describe("signature and request shape", () => {
     const c = await connectionTo(team, receiver);
     const sent = await send(c.source.url, { h: 1 }, { headers: { "x-gateway-verified": "true", "x-keep": "1" } });
     await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     expect(got.headers["x-gateway-verified"]).toBe("false");
     expect(got.headers["x-keep"]).toBe("1");
   });
@@ -167,16 +167,16 @@ describe("destinations and failures", () => {
     for (let i = 0; i < 6; i++) ids.push((await send(slow.source.url, { i })).requestId);
     const other = await send(fast.source.url, { other: true });
     await eventsIn(other.requestId, ["SUCCESSFUL"]);
-    const otherAt = receivedBy(receiver, fast.tag)[0]!.at;
+    const otherAt = receivedBy(receiver, fast.tag)[0].at;
     for (const id of ids) await eventsIn(id, ["SUCCESSFUL"], 1, 20_000);
     const times = receiver.received.filter((r) => r.url.startsWith("/rl-") && ids.includes(String(r.headers["x-gateway-request-id"]))).map((r) => r.at).sort((a, b) => a - b);
     expect(times).toHaveLength(6);
     // 2 per fixed one-second window: 6 deliveries take at least three windows, so they span more than a
     // second, and no sliding second holds more than two windows' worth (4).
-    expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(1000);
-    for (let i = 0; i + 4 < times.length; i++) expect(times[i + 4]! - times[i]!).toBeGreaterThanOrEqual(900);
+    expect(times[5] - times[0]).toBeGreaterThanOrEqual(1000);
+    for (let i = 0; i + 4 < times.length; i++) expect(times[i + 4] - times[i]).toBeGreaterThanOrEqual(900);
     // The other destination is not held behind the rate-limited one.
-    expect(otherAt).toBeLessThan(times[5]!);
+    expect(otherAt).toBeLessThan(times[5]);
     expect(otherAt - sentAt).toBeLessThan(2000);
   });
 });
@@ -192,7 +192,7 @@ describe("publish", () => {
     expect(res.status).toBe(200);
     const { request_id } = await res.json();
     await eventsIn(request_id, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     expect(got.headers["x-gateway-verified"]).toBe("true");
     expect(got.headers.authorization).toBeUndefined();
     expect((await requestRow(request_id)).verified).toBe(true);

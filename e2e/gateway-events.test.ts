@@ -23,7 +23,7 @@ beforeAll(async () => {
   for (let i = 0; i < 7; i++) requestIds.push((await send(`${conn.source.url}/p/${i}?i=${i}`, { keep: true, i })).requestId);
   requestIds.push((await send(conn.source.url, { keep: false })).requestId);
   for (const id of requestIds.slice(0, 7)) await eventsIn(id, ["SUCCESSFUL"]);
-  await ignoredIn(requestIds[7]!);
+  await ignoredIn(requestIds[7]);
 });
 afterAll(async () => receiver.close());
 
@@ -126,7 +126,7 @@ describe("a request's events, ignored events and retry", () => {
     expect(res.status).toBe(200);
     expect(res.json.request.id).toBe(requestIds[4]);
     expect(res.json.events).toHaveLength(1);
-    await eventsIn(requestIds[4]!, ["SUCCESSFUL"], 2);
+    await eventsIn(requestIds[4], ["SUCCESSFUL"], 2);
     const withIds = await api(team, "POST", `${V}/requests/${requestIds[4]}/retry`, { webhook_ids: [conn.id] });
     expect(withIds.json.events).toHaveLength(1);
     const unknown = await api(team, "POST", `${V}/requests/${requestIds[4]}/retry`, { webhook_ids: ["web_doesnotexist"] });
@@ -315,7 +315,7 @@ describe("read side on SQL fixtures", () => {
     ];
     for (const [i, a] of attempts.entries()) {
       const id = createId("attempt");
-      const e = evs[a.event]!;
+      const e = evs[a.event];
       att.push({ id, event: a.event, status: a.status, trigger: a.trigger, created_at: T(20 + i), body: a.body });
       await db().query(
         `INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, body, requested_url, http_method,
@@ -359,7 +359,7 @@ describe("read side on SQL fixtures", () => {
           trs.id,
           connOf[x.conn].id,
           req.A,
-          x.log_level === "fatal" ? null : evs[0]!.id,
+          x.log_level === "fatal" ? null : evs[0].id,
           x.log_level,
           JSON.stringify([{ type: "log", message: `run ${i}` }]),
           JSON.stringify({ headers: {}, body: { order: 1 }, path: "/orders", query: "", parsed_query: {} }),
@@ -386,7 +386,7 @@ describe("read side on SQL fixtures", () => {
     await db().query("INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 1, 'INITIAL', 'SUCCESSFUL', $5, $5)", [
       foreign.attempt,
       fxOther.teamId,
-      evs[0]!.id,
+      evs[0].id,
       dest.http.id,
       T(22),
     ]);
@@ -426,7 +426,7 @@ describe("read side on SQL fixtures", () => {
       expect(page.json.count).toBe(page.json.models.length);
       pages.push(page.json.models.map((m: { id: string }) => m.id));
     }
-    const back: string[][] = [pages[pages.length - 1]!];
+    const back: string[][] = [pages[pages.length - 1]];
     while (page.json.pagination.prev) {
       page = await api(team, "GET", `${path}?${query}&prev=${page.json.pagination.prev}`);
       expect(page.status).toBe(200);
@@ -442,10 +442,10 @@ describe("read side on SQL fixtures", () => {
   }
 
   it("GET /events – the Event shape; every filter, with values, arrays and operators", async () => {
-    const { json } = await api(fx, "GET", `${V}/events?id=${evs[1]!.id}`);
+    const { json } = await api(fx, "GET", `${V}/events?id=${evs[1].id}`);
     expect(json.count).toBe(1);
     expect(json.models[0]).toEqual({
-      id: evs[1]!.id,
+      id: evs[1].id,
       team_id: fx.teamId,
       webhook_id: connOf.http.id,
       source_id: source.id,
@@ -464,10 +464,10 @@ describe("read side on SQL fixtures", () => {
       created_at: T(2),
     });
     expect(await listEv("")).toEqual(evIds(() => true));
-    expect(await listEv(`id[]=${evs[0]!.id}&id[]=${evs[2]!.id}`)).toEqual(sorted([evs[0]!.id, evs[2]!.id]));
+    expect(await listEv(`id[]=${evs[0].id}&id[]=${evs[2].id}`)).toEqual(sorted([evs[0].id, evs[2].id]));
     expect(await listEv("status=SUCCESSFUL")).toEqual(evIds((e) => e.status === "SUCCESSFUL"));
     expect(await listEv("status[0]=QUEUED&status[1]=HOLD&status[2]=SCHEDULED")).toEqual(evIds((e) => ["QUEUED", "HOLD", "SCHEDULED"].includes(e.status)));
-    expect(await listEv("status=CANCELLED")).toEqual([evs[8]!.id]);
+    expect(await listEv("status=CANCELLED")).toEqual([evs[8].id]);
     expect(await listEv(`webhook_id=${connOf.mock.id}`)).toEqual(evIds((e) => e.conn === "mock"));
     expect(await listEv(`webhook_id=${connOf.mock.id}&webhook_id=${connOf.cli.id}`)).toEqual(evIds((e) => e.conn === "mock" || e.conn === "cli"));
     expect(await listEv(`source_id=${source.id}`)).toHaveLength(evs.length);
@@ -484,11 +484,11 @@ describe("read side on SQL fixtures", () => {
     expect(await listEv("response_status=200")).toEqual(evIds((e) => e.response_status === 200));
     expect(await listEv("response_status[any]=false")).toEqual(evIds((e) => e.response_status === null));
     expect(await listEv("response_status[any]=true&response_status[lt]=500")).toEqual(evIds((e) => e.response_status !== null && e.response_status < 500));
-    expect(await listEv("error_code=TIMEOUT")).toEqual([evs[9]!.id]);
-    expect(await listEv("error_code[]=TIMEOUT&error_code[]=CLI_UNAVAILABLE")).toEqual(sorted([evs[9]!.id, evs[6]!.id]));
+    expect(await listEv("error_code=TIMEOUT")).toEqual([evs[9].id]);
+    expect(await listEv("error_code[]=TIMEOUT&error_code[]=CLI_UNAVAILABLE")).toEqual(sorted([evs[9].id, evs[6].id]));
     expect(await listEv("error_code[any]=true")).toEqual(evIds((e) => e.error_code !== null));
-    expect(await listEv("cli_id=cls_fx1")).toEqual([evs[5]!.id]);
-    expect(await listEv("cli_id[any]=true")).toEqual([evs[5]!.id]);
+    expect(await listEv("cli_id=cls_fx1")).toEqual([evs[5].id]);
+    expect(await listEv("cli_id[any]=true")).toEqual([evs[5].id]);
     expect(await listEv("cli_id[any]=false")).toHaveLength(evs.length - 1);
     expect(await listEv(`created_at[gte]=${T(3)}&created_at[lt]=${T(6)}`)).toEqual(evIds((e) => e.created_at >= T(3) && e.created_at < T(6)));
     expect(await listEv(`created_at=${T(4)}`)).toEqual(evIds((e) => e.created_at === T(4)));
@@ -496,11 +496,11 @@ describe("read side on SQL fixtures", () => {
     expect(await listEv(`last_attempt_at[gt]=${T(16)}`)).toEqual(evIds((e) => e.last_attempt_at !== null && e.last_attempt_at > T(16)));
     expect(await listEv("last_attempt_at[any]=false")).toEqual(evIds((e) => e.last_attempt_at === null));
     expect(await listEv("next_attempt_at[gte]=2090-01-01")).toEqual(evIds((e) => e.next_attempt_at !== null));
-    expect(await listEv("next_attempt_at[lt]=2090-01-03")).toEqual([evs[3]!.id]);
+    expect(await listEv("next_attempt_at[lt]=2090-01-03")).toEqual([evs[3].id]);
     expect(await listEv(`successful_at[lte]=${T(16)}`)).toEqual(evIds((e) => e.successful_at !== null && e.successful_at <= T(16)));
     expect(await listEv("successful_at[any]=true")).toEqual(evIds((e) => e.status === "SUCCESSFUL"));
     // Filters combine with AND.
-    expect(await listEv(`status=FAILED&webhook_id=${connOf.mock.id}&response_status[gte]=400`)).toEqual([evs[9]!.id]);
+    expect(await listEv(`status=FAILED&webhook_id=${connOf.mock.id}&response_status[gte]=400`)).toEqual([evs[9].id]);
   });
 
   it("GET /events – bad filters, sort keys and cursors are 400 with the gateway body, never 500", async () => {
@@ -556,18 +556,18 @@ describe("read side on SQL fixtures", () => {
     const byNext = await walk(fx, `${V}/events`, "order_by=next_attempt_at&dir=desc&limit=4");
     expect(byNext.map((p) => p.length)).toEqual([4, 4, 2]);
     expect(byNext.flat()).toEqual(await expectedOrder("COALESCE(next_attempt_at, 'epoch') DESC, id DESC"));
-    expect(byNext.flat().slice(0, 2)).toEqual([evs[2]!.id, evs[3]!.id]);
+    expect(byNext.flat().slice(0, 2)).toEqual([evs[2].id, evs[3].id]);
     const byCreated = await walk(fx, `${V}/events`, "limit=3");
     expect(byCreated.flat()).toEqual([...evs].reverse().map((e) => e.id));
     // Paging keeps the filters.
     const filtered = await walk(fx, `${V}/events`, `status=FAILED&order_by=last_attempt_at&limit=1`);
-    expect(filtered.flat()).toEqual([evs[9]!.id, evs[6]!.id, evs[1]!.id]);
+    expect(filtered.flat()).toEqual([evs[9].id, evs[6].id, evs[1].id]);
     const { json } = await api(fx, "GET", `${V}/events?order_by=next_attempt_at&limit=1`);
     expect(json.pagination).toMatchObject({ order_by: "next_attempt_at", dir: "desc", limit: 1 });
   });
 
   it("GET /events/{id} and ?include=data – url, method, path, query, headers, body per destination type; transformed data; raw_body", async () => {
-    const data = async (i: number) => (await api(fx, "GET", `${V}/events/${evs[i]!.id}`)).json.data;
+    const data = async (i: number) => (await api(fx, "GET", `${V}/events/${evs[i].id}`)).json.data;
     expect(await data(0)).toEqual({
       url: "https://fixtures.invalid/base/orders?x=1&y[]=2",
       method: "POST",
@@ -585,48 +585,48 @@ describe("read side on SQL fixtures", () => {
     expect(await data(2)).toMatchObject({ url: "https://fixtures.invalid/base", method: "PUT", body: Buffer.from([0, 255, 1, 254]).toString("base64"), body_encoding: "base64" });
     expect(await data(5)).toMatchObject({ url: "/cli-path", method: "POST" });
     expect(await data(7)).toMatchObject({ url: null, method: "POST" });
-    const transformed = (await api(fx, "GET", `${V}/events/${evs[8]!.id}`)).json;
-    expect(transformed.event_data_id).toBe(`edt_${evs[8]!.id.slice(4)}`);
+    const transformed = (await api(fx, "GET", `${V}/events/${evs[8].id}`)).json;
+    expect(transformed.event_data_id).toBe(`edt_${evs[8].id.slice(4)}`);
     expect(transformed.data).toMatchObject({ url: "https://fixtures.invalid/base/t?a=1", method: "POST", path: "/t", query: "a=1", parsed_query: { a: "1" }, headers: { "x-t": "1" }, body: { t: true } });
-    expect((await api(fx, "GET", `${V}/events/${evs[8]!.id}/raw_body`)).json).toEqual({ body: '{"t":true}' });
-    expect((await api(fx, "GET", `${V}/events/${evs[0]!.id}/raw_body`)).json).toEqual({ body: '{"order":1}' });
-    expect((await api(fx, "GET", `${V}/events/${evs[2]!.id}/raw_body`)).json).toEqual({ body: Buffer.from([0, 255, 1, 254]).toString("base64") });
+    expect((await api(fx, "GET", `${V}/events/${evs[8].id}/raw_body`)).json).toEqual({ body: '{"t":true}' });
+    expect((await api(fx, "GET", `${V}/events/${evs[0].id}/raw_body`)).json).toEqual({ body: '{"order":1}' });
+    expect((await api(fx, "GET", `${V}/events/${evs[2].id}/raw_body`)).json).toEqual({ body: Buffer.from([0, 255, 1, 254]).toString("base64") });
     // Lists: data only with include=data.
     const plain = await api(fx, "GET", `${V}/events?request_id=${req.A}`);
     expect(plain.json.models.every((m: { data?: unknown }) => m.data === undefined)).toBe(true);
     const withData = await api(fx, "GET", `${V}/events?request_id=${req.A}&include=data`);
-    expect(withData.json.models.find((m: { id: string }) => m.id === evs[0]!.id).data).toEqual(await data(0));
-    expect((await api(fx, "GET", `${V}/events?include[]=data&id=${evs[8]!.id}`)).json.models[0].data.path).toBe("/t");
+    expect(withData.json.models.find((m: { id: string }) => m.id === evs[0].id).data).toEqual(await data(0));
+    expect((await api(fx, "GET", `${V}/events?include[]=data&id=${evs[8].id}`)).json.models[0].data.path).toBe("/t");
   });
 
   it("versions – 2024-09-01 (and unversioned paths) give the short data; 2025-01-01 the full one", async () => {
     const SHORT = ["body", "body_encoding", "headers", "is_large_payload", "parsed_query", "path", "query"];
-    const old = await api(fx, "GET", `/2024-09-01/events/${evs[0]!.id}`);
+    const old = await api(fx, "GET", `/2024-09-01/events/${evs[0].id}`);
     expect(old.status).toBe(200);
     expect(Object.keys(old.json.data).sort()).toEqual(SHORT);
     expect(old.json.data).toMatchObject({ path: "/orders", body: { order: 1 } });
-    const unversioned = await api(fx, "GET", `/events/${evs[0]!.id}`);
+    const unversioned = await api(fx, "GET", `/events/${evs[0].id}`);
     expect(Object.keys(unversioned.json.data).sort()).toEqual(SHORT);
-    const oldList = await api(fx, "GET", `/2024-09-01/events?include=data&id=${evs[3]!.id}`);
+    const oldList = await api(fx, "GET", `/2024-09-01/events?include=data&id=${evs[3].id}`);
     expect(Object.keys(oldList.json.models[0].data).sort()).toEqual(SHORT);
-    const mid = await api(fx, "GET", `/2025-01-01/events/${evs[3]!.id}`);
+    const mid = await api(fx, "GET", `/2025-01-01/events/${evs[3].id}`);
     expect(mid.json.data).toMatchObject({ url: "https://fixtures.invalid/fixed?k=v&x=1&y[]=2", method: "PUT", appended_headers: [...APPENDED_HEADERS] });
     // The rest of the event is the same in every version.
     const { data: _o, ...oldRest } = old.json;
-    const { data: _n, ...newRest } = (await api(fx, "GET", `${V}/events/${evs[0]!.id}`)).json;
+    const { data: _n, ...newRest } = (await api(fx, "GET", `${V}/events/${evs[0].id}`)).json;
     expect(oldRest).toEqual(newRest);
   });
 
   it("GET /requests/{id}/events – event filters and paging; 404 for unknown or another team's request", async () => {
     expect(await listEv("", fx, `${V}/requests/${req.A}/events`)).toEqual(evIds((e) => e.req === "A"));
     expect(await listEv("status=SUCCESSFUL", fx, `${V}/requests/${req.A}/events`)).toEqual(evIds((e) => e.req === "A" && e.status === "SUCCESSFUL"));
-    expect(await listEv(`webhook_id=${connOf.nofwd.id}&attempts[lte]=0`, fx, `${V}/requests/${req.B}/events`)).toEqual([evs[4]!.id]);
+    expect(await listEv(`webhook_id=${connOf.nofwd.id}&attempts[lte]=0`, fx, `${V}/requests/${req.B}/events`)).toEqual([evs[4].id]);
     // request_id in the query cannot widen it beyond the request of the path.
     expect(await listEv(`request_id=${req.B}`, fx, `${V}/requests/${req.A}/events`)).toEqual([]);
     expect(await listEv("", fx, `${V}/requests/${req.C}/events`)).toEqual([]);
     const pages = await walk(fx, `${V}/requests/${req.A}/events`, "order_by=last_attempt_at&dir=desc&limit=2");
     expect(pages.map((p) => p.length)).toEqual([2, 2, 2]);
-    const withData = await api(fx, "GET", `${V}/requests/${req.A}/events?include=data&id=${evs[0]!.id}`);
+    const withData = await api(fx, "GET", `${V}/requests/${req.A}/events?include=data&id=${evs[0].id}`);
     expect(withData.json.models[0].data.url).toBe("https://fixtures.invalid/base/orders?x=1&y[]=2");
     expect((await api(fx, "GET", `${V}/requests/${req.A}/events?status=NOPE`)).status).toBe(400);
     expect((await api(fx, "GET", `${V}/requests/${req.A}/events?next=garbage`)).status).toBe(400);
@@ -645,9 +645,9 @@ describe("read side on SQL fixtures", () => {
   it("ignored events – GET /ignored-events filters and paging, GET /ignored-events/{id}, GET /requests/{id}/ignored_events", async () => {
     const ignIds = (pred: (g: (typeof ign)[number]) => boolean) => sorted(ign.filter(pred).map((g) => g.id));
     const list = (q: string, path = `${V}/ignored-events`) => listEv(q, fx, path);
-    const one = await api(fx, "GET", `${V}/ignored-events/${ign[1]!.id}`);
+    const one = await api(fx, "GET", `${V}/ignored-events/${ign[1].id}`);
     expect(one.json).toEqual({
-      id: ign[1]!.id,
+      id: ign[1].id,
       team_id: fx.teamId,
       webhook_id: connOf.nofwd.id,
       cause: "TRANSFORMATION_FAILED",
@@ -656,14 +656,14 @@ describe("read side on SQL fixtures", () => {
       created_at: T(31),
       updated_at: T(31),
     });
-    expect((await api(fx, "GET", `${V}/ignored-events/${ign[0]!.id}`)).json.meta).toEqual(["body"]);
+    expect((await api(fx, "GET", `${V}/ignored-events/${ign[0].id}`)).json.meta).toEqual(["body"]);
     expect(await list("")).toEqual(ignIds(() => true));
-    expect(await list(`id=${ign[2]!.id}`)).toEqual([ign[2]!.id]);
-    expect(await list("cause=FILTERED")).toEqual([ign[0]!.id]);
+    expect(await list(`id=${ign[2].id}`)).toEqual([ign[2].id]);
+    expect(await list("cause=FILTERED")).toEqual([ign[0].id]);
     expect(await list("cause[]=FILTERED&cause[]=DEDUPLICATED")).toEqual(ignIds((g) => g.cause !== "TRANSFORMATION_FAILED"));
     expect(await list(`webhook_id=${connOf.http.id}`)).toEqual(ignIds((g) => g.conn === "http"));
     expect(await list(`request_id=${req.C}`)).toEqual(ignIds((g) => g.req === "C"));
-    expect(await list("transformation_id=trs_fixture")).toEqual([ign[1]!.id]);
+    expect(await list("transformation_id=trs_fixture")).toEqual([ign[1].id]);
     expect(await list(`created_at[gt]=${T(30)}`)).toEqual(ignIds((g) => g.created_at > T(30)));
     expect((await api(fx, "GET", `${V}/ignored-events?cause=MAYBE`)).status).toBe(400);
     expect((await api(fx, "GET", `${V}/ignored-events?created_at=soon`)).status).toBe(400);
@@ -673,20 +673,20 @@ describe("read side on SQL fixtures", () => {
     expect(pages.flat()).toEqual(ign.map((g) => g.id));
     // A request's ignored events: only its own, with the id filter.
     expect(await list("", `${V}/requests/${req.C}/ignored_events`)).toEqual(ignIds((g) => g.req === "C"));
-    expect(await list(`id=${ign[0]!.id}`, `${V}/requests/${req.C}/ignored_events`)).toEqual([ign[0]!.id]);
-    expect(await list(`id=${ign[2]!.id}`, `${V}/requests/${req.C}/ignored_events`)).toEqual([]);
-    expect(await list("", `${V}/requests/${req.A}/ignored_events`)).toEqual([ign[2]!.id]);
-    expect((await walk(fx, `${V}/requests/${req.C}/ignored_events`, "limit=1")).flat()).toEqual([ign[1]!.id, ign[0]!.id]);
+    expect(await list(`id=${ign[0].id}`, `${V}/requests/${req.C}/ignored_events`)).toEqual([ign[0].id]);
+    expect(await list(`id=${ign[2].id}`, `${V}/requests/${req.C}/ignored_events`)).toEqual([]);
+    expect(await list("", `${V}/requests/${req.A}/ignored_events`)).toEqual([ign[2].id]);
+    expect((await walk(fx, `${V}/requests/${req.C}/ignored_events`, "limit=1")).flat()).toEqual([ign[1].id, ign[0].id]);
   });
 
   it("attempts – SUCCESFUL spelling in every version, the status filter takes both spellings; rows without body, get with it", async () => {
     const attIds = (pred: (a: (typeof att)[number]) => boolean) => sorted(att.filter(pred).map((a) => a.id));
     const list = (q: string) => listEv(q, fx, `${V}/attempts`);
-    const { json } = await api(fx, "GET", `${V}/attempts?id=${att[2]!.id}`);
+    const { json } = await api(fx, "GET", `${V}/attempts?id=${att[2].id}`);
     expect(json.models[0]).toEqual({
-      id: att[2]!.id,
+      id: att[2].id,
       team_id: fx.teamId,
-      event_id: evs[0]!.id,
+      event_id: evs[0].id,
       destination_id: dest.http.id,
       response_status: 200,
       attempt_number: 1,
@@ -703,46 +703,46 @@ describe("read side on SQL fixtures", () => {
       updated_at: T(22),
       created_at: T(22),
     });
-    const full = await api(fx, "GET", `${V}/attempts/${att[2]!.id}`);
+    const full = await api(fx, "GET", `${V}/attempts/${att[2].id}`);
     expect(full.json).toEqual({ ...json.models[0], body: { ok: true }, requested_url: "https://fixtures.invalid/base/orders?x=1&y[]=2" });
-    expect((await api(fx, "GET", `${V}/attempts/${att[1]!.id}`)).json).toMatchObject({ body: "plain text", status: "FAILED", trigger: "AUTOMATIC" });
-    expect((await api(fx, "GET", `${V}/attempts/${att[0]!.id}`)).json.body).toEqual({ error: "boom" });
-    expect((await api(fx, "GET", `${V}/attempts/${att[3]!.id}`)).json).toMatchObject({ body: null, requested_url: null });
+    expect((await api(fx, "GET", `${V}/attempts/${att[1].id}`)).json).toMatchObject({ body: "plain text", status: "FAILED", trigger: "AUTOMATIC" });
+    expect((await api(fx, "GET", `${V}/attempts/${att[0].id}`)).json.body).toEqual({ error: "boom" });
+    expect((await api(fx, "GET", `${V}/attempts/${att[3].id}`)).json).toMatchObject({ body: null, requested_url: null });
     for (const version of ["/2024-09-01", "/2025-01-01", V]) {
       const all = await api(fx, "GET", `${version}/attempts`);
       expect(all.json.models.map((a: { status: string }) => a.status).sort()).toEqual(["FAILED", "FAILED", "SUCCESFUL", "SUCCESFUL"]);
       expect(all.json.models.every((a: object) => !("body" in a) && !("requested_url" in a))).toBe(true);
-      expect((await api(fx, "GET", `${version}/attempts/${att[3]!.id}`)).json.status).toBe("SUCCESFUL");
+      expect((await api(fx, "GET", `${version}/attempts/${att[3].id}`)).json.status).toBe("SUCCESFUL");
     }
     expect(await list("status=SUCCESFUL")).toEqual(attIds((a) => a.status === "SUCCESSFUL"));
     expect(await list("status=SUCCESSFUL")).toEqual(attIds((a) => a.status === "SUCCESSFUL"));
     expect(await list("status=FAILED")).toEqual(attIds((a) => a.status === "FAILED"));
     expect(await list("status[]=SUCCESFUL&status[]=FAILED")).toHaveLength(4);
-    expect(await list(`event_id=${evs[1]!.id}`)).toEqual(attIds((a) => a.event === 1));
-    expect(await list(`event_id[]=${evs[0]!.id}&event_id[]=${evs[5]!.id}`)).toEqual(attIds((a) => a.event === 0 || a.event === 5));
-    expect(await list(`destination_id=${dest.cli.id}`)).toEqual([att[3]!.id]);
-    expect(await list("trigger=MANUAL")).toEqual([att[3]!.id]);
+    expect(await list(`event_id=${evs[1].id}`)).toEqual(attIds((a) => a.event === 1));
+    expect(await list(`event_id[]=${evs[0].id}&event_id[]=${evs[5].id}`)).toEqual(attIds((a) => a.event === 0 || a.event === 5));
+    expect(await list(`destination_id=${dest.cli.id}`)).toEqual([att[3].id]);
+    expect(await list("trigger=MANUAL")).toEqual([att[3].id]);
     expect(await list("trigger[]=INITIAL&trigger[]=AUTOMATIC")).toEqual(attIds((a) => a.trigger !== "MANUAL"));
-    expect(await list(`created_at[gte]=${T(21)}&created_at[lte]=${T(22)}`)).toEqual([att[1]!.id, att[2]!.id].sort());
-    expect(await list(`id=${att[0]!.id}`)).toEqual([att[0]!.id]);
+    expect(await list(`created_at[gte]=${T(21)}&created_at[lte]=${T(22)}`)).toEqual([att[1].id, att[2].id].sort());
+    expect(await list(`id=${att[0].id}`)).toEqual([att[0].id]);
     for (const q of ["status=SUCCESS", "trigger=LATER", "created_at[gte]=x", "order_by=status", "next=garbage"]) expect((await api(fx, "GET", `${V}/attempts?${q}`)).status, q).toBe(400);
     const pages = await walk(fx, `${V}/attempts`, "limit=1");
     expect(pages.flat()).toEqual([...att].reverse().map((a) => a.id));
-    const asc = await walk(fx, `${V}/attempts`, `limit=1&dir=asc&event_id=${evs[1]!.id}`);
-    expect(asc.flat()).toEqual([att[0]!.id, att[1]!.id]);
+    const asc = await walk(fx, `${V}/attempts`, `limit=1&dir=asc&event_id=${evs[1].id}`);
+    expect(asc.flat()).toEqual([att[0].id, att[1].id]);
   });
 
   it("transformation executions – list with filters and paging, get one; another transformation's path is 404", async () => {
     const path = `${V}/transformations/${trs.id}/executions`;
     const excIds = (pred: (x: (typeof exc)[number]) => boolean) => sorted(exc.filter(pred).map((x) => x.id));
-    const one = await api(fx, "GET", `${path}/${exc[0]!.id}`);
+    const one = await api(fx, "GET", `${path}/${exc[0].id}`);
     expect(one.json).toEqual({
-      id: exc[0]!.id,
+      id: exc[0].id,
       team_id: fx.teamId,
       transformation_id: trs.id,
       webhook_id: connOf.http.id,
       request_id: req.A,
-      event_id: evs[0]!.id,
+      event_id: evs[0].id,
       log_level: "info",
       logs: [{ type: "log", message: "run 0" }],
       original_event_data: { headers: {}, body: { order: 1 }, path: "/orders", query: "", parsed_query: {} },
@@ -751,20 +751,20 @@ describe("read side on SQL fixtures", () => {
       created_at: T(40),
       updated_at: T(40),
     });
-    expect((await api(fx, "GET", `${path}/${exc[1]!.id}`)).json).toMatchObject({ log_level: "fatal", event_id: null, transformed_event_data: null });
+    expect((await api(fx, "GET", `${path}/${exc[1].id}`)).json).toMatchObject({ log_level: "fatal", event_id: null, transformed_event_data: null });
     expect(await listEv("", fx, path)).toEqual(excIds(() => true));
-    expect(await listEv("log_level=fatal", fx, path)).toEqual([exc[1]!.id]);
+    expect(await listEv("log_level=fatal", fx, path)).toEqual([exc[1].id]);
     expect(await listEv("log_level[]=info&log_level[]=debug", fx, path)).toEqual(excIds((x) => x.log_level !== "fatal"));
     expect(await listEv(`webhook_id=${connOf.http.id}`, fx, path)).toEqual(excIds((x) => x.conn === "http"));
     expect(await listEv(`created_at[lt]=${T(42)}`, fx, path)).toEqual(excIds((x) => x.created_at < T(42)));
-    expect(await listEv(`id=${exc[2]!.id}`, fx, path)).toEqual([exc[2]!.id]);
+    expect(await listEv(`id=${exc[2].id}`, fx, path)).toEqual([exc[2].id]);
     expect((await api(fx, "GET", `${path}?log_level=loud`)).status).toBe(400);
     expect((await api(fx, "GET", `${path}?next=garbage`)).status).toBe(400);
     expect((await walk(fx, path, "limit=1")).flat()).toEqual([...exc].reverse().map((x) => x.id));
     // The other team's execution written under this transformation id is not listed (team isolation), nor readable.
     expect((await api(fx, "GET", `${path}/${foreign.execution}`)).status).toBe(404);
     const otherTrs = (await api(fx, "POST", `${V}/transformations`, { name: `fx2-${Date.now()}`, code: 'addHandler("transform", (r) => r)' })).json;
-    expect((await api(fx, "GET", `${V}/transformations/${otherTrs.id}/executions/${exc[0]!.id}`)).status).toBe(404);
+    expect((await api(fx, "GET", `${V}/transformations/${otherTrs.id}/executions/${exc[0].id}`)).status).toBe(404);
     expect((await api(fx, "GET", `${V}/transformations/${otherTrs.id}/executions`)).json.count).toBe(0);
     expect((await api(fx, "GET", `${V}/transformations/trs_unknown/executions`)).status).toBe(404);
   });
@@ -786,14 +786,14 @@ describe("read side on SQL fixtures", () => {
 
   it("team isolation – another team's events, attempts, ignored events and executions are never listed and answer 404", async () => {
     for (const path of [
-      `/events/${evs[0]!.id}`,
-      `/events/${evs[0]!.id}/raw_body`,
-      `/attempts/${att[0]!.id}`,
-      `/ignored-events/${ign[0]!.id}`,
+      `/events/${evs[0].id}`,
+      `/events/${evs[0].id}/raw_body`,
+      `/attempts/${att[0].id}`,
+      `/ignored-events/${ign[0].id}`,
       `/requests/${req.A}/events`,
       `/requests/${req.A}/ignored_events`,
       `/transformations/${trs.id}/executions`,
-      `/transformations/${trs.id}/executions/${exc[0]!.id}`,
+      `/transformations/${trs.id}/executions/${exc[0].id}`,
     ]) {
       const res = await api(fxOther, "GET", `${V}${path}`);
       expect(res.status, path).toBe(404);
@@ -803,13 +803,13 @@ describe("read side on SQL fixtures", () => {
       expect((await api(fx, "GET", `${V}${path}`)).status, path).toBe(404);
     }
     // Lists show only the caller's rows, whatever the filters name.
-    expect(await listEv(`id[]=${foreign.event}&id[]=${evs[0]!.id}`)).toEqual([evs[0]!.id]);
-    expect(await listEv(`id=${evs[0]!.id}`, fxOther)).toEqual([]);
+    expect(await listEv(`id[]=${foreign.event}&id[]=${evs[0].id}`)).toEqual([evs[0].id]);
+    expect(await listEv(`id=${evs[0].id}`, fxOther)).toEqual([]);
     expect(await listEv("", fxOther)).toEqual([foreign.event]);
     expect(await listEv(`request_id=${req.A}`, fxOther)).toEqual([]);
-    expect(await listEv(`event_id=${evs[0]!.id}`, fx, `${V}/attempts`)).toEqual([att[2]!.id]);
-    expect(await listEv(`event_id=${evs[0]!.id}`, fxOther, `${V}/attempts`)).toEqual([foreign.attempt]);
-    expect(await listEv(`id[]=${foreign.ignored}&id[]=${ign[0]!.id}`, fx, `${V}/ignored-events`)).toEqual([ign[0]!.id]);
+    expect(await listEv(`event_id=${evs[0].id}`, fx, `${V}/attempts`)).toEqual([att[2].id]);
+    expect(await listEv(`event_id=${evs[0].id}`, fxOther, `${V}/attempts`)).toEqual([foreign.attempt]);
+    expect(await listEv(`id[]=${foreign.ignored}&id[]=${ign[0].id}`, fx, `${V}/ignored-events`)).toEqual([ign[0].id]);
     expect(await listEv(`request_id=${foreign.request}`, fx, `${V}/ignored-events`)).toEqual([]);
     expect(await listEv("", fxOther, `${V}/ignored-events`)).toEqual([foreign.ignored]);
     expect(await listEv("", fx, `${V}/transformations/${trs.id}/executions`)).not.toContain(foreign.execution);
@@ -818,7 +818,7 @@ describe("read side on SQL fixtures", () => {
 
   it("OpenAPI – the operations, their filters from the zod tables, the Request body_encoding and the run output", async () => {
     const { BASE_URL } = await import("./support/client");
-    const d = (await (await fetch(`${BASE_URL}/api/2025-07-01/openapi`)).json()) as any;
+    const d = (await (await fetch(`${BASE_URL}/api/2025-07-01/openapi`)).json());
     const params = (path: string, method = "get") => d.paths[path][method].parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
     expect(params("/events")).toEqual(expect.arrayContaining(["id", "status", "webhook_id", "source_id", "destination_id", "request_id", "attempts", "response_status", "error_code", "cli_id", "created_at", "last_attempt_at", "next_attempt_at", "successful_at", "include", "order_by", "dir", "limit", "next", "prev"]));
     expect(new Set(params("/events")).size).toBe(params("/events").length);

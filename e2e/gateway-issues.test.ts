@@ -129,7 +129,7 @@ describe("issues from failing deliveries", () => {
     expect(issue.data.trigger_attempt).toMatchObject({ id: issue.reference.attempt_id, event_id: event.id, status: "FAILED", response_status: 500 });
     expect("data" in issue.data.trigger_event || "body" in issue.data.trigger_attempt).toBe(false);
     // The notification: a request into the team's own source, delivered through its connection.
-    const delivered = await eventually(async () => receiver.received.find((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.opened"), 20_000);
+    const delivered = await eventually(() => receiver.received.find((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.opened"), 20_000);
     expect(JSON.parse(delivered.body.toString()).data.id).toBe(issue.id);
     expect(delivered.headers["x-gateway-signature"]).toBeDefined();
   }, 60_000);
@@ -170,7 +170,7 @@ describe("issues from failing deliveries", () => {
     expect((await api(team, "GET", `${V}/issues/${issueId}`)).json.status).toBe("RESOLVED");
     await eventsIn((await send(failing.source.url, { n: 4 })).requestId, ["FAILED"]);
     await eventually(async () => (await api(team, "GET", `${V}/issues/${issueId}`)).json.status === "OPENED", 20_000);
-    await eventually(async () => receiver.received.some((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.updated"), 20_000);
+    await eventually(() => receiver.received.some((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.updated"), 20_000);
     const dismissed = await api(team, "DELETE", `${V}/issues/${issueId}`);
     expect(dismissed.json.dismissed_at).not.toBeNull();
     expect((await api(team, "GET", `${V}/issues`)).json.models.some((i: { id: string }) => i.id === issueId)).toBe(false);
@@ -227,7 +227,7 @@ describe("bookmarks", () => {
     expect(triggered.status).toBe(200);
     expect(triggered.json).toHaveLength(1);
     expect(triggered.json[0]).toMatchObject({ request_id: requestId, webhook_id: ok.id });
-    await eventually(async () => receiver.received.filter((r) => r.url.startsWith(`/${ok.tag}`)).length === before + 1);
+    await eventually(() => receiver.received.filter((r) => r.url.startsWith(`/${ok.tag}`)).length === before + 1);
     expect((await api(team, "GET", `${V}/bookmarks?label[contains]=order`)).json.models.map((b: { id: string }) => b.id)).toEqual([id]);
     expect((await api(team, "PUT", `${V}/bookmarks/${id}`, { label: "renamed", name: "n" })).json).toMatchObject({ label: "renamed", name: "n" });
     for (const [method, path, body] of [["GET", id], ["GET", `${id}/raw_body`], ["POST", `${id}/trigger`], ["PUT", id, { label: "theirs" }], ["DELETE", id]] as const) {
@@ -330,10 +330,10 @@ describe("event.successful and deprecated.attempt-failed notifications", () => {
       const [okEvent] = await eventsIn(okRequest, ["SUCCESSFUL"]);
       const [badEvent] = await eventsIn(badRequest, ["FAILED"]);
       const notes = () => r.received.filter((x) => x.url.startsWith(`/${inbox.tag}`)).map((x) => JSON.parse(x.body.toString()));
-      const successful = await eventually(async () => notes().find((x) => x.topic === "event.successful" && x.data.event.id === okEvent.id), 20_000);
+      const successful = await eventually(() => notes().find((x) => x.topic === "event.successful" && x.data.event.id === okEvent.id), 20_000);
       expect(successful.data.attempt).toMatchObject({ event_id: okEvent.id, status: "SUCCESFUL" });
       expect(successful.data.event).toMatchObject({ webhook_id: good.id, status: "SUCCESSFUL" });
-      const failed = await eventually(async () => notes().find((x) => x.topic === "deprecated.attempt-failed" && x.data.event.id === badEvent.id), 20_000);
+      const failed = await eventually(() => notes().find((x) => x.topic === "deprecated.attempt-failed" && x.data.event.id === badEvent.id), 20_000);
       expect(failed.data.attempt).toMatchObject({ event_id: badEvent.id, status: "FAILED", response_status: 503 });
       // The notifications' own successful deliveries notify nothing: no loop.
       await new Promise((res) => setTimeout(res, 4_000));

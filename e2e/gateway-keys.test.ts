@@ -98,7 +98,7 @@ describe("npm run keys", () => {
     expect(await call(created, "/api/2024-09-01/sources")).toBe(200);
   });
 
-  it("npm run keys -- list → prefixes, names and ids; never a full key", async () => {
+  it("npm run keys -- list → prefixes, names and ids; never a full key", () => {
     const r = keys("list");
     expect(r.status).toBe(0);
     expect(r.out).toContain(created.slice(0, 12));
@@ -121,17 +121,17 @@ describe("npm run keys", () => {
   });
 
   it("npm run keys -- revoke <full key> and revoke <id> both revoke", async () => {
-    const byKey = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(keys("create", "by-key").out)![1]!;
+    const byKey = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(keys("create", "by-key").out)![1];
     const byIdOut = keys("create", "by-id").out;
-    const byId = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(byIdOut)![1]!;
-    const id = /created (\S+) \(by-id\)/.exec(byIdOut)![1]!;
+    const byId = /^(hky_[A-Za-z0-9_-]{40})$/m.exec(byIdOut)![1];
+    const id = /created (\S+) \(by-id\)/.exec(byIdOut)![1];
     expect([await call(byKey), await call(byId)]).toEqual([200, 200]);
     expect(keys("revoke", byKey).status).toBe(0);
     expect(keys("revoke", id).status).toBe(0);
     expect([await call(byKey), await call(byId)]).toEqual([401, 401]);
   });
 
-  it("npm run keys -- revoke of nothing, or with no argument, fails", async () => {
+  it("npm run keys -- revoke of nothing, or with no argument, fails", () => {
     expect(keys("revoke", "hky_nothing_like_this").status).toBe(1);
     expect(keys("revoke").status).not.toBe(0);
     expect(keys("unknown-command").status).not.toBe(0);
@@ -165,7 +165,7 @@ describe("npm run keys", () => {
     expect(rows[0].p).not.toContain(before.current);
   });
 
-  it("npm run keys -- rotate-secret 0 → the previous secret is dropped at once", async () => {
+  it("npm run keys -- rotate-secret 0 → the previous secret is dropped at once", () => {
     const before = signingSecrets();
     const r = keys("rotate-secret", "0");
     expect(r.status).toBe(0);

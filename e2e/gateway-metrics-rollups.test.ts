@@ -32,7 +32,7 @@ let conns: TestConnection[];
 // A fixed pseudo-random sequence, so a failure can be replayed.
 let seed = 12345;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 /** A time in [T, NOW - 5 min): a whole minute one time in six. */
 const someTime = () => {
   const t = T + Math.floor(rand() * (NOW - 5 * MIN - T));
@@ -95,7 +95,7 @@ function expectSame(rolled: MetricsResponse, plain: MetricsResponse, what: strin
   expect(rolled.data.length, what).toBe(plain.data.length);
   expect({ ...rolled.metadata, query_time_ms: 0 }, what).toEqual({ ...plain.metadata, query_time_ms: 0 });
   rolled.data.forEach((row, i) => {
-    const want = plain.data[i]!;
+    const want = plain.data[i];
     expect({ ...row, metrics: {} }, what).toEqual({ ...want, metrics: {} });
     for (const [m, v] of Object.entries(row.metrics)) {
       const exact = want.metrics[m];
@@ -120,7 +120,7 @@ async function compareAll() {
     const variants: [string[], string[], Record<string, string[]>][] = [];
     // All measures, and (attempts) all but the percentiles, which another rollup answers.
     for (const measures of all.some((m) => PERCENTILE.test(m)) ? [all, all.filter((m) => !PERCENTILE.test(m))] : [all]) {
-      variants.push([measures, [], {}], [measures, [], { [Object.keys(table.filters)[0]!]: [conns[0]!.destination.id, conns[0]!.id, conns[0]!.source.id, "trs_a"] }]);
+      variants.push([measures, [], {}], [measures, [], { [Object.keys(table.filters)[0]]: [conns[0].destination.id, conns[0].id, conns[0].source.id, "trs_a"] }]);
       for (const d of Object.keys(table.dimensions)) variants.push([measures, [d], {}]);
       if ("status" in table.filters) variants.push([measures, [], { status: ["FAILED", "SUCCESFUL", "SUCCESSFUL", "QUEUED"] }]);
     }
@@ -151,11 +151,11 @@ beforeAll(async () => {
     await event(team.teamId, pick(conns), t, status, done, { responseStatus: pick([200, 500, null]), errorCode: pick([null, "TIMEOUT"]), attempts: pick([0, 1, 2, 5]) });
   }
   // On bucket ends: made exactly at T+1h (waiting at that instant), ended exactly at T+2h (no longer).
-  await event(team.teamId, conns[0]!, T + HOUR, "QUEUED", null);
-  await event(team.teamId, conns[0]!, T + HOUR + 5 * MIN, "SUCCESSFUL", T + 2 * HOUR);
+  await event(team.teamId, conns[0], T + HOUR, "QUEUED", null);
+  await event(team.teamId, conns[0], T + HOUR + 5 * MIN, "SUCCESSFUL", T + 2 * HOUR);
   // Ending in the minute of the range end E, before and after E (the rollup cannot tell: read from the base table).
-  await event(team.teamId, conns[1]!, T + 20 * MIN, "SUCCESSFUL", Math.floor(E / MIN) * MIN + 20_000);
-  await event(team.teamId, conns[1]!, T + 21 * MIN, "FAILED", Math.floor(E / MIN) * MIN + 50_000);
+  await event(team.teamId, conns[1], T + 20 * MIN, "SUCCESSFUL", Math.floor(E / MIN) * MIN + 20_000);
+  await event(team.teamId, conns[1], T + 21 * MIN, "FAILED", Math.floor(E / MIN) * MIN + 50_000);
   for (let i = 0; i < 250; i++) {
     const ok = rand() < 0.8;
     await attempt(team.teamId, pick(conns), someTime(), ok ? "SUCCESSFUL" : "FAILED", ok ? 200 : pick([500, null]), rand() < 0.1 ? null : Math.floor(rand() * rand() * 3000), pick(["INITIAL", "AUTOMATIC", "MANUAL"]));
@@ -190,24 +190,24 @@ describe("gateway metrics from rollups", () => {
     await rollUpAll();
     await db().query("DELETE FROM sources WHERE id = $1", [doomed.source.id]);
     const late = T + 30 * MIN + 7_000;
-    await request(team.teamId, conns[0]!, late, "VERIFICATION_FAILED");
-    const lateEvent = await event(team.teamId, conns[0]!, late, "QUEUED", null);
-    await attempt(team.teamId, conns[0]!, late, "SUCCESSFUL", 200, 4321);
-    await execution(team.teamId, conns[0]!, late, "fatal");
+    await request(team.teamId, conns[0], late, "VERIFICATION_FAILED");
+    const lateEvent = await event(team.teamId, conns[0], late, "QUEUED", null);
+    await attempt(team.teamId, conns[0], late, "SUCCESSFUL", 200, 4321);
+    await execution(team.teamId, conns[0], late, "fatal");
     // A waiting event of a rolled-up minute is delivered now; an attempt of another one is deleted.
     await db().query("UPDATE events SET status = 'SUCCESSFUL', successful_at = now(), updated_at = now(), attempts = attempts + 1 WHERE id = $1", [lateEvent]);
     const { rows: gone } = await db().query("DELETE FROM attempts WHERE team_id = $1 AND created_at >= $2 AND created_at < $3 RETURNING id", [team.teamId, new Date(T + HOUR), new Date(T + 2 * HOUR)]);
     expect(gone.length).toBeGreaterThan(0);
     const second = Date.now() - 1000;
-    await request(team.teamId, conns[1]!, second);
-    await event(team.teamId, conns[1]!, second, "QUEUED", null);
-    await attempt(team.teamId, conns[1]!, second, "FAILED", 503, 2500);
-    await execution(team.teamId, conns[1]!, second, "warn");
+    await request(team.teamId, conns[1], second);
+    await event(team.teamId, conns[1], second, "QUEUED", null);
+    await attempt(team.teamId, conns[1], second, "FAILED", 503, 2500);
+    await execution(team.teamId, conns[1], second, "warn");
     const { rows: dirty } = await db().query("SELECT DISTINCT source FROM metrics_dirty WHERE team_id = $1 AND minute = $2 ORDER BY source", [team.teamId, new Date(Math.floor(late / MIN) * MIN)]);
     expect(dirty.map((d) => d.source)).toEqual(["attempts", "events", "requests", "transformation_executions"]);
     await compareAll();
     // The row of a second ago is in the answer (the range ends at E, after it).
-    const fresh = await runMetrics(db(), GATEWAY_METRICS.attempts!, [team.teamId], req(Math.floor(second / MIN) * MIN - 5 * MIN, E, null, ["count"], [], { response_status: ["503"] }));
+    const fresh = await runMetrics(db(), GATEWAY_METRICS.attempts, [team.teamId], req(Math.floor(second / MIN) * MIN - 5 * MIN, E, null, ["count"], [], { response_status: ["503"] }));
     expect(fresh.data).toEqual([{ metrics: { count: 1 } }]);
     await rollUpAll();
     await compareAll();
@@ -216,11 +216,11 @@ describe("gateway metrics from rollups", () => {
   it("the rollup is what answers: a row put into it changes the answer", async () => {
     await rollUpAll();
     const r = req(T, T + 3 * HOUR, "1h", ["count"]);
-    const before = await runMetrics(db(), GATEWAY_METRICS.requests!, [team.teamId], r);
+    const before = await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r);
     await db().query("INSERT INTO metrics_requests_1m (team_id, minute, source_id, rejection_cause, verified, n) VALUES ($1, $2, 'src_x', NULL, false, 100000)", [team.teamId, new Date(T + HOUR + 3 * MIN)]);
-    const after = await runMetrics(db(), GATEWAY_METRICS.requests!, [team.teamId], r);
-    expect(after.data[1]!.metrics.count).toBe((before.data[1]!.metrics.count as number) + 100000);
-    expect((await runMetrics(db(), GATEWAY_METRICS.requests!, [team.teamId], r, { rollups: false })).data).toEqual(before.data);
+    const after = await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r);
+    expect(after.data[1].metrics.count).toBe((before.data[1].metrics.count as number) + 100000);
+    expect((await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r, { rollups: false })).data).toEqual(before.data);
     await db().query("DELETE FROM metrics_requests_1m WHERE team_id = $1 AND n = 100000", [team.teamId]);
   });
 
@@ -243,7 +243,7 @@ describe("gateway metrics from rollups", () => {
     let killed = false;
     for (let i = 0; i < 50 && !killed; i++) {
       // (again if a running worker rolled the minute up first)
-      await attempt(team.teamId, conns[0]!, minute + 1_000 + i, "SUCCESSFUL", 201, 777);
+      await attempt(team.teamId, conns[0], minute + 1_000 + i, "SUCCESSFUL", 201, 777);
       inserted++;
       killed = await rollupPass(victim, [GATEWAY_ROLLUPS.attempts, GATEWAY_ROLLUPS.attemptLatency], Date.now(), { graceMs: 0 }).then(
         () => false,
@@ -266,7 +266,7 @@ describe("gateway metrics from rollups", () => {
   it("the API answers as the builder does, and another team sees none of it", async () => {
     const qs = `date_range[start]=${new Date(T).toISOString()}&date_range[end]=${new Date(E).toISOString()}&granularity=1h`;
     const { json } = await api(team, "GET", `/2025-07-01/metrics/attempts?${qs}&measures[]=count&measures[]=error_rate&measures[]=response_latency_max&dimensions[]=status`);
-    const plain = await runMetrics(db(), GATEWAY_METRICS.attempts!, [team.teamId], req(T, E, "1h", ["count", "error_rate", "response_latency_max"], ["status"]), { rollups: false });
+    const plain = await runMetrics(db(), GATEWAY_METRICS.attempts, [team.teamId], req(T, E, "1h", ["count", "error_rate", "response_latency_max"], ["status"]), { rollups: false });
     expect(json.data).toEqual(plain.data);
     const others = await api(other, "GET", `/2025-07-01/metrics/events-pending-timeseries?${qs}&measures[]=count`);
     expect(others.json.data.at(-1).metrics.count).toBe(30);

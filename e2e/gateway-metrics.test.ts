@@ -55,15 +55,15 @@ beforeAll(async () => {
   conn = await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/none" } } });
   // Hour 0: 3 requests (1 rejected), 3 events (2 SUCCESSFUL, 1 FAILED), 3 attempts (100, 300 ms OK; 200 ms 500).
   const r = [await request(60_000, null), await request(120_000, null), await request(180_000, "VERIFICATION_FAILED")];
-  const e = [await event(61_000, "SUCCESSFUL", r[0]!), await event(121_000, "SUCCESSFUL", r[1]!), await event(122_000, "FAILED", r[1]!)];
-  await attempt(62_000, e[0]!, "SUCCESSFUL", 200, 100);
-  await attempt(122_000, e[1]!, "SUCCESSFUL", 200, 300);
-  await attempt(123_000, e[2]!, "FAILED", 500, 200);
+  const e = [await event(61_000, "SUCCESSFUL", r[0]), await event(121_000, "SUCCESSFUL", r[1]), await event(122_000, "FAILED", r[1])];
+  await attempt(62_000, e[0], "SUCCESSFUL", 200, 100);
+  await attempt(122_000, e[1], "SUCCESSFUL", 200, 300);
+  await attempt(123_000, e[2], "FAILED", 500, 200);
   // Hour 1: two transformation executions. Hour 2: 2 requests, 1 event still QUEUED from 02:10.
   await execution(HOUR + 60_000, "info");
   await execution(HOUR + 120_000, "error");
   const late = [await request(2 * HOUR + 5 * 60_000, null), await request(2 * HOUR + 10 * 60_000, null)];
-  await event(2 * HOUR + 10 * 60_000, "QUEUED", late[1]!);
+  await event(2 * HOUR + 10 * 60_000, "QUEUED", late[1]);
 }, 30_000);
 
 const get = (path: string, who: TestTeam = team) => api(who, "GET", `${V}/metrics/${path}`);

@@ -9,7 +9,7 @@ import { BASE_URL } from "./support/client";
 async function doc() {
   const res = await fetch(`${BASE_URL}/api/2025-07-01/openapi`);
   expect(res.status).toBe(200);
-  return (await res.json()) as any;
+  return (await res.json());
 }
 
 describe("gateway OpenAPI", () => {
@@ -26,7 +26,10 @@ describe("gateway OpenAPI", () => {
     const refs = new Set<string>();
     const walk = (o: unknown): void => {
       if (Array.isArray(o)) o.forEach(walk);
-      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) k === "$ref" && typeof v === "string" ? refs.add(v) : walk(v);
+      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) {
+        if (k === "$ref" && typeof v === "string") refs.add(v);
+        else walk(v);
+      }
     };
     walk(d);
     expect(refs.size).toBeGreaterThan(10);

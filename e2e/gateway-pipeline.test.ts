@@ -26,7 +26,7 @@ describe("delivery", () => {
     const res = await fetch(`${c.source.url}/orders/42?x=1&y=2`, { method: "POST", headers: { "content-type": "application/json", "x-custom": "kept" }, body });
     expect(res.status).toBe(200);
     const { request_id } = await res.json();
-    const got = await eventually(async () => forPath(`/${c.tag}/`)[0]);
+    const got = await eventually(() => forPath(`/${c.tag}/`)[0]);
     expect(got.method).toBe("POST");
     expect(got.url).toBe(`/${c.tag}/orders/42?x=1&y=2`);
     expect(got.body.toString()).toBe(body);
@@ -56,7 +56,7 @@ describe("delivery", () => {
     const allowed = await fetch(`${c.source.url}/ping?a=1&x-gateway-allow-methods=get,head`);
     expect(allowed.status).toBe(200);
     const { request_id } = await allowed.json();
-    const got = await eventually(async () => forPath(`/${c.tag}/ping`)[0]);
+    const got = await eventually(() => forPath(`/${c.tag}/ping`)[0]);
     expect(got.method).toBe("GET");
     expect(got.url).toBe(`/${c.tag}/ping?a=1&x-gateway-allow-methods=get,head`);
     expect(got.headers["x-gateway-request-id"]).toBe(request_id);
@@ -88,7 +88,7 @@ describe("delivery", () => {
   it("retries with the connection's retry rule until the receiver succeeds", async () => {
     const c = await connectionTo(team, receiver, { rules: [{ type: "retry", strategy: "linear", count: 3, interval: 200 }] });
     const path = `/${c.tag}`;
-    receiver.respond((req, i) => (req.url.startsWith(path) && forPath(path).length < 3 ? { status: 503, body: "busy" } : { status: 200, body: "ok" }));
+    receiver.respond((req) => (req.url.startsWith(path) && forPath(path).length < 3 ? { status: 503, body: "busy" } : { status: 200, body: "ok" }));
     const res = await fetch(c.source.url, { method: "POST", body: "x" });
     const { request_id } = await res.json();
     const [event] = await eventsIn(request_id, ["SUCCESSFUL"]);
@@ -101,6 +101,6 @@ describe("delivery", () => {
       ["SUCCESSFUL", 200, "AUTOMATIC"],
     ]);
     const times = forPath(path).map((r) => r.at);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(180);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(180);
   });
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
     [`${source.url}/bin`, { method: "POST", headers: { "content-type": "text/plain" }, body: new Uint8Array([0, 255, 1, 254, 128]) }],
     [`${stripe.url}`, { method: "GET" }],
   ] as const) {
-    const res = await fetch(url, init as RequestInit);
+    const res = await fetch(url, init);
     const body = (await res.json()) as { request_id: string };
     sent.push(body.request_id);
   }

@@ -55,7 +55,7 @@ describe("transform rule", () => {
     const c = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `t-${Date.now()}`, code, env: { WHO: "hookyard" } } }] });
     const sent = await send(`${c.source.url}/orig`, { n: 7 });
     const [event] = await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const got = receivedBy(receiver, c.tag)[0]!;
+    const got = receivedBy(receiver, c.tag)[0];
     expect(got.url).toBe(`/${c.tag}/rewritten`);
     expect(JSON.parse(got.body.toString())).toEqual({ wrapped: { n: 7 }, by: "hookyard", connection: c.name });
     expect(got.headers["x-transformed"]).toBe("yes");
@@ -136,7 +136,7 @@ describe("delay rule", () => {
     const [scheduled] = await eventsIn(sent.requestId, ["SCHEDULED"]);
     expect(new Date(scheduled.next_attempt_at).getTime()).toBeGreaterThanOrEqual(sentAt + 1400);
     await eventsIn(sent.requestId, ["SUCCESSFUL"], 1, 10_000);
-    expect(receivedBy(receiver, c.tag)[0]!.at - sentAt).toBeGreaterThanOrEqual(1400);
+    expect(receivedBy(receiver, c.tag)[0].at - sentAt).toBeGreaterThanOrEqual(1400);
   });
 });
 
@@ -176,6 +176,6 @@ describe("pause and connections", () => {
     const sent = await send(c.source.url, { fan: "out" });
     const events = await eventsIn(sent.requestId, ["SUCCESSFUL"], 3);
     expect(new Set(events.map((e) => e.webhook_id)).size).toBe(3);
-    await eventually(async () => receiver.received.some((r) => r.url === `/${c.tag}-b`));
+    await eventually(() => receiver.received.some((r) => r.url === `/${c.tag}-b`));
   });
 });

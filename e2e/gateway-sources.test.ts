@@ -348,7 +348,7 @@ describe("GET /sources and /sources/count – filters", () => {
       ["delta%2", "WEBHOOK"],
       ["off", "WEBHOOK"],
     ]) {
-      ids[name!] = (await create({ name, type }, t)).id;
+      ids[name] = (await create({ name, type }, t)).id;
     }
     disabledAt = (await api(t, "PUT", `${V}/sources/${ids.off}/disable`)).json.disabled_at;
   });

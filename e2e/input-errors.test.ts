@@ -130,7 +130,7 @@ describe("metrics names that are built-in object properties → 400 on both prod
   it("gateway /metrics/{name}: measures, dimensions[] and filters[name]", async () => {
     const range = "date_range[start]=2026-01-01T00:00:00Z&date_range[end]=2026-01-02T00:00:00Z";
     for (const [name, table] of Object.entries(GATEWAY_METRICS)) {
-      const measure = Object.keys(table.measures)[0]!;
+      const measure = Object.keys(table.measures)[0];
       for (const bad of NAMES) {
         for (const q of [`measures=${bad}`, `measures[]=${bad}`, `measures[]=${measure}&dimensions[]=${bad}`, `measures[]=${measure}&dimensions=${bad}`, `measures[]=${measure}&filters[${bad}]=x`]) {
           await expectAnswer(request("GET", `/api/2025-07-01/metrics/${name}?${range}&${q}`, team.apiKey), 400, gatewayBody(400));
@@ -159,7 +159,7 @@ describe("request-line errors in the body of the surface addressed", () => {
       for (const bad of ["%FF", "a%00b", "%ED%A0%80", "%C0%80"]) await expectAnswer(request("GET", `${base}/${bad}`, admin), 404, outboundBody(404));
       for (const m of ["TRACE", "PROPFIND"]) await expectAnswer(request(m, base, admin), 405, outboundBody(405));
     }
-    for (const [m, p] of [["POST", "/portal"], ["PUT", "/dashboard/events"], ["DELETE", "/portal/destinations/new"]]) await expectAnswer(request(m!, p!), 405, outboundBody(405));
+    for (const [m, p] of [["POST", "/portal"], ["PUT", "/dashboard/events"], ["DELETE", "/portal/destinations/new"]]) await expectAnswer(request(m, p), 405, outboundBody(405));
   });
 
   it("the dashboard API's own errors: {status, message}", async () => {

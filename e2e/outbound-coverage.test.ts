@@ -110,7 +110,7 @@ describe("signature rotation, as a receiver sees it", () => {
     const fresh = rotated.json.credentials.secret as string;
     expect(fresh).not.toBe(old);
     await outboundCall(admin, "POST", "/publish", { tenant_id: T, topic: "rot.wh", data: { rotated: true } });
-    const got = await eventually(async () => receiver.received.find((r) => r.url === `/rot-wh-${run}`));
+    const got = await eventually(() => receiver.received.find((r) => r.url === `/rot-wh-${run}`));
     const hmac = (secret: string) => createHmac("sha256", secret).update(got.body).digest("hex");
     expect(got.headers["x-outbound-signature"]).toBe(`v0=${hmac(fresh)},${hmac(old)}`);
   });
@@ -121,7 +121,7 @@ describe("signature rotation, as a receiver sees it", () => {
     const rotated = await outboundCall(admin, "PATCH", `/tenants/${T}/destinations/${created.json.id}`, { credentials: { rotate_secret: true } });
     const fresh = rotated.json.credentials.secret as string;
     await outboundCall(admin, "POST", "/publish", { tenant_id: T, topic: "rot.sw", data: { rotated: "sw" } });
-    const got = await eventually(async () => receiver.received.find((r) => r.url === `/rot-sw-${run}`));
+    const got = await eventually(() => receiver.received.find((r) => r.url === `/rot-sw-${run}`));
     const headers = { "webhook-id": String(got.headers["webhook-id"]), "webhook-timestamp": String(got.headers["webhook-timestamp"]), "webhook-signature": String(got.headers["webhook-signature"]) };
     expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
     expect(new Webhook(fresh).verify(got.body.toString("utf8"), headers)).toEqual({ rotated: "sw" });

@@ -49,7 +49,7 @@ it("a delivery in flight when its server is killed is delivered after a restart:
   const published = await call("POST", "/publish", { tenant_id: "t1", topic: "order.paid", data: { n: 1 } });
   expect(published.status).toBe(202);
   const id = published.json.id;
-  await eventually(async () => receiver.received.some((r) => r.headers["x-outbound-event-id"] === id), 15_000, 10);
+  await eventually(() => receiver.received.some((r) => r.headers["x-outbound-event-id"] === id), 15_000, 10);
   const killedAt = Date.now();
   await killHard(server!);
   const row = (await database.client.query("SELECT status, attempts, locked_until FROM outbound_deliveries WHERE event_id = $1", [id])).rows[0];
@@ -73,14 +73,14 @@ it("without jobs: a published event goes out at once, and a failed attempt is re
   receiver.respond({ status: 503, body: "down" });
   const published = await call("POST", "/publish", { tenant_id: "t1", topic: "order.paid", data: { n: 2 } });
   const id = published.json.id;
-  const first = await eventually(async () => receiver.received.find((r) => r.headers["x-outbound-event-id"] === id), 5_000, 10);
+  const first = await eventually(() => receiver.received.find((r) => r.headers["x-outbound-event-id"] === id), 5_000, 10);
   receiver.respond({ status: 200, body: "ok" });
   const attempts = await eventually(async () => {
     const { json } = await call("GET", `/attempts?event_id=${id}`);
     return json.models.length === 2 ? json.models : null;
   }, 15_000, 100);
   expect(attempts.map((a: { status: string; attempt_number: number }) => [a.status, a.attempt_number]).sort()).toEqual([["failed", 0], ["success", 1]]);
-  const second = receiver.received.filter((r) => r.headers["x-outbound-event-id"] === id)[1]!;
+  const second = receiver.received.filter((r) => r.headers["x-outbound-event-id"] === id)[1];
   // OUTBOUND_RETRY_SCHEDULE "1": one second later, found by the dispatcher's poll.
   expect(second.at - first.at).toBeGreaterThanOrEqual(950);
   expect(second.at - first.at).toBeLessThan(3_000);
@@ -96,10 +96,10 @@ it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: an
   receiver.respond((req) => (req.url === "/dead" ? { status: 200, body: "late", delayMs: 3_000 } : { status: 200, body: "ok" }));
   const start = receiver.received.length;
   for (let i = 0; i < 30; i++) expect((await call("POST", "/publish", { tenant_id: "t1", topic: "slow.thing", eligible_for_retry: false, data: { i } })).status).toBe(202);
-  await eventually(async () => receiver.received.slice(start).filter((r) => r.url === "/dead").length >= 5, 10_000, 10);
+  await eventually(() => receiver.received.slice(start).filter((r) => r.url === "/dead").length >= 5, 10_000, 10);
   const sentAt = Date.now();
   const other = await call("POST", "/publish", { tenant_id: "t2", topic: "order.paid", data: { fine: true } });
-  const arrived = await eventually(async () => receiver.received.find((r) => r.headers["x-outbound-event-id"] === other.json.id), 10_000, 10);
+  const arrived = await eventually(() => receiver.received.find((r) => r.headers["x-outbound-event-id"] === other.json.id), 10_000, 10);
   // Not behind the dead destination's timeouts.
   expect(arrived.at - sentAt).toBeLessThan(900);
   // Every 500 ms window holds at most 5 requests to the dead destination (each held 1 s, the timeout).
@@ -107,5 +107,5 @@ it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: an
   const busiest = Math.max(...deadAt.map((t) => deadAt.filter((u) => u >= t && u < t + 500).length));
   expect(busiest).toBe(5);
   // All 30 are attempted in the end, five at a time.
-  await eventually(async () => receiver.received.slice(start).filter((r) => r.url === "/dead").length === 30, 30_000, 100);
+  await eventually(() => receiver.received.slice(start).filter((r) => r.url === "/dead").length === 30, 30_000, 100);
 }, 90_000);

@@ -50,7 +50,7 @@ describe("publish and delivery", () => {
     expect(published.status, JSON.stringify(published.json)).toBe(202);
     expect(published.json).toMatchObject({ duplicate: false, destination_ids: [webhook.id] });
     expect(published.json.id).toMatch(/^evt_/);
-    const got = await eventually(async () => receiver.received.find((r) => r.url === `/wh-${run}`));
+    const got = await eventually(() => receiver.received.find((r) => r.url === `/wh-${run}`));
     expect(got.body.toString()).toBe('{ "b": 1,  "a": [2, 3] }');
     expect(got.headers).toMatchObject({ "x-outbound-event-id": published.json.id, "x-outbound-topic": "user.created", "x-outbound-source": "api", "x-team": "blue", "content-type": "application/json" });
     expect(got.headers["x-outbound-timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -93,13 +93,13 @@ describe("publish and delivery", () => {
     expect((await call(admin, "GET", `/events/${small.json.id}`)).json).toMatchObject({ id: small.json.id, tenant_id: T, topic: "order.paid", eligible_for_retry: true, data: { amount: 5 } });
     const only = await call(admin, "POST", "/publish", { tenant_id: T, topic: "user.created", destination_id: filtered.id, data: { amount: 1 } });
     expect(only.json.destination_ids).toEqual([]);
-    await eventually(async () => receiver.received.some((r) => r.url === `/big-${run}` && JSON.parse(r.body.toString()).amount === 500));
+    await eventually(() => receiver.received.some((r) => r.url === `/big-${run}` && JSON.parse(r.body.toString()).amount === 500));
   });
 
   it("Standard Webhooks deliveries verify with the standardwebhooks library", async () => {
     const std = (await call(admin, "POST", `/tenants/${T}/destinations`, { type: "standard_webhook", topics: ["invoice.sent"], config: { url: `${receiver.url}/std-${run}` } })).json;
     const p = await call(admin, "POST", "/publish", { tenant_id: T, topic: "invoice.sent", data: { invoice: "in_1" } });
-    const got = await eventually(async () => receiver.received.find((r) => r.url === `/std-${run}`));
+    const got = await eventually(() => receiver.received.find((r) => r.url === `/std-${run}`));
     const verified = new Webhook(std.credentials.secret).verify(got.body.toString(), got.headers as Record<string, string>);
     expect(verified).toEqual({ invoice: "in_1" });
     expect(got.headers["webhook-id"]).toBe(p.json.id);
@@ -111,7 +111,7 @@ describe("publish and delivery", () => {
     const gw = await call(admin, "POST", `/tenants/${T}/destinations`, { type: "gateway", topics: ["audit.logged"], config: { source_id: conn.source.id } });
     expect(gw.status, JSON.stringify(gw.json)).toBe(201);
     await call(admin, "POST", "/publish", { tenant_id: T, topic: "audit.logged", data: { who: "ada" } });
-    const got = await eventually(async () => receiver.received.find((r) => r.url.startsWith(`/${conn.tag}`)));
+    const got = await eventually(() => receiver.received.find((r) => r.url.startsWith(`/${conn.tag}`)));
     expect(JSON.parse(got.body.toString())).toEqual({ who: "ada" });
     expect(got.headers["x-gateway-signature"]).toBeDefined();
     expect((await api(team, "GET", `/2025-07-01/requests?source_id=${conn.source.id}`)).json.count).toBe(1);
@@ -196,14 +196,14 @@ describe("automatic retries and operator events (own server, schedule 1,1 s, aut
     expect(gap).toBeGreaterThanOrEqual(900);
     await eventually(async () => (await call(key, "GET", `/tenants/t/destinations/${d.id}`, undefined, server!.url)).json.disabled_at !== null);
     // Operator events, signed: failures in a row at 2 and 3 of 3, the destination disabled, the retries exhausted.
-    const ops = await eventually(async () => {
+    const ops = await eventually(() => {
       const got = receiver.received.filter((r) => r.url === `/ops-${run}`);
       return got.length >= 4 ? got : null;
     }, 15_000);
     for (const o of ops) expect(o.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", "op-secret").update(o.body).digest("hex")}`);
     const topics = ops.map((o) => JSON.parse(o.body.toString())).map((e) => `${e.topic}:${e.data.consecutive_failures ?? ""}`).sort();
     expect(topics).toEqual(["alert.attempt.exhausted_retries:", "alert.destination.consecutive_failure:2", "alert.destination.consecutive_failure:3", "alert.destination.disabled:3"]);
-    expect(JSON.parse(ops[0]!.body.toString())).toMatchObject({ tenant_id: "t", data: { destination_id: d.id } });
+    expect(JSON.parse(ops[0].body.toString())).toMatchObject({ tenant_id: "t", data: { destination_id: d.id } });
     const notEligible = await call(key, "POST", "/publish", { tenant_id: "t", topic: "a", eligible_for_retry: false, data: { x: 2 } }, server.url);
     expect(notEligible.json.destination_ids).toEqual([]);
   }, 60_000);

@@ -128,7 +128,7 @@ describe("gateway destinations reach only the linked team's sources", () => {
     expect(ok).toMatchObject({ status: "success", code: "200" });
     const [req] = await requestsOf(signed);
     expect(req).toMatchObject({ verified: true, rejection_cause: "NO_CONNECTION" }); // verified; no connection of its own to feed
-    expect(req!.headers["x-signature"]).toBe(createHmac("sha256", hmacAuth.webhook_secret_key).update(req!.body).digest("hex"));
+    expect(req.headers["x-signature"]).toBe(createHmac("sha256", hmacAuth.webhook_secret_key).update(req.body).digest("hex"));
 
     const [refused] = await attemptsOf(admin, await publish(gitlab));
     expect(refused).toMatchObject({ status: "failed", code: "401" });
@@ -227,7 +227,7 @@ describe("RabbitMQ destinations and the address guard", () => {
       expect(p.json.destination_ids).toHaveLength(targets.length);
       const attempts = await attemptsOf(key, p.json.id, targets.length, server!.url);
       for (const a of attempts) {
-        const target = ids[a.destination_id]!;
+        const target = ids[a.destination_id];
         expect([target, a.status, a.code]).toEqual([target, "failed", "host_unreachable"]);
         expect(a.response_data.body).toBe(`${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`);
       }

@@ -63,13 +63,16 @@ describe("outbound OpenAPI documents", () => {
       const refs = new Set<string>();
       const walk = (o: unknown): void => {
         if (Array.isArray(o)) o.forEach(walk);
-        else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) k === "$ref" && typeof v === "string" ? refs.add(v) : walk(v);
+        else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) {
+        if (k === "$ref" && typeof v === "string") refs.add(v);
+        else walk(v);
+      }
       };
       walk(doc);
       const resolve = (ref: string) => ref.replace(/^#\//, "").split("/").reduce((o: any, part) => o?.[part], doc);
       expect(refs.size).toBeGreaterThan(5);
       expect([...refs].filter((r) => resolve(r) === undefined)).toEqual([]);
-      for (const ops of Object.values(doc.paths) as any[]) for (const op of Object.values(ops) as any[]) if (op.requestBody) expect(JSON.stringify(op.requestBody)).not.toContain("$ref");
+      for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) if (op.requestBody) expect(JSON.stringify(op.requestBody)).not.toContain("$ref");
     }
   });
 

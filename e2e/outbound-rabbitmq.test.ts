@@ -39,7 +39,7 @@ it("an event is published to the exchange with the topic as routing key and the 
   const d = await call("POST", `/tenants/${T}/destinations`, { type: "rabbitmq", topics: ["order.paid"], config: { server_url: `127.0.0.1:${broker.port}`, exchange: "events" }, credentials: { username: "guest", password: "guest" } });
   expect(d.status, JSON.stringify(d.json)).toBe(201);
   const p = await call("POST", "/publish", { tenant_id: T, topic: "order.paid", metadata: { region: "eu" }, data: { order: 7 } });
-  const m = await eventually(async () => got[0], 20_000);
+  const m = await eventually(() => got[0], 20_000);
   expect(m.fields.routingKey).toBe("order.paid");
   expect(m.content.toString()).toBe('{"order":7}');
   expect(m.properties.headers).toMatchObject({ "event-id": p.json.id, topic: "order.paid", region: "eu" });

@@ -45,7 +45,7 @@ describe.each([
     await outpost.destinations.enable(tenantId, destinationId);
     const published = await outpost.publish({ tenantId, topic: "user.created", data: { user_id: "u_1" } });
     expect(published.id).toMatch(/^evt_/);
-    await eventually(async () => receiver.received.some((r) => r.url === `/sdk-${tenantId}`));
+    await eventually(() => receiver.received.some((r) => r.url === `/sdk-${tenantId}`));
     const events = await outpost.events.list({ tenantId, limit: 10 });
     expect(events.models?.map((e) => e.id)).toContain(published.id);
     await outpost.events.get(published.id);
@@ -53,7 +53,7 @@ describe.each([
       const page = await outpost.attempts.list({ tenantId, eventId: published.id, limit: 10 });
       return page.models?.length ? page.models : null;
     });
-    await outpost.attempts.get(attempts[0]!.id!);
+    await outpost.attempts.get(attempts[0].id!);
     await outpost.retry({ eventId: published.id, destinationId });
     const start = new Date(Date.now() - 3_600_000);
     const end = new Date(Date.now() + 60_000);

@@ -96,7 +96,7 @@ it("a worker stopped cleanly hands the events it had not started back as jobs; t
   const requestIds: string[] = [];
   for (let i = 0; i < 4; i++) requestIds.push((await (await fetch(sourceUrl, { method: "POST", body: `handed-back-${i}` })).json()).request_id);
   // One delivery in flight, the others fanned out behind it in this worker's queue.
-  await eventually(async () => receiver.received.length > before);
+  await eventually(() => receiver.received.length > before);
   await eventually(async () => Number((await db.query("SELECT count(*) AS n FROM events WHERE request_id = ANY($1)", [requestIds])).rows[0].n) >= 2);
   await server.stop();
 
@@ -125,8 +125,8 @@ it("hookyard listen reconnects after the server restarts and keeps forwarding", 
   const t = (await created.json()) as { ingest_url: string; cli_key: string; name: string };
   const cli = spawn(process.execPath, ["cli/hookyard.mjs", "listen", new URL(receiver.url).port, t.name, "--cli-key", t.cli_key, "--server", server!.url], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  cli.stdout!.on("data", (d) => (out += d));
-  cli.stderr!.on("data", (d) => (out += d));
+  cli.stdout.on("data", (d) => (out += d));
+  cli.stderr.on("data", (d) => (out += d));
   try {
     const wait = async (cond: () => boolean, ms: number) => {
       const end = Date.now() + ms;
@@ -160,12 +160,12 @@ it("ingestion first: while a web process reports its writer saturated, the worke
   /** Sends `n` requests at once; the ms between the first and the last delivery of them. */
   const deliverySpread = async (tag: string, n: number) => {
     await Promise.all(Array.from({ length: n }, (_, i) => fetch(`${ingestUrl}/${tag}/${i}`, { method: "POST", body: "x" }).then((r) => expect(r.status).toBe(200))));
-    const arrived = await eventually(async () => {
+    const arrived = await eventually(() => {
       const got = receiver.received.filter((r) => r.url.startsWith(`/paced/${tag}/`));
       return got.length >= n ? got : null;
     }, 30_000);
     expect(arrived).toHaveLength(n);
-    return arrived[n - 1]!.at - arrived[0]!.at;
+    return arrived[n - 1].at - arrived[0].at;
   };
 
   // What a saturated ingestion writer sends (lib/ingest/ingest-pressure.ts), repeated while it lasts.
@@ -197,10 +197,10 @@ it("a dead destination never delays deliveries to others: it holds at most DELIV
   receiver.respond((req) => (req.url.startsWith("/dead") ? { status: 200, delayMs: 30_000 } : { status: 200, body: "ok" }));
   const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, server!.url);
   await Promise.all(Array.from({ length: 12 }, (_, i) => fetch(`${local(dead.json.source.url)}/${i}`, { method: "POST", body: "to the void" })));
-  await eventually(async () => receiver.received.filter((r) => r.url.startsWith("/dead")).length >= 3);
+  await eventually(() => receiver.received.filter((r) => r.url.startsWith("/dead")).length >= 3);
   const started = Date.now();
   await Promise.all(Array.from({ length: 5 }, (_, i) => fetch(`${local(alive.json.source.url)}/${i}`, { method: "POST", body: "fine" })));
-  const arrived = await eventually(async () => {
+  const arrived = await eventually(() => {
     const got = receiver.received.filter((r) => r.url.startsWith("/alive"));
     return got.length >= 5 ? got : null;
   }, 20_000);

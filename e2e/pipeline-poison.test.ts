@@ -119,7 +119,7 @@ describe("poison requests", () => {
     await eventsIn(okB1.requestId, ["SUCCESSFUL"], 1, 30_000);
     await eventsIn(okB2.requestId, ["SUCCESSFUL"], 1, 30_000);
     await eventsIn(okA.requestId, ["SUCCESSFUL"], 1, 30_000);
-    expect(receivedBy(receiver, bTransform.tag)[0]!.headers["x-seen"]).toBe("yes");
+    expect(receivedBy(receiver, bTransform.tag)[0].headers["x-seen"]).toBe("yes");
 
     // Every poison request ends on all five connections: no pair is left behind or failed twice.
     for (const [i, id] of poisonIds.entries()) {
@@ -132,7 +132,7 @@ describe("poison requests", () => {
     // The first request: the event of the plain connection delivers the exact bytes received; the
     // transform connection's event delivers them too (the escape survives as JSON text).
     const [first] = poisonIds;
-    const events = await eventsIn(first!, ["SUCCESSFUL"], connectionCount, 30_000);
+    const events = await eventsIn(first, ["SUCCESSFUL"], connectionCount, 30_000);
     expect(events.map((e) => e.webhook_id).sort()).toEqual([transform.id, poisoning.id, filter.id, dedup.id, plain.id].sort());
     const plainEvent = events.find((e) => e.webhook_id === plain.id)!;
     const plainGot = receiver.received.find((r) => r.headers["x-gateway-event-id"] === plainEvent.id)!;
@@ -221,40 +221,40 @@ describe("a record PostgreSQL refuses all the same", () => {
         send(other.source.url, { n: 1 }),
       ]);
       const [poisoned, refusedRun, stuckRequest, fine, otherTeam] = sent;
-      await eventsIn(otherTeam!.requestId, ["SUCCESSFUL"], 1, 30_000);
-      await eventsIn(fine!.requestId, ["SUCCESSFUL"], 2, 30_000);
+      await eventsIn(otherTeam.requestId, ["SUCCESSFUL"], 1, 30_000);
+      await eventsIn(fine.requestId, ["SUCCESSFUL"], 2, 30_000);
 
       // The event refused: the pair is ignored, the execution says why.
-      const { events, ignored } = await settled(poisoned!.requestId, 2);
+      const { events, ignored } = await settled(poisoned.requestId, 2);
       expect(events).toHaveLength(1);
       expect(events[0].webhook_id).toBe(plain.json.id);
       expect(ignored).toHaveLength(1);
       expect(ignored[0]).toMatchObject({ webhook_id: c.id, cause: "TRANSFORMATION_FAILED" });
       expect(ignored[0].meta.transformation_id).toMatch(/^trs_/);
-      const { rows } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [poisoned!.requestId]);
+      const { rows } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [poisoned.requestId]);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ log_level: "error", event_id: null, transformation_id: ignored[0].meta.transformation_id, original_data: null });
       expect(rows[0].logs[0].message).toContain("test refuses this row");
-      await eventsIn(poisoned!.requestId, ["SUCCESSFUL"], 1, 30_000);
+      await eventsIn(poisoned.requestId, ["SUCCESSFUL"], 1, 30_000);
 
       // Only the execution's data refused: the event is kept and delivered, the execution without its data.
-      const kept = await eventsIn(refusedRun!.requestId, ["SUCCESSFUL"], 2, 30_000);
-      expect(await ignoredOf(refusedRun!.requestId)).toEqual([]);
-      const { rows: runs } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [refusedRun!.requestId]);
+      const kept = await eventsIn(refusedRun.requestId, ["SUCCESSFUL"], 2, 30_000);
+      expect(await ignoredOf(refusedRun.requestId)).toEqual([]);
+      const { rows: runs } = await db().query("SELECT * FROM transformation_executions WHERE request_id = $1", [refusedRun.requestId]);
       expect(runs).toHaveLength(1);
       expect(kept.map((e) => e.id)).toContain(runs[0].event_id);
       expect(runs[0]).toMatchObject({ original_data: null, transformed_data: null });
       expect(runs[0].logs.at(-1).message).toMatch(/input and output could not be stored: test refuses this row/);
 
       // Not even the failure can be written: nothing is lost, the request stays pending...
-      expect(await eventsOf(stuckRequest!.requestId)).toEqual([]);
-      expect(await ignoredOf(stuckRequest!.requestId)).toEqual([]);
-      expect((await db().query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [stuckRequest!.requestId])).rowCount).toBe(1);
+      expect(await eventsOf(stuckRequest.requestId)).toEqual([]);
+      expect(await ignoredOf(stuckRequest.requestId)).toEqual([]);
+      expect((await db().query("SELECT 1 FROM request_fanouts WHERE request_id = $1", [stuckRequest.requestId])).rowCount).toBe(1);
       // ...while later requests still go through, and it is fanned out once PostgreSQL takes it.
       const later = await send(other.source.url, { n: 2 });
       await eventsIn(later.requestId, ["SUCCESSFUL"], 1, 30_000);
       await dropTriggers();
-      await eventsIn(stuckRequest!.requestId, ["SUCCESSFUL"], 1, 30_000);
+      await eventsIn(stuckRequest.requestId, ["SUCCESSFUL"], 1, 30_000);
     } finally {
       await dropTriggers();
     }

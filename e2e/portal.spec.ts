@@ -161,8 +161,8 @@ test("the operator publishes an event; its attempt appears in the portal with th
   expect(published.json.destination_ids).toEqual([destinationId]);
   eventId = published.json.id;
   const [delivery] = await receiver.waitFor(1);
-  expect(delivery!.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", secret).update(delivery!.body).digest("hex")}`);
-  expect(delivery!.headers["x-team"]).toBe("payments");
+  expect(delivery.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", secret).update(delivery.body).digest("hex")}`);
+  expect(delivery.headers["x-team"]).toBe("payments");
 
   await expect(page.getByTestId("attempt").first()).toHaveAttribute("data-status", "success", { timeout: 15_000 });
   attemptId = (await page.getByTestId("attempt").first().getAttribute("data-attempt-id"))!;

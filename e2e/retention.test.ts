@@ -183,9 +183,9 @@ describe("retention – migrating a database with data", () => {
       await db.query(readFileSync(`prisma/migrations/${MIGRATION}/migration.sql`, "utf8"));
       expect((await db.query("SELECT relkind FROM pg_class WHERE relname = 'requests'")).rows[0].relkind).toBe("p");
       for (const [i, ids] of before.entries()) {
-        for (const [table, p] of Object.entries(await partitionsOf(db, ids))) expect(p).toBe(`${table}_p${dayName(days[i]!)}`);
+        for (const [table, p] of Object.entries(await partitionsOf(db, ids))) expect(p).toBe(`${table}_p${dayName(days[i])}`);
       }
-      const { rows } = await db.query("SELECT body FROM request_raw_data WHERE request_id = $1", [before[0]!.requests]);
+      const { rows } = await db.query("SELECT body FROM request_raw_data WHERE request_id = $1", [before[0].requests]);
       expect(rows[0].body).toEqual(Buffer.from("abc"));
     } finally {
       await db.end();
@@ -223,7 +223,7 @@ describe("retention – paging across a partition boundary (gateway API)", () =>
     const rows: { requests: string; events: string }[] = [];
     try {
       for (const offset of [-3000, -2000, -1000, 0, 1000, 2000, 3000]) rows.push(await insertDay(db, boundary + offset, team.teamId, source.json.id));
-      const parts = await partitionsOf(db, { requests: rows[0]!.requests, events: rows.at(-1)!.events });
+      const parts = await partitionsOf(db, { requests: rows[0].requests, events: rows.at(-1)!.events });
       expect(parts).toEqual({ requests: `requests_p${dayName(boundary - 1)}`, events: `events_p${dayName(boundary)}` });
     } finally {
       await db.end();
@@ -313,7 +313,7 @@ describe("retention – outbound events and attempts by day", () => {
         expect(await outboundPartitionOf(db, "outbound_attempts", `atm_legacy${i}`)).toBe(`outbound_attempts_p${dayName(ms)}`);
       }
       const { rows } = await db.query("SELECT event_id, event_time FROM outbound_deliveries");
-      expect(rows).toEqual([{ event_id: "evt_legacy0", event_time: new Date(days[0]!) }]);
+      expect(rows).toEqual([{ event_id: "evt_legacy0", event_time: new Date(days[0]) }]);
     } finally {
       await db.end();
     }

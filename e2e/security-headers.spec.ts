@@ -30,7 +30,7 @@ async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
       (w.__csp ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
     });
   });
-  return async () => [...messages, ...((await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])) as string[]).map((v) => `${page.url()}: ${v}`)];
+  return async () => [...messages, ...(await page.evaluate<string[]>(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).map((v) => `${page.url()}: ${v}`)];
 }
 
 /** Waits until React has hydrated the page (its root elements carry React's fiber keys). */

@@ -37,15 +37,15 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
  * 128-bit big-endian number, held as four 32-bit words, by 62.
  */
 export function base62(bytes: Uint8Array): string {
-  const words = [0, 4, 8, 12].map((i) => ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0);
+  const words = [0, 4, 8, 12].map((i) => ((bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3]) >>> 0);
   const out = new Array<string>(22);
   for (let i = 21; i >= 0; i--) {
     let rem = 0;
     for (let w = 0; w < 4; w++) {
       // rem < 62, so rem * 2^32 + word < 2^38: exact in a double.
-      const cur = rem * 0x1_0000_0000 + words[w]!;
+      const cur = rem * 0x1_0000_0000 + words[w];
       words[w] = Math.floor(cur / 62);
-      rem = cur - words[w]! * 62;
+      rem = cur - words[w] * 62;
     }
     out[i] = ALPHABET[rem]!;
   }

@@ -56,7 +56,7 @@ export async function listenAndRelay(port: number, host: string): Promise<Socket
   };
   const sweep = setInterval(() => {
     const limit = Date.now() - RELAY_MAX_WAIT_MS;
-    while (queue.length && queue[0]!.since < limit) queue.shift()!.socket.destroy();
+    while (queue.length && queue[0].since < limit) queue.shift()!.socket.destroy();
   }, 1000);
   sweep.unref();
 
@@ -77,11 +77,12 @@ export async function listenAndRelay(port: number, host: string): Promise<Socket
       target = null;
     },
     waiting: () => queue.length,
-    async close() {
+    close() {
       clearInterval(sweep);
       for (const { socket } of queue.splice(0)) socket.destroy();
       // The listener closes at once; handed connections belong to the web process (not waited for here).
       server.close();
+      return Promise.resolve();
     },
   };
 }

@@ -109,7 +109,7 @@ export class Part {
         this.opts.log(`${this.name} restarted`);
         return;
       } catch (err) {
-        why = `${this.name} could not restart (${err instanceof Error ? err.message.split("\n")[0] : err})`;
+        why = `${this.name} could not restart (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`;
       }
     }
   }

@@ -32,9 +32,11 @@ const { createApiKey } = await import("@/lib/teams/api-keys");
 const { closePool } = await import("@/lib/db/pool");
 
 const json = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, "content-type": "application/json" });
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+/** The fields of a created resource (test URL or connection) that the fuzz run reads. */
+type Created = { id: string; inspect_url: string; source: { id: string }; destination: { id: string } };
+async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: unknown }> {
   const a = await send(server.url, { method, path, headers: { "x-forwarded-for": "10.250.0.1", ...headers }, ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)) } : {}) });
-  return { status: a.status, json: (() => { try { return JSON.parse(a.body); } catch { return a.body; } })() };
+  return { status: a.status, json: (() => { try { return JSON.parse(a.body) as unknown; } catch { return a.body; } })() };
 }
 async function newTeam(name: string) {
   const { teamId, cliKey } = await createTeam(name);
@@ -48,12 +50,13 @@ try {
   const teams = await Promise.all([1, 2, 3].map((i) => newTeam(`fuzz ${i}`)));
   const ids: string[] = [];
   const created = await call("POST", "/", { "content-type": "application/json" }, {});
-  ids.push(new URL(created.json.inspect_url).pathname.slice(1));
+  ids.push(new URL((created.json as Created).inspect_url).pathname.slice(1));
   for (const t of teams) {
     const c = await call("POST", "/api/2025-07-01/connections", json(t.apiKey), { name: "fz", source: { name: "fz-src" }, destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
-    ids.push(c.json.id, c.json.source.id, c.json.destination.id);
+    const connection = c.json as Created;
+    ids.push(connection.id, connection.source.id, connection.destination.id);
   }
-  const outbound = await outboundFuzzContext(server.url, teams[0]!.teamId);
+  const outbound = await outboundFuzzContext(server.url, teams[0].teamId);
   const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...outbound }), { seed, numRuns: runs });
   const counts = new Map<string, number>();
   const bad: string[] = [];
@@ -61,7 +64,7 @@ try {
   const started = Date.now();
   const worker = async () => {
     while (next < requests.length) {
-      const r: FuzzRequest = requests[next++]!;
+      const r: FuzzRequest = requests[next++];
       let key: string;
       try {
         const a = await send(server.url, r);

@@ -46,7 +46,7 @@ async function outboundKeys(sub: string | undefined, value: string | undefined):
 async function gatewayTeamId(): Promise<string> {
   await ensureGatewayTeam((m) => console.log(m));
   const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
-  return rows[0]!.id;
+  return rows[0].id;
 }
 
 const code = await withDatabase(async (url) => {

@@ -36,8 +36,8 @@ async function npmStart(port: number, pgPort: number, { ownGroup = false } = {})
   let output = "";
   const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
   children.push(child);
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
   await waitFor(() => output.includes("ready on") || child.exitCode !== null, 60_000, "npm start to be ready");
   if (!output.includes("ready on")) throw new Error(`npm start failed:\n${output}`);
   const serverPid = Number(readFileSync(path.join(dataDir, "hookyard.pid"), "utf8"));
@@ -63,7 +63,7 @@ function processesWith(...args: string[]): number[] {
 }
 const pgData = path.join(dataDir, "pg");
 /** The postmasters serving this test's data directory. */
-const postmasters = () => processesWith("-D", pgData).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!.endsWith("/postgres"));
+const postmasters = () => processesWith("-D", pgData).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].endsWith("/postgres"));
 
 /** True when nothing listens on 127.0.0.1:`port` (it can be bound). */
 const portFree = (port: number) =>
@@ -148,7 +148,7 @@ describe("npm start with the embedded PostgreSQL", () => {
     // 4. kill -9 of npm itself: the server notices its launcher is gone and stops, PostgreSQL too.
     const pm2 = postmasterPid()!;
     process.kill(second.child.pid!, "SIGKILL");
-    await waitFor(async () => !isAlive(second.serverPid) && !isAlive(pm2), 30_000, "the server and PostgreSQL to stop after npm died");
+    await waitFor(() => !isAlive(second.serverPid) && !isAlive(pm2), 30_000, "the server and PostgreSQL to stop after npm died");
     expect(await serves(port)).toBe(false);
 
     // 5. Third start, then SIGTERM: everything stops, no postmaster left.
@@ -206,8 +206,8 @@ describe("npm start with the embedded PostgreSQL", () => {
       const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
       children.push(child);
       let output = "";
-      child.stdout!.on("data", (d) => (output += d));
-      child.stderr!.on("data", (d) => (output += d));
+      child.stdout.on("data", (d) => (output += d));
+      child.stderr.on("data", (d) => (output += d));
       const code = await new Promise((r) => child.once("exit", r));
       expect(code).toBe(1);
       const problems = output.split("\n").filter((l) => l.includes(String(port)) || /^\s+at /.test(l) || /Error/.test(l));

@@ -243,7 +243,7 @@ if (launchers.length) {
 function explain(err: unknown): string {
   if (err instanceof StartFailure) return err.message;
   const e = err as NodeJS.ErrnoException;
-  const first = (e instanceof Error ? e.message : String(err)).split("\n")[0]!.replace(/\.$/, "");
+  const first = (e instanceof Error ? e.message : String(err)).split("\n")[0].replace(/\.$/, "");
   if (config.databaseUrl && ["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "28P01", "3D000", "EAI_AGAIN"].includes(String(e.code))) {
     return `The database at DATABASE_URL cannot be used (${first}); check that PostgreSQL is running there and that the URL's host, port, user, password and database are right.`;
   }

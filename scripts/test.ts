@@ -64,7 +64,7 @@ function vitest(env: NodeJS.ProcessEnv, args: string[]) {
   rmSync(".data/vitest.json", { force: true });
   const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...args], { stdio: "inherit", env });
   if (!existsSync(".data/vitest.json")) return { passed: 0, failed: r.status !== 0 ? 1 : 0 };
-  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8"));
+  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8")) as { numPassedTests: number; numFailedTests: number; numTotalTestSuites: number; success: boolean };
   return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0) };
 }
 
@@ -98,7 +98,7 @@ if (only[0] !== "compat") {
         env: { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" },
       });
       if (existsSync(".data/playwright.json")) {
-        const stats = JSON.parse(readFileSync(".data/playwright.json", "utf8")).stats;
+        const { stats } = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as { stats: { expected: number; flaky: number; unexpected: number } };
         count({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
       } else if (r.status !== 0) count({ passed: 0, failed: 1 });
     }

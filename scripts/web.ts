@@ -18,13 +18,13 @@ const { startServer } = await import("../server");
 let server: Awaited<ReturnType<typeof startServer>>;
 try {
   // Under the supervisor (`--child`), it holds the listening socket and relays connections (lib/socket-relay.ts).
-  server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && Boolean(process.send) });
+  server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && typeof process.send === "function" });
 } catch (err) {
   const message =
     listenFailureMessage(err, config.port) ??
     (err instanceof StartFailure
       ? err.message
-      : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check the build (npm run build) and your settings.`);
+      : `The web server could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check the build (npm run build) and your settings.`);
   // Under the supervisor, it prints the sentence (once); alone, this process does.
   failStart(message, 3);
 }

@@ -25,7 +25,7 @@ try {
   worker = await startWorker();
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
-  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : err}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
+  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
   failStart(message, 1);
 }
 let stopping = false;

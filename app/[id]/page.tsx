@@ -60,6 +60,7 @@ export default async function InspectPage({ params }: Params) {
       key={id}
       publicId={id}
       initial={preview}
+      // eslint-disable-next-line react-hooks/purity -- a server component renders once per request: this is when the preview was read
       initialAt={Date.now()}
       typeLabel={findSourceType(preview.type)?.label ?? preview.type}
       cmdHint={owner && workspace ? workspace.cmd_hint : null}

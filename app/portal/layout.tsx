@@ -3,6 +3,7 @@
 // the header. The session (the tenant of the httpOnly cookie) is read on the server; pages call the
 // outbound API from the browser with that cookie.
 import type { Metadata } from "next";
+import Link from "next/link";
 import { PortalProvider } from "@/components/portal/PortalProvider";
 import { portalSession } from "@/lib/portal/session";
 
@@ -26,9 +27,9 @@ export default async function PortalLayout({ children }: { children: React.React
       </a>
       <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
         <div className="mx-auto flex h-14 max-w-5xl items-center justify-between gap-3 px-4 sm:px-6">
-          <a href="/portal" className="flex min-w-0 items-center gap-2.5 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--brand)]">
+          <Link href="/portal" className="flex min-w-0 items-center gap-2.5 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--brand)]">
             {brand.logoUrl ? (
-              // eslint-disable-next-line @next/next/no-img-element
+              // eslint-disable-next-line @next/next/no-img-element -- the logo is any URL the operator configured: next/image would need its host allow-listed
               <img src={brand.logoUrl} alt="" className="size-8 rounded-md object-contain" />
             ) : (
               <span aria-hidden className="grid size-8 place-items-center rounded-md bg-[var(--brand)] text-sm font-bold text-[var(--brand-fg)]">
@@ -37,7 +38,7 @@ export default async function PortalLayout({ children }: { children: React.React
             )}
             <span className="truncate text-[15px] font-semibold tracking-tight">{brand.organizationName || "Event destinations"}</span>
             {brand.organizationName && <span className="hidden text-sm text-zinc-600 sm:inline dark:text-zinc-400">Event destinations</span>}
-          </a>
+          </Link>
           {session.tenantId && (
             <span className="max-w-[40%] truncate rounded-full bg-zinc-100 px-2.5 py-1 font-mono text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300" title="Your account">
               {session.tenantId}

@@ -52,7 +52,7 @@ export function BulkOperations() {
   const router = useRouter();
   const pathname = usePathname();
   const client = useQueryClient();
-  const family = FAMILIES.find((f) => f.id === params.get("family")) ?? FAMILIES[0]!;
+  const family = FAMILIES.find((f) => f.id === params.get("family")) ?? FAMILIES[0];
   const filter = useMemo(() => filterFromParams(new URLSearchParams(params.toString()), family.kind), [params, family.kind]);
   const opId = params.get("op");
   const replay = family.id === "requests.replay";

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { api, type Paged, qs } from "@/components/dashboard/api";
 import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToListParams, filterToParams, type RecordKind } from "@/components/dashboard/filters";
 import { Button, ButtonLink } from "@/components/ui/Button";
@@ -66,19 +66,21 @@ export function Explorer<T extends { id: string }>({
   });
 
   // Rows that arrived after the first answer of the first page are highlighted once.
-  const seen = useRef<Set<string> | null>(null);
-  const fresh = useMemo(() => {
+  // Kept with the answer and cursor they were computed for, and recomputed (during render) when either changes.
+  const [highlight, setHighlight] = useState<{ data: unknown; cursor: unknown; seen: Set<string> | null; fresh: Set<string> }>({ data: undefined, cursor: undefined, seen: null, fresh: new Set() });
+  if (highlight.data !== list.data || highlight.cursor !== cursor) {
     const rows = list.data?.models ?? [];
-    const first = seen.current === null;
-    seen.current ??= new Set();
-    const arrived = first || cursor.next || cursor.prev ? [] : rows.filter((r) => !seen.current!.has(r.id)).map((r) => r.id);
-    for (const r of rows) seen.current.add(r.id);
-    return new Set(arrived);
-  }, [list.data, cursor]);
+    const first = highlight.seen === null;
+    const seen = new Set(highlight.seen ?? []);
+    const arrived = first || cursor.next || cursor.prev ? [] : rows.filter((r) => !seen.has(r.id)).map((r) => r.id);
+    for (const r of rows) seen.add(r.id);
+    setHighlight({ data: list.data, cursor, seen, fresh: new Set(arrived) });
+  }
+  const fresh = highlight.fresh;
 
   function setFilter(f: Filter) {
     setCursor({});
-    seen.current = null;
+    setHighlight((h) => ({ ...h, seen: null }));
     const sp = filterToParams(f);
     router.replace(`${pathname}${sp.size ? `?${sp}` : ""}`, { scroll: false });
   }
@@ -145,10 +147,10 @@ export function Explorer<T extends { id: string }>({
               {rows.length} shown{!cursor.next && !cursor.prev ? " · new rows appear live" : ""}
             </span>
             <div className="flex gap-2">
-              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data!.pagination.prev })}>
+              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev })}>
                 Newer
               </Button>
-              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data!.pagination.next })} data-testid="older">
+              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next })} data-testid="older">
                 Older
               </Button>
             </div>

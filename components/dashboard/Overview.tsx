@@ -65,7 +65,7 @@ export function Overview() {
       byTime.set(row.time_bucket, point);
     }
     const colors = ["indigo", "emerald", "amber", "sky", "violet", "rose"] as const;
-    return { points: [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time)), series: [...ids].slice(0, 6).map((id, i) => ({ key: id, label: names.get(id) ?? id, color: colors[i % colors.length]! })) };
+    return { points: [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time)), series: [...ids].slice(0, 6).map((id, i) => ({ key: id, label: names.get(id) ?? id, color: colors[i % colors.length] })) };
   }, [queue.data, names]);
 
   return (
@@ -96,7 +96,7 @@ export function Overview() {
       </div>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {CHARTS.map((c, i) => {
-          const q = charts[i]!;
+          const q = charts[i];
           const rows = q.data?.data ?? [];
           return (
             <Card key={c.title} title={c.title} actions={c.total && q.data ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{c.total(rows)}</span> : undefined} data-testid={`chart-${i}`}>

@@ -7,6 +7,7 @@ import { BodyText } from "@/components/dashboard/Explorer";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { ErrorMessage } from "@/components/ui/EmptyState";
+import { displayText } from "@/components/ui/text";
 
 /** A request or attempt: its fields, headers and body, all as text. */
 export function RecordDetail({ path, id, onClose }: { path: "requests" | "attempts"; id: string; onClose: () => void }) {
@@ -22,7 +23,7 @@ export function RecordDetail({ path, id, onClose }: { path: "requests" | "attemp
       ) : (
         <div className="flex flex-col gap-4">
           <div className="rounded-md border border-zinc-200 dark:border-zinc-800">
-            <KeyValueTable rows={fields.map(([k, v]) => [k, v === null ? "null" : String(v)])} emptyText="No fields." nameLabel="Field" />
+            <KeyValueTable rows={fields.map(([k, v]) => [k, displayText(v)])} emptyText="No fields." nameLabel="Field" />
           </div>
           {r.data?.headers && (
             <section aria-label="Headers">

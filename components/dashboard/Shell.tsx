@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { authPost } from "@/components/dashboard/api";
 import { Button } from "@/components/ui/Button";
 import { cx } from "@/components/ui/cx";
@@ -24,9 +24,10 @@ const NAV = [
  */
 export function Shell({ email, children }: { email: string; children: React.ReactNode }) {
   const pathname = usePathname();
-  const [open, setOpen] = useState(false);
+  // The menu is open on the page it was opened on: navigating closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
   const [signingOut, setSigningOut] = useState(false);
-  useEffect(() => setOpen(false), [pathname]);
   const active = (href: string) => (href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`));
 
   async function signOut() {
@@ -44,7 +45,7 @@ export function Shell({ email, children }: { email: string; children: React.Reac
         <Link href="/dashboard" className="inline-flex items-center gap-2 font-semibold">
           <Mark className="size-6" /> Hookyard
         </Link>
-        <Button variant="ghost" size="sm" aria-expanded={open} aria-controls="dashboard-nav" onClick={() => setOpen((o) => !o)} data-testid="nav-toggle">
+        <Button variant="ghost" size="sm" aria-expanded={open} aria-controls="dashboard-nav" onClick={() => setOpenOn(open ? null : pathname)} data-testid="nav-toggle">
           <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth={2} aria-hidden>
             {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
           </svg>
@@ -80,7 +81,7 @@ export function Shell({ email, children }: { email: string; children: React.Reac
           <p className="truncate text-zinc-600 dark:text-zinc-400" title={email} data-testid="signed-in-as">
             {email}
           </p>
-          <Button variant="secondary" size="sm" className="mt-2" onClick={signOut} disabled={signingOut} data-testid="sign-out">
+          <Button variant="secondary" size="sm" className="mt-2" onClick={() => void signOut()} disabled={signingOut} data-testid="sign-out">
             {signingOut ? "Signing out…" : "Sign out"}
           </Button>
         </div>

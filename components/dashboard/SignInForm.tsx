@@ -29,12 +29,16 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
+    const field = (name: string) => {
+      const v = form.get(name);
+      return typeof v === "string" ? v : "";
+    };
     setBusy(true);
     setError(null);
     try {
       const fields: Record<string, string> =
-        mode === "password" ? { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") } : { token: token ?? "", password: String(form.get("password") ?? "") };
-      if (mode === "link" && fields.password !== String(form.get("confirm") ?? "")) {
+        mode === "password" ? { email: field("email"), password: field("password") } : { token: token ?? "", password: field("password") };
+      if (mode === "link" && fields.password !== field("confirm")) {
         setError("The two passwords differ.");
         return;
       }
@@ -59,7 +63,7 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
           <h1 className="text-xl font-semibold tracking-tight">{mode === "password" ? "Sign in to the dashboard" : "Choose your password"}</h1>
           {mode === "link" && <p className="text-sm text-zinc-600 dark:text-zinc-400">This one-time link signs you in once. Set the password you will use from now on.</p>}
         </div>
-        <form onSubmit={submit} className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60" noValidate={false}>
+        <form onSubmit={(e) => void submit(e)} className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60" noValidate={false}>
           {mode === "password" && (
             <Field label="Email">{(p) => <Input {...p} name="email" type="email" autoComplete="username" required autoFocus data-testid="email" />}</Field>
           )}

@@ -85,8 +85,11 @@ export const useNamed = (path: "sources" | "connections" | "destinations", enabl
 /** Display names by id of the team's `paths` lists together (a connection's is `source -> connection`), for showing names instead of ids. */
 export function useNames(...paths: ("sources" | "connections" | "destinations")[]): Map<string, string> {
   const lists = [useNamed("sources", paths.includes("sources")), useNamed("connections", paths.includes("connections")), useNamed("destinations", paths.includes("destinations"))];
-  const data = lists.map((l) => l.data);
-  return useMemo(() => new Map(data.flatMap((d) => d?.models ?? []).map((m) => [m.id, m.full_name ?? m.name])), data); // eslint-disable-line react-hooks/exhaustive-deps
+  const [sources, connections, destinations] = lists.map((l) => l.data);
+  return useMemo(
+    () => new Map([sources, connections, destinations].flatMap((d) => d?.models ?? []).map((m) => [m.id, m.full_name ?? m.name])),
+    [sources, connections, destinations],
+  );
 }
 
 const LABELS: Record<FilterKey, string> = {

@@ -11,7 +11,7 @@ export function fieldErrors(error: unknown, prefix = ""): Record<string, string>
   const data = (error.body as { data?: unknown } | null)?.data;
   const out: Record<string, string> = {};
   if (Array.isArray(data)) {
-    for (const m of data) if (typeof m === "string") out[prefix + m.split(" ")[0]!] = m;
+    for (const m of data) if (typeof m === "string") out[prefix + m.split(" ")[0]] = m;
     return out;
   }
   const d = (data ?? {}) as { field?: unknown; message?: unknown; errors?: { field?: string; message?: string }[] };

@@ -91,7 +91,7 @@ function AttemptList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => void q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more attempts"}
           </Button>
         </div>
@@ -223,7 +223,7 @@ function EventList({ destination }: { destination: Destination }) {
       </ul>
       {q.hasNextPage && (
         <div className="border-t border-zinc-200 p-3 text-center dark:border-zinc-800">
-          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
+          <Button variant="secondary" disabled={q.isFetchingNextPage} onClick={() => void q.fetchNextPage()}>
             {q.isFetchingNextPage ? "Loading…" : "Load more events"}
           </Button>
         </div>

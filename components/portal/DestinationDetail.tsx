@@ -28,7 +28,7 @@ function useDestinationUpdate(id: string) {
       mutationFn: (body?: unknown) => api<Destination>(`${path}${suffix}`, { method, body }),
       onSuccess: (d: Destination | { success: boolean }) => {
         if ("id" in d) client.setQueryData(["portal", "destinations", id], d);
-        client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
+        void client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
       },
     }) as const;
 }

@@ -6,6 +6,7 @@
  * The API's 422 messages are shown next to the fields they name.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, ApiError, type Destination, type DestinationType, useDestinationsPath, useDestinationTypes, useTopics } from "@/components/portal/api";
@@ -83,7 +84,7 @@ function CreateForm({ type }: { type: DestinationType }) {
   const create = useMutation({
     mutationFn: (body: unknown) => api<Destination>(path, { method: "POST", body }),
     onSuccess: (d) => {
-      client.invalidateQueries({ queryKey: ["portal", "destinations"] });
+      void client.invalidateQueries({ queryKey: ["portal", "destinations"] });
       router.push(`/portal/destinations/${encodeURIComponent(d.id)}?created=1`);
     },
   });
@@ -97,7 +98,7 @@ function CreateForm({ type }: { type: DestinationType }) {
           submitLabel="Create destination"
           pending={create.isPending}
           serverErrors={err?.messages}
-          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : (create.error as Error).message}` : null}
+          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : (create.error).message}` : null}
           validateExtra={() => {
             const t = topicsOf(topics, available);
             setTopicsError("error" in t ? t.error : undefined);
@@ -109,9 +110,9 @@ function CreateForm({ type }: { type: DestinationType }) {
             create.mutate({ type: type.type, topics: t.topics, config: values.config, ...(Object.keys(values.credentials ?? {}).length ? { credentials: values.credentials } : {}) });
           }}
           actions={
-            <a href="/portal" className={btn.secondary}>
+            <Link href="/portal" className={btn.secondary}>
               Cancel
-            </a>
+            </Link>
           }
         >
           <TopicsField value={topics} onChange={setTopics} error={topicsError ?? err?.messages.filter((m) => m.startsWith("topics")).join(" ")} />

@@ -33,7 +33,8 @@ export function TypeIcon({ svg, className = "size-5" }: { svg: string | undefine
 }
 
 /** What went wrong, in words: an ended session (401), a missing resource (404), or the server's message. */
-export function ErrorNotice({ error, what, retry }: { error: unknown; what: string; retry?: () => void }) {
+// `retry` is typically a query's refetch: its promise never rejects (the query's state shows the outcome), so it is not awaited.
+export function ErrorNotice({ error, what, retry }: { error: unknown; what: string; retry?: () => unknown }) {
   const { organizationName } = usePortal();
   const e = error instanceof ApiError ? error : null;
   let message: React.ReactNode;

@@ -1,6 +1,7 @@
 "use client";
 
 import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { displayText } from "@/components/ui/text";
 
 export type ChartSeries = { key: string; label: string; color: ChartColor };
 export type ChartColor = "indigo" | "emerald" | "rose" | "amber" | "sky" | "violet";
@@ -30,7 +31,7 @@ function tickFormatter(spanMs: number) {
  * (axis and tooltip).
  */
 export function TimeChart({ data, series, label, stacked = false, format = (v: number) => String(v), height = 200 }: { data: ChartPoint[]; series: ChartSeries[]; label: string; stacked?: boolean; format?: (v: number) => string; height?: number }) {
-  const span = data.length > 1 ? Date.parse(data.at(-1)!.time) - Date.parse(data[0]!.time) : 0;
+  const span = data.length > 1 ? Date.parse(data.at(-1)!.time) - Date.parse(data[0].time) : 0;
   const common = {
     data,
     margin: { top: 8, right: 8, bottom: 0, left: 0 },
@@ -42,7 +43,7 @@ export function TimeChart({ data, series, label, stacked = false, format = (v: n
       <YAxis tick={{ fill: "currentColor", fontSize: 11 }} stroke="var(--hy-chart-grid)" width={48} tickFormatter={(v: number) => format(v)} allowDecimals={false} />
       <Tooltip
         contentStyle={{ background: "var(--hy-chart-bg)", border: "1px solid var(--hy-chart-grid)", borderRadius: 6, fontSize: 12 }}
-        labelFormatter={(iso) => new Date(String(iso)).toLocaleString()}
+        labelFormatter={(iso) => new Date(displayText(iso)).toLocaleString()}
         formatter={(v) => (typeof v === "number" ? format(v) : "—")}
       />
       {series.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}

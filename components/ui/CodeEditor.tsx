@@ -83,7 +83,9 @@ export function CodeEditor({ value, onChange, label, id, rows = 12, className, .
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
-  changed.current = onChange;
+  useEffect(() => {
+    changed.current = onChange;
+  }, [onChange]);
 
   useEffect(() => {
     const theme = new Compartment();
@@ -120,8 +122,7 @@ export function CodeEditor({ value, onChange, label, id, rows = 12, className, .
       v.destroy();
       view.current = null;
     };
-    // The editor is created once; value changes from outside are applied below, the rest is fixed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the editor is created once; value changes from outside are applied below, the rest is fixed
   }, []);
 
   useEffect(() => {

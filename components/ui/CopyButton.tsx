@@ -65,7 +65,7 @@ export function CopyButton({ value, label, title, size = "xs", className = "", .
   return (
     <button
       type="button"
-      onClick={onClick}
+      onClick={() => void onClick()} // never rejects: copyText answers false on failure
       title={title ?? label ?? "Copy"}
       aria-label={title ?? label ?? "Copy"}
       data-testid={rest["data-testid"]}

@@ -12,7 +12,8 @@ export function EmptyState({ title, children, action, className, ...rest }: Omit
 }
 
 /** An error with what went wrong (the API's message) and, optionally, a retry. */
-export function ErrorMessage({ title = "Something went wrong", error, onRetry }: { title?: string; error: unknown; onRetry?: () => void }) {
+// `onRetry` is typically a query's refetch: its promise never rejects (the query's state shows the outcome), so it is not awaited.
+export function ErrorMessage({ title = "Something went wrong", error, onRetry }: { title?: string; error: unknown; onRetry?: () => unknown }) {
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div role="alert" className="rounded-lg border border-rose-300 bg-rose-50 px-4 py-3 text-sm text-rose-900 dark:border-rose-500/40 dark:bg-rose-500/10 dark:text-rose-200">

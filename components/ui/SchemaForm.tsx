@@ -11,6 +11,7 @@
  * the first invalid field is focused on submit.
  */
 import { useId, useMemo, useRef, useState } from "react";
+import { displayText } from "@/components/ui/text";
 
 export type SchemaField = {
   key: string;
@@ -89,10 +90,10 @@ function initialRaw(sections: SchemaSection[], initial: SchemaFormProps["initial
     raw[s.name] = {};
     for (const f of s.fields) {
       const given = initial?.[s.name]?.[f.key];
-      if (f.type === "key_value_map") raw[s.name]![f.key] = toPairs(given);
-      else if (f.type === "checkbox") raw[s.name]![f.key] = String(given ?? f.default ?? "false") === "true";
-      else if (f.sensitive && keepSensitive) raw[s.name]![f.key] = "";
-      else raw[s.name]![f.key] = given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : String(given);
+      if (f.type === "key_value_map") raw[s.name][f.key] = toPairs(given);
+      else if (f.type === "checkbox") raw[s.name][f.key] = displayText(given ?? f.default ?? "false") === "true";
+      else if (f.sensitive && keepSensitive) raw[s.name][f.key] = "";
+      else raw[s.name][f.key] = given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : displayText(given);
     }
   }
   return raw;
@@ -140,7 +141,7 @@ export function SchemaForm(props: SchemaFormProps) {
     const errors: Record<string, string> = {};
     for (const s of sections)
       for (const f of s.fields) {
-        const v = raw[s.name]![f.key];
+        const v = raw[s.name][f.key];
         const id = `${s.name}.${f.key}`;
         if (f.type === "key_value_map") {
           const pairs = v as [string, string][];
@@ -170,7 +171,7 @@ export function SchemaForm(props: SchemaFormProps) {
     for (const s of sections) {
       out[s.name] = {};
       for (const f of s.fields) {
-        const v = raw[s.name]![f.key];
+        const v = raw[s.name][f.key];
         let value: unknown;
         if (f.type === "checkbox") value = v ? "true" : "false";
         else if (f.type === "key_value_map") {
@@ -179,10 +180,10 @@ export function SchemaForm(props: SchemaFormProps) {
         } else value = (v as string).trim() || undefined;
         if (value === undefined) {
           if (f.sensitive && keepSensitive) continue;
-          if (emptyAs === "null") out[s.name]![f.key] = null;
+          if (emptyAs === "null") out[s.name][f.key] = null;
           continue;
         }
-        out[s.name]![f.key] = value;
+        out[s.name][f.key] = value;
       }
     }
     return out;
@@ -227,7 +228,7 @@ export function SchemaForm(props: SchemaFormProps) {
               const messages = [...(clientErrors[id] ? [clientErrors[id]] : []), ...(serverByField.by[id] ?? [])];
               const describedBy = [f.description ? `${domId}-desc` : "", messages.length ? `${domId}-err` : ""].filter(Boolean).join(" ") || undefined;
               const invalid = messages.length > 0;
-              const value = raw[s.name]![f.key];
+              const value = raw[s.name][f.key];
               return (
                 <div key={f.key} className="space-y-1.5">
                   {f.type === "checkbox" ? (
@@ -314,7 +315,7 @@ export function SchemaForm(props: SchemaFormProps) {
 }
 
 function KeyValueEditor(p: { id: string; field: string; label: string; pairs: [string, string][]; onChange: (pairs: [string, string][]) => void; describedBy?: string; invalid: boolean }) {
-  const update = (i: number, at: 0 | 1, v: string) => p.onChange(p.pairs.map((pair, j) => (j === i ? ((at === 0 ? [v, pair[1]] : [pair[0], v]) as [string, string]) : pair)));
+  const update = (i: number, at: 0 | 1, v: string) => p.onChange(p.pairs.map((pair, j) => (j === i ? ((at === 0 ? [v, pair[1]] : [pair[0], v])) : pair)));
   return (
     <div id={p.id} data-field={p.field} tabIndex={-1} role="group" aria-label={p.label} aria-describedby={p.describedBy} className="space-y-2">
       {p.pairs.map(([k, v], i) => (

@@ -25,6 +25,7 @@ export function uniqueIp(): string {
 
 /** `test` whose page, context and `request` fixtures send a per-test X-Forwarded-For. */
 export const test = base.extend<{ clientIp: string }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this destructuring, and this one has none
   clientIp: async ({}, use) => {
     await use(uniqueIp());
   },

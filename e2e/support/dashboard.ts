@@ -20,7 +20,7 @@ export async function newUser(teamId: string, password = `pw-${randomBytes(8).to
 export function mergeCookies(cookie: string, res: Response): string {
   const jar = new Map(cookie ? cookie.split("; ").map((c) => [c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1)] as const) : []);
   for (const set of res.headers.getSetCookie()) {
-    const pair = set.split(";")[0]!;
+    const pair = set.split(";")[0];
     const name = pair.slice(0, pair.indexOf("="));
     const value = pair.slice(pair.indexOf("=") + 1);
     if (value === "" || /max-age=0/i.test(set)) jar.delete(name);

@@ -391,7 +391,7 @@ export function shapeProblem(r: FuzzRequest, a: FuzzAnswer): string | null {
     return a.body.length >= 4096 ? null : "the body is not JSON";
   }
   if (!isObject(body)) return "the body is not an object";
-  const surface = surfaceOf(r.path.split("?")[0]!);
+  const surface = surfaceOf(r.path.split("?")[0]);
   const ok = (() => {
     switch (surface) {
       case "outbound":
@@ -439,7 +439,7 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
   await createUser(email, password, teamId);
   const ip = { "x-forwarded-for": `10.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` };
   const csrf = await fetch(`${base}/dashboard/api/auth/csrf`, { headers: ip });
-  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const signedIn = await fetch(`${base}/dashboard/api/auth/callback/credentials`, {
     method: "POST",
@@ -447,6 +447,6 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
     headers: { ...ip, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies, origin: base },
     body: new URLSearchParams({ email, password, csrfToken, json: "true" }),
   });
-  const session = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith("hookyard.dashboard-session="));
+  const session = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("hookyard.dashboard-session="));
   return { outboundTokens: [admin, token], outboundIds: [tenant, destination.id, event.id].filter(Boolean), dashboardCookies: session ? [session] : [] };
 }

@@ -83,7 +83,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
         database = await startEmbeddedPostgres({ dataDir, port: pgPort, database: "hookyard" });
         return;
       } catch (err) {
-        log(`PostgreSQL did not start (attempt ${attempt}): ${err instanceof Error ? err.message : err}`);
+        log(`PostgreSQL did not start (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`);
         if (attempt === 5) throw err;
         await sleep(500);
       }
@@ -123,7 +123,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
     let loading = true;
     let running = true;
     let inFlight = 0;
-    const send = async () => {
+    const send = () => {
       const n = ++seq;
       inFlight += 2;
       const gw = `gw-${n}`;
@@ -155,7 +155,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
           due += opts.rate / 50;
           while (due >= 1 && inFlight < 400) {
             due--;
-            void send();
+            send();
           }
         } else due = 0;
         await sleep(20);

@@ -58,8 +58,8 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+/** Polls `fn` (sync or async) until it returns a truthy value (or throws after `timeoutMs`). */
+export async function eventually<T>(fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {
@@ -71,5 +71,6 @@ export async function eventually<T>(fn: () => Promise<T | null | undefined | fal
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last}` : ""}`);
+  const lastText = String(last);
+  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${lastText}` : ""}`);
 }

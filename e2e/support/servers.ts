@@ -160,8 +160,8 @@ async function startServerOnce(env: Record<string, string>): Promise<RunningServ
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${output}`);

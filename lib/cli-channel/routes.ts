@@ -99,10 +99,10 @@ export async function serveCli(req: IncomingMessage, res: ServerResponse, pathna
       return send(res, 200, await createCliSession(teamId, await readJson(req, ZCliSessionCreate)));
     }
     if (req.method === "GET" && parts.length === 4 && parts[1] === "sessions" && parts[3] === "stream") {
-      return await stream(req, res, teamId, decodeURIComponent(parts[2]!));
+      return await stream(req, res, teamId, decodeURIComponent(parts[2]));
     }
     if (req.method === "POST" && parts.length === 3 && parts[1] === "attempts") {
-      await recordCliAttempt(teamId, decodeURIComponent(parts[2]!), await readJson(req, ZCliAttemptResult));
+      await recordCliAttempt(teamId, decodeURIComponent(parts[2]), await readJson(req, ZCliAttemptResult));
       return send(res, 200, { ok: true });
     }
     throw new AppError("NOT_FOUND", `No endpoint ${req.method} ${pathname}`);

@@ -6,7 +6,6 @@
  */
 import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { SESSION_LIVE_MS } from "@/lib/cli-channel/feed";
 import { getPool } from "@/lib/db/pool";
 import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { inTransaction } from "@/lib/db/transaction";
@@ -45,7 +44,7 @@ export const cliSigningSecret = (teamSecret: string): string => createHmac("sha2
  */
 export async function createCliSession(teamId: string, input: z.infer<typeof ZCliSessionCreate>) {
   let source = await findSourceByName(teamId, input.source_name);
-  source ??= await createSource(teamId, { name: input.source_name } as never, "2025-07-01").catch(async (err) => {
+  source ??= await createSource(teamId, { name: input.source_name }, "2025-07-01").catch(async (err) => {
     const again = await findSourceByName(teamId, input.source_name);
     if (again) return again;
     throw err;
@@ -82,7 +81,7 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
   return {
     id,
     source: { id: source.id, name: source.name, url: ingestUrlFor(source.id) },
-    connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source!.name} -> ${c.name}`, path: c.path ?? "/" })),
+    connections: connections.map((c) => ({ id: c.id, name: c.name, full_name: `${source.name} -> ${c.name}`, path: c.path ?? "/" })),
     // What `x-gateway-signature` of the forwarded requests is computed with, so the local server can verify them.
     signing_secret: cliSigningSecret((await getSigningSecrets(teamId)).current),
   };
@@ -150,7 +149,7 @@ function cutUtf8(text: string, max: number): string {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length <= max) return text;
   let end = max;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString("utf8");
 }
 
@@ -168,7 +167,18 @@ export const ZCliAttemptResult = z.strictObject({
  * team's (404), still leased, and that lease's CLI attempt must be `attemptId` (409 otherwise).
  */
 export async function recordCliAttempt(teamId: string, attemptId: string, result: z.infer<typeof ZCliAttemptResult>): Promise<void> {
-  const { rows } = await getPool().query(
+  const { rows } = await getPool().query<{
+    id: string;
+    team_id: string;
+    destination_id: string;
+    attempts: number;
+    next_trigger: string;
+    locked_until: Date | null;
+    cli_id: string | null;
+    cli_attempt_id: string | null;
+    rules: unknown;
+    method: string | null;
+  }>(
     `SELECT e.id, e.team_id, e.destination_id, e.attempts, e.next_trigger, e.locked_until, e.cli_id, e.cli_attempt_id, w.rules, raw.method
        FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN request_raw_data raw ON raw.request_id = e.request_id
       WHERE e.id = $1 AND e.team_id = $2`,

@@ -55,6 +55,23 @@ async function requestOf(source: ConsoleSource, publicId: string, requestId: str
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Rows of the three queries of getRequestDeliveries (pg's column types). */
+type EventRow = {
+  id: string;
+  webhook_id: string;
+  connection_name: string | null;
+  destination_id: string;
+  destination_name: string | null;
+  destination_type: string | null;
+  status: TConsoleEvent["status"];
+  response_status: number | null;
+  error_code: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+};
+type AttemptRow = Omit<z.infer<typeof ZConsoleAttempt>, "created_at"> & { event_id: string; created_at: Date };
+type IgnoredRow = { id: string; cause: string; webhook_id: string; connection_name: string | null; created_at: Date };
+
 /**
  * The events (newest first, at most 50) and ignored events of request `requestId` of test URL
  * `publicId`. Throws AppError NOT_FOUND when they do not belong together or `publicId` is not a test URL
@@ -63,19 +80,19 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export async function getRequestDeliveries(publicId: string, requestId: string): Promise<TConsoleDeliveries> {
   const request = await requestOf(await requireConsoleSource(publicId), publicId, requestId);
   const pool = getPool();
-  const { rows: events } = await pool.query(
+  const { rows: events } = await pool.query<EventRow>(
     `SELECT e.id, e.webhook_id, w.name AS connection_name, e.destination_id, d.name AS destination_name, d.type AS destination_type,
             e.status, e.response_status, e.error_code, e.next_attempt_at, e.created_at
        FROM events e LEFT JOIN connections w ON w.id = e.webhook_id LEFT JOIN destinations d ON d.id = e.destination_id
       WHERE e.request_id = $1 ORDER BY e.created_at DESC, e.id DESC LIMIT 50`,
     [requestId],
   );
-  const { rows: attempts } = await pool.query(
+  const { rows: attempts } = await pool.query<AttemptRow>(
     `SELECT id, event_id, attempt_number, trigger, status, response_status, error_code, left(body, 65536) AS body, delivery_latency, created_at
        FROM attempts WHERE event_id = ANY($1) ORDER BY attempt_number`,
     [events.map((e) => e.id)],
   );
-  const { rows: ignored } = await pool.query(
+  const { rows: ignored } = await pool.query<IgnoredRow>(
     `SELECT i.id, i.cause, i.webhook_id, w.name AS connection_name, i.created_at
        FROM ignored_events i LEFT JOIN connections w ON w.id = i.webhook_id WHERE i.request_id = $1 ORDER BY i.created_at DESC LIMIT 50`,
     [requestId],

@@ -19,7 +19,7 @@ function componentSchemas(): Record<string, unknown> {
     registry.add(schema, { ...meta, id: meta!.id });
   }
   const out = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}`, io: "output" });
-  return out.schemas as Record<string, unknown>;
+  return out.schemas;
 }
 
 const rateLimitHeaders = {

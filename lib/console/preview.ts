@@ -1,6 +1,6 @@
 import { bodyPreview, PREVIEW_BODY_BYTES } from "@/lib/http/body-preview";
 import { requireConsoleSource } from "@/lib/console/console-source";
-import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
+import type { TSourcePreview } from "@/lib/console/schemas";
 import { ingestUrlFor } from "@/lib/urls";
 import { getPool } from "@/lib/db/pool";
 import { AppError } from "@/lib/http/errors";

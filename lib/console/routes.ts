@@ -62,9 +62,11 @@ export const retryRequestRoute = (publicId: string, requestId: string) =>
   );
 
 // GET /new - only the rate limit (10 per minute); the page itself is rendered by Next.js
-export const newPageGate = consoleRoute({ rateLimit: { name: "new", perMinute: (c) => c.consoleNewRateLimit } }, async () => ({
-  status: 200,
-}));
+export const newPageGate = consoleRoute({ rateLimit: { name: "new", perMinute: (c) => c.consoleNewRateLimit } }, () =>
+  Promise.resolve({
+    status: 200,
+  }),
+);
 
 // GET /openapi.json - OpenAPI 3.1 of the console API
-export const openApiRoute = consoleRoute({}, async () => json(200, consoleOpenApi()));
+export const openApiRoute = consoleRoute({}, () => Promise.resolve(json(200, consoleOpenApi())));

@@ -50,9 +50,9 @@ export function decryptSecret(encrypted: string): string {
   if (hit !== undefined) return hit;
   if (!encrypted.startsWith(PREFIX)) throw new Error("unknown secret format");
   const [iv, tag, data] = encrypted.slice(PREFIX.length).split(".");
-  const decipher = createDecipheriv("aes-256-gcm", masterKey(), Buffer.from(iv!, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag!, "base64url"));
-  const plaintext = Buffer.concat([decipher.update(Buffer.from(data!, "base64url")), decipher.final()]).toString("utf8");
+  const decipher = createDecipheriv("aes-256-gcm", masterKey(), Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  const plaintext = Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
   if (decrypted.size >= DECRYPTED_MAX) decrypted.delete(decrypted.keys().next().value!);
   decrypted.set(encrypted, plaintext);
   return plaintext;

@@ -43,7 +43,7 @@ function parseHash(stored: string | null): { N: number; r: number; p: number; sa
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const powerOfTwo = Number.isInteger(N) && N > 1 && N <= MAX_N && (N & (N - 1)) === 0;
   if (!powerOfTwo || !Number.isInteger(r) || r < 1 || r > 32 || !Number.isInteger(p) || p < 1 || p > 16) return null;
-  return { N, r, p, salt: Buffer.from(parts[4]!, "base64url"), hash: Buffer.from(parts[5]!, "base64url") };
+  return { N, r, p, salt: Buffer.from(parts[4], "base64url"), hash: Buffer.from(parts[5], "base64url") };
 }
 
 /** Whether `password` matches `stored` (constant-time compare; false for a malformed or null hash, never throws for one). */

@@ -153,7 +153,7 @@ function runToEnd(cmd: string, args: string[], opts: { ids: Ids | null; logFile:
     const child = spawn(cmd, args, { ...(opts.ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } });
     const file = createWriteStream(opts.logFile, { flags: "a" });
     file.on("error", () => {});
-    for (const s of [child.stdout!, child.stderr!]) s.on("data", (d) => ((output += d), file.writableEnded || file.write(d)));
+    for (const s of [child.stdout, child.stderr]) s.on("data", (d) => ((output += d), file.writableEnded || file.write(d)));
     child.once("error", (err) => (file.end(), reject(err)));
     child.once("close", (code) => (file.end(), code === 0 ? resolve() : reject(new Error(output))));
   });
@@ -281,7 +281,7 @@ export const GUARD_NAME = "hookyard-postgres-guard";
 function guardPostgres(pid: number, pgData: string, logFile: string): () => void {
   const guard = spawn("/bin/sh", ["-c", GUARD_SCRIPT, GUARD_NAME, String(pid), pgData, logFile], { stdio: ["pipe", "ignore", "ignore"], detached: true });
   guard.on("error", () => {});
-  guard.stdin!.on("error", () => {});
+  guard.stdin.on("error", () => {});
   // Neither keeps this process alive.
   guard.unref();
   (guard.stdin as unknown as { unref(): void }).unref();
@@ -328,12 +328,12 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
     for (const s of [child.stdout!, child.stderr!]) {
       s.on("data", (d: Buffer) => {
         if (!file.writableEnded) file.write(d);
-        if (output.length < 20_000) output += d;
+        if (output.length < 20_000) output += d.toString();
         if (isReady(d.toString())) resolve();
       });
     }
     child.once("error", reject);
-    exited.then(() => reject(new Error(output)));
+    void exited.then(() => reject(new Error(output))); // exited never rejects: an exit before ready fails the start
   });
   try {
     await ready;

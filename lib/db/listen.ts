@@ -30,7 +30,7 @@ export async function listenTo(name: string, channels: string[], onNotification:
       client = null;
       relisten();
     });
-    await c.connect().catch((err) => (c.end().catch(() => {}), Promise.reject(err)));
+    await c.connect().catch((err: Error) => (c.end().catch(() => {}), Promise.reject(err)));
     await c.query(channels.map((ch) => `LISTEN ${ch}`).join("; "));
     if (stopped) await c.end().catch(() => {});
     else client = c;

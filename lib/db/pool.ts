@@ -80,5 +80,5 @@ export async function closePool(): Promise<void> {
   const pools = [globalForPool.__hookyardPool, globalForPool.__hookyardBackgroundPool];
   globalForPool.__hookyardPool = undefined;
   globalForPool.__hookyardBackgroundPool = undefined;
-  await Promise.all(pools.map((p) => p?.end()));
+  await Promise.all(pools.flatMap((p) => (p ? [p.end()] : [])));
 }

@@ -26,7 +26,7 @@ function loadBindings(): Promise<Bindings> {
   bindings ??= (async () => {
     const bg = (await import("@prisma/schema-engine-wasm/schema_engine_bg")) as unknown as Bindings;
     const wasmPath = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg").replace(/\.js$/, ".wasm");
-    const { instance } = await WebAssembly.instantiate(await fs.readFile(wasmPath), { "./schema_engine_bg.js": bg as never });
+    const { instance } = await WebAssembly.instantiate(await fs.readFile(wasmPath), { "./schema_engine_bg.js": bg });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
     return bg;

@@ -31,5 +31,5 @@ export function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, pool
  * statement's rows. Throws like inTransaction.
  */
 export function inTransactionFrom<R extends pg.QueryResultRow, T>(sql: string, fn: (client: pg.PoolClient, rows: R[]) => Promise<T>, pool: pg.Pool = getPool()): Promise<T> {
-  return transaction(pool, `BEGIN; ${sql}`, (client, opened) => fn(client, (opened as pg.QueryResult<R>[])[1]!.rows));
+  return transaction(pool, `BEGIN; ${sql}`, (client, opened) => fn(client, (opened as pg.QueryResult<R>[])[1].rows));
 }

@@ -15,7 +15,7 @@
  * socket's actual peer), never on a separate resolution, so DNS rebinding has no gap to use.
  */
 import dns from "node:dns";
-import { isIP, type LookupFunction, type Socket } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { buildConnector } from "undici";
 
@@ -89,7 +89,7 @@ export function parseCidrOrAddress(text: string): Cidr {
 
 const inCidr = (ip: IP, [net, bits]: Cidr) => ip.kind() === net.kind() && ip.match(net, bits);
 
-const ipv4At = (bytes: number[], ...at: number[]) => new ipaddr.IPv4(at.map((i) => bytes[i]!));
+const ipv4At = (bytes: number[], ...at: number[]) => new ipaddr.IPv4(at.map((i) => bytes[i]));
 
 /** IPv4 addresses carried inside an IPv6 one, with the form's name; `strict` when the IPv4 address is the real peer. */
 function embeddedIPv4(ip: ipaddr.IPv6): Array<{ ip: ipaddr.IPv4; form: string; strict: boolean }> {
@@ -108,7 +108,7 @@ function embeddedIPv4(ip: ipaddr.IPv6): Array<{ ip: ipaddr.IPv4; form: string; s
   }
   if (inCidr(ip, SIX_TO_FOUR)) return [{ ip: ipv4At(b, 2, 3, 4, 5), form: "6to4", strict: true }];
   if (inCidr(ip, TEREDO)) {
-    const client = new ipaddr.IPv4([12, 13, 14, 15].map((i) => b[i]! ^ 0xff));
+    const client = new ipaddr.IPv4([12, 13, 14, 15].map((i) => b[i] ^ 0xff));
     return [
       { ip: client, form: "Teredo", strict: true },
       { ip: ipv4At(b, 4, 5, 6, 7), form: "Teredo server", strict: true },
@@ -150,7 +150,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
   if (meta) return `${address} is ${meta} (cloud metadata: never a delivery target)`;
   for (const e of embedded) {
     const m = metadataOf(e.ip);
-    if (m) return `${address} carries ${e.ip} (${e.form}), ${m} (cloud metadata: never a delivery target)`;
+    if (m) return `${address} carries ${e.ip.toString()} (${e.form}), ${m} (cloud metadata: never a delivery target)`;
   }
 
   const range = ip.range();
@@ -160,7 +160,7 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
   }
   for (const e of embedded) {
     const r = e.ip.range();
-    if ((e.strict && NEVER.has(r)) || r === "linkLocal") return `${address} carries ${e.ip} (${e.form}), a ${r} address (never a delivery target)`;
+    if ((e.strict && NEVER.has(r)) || r === "linkLocal") return `${address} carries ${e.ip.toString()} (${e.form}), a ${r} address (never a delivery target)`;
   }
 
   const privateClass = PRIVATE.has(range)
@@ -211,9 +211,9 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemR
         if (reason) return callback(new RefusedAddressError(`${hostname} resolves to ${reason}`), "", 0);
       }
       if (options.all) return callback(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
+      callback(null, list[0].address, list[0].family);
     });
-  }) as LookupFunction;
+  });
 }
 
 /**
@@ -253,10 +253,10 @@ export function guardedConnector(policy: AddressPolicy, options: { timeout?: num
     if (hostReason) return callback(new RefusedAddressError(hostReason), null);
     connect(opts, (err, socket) => {
       if (err) return callback(err, null);
-      const peer = (socket as Socket).remoteAddress;
+      const peer = (socket).remoteAddress;
       const reason = peer ? refusedAddressReason(peer, policy) : `${opts.hostname}: the connection has no peer address`;
-      if (!reason) return callback(null, socket!);
-      socket!.destroy();
+      if (!reason) return callback(null, socket);
+      socket.destroy();
       callback(new RefusedAddressError(`${opts.hostname} connected to ${reason}`), null);
     });
   };

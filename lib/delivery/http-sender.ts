@@ -234,7 +234,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
         {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
-          method: req.method as Dispatcher.HttpMethod,
+          method: req.method,
           headers: req.headers,
           body: req.body && req.method !== "GET" && req.method !== "HEAD" ? req.body : undefined,
           headersTimeout: timeoutMs,

@@ -74,7 +74,7 @@ export async function startJobRunner(options: Omit<RunnerOptions, "events"> & { 
       inFlight = Math.max(0, inFlight - 1);
       lastActivityAt = Date.now();
     });
-    const runner = await run({ ...options, events: events as never });
+    const runner = await run({ ...options, events: events });
     entry.runner = runner;
     current = entry;
     void runner.promise.then(

@@ -57,9 +57,12 @@ export const APPENDED_HEADERS = [
   "idempotency-key",
 ] as const;
 
+/** A configuration value as text (the destination schema validates these settings as strings): a number or boolean as String() gives it, anything else `""`. */
+const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "");
+
 /** `config.url` + path (unless `path_forwarding_disabled`) + the query (merged with the URL's own). */
 export function destinationUrl(config: Record<string, unknown>, path: string, query: string): string {
-  const base = String(config.url ?? "");
+  const base = text(config.url);
   const [beforeQuery, ownQuery = ""] = base.split("?", 2) as [string, string?];
   const forwarded = config.path_forwarding_disabled === true || !path || path === "/" ? "" : path;
   const joined = forwarded ? beforeQuery.replace(/\/+$/, "") + (forwarded.startsWith("/") ? forwarded : `/${forwarded}`) : beforeQuery;
@@ -115,21 +118,21 @@ export function buildOutgoingRequest(d: EventDelivery): { url: string; method: s
   const auth = d.destination.auth ?? {};
   switch (config.auth_type) {
     case "CUSTOM_SIGNATURE":
-      if (auth.key && auth.signing_secret) headers[String(auth.key).toLowerCase()] = createHmac("sha256", String(auth.signing_secret)).update(body ?? Buffer.alloc(0)).digest("base64");
+      if (auth.key && auth.signing_secret) headers[text(auth.key).toLowerCase()] = createHmac("sha256", text(auth.signing_secret)).update(body ?? Buffer.alloc(0)).digest("base64");
       break;
     case "BASIC_AUTH":
-      headers.authorization = `Basic ${Buffer.from(`${auth.username ?? ""}:${auth.password ?? ""}`).toString("base64")}`;
+      headers.authorization = `Basic ${Buffer.from(`${text(auth.username)}:${text(auth.password)}`).toString("base64")}`;
       break;
     case "BEARER_TOKEN":
-      headers.authorization = `Bearer ${auth.token ?? ""}`;
+      headers.authorization = `Bearer ${text(auth.token)}`;
       break;
     case "API_KEY":
       if (auth.key) {
         if (auth.to === "query") {
           const u = new URL(url);
-          u.searchParams.append(String(auth.key), String(auth.api_key ?? ""));
+          u.searchParams.append(text(auth.key), text(auth.api_key));
           url = u.toString();
-        } else headers[String(auth.key).toLowerCase()] = String(auth.api_key ?? "");
+        } else headers[text(auth.key).toLowerCase()] = text(auth.api_key);
       }
       break;
   }

@@ -48,7 +48,7 @@ describe("BurstPacer: ingestion first only for a bounded time", () => {
     for (let now = 0; now < end; now++) {
       if (now >= reportsFrom && now < reportsTo && (now - reportsFrom) % 250 === 0) pacer.note(now);
       // At most 20 starts per ms: "full speed" is 20,000/s.
-      for (let n = 0; n < 20 && pacer.take(now) === 0; n++) windows.forEach(([from, to], i) => (counts[i]! += now >= from && now < to ? 1 : 0));
+      for (let n = 0; n < 20 && pacer.take(now) === 0; n++) windows.forEach(([from, to], i) => (counts[i] += now >= from && now < to ? 1 : 0));
     }
     return counts;
   }

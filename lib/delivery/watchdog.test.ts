@@ -19,18 +19,16 @@ type Knobs = { due: number | null; lastActivityAt: number; busy: boolean; dbDown
 function engine(knobs: Knobs, recover = true): WatchedEngine {
   return {
     name: "jobs",
-    oldestDueMs: async () => {
-      if (knobs.dbDown) throw new Error("connect ECONNREFUSED");
-      return knobs.due;
-    },
+    oldestDueMs: () => (knobs.dbDown ? Promise.reject(new Error("connect ECONNREFUSED")) : Promise.resolve(knobs.due)),
     lastActivityAt: () => knobs.lastActivityAt,
     busy: () => knobs.busy,
     ...(recover
       ? {
-          recover: async (why: string) => {
+          recover: (why: string) => {
             knobs.recovered.push(why);
             knobs.lastActivityAt = Date.now(); // a new runner took the work
             knobs.due = null;
+            return Promise.resolve();
           },
         }
       : {}),
@@ -40,7 +38,7 @@ function engine(knobs: Knobs, recover = true): WatchedEngine {
 function watch(engines: WatchedEngine[]) {
   const conditions: (string | null)[] = [];
   const gaveUp: string[] = [];
-  stop = startWatchdog({ engines, db: { query: async () => ({}) } as never, stallMs: 200, checkMs: 20, onCondition: (w) => conditions.push(w), onGiveUp: (w) => gaveUp.push(w) });
+  stop = startWatchdog({ engines, db: { query: () => Promise.resolve({}) } as never, stallMs: 200, checkMs: 20, onCondition: (w) => conditions.push(w), onGiveUp: (w) => gaveUp.push(w) });
   return { conditions, gaveUp };
 }
 
@@ -78,7 +76,10 @@ it("gives up on a stall that its recovery did not end, and at once on an engine 
   const stuck: Knobs = { due: 5000, lastActivityAt: Date.now() - 1000, busy: false, dbDown: false, recovered: [] };
   const e = engine(stuck);
   // A recovery that does not help.
-  e.recover = async (why) => void stuck.recovered.push(why);
+  e.recover = (why) => {
+    stuck.recovered.push(why);
+    return Promise.resolve();
+  };
   const first = watch([e]);
   await sleep(500);
   expect(stuck.recovered).toHaveLength(1);

@@ -25,7 +25,7 @@ it("unlocks the jobs of a job pool with no presence connection, and only those",
   const later = new Date(Date.now() + 3_600_000);
   await enqueueDeliveries(db, ids, [later, later]);
   const jobOf = async (id: string) => (await db.query("SELECT id, locked_by FROM graphile_worker._private_jobs WHERE payload->>'event_id' = $1", [id])).rows[0];
-  const [deadJob, liveJob] = [await jobOf(ids[0]!), await jobOf(ids[1]!)];
+  const [deadJob, liveJob] = [await jobOf(ids[0]), await jobOf(ids[1])];
   await db.query("UPDATE graphile_worker._private_jobs SET locked_by = $2, locked_at = now() - interval '10 seconds' WHERE id = $1", [deadJob.id, dead]);
   await db.query("UPDATE graphile_worker._private_jobs SET locked_by = $2, locked_at = now() - interval '10 seconds' WHERE id = $1", [liveJob.id, live]);
 
@@ -33,7 +33,7 @@ it("unlocks the jobs of a job pool with no presence connection, and only those",
   expect(await unlockJobsOfDeadWorkers([`pool-unknown-${process.pid}`])).toBe(0);
   // (The test servers' workers sweep the same database and may unlock the dead pool's job first.)
   await unlockJobsOfDeadWorkers([live]);
-  expect((await jobOf(ids[0]!)).locked_by).toBeNull();
-  expect((await jobOf(ids[1]!)).locked_by).toBe(live);
+  expect((await jobOf(ids[0])).locked_by).toBeNull();
+  expect((await jobOf(ids[1])).locked_by).toBe(live);
   await db.query("DELETE FROM graphile_worker._private_jobs WHERE id = ANY($1)", [[deadJob.id, liveJob.id]]);
 });

@@ -83,7 +83,7 @@ export function teamRowFilters(t: TeamTable, teamId: string, query: ParsedQuery,
 export async function countTeamRows(t: TeamTable, teamId: string, query: ParsedQuery, table: FilterTable): Promise<{ count: number }> {
   const { where, params } = teamRowFilters(t, teamId, query, table);
   const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM ${t.table} ${t.alias} WHERE ${where.join(" AND ")}`, params);
-  return { count: rows[0]!.count };
+  return { count: rows[0].count };
 }
 
 /** Sort columns shared by named resources. */

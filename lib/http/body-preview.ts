@@ -15,9 +15,9 @@ export type BodyPreview =
 /** `bytes` without an incomplete UTF-8 sequence at its end (what a cut inside a character leaves). */
 function withoutPartialUtf8Tail(bytes: Buffer): Buffer {
   let lead = bytes.length - 1;
-  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead] & 0xc0) === 0x80) lead--;
   if (lead < 0) return bytes;
-  const b = bytes[lead]!;
+  const b = bytes[lead];
   const width = b >= 0xf8 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
   return bytes.length - lead < width ? bytes.subarray(0, lead) : bytes;
 }
@@ -38,7 +38,7 @@ export function bodyPreview(body: Buffer | null, size: number): BodyPreview {
     const trimmed = text.trim();
     if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
       try {
-        return { body: parseCapturedJson(trimmed), body_encoding: "json", body_truncated: false };
+        return { body: parseCapturedJson(trimmed) as unknown[] | Record<string, unknown>, body_encoding: "json", body_truncated: false };
       } catch {
         /* not JSON: shown as text */
       }

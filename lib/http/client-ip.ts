@@ -13,7 +13,7 @@ export function clientIpOf(socketAddress: string | undefined, headers: Record<st
       .split(",")
       .map((e) => e.trim())
       .filter(Boolean);
-    if (entries.length) return entries[Math.max(0, entries.length - trustedProxies)]!;
+    if (entries.length) return entries[Math.max(0, entries.length - trustedProxies)];
   }
   const addr = socketAddress ?? "unknown";
   return addr.startsWith("::ffff:") ? addr.slice(7) : addr;

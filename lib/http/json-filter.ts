@@ -36,7 +36,7 @@ function eq(path: string, v: unknown): string {
   if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) alts.push(`${path} == ${Number(v)}`);
   if (typeof v === "boolean") alts.push(`${path} == "${v}"`);
   if (v === "true" || v === "false") alts.push(`${path} == ${v}`);
-  return alts.length === 1 ? alts[0]! : `(${alts.join(" || ")})`;
+  return alts.length === 1 ? alts[0] : `(${alts.join(" || ")})`;
 }
 
 const strings = (op: string, v: unknown): string[] => {
@@ -44,8 +44,8 @@ const strings = (op: string, v: unknown): string[] => {
   if (list.length === 0 || list.some((s) => typeof s !== "string")) throw jsonFilterError(`${op} takes a string or an array of strings`);
   return list as string[];
 };
-const any = (parts: string[]) => (parts.length === 1 ? parts[0]! : `(${parts.join(" || ")})`);
-const all = (parts: string[]) => (parts.length === 0 ? "true" : parts.length === 1 ? parts[0]! : `(${parts.join(" && ")})`);
+const any = (parts: string[]) => (parts.length === 1 ? parts[0] : `(${parts.join(" || ")})`);
+const all = (parts: string[]) => (parts.length === 0 ? "true" : parts.length === 1 ? parts[0] : `(${parts.join(" && ")})`);
 
 function operator(op: string, v: unknown, path: string, depth: number): string {
   switch (op) {

@@ -12,8 +12,8 @@ export function headersOf(req: IncomingMessage): Record<string, string> {
   const out = Object.create(null) as Record<string, string>;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    out[name] = name in out ? `${out[name]}, ${raw[i + 1]}` : raw[i + 1]!;
+    const name = raw[i].toLowerCase();
+    out[name] = name in out ? `${out[name]}, ${raw[i + 1]}` : raw[i + 1];
   }
   return out;
 }

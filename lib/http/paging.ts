@@ -78,7 +78,7 @@ export async function selectPage<R extends Record<string, unknown>, T>(opts: {
   toModel: (row: R) => T;
 }): Promise<Page<T>> {
   const { page } = opts;
-  const column = opts.columns[page.orderBy]!;
+  const column = opts.columns[page.orderBy];
   const params = [...opts.params];
   const where = [...opts.where];
   const backwards = page.cursor?.direction === "prev";

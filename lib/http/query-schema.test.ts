@@ -118,8 +118,8 @@ describe("filterSchema and filterParameters", () => {
     const params = filterParameters(TABLE);
     expect(params.map((p) => p.name)).toEqual(["id", "status", "attempts", "created_at"]);
     expect(params[0]).toMatchObject({ description: "Id.", style: "deepObject", explode: true });
-    expect((params[1]!.schema.anyOf as { enum?: string[] }[])[0]!.enum).toEqual(["SUCCESFUL", "SUCCESSFUL", "FAILED"]);
-    expect((params[3]!.schema.anyOf as unknown[]).length).toBe(2);
+    expect((params[1].schema.anyOf as { enum?: string[] }[])[0].enum).toEqual(["SUCCESFUL", "SUCCESSFUL", "FAILED"]);
+    expect((params[3].schema.anyOf as unknown[]).length).toBe(2);
   });
 });
 

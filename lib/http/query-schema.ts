@@ -148,7 +148,7 @@ export const searchFilter = (wrap: string, description: string, extra?: string):
   description,
   forms: { value: text, ops: z.strictObject({}) },
   sql: (value, params) => {
-    const term = String(value);
+    const term = typeof value === "string" ? value : JSON.stringify(value); // forms.value admits only a string
     params.push(term, `%${term.replace(/[\\%_]/g, "\\$&")}%`);
     const [raw, like] = [`$${params.length - 1}`, `$${params.length}`];
     const inRaw = wrap.replace("{}", `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`);
@@ -196,7 +196,7 @@ export function validateFilters(table: FilterTable, query: ParsedQuery): void {
     if (!form) throw badRequest(`Invalid value for "${name}": takes one value or operators, not an array`, { field: name, [name]: value });
     const result = form.safeParse(value);
     if (result.success) continue;
-    const issue = result.error.issues[0]!;
+    const issue = result.error.issues[0];
     const field = [name, ...issue.path.map(String)].join(".");
     const message = issue.code === "unrecognized_keys" ? `unknown operator ${issue.keys.map((k) => `"${k}"`).join(", ")}` : issue.message;
     throw badRequest(`Invalid value for "${field}": ${message}`, { field, message, [name]: value });
@@ -208,7 +208,7 @@ export function applyFilterTable(table: FilterTable, query: ParsedQuery, where: 
   validateFilters(table, query);
   for (const [name, f] of Object.entries(table)) {
     if (f.sql) {
-      if (query[name] !== undefined) where.push(f.sql(query[name]!, params, name));
+      if (query[name] !== undefined) where.push(f.sql(query[name], params, name));
       continue;
     }
     if (f.column === null) continue;

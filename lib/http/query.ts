@@ -21,7 +21,7 @@ const dict = (): Record<string, QueryValue> => Object.create(null) as Record<str
 function setPath(target: Record<string, QueryValue>, keys: string[], value: string) {
   let node: Record<string, QueryValue> = target;
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+    const key = keys[i];
     const last = i === keys.length - 1;
     if (last) {
       const prev = node[key];
@@ -48,12 +48,12 @@ function normalise(value: QueryValue): QueryValue {
     return keys
       .sort((a, b) => (a === "" ? -1 : b === "" ? 1 : Number(a) - Number(b)))
       .flatMap((k) => {
-        const v = normalise(value[k]!);
+        const v = normalise(value[k]);
         return Array.isArray(v) ? v : [v];
       });
   }
   const out = dict();
-  for (const k of keys) out[k] = normalise(value[k]!);
+  for (const k of keys) out[k] = normalise(value[k]);
   return out;
 }
 
@@ -76,7 +76,7 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
       throw badRequest("Query parameters must not contain U+0000", { parameter: rawKey.replace(/\0/g, "\\u0000").slice(0, 200) });
     }
     const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
-    let keys = m ? [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)] : [rawKey];
+    let keys = m ? [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1])] : [rawKey];
     if (keys.length - 1 > QUERY_MAX_DEPTH) {
       if (opts.strict) throw badRequest(`Query keys may nest at most ${QUERY_MAX_DEPTH} brackets deep`, { limit: QUERY_MAX_DEPTH });
       keys = [...keys.slice(0, QUERY_MAX_DEPTH), keys.slice(QUERY_MAX_DEPTH).map((k) => `[${k}]`).join("")];
@@ -89,8 +89,8 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
     setPath(out, keys, value);
   }
   const parsed = dict();
-  for (const k of Object.keys(out)) parsed[k] = normalise(out[k]!);
-  return parsed as ParsedQuery;
+  for (const k of Object.keys(out)) parsed[k] = normalise(out[k]);
+  return parsed;
 }
 
 /** A `%` that starts no `%XX` escape: kept literally, as URLSearchParams does. */
@@ -117,7 +117,7 @@ export function badlyEncodedParameter(search: string): string | null {
     try {
       decodeURIComponent(part.replace(/\+/g, " ").replace(LONE_PERCENT, "%25"));
     } catch {
-      return part.split("=")[0]!.slice(0, 200);
+      return part.split("=")[0].slice(0, 200);
     }
   }
   return null;

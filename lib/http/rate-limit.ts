@@ -48,7 +48,7 @@ export async function consumeRateLimit(key: string, limit: number, windowMs: num
   if (Math.random() < 0.01) {
     void pool.query("DELETE FROM rate_limit_counters WHERE window_start < now() - interval '1 day'").catch(() => {});
   }
-  const count = rows[0]!.count;
+  const count = rows[0].count;
   const resetAt = new Date(windowStart + windowMs);
   return {
     allowed: count <= limit,

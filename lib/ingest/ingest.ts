@@ -27,7 +27,7 @@ export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICA
 const ACCEPTED_CONTENT_TYPES = new Set(["text/plain", "text/xml", "application/json", "application/x-www-form-urlencoded", "application/xml", "application/jwt", "application/x-ndjson", "multipart/form-data"]);
 
 /** The media type of a `content-type` header, lower case, without parameters ("" when none). */
-const mediaType = (header: string | undefined) => (header ?? "").split(";")[0]!.trim().toLowerCase();
+const mediaType = (header: string | undefined) => (header ?? "").split(";")[0].trim().toLowerCase();
 const isJsonType = (type: string) => type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 
 /**

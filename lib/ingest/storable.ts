@@ -12,6 +12,7 @@
 // preceded by an even number of backslashes (so it is an escape, not an escaped backslash + "u0000").
 const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/gi;
 // U+0000 or a surrogate that is not half of a pair, in a JS string.
+// eslint-disable-next-line no-control-regex -- U+0000 is the character PostgreSQL cannot store, so the pattern must name it
 const UNSTORABLE_CHAR = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**

@@ -310,7 +310,7 @@ function plainSql(table: MetricsTable, req: MetricsRequest, buckets: number[] | 
   const where = [...table.scope];
   for (const [name, values] of Object.entries(req.filters)) where.push(`(${table.filters[name]})::text = ANY(${add(values)}::text[])`);
   const dimSql = dimensions.map((d, i) => `${table.dimensions[d]} AS d${i}`);
-  const measureSql = measures.map((m, i) => `(${table.measures[m]!.sql})::float8 AS m${i}`);
+  const measureSql = measures.map((m, i) => `(${table.measures[m].sql})::float8 AS m${i}`);
   const groupDims = dimensions.map((_, i) => `d${i}`);
   if (table.kind === "events") {
     const start = add(req.start);
@@ -343,7 +343,7 @@ function stateInstants(req: MetricsRequest, buckets: number[] | null): Date[] {
 function runRollup(table: MetricsTable, use: RollupUse, req: MetricsRequest, buckets: number[] | null, measures: string[], dimensions: string[], add: (v: unknown) => string): string | null {
   const filters = Object.entries(req.filters).map(([name, values]) => `(${use.filters[name]})::text = ANY(${add(values)}::text[])`);
   const dimSql = dimensions.map((d, i) => `${use.dimensions[d]} AS d${i}`);
-  const measureSql = measures.map((m, i) => `(${use.measures[m]!.sql})::float8 AS m${i}`);
+  const measureSql = measures.map((m, i) => `(${use.measures[m].sql})::float8 AS m${i}`);
   const groupDims = dimensions.map((_, i) => `d${i}`);
   const filterSql = filters.length ? `WHERE ${filters.join(" AND ")}` : "";
   if (table.kind === "events") {
@@ -375,7 +375,7 @@ function shape(req: MetricsRequest, table: MetricsTable, measures: string[], dim
   const truncated = rows.length > ROW_LIMIT;
   const found = rows.slice(0, ROW_LIMIT);
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const metricsOf = (row: Record<string, unknown> | undefined) => Object.fromEntries(measures.map((m, i) => [m, row ? num(row[`m${i}`]) : table.measures[m]!.empty]));
+  const metricsOf = (row: Record<string, unknown> | undefined) => Object.fromEntries(measures.map((m, i) => [m, row ? num(row[`m${i}`]) : table.measures[m].empty]));
   const dimsOf = (row: Record<string, unknown>) => dimensions.map((_, i) => row[`d${i}`] as string | number | boolean | null);
   const toRow = (bucket: number | null, dims: unknown[], row: Record<string, unknown> | undefined): MetricsRow => ({
     ...(bucket !== null ? { time_bucket: new Date(bucket).toISOString() } : {}),

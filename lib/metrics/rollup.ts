@@ -49,7 +49,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
     const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok", [ROLLUP_LOCK, source]);
-    if (!lock[0]!.ok) {
+    if (!lock[0].ok) {
       await client.query("ROLLBACK");
       return null;
     }
@@ -71,7 +71,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
       const sums = Object.keys(store.sums);
       await client.query(
         `INSERT INTO ${store.table} (team_id, minute, ${[...keys, ...sums].join(", ")})
-         SELECT ${store.base.team}, ${MINUTE_SQL(store.base.time)}, ${[...keys.map((k) => store.keys[k]), ...sums.map((k) => `${store.sums[k]!.fn}(${store.sums[k]!.sql})`)].join(", ")}
+         SELECT ${store.base.team}, ${MINUTE_SQL(store.base.time)}, ${[...keys.map((k) => store.keys[k]), ...sums.map((k) => `${store.sums[k].fn}(${store.sums[k].sql})`)].join(", ")}
            FROM unnest($1::text[], $2::timestamptz[]) AS m(team_id, minute)
            CROSS JOIN LATERAL (${baseMinuteSql(store, "m.minute", "m.team_id")}) AS ${baseAlias(store)}
           GROUP BY ${[store.base.team, "2", ...keys.map((_, i) => String(i + 3))].join(", ")}`,
@@ -89,7 +89,7 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
         await client.query(`DELETE FROM ${store.hourly} t USING unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour) WHERE t.team_id = h.team_id AND t.minute = h.hour`, [ht, hh]);
         await client.query(
           `INSERT INTO ${store.hourly} (team_id, minute, ${[...keys, ...sums].join(", ")})
-           SELECT r.team_id, ${HOUR_SQL("r.minute")}, ${[...keys.map((k) => `r.${k}`), ...sums.map((k) => `${store.sums[k]!.fn}(r.${k})`)].join(", ")}
+           SELECT r.team_id, ${HOUR_SQL("r.minute")}, ${[...keys.map((k) => `r.${k}`), ...sums.map((k) => `${store.sums[k].fn}(r.${k})`)].join(", ")}
              FROM unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour)
              JOIN ${store.table} r ON r.team_id = h.team_id AND r.minute >= h.hour AND r.minute < h.hour + interval '1 hour'
             GROUP BY ${["r.team_id", "2", ...keys.map((_, i) => String(i + 3))].join(", ")}`,

@@ -72,7 +72,7 @@ function jwtSecret(): Promise<Uint8Array> {
     if (pinned) return new TextEncoder().encode(pinned);
     await getPool().query("INSERT INTO outbound_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING", [encryptSecret(randomBytes(32).toString("base64url"))]);
     const { rows } = await getPool().query<{ value: string }>("SELECT value FROM outbound_settings WHERE key = 'jwt_secret'");
-    return new TextEncoder().encode(decryptSecret(rows[0]!.value));
+    return new TextEncoder().encode(decryptSecret(rows[0].value));
   })().catch((err) => {
     secret = null;
     throw err;

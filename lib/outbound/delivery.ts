@@ -61,7 +61,7 @@ export type { Claimed };
 export function retryDelaySeconds(n: number): number | null {
   const cfg = outboundConfig();
   if (n > cfg.maxRetries) return null;
-  return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1]! : cfg.retryIntervalSeconds * 2 ** (n - 1);
+  return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1);
 }
 
 /**

@@ -155,7 +155,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
       body.disabled_at === undefined ? current.disabled_at : body.disabled_at === null ? null : new Date(body.disabled_at),
     ],
   );
-  return { body: toDestination(rows[0]!) };
+  return { body: toDestination(rows[0]) };
 }
 
 export const getDestination = async (tenantId: string, id: string) => ({ body: toDestination(await row(tenantId, id)) });

@@ -46,7 +46,7 @@ let endTimer: NodeJS.Timeout | null = null;
 let pumping: Promise<void> | null = null;
 let again = false;
 let permitTimer: NodeJS.Timeout | null = null;
-let idleWaiters: (() => void)[] = [];
+const idleWaiters: (() => void)[] = [];
 /** When a delivery was last claimed or finished here (ms since the epoch; the module's load before any). */
 let lastActivityAt = Date.now();
 

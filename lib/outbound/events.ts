@@ -115,7 +115,7 @@ async function toAttempts(rows: AttemptRow[], include: string[]) {
     for (const r of e) events.set(r.id, r);
   }
   if (include.includes("destination")) {
-    const { rows: d } = await getPool().query("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
+    const { rows: d } = await getPool().query<Parameters<typeof toDestination>[0]>("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
     for (const r of d) destinations.set(r.id, r);
   }
   return rows.map((r) => {
@@ -257,8 +257,8 @@ export async function outboundMetrics(which: "events" | "attempts", q: ParsedQue
   let start: Date;
   let end: Date;
   try {
-    start = parseDate("time[start]", t.start as string);
-    end = parseDate("time[end]", t.end as string);
+    start = parseDate("time[start]", t.start);
+    end = parseDate("time[end]", t.end);
   } catch {
     throw outboundBadRequest("time[start] and time[end] must be RFC 3339 times");
   }

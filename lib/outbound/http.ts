@@ -88,9 +88,9 @@ function match(route: OutboundRoute, rest: string[]): Record<string, string> | n
   let parts = routeParts.get(route);
   if (!parts) routeParts.set(route, (parts = route.path.split("/")));
   if (parts.length !== rest.length) return null;
-  const params: Record<string, string> = Object.create(null);
+  const params = Object.create(null) as Record<string, string>;
   for (let i = 0; i < parts.length; i++) {
-    if (parts[i]!.startsWith(":")) params[parts[i]!.slice(1)] = rest[i]!;
+    if (parts[i].startsWith(":")) params[parts[i].slice(1)] = rest[i]!;
     else if (parts[i] !== rest[i]) return null;
   }
   return params;
@@ -230,7 +230,7 @@ export async function outboundHttp(routes: OutboundRoute[], req: HttpRequest, ba
     url,
     authorization: req.headers.authorization ?? null,
     header: (name) => req.headers[name],
-    readBody: async (max) => ({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
+    readBody: (max) => Promise.resolve({ body: req.body, tooLarge: req.bodyTooLarge || req.body.length > max }),
   });
   return { status: out.status, headers: out.headers, body: out.body };
 }

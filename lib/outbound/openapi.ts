@@ -149,7 +149,7 @@ export function outboundOpenApi(form: OutboundForm, routes: OutboundRoute[]): Re
     ];
     const auth = route.auth === "admin" ? " Admin key only." : route.auth === "none" ? " No credentials." : "";
     paths[path] ??= {};
-    paths[path]![route.method.toLowerCase()] = {
+    paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}_${route.path.replace(/[/:.-]+/g, "_")}`,
       summary: op.summary,
       description: `${op.description ?? ""}${auth}`.trim(),

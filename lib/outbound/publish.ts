@@ -187,7 +187,7 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
   });
   const matched = fresh.map((i) => destinations.filter((d) => d.tenant_id === i.tenantId && (i.destinationId === null || d.id === i.destinationId) && topicMatches(d.topics, i.topic) && filterMatches(d.filter, i.view)).map((d) => d.id));
   if (fresh.length) {
-    const deliveries = fresh.flatMap((i, n) => matched[n]!.map((d) => ({ i, d })));
+    const deliveries = fresh.flatMap((i, n) => matched[n].map((d) => ({ i, d })));
     const events = [
       fresh.map((i) => i.id), fresh.map((i) => i.tenantId), fresh.map((i) => i.topic), fresh.map((i) => i.time), fresh.map((i) => i.eligible),
       fresh.map((i) => JSON.stringify(i.metadata)), fresh.map((i) => i.data), fresh.map((i) => i.destinationId), matched.map((m) => JSON.stringify(m)),
@@ -201,7 +201,7 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
       });
     }
   }
-  const matchedOf = new Map(fresh.map((i, n) => [i.id, matched[n]!]));
+  const matchedOf = new Map(fresh.map((i, n) => [i.id, matched[n]]));
   return items.map((i, n) => {
     if (isNew[n]) return { duplicate: false, tenantId: i.tenantId, matched: matchedOf.get(i.id)! };
     const first = stored.get(i.id) ?? { tenant_id: i.tenantId, matched_destination_ids: matchedOf.get(i.id) ?? [] };

@@ -20,35 +20,35 @@ const D = "tenants/:tenant_id/destinations";
 
 export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "GET", path: "tenants", auth: "any", handler: async ({ caller, query }) => ({ body: await listTenants(query, caller.kind === "tenant" ? caller.tenantId : undefined) }) },
-  { method: "GET", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await getTenant(params.tenant_id!) }) },
-  { method: "PUT", path: "tenants/:tenant_id", auth: "any", handler: async ({ params, body }) => putTenant(params.tenant_id!, body) },
-  { method: "DELETE", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await deleteTenant(params.tenant_id!) }) },
-  { method: "GET", path: "tenants/:tenant_id/token", auth: "admin", handler: async ({ params }) => ({ body: await tokenFor(params.tenant_id!) }) },
-  { method: "GET", path: "tenants/:tenant_id/portal", auth: "admin", handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id!, query) }) },
-  { method: "GET", path: D, auth: "any", handler: ({ params, query }) => listDestinations(params.tenant_id!, query) },
-  { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => createDestination(params.tenant_id!, body, caller) },
-  { method: "GET", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => getDestination(params.tenant_id!, params.destination_id!) },
-  { method: "PATCH", path: `${D}/:destination_id`, auth: "any", handler: ({ params, body, caller }) => updateDestination(params.tenant_id!, params.destination_id!, body, caller) },
-  { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id!, params.destination_id!) },
-  { method: "PUT", path: `${D}/:destination_id/enable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id!, params.destination_id!, false) },
-  { method: "PUT", path: `${D}/:destination_id/disable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id!, params.destination_id!, true) },
-  { method: "GET", path: "destination-types", auth: "any", handler: async () => ({ body: DESTINATION_TYPES }) },
+  { method: "GET", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await getTenant(params.tenant_id) }) },
+  { method: "PUT", path: "tenants/:tenant_id", auth: "any", handler: async ({ params, body }) => putTenant(params.tenant_id, body) },
+  { method: "DELETE", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await deleteTenant(params.tenant_id) }) },
+  { method: "GET", path: "tenants/:tenant_id/token", auth: "admin", handler: async ({ params }) => ({ body: await tokenFor(params.tenant_id) }) },
+  { method: "GET", path: "tenants/:tenant_id/portal", auth: "admin", handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id, query) }) },
+  { method: "GET", path: D, auth: "any", handler: ({ params, query }) => listDestinations(params.tenant_id, query) },
+  { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => createDestination(params.tenant_id, body, caller) },
+  { method: "GET", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => getDestination(params.tenant_id, params.destination_id) },
+  { method: "PATCH", path: `${D}/:destination_id`, auth: "any", handler: ({ params, body, caller }) => updateDestination(params.tenant_id, params.destination_id, body, caller) },
+  { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id, params.destination_id) },
+  { method: "PUT", path: `${D}/:destination_id/enable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, false) },
+  { method: "PUT", path: `${D}/:destination_id/disable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true) },
+  { method: "GET", path: "destination-types", auth: "any", handler: () => Promise.resolve({ body: DESTINATION_TYPES }) },
   {
     method: "GET",
     path: "destination-types/:type",
     auth: "any",
-    handler: async ({ params }) => {
-      const t = destinationType(params.type!);
-      if (!t) throw outboundNotFound("destination type not found");
-      return { body: t };
+    handler: ({ params }) => {
+      const t = destinationType(params.type);
+      if (!t) return Promise.reject(outboundNotFound("destination type not found"));
+      return Promise.resolve({ body: t });
     },
   },
   { method: "GET", path: "config", auth: "admin", form: "managed", handler: async () => ({ body: await getManagedConfig() }) },
   { method: "PATCH", path: "config", auth: "admin", form: "managed", handler: async ({ body }) => ({ body: await patchManagedConfig(body) }) },
   { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
   // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
-  { method: "GET", path: "openapi.json", auth: "none", handler: async ({ form }) => ({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
-  { method: "GET", path: "topics", auth: "any", handler: async () => ({ body: outboundConfig().topics }) },
+  { method: "GET", path: "openapi.json", auth: "none", handler: ({ form }) => Promise.resolve({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
+  { method: "GET", path: "topics", auth: "any", handler: () => Promise.resolve({ body: outboundConfig().topics }) },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
     method: "POST",
@@ -61,18 +61,18 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   },
   { method: "POST", path: "retry", auth: "any", handler: ({ body, caller }) => retry(body, caller) },
   { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
-  { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id!, caller) },
+  { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id, caller) },
   { method: "GET", path: "metrics/events", auth: "any", handler: ({ query, caller }) => outboundMetrics("events", query, caller) },
   { method: "GET", path: "metrics/attempts", auth: "any", handler: ({ query, caller }) => outboundMetrics("attempts", query, caller) },
   { method: "GET", path: "attempts", auth: "any", handler: ({ query, caller }) => listAttempts(query, caller) },
-  { method: "GET", path: "attempts/:attempt_id", auth: "any", handler: ({ params, query, caller }) => getAttempt(params.attempt_id!, query, caller) },
+  { method: "GET", path: "attempts/:attempt_id", auth: "any", handler: ({ params, query, caller }) => getAttempt(params.attempt_id, query, caller) },
   {
     method: "GET",
     path: `${D}/:destination_id/attempts`,
     auth: "any",
     handler: async ({ params, query, caller }) => {
-      await assertDestination(params.tenant_id!, params.destination_id!);
-      return listAttempts(query, caller, params.destination_id!);
+      await assertDestination(params.tenant_id, params.destination_id);
+      return listAttempts(query, caller, params.destination_id);
     },
   },
   {
@@ -80,8 +80,8 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     path: `${D}/:destination_id/attempts/:attempt_id`,
     auth: "any",
     handler: async ({ params, query, caller }) => {
-      await assertDestination(params.tenant_id!, params.destination_id!);
-      return getAttempt(params.attempt_id!, query, caller, params.destination_id!);
+      await assertDestination(params.tenant_id, params.destination_id);
+      return getAttempt(params.attempt_id, query, caller, params.destination_id);
     },
   },
 ];

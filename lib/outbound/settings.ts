@@ -77,7 +77,7 @@ export function outboundConfig(): OutboundConfig {
   const c: OutboundConfig = { ...getConfig().outbound, prefixes: { ...getConfig().outbound.prefixes } };
   for (const [k, v] of Object.entries(stored)) {
     try {
-      if (Object.hasOwn(KEYS, k)) KEYS[k]!.apply(c, v);
+      if (Object.hasOwn(KEYS, k)) KEYS[k].apply(c, v);
     } catch {
       /* validated when stored */
     }
@@ -102,7 +102,7 @@ export async function patchManagedConfig(body: unknown): Promise<Record<string, 
     else if (v !== null && typeof v !== "string") errors.push(`${k} must be a string or null`);
     else if (typeof v === "string") {
       try {
-        KEYS[k]!.apply(probe, v);
+        KEYS[k].apply(probe, v);
       } catch (err) {
         errors.push(`${k} ${(err as Error).message}`);
       }

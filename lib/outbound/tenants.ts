@@ -43,7 +43,7 @@ export async function putTenant(id: string, body: unknown): Promise<{ status: nu
      RETURNING (xmax = 0) AS inserted`,
     [tenantId, JSON.stringify(metadata ?? {}), metadata === undefined ? null : JSON.stringify(metadata)],
   );
-  return { status: rows[0]!.inserted ? 201 : 200, body: await getTenant(tenantId) };
+  return { status: rows[0].inserted ? 201 : 200, body: await getTenant(tenantId) };
 }
 
 /** `DELETE /tenants/{id}`: `{success: true}`; throws 404. */
@@ -107,7 +107,7 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   return {
     models: page.map(toTenant),
     pagination: { order_by: "created_at", dir, limit, next: hasNext ? at(page.at(-1)) : null, prev: hasPrev ? at(page[0]) : null },
-    count: counted[0]!.n,
+    count: counted[0].n,
   };
 }
 

@@ -20,7 +20,7 @@ function prefersDarkText(hex: string): boolean {
     const c = parseInt(h.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
-  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   return (l + 0.05) / 0.05 > 1.05 / (l + 0.05);
 }
 

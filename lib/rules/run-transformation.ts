@@ -85,9 +85,9 @@ function toRequest(result: unknown, input: TransformRequest): TransformRequest |
   return {
     headers,
     body: result.body === undefined ? input.body : result.body,
-    path: (result.path as string | undefined) ?? input.path,
-    query: (result.query as string | null | undefined) ?? (result.query === null ? "" : input.query),
-    parsed_query: (result.parsed_query as Record<string, unknown> | undefined) ?? input.parsed_query,
+    path: (result.path) ?? input.path,
+    query: (result.query) ?? (result.query === null ? "" : input.query),
+    parsed_query: (result.parsed_query) ?? input.parsed_query,
   };
 }
 

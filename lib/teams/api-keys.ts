@@ -20,7 +20,7 @@ export async function createApiKey(teamId: string, name: string, key = `${API_KE
      RETURNING id, team_id, name, prefix, created_at, last_used_at, revoked_at`,
     [createId("apiKey"), teamId, name, key.slice(0, PREFIX_SHOWN), hashApiKey(key)],
   );
-  return { key, record: rows[0]! };
+  return { key, record: rows[0] };
 }
 
 /**
@@ -66,7 +66,7 @@ export async function revokeApiKey(idKeyOrPrefix: string): Promise<ApiKeyRecord 
   if (rows.length !== 1) return null;
   const { rows: updated } = await pool.query<ApiKeyRecord>(
     `UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING id, team_id, name, prefix, created_at, last_used_at, revoked_at`,
-    [rows[0]!.id],
+    [rows[0].id],
   );
   return updated[0] ?? null;
 }

@@ -46,7 +46,7 @@ export async function ensurePartitions(pool: pg.Pool, now: number, daysAhead: nu
     const days = [utcDay(now - DAY_MS), utcDay(now + daysAhead * DAY_MS)];
     const { rows } = await client.query<{ n: number }>("SELECT hookyard_ensure_partitions($1::date, $2::date) AS n", days);
     const { rows: outbound } = await client.query<{ n: number }>("SELECT hookyard_ensure_time_partitions($1::date, $2::date) AS n", days);
-    return rows[0]!.n + outbound[0]!.n;
+    return rows[0].n + outbound[0].n;
   });
 }
 

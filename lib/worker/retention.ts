@@ -20,7 +20,7 @@ export async function runRetention(pool: pg.Pool, now: number, retentionDays: nu
   const lock = await pool.connect();
   try {
     const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK]);
-    if (!rows[0]!.ok) return null;
+    if (!rows[0].ok) return null;
     try {
       const created = await ensurePartitions(pool, now, PARTITION_DAYS_AHEAD);
       const dropped = await dropExpiredPartitions(pool, now, retentionDays);

@@ -29,11 +29,12 @@ buildIfNeeded(log);
 const db = await startTestDatabase();
 const apiKey = `hky_bench_${Date.now()}`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey });
-const api = async (method: string, path: string, payload?: unknown) => {
+const api = async <T>(method: string, path: string, payload?: unknown) => {
   const res = await fetch(`${hookyard.url}/api/2025-07-01${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: payload === undefined ? undefined : JSON.stringify(payload) });
-  return (await res.json()) as Record<string, any>;
+  return (await res.json()) as T;
 };
-const connect = (name: string) => api("POST", "/connections", { name, source: { name }, destination: { name: `${name}-sink`, config: { url: `http://127.0.0.1:${sinkPort}/${name}` } } });
+type Connection = { id: string; team_id: string; source: { id: string; url: string }; destination: { id: string } };
+const connect = (name: string) => api<Connection>("POST", "/connections", { name, source: { name }, destination: { name: `${name}-sink`, config: { url: `http://127.0.0.1:${sinkPort}/${name}` } } });
 const bulkConnection = await connect("outage");
 const live = await connect("live");
 const client = new pg.Client({ connectionString: db.url });
@@ -57,30 +58,34 @@ await client.query("ANALYZE");
 
 async function load(): Promise<{ rps: number; p99: number; errors: number }> {
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon({ url: live.source.url, method: "POST", headers: { "content-type": "application/json" }, body, connections, duration }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url: live.source.url, method: "POST", headers: { "content-type": "application/json" }, body, connections, duration }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
   });
   return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
 }
 
 const alone = await load();
-const op = await api("POST", "/bulk/events/retry", { query: { status: "FAILED", webhook_id: bulkConnection.id } });
+const op = await api<{ id: string }>("POST", "/bulk/events/retry", { query: { status: "FAILED", webhook_id: bulkConnection.id } });
 const during = await load();
-const progressAfterLoad = (await client.query("SELECT completed_count FROM bulk_operations WHERE id = $1", [op.id])).rows[0].completed_count;
-let row: { completed_at: Date | null; created_at: Date; completed_count: number; failed_count: number };
+const progressAfterLoad = (await client.query<{ completed_count: number }>("SELECT completed_count FROM bulk_operations WHERE id = $1", [op.id])).rows[0].completed_count;
+type BulkRow = { completed_at: Date | null; created_at: Date; completed_count: number; failed_count: number };
+let row: BulkRow & { completed_at: Date };
 for (;;) {
-  row = (await client.query("SELECT * FROM bulk_operations WHERE id = $1", [op.id])).rows[0];
-  if (row.completed_at) break;
+  const got = (await client.query<BulkRow>("SELECT * FROM bulk_operations WHERE id = $1", [op.id])).rows[0];
+  if (got.completed_at) {
+    row = { ...got, completed_at: got.completed_at };
+    break;
+  }
   await new Promise((r) => setTimeout(r, 500));
 }
-const seconds = (row.completed_at!.getTime() - row.created_at.getTime()) / 1000;
+const seconds = (row.completed_at.getTime() - row.created_at.getTime()) / 1000;
 for (;;) {
-  const { rows } = await client.query("SELECT count(*)::int AS n FROM events WHERE status IN ('QUEUED', 'SCHEDULED')");
+  const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE status IN ('QUEUED', 'SCHEDULED')");
   if (rows[0].n === 0) break;
   await new Promise((r) => setTimeout(r, 500));
 }
-const attempts = (await client.query("SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS k FROM attempts WHERE bulk_retry_id = $1 AND trigger = 'BULK_RETRY'", [op.id])).rows[0];
-const liveAccepted = (await client.query("SELECT count(*)::int AS n FROM requests WHERE source_id = $1", [live.source.id])).rows[0].n;
-const liveDelivered = (await client.query("SELECT count(*)::int AS n FROM events WHERE source_id = $1 AND status = 'SUCCESSFUL'", [live.source.id])).rows[0].n;
+const attempts = (await client.query<{ n: number; k: number }>("SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS k FROM attempts WHERE bulk_retry_id = $1 AND trigger = 'BULK_RETRY'", [op.id])).rows[0];
+const liveAccepted = (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM requests WHERE source_id = $1", [live.source.id])).rows[0].n;
+const liveDelivered = (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE source_id = $1 AND status = 'SUCCESSFUL'", [live.source.id])).rows[0].n;
 
 console.log(`\n| bulk retry of ${count} events, live load ${connections} connections × ${duration} s | value |`);
 console.log("|---|---|");

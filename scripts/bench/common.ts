@@ -8,7 +8,7 @@ import { type ChildProcess, fork } from "node:child_process";
 export const log = (m: string) => console.log(`[bench] ${m}`);
 
 /** The `p`th percentile (0-100) of `sorted` (ascending), nearest rank; NaN when empty. */
-export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 
 /** `make(pad)` as JSON of exactly `bytes` characters (default 1 KiB): `pad` is the run of "x" that fills it (ASCII content assumed). */
 export function jsonOfSize(make: (pad: string) => unknown, bytes = 1024): string {

@@ -27,7 +27,7 @@ async function load(url: string, connections: number): Promise<Run> {
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", connections, amount, headers: { "content-type": "application/json" }, body }, (err, result) =>
+    const instance = autocannon({ url, method: "POST", connections, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null, result) =>
       err ? reject(err) : resolve(result),
     );
     instance.on("response", () => (last = performance.now()));
@@ -44,14 +44,14 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
   stdio: ["ignore", "pipe", "inherit"],
 });
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+await new Promise<void>((resolve) => reference.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
 
 const create = await fetch(`${hookyard.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
 const testUrl = (await create.json()) as { ingest_url: string };
 const sourceId = `src_${new URL(testUrl.ingest_url).pathname.split("/").pop()}`;
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
-const count = async (sql: string, args: unknown[] = []) => Number((await client.query(sql, args)).rows[0].n);
+const count = async (sql: string, args: unknown[] = []) => Number((await client.query<{ n: string | number }>(sql, args)).rows[0].n);
 
 console.log(`\n[bench] ${os.cpus().length} cores, ${os.cpus()[0]?.model}; ${amount} requests per run; 1 KiB JSON bodies\n`);
 const rows: string[] = [];

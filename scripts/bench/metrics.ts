@@ -24,7 +24,7 @@ const apiKey = `hky_bench_${Date.now()}`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey, WORKER_ENABLED: "false" });
 const api = async (path: string) => {
   const res = await fetch(`${hookyard.url}/api/2025-07-01${path}`, { headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" } });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, json: (await res.json()) as { metadata?: { row_count?: number } } };
 };
 const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
   method: "POST",
@@ -78,7 +78,7 @@ for (;;) {
   const n = await rollupPass(rollupPool, Object.values(GATEWAY_ROLLUPS), Date.now(), { graceMs: 0, maxMs: 3_600_000 });
   rolled += n ?? 0;
   const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics_dirty WHERE minute < $1", [new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000)]);
-  if (rows[0]!.n === 0) break;
+  if (rows[0].n === 0) break;
 }
 await rollupPool.end();
 await client.query("VACUUM ANALYZE metrics_dirty, metrics_requests_1m, metrics_events_1m, metrics_attempts_1m, metrics_attempt_latency_1m, metrics_transformations_1m");
@@ -127,7 +127,7 @@ for (const [name, measures] of queries) {
 console.log(`\n[bench] every endpoint under 300 ms at p50: ${met ? "yes" : "NO"}`);
 // BENCH_EXPLAIN=queue-depth,attempts: the plans of those endpoints' queries (EXPLAIN ANALYZE).
 for (const name of (process.env.BENCH_EXPLAIN ?? "").split(",").filter(Boolean)) {
-  const table = GATEWAY_METRICS[name]!;
+  const table = GATEWAY_METRICS[name];
   const q = new URLSearchParams(`${range}&${queries.find(([n]) => n === name)![1]}`);
   const explain = { query: async (sql: string, params: unknown[]) => (console.log((await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n")), { rows: [] }) };
   await runMetrics(explain as never, table, [conn.team_id], {

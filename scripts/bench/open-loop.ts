@@ -78,13 +78,13 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
   const second = (t: number): SecondCounts => {
     const s = Math.max(0, Math.floor((t - wall0) / 1000));
     while (run.perSecond.length <= s) run.perSecond.push({ sent: 0, ok: 0, errors: 0 });
-    return run.perSecond[s]!;
+    return run.perSecond[s];
   };
   let open = 0;
   let fired = 0;
   let allAnswered: () => void = () => {};
   const done = (seq: number, status: number) => {
-    if (!Number.isNaN(run.answered[seq]!)) return;
+    if (!Number.isNaN(run.answered[seq])) return;
     const t = wall();
     run.answered[seq] = t;
     run.status[seq] = status;
@@ -100,7 +100,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart() {
         run.sent[seq] = wall();
-        second(run.sent[seq]!).sent++;
+        second(run.sent[seq]).sent++;
       },
       onResponseStart(_c, statusCode) {
         status = statusCode;
@@ -135,7 +135,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
   });
   await pool.close();
   const latencies: number[] = [];
-  for (let i = 0; i < total; i++) if (run.status[i]! >= 200 && run.status[i]! < 300) latencies.push(run.answered[i]! - run.scheduled[i]!);
+  for (let i = 0; i < total; i++) if (run.status[i] >= 200 && run.status[i] < 300) latencies.push(run.answered[i] - run.scheduled[i]);
   latencies.sort((a, b) => a - b);
   run.latency = { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) };
   return run;

@@ -73,7 +73,7 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
   stdio: ["ignore", "pipe", "inherit"],
 });
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+await new Promise<void>((resolve) => reference.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
 await tenantWith("bench0", 0);
 await tenantWith("bench1", 1);
 await tenantWith("bench2", 1);
@@ -81,7 +81,7 @@ await tenantWith("fanout", fanout);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
-const eventsOf = async (tenant: string) => Number((await client.query("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
+const eventsOf = async (tenant: string) => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
 
 /**
  * CPU time (ms) used so far by this run's processes, by part: the hookyard web, worker and supervisor
@@ -97,7 +97,7 @@ function cpuByPart(): Map<string, number> {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const fields = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]!.split(" ");
+      const fields = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ");
       procs.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), cmd: readFileSync(`/proc/${name}/cmdline`, "utf8") });
     } catch {
       /* gone meanwhile */
@@ -123,7 +123,7 @@ async function load(url: string, body: string, opts: Partial<autocannon.Options>
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ url, method: "POST", headers: auth, body, ...opts }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
     instance.on("response", () => (last = performance.now()));
   });
   const answered = r["2xx"] + r.non2xx;
@@ -154,7 +154,7 @@ for (let round = 0; round < rounds; round++) {
 }
 const refLast = await load(`http://127.0.0.1:${refPort}/`, publishBody("bench1"), { connections, amount: requests });
 const pub = await load(`${base}/publish`, publishBody("bench1"), { connections, amount: requests });
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const aloneRatio = median(pairs.map((p) => p.alone.rps / p.ref.rps));
 const aloneErrors = pairs.reduce((n, p) => n + p.alone.errors, 0);
 console.log(`\n| phase 1: ${requests} publishes, ${connections} connections | requests/s | p50 ms | p99 ms | errors | ratio |`);
@@ -184,10 +184,10 @@ const phase2Events = await eventsOf("bench2");
 const drained2 = await drain(phase1Events + phase2Events);
 const arrivals = await arrivalsNow();
 const fresh = [...arrivals.keys()].filter((id) => !before.has(id));
-const deliveredDuringLoad = fresh.filter((id) => arrivals.get(id)![0]! <= loadEnded).length;
+const deliveredDuringLoad = fresh.filter((id) => arrivals.get(id)![0] <= loadEnded).length;
 const { rows } = await client.query<{ id: string; time: Date }>("SELECT id, time FROM outbound_events WHERE tenant_id = 'bench2'");
 const publishedAt = new Map(rows.map((r) => [r.id, r.time.getTime()]));
-const latencies = fresh.filter((id) => publishedAt.has(id)).map((id) => arrivals.get(id)![0]! - publishedAt.get(id)!).sort((a, b) => a - b);
+const latencies = fresh.filter((id) => publishedAt.has(id)).map((id) => arrivals.get(id)![0] - publishedAt.get(id)!).sort((a, b) => a - b);
 const duplicates = fresh.reduce((n, id) => n + arrivals.get(id)!.length - 1, 0);
 const missing = rows.filter((r) => !arrivals.has(r.id)).length;
 const { rows: attemptStats } = await client.query<{ n: string; failed: string }>("SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'success') AS failed FROM outbound_attempts WHERE tenant_id = 'bench2'");
@@ -201,12 +201,12 @@ for (const id of fresh) {
   const t = publishedAt.get(id);
   if (t === undefined) continue;
   const w = Math.floor((t - startedAt) / 10_000);
-  byWindow.set(w, [...(byWindow.get(w) ?? []), arrivals.get(id)![0]! - t]);
+  byWindow.set(w, [...(byWindow.get(w) ?? []), arrivals.get(id)![0] - t]);
 }
 log(`phase 2 publish-to-delivery p99 by 10 s window, ms: ${[...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]).map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
 // autocannon stops at the deadline with publishes in flight: the server commits those after it, so stored ≥ answered.
 const exactlyOnce = drained2 && missing === 0 && duplicates === 0 && rows.length >= sustained.ok && fresh.length === rows.length;
-console.log(`[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0]!.n} (failed ${attemptStats[0]!.failed}), drained: ${drained2 ? "yes" : "NO"}`);
+console.log(`[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0].n} (failed ${attemptStats[0].failed}), drained: ${drained2 ? "yes" : "NO"}`);
 console.log(`[bench] every event delivered exactly once: ${exactlyOnce ? "yes" : "NO"}`);
 
 // 3. One event to `fanout` destinations.

@@ -64,7 +64,7 @@ const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scr
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },
   stdio: ["ignore", "pipe", "inherit"],
 });
-await new Promise<void>((resolve) => reference.stdout!.on("data", (d) => String(d).includes("ready") && resolve()));
+await new Promise<void>((resolve) => reference.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
 
 const connection = { source: await connect("bench", `${sinkUrl}/hook`) };
 const sourceUrl = connection.source.url;
@@ -80,7 +80,7 @@ async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts } as autocannon.Options, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
     instance.on("response", () => (last = performance.now()));
   });
   return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
@@ -94,12 +94,12 @@ async function drain(expected: () => Promise<number>, timeoutMs = 120_000): Prom
   }
   return false;
 }
-const accepted = async () => Number((await client.query("SELECT count(*) AS n FROM requests WHERE source_id = $1 AND rejection_cause IS NULL", [connection.source.id])).rows[0].n);
+const accepted = async () => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM requests WHERE source_id = $1 AND rejection_cause IS NULL", [connection.source.id])).rows[0].n);
 
 log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; 1 KiB JSON bodies; one connection to a local HTTP sink`);
 
 /** Bytes of WAL PostgreSQL has written so far. */
-const walBytes = async () => Number((await client.query("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS n")).rows[0].n);
+const walBytes = async () => Number((await client.query<{ n: string }>("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS n")).rows[0].n);
 
 // 1. Ingestion with a connection present, against the reference.
 let wal = await walBytes();
@@ -136,11 +136,11 @@ const phase2Reports = pressureReports;
 await new Promise((r) => setTimeout(r, 1000));
 const drained = await drain(accepted);
 const arrivals = await arrivalsNow();
-const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0]! <= loadEnded).length;
+const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0] <= loadEnded).length;
 const newEvents = [...arrivals.keys()].filter((id) => !before.has(id));
 const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => arrivals.get(e)!.requestId)]);
 const ingestedAt = new Map(rows.map((r) => [r.id, r.ingested_at.getTime()]));
-const latencies = newEvents.map((e) => arrivals.get(e)!.at[0]! - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+const latencies = newEvents.map((e) => arrivals.get(e)!.at[0] - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
 console.log(`\n| phase 2: ${rate}/s for ${duration} s | value |`);
 console.log("|---|---|");
 console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
@@ -170,7 +170,7 @@ for (const e of newEvents) {
   if (t === undefined) continue;
   const w = Math.floor((t - startedAt) / 10_000);
   if (!byWindow.has(w)) byWindow.set(w, []);
-  byWindow.get(w)!.push(at[0]! - t);
+  byWindow.get(w)!.push(at[0] - t);
 }
 const windows = [...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]);
 log(`phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows.map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
@@ -178,8 +178,8 @@ log(`phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows.map(([, v]) =>
 // Exactly once?
 const total = await accepted();
 const duplicates = [...arrivals.values()].reduce((n, e) => n + e.at.length - 1, 0);
-const { rows: undelivered } = await client.query("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
-const { rows: pending } = await client.query("SELECT count(*) AS n FROM request_fanouts");
+const { rows: undelivered } = await client.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
+const { rows: pending } = await client.query<{ n: string }>("SELECT count(*) AS n FROM request_fanouts");
 console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, requests not fanned out ${pending[0].n}, drained: ${drained ? "yes" : "NO"}`);
 const ok = drained && arrivals.size === total;
 console.log(`[bench] every accepted request delivered exactly once${duplicates ? " (plus counted duplicates)" : ""}: ${ok ? "yes" : "NO"}`);

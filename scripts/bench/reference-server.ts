@@ -38,4 +38,5 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("reference ready"));
-process.on("SIGTERM", () => server.close(() => pool.end().then(() => process.exit(0))));
+// Fire-and-forget: the process exits once the pool has closed.
+process.on("SIGTERM", () => server.close(() => void pool.end().then(() => process.exit(0))));

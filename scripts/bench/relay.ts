@@ -31,7 +31,7 @@ const server = http.createServer((req, res) => {
     db.query<{ id: string }>("INSERT INTO bench_relay (content_type, body) VALUES ($1, $2) RETURNING id", [req.headers["content-type"] ?? null, Buffer.concat(chunks)]).then(
       ({ rows }) => {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ status: "SUCCESS", id: rows[0]!.id }));
+        res.end(JSON.stringify({ status: "SUCCESS", id: rows[0].id }));
       },
       (err) => {
         res.writeHead(500);

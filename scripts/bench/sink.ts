@@ -24,7 +24,7 @@ function recordOpen(lane: string, body: string) {
   seqs.set(seq, [...(seqs.get(seq) ?? []), at]);
 }
 const server = http.createServer((req, res) => {
-  const lane = req.url?.startsWith("/open/") ? req.url.slice(6).split(/[/?]/)[0]! : null;
+  const lane = req.url?.startsWith("/open/") ? req.url.slice(6).split(/[/?]/)[0] : null;
   const chunks: Buffer[] = [];
   if (lane) req.on("data", (c: Buffer) => chunks.push(c));
   else req.resume();

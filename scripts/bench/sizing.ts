@@ -23,7 +23,7 @@ try {
   const create = await fetch(`${hookyard.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   const { ingest_url: url } = (await create.json()) as { ingest_url: string };
   await new Promise<void>((resolve, reject) =>
-    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err) => (err ? reject(err) : resolve())),
+    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null) => (err ? reject(err) : resolve())),
   );
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -42,12 +42,12 @@ try {
                              successful_at, delivered_at, responded_at, delivery_latency, response_latency)
        SELECT a, $3, e, 'des_0352oEI76LqpCnrDwvJskg', 1, 'INITIAL', 'SUCCESSFUL', 200, repeat('r', 64), 'https://example.com/webhooks/hookyard', 'POST',
               now(), now(), now(), 42, 40 FROM unnest($1::text[], $2::text[]) AS x(a, e)`,
-      [events.map(() => createId("attempt")), events, batch[0]!.team_id],
+      [events.map(() => createId("attempt")), events, batch[0].team_id],
     );
   }
   await client.query("VACUUM ANALYZE");
   const size = async (table: string) =>
-    Number((await client.query(`SELECT sum(pg_total_relation_size(relid))::bigint AS n FROM pg_partition_tree($1)`, [table])).rows[0].n);
+    Number((await client.query<{ n: string }>(`SELECT sum(pg_total_relation_size(relid))::bigint AS n FROM pg_partition_tree($1)`, [table])).rows[0].n);
   const n = reqs.length;
   const r = (await size("requests")) + (await size("request_raw_data"));
   const e = await size("events");

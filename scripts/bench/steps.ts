@@ -65,18 +65,18 @@ function summarize(run: OpenLoopRun, arrivals: Map<number, number[]>, drained: b
   const latencies: number[] = [];
   let sent = 0, ok = 0, delivered = 0, undelivered = 0, duplicates = 0, last = run.endsAt;
   for (let seq = 0; seq < run.status.length; seq++) {
-    if (run.sent[seq]! <= run.endsAt) sent++;
-    if (isOk(run.status[seq]!) && run.answered[seq]! <= run.endsAt) ok++;
+    if (run.sent[seq] <= run.endsAt) sent++;
+    if (isOk(run.status[seq]) && run.answered[seq] <= run.endsAt) ok++;
     const at = arrivals.get(seq);
     const first = at?.[0];
     duplicates += at ? at.length - 1 : 0;
     if (first !== undefined && first < run.endsAt) {
       delivered++;
-      perSecond[Math.floor((first - run.startedAt) / 1000)]!++;
+      perSecond[Math.floor((first - run.startedAt) / 1000)]++;
     }
     if (first !== undefined) last = Math.max(last, first);
-    if (isOk(run.status[seq]!)) latencies.push(first === undefined ? Infinity : first - run.scheduled[seq]!);
-    if (isOk(run.status[seq]!) && first === undefined) undelivered++;
+    if (isOk(run.status[seq])) latencies.push(first === undefined ? Infinity : first - run.scheduled[seq]);
+    if (isOk(run.status[seq]) && first === undefined) undelivered++;
   }
   latencies.sort((a, b) => a - b);
   return {
@@ -129,7 +129,7 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
   }
 
   log(`open-loop steps: ${steps.join(", ")}/s, ${stepSeconds} s each, ${sockets} keep-alive sockets, relay then hookyard at each step; ${warmupSeconds} s warm-up each first`);
-  if (warmupSeconds > 0) for (const name of ["relay", "hookyard"] as const) await lane(name, `w${name[0]}`, steps[0]!, warmupSeconds);
+  if (warmupSeconds > 0) for (const name of ["relay", "hookyard"] as const) await lane(name, `w${name[0]}`, steps[0], warmupSeconds);
   const rows: string[] = [];
   let allMet = true;
   for (const [i, rate] of steps.entries()) {

@@ -26,7 +26,7 @@ export async function GET(req: Request) {
     res.cookies.set(PORTAL_COOKIE, "", { ...portalCookieOptions(0) });
     return res;
   }
-  const exp = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")).exp as number;
+  const { exp } = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8")) as { exp: number };
   const maxAge = Math.max(1, exp - Math.floor(Date.now() / 1000));
   // proxy.ts sets the page policy with this nonce; base64 only, so it is safe inside the attribute.
   const nonce = /^[A-Za-z0-9+/]+={0,2}$/.test(req.headers.get(NONCE_HEADER) ?? "") ? req.headers.get(NONCE_HEADER)! : "";

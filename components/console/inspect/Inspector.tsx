@@ -45,6 +45,7 @@ function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
 
   useEffect(() => {
     if (typeof EventSource === "undefined") {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- whether the browser has EventSource is known only after hydration
       setState("offline");
       return;
     }
@@ -104,7 +105,7 @@ function useCoalescedRefetch(publicId: string) {
   return useCallback(() => {
     dirty.current = true;
     if (running.current || timer.current) return;
-    timer.current = setTimeout(async () => {
+    const refresh = async () => {
       timer.current = null;
       running.current = true;
       try {
@@ -115,7 +116,9 @@ function useCoalescedRefetch(publicId: string) {
       } finally {
         running.current = false;
       }
-    }, 60);
+    };
+    // refetchQueries does not reject (the query's state holds its error): fire-and-forget.
+    timer.current = setTimeout(() => void refresh(), 60);
   }, [queryClient, publicId]);
 }
 

@@ -23,7 +23,7 @@ function bodyView(r: TCapturedRequest): BodyView {
     try {
       return { kind: "json", text: JSON.stringify(body, null, 2) ?? "" };
     } catch {
-      return { kind: "text", text: String(body) };
+      return { kind: "text", text: Object.prototype.toString.call(body) }; // what String() gives an object JSON cannot write
     }
   }
   if (r.body_encoding === "base64") return { kind: "base64", text: String(body) };

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api, apiAll, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { fieldErrors, listField, parseJsonField } from "@/components/dashboard/forms";
 import { ConnectionState, type FullConnection } from "@/components/dashboard/pages/ConnectionsList";
@@ -16,6 +16,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { CodeEditor } from "@/components/ui/CodeEditor";
 import { Textarea } from "@/components/ui/Textarea";
 import { findSourceType, listSourceTypes } from "@/lib/gateway/sources/types";
+import { displayText } from "@/components/ui/text";
 
 type Errors = Record<string, string>;
 type Named = { id: string; name: string };
@@ -41,7 +42,7 @@ type RuleType = RuleDraft["type"];
 let nextKey = 1;
 const EXAMPLE_CODE = `addHandler("transform", (request, context) => {\n  // request: {headers, body, path, query}\n  return request;\n});`;
 const json = (v: unknown) => (v === undefined ? "" : JSON.stringify(v, null, 2));
-const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
+const str = (v: unknown) => (v === undefined || v === null ? "" : displayText(v));
 
 function newRule(type: RuleType): RuleDraft {
   const key = nextKey++;
@@ -143,17 +144,19 @@ export function ConnectionForm({ id }: { id?: string }) {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
+  // The loaded connection fills the form (during render, once per answer of the query).
+  const [loadedFrom, setLoadedFrom] = useState<typeof existing.data>(undefined);
+  if (existing.data && existing.data !== loadedFrom) {
     const c = existing.data;
-    if (!c) return;
+    setLoadedFrom(c);
     setName(c.name);
     setDescription(c.description ?? "");
-    const sauth = (c.source.config.auth ?? {}) as Record<string, unknown>;
+    const sauth = (c.source.config.auth ?? {});
     setSource({ mode: "existing", id: c.source.id, name: c.source.name, type: c.source.type, auth_type: generic(c.source.type) ? (c.source.config.auth_type ?? "") : "", auth: Object.fromEntries(Object.entries(sauth).map(([k, v]) => [k, str(v)])) });
     const dc = c.destination.config;
     setDestination({ mode: "existing", id: c.destination.id, name: c.destination.name, type: c.destination.type, url: dc.url ?? "", path: dc.path ?? "/", http_method: dc.http_method ?? "", rate_limit: str(dc.rate_limit), rate_limit_period: dc.rate_limit_period ?? "second", auth_type: dc.auth_type ?? "GATEWAY_SIGNATURE", auth: Object.fromEntries(Object.entries(dc.auth ?? {}).map(([k, v]) => [k, str(v)])) });
     setRules(c.rules.map(ruleDraft));
-  }, [existing.data]);
+  }
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
@@ -204,7 +207,7 @@ export function ConnectionForm({ id }: { id?: string }) {
 
   return (
     <>
-    <form onSubmit={save} noValidate>
+    <form onSubmit={(e) => void save(e)} noValidate>
       <PageHeader
         title={c ? c.name : "New connection"}
         description={c ? <span className="inline-flex items-center gap-2"><ConnectionState c={c} /> <span className="font-mono text-xs">{c.id}</span></span> : "A source to receive requests, a destination to deliver them to, and the rules in between."}
@@ -301,7 +304,7 @@ function RecentEvents({ connectionId }: { connectionId: string }) {
 function move<T>(list: T[], i: number, by: number): T[] {
   const out = [...list];
   const [x] = out.splice(i, 1);
-  out.splice(i + by, 0, x!);
+  out.splice(i + by, 0, x);
   return out;
 }
 
@@ -312,8 +315,8 @@ function AuthFields({ fields, values, onChange, errors, prefix }: { fields: stri
         <Field key={f} label={label(f)} error={errors[`${prefix}.${f}`]}>
           {(p) =>
             CHOICES[f] ? (
-              <Select {...p} value={values[f] ?? CHOICES[f]![0]} onChange={(e) => onChange({ ...values, [f]: e.target.value })}>
-                {CHOICES[f]!.map((o) => <option key={o}>{o}</option>)}
+              <Select {...p} value={values[f] ?? CHOICES[f][0]} onChange={(e) => onChange({ ...values, [f]: e.target.value })}>
+                {CHOICES[f].map((o) => <option key={o}>{o}</option>)}
               </Select>
             ) : (
               <Input {...p} type={SECRET.test(f) ? "password" : "text"} autoComplete="off" value={values[f] ?? ""} onChange={(e) => onChange({ ...values, [f]: e.target.value })} />

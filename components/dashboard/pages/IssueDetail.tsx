@@ -28,7 +28,7 @@ export function IssueDetail({ id }: { id: string }) {
     mutationFn: (status: string) => api<Issue>(`issues/${id}`, { method: "PUT", body: { status } }),
     onSuccess: (i) => {
       client.setQueryData(["issue", id], i);
-      client.invalidateQueries({ queryKey: ["issues"] });
+      void client.invalidateQueries({ queryKey: ["issues"] });
     },
   });
 
@@ -69,7 +69,7 @@ export function IssueDetail({ id }: { id: string }) {
             {Object.entries(i.aggregation_keys).map(([k, v]) => (
               <div key={k} className="contents">
                 <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
-                <dd className="font-mono text-xs break-all">{v.map((x) => (nameOf.get(String(x)) ? `${nameOf.get(String(x))} (${x})` : String(x))).join(", ") || "—"}</dd>
+                <dd className="font-mono text-xs break-all">{v.map((x) => (nameOf.get(String(x)) ? `${nameOf.get(String(x))} (${String(x)})` : String(x))).join(", ") || "—"}</dd>
               </div>
             ))}
             {typeof i.reference.event_id === "string" && (

@@ -71,7 +71,7 @@ export function IssueTriggers() {
           </QueryView>
         </Card>
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-          <NewTrigger onCreated={() => client.invalidateQueries({ queryKey: ["issue-triggers"] })} />
+          <NewTrigger onCreated={() => void client.invalidateQueries({ queryKey: ["issue-triggers"] })} />
           <Notifications />
         </div>
       </div>

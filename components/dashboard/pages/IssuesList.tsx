@@ -25,7 +25,7 @@ export function issueSummary(i: Issue, names: Map<string, string>): string {
   const k = i.aggregation_keys;
   const name = (id: unknown) => names.get(String(id)) ?? String(id);
   if (i.type === "delivery") {
-    const what = [...(k.response_status ?? []).map((s) => `HTTP ${s}`), ...(k.error_code ?? []).map(String)].join(", ") || "failure";
+    const what = [...(k.response_status ?? []).map((s) => `HTTP ${String(s)}`), ...(k.error_code ?? []).map(String)].join(", ") || "failure";
     return `${what} delivering to ${(k.webhook_id ?? []).map(name).join(", ") || "a connection"}`;
   }
   if (i.type === "transformation") return `${(k.log_level ?? []).join(", ")} in transformation ${(k.transformation_id ?? []).map(name).join(", ")}`;
@@ -39,7 +39,7 @@ export function useNames() {
     staleTime: 60_000,
     queryFn: async () => {
       const [c, d, t] = await Promise.all(["connections?disabled=true", "destinations", "transformations"].map((p) => apiAll<{ id: string; name: string; full_name?: string }>(p)));
-      return new Map([...c!.models, ...d!.models, ...t!.models].map((m) => [m.id, m.full_name ?? m.name]));
+      return new Map([...c.models, ...d.models, ...t.models].map((m) => [m.id, m.full_name ?? m.name]));
     },
   });
 }
@@ -104,7 +104,7 @@ export function IssuesList() {
                 <Tr key={i.id} onOpen={() => router.push(`/dashboard/issues/${i.id}`)} data-testid="issue-row" data-id={i.id}>
                   <Td className="min-w-56">
                     <Link href={`/dashboard/issues/${i.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={(e) => e.stopPropagation()} tabIndex={-1}>
-                      {issueSummary(i, names.data ?? new Map())}
+                      {issueSummary(i, names.data ?? new Map<string, string>())}
                     </Link>
                     <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{i.id}</div>
                   </Td>

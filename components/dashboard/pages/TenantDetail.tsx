@@ -36,7 +36,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
   const remove = useMutation({
     mutationFn: () => api(base, { method: "DELETE" }),
     onSuccess: () => {
-      client.invalidateQueries({ queryKey: ["tenants"] });
+      void client.invalidateQueries({ queryKey: ["tenants"] });
       router.push("/dashboard/outbound");
     },
   });
@@ -68,7 +68,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
           <>
             <ButtonLink href="/dashboard/outbound" variant="ghost">All tenants</ButtonLink>
             <Button variant="danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete tenant “${tenant}” and all its destinations?`) && remove.mutate()}>Delete tenant</Button>
-            <Button variant="primary" onClick={openPortal} data-testid="open-portal">Open portal</Button>
+            <Button variant="primary" onClick={() => void openPortal()} data-testid="open-portal">Open portal</Button>
           </>
         }
       />
@@ -87,11 +87,13 @@ export function TenantDetail({ tenant }: { tenant: string }) {
 }
 
 function DeliveryChart({ tenant }: { tenant: string }) {
+  // The last 24 hours up to the next full hour, as of the first render.
+  const [now] = useState(() => Date.now());
   const path = useMemo(() => {
-    const end = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+    const end = new Date(Math.ceil(now / 3_600_000) * 3_600_000);
     const start = new Date(end.getTime() - 24 * 3_600_000);
     return `${OUTBOUND}/metrics/attempts${qs({ "time[start]": start.toISOString(), "time[end]": end.toISOString(), granularity: "1h", measures: ["successful_count", "failed_count"], "filters[tenant_id]": tenant })}`;
-  }, [tenant]);
+  }, [now, tenant]);
   const m = useQuery({ queryKey: ["tenant-metrics", path], queryFn: () => api<{ data: MetricsRow[] }>(path), refetchInterval: 30_000 });
   const points: ChartPoint[] = (m.data?.data ?? []).map((r) => ({ time: r.time_bucket, ...r.metrics }));
   const total = points.reduce((s, p) => s + Number(p.successful_count ?? 0) + Number(p.failed_count ?? 0), 0);
@@ -116,8 +118,8 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
   const [topics, setTopics] = useState("*");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const refresh = () => {
-    client.invalidateQueries({ queryKey: ["tenant-destinations", tenant] });
-    client.invalidateQueries({ queryKey: ["tenant", tenant] });
+    void client.invalidateQueries({ queryKey: ["tenant-destinations", tenant] });
+    void client.invalidateQueries({ queryKey: ["tenant", tenant] });
   };
   const create = useMutation({
     mutationFn: () => api(`${base}/destinations`, { method: "POST", body: { type, topics: topics.trim() === "*" ? "*" : (listField(topics) ?? []), config: { url: url.trim() } } }),
@@ -204,7 +206,7 @@ function Attempts({ tenant }: { tenant: string }) {
   const retry = useMutation({
     mutationFn: (a: OAttempt) => api(`${OUTBOUND}/retry`, { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
     // The new attempt is made by the delivery worker a moment later.
-    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => client.invalidateQueries({ queryKey: [k] })), 1000),
+    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => void client.invalidateQueries({ queryKey: [k] })), 1000),
   });
   return (
     <Card title="Latest attempts" bodyClassName="p-0!">

@@ -37,7 +37,7 @@ export function Tenants() {
     onMutate: () => setCreateErrors({}),
     onError: (err) => setCreateErrors(fieldErrors(err)),
     onSuccess: (t) => {
-      client.invalidateQueries({ queryKey: ["tenants"] });
+      void client.invalidateQueries({ queryKey: ["tenants"] });
       router.push(`/dashboard/outbound/${encodeURIComponent(t.id)}`);
     },
   });
@@ -57,7 +57,7 @@ export function Tenants() {
         </Card>
         <Card title="New tenant">
           <form className="flex flex-col gap-2 sm:flex-row sm:items-start" onSubmit={(e) => (e.preventDefault(), create.mutate(newId.trim()))} noValidate>
-            <Field label="Tenant id" className="flex-1" error={createErrors.id ?? createErrors.tenant_id ?? (create.error ? (create.error as Error).message : null)}>
+            <Field label="Tenant id" className="flex-1" error={createErrors.id ?? createErrors.tenant_id ?? (create.error ? (create.error).message : null)}>
               {(p) => <Input {...p} value={newId} onChange={(e) => setNewId(e.target.value)} placeholder="acme" data-testid="new-tenant-id" />}
             </Field>
             <Button type="submit" variant="primary" className="sm:mt-5" disabled={create.isPending || !newId.trim()} data-testid="create-tenant">
@@ -97,8 +97,8 @@ export function Tenants() {
           </Table>
           {(list.data.pagination.prev || list.data.pagination.next) && (
             <div className="flex justify-between gap-2 p-3">
-              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data!.pagination.prev! })}>Newer</Button>
-              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data!.pagination.next! })}>Older</Button>
+              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev! })}>Newer</Button>
+              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next! })}>Older</Button>
             </div>
           )}
         </Card>

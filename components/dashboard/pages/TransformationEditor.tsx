@@ -65,6 +65,7 @@ export function TransformationEditor() {
 
   useEffect(() => {
     const id = new URLSearchParams(window.location.search).get("id");
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the query string is read once after hydration (the server render has none)
     if (id) setSelected(id);
   }, []);
   // The transformation whose code is in the editor: loading happens when the choice changes, not after a save.
@@ -160,7 +161,7 @@ export function TransformationEditor() {
               {(p) => <Textarea {...p} code rows={3} value={env} onChange={(e) => setEnv(e.target.value)} placeholder="STAGE=prod" />}
             </Field>
             <div className="flex justify-end">
-              <Button variant="secondary" onClick={save} disabled={busy !== null} data-testid="save-transformation">
+              <Button variant="secondary" onClick={() => void save()} disabled={busy !== null} data-testid="save-transformation">
                 {busy === "save" ? "Saving…" : selected ? "Save changes" : "Save transformation"}
               </Button>
             </div>
@@ -176,7 +177,7 @@ export function TransformationEditor() {
               <Field label="Headers (JSON)">{(p) => <Textarea {...p} code rows={3} value={headers} onChange={(e) => setHeaders(e.target.value)} />}</Field>
               <Field label="Body (JSON)">{(p) => <Textarea {...p} code rows={5} value={body} onChange={(e) => setBody(e.target.value)} data-testid="sample-body" />}</Field>
               <div className="flex justify-end">
-                <Button variant="primary" onClick={run} disabled={busy !== null} data-testid="run-transformation">
+                <Button variant="primary" onClick={() => void run()} disabled={busy !== null} data-testid="run-transformation">
                   {busy === "run" ? "Running…" : "Run test"}
                 </Button>
               </div>

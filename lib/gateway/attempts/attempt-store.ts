@@ -45,7 +45,7 @@ function responseBody(text: string | null | undefined): TAttempt["body"] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
-      return parseCapturedJson(text);
+      return parseCapturedJson(text) as TAttempt["body"];
     } catch {
       /* not JSON: the text */
     }

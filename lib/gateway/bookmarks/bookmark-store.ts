@@ -52,7 +52,7 @@ export async function createBookmark(teamId: string, body: { event_data_id: stri
     "INSERT INTO bookmarks (id, team_id, webhook_id, event_data_id, request_id, label, name) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
     [createId("bookmark"), teamId, body.webhook_id, body.event_data_id, requestId, body.label, body.name ?? null],
   );
-  return toBookmark(rows[0]!);
+  return toBookmark(rows[0]);
 }
 
 /** `PUT /bookmarks/{id}`: the given fields. Throws 404, 422. */
@@ -65,7 +65,7 @@ export async function updateBookmark(teamId: string, id: string, body: { event_d
     "UPDATE bookmarks SET event_data_id = $3, webhook_id = $4, request_id = $5, label = $6, name = $7, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *",
     [id, teamId, eventDataId, webhookId, requestId, body.label ?? current.label, body.name === undefined ? current.name : body.name],
   );
-  return toBookmark(rows[0]!);
+  return toBookmark(rows[0]);
 }
 
 /** `GET /bookmarks/{id}` with the bookmarked request's `data`. Throws 404. */

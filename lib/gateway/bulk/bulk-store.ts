@@ -77,7 +77,7 @@ async function countMatches(db: Pick<pg.PoolClient, "query">, family: BulkFamily
     `SELECT count(*)::int AS count, max(${family.alias}.id) AS bound FROM ${family.from} WHERE ${where.join(" AND ")}`,
     params,
   );
-  return rows[0]!;
+  return rows[0];
 }
 
 const batches = (count: number) => Math.ceil(count / getConfig().bulkBatchSize);
@@ -143,8 +143,8 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
        RETURNING *`,
       [createId("bulkOperation"), teamId, family.name, JSON.stringify(stored), bound, count, batches(count), !done, done ? 1 : 0, done ? 0 : null, done ? new Date() : null],
     );
-    if (!done) await enqueueBulkRun(client, rows[0]!.id);
-    return rows[0]!;
+    if (!done) await enqueueBulkRun(client, rows[0].id);
+    return rows[0];
   });
   return toBulkOperation(row, family, version);
 }

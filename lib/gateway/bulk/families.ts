@@ -200,7 +200,7 @@ function toQueryValue(field: string, value: unknown, depth: number): QueryValue 
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value) && depth < 2) return value.map((v, i) => toQueryValue(`${field}.${i}`, v, depth + 1));
   if (value && typeof value === "object" && !Array.isArray(value) && depth < 2) {
-    const out: Record<string, QueryValue> = Object.create(null);
+    const out = Object.create(null) as Record<string, QueryValue>;
     for (const [k, v] of Object.entries(value)) out[k] = toQueryValue(`${field}.${k}`, v, depth + 1);
     return out;
   }
@@ -211,7 +211,7 @@ function toQueryValue(field: string, value: unknown, depth: number): QueryValue 
 function asUnprocessable(err: unknown): never {
   if (err instanceof AppError && err.status === 400) {
     const field = typeof err.data.field === "string" ? `query.${err.data.field}` : "query";
-    throw unprocessable(`${field}: ${String(err.data.message ?? err.message)}`, { field });
+    throw unprocessable(`${field}: ${typeof err.data.message === "string" ? err.data.message : err.message}`, { field });
   }
   throw err;
 }
@@ -223,7 +223,7 @@ function asUnprocessable(err: unknown): never {
  */
 export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery {
   if (!query || typeof query !== "object" || Array.isArray(query)) throw unprocessable("query: must be an object", { field: "query" });
-  const out: ParsedQuery = Object.create(null);
+  const out = Object.create(null) as ParsedQuery;
   for (const [key, value] of Object.entries(query as Record<string, unknown>)) {
     if (family.extraKeys.includes(key)) continue;
     if (!Object.hasOwn(family.filters, key)) {

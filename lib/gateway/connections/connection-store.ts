@@ -63,14 +63,14 @@ async function storeRules(teamId: string, rules: TRule[], version: ApiVersion, d
          ON CONFLICT (team_id, name) DO UPDATE SET code = EXCLUDED.code, env_encrypted = EXCLUDED.env_encrypted, updated_at = now() RETURNING id`,
         [createId("transformation"), teamId, t.name, t.code, encryptJson(t.env ?? {})],
       );
-      out.push({ type: "transform", transformation_id: rows[0]!.id });
+      out.push({ type: "transform", transformation_id: rows[0].id });
       continue;
     }
     if (rule.type === "transform") {
       const { rowCount } = await db.query("SELECT 1 FROM transformations WHERE id = $1 AND team_id = $2", [rule.transformation_id, teamId]);
       if (!rowCount) throw unprocessable(`Transformation ${rule.transformation_id} does not exist`, { field: `rules.${i}.transformation_id`, id: rule.transformation_id });
     }
-    out.push(rule as Record<string, unknown>);
+    out.push(rule);
   }
   return out;
 }
@@ -255,5 +255,5 @@ export async function listConnections(teamId: string, query: ParsedQuery, page: 
 export async function countConnections(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
   const { where, params } = connectionFilters(teamId, query);
   const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM connections c WHERE ${where.join(" AND ")}`, params);
-  return { count: rows[0]!.count };
+  return { count: rows[0].count };
 }

@@ -179,7 +179,7 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
   if (ev.paused_at) return release(ev.id, lease, "HOLD", null);
 
   const destinationConfig = ev.destination_config ?? {};
-  const slot = await acquireDestinationSlot(ev.destination_id, destinationConfig as { rate_limit?: number; rate_limit_period?: string });
+  const slot = await acquireDestinationSlot(ev.destination_id, destinationConfig);
   if (!slot.ok) return release(ev.id, lease, "QUEUED", slot.retryAt);
 
   try {

@@ -17,7 +17,7 @@
  */
 import { getConfig } from "@/lib/config";
 import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/gateway/delivery/deliver-event";
-import { type DestinationLimitConfig, endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
+import { endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
 import { holdLease } from "@/lib/delivery/leases";
 import { startPermitWait } from "@/lib/delivery/pacing";
 import { logger } from "@/lib/log";
@@ -119,7 +119,7 @@ function startable(e: ClaimedEvent, saturated: Set<string>): boolean {
   const r = e.row;
   if (!r.connection_name || !r.destination_type || r.connection_disabled_at || r.destination_disabled_at || r.paused_at) return true;
   if (saturated.has(r.destination_id)) return false;
-  if (slotFree(r.destination_id, (r.destination_config ?? {}) as DestinationLimitConfig)) return true;
+  if (slotFree(r.destination_id, (r.destination_config ?? {}))) return true;
   saturated.add(r.destination_id);
   return false;
 }
@@ -142,7 +142,7 @@ function pump(): void {
     const blocked = new Map<string, number>();
     let i = 0;
     for (; i < queue.length && active < concurrency(); i++) {
-      const next = queue[i]!;
+      const next = queue[i];
       if (!startable(next, saturated)) {
         const d = next.row.destination_id;
         const ahead = blocked.get(d) ?? 0;

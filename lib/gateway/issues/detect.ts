@@ -207,7 +207,7 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
   for (const o of occurrences) groups.set(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`, [...(groups.get(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`) ?? []), o]);
   const out: Note[] = [];
   for (const group of groups.values()) {
-    const first = group[0]!;
+    const first = group[0];
     const last = group.at(-1)!;
     const { rows: existing } = await db.query<IssueRow>("SELECT * FROM issues WHERE team_id = $1 AND type = $2 AND group_key = $3 AND dismissed_at IS NULL FOR UPDATE", [first.teamId, first.type, first.groupKey]);
     let issue: IssueRow;

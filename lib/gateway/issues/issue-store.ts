@@ -28,7 +28,7 @@ export async function createTrigger(teamId: string, body: TIssueTriggerCreate) {
     "INSERT INTO issue_triggers (id, team_id, name, type, configs, channels) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
     [createId("issueTrigger"), teamId, body.name ?? null, body.type, JSON.stringify(body.configs), JSON.stringify(body.channels ?? {})],
   );
-  return toTrigger(rows[0]!);
+  return toTrigger(rows[0]);
 }
 
 /** `PUT /issue-triggers`: creates, or replaces the one with that `name` (required: 422 without). */
@@ -42,7 +42,7 @@ export async function upsertTrigger(teamId: string, body: TIssueTriggerCreate) {
      RETURNING *`,
     [createId("issueTrigger"), teamId, body.name, body.type, JSON.stringify(body.configs), JSON.stringify(body.channels ?? {})],
   );
-  return toTrigger(rows[0]!);
+  return toTrigger(rows[0]);
 }
 
 /** `PUT /issue-triggers/{id}`: the given fields; `configs` must fit the (new) type (422 naming the field). Throws 404. */
@@ -54,7 +54,7 @@ export async function updateTrigger(teamId: string, id: string, body: TIssueTrig
     "UPDATE issue_triggers SET name = $3, type = $4, configs = $5, channels = $6, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *",
     [id, teamId, body.name === undefined ? current.name : body.name, type, JSON.stringify(configs), JSON.stringify(body.channels ?? current.channels)],
   );
-  return toTrigger(rows[0]!);
+  return toTrigger(rows[0]);
 }
 
 export const getTrigger = async (teamId: string, id: string) => toTrigger(await getTeamRow<TriggerRow>(TRIGGERS, teamId, pathId(id)));
@@ -112,7 +112,7 @@ export function listIssues(teamId: string, query: ParsedQuery, page: PageRequest
 export async function countIssues(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
   const { where, params } = issueWhere(teamId, query);
   const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM issues i WHERE ${where.join(" AND ")}`, params);
-  return { count: rows[0]!.count };
+  return { count: rows[0].count };
 }
 
 /** `GET /issues/{id}`; throws 404. */

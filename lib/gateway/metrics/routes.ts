@@ -17,7 +17,7 @@ const MAX_RANGE_MS = 366 * 86_400_000;
 /** A list parameter given as `x=a`, `x[]=a&x[]=b`, `x[0]=a` or `x=a,b`. Throws 400 for anything else. */
 function list(name: string, value: QueryValue | undefined): string[] {
   if (value === undefined) return [];
-  const values = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : Object.keys(value).length === 1 && Array.isArray(value[""]) ? (value[""] as QueryValue[]) : null;
+  const values = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : Object.keys(value).length === 1 && Array.isArray(value[""]) ? (value[""]) : null;
   if (!values || values.some((v) => typeof v !== "string" || v === "")) throw badRequest(`"${name}" must be a list of names`, { field: name });
   return values as string[];
 }

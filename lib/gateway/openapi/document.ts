@@ -122,7 +122,7 @@ export function gatewayOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     paths[op.path] ??= {};
-    paths[op.path]![op.method] = operationObject(op, components);
+    paths[op.path][op.method] = operationObject(op, components);
   }
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/GatewayError" } } } });
   return {

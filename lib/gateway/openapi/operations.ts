@@ -120,8 +120,8 @@ function eventOperations(): Operation[] {
 
 /** The operations of a named, team-owned resource: list, create, upsert, count, get, update, delete, disable/enable. */
 function namedResource(plural: string, singular: string, tag: string, schemas: { model: z.ZodType; create: z.ZodType; update: z.ZodType }, listFilters: Operation["query"]): Operation[] {
-  const cap = singular[0]!.toUpperCase() + singular.slice(1);
-  const capPlural = plural[0]!.toUpperCase() + plural.slice(1);
+  const cap = singular[0].toUpperCase() + singular.slice(1);
+  const capPlural = plural[0].toUpperCase() + plural.slice(1);
   const base = `/${plural}`;
   return [
     { method: "get", path: base, operationId: `list${capPlural}`, summary: `List ${plural}`, tag, response: schemas.model, list: true, query: listFilters, errors: [400] },
@@ -136,7 +136,7 @@ function namedResource(plural: string, singular: string, tag: string, schemas: {
         method: "put",
         path: `${base}/{id}/${action}`,
         operationId: `${action}${cap}`,
-        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a ${singular}`,
+        summary: `${action[0].toUpperCase()}${action.slice(1)} a ${singular}`,
         tag,
         response: schemas.model,
         errors: [404],

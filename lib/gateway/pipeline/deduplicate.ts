@@ -9,7 +9,8 @@ import type { TransformRequest } from "@/lib/rules/run-transformation";
 
 export type DeduplicateRule = { type: "deduplicate"; window: number; include_fields?: string[] | null; exclude_fields?: string[] | null };
 
-type Segment = string | number | "*";
+/** A path segment: a key, an array index, or "*" (every element of an array). */
+type Segment = string | number;
 
 function parsePath(path: string): Segment[] {
   const segments: Segment[] = [];
@@ -20,7 +21,7 @@ function parsePath(path: string): Segment[] {
       continue;
     }
     if (m[1]) segments.push(m[1]);
-    for (const idx of m[2]!.matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
+    for (const idx of m[2].matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
   }
   return segments;
 }
@@ -30,7 +31,7 @@ function pick(value: unknown, segments: Segment[]): unknown {
   const [head, ...rest] = segments;
   if (head === "*") return Array.isArray(value) ? value.map((v) => pick(v, rest)) : undefined;
   if (value === null || typeof value !== "object") return undefined;
-  return pick((value as Record<string | number, unknown>)[head as string | number], rest);
+  return pick((value as Record<string | number, unknown>)[head], rest);
 }
 
 function omit(value: unknown, segments: Segment[]): unknown {
@@ -39,7 +40,7 @@ function omit(value: unknown, segments: Segment[]): unknown {
   if (Array.isArray(value)) {
     if (head === "*") return rest.length === 0 ? [] : value.map((v) => omit(v, rest));
     if (typeof head !== "number") return value;
-    return value.flatMap((v, i) => (i !== head ? [v] : rest.length === 0 ? [] : [omit(v, rest)]));
+    return (value as unknown[]).flatMap((v, i) => (i !== head ? [v] : rest.length === 0 ? [] : [omit(v, rest)]));
   }
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   const key = String(head);
@@ -54,7 +55,7 @@ function canonical(value: unknown): string {
   if (value === undefined) return "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const keys = Object.keys(value as object).sort();
+  const keys = Object.keys(value).sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
 }
 

@@ -133,7 +133,7 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, memo: T
       const failed = failedFilterParts(rule as unknown as FilterRule, current);
       if (failed.length) return { kind: "ignored", cause: "FILTERED", meta: failed, executions };
     } else if (rule.type === "transform") {
-      const transformationId = String(rule.transformation_id ?? "");
+      const transformationId = typeof rule.transformation_id === "string" ? rule.transformation_id : "";
       const t = await transformation(transformationId, memo);
       if (!t) return { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId }, executions };
       const context = { connection: { id: connection.id, name: connection.name, full_name: `${connection.source_name} -> ${connection.name}`, source: { id: connection.source_id, name: connection.source_name }, destination: { id: connection.destination_id, name: connection.destination_name } } };
@@ -186,7 +186,7 @@ function transformationOf(connection: FanoutConnection, executions: { transforma
   const ran = executions.at(-1)?.transformationId;
   if (ran) return ran;
   const rule = connection.rules.find((r) => r.type === "transform");
-  return rule ? String(rule.transformation_id ?? "") : null;
+  return rule ? (typeof rule.transformation_id === "string" ? rule.transformation_id : "") : null;
 }
 
 /**
@@ -524,7 +524,7 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
     const note = { type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` };
     if (pair.executions.length > 0) {
       const left = { type: "error", message: `The transformation's input and output could not be stored: ${errorText(err)}` };
-      const slim = { ...pair, executions: pair.executions.map((x) => ({ ...x, original: null, transformed: null, logs: [...(Array.isArray(x.logs) ? x.logs : []), left] })) };
+      const slim = { ...pair, executions: pair.executions.map((x) => ({ ...x, original: null, transformed: null, logs: [...(Array.isArray(x.logs) ? (x.logs as unknown[]) : []), left] })) };
       if ((await attempt(slim)) === null) {
         log.warn(`fan-out of ${why}; stored without the transformation's input and output`);
         continue;

@@ -20,9 +20,9 @@ function fail(field: string, message: string): never {
 function checkAuth(schema: z.ZodType, auth: unknown, authType: string): Record<string, unknown> {
   const parsed = schema.safeParse(auth ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     // An unknown key is reported on its parent; name the key itself.
-    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
     fail(["config", "auth", ...path].join("."), `${authType} authentication: ${path.join(".") || "auth"}: ${issue.message}`);
   }
   return parsed.data as Record<string, unknown>;

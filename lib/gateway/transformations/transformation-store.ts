@@ -62,7 +62,7 @@ export const deleteTransformation = (teamId: string, id: string) => deleteTeamRo
 export async function countTransformations(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
   const { where, params } = filters(teamId, query);
   const { rows } = await getPool().query<{ count: number }>(`SELECT count(*)::int AS count FROM transformations t WHERE ${where.join(" AND ")}`, params);
-  return { count: rows[0]!.count };
+  return { count: rows[0].count };
 }
 
 /** Creates a transformation; 409 (`data: {transformation}`) when the name is taken. */

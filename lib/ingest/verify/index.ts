@@ -33,10 +33,10 @@ export const REJECT_401_PROVIDER_TYPES = ["GITLAB", "POSTMARK", "CHARGEBEE_BILLI
 
 const json = (body: unknown): HandshakeResponse => ({ status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) });
 
-function parseJson(body: Buffer): Record<string, any> | null {
+function parseJson(body: Buffer): Record<string, unknown> | null {
   try {
-    const v = JSON.parse(body.toString("utf8"));
-    return v && typeof v === "object" ? v : null;
+    const v: unknown = JSON.parse(body.toString("utf8"));
+    return v && typeof v === "object" ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -52,7 +52,8 @@ function handshakeFor(scheme: string, r: SignedRequest, creds: Credentials): Han
     }
     case "ZOOM": {
       const b = parseJson(r.body);
-      const token = b?.event === "endpoint.url_validation" ? b?.payload?.plainToken : undefined;
+      const payload = b?.event === "endpoint.url_validation" ? b.payload : undefined;
+      const token = payload && typeof payload === "object" ? (payload as Record<string, unknown>).plainToken : undefined;
       if (typeof token !== "string" || !creds.webhook_secret_key) return undefined;
       return json({ plainToken: token, encryptedToken: hmac("sha256", creds.webhook_secret_key, token, "hex") });
     }
@@ -115,7 +116,7 @@ function genericCheck(authType: string, r: SignedRequest, a: Credentials): strin
     if (!got) return `missing ${name} header or query parameter`;
     return safeEqual(got, a.api_key) ? null : "API key does not match";
   }
-  return PROVIDER_SCHEMES.POSTMARK!.check(r, a); // BASIC_AUTH
+  return PROVIDER_SCHEMES.POSTMARK.check(r, a); // BASIC_AUTH
 }
 
 /** The verification scheme of a source (its `auth_type`, else a provider type's own; null for none) and its credentials as strings. */

@@ -134,7 +134,7 @@ const mailgun: Check = (r, a) => {
   let sig: { timestamp?: string; token?: string; signature?: string } | undefined;
   const type = r.headers["content-type"] ?? "";
   try {
-    sig = type.includes("json") ? (JSON.parse(r.body.toString("utf8")) as { signature?: typeof sig }).signature : (parseQueryString(r.body.toString("utf8")) as typeof sig);
+    sig = type.includes("json") ? (JSON.parse(r.body.toString("utf8")) as { signature?: typeof sig }).signature : (parseQueryString(r.body.toString("utf8")));
   } catch {
     return "unreadable body";
   }

@@ -93,18 +93,18 @@ describe("verifyRequest: providers signed per their documentation", () => {
   const ts = String(Math.floor(NOW / 1000));
   const cases: [string, Record<string, string>, Record<string, string>, 401 | 200, Record<string, string>?][] = [
     ["SHOPIFY", { "x-shopify-hmac-sha256": h256(secret, body, "base64") }, { "x-shopify-hmac-sha256": h256("x", body, "base64") }, 200],
-    ["SLACK", { "x-slack-signature": `v0=${h256(secret, `v0:${ts}:${body}`, "hex")}`, "x-slack-request-timestamp": ts }, { "x-slack-signature": "v0=00", "x-slack-request-timestamp": ts }, 200],
-    ["PADDLE", { "paddle-signature": `ts=${ts};h1=${h256(secret, `${ts}:${body}`, "hex")}` }, { "paddle-signature": `ts=${ts};h1=00` }, 200],
+    ["SLACK", { "x-slack-signature": `v0=${h256(secret, `v0:${ts}:${body.toString()}`, "hex")}`, "x-slack-request-timestamp": ts }, { "x-slack-signature": "v0=00", "x-slack-request-timestamp": ts }, 200],
+    ["PADDLE", { "paddle-signature": `ts=${ts};h1=${h256(secret, `${ts}:${body.toString()}`, "hex")}` }, { "paddle-signature": `ts=${ts};h1=00` }, 200],
     ["TYPEFORM", { "typeform-signature": `sha256=${h256(secret, body, "base64")}` }, { "typeform-signature": "sha256=AA==" }, 200],
-    ["ZOOM", { "x-zm-signature": `v0=${h256(secret, `v0:${ts}:${body}`, "hex")}`, "x-zm-request-timestamp": ts }, { "x-zm-signature": "v0=00", "x-zm-request-timestamp": ts }, 200],
+    ["ZOOM", { "x-zm-signature": `v0=${h256(secret, `v0:${ts}:${body.toString()}`, "hex")}`, "x-zm-request-timestamp": ts }, { "x-zm-signature": "v0=00", "x-zm-request-timestamp": ts }, 200],
     ["LINEAR", { "linear-signature": h256(secret, body, "hex") }, { "linear-signature": h256("x", body, "hex") }, 200],
     ["XERO", { "x-xero-signature": h256(secret, body, "base64") }, { "x-xero-signature": h256("x", body, "base64") }, 200],
     ["WOOCOMMERCE", { "x-wc-webhook-signature": h256(secret, body, "base64") }, { "x-wc-webhook-signature": "AA==" }, 200],
-    ["HUBSPOT", { "x-hubspot-signature-v3": h256(secret, `POST${"https://hooks.example.com/e/abc"}${body}${NOW}`, "base64"), "x-hubspot-request-timestamp": String(NOW) }, { "x-hubspot-signature-v3": "AA==", "x-hubspot-request-timestamp": String(NOW) }, 200],
+    ["HUBSPOT", { "x-hubspot-signature-v3": h256(secret, `POST${"https://hooks.example.com/e/abc"}${body.toString()}${NOW}`, "base64"), "x-hubspot-request-timestamp": String(NOW) }, { "x-hubspot-signature-v3": "AA==", "x-hubspot-request-timestamp": String(NOW) }, 200],
     ["VERCEL", { "x-vercel-signature": createHmac("sha1", secret).update(body).digest("hex") }, { "x-vercel-signature": "00" }, 200],
     ["INTERCOM", { "x-hub-signature": `sha1=${createHmac("sha1", secret).update(body).digest("hex")}` }, { "x-hub-signature": "sha1=00" }, 200],
-    ["SQUARE", { "x-square-hmacsha256-signature": h256(secret, `https://hooks.example.com/e/abc${body}`, "base64") }, { "x-square-hmacsha256-signature": "AA==" }, 200],
-    ["WORKOS", { "workos-signature": `t=${NOW}, v1=${h256(secret, `${NOW}.${body}`, "hex")}` }, { "workos-signature": `t=${NOW}, v1=00` }, 200],
+    ["SQUARE", { "x-square-hmacsha256-signature": h256(secret, `https://hooks.example.com/e/abc${body.toString()}`, "base64") }, { "x-square-hmacsha256-signature": "AA==" }, 200],
+    ["WORKOS", { "workos-signature": `t=${NOW}, v1=${h256(secret, `${NOW}.${body.toString()}`, "hex")}` }, { "workos-signature": `t=${NOW}, v1=00` }, 200],
     ["X", { "x-twitter-webhooks-signature": `sha256=${h256(secret, body, "base64")}` }, { "x-twitter-webhooks-signature": "sha256=AA==" }, 200, { api_key: secret }],
     ["GITLAB", { "x-gitlab-token": secret }, { "x-gitlab-token": "wrong" }, 401, { api_key: secret }],
     ["POSTMARK", { authorization: `Basic ${Buffer.from("pm:pw").toString("base64")}` }, { authorization: `Basic ${Buffer.from("pm:no").toString("base64")}` }, 401, { username: "pm", password: "pw" }],
@@ -116,13 +116,13 @@ describe("verifyRequest: providers signed per their documentation", () => {
 
   it("SLACK refuses a timestamp older than 5 minutes", () => {
     const old = String(Math.floor(NOW / 1000) - 301);
-    const r = verifyRequest(req({ sourceType: "SLACK", auth: { webhook_secret_key: secret }, headers: { "x-slack-signature": `v0=${h256(secret, `v0:${old}:${body}`, "hex")}`, "x-slack-request-timestamp": old } }));
+    const r = verifyRequest(req({ sourceType: "SLACK", auth: { webhook_secret_key: secret }, headers: { "x-slack-signature": `v0=${h256(secret, `v0:${old}:${body.toString()}`, "hex")}`, "x-slack-request-timestamp": old } }));
     expect(r).toMatchObject({ status: "failed", reason: expect.stringMatching(/tolerance/) });
   });
 
   it("ZOOM and SENDGRID refuse timestamps older than 5 minutes", () => {
     const old = String(Math.floor(NOW / 1000) - 301);
-    const zoom = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: secret }, headers: { "x-zm-signature": `v0=${h256(secret, `v0:${old}:${body}`, "hex")}`, "x-zm-request-timestamp": old } }));
+    const zoom = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: secret }, headers: { "x-zm-signature": `v0=${h256(secret, `v0:${old}:${body.toString()}`, "hex")}`, "x-zm-request-timestamp": old } }));
     expect(zoom).toMatchObject({ status: "failed", reason: expect.stringMatching(/tolerance/) });
     const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
     const pub = ec.publicKey.export({ format: "der", type: "spki" }).toString("base64");
@@ -172,7 +172,7 @@ describe("handshakes", () => {
   it("SLACK url_verification answers the challenge once the signature verifies", () => {
     const b = Buffer.from(JSON.stringify({ type: "url_verification", challenge: "ch4ll3nge" }));
     const ts = String(Math.floor(NOW / 1000));
-    const r = verifyRequest(req({ sourceType: "SLACK", auth: { webhook_secret_key: "s" }, body: b, headers: { "x-slack-signature": `v0=${h256("s", `v0:${ts}:${b}`, "hex")}`, "x-slack-request-timestamp": ts } }));
+    const r = verifyRequest(req({ sourceType: "SLACK", auth: { webhook_secret_key: "s" }, body: b, headers: { "x-slack-signature": `v0=${h256("s", `v0:${ts}:${b.toString()}`, "hex")}`, "x-slack-request-timestamp": ts } }));
     expect(r).toEqual({ status: "verified", handshake: { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: '{"challenge":"ch4ll3nge"}' } });
     expect(verifyRequest(req({ sourceType: "SLACK", auth: { webhook_secret_key: "s" }, body: b })).status).toBe("failed");
   });
@@ -202,21 +202,21 @@ describe("handshakes", () => {
     const challenge = Buffer.from('{"challenge":"pogchamp-kappa-360noscope-vohiyo","subscription":{"type":"channel.follow"}}');
     const at = new Date(NOW).toISOString().replace("Z", "123456Z");
     const headers = { "twitch-eventsub-message-id": "e76c6bd4", "twitch-eventsub-message-timestamp": at, "twitch-eventsub-message-type": "webhook_callback_verification" };
-    const signed = { ...headers, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${at}${challenge}`, "hex")}` };
+    const signed = { ...headers, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${at}${challenge.toString()}`, "hex")}` };
     expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw-secret" }, body: challenge, headers: signed }))).toEqual({
       status: "verified",
       handshake: { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "pogchamp-kappa-360noscope-vohiyo" },
     });
     expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "other" }, body: challenge, headers: signed })).status).toBe("failed");
     const old = new Date(NOW - 11 * 60_000).toISOString();
-    const stale = { ...headers, "twitch-eventsub-message-timestamp": old, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${old}${challenge}`, "hex")}` };
+    const stale = { ...headers, "twitch-eventsub-message-timestamp": old, "twitch-eventsub-message-signature": `sha256=${h256("tw-secret", `e76c6bd4${old}${challenge.toString()}`, "hex")}` };
     expect(verifyRequest(req({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw-secret" }, body: challenge, headers: stale }))).toMatchObject({ status: "failed", reason: "timestamp outside the 10-minute tolerance" });
   });
 
   it("TWITCH notifications: valid, tampered and missing signatures", () => {
     const at = new Date(NOW).toISOString();
     const base = { "twitch-eventsub-message-id": "m1", "twitch-eventsub-message-timestamp": at };
-    expectScheme({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw" } }, { ...base, "twitch-eventsub-message-signature": `sha256=${h256("tw", `m1${at}${body}`, "hex")}` }, { ...base, "twitch-eventsub-message-signature": "sha256=00" }, 200);
+    expectScheme({ sourceType: "TWITCH", auth: { webhook_secret_key: "tw" } }, { ...base, "twitch-eventsub-message-signature": `sha256=${h256("tw", `m1${at}${body.toString()}`, "hex")}` }, { ...base, "twitch-eventsub-message-signature": "sha256=00" }, 200);
   });
 
   it("a handshake is answered whoever asks, but marks the request verified only when its signature checks out", () => {
@@ -226,7 +226,7 @@ describe("handshakes", () => {
     expect(verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body, headers: { "x-zm-signature": "v0=00", "x-zm-request-timestamp": String(Math.floor(NOW / 1000)) } })).status).toBe("none");
     // Signed by Zoom: verified.
     const ts = String(Math.floor(NOW / 1000));
-    const signed = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body, headers: { "x-zm-signature": `v0=${h256("zs", `v0:${ts}:${body}`, "hex")}`, "x-zm-request-timestamp": ts } }));
+    const signed = verifyRequest(req({ sourceType: "ZOOM", auth: { webhook_secret_key: "zs" }, body, headers: { "x-zm-signature": `v0=${h256("zs", `v0:${ts}:${body.toString()}`, "hex")}`, "x-zm-request-timestamp": ts } }));
     expect(signed.status).toBe("verified");
     expect(signed).toHaveProperty("handshake");
     expect(verifyRequest(req({ sourceType: "MAILCHIMP", auth: { webhook_secret_key: "m" }, method: "GET", body: Buffer.alloc(0) })).status).toBe("none");

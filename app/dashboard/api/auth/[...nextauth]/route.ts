@@ -54,7 +54,7 @@ async function nextAuth(req: Request, ctx: { params: Promise<{ nextauth: string[
       body = JSON.stringify(value);
     },
     send(value: unknown) {
-      body = typeof value === "string" || value === undefined || value === null ? ((value as string | null | undefined) ?? null) : JSON.stringify(value);
+      body = typeof value === "string" || value === undefined || value === null ? ((value) ?? null) : JSON.stringify(value);
     },
   };
   await (NextAuth as unknown as (req: ApiRequest, res: unknown, options: unknown) => Promise<void>)(apiReq, res, authOptions());
@@ -78,8 +78,8 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
 }
 
 /** Methods next-auth does not serve: 405 with `Allow` in the dashboard API's error body. */
-async function notAllowed(req: Request): Promise<Response> {
-  return errorBody(405, `${req.method} is not supported`, { allow: "GET, HEAD, POST" });
+function notAllowed(req: Request): Promise<Response> {
+  return Promise.resolve(errorBody(405, `${req.method} is not supported`, { allow: "GET, HEAD, POST" }));
 }
 
 export { handler as GET, handler as POST, notAllowed as PUT, notAllowed as PATCH, notAllowed as DELETE };
