@@ -50,16 +50,14 @@ export function useHydrated(): boolean {
 
 /** Seconds left until `until` (ms), ticking; 0 when passed. */
 export function useCountdown(until: number | null): number {
-  const [left, setLeft] = useState(0);
+  // The seconds left, with the `until` they count down to: 0 until the first tick of a new `until`.
+  const [count, setCount] = useState<{ until: number | null; left: number }>({ until: null, left: 0 });
   useEffect(() => {
-    if (until == null) {
-      setLeft(0);
-      return;
-    }
-    const tick = () => setLeft(Math.max(0, Math.ceil((until - Date.now()) / 1000)));
+    if (until == null) return;
+    const tick = () => setCount({ until, left: Math.max(0, Math.ceil((until - Date.now()) / 1000)) });
     tick();
     const t = setInterval(tick, 250);
     return () => clearInterval(t);
   }, [until]);
-  return left;
+  return until != null && count.until === until ? count.left : 0;
 }

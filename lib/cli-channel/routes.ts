@@ -51,7 +51,7 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
+    const i = parsed.error.issues[0];
     throw new AppError("VALIDATION", `${i.path.join(".") || "body"}: ${i.message}`);
   }
   return parsed.data;

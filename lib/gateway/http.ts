@@ -211,6 +211,4 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
  * authentication, like every endpoint) instead of Next.js's empty one. Route files export it for
  * their missing methods.
  */
-export const methodNotAllowed = gatewayRoute({}, async ({ req, url }) => {
-  throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not supported on ${url.pathname}`);
-});
+export const methodNotAllowed = gatewayRoute({}, ({ req, url }) => Promise.reject(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not supported on ${url.pathname}`)));

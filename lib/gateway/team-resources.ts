@@ -95,7 +95,7 @@ export const NAMED_ORDER_COLUMNS = (alias: string) => ({
 
 /** `PUT /{resource}/{id}/{action}`: whether the action disables (true) or enables (false); undefined for unknown actions. */
 // Null prototype: a path segment such as `constructor` or `__proto__` finds nothing (docs/gateway-api.md#input-limits).
-export const DISABLE_ACTIONS: Readonly<Record<string, boolean | undefined>> = Object.assign(Object.create(null), { disable: true, archive: true, enable: false, unarchive: false });
+export const DISABLE_ACTIONS: Readonly<Record<string, boolean | undefined>> = Object.assign(Object.create(null) as Record<string, boolean | undefined>, { disable: true, archive: true, enable: false, unarchive: false });
 
 /** True when the `include` query parameter (one value or an array) names one of `values`. */
 export function includesAny(query: ParsedQuery, ...values: string[]): boolean {

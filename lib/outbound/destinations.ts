@@ -120,7 +120,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
   const topics = checkTopics(body.topics, errors);
   const { config, credentials } = await validateWithType(type.type, { config: body.config ?? {}, credentials: body.credentials ?? {} }, { byTenant: caller.kind === "tenant", current: null }, errors);
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
-  if (counted[0]!.n >= outboundConfig().maxDestinationsPerTenant) throw outboundBadRequest("maximum number of destinations per tenant reached");
+  if (counted[0].n >= outboundConfig().maxDestinationsPerTenant) throw outboundBadRequest("maximum number of destinations per tenant reached");
   const now = new Date();
   const { rows } = await getPool().query<Row>(
     `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)

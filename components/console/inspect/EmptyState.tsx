@@ -62,7 +62,7 @@ export function EmptyState({ ingestUrl }: { ingestUrl: string }) {
           {curl}
         </pre>
       </div>
-      <Button onClick={sendTest} disabled={sending} data-testid="send-test-request" className="mt-4">
+      <Button onClick={() => void sendTest()} disabled={sending} data-testid="send-test-request" className="mt-4">
         {sending ? <Spinner className="size-4" /> : <SendIcon className="size-4" />}
         Send a test request from the browser
       </Button>

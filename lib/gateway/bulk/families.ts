@@ -231,7 +231,7 @@ export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery 
     }
     if (value === null || value === undefined) continue;
     // Content filters take the filter rule's syntax (simple-json-match): any JSON, handed on as its text.
-    out[key] = family.filters[key]!.document && typeof value !== "string" ? JSON.stringify(value) : toQueryValue(key, value, 0);
+    out[key] = family.filters[key].document && typeof value !== "string" ? JSON.stringify(value) : toQueryValue(key, value, 0);
   }
   try {
     // Validation only: the WHERE clauses are built again where they are used.

@@ -68,7 +68,7 @@ function customHeadersText(value: unknown, errors: string[]): string | undefined
 }
 
 /** A wire value as the string it is stored as (booleans and numbers as text, objects as JSON). */
-const asString = (v: unknown) => (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v));
+const asString = (v: unknown): string => (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : `${v as number | boolean | bigint | undefined}`);
 
 /**
  * Validates and normalises `values` (`config` or `credentials`, already merged) against `fields`:
