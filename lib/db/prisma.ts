@@ -37,12 +37,13 @@ export const isRecordNotFound = (err: unknown): boolean => err instanceof Prisma
  * A SELECT list that reads a table's columns under their Prisma field names (`s.team_id AS "teamId"`),
  * so a list query that stays hand-written SQL returns rows of the Prisma model's shape. `fields` is the
  * model's `Prisma.<Model>ScalarFieldEnum`; columns are the fields in snake_case (prisma/schema.prisma's
- * convention). `alias` is the table's alias in the query (a trusted constant).
+ * convention) unless `renamed` names another (`{ connectionId: "webhook_id" }`, a field whose `@map` differs).
+ * `alias` is the table's alias in the query (a trusted constant).
  */
-export function modelColumns(alias: string, fields: Record<string, string>): string {
+export function modelColumns(alias: string, fields: Record<string, string>, renamed: Record<string, string> = {}): string {
   return Object.values(fields)
     .map((f) => {
-      const column = f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      const column = renamed[f] ?? f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
       return column === f ? `${alias}.${f}` : `${alias}.${column} AS "${f}"`;
     })
     .join(", ");

@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { getPool } from "@/lib/db/pool";
 import { getPrisma, isRecordNotFound, isUniqueViolation, type PrismaDb } from "@/lib/db/prisma";
-import { notFound } from "@/lib/http/errors";
+import { alreadyExists, notFound } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, dateFilter, type FilterTable, flagParameter, stringFilter } from "@/lib/http/query-schema";
 
@@ -54,6 +54,13 @@ export async function updateTeamModel<R>(t: TeamModel<R>, teamId: string, id: st
     throw err;
   }
 }
+
+/**
+ * 409 RESOURCE_ALREADY_EXISTS with `data.detail` worded as PostgreSQL words a unique violation of
+ * `columns` (`Key (team_id, name)=(team_x, n) already exists.`): what answers carried when the violation
+ * reached the API wrapper (lib/gateway/http.ts), which Prisma's error no longer does.
+ */
+export const nameTaken = (columns: string[], values: string[]) => alreadyExists({ detail: `Key (${columns.join(", ")})=(${values.join(", ")}) already exists.` });
 
 /** Deletes row `id` of `teamId`; `{id}`; throws 404. */
 export async function deleteTeamModel<R>(t: TeamModel<R>, teamId: string, id: string): Promise<{ id: string }> {
