@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { getPool } from "@/lib/db/pool";
 import { getPrisma } from "@/lib/db/prisma";
 import type { ApiKey } from "@/lib/generated/prisma/client";
 import { createId, createToken } from "@/lib/ids";
@@ -30,13 +31,18 @@ export async function createApiKey(teamId: string, name: string, key = `${API_KE
  */
 export async function authenticateApiKey(key: string): Promise<{ teamId: string; keyId: string } | null> {
   if (key.length < 16 || key.length > 256) return null;
-  const prisma = getPrisma();
-  const row = await prisma.apiKey.findFirst({ where: { keyHash: hashApiKey(key), revokedAt: null, team: { mode: "TEAM" } }, select: { id: true, teamId: true, lastUsedAt: true } });
+  // Stays SQL: every API request runs it (a hot path), and Prisma's per-query CPU would add to each (docs/benchmarks.md "API latency").
+  const { rows } = await getPool().query<{ id: string; team_id: string; last_used_at: Date | null }>(
+    `SELECT k.id, k.team_id, k.last_used_at FROM api_keys k JOIN teams t ON t.id = k.team_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND t.mode = 'TEAM'`,
+    [hashApiKey(key)],
+  );
+  const row = rows[0];
   if (!row) return null;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    void prisma.apiKey.updateMany({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
+    void getPool().query("UPDATE api_keys SET last_used_at = now() WHERE id = $1", [row.id]).catch(() => {});
   }
-  return { teamId: row.teamId, keyId: row.id };
+  return { teamId: row.team_id, keyId: row.id };
 }
 
 /** Every key of every team (or of `teamId`), newest first, without secrets. */
