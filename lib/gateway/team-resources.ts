@@ -22,6 +22,8 @@ export type TeamDelegate<R> = {
   deleteMany(args: { where: { id: string; teamId: string } }): Promise<{ count: number }>;
   update(args: { where: { id: string; teamId: string }; data: Record<string, unknown> }): Promise<R>;
   updateManyAndReturn(args: { where: { id: string; teamId: string; [time: string]: unknown }; data: Record<string, unknown> }): Promise<R[]>;
+  create(args: { data: Record<string, unknown> }): Promise<R>;
+  createManyAndReturn(args: { data: Record<string, unknown>[]; skipDuplicates: true }): Promise<R[]>;
 };
 
 /** A team-owned model read through Prisma: its table for the SQL lists (`columns` in the model's shape, lib/db/prisma.ts modelColumns) and its delegate on a client or transaction. */
@@ -39,6 +41,23 @@ export async function getTeamModel<R>(t: TeamModel<R>, teamId: string, id: strin
 
 /** The row named `name` in `teamId`, or null. */
 export const findTeamModelByName = <R>(t: TeamModel<R>, teamId: string, name: string, db: PrismaDb = getPrisma()): Promise<R | null> => t.delegate(db).findFirst({ where: { teamId, name } });
+
+/**
+ * Inserts `data` and returns the row; null when a unique name is taken (the caller answers 409). On the
+ * client: `create`, its unique violation caught. In a transaction (`db` is a transaction's client):
+ * `createManyAndReturn` with `skipDuplicates` (INSERT … ON CONFLICT DO NOTHING), so a taken name does not
+ * abort the transaction; it costs the Prisma runtime more CPU than `create` (docs/benchmarks.md "API
+ * latency"), hence not used on the client.
+ */
+export async function createTeamModel<R>(t: TeamModel<R>, data: Record<string, unknown>, db: PrismaDb = getPrisma()): Promise<R | null> {
+  if (db !== getPrisma()) return (await t.delegate(db).createManyAndReturn({ data: [data], skipDuplicates: true }))[0] ?? null;
+  try {
+    return await t.delegate(db).create({ data });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
 
 /**
  * Writes `data` to row `id` of `teamId` and returns it; null when a unique name is taken (the caller

@@ -10,6 +10,7 @@ import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/desti
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
 import {
   countTeamRows,
+  createTeamModel,
   deleteTeamModel,
   findTeamModelByName,
   getTeamModel,
@@ -46,12 +47,8 @@ export const DESTINATION_ORDER_BY = ["created_at", "updated_at", "name"] as cons
 export async function createDestination(teamId: string, input: TDestinationCreate, db: PrismaDb = getPrisma()): Promise<DestinationRow> {
   const type = input.type ?? "HTTP";
   const { config, auth } = resolveDestinationConfig(type, input.config);
-  // skipDuplicates is ON CONFLICT DO NOTHING: a taken name does not abort a caller's transaction.
-  const [row] = await db.destination.createManyAndReturn({
-    data: [{ id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config: config as object, authEncrypted: encryptJson(auth) }],
-    skipDuplicates: true,
-  });
-  if (row) return row as DestinationRow;
+  const row = await createTeamModel(DESTINATIONS, { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) }, db);
+  if (row) return row;
   const existing = await findDestinationByName(teamId, input.name, db);
   throw alreadyExists({ id: existing?.id, resource_type: "destination" });
 }

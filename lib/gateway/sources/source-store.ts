@@ -14,6 +14,7 @@ import { alreadyExists, GatewayError } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import {
   countTeamRows,
+  createTeamModel,
   deleteTeamModel,
   findTeamModelByName,
   getTeamModel,
@@ -41,12 +42,9 @@ export const findSourceByName = (teamId: string, name: string, db: PrismaDb = ge
 /** Creates a source; 409 RESOURCE_ALREADY_EXISTS (`data: {id, resource_type}`) when the name is taken; 422 on invalid config. */
 export async function createSource(teamId: string, input: TSourceCreate, version: ApiVersion, db: PrismaDb = getPrisma()): Promise<SourceRow> {
   const resolved = resolveSourceConfig(input.type ?? "WEBHOOK", input.config, version);
-  // skipDuplicates is ON CONFLICT DO NOTHING: a taken name does not abort a caller's transaction.
-  const [row] = await db.source.createManyAndReturn({
-    data: [{ id: createId("source"), teamId, name: input.name, description: input.description ?? null, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth) }],
-    skipDuplicates: true,
-  });
-  if (row) return row as SourceRow;
+  const data = { id: createId("source"), teamId, name: input.name, description: input.description ?? null, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth) };
+  const row = await createTeamModel(SOURCES, data, db);
+  if (row) return row;
   const existing = await findSourceByName(teamId, input.name, db);
   throw alreadyExists({ id: existing?.id, resource_type: "source" });
 }

@@ -7,9 +7,10 @@
 import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, modelColumns, Prisma } from "@/lib/db/prisma";
+import { modelColumns, Prisma } from "@/lib/db/prisma";
 import type { Transformation } from "@/lib/generated/prisma/client";
 import {
+  createTeamModel,
   deleteTeamModel,
   findTeamModel,
   findTeamModelByName,
@@ -86,10 +87,7 @@ export async function countTransformations(teamId: string, query: ParsedQuery): 
 
 /** Creates a transformation; 409 (`data: {transformation}`) when the name is taken. */
 export async function createTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
-  const [row] = await getPrisma().transformation.createManyAndReturn({
-    data: [{ id: createId("transformation"), teamId, name: input.name, code: input.code, envEncrypted: encryptJson(input.env ?? {}) }],
-    skipDuplicates: true,
-  });
+  const row = await createTeamModel(TRANSFORMATIONS, { id: createId("transformation"), teamId, name: input.name, code: input.code, envEncrypted: encryptJson(input.env ?? {}) });
   if (row) return row;
   throw await nameTaken(teamId, input.name);
 }
