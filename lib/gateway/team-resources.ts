@@ -29,8 +29,16 @@ export type TeamDelegate<R> = {
 /** A team-owned model read through Prisma: its table for the SQL lists (`columns` in the model's shape, lib/db/prisma.ts modelColumns) and its delegate on a client or transaction. */
 export type TeamModel<R> = TeamTable & { delegate: (db: PrismaDb) => TeamDelegate<R> };
 
-/** The row `id` of `teamId`, or null. */
-export const findTeamModel = <R>(t: TeamModel<R>, teamId: string, id: string, db: PrismaDb = getPrisma()): Promise<R | null> => t.delegate(db).findFirst({ where: { id, teamId } });
+/**
+ * The row `id` of `teamId`, or null. On the client it stays SQL (the model's columns, `t.columns`, so the
+ * same row type): GET one is the API's most frequent read, and Prisma's per-query CPU put it 16–21 % behind
+ * at p50 (docs/benchmarks.md "API latency"). In a transaction: the transaction's Prisma client.
+ */
+export async function findTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, db: PrismaDb = getPrisma()): Promise<R | null> {
+  if (db !== getPrisma()) return t.delegate(db).findFirst({ where: { id, teamId } });
+  const { rows } = await getPool().query(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2`, [id, teamId]);
+  return (rows[0] as R | undefined) ?? null;
+}
 
 /** The row `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
 export async function getTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, db: PrismaDb = getPrisma()): Promise<R> {
