@@ -60,7 +60,7 @@ const code = await withDatabase(async (url) => {
         const keys = await listApiKeys();
         if (!keys.length) console.log("no API keys");
         for (const k of keys) {
-          console.log(`${k.id}  ${k.prefix}…  ${k.name}  team ${k.team_id}  created ${k.created_at.toISOString()}${k.revoked_at ? `  REVOKED ${k.revoked_at.toISOString()}` : ""}`);
+          console.log(`${k.id}  ${k.prefix}…  ${k.name}  team ${k.teamId}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  REVOKED ${k.revokedAt.toISOString()}` : ""}`);
         }
         return 0;
       }

@@ -134,13 +134,14 @@ export type RunningServer = { url: string; port: number; process: ChildProcess; 
 
 /**
  * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
- * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own. Rejects with the server's output when it does not come up in 60 s.
+ * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own. `cwd`:
+ * the checkout to run (default this one; benchmarks compare two). Rejects with the server's output when it does not come up in 60 s.
  */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, cwd?: string): Promise<RunningServer> {
   // A free port can be taken by another test between freePort() and the server's listen: try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServerOnce(env);
+      return await startServerOnce(env, cwd);
     } catch (err) {
       const raced = env.PORT === undefined && env.PUBLIC_URL === undefined && /is in use by another program/.test(String(err));
       if (!raced || attempt === 3) throw err;
@@ -148,7 +149,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   }
 }
 
-async function startServerOnce(env: Record<string, string>): Promise<RunningServer> {
+async function startServerOnce(env: Record<string, string>, cwd?: string): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
@@ -156,6 +157,7 @@ async function startServerOnce(env: Record<string, string>): Promise<RunningServ
   // DATABASE_URL: "" starts the server on an embedded PostgreSQL of its own (under DATA_DIR), as `npm start` does.
   if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
+    cwd,
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -1,5 +1,12 @@
+/**
+ * Prisma Client, the typed data layer of plain CRUD (docs/architecture.md "Data access"): one client per
+ * process over the shared pg pool (lib/db/pool.ts) through @prisma/adapter-pg, which sends unnamed
+ * statements and keeps no session state, so it works behind a transaction-mode pooler. Hot paths
+ * (ingest writer, fan-out, claims and leases, dispatch, metrics, retention DDL) keep hand-written SQL.
+ */
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 
 const globalForPrisma = globalThis as unknown as { __hookyardPrisma?: PrismaClient };
@@ -8,6 +15,38 @@ const globalForPrisma = globalThis as unknown as { __hookyardPrisma?: PrismaClie
 export function getPrisma(): PrismaClient {
   globalForPrisma.__hookyardPrisma ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
   return globalForPrisma.__hookyardPrisma;
+}
+
+/** The client or an interactive transaction's client: what store functions take to run inside a caller's transaction. */
+export type PrismaDb = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * Options of interactive transactions (`$transaction(fn, transactionOptions())`): wait for a connection
+ * as long as the pg pool would (DB_CONNECT_TIMEOUT_MS) rather than Prisma's 2 s, and let the body run up
+ * to a minute (Prisma's default is 5 s; raw SQL transactions have no limit).
+ */
+export const transactionOptions = () => ({ maxWait: getConfig().dbConnectTimeoutMs, timeout: 60_000 });
+
+/** True when `err` is Prisma's unique-constraint violation (P2002). */
+export const isUniqueViolation = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+
+/** True when `err` is Prisma's "record to update or delete not found" (P2025). */
+export const isRecordNotFound = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2025";
+
+/**
+ * A SELECT list that reads a table's columns under their Prisma field names (`s.team_id AS "teamId"`),
+ * so a list query that stays hand-written SQL returns rows of the Prisma model's shape. `fields` is the
+ * model's `Prisma.<Model>ScalarFieldEnum`; columns are the fields in snake_case (prisma/schema.prisma's
+ * convention) unless `renamed` names another (`{ connectionId: "webhook_id" }`, a field whose `@map` differs).
+ * `alias` is the table's alias in the query (a trusted constant).
+ */
+export function modelColumns(alias: string, fields: Record<string, string>, renamed: Record<string, string> = {}): string {
+  return Object.values(fields)
+    .map((f) => {
+      const column = renamed[f] ?? f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      return column === f ? `${alias}.${f}` : `${alias}.${column} AS "${f}"`;
+    })
+    .join(", ");
 }
 
 export { Prisma } from "@/lib/generated/prisma/client";

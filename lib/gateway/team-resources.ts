@@ -5,12 +5,119 @@
  */
 import type pg from "pg";
 import { getPool } from "@/lib/db/pool";
-import { notFound } from "@/lib/http/errors";
+import { getPrisma, isRecordNotFound, isUniqueViolation, type PrismaDb } from "@/lib/db/prisma";
+import { alreadyExists, notFound } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, dateFilter, type FilterTable, flagParameter, stringFilter } from "@/lib/http/query-schema";
 
 type Db = pg.Pool | pg.PoolClient;
 export type TeamTable = { table: string; alias: string; columns: string };
+
+/**
+ * The Prisma delegate operations a named, team-owned model offers (`prisma.source`, `prisma.destination`…),
+ * narrowed to what the shared operations below use. `R` is the model's row type.
+ */
+export type TeamDelegate<R> = {
+  findFirst(args: { where: { id?: string | { in: string[] }; teamId: string; name?: string } }): Promise<R | null>;
+  deleteMany(args: { where: { id: string; teamId: string } }): Promise<{ count: number }>;
+  update(args: { where: { id: string; teamId: string }; data: Record<string, unknown> }): Promise<R>;
+  updateManyAndReturn(args: { where: { id: string; teamId: string; [time: string]: unknown }; data: Record<string, unknown> }): Promise<R[]>;
+  create(args: { data: Record<string, unknown> }): Promise<R>;
+  createManyAndReturn(args: { data: Record<string, unknown>[]; skipDuplicates: true }): Promise<R[]>;
+};
+
+/** A team-owned model read through Prisma: its table for the SQL lists (`columns` in the model's shape, lib/db/prisma.ts modelColumns) and its delegate on a client or transaction. */
+export type TeamModel<R> = TeamTable & { delegate: (db: PrismaDb) => TeamDelegate<R> };
+
+/**
+ * The row `id` of `teamId`, or null. On the client it stays SQL (the model's columns, `t.columns`, so the
+ * same row type): GET one is the API's most frequent read, and Prisma's per-query CPU put it 16–21 % behind
+ * at p50 (docs/benchmarks.md "API latency"). In a transaction: the transaction's Prisma client.
+ */
+export async function findTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, db: PrismaDb = getPrisma()): Promise<R | null> {
+  if (db !== getPrisma()) return t.delegate(db).findFirst({ where: { id, teamId } });
+  const { rows } = await getPool().query(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2`, [id, teamId]);
+  return (rows[0] as R | undefined) ?? null;
+}
+
+/** The row `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
+export async function getTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, db: PrismaDb = getPrisma()): Promise<R> {
+  const row = await findTeamModel(t, teamId, id, db);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+/** The row named `name` in `teamId`, or null. */
+export const findTeamModelByName = <R>(t: TeamModel<R>, teamId: string, name: string, db: PrismaDb = getPrisma()): Promise<R | null> => t.delegate(db).findFirst({ where: { teamId, name } });
+
+/**
+ * Inserts `data` and returns the row; null when a unique name is taken (the caller answers 409). On the
+ * client: `create`, its unique violation caught. In a transaction (`db` is a transaction's client):
+ * `createManyAndReturn` with `skipDuplicates` (INSERT … ON CONFLICT DO NOTHING), so a taken name does not
+ * abort the transaction; it costs the Prisma runtime more CPU than `create` (docs/benchmarks.md "API
+ * latency"), hence not used on the client.
+ */
+export async function createTeamModel<R>(t: TeamModel<R>, data: Record<string, unknown>, db: PrismaDb = getPrisma()): Promise<R | null> {
+  if (db !== getPrisma()) return (await t.delegate(db).createManyAndReturn({ data: [data], skipDuplicates: true }))[0] ?? null;
+  try {
+    return await t.delegate(db).create({ data });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * Writes `data` to row `id` of `teamId` and returns it; null when a unique name is taken (the caller
+ * answers 409). Throws 404 when there is no such row. Not for use inside a transaction: the violation
+ * would abort it.
+ */
+export async function updateTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, data: Record<string, unknown>, db: PrismaDb = getPrisma()): Promise<R | null> {
+  try {
+    return await t.delegate(db).update({ where: { id, teamId }, data });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    if (isRecordNotFound(err)) throw notFound(id);
+    throw err;
+  }
+}
+
+/**
+ * 409 RESOURCE_ALREADY_EXISTS with `data.detail` worded as PostgreSQL words a unique violation of
+ * `columns` (`Key (team_id, name)=(team_x, n) already exists.`): what answers carried when the violation
+ * reached the API wrapper (lib/gateway/http.ts), which Prisma's error no longer does.
+ */
+export const nameTaken = (columns: string[], values: string[]) => alreadyExists({ detail: `Key (${columns.join(", ")})=(${values.join(", ")}) already exists.` });
+
+/** Deletes row `id` of `teamId`; `{id}`; throws 404. */
+export async function deleteTeamModel<R>(t: TeamModel<R>, teamId: string, id: string): Promise<{ id: string }> {
+  const { count } = await t.delegate(getPrisma()).deleteMany({ where: { id, teamId } });
+  if (!count) throw notFound(id);
+  return { id };
+}
+
+/**
+ * Sets (keeping the first time) or clears the time `field` (`disabledAt`, `pausedAt`) of row `id`, bumping
+ * `updatedAt`; throws 404. Each statement is one conditional UPDATE: setting writes the time where none
+ * is set, else (already set) only bumps `updatedAt`; a concurrent clear in between makes it try again, so
+ * the answer always has the time set.
+ */
+export async function setTeamModelTime<R>(t: TeamModel<R>, teamId: string, id: string, field: "disabledAt" | "pausedAt", on: boolean): Promise<R> {
+  const model = t.delegate(getPrisma());
+  for (;;) {
+    const now = new Date();
+    const [set] = await model.updateManyAndReturn({ where: { id, teamId, ...(on ? { [field]: null } : {}) }, data: { [field]: on ? now : null, updatedAt: now } });
+    if (set) return set;
+    const [bumped] = await model.updateManyAndReturn({ where: { id, teamId, [field]: { not: null } }, data: { updatedAt: now } });
+    if (bumped) return bumped;
+    if (!(await model.findFirst({ where: { id, teamId } }))) throw notFound(id);
+  }
+}
+
+/** Disables (keeping the first time) or enables row `id`: {@link setTeamModelTime} of `disabledAt`. */
+export const setTeamModelDisabled = <R>(t: TeamModel<R>, teamId: string, id: string, disabled: boolean) => setTeamModelTime(t, teamId, id, "disabledAt", disabled);
+
+// The stores still on hand-written SQL (bookmarks, issue triggers) use these; the others the Prisma ones above.
 
 /** The row `id` of `teamId`, or null. */
 export async function findTeamRow<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, db: Db = getPool()): Promise<R | null> {
@@ -23,12 +130,6 @@ export async function getTeamRow<R extends pg.QueryResultRow>(t: TeamTable, team
   const row = await findTeamRow<R>(t, teamId, id, db);
   if (!row) throw notFound(id);
   return row;
-}
-
-/** The row named `name` in `teamId`, or null. */
-export async function findTeamRowByName<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, name: string, db: Db = getPool()): Promise<R | null> {
-  const { rows } = await db.query<R>(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.team_id = $1 AND ${t.alias}.name = $2`, [teamId, name]);
-  return rows[0] ?? null;
 }
 
 /** Deletes row `id` of `teamId`; `{id}`; throws 404. */

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import { outboundBadRequest, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import { tenantToken } from "@/lib/outbound/auth";
@@ -26,6 +27,7 @@ const SELECT = `SELECT t.id, t.metadata, t.created_at, t.updated_at,
 /** The API model: `{id, destinations_count, topics (union of its destinations'), metadata, created_at, updated_at}`. */
 export const toTenant = (r: TenantRow) => ({ id: r.id, destinations_count: r.destinations_count, topics: r.topics ?? [], metadata: r.metadata, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
 
+// Reads stay SQL: destinations_count and the topic union (array_agg DISTINCT in the database's collation order) are aggregates over destinations.
 /** Tenant `id`; throws 404 `tenant not found`. */
 export async function getTenant(id: string) {
   const { rows } = await getPool().query<TenantRow>(`${SELECT} WHERE t.id = $1`, [id]);
@@ -33,7 +35,7 @@ export async function getTenant(id: string) {
   return toTenant(rows[0]);
 }
 
-/** `PUT /tenants/{id}`: creates (201) or replaces its metadata (200). */
+/** `PUT /tenants/{id}`: creates (201) or replaces its metadata (200). Stays SQL: one INSERT … ON CONFLICT whose `xmax = 0` tells created from updated, which Prisma's upsert does not. */
 export async function putTenant(id: string, body: unknown): Promise<{ status: number; body: ReturnType<typeof toTenant> }> {
   const tenantId = ZTenantId.parse(id);
   const { metadata } = ZTenantPut.parse(body ?? {});
@@ -48,8 +50,8 @@ export async function putTenant(id: string, body: unknown): Promise<{ status: nu
 
 /** `DELETE /tenants/{id}`: `{success: true}`; throws 404. */
 export async function deleteTenant(id: string) {
-  const { rowCount } = await getPool().query("DELETE FROM outbound_tenants WHERE id = $1", [id]);
-  if (!rowCount) throw outboundNotFound("tenant not found");
+  const { count } = await getPrisma().outboundTenant.deleteMany({ where: { id } });
+  if (!count) throw outboundNotFound("tenant not found");
   return { success: true };
 }
 

@@ -1,8 +1,13 @@
 import { createHash } from "node:crypto";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
+import type { ApiKey } from "@/lib/generated/prisma/client";
 import { createId, createToken } from "@/lib/ids";
 
-export type ApiKeyRecord = { id: string; team_id: string; name: string; prefix: string; created_at: Date; last_used_at: Date | null; revoked_at: Date | null };
+/** An API key as listed: the Prisma model without the key's hash. */
+export type ApiKeyRecord = Omit<ApiKey, "keyHash">;
+/** The columns of an ApiKeyRecord (never `keyHash`). */
+const RECORD = { id: true, teamId: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
 /** API keys look like `hky_` + 40 base64url characters (240 random bits). */
 export const API_KEY_PREFIX = "hky_";
@@ -15,12 +20,8 @@ export const hashApiKey = (key: string) => createHash("sha256").update(key).dige
  * `key` may be given (GATEWAY_API_KEY pins one); it must be at least 16 characters.
  */
 export async function createApiKey(teamId: string, name: string, key = `${API_KEY_PREFIX}${createToken(30)}`): Promise<{ key: string; record: ApiKeyRecord }> {
-  const { rows } = await getPool().query<ApiKeyRecord>(
-    `INSERT INTO api_keys (id, team_id, name, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5, now())
-     RETURNING id, team_id, name, prefix, created_at, last_used_at, revoked_at`,
-    [createId("apiKey"), teamId, name, key.slice(0, PREFIX_SHOWN), hashApiKey(key)],
-  );
-  return { key, record: rows[0] };
+  const record = await getPrisma().apiKey.create({ data: { id: createId("apiKey"), teamId, name, prefix: key.slice(0, PREFIX_SHOWN), keyHash: hashApiKey(key) }, select: RECORD });
+  return { key, record };
 }
 
 /**
@@ -30,6 +31,7 @@ export async function createApiKey(teamId: string, name: string, key = `${API_KE
  */
 export async function authenticateApiKey(key: string): Promise<{ teamId: string; keyId: string } | null> {
   if (key.length < 16 || key.length > 256) return null;
+  // Stays SQL: every API request runs it (a hot path), and Prisma's per-query CPU would add to each (docs/benchmarks.md "API latency").
   const { rows } = await getPool().query<{ id: string; team_id: string; last_used_at: Date | null }>(
     `SELECT k.id, k.team_id, k.last_used_at FROM api_keys k JOIN teams t ON t.id = k.team_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND t.mode = 'TEAM'`,
@@ -45,12 +47,7 @@ export async function authenticateApiKey(key: string): Promise<{ teamId: string;
 
 /** Every key of every team (or of `teamId`), newest first, without secrets. */
 export async function listApiKeys(teamId?: string): Promise<ApiKeyRecord[]> {
-  const { rows } = await getPool().query<ApiKeyRecord>(
-    `SELECT id, team_id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys
-      WHERE ($1::text IS NULL OR team_id = $1) ORDER BY created_at DESC`,
-    [teamId ?? null],
-  );
-  return rows;
+  return getPrisma().apiKey.findMany({ where: teamId === undefined ? {} : { teamId }, orderBy: { createdAt: "desc" }, select: RECORD });
 }
 
 /**
@@ -58,15 +55,9 @@ export async function listApiKeys(teamId?: string): Promise<ApiKeyRecord[]> {
  * live matches, or when a prefix matches more than one key (nothing is revoked then).
  */
 export async function revokeApiKey(idKeyOrPrefix: string): Promise<ApiKeyRecord | null> {
-  const pool = getPool();
-  const { rows } = await pool.query<{ id: string }>(
-    "SELECT id FROM api_keys WHERE revoked_at IS NULL AND (id = $1 OR key_hash = $2 OR prefix = $1)",
-    [idKeyOrPrefix, hashApiKey(idKeyOrPrefix)],
-  );
+  const prisma = getPrisma();
+  const rows = await prisma.apiKey.findMany({ where: { revokedAt: null, OR: [{ id: idKeyOrPrefix }, { keyHash: hashApiKey(idKeyOrPrefix) }, { prefix: idKeyOrPrefix }] }, select: { id: true } });
   if (rows.length !== 1) return null;
-  const { rows: updated } = await pool.query<ApiKeyRecord>(
-    `UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING id, team_id, name, prefix, created_at, last_used_at, revoked_at`,
-    [rows[0].id],
-  );
-  return updated[0] ?? null;
+  const [updated] = await prisma.apiKey.updateManyAndReturn({ where: { id: rows[0]!.id }, data: { revokedAt: new Date() }, select: RECORD });
+  return updated ?? null;
 }

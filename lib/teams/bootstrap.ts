@@ -1,6 +1,7 @@
 import { getConfig } from "@/lib/config";
 import { encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import { createApiKey, hashApiKey } from "@/lib/teams/api-keys";
 import { newSigningSecret } from "@/lib/teams/signing-secret";
 import { hashCliKey, newCliKey } from "@/lib/teams/cli-key";
@@ -11,10 +12,7 @@ export async function createTeam(name: string): Promise<{ teamId: string; signin
   const teamId = createId("team");
   const signingSecret = newSigningSecret();
   const cliKey = newCliKey();
-  await getPool().query(
-    `INSERT INTO teams (id, name, mode, cli_key_hash, signing_secret_encrypted, created_at, updated_at) VALUES ($1, $2, 'TEAM', $3, $4, now(), now())`,
-    [teamId, name, hashCliKey(cliKey), encryptSecret(signingSecret)],
-  );
+  await getPrisma().team.create({ data: { id: teamId, name, mode: "TEAM", cliKeyHash: hashCliKey(cliKey), signingSecretEncrypted: encryptSecret(signingSecret) }, select: { id: true } });
   return { teamId, signingSecret, cliKey };
 }
 
@@ -23,6 +21,7 @@ export async function createTeam(name: string): Promise<{ teamId: string; signin
  * no team, creates one with an API key and prints key and signing secret once (through `log`); with
  * GATEWAY_API_KEY set, makes sure that key exists (on the oldest team). Serialised by an advisory lock.
  */
+// Stays SQL on one pg client: the advisory lock is session state held on that connection.
 export async function ensureGatewayTeam(log: (message: string) => void): Promise<void> {
   const client = await getPool().connect();
   try {

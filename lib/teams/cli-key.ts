@@ -8,6 +8,7 @@
 import { createHash, createHmac } from "node:crypto";
 import type { PoolClient } from "pg";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import { createToken } from "@/lib/ids";
 
 /** A new random cli_key: `cli_` and 32 base64url characters (192 bits). */
@@ -27,8 +28,8 @@ export const cliKeyOfSessionToken = (token: string): string =>
 /** The team whose cli_key is `key`, or null (absent, malformed or unknown key). */
 export async function teamOfCliKey(key: string | null | undefined): Promise<string | null> {
   if (!key || key.length > 200) return null;
-  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE cli_key_hash = $1", [hashCliKey(key)]);
-  return rows[0]?.id ?? null;
+  const team = await getPrisma().team.findUnique({ where: { cliKeyHash: hashCliKey(key) }, select: { id: true } });
+  return team?.id ?? null;
 }
 
 /**
@@ -36,6 +37,7 @@ export async function teamOfCliKey(key: string | null | undefined): Promise<stri
  * stored hashed gets its derived key at its owner's next visit; the old key stops working). `client`: run
  * inside a caller's transaction. Resolves whether the stored key changed.
  */
+// Stays SQL: it runs inside the console's pg transaction (lib/console/sessions.ts).
 export async function ensureCliKey(teamId: string, key: string, client: Pick<PoolClient, "query"> = getPool()): Promise<boolean> {
   const hash = hashCliKey(key);
   const { rowCount } = await client.query("UPDATE teams SET cli_key_hash = $2, updated_at = now() WHERE id = $1 AND cli_key_hash <> $2", [teamId, hash]);
@@ -45,7 +47,7 @@ export async function ensureCliKey(teamId: string, key: string, client: Pick<Poo
 /** Replaces the team's cli_key with a new random one and returns it (shown once; the old key stops working). Throws for an unknown team. */
 export async function rotateCliKey(teamId: string): Promise<string> {
   const key = newCliKey();
-  const { rowCount } = await getPool().query("UPDATE teams SET cli_key_hash = $2, updated_at = now() WHERE id = $1", [teamId, hashCliKey(key)]);
-  if (!rowCount) throw new Error(`no team ${teamId}`);
+  const { count } = await getPrisma().team.updateMany({ where: { id: teamId }, data: { cliKeyHash: hashCliKey(key), updatedAt: new Date() } });
+  if (!count) throw new Error(`no team ${teamId}`);
   return key;
 }

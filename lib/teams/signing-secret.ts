@@ -1,5 +1,6 @@
 import { decryptSecret, encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import { createToken } from "@/lib/ids";
 
 /** A new signing secret: 32 random bytes, base64url. */
@@ -13,16 +14,16 @@ export type EncryptedSigningSecrets = { s: string; p: string | null; e: Date | n
  * (teams stored before every team got one at creation). Throws when the team does not exist.
  */
 export async function storedSigningSecrets(teamId: string): Promise<EncryptedSigningSecrets> {
-  const columns = "signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p, previous_signing_secret_expires_at AS e";
-  type Row = { s: string | null; p: string | null; e: Date | null };
-  let row = (await getPool().query<Row>(`SELECT ${columns} FROM teams WHERE id = $1`, [teamId])).rows[0];
-  if (row && !row.s) {
-    // Another process may be giving it one at the same moment: the first secret stays.
-    const update = `UPDATE teams SET signing_secret_encrypted = COALESCE(signing_secret_encrypted, $2) WHERE id = $1 RETURNING ${columns}`;
-    row = (await getPool().query<Row>(update, [teamId, encryptSecret(newSigningSecret())])).rows[0];
+  const prisma = getPrisma();
+  const select = { signingSecretEncrypted: true, previousSigningSecretEncrypted: true, previousSigningSecretExpiresAt: true } as const;
+  let row = await prisma.team.findUnique({ where: { id: teamId }, select });
+  if (row && !row.signingSecretEncrypted) {
+    // Another process may be giving it one at the same moment: the first secret stays (set only where none is; else read the winner's).
+    const [given] = await prisma.team.updateManyAndReturn({ where: { id: teamId, signingSecretEncrypted: null }, data: { signingSecretEncrypted: encryptSecret(newSigningSecret()) }, select });
+    row = given ?? (await prisma.team.findUnique({ where: { id: teamId }, select }));
   }
   if (!row) throw new Error(`no team ${teamId}`);
-  return { s: row.s!, p: row.p, e: row.e };
+  return { s: row.signingSecretEncrypted!, p: row.previousSigningSecretEncrypted, e: row.previousSigningSecretExpiresAt };
 }
 
 /**
@@ -43,6 +44,7 @@ export async function getSigningSecrets(teamId: string, now = new Date()): Promi
 export async function rotateSigningSecret(teamId: string, delayMs: number): Promise<{ secret: string; previousExpiresAt: Date | null }> {
   const secret = newSigningSecret();
   const expires = delayMs > 0 ? new Date(Date.now() + delayMs) : null;
+  // Stays SQL: one atomic UPDATE that moves the current secret into `previous` (Prisma cannot set a column from another).
   const { rowCount } = await getPool().query(
     `UPDATE teams SET previous_signing_secret_encrypted = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE signing_secret_encrypted END,
                       previous_signing_secret_expires_at = $3, signing_secret_encrypted = $2, updated_at = now()

@@ -5,11 +5,13 @@
  * the events made are returned). CRUD, raw body, trigger.
  */
 import { getPool } from "@/lib/db/pool";
+import { getPrisma, modelColumns, Prisma } from "@/lib/db/prisma";
+import type { Bookmark } from "@/lib/generated/prisma/client";
 import { fanOutNow } from "@/lib/gateway/pipeline/fanout";
 import { getEvent } from "@/lib/gateway/events/event-store";
 import { BOOKMARK_FILTERS } from "@/lib/gateway/issues/schemas";
 import { getRequest, getRequestRawBody } from "@/lib/gateway/requests/request-store";
-import { deleteTeamRow, getTeamRow, type TeamTable } from "@/lib/gateway/team-resources";
+import { deleteTeamModel, getTeamModel, type TeamDelegate, type TeamModel } from "@/lib/gateway/team-resources";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { createId, ID_PREFIX } from "@/lib/ids";
 import { unprocessable } from "@/lib/http/errors";
@@ -17,12 +19,17 @@ import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
 
-type BookmarkRow = { id: string; team_id: string; webhook_id: string; event_data_id: string; request_id: string; label: string; name: string | null; created_at: Date; updated_at: Date };
-const BOOKMARKS: TeamTable = { table: "bookmarks", alias: "b", columns: "b.*" };
+type BookmarkRow = Bookmark;
+const BOOKMARKS: TeamModel<BookmarkRow> = {
+  table: "bookmarks",
+  alias: "b",
+  columns: modelColumns("b", Prisma.BookmarkScalarFieldEnum, { connectionId: "webhook_id" }),
+  delegate: (db) => db.bookmark as unknown as TeamDelegate<BookmarkRow>,
+};
 
 const toBookmark = (r: BookmarkRow) => ({
-  id: r.id, team_id: r.team_id, webhook_id: r.webhook_id, event_data_id: r.event_data_id, label: r.label, name: r.name,
-  created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+  id: r.id, team_id: r.teamId, webhook_id: r.connectionId, event_data_id: r.eventDataId, label: r.label, name: r.name,
+  created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(),
 });
 export type TBookmark = ReturnType<typeof toBookmark>;
 
@@ -30,6 +37,7 @@ export type TBookmark = ReturnType<typeof toBookmark>;
  * The request behind `eventDataId` of `teamId` (`edt_X` is request `req_X`, or event `evt_X`'s request)
  * and checks `webhookId` is one of the team's connections. Throws 422 with `data.id`.
  */
+// The request lookup stays SQL: one statement over the (partitioned) requests and events tables.
 async function resolve(teamId: string, eventDataId: string, webhookId: string): Promise<string> {
   const tail = eventDataId.startsWith("edt_") ? eventDataId.slice(4) : null;
   const { rows } = tail
@@ -40,47 +48,43 @@ async function resolve(teamId: string, eventDataId: string, webhookId: string): 
       )
     : { rows: [] };
   if (!rows[0]) throw unprocessable(`Event data ${eventDataId} does not exist`, { id: eventDataId });
-  const { rowCount } = await getPool().query("SELECT 1 FROM connections WHERE id = $1 AND team_id = $2", [webhookId, teamId]);
-  if (!rowCount) throw unprocessable(`Connection ${webhookId} does not exist`, { id: webhookId });
+  const connection = await getPrisma().connection.findFirst({ where: { id: webhookId, teamId }, select: { id: true } });
+  if (!connection) throw unprocessable(`Connection ${webhookId} does not exist`, { id: webhookId });
   return rows[0].id;
 }
 
 /** `POST /bookmarks`. Throws 422 for unknown data or connection. */
 export async function createBookmark(teamId: string, body: { event_data_id: string; webhook_id: string; label: string; name?: string | null }): Promise<TBookmark> {
   const requestId = await resolve(teamId, body.event_data_id, body.webhook_id);
-  const { rows } = await getPool().query<BookmarkRow>(
-    "INSERT INTO bookmarks (id, team_id, webhook_id, event_data_id, request_id, label, name) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
-    [createId("bookmark"), teamId, body.webhook_id, body.event_data_id, requestId, body.label, body.name ?? null],
-  );
-  return toBookmark(rows[0]);
+  const row = await getPrisma().bookmark.create({
+    data: { id: createId("bookmark"), teamId, connectionId: body.webhook_id, eventDataId: body.event_data_id, requestId, label: body.label, name: body.name ?? null },
+  });
+  return toBookmark(row);
 }
 
 /** `PUT /bookmarks/{id}`: the given fields. Throws 404, 422. */
 export async function updateBookmark(teamId: string, id: string, body: { event_data_id?: string; webhook_id?: string; label?: string; name?: string | null }): Promise<TBookmark> {
-  const current = await getTeamRow<BookmarkRow>(BOOKMARKS, teamId, pathId(id));
-  const eventDataId = body.event_data_id ?? current.event_data_id;
-  const webhookId = body.webhook_id ?? current.webhook_id;
-  const requestId = body.event_data_id || body.webhook_id ? await resolve(teamId, eventDataId, webhookId) : current.request_id;
-  const { rows } = await getPool().query<BookmarkRow>(
-    "UPDATE bookmarks SET event_data_id = $3, webhook_id = $4, request_id = $5, label = $6, name = $7, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *",
-    [id, teamId, eventDataId, webhookId, requestId, body.label ?? current.label, body.name === undefined ? current.name : body.name],
-  );
-  return toBookmark(rows[0]);
+  const current = await getTeamModel(BOOKMARKS, teamId, pathId(id));
+  const eventDataId = body.event_data_id ?? current.eventDataId;
+  const webhookId = body.webhook_id ?? current.connectionId;
+  const requestId = body.event_data_id || body.webhook_id ? await resolve(teamId, eventDataId, webhookId) : current.requestId;
+  const data = { eventDataId, connectionId: webhookId, requestId, label: body.label ?? current.label, name: body.name === undefined ? current.name : body.name, updatedAt: new Date() };
+  return toBookmark(await BOOKMARKS.delegate(getPrisma()).update({ where: { id, teamId }, data }));
 }
 
 /** `GET /bookmarks/{id}` with the bookmarked request's `data`. Throws 404. */
 export async function getBookmark(teamId: string, id: string) {
-  const row = await getTeamRow<BookmarkRow>(BOOKMARKS, teamId, pathId(id));
-  const request = await getRequest(teamId, row.request_id).catch(() => null);
+  const row = await getTeamModel(BOOKMARKS, teamId, pathId(id));
+  const request = await getRequest(teamId, row.requestId).catch(() => null);
   return { ...toBookmark(row), ...(request?.data ? { data: request.data as Record<string, unknown> } : {}) };
 }
 
-export const deleteBookmark = (teamId: string, id: string) => deleteTeamRow(BOOKMARKS, teamId, pathId(id));
+export const deleteBookmark = (teamId: string, id: string) => deleteTeamModel(BOOKMARKS, teamId, pathId(id));
 
 /** `GET /bookmarks/{id}/raw_body`: `{body}` of the bookmarked request. Throws 404. */
 export async function getBookmarkRawBody(teamId: string, id: string): Promise<{ body: string }> {
-  const row = await getTeamRow<BookmarkRow>(BOOKMARKS, teamId, pathId(id));
-  return getRequestRawBody(teamId, row.request_id);
+  const row = await getTeamModel(BOOKMARKS, teamId, pathId(id));
+  return getRequestRawBody(teamId, row.requestId);
 }
 
 /**
@@ -89,20 +93,20 @@ export async function getBookmarkRawBody(teamId: string, id: string): Promise<{ 
  * when the connection is gone or disabled.
  */
 export async function triggerBookmark(teamId: string, id: string, version: ApiVersion) {
-  const row = await getTeamRow<BookmarkRow>(BOOKMARKS, teamId, pathId(id));
-  const { rows } = await getPool().query<{ disabled_at: Date | null }>("SELECT disabled_at FROM connections WHERE id = $1 AND team_id = $2", [row.webhook_id, teamId]);
-  if (!rows[0] || rows[0].disabled_at) throw unprocessable(`Connection ${row.webhook_id} does not exist or is disabled`, { id: row.webhook_id });
-  const eventIds = await fanOutNow([row.request_id], [row.webhook_id]);
+  const row = await getTeamModel(BOOKMARKS, teamId, pathId(id));
+  const connection = await getPrisma().connection.findFirst({ where: { id: row.connectionId, teamId }, select: { disabledAt: true } });
+  if (!connection || connection.disabledAt) throw unprocessable(`Connection ${row.connectionId} does not exist or is disabled`, { id: row.connectionId });
+  const eventIds = await fanOutNow([row.requestId], [row.connectionId]);
   return Promise.all(eventIds.map((e) => getEvent(teamId, e, version)));
 }
 
-/** `GET /bookmarks`: filters and paging. Throws 400. */
+/** `GET /bookmarks`: filters and paging. Throws 400. Stays SQL: the shared filter builders and keyset cursor. */
 export function listBookmarks(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<TBookmark>> {
   const params: unknown[] = [teamId];
   const where = ["b.team_id = $1"];
   applyFilterTable(BOOKMARK_FILTERS, query, where, params);
   return selectPage<BookmarkRow, TBookmark>({
-    db: getPool(), select: "b.*", from: "bookmarks b", where, params, page,
+    db: getPool(), select: BOOKMARKS.columns, from: "bookmarks b", where, params, page,
     columns: { created_at: { sql: "b.created_at", type: "date" }, label: { sql: "b.label", type: "text" } }, idColumn: "b.id", toModel: toBookmark,
   });
 }

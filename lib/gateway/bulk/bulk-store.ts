@@ -6,6 +6,8 @@
 import type pg from "pg";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma, modelColumns, Prisma } from "@/lib/db/prisma";
+import type { BulkOperation } from "@/lib/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { type BulkFamily, bulkWhere, type FamilyName, parseBulkQuery, type ReplayTarget } from "@/lib/gateway/bulk/families";
 import { BULK_FILTERS, type TBulkOperation } from "@/lib/gateway/bulk/schemas";
@@ -20,6 +22,7 @@ import { applyFilterTable, pathId } from "@/lib/http/query-schema";
 /** graphile-worker task that runs a bulk operation; payload `{bulk_id}`. */
 export const BULK_TASK = "bulk";
 
+/** A `bulk_operations` row as the runner reads it (`SELECT *` under its row lock, lib/gateway/bulk/runner.ts). */
 export type BulkRow = {
   id: string;
   team_id: string;
@@ -41,26 +44,29 @@ export type BulkRow = {
   updated_at: Date;
 };
 
+/** The SELECT list of a `bulk_operations b` query that returns the Prisma model (create and list stay SQL). */
+const COLUMNS = modelColumns("b", Prisma.BulkOperationScalarFieldEnum);
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The API record of `row`; `type` only from 2025-07-01 and only for the families that have one. */
-export function toBulkOperation(row: BulkRow, family: BulkFamily, version: ApiVersion): TBulkOperation {
+/** The API record of `row` (the Prisma model); `type` only from 2025-07-01 and only for the families that have one. */
+export function toBulkOperation(row: BulkOperation, family: BulkFamily, version: ApiVersion): TBulkOperation {
   return {
     id: row.id,
-    team_id: row.team_id,
+    team_id: row.teamId,
     ...(family.type && isAtLeast(version, "2025-07-01") ? { type: family.type as TBulkOperation["type"] } : {}),
-    query: row.query,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    cancelled_at: iso(row.cancelled_at),
-    completed_at: iso(row.completed_at),
-    estimated_batch: row.estimated_batch,
-    estimated_count: row.estimated_count,
-    processed_batch: row.processed_batch,
-    completed_count: row.completed_count,
-    in_progress: row.in_progress,
+    query: row.query as Record<string, unknown>,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    cancelled_at: iso(row.cancelledAt),
+    completed_at: iso(row.completedAt),
+    estimated_batch: row.estimatedBatch,
+    estimated_count: row.estimatedCount,
+    processed_batch: row.processedBatch,
+    completed_count: row.completedCount,
+    in_progress: row.inProgress,
     progress: row.progress,
-    failed_count: row.failed_count,
+    failed_count: row.failedCount,
     number: row.number,
   };
 }
@@ -127,6 +133,7 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
   // acts on every record by accident. The plan still takes an empty query (an estimate of everything).
   if (Object.keys(query).length === 0) throw badRequest("Empty query object is not allowed", { query: {} });
   const filters = parseBulkQuery(family, query);
+  // Stays SQL: one pg transaction holds the team's advisory lock, the family's count and the graphile-worker job.
   const row = await inTransaction(async (client) => {
     // One creation at a time per team: numbers count up without gaps or duplicates.
     await client.query("SELECT pg_advisory_xact_lock(hashtext('hookyard-bulk:' || $1))", [teamId]);
@@ -137,10 +144,10 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
     const { count, bound } = await countMatches(client, family, teamId, filters);
     if (count === 0 && family.emptyIsError) throw unprocessable("The query matches no records: nothing to do");
     const done = count === 0;
-    const { rows } = await client.query<BulkRow>(
-      `INSERT INTO bulk_operations (id, team_id, family, number, query, upper_bound, estimated_count, estimated_batch, in_progress, progress, failed_count, completed_at)
+    const { rows } = await client.query<BulkOperation>(
+      `INSERT INTO bulk_operations AS b (id, team_id, family, number, query, upper_bound, estimated_count, estimated_batch, in_progress, progress, failed_count, completed_at)
        VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM bulk_operations WHERE team_id = $2), $4, $5, $6, $7, $8, $9, $10, $11)
-       RETURNING *`,
+       RETURNING ${COLUMNS}`,
       [createId("bulkOperation"), teamId, family.name, JSON.stringify(stored), bound, count, batches(count), !done, done ? 1 : 0, done ? 0 : null, done ? new Date() : null],
     );
     if (!done) await enqueueBulkRun(client, rows[0].id);
@@ -151,9 +158,9 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
 
 /** Operation `id` of `teamId` in `family`; throws 404 (also for another team's or another family's). */
 export async function getBulk(family: BulkFamily, teamId: string, id: string, version: ApiVersion): Promise<TBulkOperation> {
-  const { rows } = await getPool().query<BulkRow>("SELECT * FROM bulk_operations WHERE id = $1 AND team_id = $2 AND family = $3", [pathId(id), teamId, family.name]);
-  if (!rows[0]) throw notFound(id);
-  return toBulkOperation(rows[0], family, version);
+  const row = await getPrisma().bulkOperation.findFirst({ where: { id: pathId(id), teamId, family: family.name } });
+  if (!row) throw notFound(id);
+  return toBulkOperation(row, family, version);
 }
 
 /**
@@ -162,13 +169,16 @@ export async function getBulk(family: BulkFamily, teamId: string, id: string, ve
  * Cancelling twice keeps the first time. Throws 404.
  */
 export async function cancelBulk(family: BulkFamily, teamId: string, id: string, version: ApiVersion): Promise<TBulkOperation> {
-  const { rows } = await getPool().query<BulkRow>(
-    `UPDATE bulk_operations SET cancelled_at = coalesce(cancelled_at, now()), in_progress = false, updated_at = now()
-      WHERE id = $1 AND team_id = $2 AND family = $3 RETURNING *`,
-    [pathId(id), teamId, family.name],
-  );
-  if (!rows[0]) throw notFound(id);
-  return toBulkOperation(rows[0], family, version);
+  const bulk = getPrisma().bulkOperation;
+  const where = { id: pathId(id), teamId, family: family.name };
+  // Two conditional UPDATEs, each atomic: the first cancel sets the time; a later one keeps it.
+  for (;;) {
+    const now = new Date();
+    const [cancelled] = await bulk.updateManyAndReturn({ where: { ...where, cancelledAt: null }, data: { cancelledAt: now, inProgress: false, updatedAt: now } });
+    const row = cancelled ?? (await bulk.updateManyAndReturn({ where: { ...where, cancelledAt: { not: null } }, data: { inProgress: false, updatedAt: now } }))[0];
+    if (row) return toBulkOperation(row, family, version);
+    if (!(await bulk.findFirst({ where, select: { id: true } }))) throw notFound(id);
+  }
 }
 
 /**
@@ -204,9 +214,10 @@ export function listBulk(family: BulkFamily, teamId: string, query: ParsedQuery,
       }
     }
   }
-  return selectPage<BulkRow, TBulkOperation>({
+  // Stays SQL: jsonb containment and jsonpath matching of `query`, the shared filter builders and keyset cursor.
+  return selectPage<BulkOperation, TBulkOperation>({
     db: getPool(),
-    select: "b.*",
+    select: COLUMNS,
     from: "bulk_operations b",
     where,
     params,

@@ -3,7 +3,7 @@
  * source and destination in the caller's version and `full_name` = "<source name> -> <connection name>".
  */
 import { releaseHeldEvents } from "@/lib/gateway/delivery/event-actions";
-import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import {
   CONNECTION_ORDER_BY,
   type ConnectionRow,
@@ -18,9 +18,9 @@ import {
   upsertConnection,
 } from "@/lib/gateway/connections/connection-store";
 import { type TConnectionCreate, type TConnectionUpdate, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
-import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
+import { type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import { presentDestination } from "@/lib/gateway/destinations/routes";
-import { SOURCE_COLUMNS, type SourceRow, toSource } from "@/lib/gateway/sources/source-model";
+import { type SourceRow, toSource } from "@/lib/gateway/sources/source-model";
 import { DISABLE_ACTIONS } from "@/lib/gateway/team-resources";
 import { type ApiVersion } from "@/lib/gateway/versions";
 import { destinationFieldFor, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
@@ -31,28 +31,28 @@ import { parsePaging } from "@/lib/http/paging";
 
 /** Connections with their sources and destinations, in the caller's version (two queries for any number). */
 async function present(rows: ConnectionRow[], version: ApiVersion) {
-  const pool = getPool();
-  const [{ rows: sources }, { rows: destinations }] = await Promise.all([
-    pool.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.id = ANY($1)`, [rows.map((r) => r.source_id)]),
-    pool.query<DestinationRow>(`SELECT ${DESTINATION_COLUMNS} FROM destinations d WHERE d.id = ANY($1)`, [rows.map((r) => r.destination_id)]),
-  ]);
+  const prisma = getPrisma();
+  const [sources, destinations] = (await Promise.all([
+    prisma.source.findMany({ where: { id: { in: rows.map((r) => r.sourceId) } } }),
+    prisma.destination.findMany({ where: { id: { in: rows.map((r) => r.destinationId) } } }),
+  ])) as [SourceRow[], DestinationRow[]];
   const sourceById = new Map(sources.map((s) => [s.id, s]));
   const destinationById = new Map(destinations.map((d) => [d.id, d]));
   return rows.map((r) => {
-    const source = sourceById.get(r.source_id)!;
+    const source = sourceById.get(r.sourceId)!;
     return {
       id: r.id,
-      team_id: r.team_id,
+      team_id: r.teamId,
       name: r.name,
       full_name: `${source.name} -> ${r.name}`,
       description: r.description,
       source: downgradeSource(toSource(source), version),
-      destination: presentDestination(destinationById.get(r.destination_id)!, version),
+      destination: presentDestination(destinationById.get(r.destinationId)!, version),
       rules: r.rules,
-      disabled_at: r.disabled_at?.toISOString() ?? null,
-      paused_at: r.paused_at?.toISOString() ?? null,
-      updated_at: r.updated_at.toISOString(),
-      created_at: r.created_at.toISOString(),
+      disabled_at: r.disabledAt?.toISOString() ?? null,
+      paused_at: r.pausedAt?.toISOString() ?? null,
+      updated_at: r.updatedAt.toISOString(),
+      created_at: r.createdAt.toISOString(),
     };
   });
 }

@@ -1,22 +1,14 @@
 import { decryptJson } from "@/lib/crypto/secrets";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
+import { modelColumns, Prisma } from "@/lib/db/prisma";
+import type { Destination } from "@/lib/generated/prisma/client";
 import type { TDestination } from "@/lib/gateway/destinations/schemas";
 
-/** A `destinations` row as the gateway reads it. */
-export type DestinationRow = {
-  id: string;
-  team_id: string;
-  name: string;
-  description: string | null;
-  type: TDestination["type"];
-  config: Record<string, unknown>;
-  auth_encrypted: string | null;
-  disabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-};
+/** A `destinations` row as the gateway reads it: the Prisma model, its `type` and `config` typed. */
+export type DestinationRow = Omit<Destination, "type" | "config"> & { type: TDestination["type"]; config: Record<string, unknown> };
 
-export const DESTINATION_COLUMNS = "d.id, d.team_id, d.name, d.description, d.type, d.config, d.auth_encrypted, d.disabled_at, d.created_at, d.updated_at";
+/** The SELECT list of a `destinations d` query that returns DestinationRow (the lists, which stay SQL for their filters). */
+export const DESTINATION_COLUMNS = modelColumns("d", Prisma.DestinationScalarFieldEnum);
 
 /**
  * The API model (newest version). `config.auth` (credentials) only with `includeAuth`
@@ -24,13 +16,13 @@ export const DESTINATION_COLUMNS = "d.id, d.team_id, d.name, d.description, d.ty
  */
 export function toDestination(row: DestinationRow, includeAuth = false): TDestination {
   const auth = () => {
-    const stored = decryptJson<Record<string, unknown>>(row.auth_encrypted) ?? {};
+    const stored = decryptJson<Record<string, unknown>>(row.authEncrypted) ?? {};
     const type = GATEWAY_DESTINATION_TYPES.find(row.type);
     return type ? type.obfuscate(stored, Date.now()) : stored;
   };
   return {
     id: row.id,
-    team_id: row.team_id,
+    team_id: row.teamId,
     name: row.name,
     description: row.description,
     type: row.type,
@@ -38,8 +30,8 @@ export function toDestination(row: DestinationRow, includeAuth = false): TDestin
       ...(row.config as TDestination["config"]),
       ...(includeAuth ? { auth: auth() } : {}),
     },
-    disabled_at: row.disabled_at?.toISOString() ?? null,
-    updated_at: row.updated_at.toISOString(),
-    created_at: row.created_at.toISOString(),
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    updated_at: row.updatedAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
   };
 }

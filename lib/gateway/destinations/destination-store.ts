@@ -2,40 +2,53 @@
  * Destinations of a gateway team: create, upsert by name, update, read, list, count, delete, disable.
  * Credentials (`config.auth`) are stored encrypted in `auth_encrypted`, never in `config`.
  */
-import type pg from "pg";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma, type PrismaDb } from "@/lib/db/prisma";
 import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
-import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import {
+  countTeamRows,
+  createTeamModel,
+  deleteTeamModel,
+  findTeamModelByName,
+  getTeamModel,
+  NAMED_ORDER_COLUMNS,
+  namedFilters,
+  setTeamModelDisabled,
+  type TeamDelegate,
+  type TeamModel,
+  teamRowFilters,
+  updateTeamModel,
+} from "@/lib/gateway/team-resources";
 import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
 
-type Db = pg.Pool | pg.PoolClient;
-export const DESTINATIONS: TeamTable = { table: "destinations", alias: "d", columns: DESTINATION_COLUMNS };
+export const DESTINATIONS: TeamModel<DestinationRow> = {
+  table: "destinations",
+  alias: "d",
+  columns: DESTINATION_COLUMNS,
+  delegate: (db) => db.destination as unknown as TeamDelegate<DestinationRow>,
+};
 /** `GET /destinations` and `/destinations/count` filters (validation, SQL and OpenAPI). */
 export const DESTINATION_FILTERS = namedFilters("d", "Destination");
 
-export const getDestination = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<DestinationRow>(DESTINATIONS, teamId, id, db);
-export const findDestinationByName = (teamId: string, name: string, db: Db = getPool()) => findTeamRowByName<DestinationRow>(DESTINATIONS, teamId, name, db);
-export const deleteDestination = (teamId: string, id: string) => deleteTeamRow(DESTINATIONS, teamId, id);
-export const setDestinationDisabled = (teamId: string, id: string, disabled: boolean) => setTeamRowDisabled<DestinationRow>(DESTINATIONS, teamId, id, disabled);
+export const getDestination = (teamId: string, id: string, db: PrismaDb = getPrisma()) => getTeamModel(DESTINATIONS, teamId, id, db);
+export const findDestinationByName = (teamId: string, name: string, db: PrismaDb = getPrisma()) => findTeamModelByName(DESTINATIONS, teamId, name, db);
+export const deleteDestination = (teamId: string, id: string) => deleteTeamModel(DESTINATIONS, teamId, id);
+export const setDestinationDisabled = (teamId: string, id: string, disabled: boolean) => setTeamModelDisabled(DESTINATIONS, teamId, id, disabled);
 export const countDestinations = (teamId: string, query: ParsedQuery) => countTeamRows(DESTINATIONS, teamId, query, DESTINATION_FILTERS);
 export const DESTINATION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
 /** Creates a destination (type HTTP by default); 409 when the name is taken; 422 on invalid config. */
-export async function createDestination(teamId: string, input: TDestinationCreate, db: Db = getPool()): Promise<DestinationRow> {
+export async function createDestination(teamId: string, input: TDestinationCreate, db: PrismaDb = getPrisma()): Promise<DestinationRow> {
   const type = input.type ?? "HTTP";
   const { config, auth } = await resolveDestinationConfig(type, input.config);
-  const { rows } = await db.query<DestinationRow>(
-    `INSERT INTO destinations AS d (id, team_id, name, description, type, config, auth_encrypted, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now()) ON CONFLICT (team_id, name) DO NOTHING RETURNING ${DESTINATION_COLUMNS}`,
-    [createId("destination"), teamId, input.name, input.description ?? null, type, JSON.stringify(config), encryptJson(auth)],
-  );
-  if (rows[0]) return rows[0];
+  const row = await createTeamModel(DESTINATIONS, { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) }, db);
+  if (row) return row;
   const existing = await findDestinationByName(teamId, input.name, db);
   throw alreadyExists({ id: existing?.id, resource_type: "destination" });
 }
@@ -44,22 +57,18 @@ export async function createDestination(teamId: string, input: TDestinationCreat
  * Updates destination `id`: config keys not given keep their value; credentials are kept unless
  * `auth` is given or `auth_type` changes. Throws 404, 409 or 422.
  */
-export async function updateDestination(teamId: string, id: string, input: TDestinationUpdate, db: Db = getPool()): Promise<DestinationRow> {
+export async function updateDestination(teamId: string, id: string, input: TDestinationUpdate, db: PrismaDb = getPrisma()): Promise<DestinationRow> {
   const current = await getDestination(teamId, id, db);
   const type = input.type ?? current.type;
   const given = input.config ?? {};
   const merged = type === current.type ? { ...(current.config as object), ...given } : { ...given };
   const authTypeChanged = given.auth_type !== undefined && given.auth_type !== current.config.auth_type;
-  if (given.auth === undefined && !authTypeChanged && type === current.type) (merged as Record<string, unknown>).auth = decryptJson(current.auth_encrypted) ?? {};
+  if (given.auth === undefined && !authTypeChanged && type === current.type) (merged as Record<string, unknown>).auth = decryptJson(current.authEncrypted) ?? {};
   const { config, auth } = await resolveDestinationConfig(type, merged);
   const name = input.name ?? current.name;
-  const { rows } = await db.query<DestinationRow>(
-    `UPDATE destinations AS d SET name = $3, description = $4, type = $5, config = $6, auth_encrypted = $7, updated_at = now()
-      WHERE d.id = $1 AND d.team_id = $2 AND NOT EXISTS (SELECT 1 FROM destinations o WHERE o.team_id = $2 AND o.name = $3 AND o.id <> $1)
-      RETURNING ${DESTINATION_COLUMNS}`,
-    [id, teamId, name, input.description !== undefined ? input.description : current.description, type, JSON.stringify(config), encryptJson(auth)],
-  );
-  if (rows[0]) return rows[0];
+  const description = input.description !== undefined ? input.description : current.description;
+  const updated = await updateTeamModel(DESTINATIONS, teamId, id, { name, description, type, config, authEncrypted: encryptJson(auth), updatedAt: new Date() }, db);
+  if (updated) return updated;
   throw alreadyExists({ id: (await findDestinationByName(teamId, name, db))?.id, resource_type: "destination" });
 }
 
@@ -80,7 +89,7 @@ export async function upsertDestination(teamId: string, input: TDestinationCreat
   }
 }
 
-/** One page of the team's destinations. */
+/** One page of the team's destinations. The list stays SQL: its filters and keyset cursor are the shared SQL builders'. */
 export async function listDestinations<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: DestinationRow) => T): Promise<Page<T>> {
   const { where, params } = teamRowFilters(DESTINATIONS, teamId, query, DESTINATION_FILTERS);
   return selectPage<DestinationRow, T>({ db: getPool(), select: DESTINATION_COLUMNS, from: "destinations d", where, params, page, columns: NAMED_ORDER_COLUMNS("d"), idColumn: "d.id", toModel });

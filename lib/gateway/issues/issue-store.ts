@@ -4,8 +4,10 @@
  * get, status changes and dismissal. The worker opens and groups issues (detect.ts).
  */
 import { getPool } from "@/lib/db/pool";
+import { getPrisma, isUniqueViolation, modelColumns, Prisma } from "@/lib/db/prisma";
+import type { IssueTrigger } from "@/lib/generated/prisma/client";
 import { ISSUE_FILTERS, ISSUE_TRIGGER_FILTERS, type TIssue, type TIssueTriggerCreate, type TIssueTriggerUpdate, ZBackpressureConfigs, ZDeliveryConfigs, ZTransformationConfigs } from "@/lib/gateway/issues/schemas";
-import { deleteTeamRow, getTeamRow, setTeamRowDisabled, type TeamTable } from "@/lib/gateway/team-resources";
+import { deleteTeamModel, getTeamModel, nameTaken, setTeamModelDisabled, type TeamDelegate, type TeamModel } from "@/lib/gateway/team-resources";
 import { createId } from "@/lib/ids";
 import { notifyIssue } from "@/lib/gateway/issues/notify";
 import { notFound, unprocessable } from "@/lib/http/errors";
@@ -15,20 +17,41 @@ import { applyFilterTable, pathId } from "@/lib/http/query-schema";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export type TriggerRow = { id: string; team_id: string; name: string | null; type: string; configs: Record<string, unknown>; channels: Record<string, unknown>; disabled_at: Date | null; created_at: Date; updated_at: Date };
-const TRIGGERS: TeamTable = { table: "issue_triggers", alias: "t", columns: "t.*" };
+/** An `issue_triggers` row: the Prisma model, its JSON columns typed. */
+export type TriggerRow = Omit<IssueTrigger, "configs" | "channels"> & { configs: Record<string, unknown>; channels: Record<string, unknown> };
+const TRIGGERS: TeamModel<TriggerRow> = {
+  table: "issue_triggers",
+  alias: "t",
+  columns: modelColumns("t", Prisma.IssueTriggerScalarFieldEnum),
+  delegate: (db) => db.issueTrigger as unknown as TeamDelegate<TriggerRow>,
+};
 
-export const toTrigger = (r: TriggerRow) => ({ ...r, disabled_at: iso(r.disabled_at), created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+/** The API model of a trigger (fields in the table's column order, as answers always had them). */
+export const toTrigger = (r: TriggerRow) => ({
+  id: r.id,
+  team_id: r.teamId,
+  name: r.name,
+  type: r.type,
+  configs: r.configs,
+  channels: r.channels,
+  disabled_at: iso(r.disabledAt),
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
+/** 409 as a taken trigger name always answered (PostgreSQL's unique-violation detail of `(team_id, name)`). */
+const triggerNameTaken = (teamId: string, name: string | null) => nameTaken(["team_id", "name"], [teamId, String(name)]);
 
 const CONFIGS = { delivery: ZDeliveryConfigs, transformation: ZTransformationConfigs, backpressure: ZBackpressureConfigs } as const;
 
 /** `POST /issue-triggers`. Throws 409 when the name is taken. */
 export async function createTrigger(teamId: string, body: TIssueTriggerCreate) {
-  const { rows } = await getPool().query<TriggerRow>(
-    "INSERT INTO issue_triggers (id, team_id, name, type, configs, channels) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
-    [createId("issueTrigger"), teamId, body.name ?? null, body.type, JSON.stringify(body.configs), JSON.stringify(body.channels ?? {})],
-  );
-  return toTrigger(rows[0]);
+  const [row] = await getPrisma().issueTrigger.createManyAndReturn({
+    data: [{ id: createId("issueTrigger"), teamId, name: body.name ?? null, type: body.type, configs: body.configs as object, channels: (body.channels ?? {}) as object }],
+    skipDuplicates: true,
+  });
+  if (!row) throw triggerNameTaken(teamId, body.name ?? null);
+  return toTrigger(row as TriggerRow);
 }
 
 /** `PUT /issue-triggers`: creates, or replaces the one with that `name` (required: 422 without). */
@@ -36,38 +59,41 @@ export async function upsertTrigger(teamId: string, body: TIssueTriggerCreate) {
   if (!body.name) {
     throw unprocessable("name: required to create or update by name", { field: "name" });
   }
-  const { rows } = await getPool().query<TriggerRow>(
-    `INSERT INTO issue_triggers (id, team_id, name, type, configs, channels) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (team_id, name) DO UPDATE SET type = EXCLUDED.type, configs = EXCLUDED.configs, channels = EXCLUDED.channels, updated_at = now()
-     RETURNING *`,
-    [createId("issueTrigger"), teamId, body.name, body.type, JSON.stringify(body.configs), JSON.stringify(body.channels ?? {})],
-  );
-  return toTrigger(rows[0]);
+  const fields = { type: body.type, configs: body.configs as object, channels: (body.channels ?? {}) as object };
+  // One INSERT … ON CONFLICT DO UPDATE (Prisma's native upsert: the where is the create's unique key).
+  const row = await getPrisma().issueTrigger.upsert({
+    where: { teamId_name: { teamId, name: body.name } },
+    create: { id: createId("issueTrigger"), teamId, name: body.name, ...fields },
+    update: { ...fields, updatedAt: new Date() },
+  });
+  return toTrigger(row as TriggerRow);
 }
 
 /** `PUT /issue-triggers/{id}`: the given fields; `configs` must fit the (new) type (422 naming the field). Throws 404. */
 export async function updateTrigger(teamId: string, id: string, body: TIssueTriggerUpdate) {
-  const current = await getTeamRow<TriggerRow>(TRIGGERS, teamId, pathId(id));
+  const current = await getTeamModel(TRIGGERS, teamId, pathId(id));
   const type = body.type ?? (current.type as keyof typeof CONFIGS);
   const configs = body.configs === undefined && type === current.type ? current.configs : CONFIGS[type].parse(body.configs ?? current.configs);
-  const { rows } = await getPool().query<TriggerRow>(
-    "UPDATE issue_triggers SET name = $3, type = $4, configs = $5, channels = $6, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *",
-    [id, teamId, body.name === undefined ? current.name : body.name, type, JSON.stringify(configs), JSON.stringify(body.channels ?? current.channels)],
-  );
-  return toTrigger(rows[0]);
+  const name = body.name === undefined ? current.name : body.name;
+  try {
+    const row = await getPrisma().issueTrigger.update({ where: { id, teamId }, data: { name, type, configs: configs as object, channels: (body.channels ?? current.channels) as object, updatedAt: new Date() } });
+    return toTrigger(row as TriggerRow);
+  } catch (err) {
+    throw isUniqueViolation(err) ? triggerNameTaken(teamId, name) : err;
+  }
 }
 
-export const getTrigger = async (teamId: string, id: string) => toTrigger(await getTeamRow<TriggerRow>(TRIGGERS, teamId, pathId(id)));
-export const deleteTrigger = (teamId: string, id: string) => deleteTeamRow(TRIGGERS, teamId, pathId(id));
-export const setTriggerDisabled = async (teamId: string, id: string, disabled: boolean) => toTrigger(await setTeamRowDisabled<TriggerRow>(TRIGGERS, teamId, pathId(id), disabled));
+export const getTrigger = async (teamId: string, id: string) => toTrigger(await getTeamModel(TRIGGERS, teamId, pathId(id)));
+export const deleteTrigger = (teamId: string, id: string) => deleteTeamModel(TRIGGERS, teamId, pathId(id));
+export const setTriggerDisabled = async (teamId: string, id: string, disabled: boolean) => toTrigger(await setTeamModelDisabled(TRIGGERS, teamId, pathId(id), disabled));
 
-/** `GET /issue-triggers`: filters and paging. Throws 400. */
+/** `GET /issue-triggers`: filters and paging. Throws 400. Stays SQL: the shared filter builders and keyset cursor. */
 export function listTriggers(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<ReturnType<typeof toTrigger>>> {
   const params: unknown[] = [teamId];
   const where = ["t.team_id = $1"];
   applyFilterTable(ISSUE_TRIGGER_FILTERS, query, where, params);
   return selectPage<TriggerRow, ReturnType<typeof toTrigger>>({
-    db: getPool(), select: "t.*", from: "issue_triggers t", where, params, page,
+    db: getPool(), select: TRIGGERS.columns, from: "issue_triggers t", where, params, page,
     columns: { created_at: { sql: "t.created_at", type: "date" }, name: { sql: "t.name", type: "text" } }, idColumn: "t.id", toModel: toTrigger,
   });
 }

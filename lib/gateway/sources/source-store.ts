@@ -3,41 +3,48 @@
  * Every function is scoped by `teamId`: another team's source is "not found". Validation of `type`
  * and `config` is resolveSourceConfig's; credentials are stored encrypted (`auth_encrypted`).
  */
-import type pg from "pg";
 import { encryptJson, decryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma, type PrismaDb } from "@/lib/db/prisma";
 import type { TSourceCreate, TSourceUpdate } from "@/lib/gateway/sources/schemas";
 import { SOURCE_COLUMNS, type SourceRow } from "@/lib/gateway/sources/source-model";
 import { resolveSourceConfig } from "@/lib/gateway/sources/validate-config";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { alreadyExists, AppError } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
-import { countTeamRows, deleteTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, setTeamRowDisabled, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import {
+  countTeamRows,
+  createTeamModel,
+  deleteTeamModel,
+  findTeamModelByName,
+  getTeamModel,
+  NAMED_ORDER_COLUMNS,
+  namedFilters,
+  setTeamModelDisabled,
+  type TeamDelegate,
+  type TeamModel,
+  updateTeamModel,
+  teamRowFilters,
+} from "@/lib/gateway/team-resources";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { createId } from "@/lib/ids";
 
-type Db = pg.Pool | pg.PoolClient;
-
-export const SOURCES: TeamTable = { table: "sources", alias: "s", columns: SOURCE_COLUMNS };
+export const SOURCES: TeamModel<SourceRow> = { table: "sources", alias: "s", columns: SOURCE_COLUMNS, delegate: (db) => db.source as unknown as TeamDelegate<SourceRow> };
 /** `GET /sources` and `/sources/count` filters (validation, SQL and OpenAPI). */
 export const SOURCE_FILTERS = namedFilters("s", "Source");
 
 /** The source `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
-export const getSource = (teamId: string, id: string, db: Db = getPool()) => getTeamRow<SourceRow>(SOURCES, teamId, id, db);
+export const getSource = (teamId: string, id: string, db: PrismaDb = getPrisma()) => getTeamModel(SOURCES, teamId, id, db);
 
 /** The source named `name` in `teamId`, or null. */
-export const findSourceByName = (teamId: string, name: string, db: Db = getPool()) => findTeamRowByName<SourceRow>(SOURCES, teamId, name, db);
+export const findSourceByName = (teamId: string, name: string, db: PrismaDb = getPrisma()) => findTeamModelByName(SOURCES, teamId, name, db);
 
 /** Creates a source; 409 RESOURCE_ALREADY_EXISTS (`data: {id, resource_type}`) when the name is taken; 422 on invalid config. */
-export async function createSource(teamId: string, input: TSourceCreate, version: ApiVersion, db: Db = getPool()): Promise<SourceRow> {
+export async function createSource(teamId: string, input: TSourceCreate, version: ApiVersion, db: PrismaDb = getPrisma()): Promise<SourceRow> {
   const resolved = resolveSourceConfig(input.type ?? "WEBHOOK", input.config, version);
-  const { rows } = await db.query<SourceRow>(
-    `INSERT INTO sources AS s (id, team_id, name, description, type, config, auth_encrypted, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())
-     ON CONFLICT (team_id, name) DO NOTHING RETURNING ${SOURCE_COLUMNS}`,
-    [createId("source"), teamId, input.name, input.description ?? null, resolved.type, JSON.stringify(resolved.config), encryptJson(resolved.auth)],
-  );
-  if (rows[0]) return rows[0];
+  const data = { id: createId("source"), teamId, name: input.name, description: input.description ?? null, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth) };
+  const row = await createTeamModel(SOURCES, data, db);
+  if (row) return row;
   const existing = await findSourceByName(teamId, input.name, db);
   throw alreadyExists({ id: existing?.id, resource_type: "source" });
 }
@@ -46,7 +53,7 @@ export async function createSource(teamId: string, input: TSourceCreate, version
  * Updates source `id` with the given fields; config keys not given keep their value (credentials
  * included, unless `auth_type` changes). Throws 404, 409 (name taken) or 422.
  */
-export async function updateSource(teamId: string, id: string, input: TSourceUpdate, version: ApiVersion, db: Db = getPool()): Promise<SourceRow> {
+export async function updateSource(teamId: string, id: string, input: TSourceUpdate, version: ApiVersion, db: PrismaDb = getPrisma()): Promise<SourceRow> {
   const current = await getSource(teamId, id, db);
   const type = input.type ?? current.type;
   const given = input.config ?? {};
@@ -59,19 +66,15 @@ export async function updateSource(teamId: string, id: string, input: TSourceUpd
       allowed_http_methods: given.allowed_http_methods ?? (typeChanged ? undefined : (current.config.allowed_http_methods as never)),
       custom_response: given.custom_response !== undefined ? given.custom_response : (current.config.custom_response ?? null),
       auth_type: given.auth_type !== undefined ? given.auth_type : typeChanged ? undefined : (current.config.auth_type ?? null),
-      auth: keepAuth ? decryptJson<Record<string, unknown>>(current.auth_encrypted) : given.auth,
+      auth: keepAuth ? decryptJson<Record<string, unknown>>(current.authEncrypted) : given.auth,
     },
     version,
   );
-  const { rows } = await db.query<SourceRow>(
-    `UPDATE sources AS s SET name = $3, description = $4, type = $5, config = $6, auth_encrypted = $7, updated_at = now()
-      WHERE s.id = $1 AND s.team_id = $2
-        AND NOT EXISTS (SELECT 1 FROM sources o WHERE o.team_id = $2 AND o.name = $3 AND o.id <> $1)
-      RETURNING ${SOURCE_COLUMNS}`,
-    [id, teamId, input.name ?? current.name, input.description !== undefined ? input.description : current.description, resolved.type, JSON.stringify(resolved.config), encryptJson(resolved.auth)],
-  );
-  if (rows[0]) return rows[0];
-  const other = await findSourceByName(teamId, input.name!, db);
+  const name = input.name ?? current.name;
+  const description = input.description !== undefined ? input.description : current.description;
+  const updated = await updateTeamModel(SOURCES, teamId, id, { name, description, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth), updatedAt: new Date() }, db);
+  if (updated) return updated;
+  const other = await findSourceByName(teamId, name, db);
   throw alreadyExists({ id: other?.id, resource_type: "source" });
 }
 
@@ -92,14 +95,15 @@ export async function upsertSource(teamId: string, input: TSourceCreate, version
 }
 
 /** Deletes source `id` (its requests and connections go with it). Throws 404. */
-export const deleteSource = (teamId: string, id: string) => deleteTeamRow(SOURCES, teamId, id);
+export const deleteSource = (teamId: string, id: string) => deleteTeamModel(SOURCES, teamId, id);
 
 /** Disables (`disabled` true) or enables source `id`; idempotent. Throws 404. */
-export const setSourceDisabled = (teamId: string, id: string, disabled: boolean) => setTeamRowDisabled<SourceRow>(SOURCES, teamId, id, disabled);
+export const setSourceDisabled = (teamId: string, id: string, disabled: boolean) => setTeamModelDisabled(SOURCES, teamId, id, disabled);
 
 export const SOURCE_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
 /** One page of the team's sources (filters: SOURCE_FILTERS); throws 400 for a bad filter value. */
+// The list stays SQL: its filters (name[contains], date operators…) and keyset cursor are the shared SQL builders'.
 export async function listSources<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: SourceRow) => T): Promise<Page<T>> {
   const { where, params } = teamRowFilters(SOURCES, teamId, query, SOURCE_FILTERS);
   return selectPage<SourceRow, T>({ db: getPool(), select: SOURCE_COLUMNS, from: "sources s", where, params, page, columns: NAMED_ORDER_COLUMNS("s"), idColumn: "s.id", toModel });

@@ -85,7 +85,7 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     const saved = await findTransformation(teamId, body.transformation_id);
     if (!saved) throw unprocessable(`Transformation ${body.transformation_id} does not exist`, { field: "transformation_id", id: body.transformation_id });
     code ??= saved.code;
-    env = { ...(decryptJson<Record<string, string>>(saved.env_encrypted) ?? {}), ...env };
+    env = { ...(decryptJson<Record<string, string>>(saved.envEncrypted) ?? {}), ...env };
   }
   let connection: Record<string, unknown> | null = null;
   if (body.webhook_id !== undefined) {
@@ -95,16 +95,16 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
     });
     connection = {
       id: row.id,
-      team_id: row.team_id,
+      team_id: row.teamId,
       name: row.name,
       description: row.description,
-      source_id: row.source_id,
-      destination_id: row.destination_id,
+      source_id: row.sourceId,
+      destination_id: row.destinationId,
       rules: row.rules,
-      paused_at: row.paused_at?.toISOString() ?? null,
-      disabled_at: row.disabled_at?.toISOString() ?? null,
-      updated_at: row.updated_at.toISOString(),
-      created_at: row.created_at.toISOString(),
+      paused_at: row.pausedAt?.toISOString() ?? null,
+      disabled_at: row.disabledAt?.toISOString() ?? null,
+      updated_at: row.updatedAt.toISOString(),
+      created_at: row.createdAt.toISOString(),
     };
   }
   const req = body.request ?? { headers: {} };

@@ -7,7 +7,21 @@
 import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { deleteTeamRow, findTeamRow, findTeamRowByName, getTeamRow, NAMED_ORDER_COLUMNS, namedFilters, type TeamTable, teamRowFilters } from "@/lib/gateway/team-resources";
+import { modelColumns, Prisma } from "@/lib/db/prisma";
+import type { Transformation } from "@/lib/generated/prisma/client";
+import {
+  createTeamModel,
+  deleteTeamModel,
+  findTeamModel,
+  findTeamModelByName,
+  getTeamModel,
+  NAMED_ORDER_COLUMNS,
+  namedFilters,
+  type TeamDelegate,
+  type TeamModel,
+  teamRowFilters,
+  updateTeamModel,
+} from "@/lib/gateway/team-resources";
 import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
@@ -29,24 +43,30 @@ export const ZTransformationUpdate = ZTransformationCreate.partial();
 export type TTransformationCreate = z.infer<typeof ZTransformationCreate>;
 export type TTransformationUpdate = z.infer<typeof ZTransformationUpdate>;
 
-export type TransformationRow = { id: string; team_id: string; name: string; code: string; env_encrypted: string | null; created_at: Date; updated_at: Date };
+/** A `transformations` row: the Prisma model. */
+export type TransformationRow = Transformation;
 
 export const ZTransformation = z
   .object({ id: z.string(), team_id: z.string(), name: z.string(), code: z.string(), env: z.record(z.string(), z.string()), updated_at: z.iso.datetime(), created_at: z.iso.datetime() })
   .meta({ id: "Transformation" });
 
-const COLUMNS = "t.id, t.team_id, t.name, t.code, t.env_encrypted, t.created_at, t.updated_at";
-const TRANSFORMATIONS: TeamTable = { table: "transformations", alias: "t", columns: COLUMNS };
+const COLUMNS = modelColumns("t", Prisma.TransformationScalarFieldEnum);
+const TRANSFORMATIONS: TeamModel<TransformationRow> = {
+  table: "transformations",
+  alias: "t",
+  columns: COLUMNS,
+  delegate: (db) => db.transformation as unknown as TeamDelegate<TransformationRow>,
+};
 export const TRANSFORMATION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
 export const toTransformation = (r: TransformationRow): z.infer<typeof ZTransformation> => ({
   id: r.id,
-  team_id: r.team_id,
+  team_id: r.teamId,
   name: r.name,
   code: r.code,
-  env: decryptJson<Record<string, string>>(r.env_encrypted) ?? {},
-  updated_at: r.updated_at.toISOString(),
-  created_at: r.created_at.toISOString(),
+  env: decryptJson<Record<string, string>>(r.envEncrypted) ?? {},
+  updated_at: r.updatedAt.toISOString(),
+  created_at: r.createdAt.toISOString(),
 });
 
 /** `GET /transformations` and `/transformations/count` filters: `id` and `name` (transformations are never disabled). */
@@ -55,9 +75,9 @@ export const TRANSFORMATION_FILTERS: FilterTable = (({ id, name }) => ({ id, nam
 const filters = (teamId: string, query: ParsedQuery) => teamRowFilters(TRANSFORMATIONS, teamId, query, TRANSFORMATION_FILTERS);
 
 /** Transformation `id` of `teamId`, or null. */
-export const findTransformation = (teamId: string, id: string) => findTeamRow<TransformationRow>(TRANSFORMATIONS, teamId, id);
-export const getTransformation = (teamId: string, id: string) => getTeamRow<TransformationRow>(TRANSFORMATIONS, teamId, id);
-export const deleteTransformation = (teamId: string, id: string) => deleteTeamRow(TRANSFORMATIONS, teamId, id);
+export const findTransformation = (teamId: string, id: string) => findTeamModel(TRANSFORMATIONS, teamId, id);
+export const getTransformation = (teamId: string, id: string) => getTeamModel(TRANSFORMATIONS, teamId, id);
+export const deleteTransformation = (teamId: string, id: string) => deleteTeamModel(TRANSFORMATIONS, teamId, id);
 /** How many of the team's transformations match `id` / `name`. */
 export async function countTransformations(teamId: string, query: ParsedQuery): Promise<{ count: number }> {
   const { where, params } = filters(teamId, query);
@@ -67,18 +87,14 @@ export async function countTransformations(teamId: string, query: ParsedQuery): 
 
 /** Creates a transformation; 409 (`data: {transformation}`) when the name is taken. */
 export async function createTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
-  const { rows } = await getPool().query<TransformationRow>(
-    `INSERT INTO transformations AS t (id, team_id, name, code, env_encrypted, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())
-     ON CONFLICT (team_id, name) DO NOTHING RETURNING ${COLUMNS}`,
-    [createId("transformation"), teamId, input.name, input.code, encryptJson(input.env ?? {})],
-  );
-  if (rows[0]) return rows[0];
+  const row = await createTeamModel(TRANSFORMATIONS, { id: createId("transformation"), teamId, name: input.name, code: input.code, envEncrypted: encryptJson(input.env ?? {}) });
+  if (row) return row;
   throw await nameTaken(teamId, input.name);
 }
 
 /** 409 RESOURCE_ALREADY_EXISTS with `data: {transformation}` (the existing one), as the product answers. */
 async function nameTaken(teamId: string, name: string): Promise<AppError> {
-  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, name);
+  const existing = await findTeamModelByName(TRANSFORMATIONS, teamId, name);
   return alreadyExists(existing ? { transformation: toTransformation(existing) } : { name });
 }
 
@@ -86,14 +102,10 @@ async function nameTaken(teamId: string, name: string): Promise<AppError> {
 export async function updateTransformation(teamId: string, id: string, input: TTransformationUpdate): Promise<TransformationRow> {
   const current = await getTransformation(teamId, id);
   const name = input.name ?? current.name;
-  const { rows } = await getPool().query<TransformationRow>(
-    `UPDATE transformations AS t SET name = $3, code = $4, env_encrypted = $5, updated_at = now()
-      WHERE t.id = $1 AND t.team_id = $2 AND NOT EXISTS (SELECT 1 FROM transformations o WHERE o.team_id = $2 AND o.name = $3 AND o.id <> $1)
-      RETURNING ${COLUMNS}`,
-    [id, teamId, name, input.code ?? current.code, input.env !== undefined ? encryptJson(input.env) : current.env_encrypted],
-  );
-  if (!rows[0]) throw await nameTaken(teamId, name);
-  return rows[0];
+  const envEncrypted = input.env !== undefined ? encryptJson(input.env) : current.envEncrypted;
+  const updated = await updateTeamModel(TRANSFORMATIONS, teamId, id, { name, code: input.code ?? current.code, envEncrypted, updatedAt: new Date() });
+  if (!updated) throw await nameTaken(teamId, name);
+  return updated;
 }
 
 /**
@@ -101,7 +113,7 @@ export async function updateTransformation(teamId: string, id: string, input: TT
  * A concurrent upsert that created the name first is not a conflict: this one then updates it.
  */
 export async function upsertTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
-  const existing = await findTeamRowByName<TransformationRow>(TRANSFORMATIONS, teamId, input.name);
+  const existing = await findTeamModelByName(TRANSFORMATIONS, teamId, input.name);
   if (existing) return updateTransformation(teamId, existing.id, input);
   try {
     return await createTransformation(teamId, input);
@@ -112,7 +124,7 @@ export async function upsertTransformation(teamId: string, input: TTransformatio
   }
 }
 
-/** One page of the team's transformations (filters `id`, `name`). */
+/** One page of the team's transformations (filters `id`, `name`). Stays SQL: the shared filter builders and keyset cursor. */
 export function listTransformations(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<z.infer<typeof ZTransformation>>> {
   const { where, params } = filters(teamId, query);
   return selectPage<TransformationRow, z.infer<typeof ZTransformation>>({ db: getPool(), select: COLUMNS, from: "transformations t", where, params, page, columns: NAMED_ORDER_COLUMNS("t"), idColumn: "t.id", toModel: toTransformation });
