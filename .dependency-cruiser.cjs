@@ -26,19 +26,45 @@ const forbid = (name, comment, from, to, extra = {}) => ({
 module.exports = {
   forbidden: [
     { name: "no-cycles", comment: "No import cycles anywhere.", severity: "error", from: {}, to: { circular: true } },
-    forbid("foundation-stays-generic", "The foundation (config, ids, log, crypto, db, http kit, metrics, teams, urls) imports no engine, product or process root.", FOUNDATION, `${ENGINES}|${PRODUCTS}|${WORKER}`),
+    forbid(
+      "foundation-stays-generic",
+      "The foundation (config, ids, log, crypto, db, http kit, metrics, teams, urls) imports no engine, product or process root.",
+      FOUNDATION,
+      `${ENGINES}|${PRODUCTS}|${WORKER}`,
+    ),
     forbid("engines-import-no-product", "Engines (ingest, delivery, rules) never import a product or a process root.", ENGINES, `${PRODUCTS}|${WORKER}`),
     forbid("products-below-worker", "Products never import the worker process.", PRODUCTS, WORKER),
     forbid("only-roots-import-worker", "Only the process roots (server.ts, scripts/) import lib/worker/.", "^(app|components|cli|proxy\\.ts)", WORKER),
-    forbid("gateway-not-outbound", "The gateway (and its CLI channel) never imports the outbound service or its portal.", "^lib/(gateway|cli-channel)/", "^lib/(outbound|portal)/"),
+    forbid(
+      "gateway-not-outbound",
+      "The gateway (and its CLI channel) never imports the outbound service or its portal.",
+      "^lib/(gateway|cli-channel)/",
+      "^lib/(outbound|portal)/",
+    ),
     forbid("outbound-not-gateway", "The outbound service never imports the gateway or its CLI channel.", "^lib/outbound/", "^lib/(gateway|cli-channel)/"),
-    forbid("gateway-not-console", "The console builds on the gateway (a test URL is a guest workspace's source), not the other way round.", "^lib/(gateway|cli-channel)/", "^lib/console/"),
-    forbid("products-not-portal-console-dashboard", "The outbound service, the console and the dashboard import neither the portal nor each other's pages' code.", "^lib/(outbound|dashboard)/", "^lib/(portal|console)/"),
+    forbid(
+      "gateway-not-console",
+      "The console builds on the gateway (a test URL is a guest workspace's source), not the other way round.",
+      "^lib/(gateway|cli-channel)/",
+      "^lib/console/",
+    ),
+    forbid(
+      "products-not-portal-console-dashboard",
+      "The outbound service, the console and the dashboard import neither the portal nor each other's pages' code.",
+      "^lib/(outbound|dashboard)/",
+      "^lib/(portal|console)/",
+    ),
     forbid("console-not-outbound", "The console does not use the outbound service.", "^lib/console/", "^lib/(outbound|portal)/"),
-    forbid("dashboard-below-products", "lib/dashboard (users and sign-in) imports no other product.", "^lib/dashboard/", "^lib/(gateway|outbound|cli-channel|console|portal)/"),
+    forbid(
+      "dashboard-below-products",
+      "lib/dashboard (users and sign-in) imports no other product.",
+      "^lib/dashboard/",
+      "^lib/(gateway|outbound|cli-channel|console|portal)/",
+    ),
     {
       name: "domain-not-wrappers",
-      comment: "Domain code never imports a product's API wrapper (lib/*/http.ts): it throws AppError, and only app/ route files, server.ts, scripts and the wrapper's own product's route modules import the wrapper (docs/errors.md).",
+      comment:
+        "Domain code never imports a product's API wrapper (lib/*/http.ts): it throws AppError, and only app/ route files, server.ts, scripts and the wrapper's own product's route modules import the wrapper (docs/errors.md).",
       severity: "error",
       from: { path: "^lib/", pathNot: [NOT_TEST, ROUTE_MODULES, WRAPPERS] },
       to: { path: WRAPPERS },
@@ -50,13 +76,22 @@ module.exports = {
       from: { path: "^lib/(gateway|outbound|console)/", pathNot: NOT_TEST },
       to: { path: WRAPPERS, pathNot: "^lib/$1/http\\.ts$" },
     },
-    forbid("browser-code-stays-out", "Browser code never imports the database, the worker or the engines (retention lives in the worker).", "^components/", "^lib/(db|worker|delivery|ingest|rules)/"),
+    forbid(
+      "browser-code-stays-out",
+      "Browser code never imports the database, the worker or the engines (retention lives in the worker).",
+      "^components/",
+      "^lib/(db|worker|delivery|ingest|rules)/",
+    ),
   ],
   options: {
     doNotFollow: { path: "node_modules" },
     exclude: { path: "^(node_modules|\\.next|lib/generated|\\.data|test-results)" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".mjs", ".js"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".tsx", ".mjs", ".js"],
+    },
   },
 };

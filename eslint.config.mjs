@@ -6,7 +6,19 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", "lib/generated/**", ".data/**", ".tools/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/**"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "lib/generated/**",
+      ".data/**",
+      ".tools/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+      "public/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -22,7 +34,10 @@ export default tseslint.config(
       // `let unsubscribe` declared before a cleanup closure that reads it and assigned after an await: a const
       // there would throw in the closure if it ran during the await.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -49,5 +64,20 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.{js,mjs,cjs}"], ...tseslint.configs.disableTypeChecked },
-  { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable", require: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", WebAssembly: "readonly" } } },
+  {
+    files: ["**/*.{js,mjs,cjs}"],
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        module: "writable",
+        require: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        WebAssembly: "readonly",
+      },
+    },
+  },
 );

@@ -87,10 +87,18 @@ async function serveIngest(req: http.IncomingMessage, res: http.ServerResponse, 
 function ingestFailure(err: unknown): HttpResponse {
   if (isDatabaseUnavailable(err)) {
     log.warn("database unavailable: answering 503", err instanceof Error ? err.message : err);
-    return { status: 503, headers: { "content-type": "application/json", "retry-after": String(DATABASE_RETRY_AFTER_S) }, body: JSON.stringify({ status: "ERROR", message: "The service is temporarily unavailable; retry the request later." }) };
+    return {
+      status: 503,
+      headers: { "content-type": "application/json", "retry-after": String(DATABASE_RETRY_AFTER_S) },
+      body: JSON.stringify({ status: "ERROR", message: "The service is temporarily unavailable; retry the request later." }),
+    };
   }
   log.error("could not store a request", err);
-  return { status: 500, headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }) };
+  return {
+    status: 500,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ status: "ERROR", message: "The request could not be stored; retry it." }),
+  };
 }
 
 /** Outbound publish, a hot path like ingestion: the outbound wrapper without Next.js (lib/outbound/http.ts outboundHttp). */
@@ -168,7 +176,8 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     };
     handle().catch((err) => {
       log.error("unhandled error", err);
-      if (!res.headersSent) writeNodeResponse(res, { status: 500, headers: { "content-type": "application/json" }, body: '{"status":500,"message":"Internal server error"}' });
+      if (!res.headersSent)
+        writeNodeResponse(res, { status: 500, headers: { "content-type": "application/json" }, body: '{"status":500,"message":"Internal server error"}' });
       else res.destroy();
     });
   });

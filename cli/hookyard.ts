@@ -42,7 +42,14 @@ function parseArgs(argv: string[]): Args | string {
   const cliKey = flags["cli-key"] ?? process.env.HOOKYARD_CLI_KEY;
   if (!target || !source) return `listen needs <port|url> and <source-name>\n\n${HELP}`;
   if (!cliKey) return `--cli-key is required (or HOOKYARD_CLI_KEY)\n\n${HELP}`;
-  return { target: /^\d+$/.test(target) ? `http://localhost:${target}` : target.replace(/\/+$/, ""), source, connection, cliKey, server: (flags.server ?? process.env.HOOKYARD_SERVER ?? "http://localhost:3000").replace(/\/+$/, ""), path: flags.path };
+  return {
+    target: /^\d+$/.test(target) ? `http://localhost:${target}` : target.replace(/\/+$/, ""),
+    source,
+    connection,
+    cliKey,
+    server: (flags.server ?? process.env.HOOKYARD_SERVER ?? "http://localhost:3000").replace(/\/+$/, ""),
+    path: flags.path,
+  };
 }
 
 const time = () => new Date().toTimeString().slice(0, 8);
@@ -51,7 +58,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class Fatal extends Error {}
 
 type Session = { id: string; source: { name: string; url: string }; connections: { name: string; full_name: string; path: string }[]; signing_secret?: string };
-type Delivery = { attempt_id: string; event_id: string; cli_path: string; request: { method: string; path: string; query: string; headers: Record<string, string>; body_base64: string | null; timeout_ms?: number } };
+type Delivery = {
+  attempt_id: string;
+  event_id: string;
+  cli_path: string;
+  request: { method: string; path: string; query: string; headers: Record<string, string>; body_base64: string | null; timeout_ms?: number };
+};
 
 async function createSession(a: Args): Promise<Session> {
   const res = await fetch(`${a.server}/cli/sessions`, {
@@ -114,7 +126,9 @@ async function forward(a: Args, sessionId: string, d: Delivery): Promise<void> {
 
 /** Reads one stream until it ends; resolves on a clean end, throws on errors (404 = session gone). */
 async function readStream(a: Args, sessionId: string, onReady: () => void): Promise<void> {
-  const res = await fetch(`${a.server}/cli/sessions/${encodeURIComponent(sessionId)}/stream`, { headers: { authorization: `Bearer ${a.cliKey}`, accept: "text/event-stream" } });
+  const res = await fetch(`${a.server}/cli/sessions/${encodeURIComponent(sessionId)}/stream`, {
+    headers: { authorization: `Bearer ${a.cliKey}`, accept: "text/event-stream" },
+  });
   if (res.status === 401) throw new Fatal("The server refused the cli_key.");
   if (res.status === 404) throw Object.assign(new Error("the session expired"), { sessionGone: true });
   if (!res.ok || !res.body) throw new Error(`the stream answered ${res.status}`);
@@ -151,7 +165,10 @@ async function listen(a: Args): Promise<never> {
         session = await createSession(a);
         console.log(`Listening on ${session.source.name}: send requests to ${session.source.url}`);
         for (const c of session.connections) console.log(`  ${c.full_name} → ${a.target}${c.path === "/" ? "" : c.path}`);
-        if (session.signing_secret) console.log(`  x-gateway-signature: base64 HMAC-SHA256 of the body with the workspace's CLI forwarding signing secret ${session.signing_secret} (not its production signing secret; docs/cli.md)`);
+        if (session.signing_secret)
+          console.log(
+            `  x-gateway-signature: base64 HMAC-SHA256 of the body with the workspace's CLI forwarding signing secret ${session.signing_secret} (not its production signing secret; docs/cli.md)`,
+          );
       }
       await readStream(a, session.id, () => {
         if (failures > 0) console.log(`${time()} reconnected`);

@@ -16,7 +16,13 @@ describe("npm start under SIGKILL of each part", () => {
   let reports: KillReport[] = [];
   beforeAll(async () => {
     // A short lease keeps the wait for a dead worker's deliveries short.
-    ({ reports } = await runChaos({ rate: 40, beforeMs: 2500, afterMs: 2500, settleMs: 45_000, env: { DELIVERY_LEASE_MS: "4000", PIPELINE_SWEEP_INTERVAL_MS: "500" } }));
+    ({ reports } = await runChaos({
+      rate: 40,
+      beforeMs: 2500,
+      afterMs: 2500,
+      settleMs: 45_000,
+      env: { DELIVERY_LEASE_MS: "4000", PIPELINE_SWEEP_INTERVAL_MS: "500" },
+    }));
     console.log(formatReports(reports));
   }, 180_000);
   const report = (part: string) => reports.find((r) => r.part === part)!;

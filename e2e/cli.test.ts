@@ -40,14 +40,27 @@ const runCli = (args: string[], env: Record<string, string> = {}) =>
 
 const port = () => new URL(receiver.url).port;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const json = (key: string, body: unknown) => ({ method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+const json = (key: string, body: unknown) => ({
+  method: "POST",
+  headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+});
 
 /** Starts `hookyard listen` for test URL `t` and waits until its stream is open. */
 async function listening(t: { name: string; cli_key: string }, target = port()): Promise<Cli> {
   const cli = runCli(["listen", target, t.name, "--cli-key", t.cli_key, "--server", BASE_URL]);
   await eventually(() => cli.output().includes("Listening on"), 20_000);
   // The stream is open once its session is seen; then the ingestion cache (1 s) has the new connection.
-  await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL AND s.last_seen_at > now() - interval '3 seconds'", [t.cli_key])).rowCount, 20_000);
+  await eventually(
+    async () =>
+      (
+        await db().query(
+          "SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL AND s.last_seen_at > now() - interval '3 seconds'",
+          [t.cli_key],
+        )
+      ).rowCount,
+    20_000,
+  );
   await sleep(1200);
   return cli;
 }
@@ -64,7 +77,12 @@ describe("hookyard listen", () => {
     const sent = await fetch(`${t.ingest_url}/orders/7?x=1&y=%20two&x=3`, {
       method: "PUT",
       body,
-      headers: { "content-type": "application/octet-stream", "x-custom": "  Value, With; Odd=Chars ", "x-signature": "sha256=abc", "user-agent": "cli-test/1.0" },
+      headers: {
+        "content-type": "application/octet-stream",
+        "x-custom": "  Value, With; Odd=Chars ",
+        "x-signature": "sha256=abc",
+        "user-agent": "cli-test/1.0",
+      },
     });
     const { request_id } = await sent.json();
     const [event] = await eventsIn(request_id, ["SUCCESSFUL"], 1, 20_000);
@@ -75,13 +93,22 @@ describe("hookyard listen", () => {
     // Every header as stored, minus hop-by-hop ones and host, arrives unchanged.
     const { headers: stored } = (await db().query("SELECT headers FROM request_raw_data WHERE request_id = $1", [request_id])).rows[0];
     const dropped = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length", "proxy-connection"]);
-    for (const [k, v] of Object.entries(stored as Record<string, string>)) if (!dropped.has(k.toLowerCase())) expect([k, got.headers[k.toLowerCase()]]).toEqual([k, v]);
+    for (const [k, v] of Object.entries(stored as Record<string, string>))
+      if (!dropped.has(k.toLowerCase())) expect([k, got.headers[k.toLowerCase()]]).toEqual([k, v]);
     expect(got.headers["x-custom"]).toBe("Value, With; Odd=Chars"); // as Node's parser gives any header value
     expect(got.headers["x-signature"]).toBe("sha256=abc");
     expect(got.headers["user-agent"]).toBe("cli-test/1.0");
     expect(got.headers["content-length"]).toBe(String(body.length));
     // Plus the headers every destination gets.
-    expect(got.headers).toMatchObject({ "x-gateway-event-id": event.id, "x-gateway-request-id": request_id, "x-gateway-attempt-count": "1", "x-gateway-attempt-trigger": "INITIAL", "x-gateway-original-method": "PUT", "x-gateway-source-name": t.name, "idempotency-key": event.id });
+    expect(got.headers).toMatchObject({
+      "x-gateway-event-id": event.id,
+      "x-gateway-request-id": request_id,
+      "x-gateway-attempt-count": "1",
+      "x-gateway-attempt-trigger": "INITIAL",
+      "x-gateway-original-method": "PUT",
+      "x-gateway-source-name": t.name,
+      "idempotency-key": event.id,
+    });
     // Signed with the guest workspace's own secret, which the CLI printed: never with an empty key.
     const secret = /signing secret (\S+)/.exec(cli.output())?.[1];
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -89,7 +116,16 @@ describe("hookyard listen", () => {
     expect(got.headers["x-gateway-signature"]).not.toBe(createHmac("sha256", "").update(got.body).digest("base64"));
 
     const [attempt] = await attemptsOf(event.id);
-    expect(attempt).toMatchObject({ status: "SUCCESSFUL", response_status: 201, trigger: "INITIAL", attempt_number: 1, body: "created locally", http_method: "PUT", error_code: null, requested_url: null });
+    expect(attempt).toMatchObject({
+      status: "SUCCESSFUL",
+      response_status: 201,
+      trigger: "INITIAL",
+      attempt_number: 1,
+      body: "created locally",
+      http_method: "PUT",
+      error_code: null,
+      requested_url: null,
+    });
     expect(attempt.cli_id).toMatch(/^cls_/);
     expect(event.cli_id).toBe(attempt.cli_id);
     const session = (await db().query("SELECT webhook_ids, closed_at FROM cli_sessions WHERE id = $1", [attempt.cli_id])).rows[0];
@@ -116,20 +152,36 @@ describe("hookyard listen", () => {
     const cli_key = team.cliKey!;
     const tag = `cg${Date.now().toString(36)}`;
     const code = `addHandler("transform", (request) => { request.body = { wrapped: request.body }; request.headers["x-transformed"] = "yes"; request.path = "/rewritten"; return request; });`;
-    const conn = await api(team, "POST", "/2025-07-01/connections", { name: `conn-${tag}`, source: { name: `src-${tag}` }, destination: { name: `dst-${tag}`, type: "CLI", config: { path: "/base" } }, rules: [{ type: "transform", transformation: { name: `t-${tag}`, code } }] });
+    const conn = await api(team, "POST", "/2025-07-01/connections", {
+      name: `conn-${tag}`,
+      source: { name: `src-${tag}` },
+      destination: { name: `dst-${tag}`, type: "CLI", config: { path: "/base" } },
+      rules: [{ type: "transform", transformation: { name: `t-${tag}`, code } }],
+    });
     expect(conn.status, JSON.stringify(conn.json)).toBe(200);
     // Another CLI connection of the source, not named on the command line: nobody listens to it.
-    const other = await api(team, "POST", "/2025-07-01/connections", { name: `other-${tag}`, source_id: conn.json.source.id, destination: { name: `dst2-${tag}`, type: "CLI", config: { path: "/other" } } });
+    const other = await api(team, "POST", "/2025-07-01/connections", {
+      name: `other-${tag}`,
+      source_id: conn.json.source.id,
+      destination: { name: `dst2-${tag}`, type: "CLI", config: { path: "/other" } },
+    });
     expect(other.status, JSON.stringify(other.json)).toBe(200);
 
     const cli = runCli(["listen", port(), `src-${tag}`, `conn-${tag}`, "--cli-key", cli_key, "--server", BASE_URL]);
     await eventually(() => cli.output().includes("Listening on"), 20_000);
-    await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions WHERE team_id = $1 AND closed_at IS NULL AND last_seen_at > now() - interval '3 seconds'", [team.teamId])).rowCount, 20_000);
+    await eventually(
+      async () =>
+        (await db().query("SELECT 1 FROM cli_sessions WHERE team_id = $1 AND closed_at IS NULL AND last_seen_at > now() - interval '3 seconds'", [team.teamId]))
+          .rowCount,
+      20_000,
+    );
     await sleep(1200);
     expect(cli.output()).toContain(`src-${tag} -> conn-${tag} → http://localhost:${port()}/base`);
     expect(cli.output()).not.toContain(`other-${tag}`);
 
-    const { request_id } = await (await fetch(`${conn.json.source.url}/orig?a=1`, { method: "POST", body: '{"n":7}', headers: { "content-type": "application/json" } })).json();
+    const { request_id } = await (
+      await fetch(`${conn.json.source.url}/orig?a=1`, { method: "POST", body: '{"n":7}', headers: { "content-type": "application/json" } })
+    ).json();
     const events = await eventsIn(request_id, ["SUCCESSFUL", "FAILED"], 2, 20_000);
     const mine = events.find((e) => e.webhook_id === conn.json.id)!;
     const theirs = events.find((e) => e.webhook_id === other.json.id)!;
@@ -226,7 +278,11 @@ describe("hookyard listen", () => {
     expect(s.source).toMatchObject({ name: fresh });
     expect(s.source.url).toMatch(/\/e\/\w+$/);
     expect(s.connections).toEqual([{ id: expect.stringMatching(/^web_/), name: `cli-${fresh}`, full_name: `${fresh} -> cli-${fresh}`, path: "/hooks" }]);
-    const dest = (await db().query("SELECT d.name, d.type, d.config FROM connections w JOIN destinations d ON d.id = w.destination_id WHERE w.id = $1", [s.connections[0].id])).rows[0];
+    const dest = (
+      await db().query("SELECT d.name, d.type, d.config FROM connections w JOIN destinations d ON d.id = w.destination_id WHERE w.id = $1", [
+        s.connections[0].id,
+      ])
+    ).rows[0];
     expect(dest).toMatchObject({ name: `cli-${fresh}`, type: "CLI", config: expect.objectContaining({ path: "/hooks" }) });
     // A second session reuses the connection.
     const again = await (await fetch(`${BASE_URL}/cli/sessions`, json(t.cli_key, { source_name: fresh }))).json();
@@ -282,7 +338,16 @@ describe("hookyard listen", () => {
     const command = t.cmd_hint.replace("[port]", port()).replace("<source-name>", t.name);
     const cli = track(spawn("sh", ["-c", `exec ${command}`], { stdio: ["ignore", "pipe", "pipe"] }));
     await eventually(() => cli.output().includes(`Listening on ${t.name}`), 30_000);
-    await eventually(async () => (await db().query("SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL", [t.cli_key])).rowCount, 20_000);
+    await eventually(
+      async () =>
+        (
+          await db().query(
+            "SELECT 1 FROM cli_sessions s JOIN teams t ON t.id = s.team_id WHERE t.cli_key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND s.closed_at IS NULL",
+            [t.cli_key],
+          )
+        ).rowCount,
+      20_000,
+    );
     await sleep(1200);
     const { request_id } = await (await fetch(`${t.ingest_url}/from-hint`, { method: "POST", body: "hint" })).json();
     await eventsIn(request_id, ["SUCCESSFUL"], 1, 20_000);

@@ -19,7 +19,11 @@ async function testUrlWithConnection() {
   const t = await newTestUrl({}, { ip: uniqueIp() });
   const { rows } = await db().query("SELECT id, team_id, name FROM sources WHERE id = $1", [`src_${t.id}`]);
   const source = rows[0];
-  await createConnection(source.team_id, { name: "local", source_id: source.id, destination: { name: `local-${t.id}`, config: { url: `${receiver.url}/${t.id}` } } }, "2025-07-01");
+  await createConnection(
+    source.team_id,
+    { name: "local", source_id: source.id, destination: { name: `local-${t.id}`, config: { url: `${receiver.url}/${t.id}` } } },
+    "2025-07-01",
+  );
   return { ...t, teamId: source.team_id as string };
 }
 
@@ -31,7 +35,11 @@ const post = (path: string, cookie: string | undefined) =>
 describe("console deliveries", () => {
   it("lists a request's events with their attempts", async () => {
     const t = await testUrlWithConnection();
-    receiver.respond((r) => (r.url.startsWith(`/${t.id}`) && receiver.received.filter((x) => x.url.startsWith(`/${t.id}`)).length === 1 ? { status: 500, body: "first fails" } : { status: 200, body: "ok" }));
+    receiver.respond((r) =>
+      r.url.startsWith(`/${t.id}`) && receiver.received.filter((x) => x.url.startsWith(`/${t.id}`)).length === 1
+        ? { status: 500, body: "first fails" }
+        : { status: 200, body: "ok" },
+    );
     const sent = await fetch(t.ingest_url, { method: "POST", body: '{"hello":1}', headers: { "content-type": "application/json" } });
     const { request_id } = await sent.json();
     await eventsIn(request_id, ["FAILED"]);
@@ -42,7 +50,9 @@ describe("console deliveries", () => {
     expect(body.rejection_cause).toBeNull();
     expect(body.events).toHaveLength(1);
     expect(body.events[0]).toMatchObject({ status: "FAILED", connection: { name: "local" }, destination: { type: "HTTP" }, response_status: 500 });
-    expect(body.events[0].attempts).toEqual([expect.objectContaining({ attempt_number: 1, trigger: "INITIAL", status: "FAILED", response_status: 500, body: "first fails" })]);
+    expect(body.events[0].attempts).toEqual([
+      expect.objectContaining({ attempt_number: 1, trigger: "INITIAL", status: "FAILED", response_status: 500, body: "first fails" }),
+    ]);
 
     const retried = await post(`/${t.id}/requests/${request_id}/retry`, t.cookie);
     expect(retried.status).toBe(200);

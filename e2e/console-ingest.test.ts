@@ -74,7 +74,7 @@ async function storedRequest(requestId: string) {
 }
 
 function expectCors(headers: Headers | http.IncomingHttpHeaders) {
-  const get = (n: string) => (headers instanceof Headers ? headers.get(n) : (headers[n] as string | undefined) ?? null);
+  const get = (n: string) => (headers instanceof Headers ? headers.get(n) : ((headers[n] as string | undefined) ?? null));
   expect(get("access-control-allow-origin")).toBe("*");
   const methods = get("access-control-allow-methods") ?? "";
   for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) expect(methods).toContain(m);
@@ -295,7 +295,11 @@ describe("/e/{id} – body size limit", () => {
 
   it("POST /e/{id} with 10 MiB + 1 byte → 413 PAYLOAD_TOO_LARGE, captured with that cause and no body", async () => {
     const t = await newTestUrl({ name: "too-large" });
-    const res = await fetch(ingestBase(t.id), { method: "POST", headers: { "content-type": "application/octet-stream" }, body: Buffer.alloc(10 * MIB + 1, 0x61) });
+    const res = await fetch(ingestBase(t.id), {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: Buffer.alloc(10 * MIB + 1, 0x61),
+    });
     expect(res.status).toBe(413);
     expectCors(res.headers);
     const body = (await res.json()) as { status: string; request_id?: string };

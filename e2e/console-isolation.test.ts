@@ -64,15 +64,16 @@ describe("a gateway team's source through the console", () => {
     expect(receivedBy(receiver, tag)).toHaveLength(1);
   });
 
-  const routes = () => [
-    ["GET /{id} (JSON preview)", "GET", `/${teamSourceId}`, { accept: "application/json" }],
-    ["HEAD /{id} (JSON preview)", "HEAD", `/${teamSourceId}`, { accept: "application/json" }],
-    ["GET /{id} (HTML page)", "GET", `/${teamSourceId}`, { accept: "text/html" }],
-    ["GET /{id} (page, no Accept)", "GET", `/${teamSourceId}`, {}],
-    ["GET /{id}/live", "GET", `/${teamSourceId}/live`, { accept: "text/event-stream" }],
-    ["GET /{id}/requests/{req}/raw", "GET", `/${teamSourceId}/requests/${requestId}/raw`, {}],
-    ["GET /{id}/requests/{req}/events", "GET", `/${teamSourceId}/requests/${requestId}/events`, { accept: "application/json" }],
-  ] as const;
+  const routes = () =>
+    [
+      ["GET /{id} (JSON preview)", "GET", `/${teamSourceId}`, { accept: "application/json" }],
+      ["HEAD /{id} (JSON preview)", "HEAD", `/${teamSourceId}`, { accept: "application/json" }],
+      ["GET /{id} (HTML page)", "GET", `/${teamSourceId}`, { accept: "text/html" }],
+      ["GET /{id} (page, no Accept)", "GET", `/${teamSourceId}`, {}],
+      ["GET /{id}/live", "GET", `/${teamSourceId}/live`, { accept: "text/event-stream" }],
+      ["GET /{id}/requests/{req}/raw", "GET", `/${teamSourceId}/requests/${requestId}/raw`, {}],
+      ["GET /{id}/requests/{req}/events", "GET", `/${teamSourceId}/requests/${requestId}/events`, { accept: "application/json" }],
+    ] as const;
 
   it("every console read answers 404 with no data, exactly as for an unknown id", async () => {
     const unknown = unknownPublicId();
@@ -110,7 +111,11 @@ describe("retry of a test URL needs its workspace's session cookie", () => {
     const t = await newTestUrl({}, { ip: uniqueIp() });
     const { rows } = await db().query("SELECT id, team_id FROM sources WHERE id = $1", [`src_${t.id}`]);
     const tag = `iso-${t.id}`;
-    await createConnection(rows[0].team_id, { name: "local", source_id: rows[0].id, destination: { name: tag, config: { url: `${receiver.url}/${tag}` } } }, "2025-07-01");
+    await createConnection(
+      rows[0].team_id,
+      { name: "local", source_id: rows[0].id, destination: { name: tag, config: { url: `${receiver.url}/${tag}` } } },
+      "2025-07-01",
+    );
     // The ingestion cache keeps a source (and its connections) for a second.
     await sleep(1_100);
     const sent = await send(t.ingest_url, { hello: "owner" });

@@ -94,7 +94,9 @@ describe("GET /openapi.json", () => {
     const captured = doc.components.schemas.CapturedRequest;
     expect(captured).toBeDefined();
     expect(captured.required ?? []).toEqual([]);
-    expect(Object.keys(captured.properties)).toEqual(expect.arrayContaining(["id", "verb", "received_at", "path", "query", "headers", "body", "verified", "rejection_cause"]));
+    expect(Object.keys(captured.properties)).toEqual(
+      expect.arrayContaining(["id", "verb", "received_at", "path", "query", "headers", "body", "verified", "rejection_cause"]),
+    );
     const preview = doc.components.schemas.SourcePreview;
     expect([...preview.required].sort()).toEqual(["id", "ingest_url", "name", "requests", "type"]);
     expect(preview.properties.requests.items.$ref).toBe("#/components/schemas/CapturedRequest");

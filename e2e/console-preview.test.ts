@@ -9,7 +9,11 @@ import { BASE_URL, BASE_URL_NO_PROXY, db, newTestUrl, preview } from "./support/
 const UNKNOWN_ID = "0123456789ABCDEFabcdef"; // 22 base62 chars, never issued
 
 const send = async (id: string, body: string | Buffer, contentType = "text/plain", base = BASE_URL) => {
-  const res = await fetch(`${base}/e/${id}`, { method: "POST", headers: { "content-type": contentType }, body: typeof body === "string" ? body : new Uint8Array(body) });
+  const res = await fetch(`${base}/e/${id}`, {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body: typeof body === "string" ? body : new Uint8Array(body),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { request_id: string }).request_id;
 };

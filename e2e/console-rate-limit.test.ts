@@ -205,10 +205,12 @@ describe("ingestion is not rate limited", () => {
     for (let batch = 0; batch < 15; batch++) {
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          fetch(`${BASE_URL}/e/${t.id}/n/${batch * 10 + i}`, { method: "POST", headers: { "x-forwarded-for": ip }, body: String(batch * 10 + i) }).then(async (r) => {
-            await r.arrayBuffer();
-            return r.status;
-          }),
+          fetch(`${BASE_URL}/e/${t.id}/n/${batch * 10 + i}`, { method: "POST", headers: { "x-forwarded-for": ip }, body: String(batch * 10 + i) }).then(
+            async (r) => {
+              await r.arrayBuffer();
+              return r.status;
+            },
+          ),
         ),
       );
       statuses.push(...results);

@@ -5,18 +5,7 @@
  * dark-mode smoke test.
  */
 import type { Page } from "@playwright/test";
-import {
-  BASE_URL,
-  closeDb,
-  createInBrowserContext,
-  db,
-  expect,
-  INSPECT_PATH,
-  luminanceOf,
-  newClient,
-  send,
-  test,
-} from "./support/browser";
+import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, test } from "./support/browser";
 import { expectAccessible } from "./support/dashboard-pages";
 
 /** How long a request sent to the ingest URL may take to show up on an open inspect page. */
@@ -169,8 +158,17 @@ test.describe("deliveries", () => {
     const { rows } = await db().query("SELECT id, team_id FROM sources WHERE id = $1", [`src_${src.id}`]);
     const suffix = Math.random().toString(36).slice(2, 12).padEnd(10, "0");
     const destinationId = `des_ui${suffix}0000000000`;
-    await db().query("INSERT INTO destinations (id, team_id, name, type, config, updated_at) VALUES ($1, $2, $3, 'MOCK_API', '{}', now())", [destinationId, rows[0].team_id, `mock-${suffix}`]);
-    await db().query("INSERT INTO connections (id, team_id, name, source_id, destination_id, updated_at) VALUES ($1, $2, 'mock', $3, $4, now())", [`web_ui${suffix}0000000000`, rows[0].team_id, rows[0].id, destinationId]);
+    await db().query("INSERT INTO destinations (id, team_id, name, type, config, updated_at) VALUES ($1, $2, $3, 'MOCK_API', '{}', now())", [
+      destinationId,
+      rows[0].team_id,
+      `mock-${suffix}`,
+    ]);
+    await db().query("INSERT INTO connections (id, team_id, name, source_id, destination_id, updated_at) VALUES ($1, $2, 'mock', $3, $4, now())", [
+      `web_ui${suffix}0000000000`,
+      rows[0].team_id,
+      rows[0].id,
+      destinationId,
+    ]);
     // The ingestion cache keeps a source for a second.
     await new Promise((r) => setTimeout(r, 1100));
     await send(src.ingest_url, "/delivered", { body: "{}" });

@@ -193,7 +193,10 @@ describe("malformed cookies are no cookie on every surface, never a 500", () => 
   it("NUL or a bare CR inside the Cookie header is refused by the HTTP parser with 400 on every surface", async () => {
     for (const path of [`${V}/connections`, "/dashboard/events", "/outbound/api/v1/tenants", "/", "/portal"]) {
       for (const bad of ["a\u0000b", "a\rb"]) {
-        expect(await rawStatus(`GET ${path} HTTP/1.1\r\nHost: x\r\nCookie: ${DASH}=${bad}; hookyard_session=${bad}; hy_portal=${bad}\r\nConnection: close\r\n\r\n`), `${path} ${JSON.stringify(bad)}`).toBe(400);
+        expect(
+          await rawStatus(`GET ${path} HTTP/1.1\r\nHost: x\r\nCookie: ${DASH}=${bad}; hookyard_session=${bad}; hy_portal=${bad}\r\nConnection: close\r\n\r\n`),
+          `${path} ${JSON.stringify(bad)}`,
+        ).toBe(400);
       }
     }
   });
@@ -210,11 +213,14 @@ describe("cli_key", () => {
     const scratch = new pg.Client({ connectionString: adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`) });
     try {
       await scratch.connect();
-      const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
+      const dirs = readdirSync("prisma/migrations")
+        .filter((d) => /^\d{14}_/.test(d))
+        .sort();
       expect(dirs).toContain(MIGRATION);
       for (const d of dirs.filter((d) => d < MIGRATION)) await scratch.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
       const keys = ["cli_plaintextKeyOfAnOldTeam0123456789", "cli_plaintextKeyOfAGuest_-0123456789"];
-      for (const [i, key] of keys.entries()) await scratch.query("INSERT INTO teams (id, name, mode, cli_key, updated_at) VALUES ($1, 't', 'TEAM', $2, now())", [`tm_m${i}`, key]);
+      for (const [i, key] of keys.entries())
+        await scratch.query("INSERT INTO teams (id, name, mode, cli_key, updated_at) VALUES ($1, 't', 'TEAM', $2, now())", [`tm_m${i}`, key]);
       await scratch.query(readFileSync(`prisma/migrations/${MIGRATION}/migration.sql`, "utf8"));
       const { rows } = await scratch.query("SELECT id, cli_key_hash FROM teams ORDER BY id");
       expect(rows).toEqual(keys.map((key, i) => ({ id: `tm_m${i}`, cli_key_hash: hashCliKey(key) })));
@@ -230,18 +236,29 @@ describe("cli_key", () => {
   it("is stored as its SHA-256 only, the same hash the migration computes in SQL, and opens a CLI session", async () => {
     const res = await createTestUrl({ name: "hashed" }, { ip: uniqueIp() });
     const t = (await res.json()) as { cli_key: string; ingest_url: string };
-    const { rows } = await db().query("SELECT t.cli_key_hash, encode(sha256(convert_to($1, 'UTF8')), 'hex') AS sql_hash FROM teams t WHERE t.cli_key_hash = $2", [t.cli_key, hashCliKey(t.cli_key)]);
+    const { rows } = await db().query(
+      "SELECT t.cli_key_hash, encode(sha256(convert_to($1, 'UTF8')), 'hex') AS sql_hash FROM teams t WHERE t.cli_key_hash = $2",
+      [t.cli_key, hashCliKey(t.cli_key)],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].cli_key_hash).toBe(rows[0].sql_hash);
     expect(rows[0].cli_key_hash).not.toContain(t.cli_key);
     const { rows: plain } = await db().query("SELECT count(*)::int AS n FROM teams WHERE cli_key_hash LIKE 'cli%'");
     expect(plain[0].n).toBe(0);
-    const opened = await fetch(`${BASE_URL}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${t.cli_key}`, "content-type": "application/json" }, body: '{"source_name":"hashed"}' });
+    const opened = await fetch(`${BASE_URL}/cli/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.cli_key}`, "content-type": "application/json" },
+      body: '{"source_name":"hashed"}',
+    });
     expect(opened.status).toBe(200);
   });
 
   it("POST /cli/sessions gives the CLI its forwarding secret, never the team's signing secret", async () => {
-    const opened = await fetch(`${BASE_URL}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, body: '{"source_name":"secret-check"}' });
+    const opened = await fetch(`${BASE_URL}/cli/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" },
+      body: '{"source_name":"secret-check"}',
+    });
     expect(opened.status).toBe(200);
     const text = await opened.text();
     const { current } = await getSigningSecrets(team.teamId);
@@ -257,7 +274,12 @@ describe("cli_key", () => {
     const legacy = "cli_legacyPlaintextKeyOfAnOlderVersion";
     // What the migration leaves for a key issued before: the hash of a key the server can no longer show.
     await db().query("UPDATE teams SET cli_key_hash = encode(sha256(convert_to($2, 'UTF8')), 'hex') WHERE id = $1", [teamId, legacy]);
-    const open = (key: string) => fetch(`${BASE_URL}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"source_name":"upgrade"}' });
+    const open = (key: string) =>
+      fetch(`${BASE_URL}/cli/sessions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: '{"source_name":"upgrade"}',
+      });
     expect((await open(legacy)).status).toBe(200);
     expect((await open(t.cli_key)).status).toBe(401);
     const second = (await (await createTestUrl({ name: "upgrade-2" }, { ip: uniqueIp(), cookie })).json()) as { cli_key: string; cmd_hint: string };
@@ -282,7 +304,11 @@ describe("cli_key", () => {
       mkdirSync(path.join(dir, "package"));
       mkdirSync(path.join(dir, "work"));
       writeFileSync(path.join(dir, "package", "package.json"), JSON.stringify({ name: "hookyard", version: "9.9.9", bin: { hookyard: "bin.js" } }));
-      writeFileSync(path.join(dir, "package", "bin.js"), "#!/usr/bin/env node\nrequire('fs').writeFileSync(process.env.HOOKYARD_TEST_MARKER, process.argv.slice(2).join(' '));\n", { mode: 0o755 });
+      writeFileSync(
+        path.join(dir, "package", "bin.js"),
+        "#!/usr/bin/env node\nrequire('fs').writeFileSync(process.env.HOOKYARD_TEST_MARKER, process.argv.slice(2).join(' '));\n",
+        { mode: 0o755 },
+      );
       expect(spawnSync("tar", ["-czf", "hookyard-9.9.9.tgz", "package"], { cwd: dir }).status).toBe(0);
       const tgz = readFileSync(path.join(dir, "hookyard-9.9.9.tgz"));
       server.on("request", (req, res) => {
@@ -291,7 +317,13 @@ describe("cli_key", () => {
         if (req.url === "/hookyard") {
           const dist = { tarball: `${base}/hookyard/-/hookyard-9.9.9.tgz`, integrity: `sha512-${createHash("sha512").update(tgz).digest("base64")}` };
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ name: "hookyard", "dist-tags": { latest: "9.9.9" }, versions: { "9.9.9": { name: "hookyard", version: "9.9.9", bin: { hookyard: "bin.js" }, dist } } }));
+          res.end(
+            JSON.stringify({
+              name: "hookyard",
+              "dist-tags": { latest: "9.9.9" },
+              versions: { "9.9.9": { name: "hookyard", version: "9.9.9", bin: { hookyard: "bin.js" }, dist } },
+            }),
+          );
         } else if (req.url === "/hookyard/-/hookyard-9.9.9.tgz") {
           res.writeHead(200, { "content-type": "application/octet-stream" }).end(tgz);
         } else res.writeHead(404).end("{}");
@@ -301,7 +333,14 @@ describe("cli_key", () => {
       const run = (command: string, marker: string) =>
         new Promise<number | null>((resolve) => {
           // npm_config_yes: as a user who answers npx's "Ok to proceed?" with yes (the hint told them to run it).
-          const env = { ...process.env, npm_config_yes: "true", npm_config_registry: registry, npm_config_cache: path.join(dir, `cache-${marker}`), npm_config_update_notifier: "false", HOOKYARD_TEST_MARKER: path.join(dir, marker) };
+          const env = {
+            ...process.env,
+            npm_config_yes: "true",
+            npm_config_registry: registry,
+            npm_config_cache: path.join(dir, `cache-${marker}`),
+            npm_config_update_notifier: "false",
+            HOOKYARD_TEST_MARKER: path.join(dir, marker),
+          };
           const child = spawn("sh", ["-c", `exec ${command} </dev/null`], { cwd: path.join(dir, "work"), env, stdio: "ignore" });
           const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
           child.on("exit", (code) => (clearTimeout(timer), resolve(code)));

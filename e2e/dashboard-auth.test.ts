@@ -52,7 +52,12 @@ describe("anonymous visitors are refused", () => {
     ["GET", "/dashboard/api/elsewhere"],
     ["GET", "/dashboard/sign-in/link"],
   ])("%s %s answers without a server error", async (method, path) => {
-    const res = await fetch(`${BASE_URL}${path}`, { method, redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: method === "POST" ? "a=1" : undefined });
+    const res = await fetch(`${BASE_URL}${path}`, {
+      method,
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: method === "POST" ? "a=1" : undefined,
+    });
     expect(res.status).toBeLessThan(500);
   });
 
@@ -163,9 +168,15 @@ describe("the session as an API credential", () => {
   });
 
   it("is an admin credential of the outbound API (same CSRF rule)", async () => {
-    const res = await fetch(`${BASE_URL}/outbound/api/v1/tenants/dash-tenant-${Date.now()}`, { method: "PUT", headers: { cookie: cookieA, origin: "https://evil.example" } });
+    const res = await fetch(`${BASE_URL}/outbound/api/v1/tenants/dash-tenant-${Date.now()}`, {
+      method: "PUT",
+      headers: { cookie: cookieA, origin: "https://evil.example" },
+    });
     expect(res.status).toBe(403);
-    const ok = await fetch(`${BASE_URL}/outbound/api/v1/tenants/dash-tenant-${Date.now()}`, { method: "PUT", headers: { cookie: cookieA, origin: new URL(BASE_URL).origin } });
+    const ok = await fetch(`${BASE_URL}/outbound/api/v1/tenants/dash-tenant-${Date.now()}`, {
+      method: "PUT",
+      headers: { cookie: cookieA, origin: new URL(BASE_URL).origin },
+    });
     expect([200, 201]).toContain(ok.status);
   });
 });

@@ -59,7 +59,11 @@ test("connections: create in the browser, a request to the source URL reaches th
     // A request as a sender would make it: filtered out (kind != order), then one that passes.
     const skipped = await fetch(sourceUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ kind: "refund" }) });
     expect(skipped.status).toBe(200);
-    const sent = await fetch(`${sourceUrl}/new?x=1`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ kind: "order", id: 42 }) });
+    const sent = await fetch(`${sourceUrl}/new?x=1`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ kind: "order", id: 42 }),
+    });
     expect(sent.status).toBe(200);
     const [got] = await receiver.waitFor(1, 20_000);
     expect(JSON.parse(got.body.toString())).toEqual({ kind: "order", id: 42 });
@@ -101,7 +105,11 @@ test("transformations: a test run shows the output request, console lines and er
   await signedIn(page);
   await page.goto("/dashboard/connections/transformations");
   await page.getByTestId("transformation-name").fill("tag");
-  await page.getByTestId("transformation-code").fill(`addHandler("transform", (request) => {\n  console.log("<b>seen</b>", request.body.id);\n  request.headers["x-tag"] = process.env.TAG;\n  return request;\n});`);
+  await page
+    .getByTestId("transformation-code")
+    .fill(
+      `addHandler("transform", (request) => {\n  console.log("<b>seen</b>", request.body.id);\n  request.headers["x-tag"] = process.env.TAG;\n  return request;\n});`,
+    );
   await page.getByLabel("Environment (process.env)").fill("TAG=blue");
   await page.getByTestId("sample-body").fill('{"id": "<img src=x onerror=alert(1)>"}');
   await page.getByTestId("run-transformation").click();

@@ -32,20 +32,32 @@ async function setup(name: string) {
 }
 
 async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${V}/${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) };
+  const res = await fetch(`${V}/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
 }
 
 /** A connection from a new source to the receiver; returns the source's URL. */
 async function connect(key: string, receiver: Receiver, tag: string): Promise<string> {
-  const res = await call(key, "POST", "connections", { name: `conn-${tag}`, source: { name: `src-${tag}` }, destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } } });
+  const res = await call(key, "POST", "connections", {
+    name: `conn-${tag}`,
+    source: { name: `src-${tag}` },
+    destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } },
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return res.json.source.url;
 }
 
 /** Waits until the team has `count` events in `status`. */
 async function eventsWithStatus(teamId: string, status: string, count: number, timeoutMs = 30_000) {
-  await expect.poll(async () => Number((await db().query("SELECT count(*) FROM events WHERE team_id = $1 AND status = $2", [teamId, status])).rows[0].count), { timeout: timeoutMs }).toBe(count);
+  await expect
+    .poll(async () => Number((await db().query("SELECT count(*) FROM events WHERE team_id = $1 AND status = $2", [teamId, status])).rows[0].count), {
+      timeout: timeoutMs,
+    })
+    .toBe(count);
 }
 
 /** No serious or critical axe violation on the page as it is now. */
@@ -79,7 +91,9 @@ async function signIn(page: Page, email: string, password = PASSWORD) {
 }
 
 test.describe("sign-in", () => {
-  test("an anonymous visitor is sent to sign-in; wrong credentials get one message; sign-in opens the Overview; sign-out ends the session", async ({ page }) => {
+  test("an anonymous visitor is sent to sign-in; wrong credentials get one message; sign-in opens the Overview; sign-out ends the session", async ({
+    page,
+  }) => {
     const { email } = await setup("signin");
     for (const path of ["/dashboard", "/dashboard/events", "/dashboard/bulk"]) {
       await page.goto(path);
@@ -216,13 +230,20 @@ test.describe("bulk operations", () => {
       // A second source with a connection of its own must get nothing: the target is the chosen source's new connection.
       await connect(key, receiver, "replay-other");
       // The new connection on the same source, made after every request arrived.
-      const created = await call(key, "POST", "connections", { name: "backfill", source_id: source.id, destination: { name: "dst-backfill", config: { url: `${receiver.url}/backfill` } } });
+      const created = await call(key, "POST", "connections", {
+        name: "backfill",
+        source_id: source.id,
+        destination: { name: "dst-backfill", config: { url: `${receiver.url}/backfill` } },
+      });
       expect(created.status, JSON.stringify(created.json)).toBe(200);
       const backfill = created.json;
       // 260 more sources whose names sort first (written straight to the database: the API's rate limit): the
       // pickers and names read every page of the list, not the first 250.
       const extra = Array.from({ length: 260 }, (_, i) => `aa-extra-${String(i).padStart(3, "0")}`);
-      await db().query("INSERT INTO sources (id, team_id, name, updated_at) SELECT 'src_' || md5($1 || n), $1, n, now() FROM unnest($2::text[]) AS n", [teamId, extra]);
+      await db().query("INSERT INTO sources (id, team_id, name, updated_at) SELECT 'src_' || md5($1 || n), $1, n, now() FROM unnest($2::text[]) AS n", [
+        teamId,
+        extra,
+      ]);
 
       await signIn(page, email);
       await expect(page).toHaveURL(/\/dashboard$/);
@@ -262,7 +283,9 @@ test.describe("bulk operations", () => {
       expect(replayed.map((r) => JSON.parse(r.body.toString()).invoice).sort()).toEqual([...Array(N).keys()]);
       await expect(page.getByTestId("bulk-history-row")).toHaveCount(1);
       // The past operation's filter names the source and the connection instead of their ids.
-      await expect(page.getByTestId("bulk-history-row").first()).toContainText("source_id = src-replay-old · target source_id src-replay-old, webhook_ids src-replay-old -> backfill");
+      await expect(page.getByTestId("bulk-history-row").first()).toContainText(
+        "source_id = src-replay-old · target source_id src-replay-old, webhook_ids src-replay-old -> backfill",
+      );
       await expectAccessible(page);
       await shoot(page, "bulk-replay");
 
@@ -289,7 +312,12 @@ test.describe("bulk operations", () => {
       receiver.respond({ status: 500 });
       const url = await connect(key, receiver, "cancel");
       const N = 300;
-      for (let i = 0; i < N; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n: i + j }) })));
+      for (let i = 0; i < N; i += 20)
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n: i + j }) }),
+          ),
+        );
       await eventsWithStatus(teamId, "FAILED", N, 60_000);
       receiver.respond({ status: 200 });
       await holder.query("BEGIN");
@@ -308,7 +336,15 @@ test.describe("bulk operations", () => {
       // waits there behind the held batch): on a slow machine the cancel arrived after the held batch and
       // the next one had run.
       await expect
-        .poll(async () => (await db().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'")).rows[0].n, { timeout: 30_000 })
+        .poll(
+          async () =>
+            (
+              await db().query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'",
+              )
+            ).rows[0].n,
+          { timeout: 30_000 },
+        )
         .toBeGreaterThan(0);
       await holder.query("COMMIT");
       await expect(page.getByTestId("bulk-state")).toHaveText("Cancelled");

@@ -112,21 +112,30 @@ describe("long-lived responses are not cut", () => {
 
   it("GET /cli/sessions/{id}/stream stays open past the request timeout", async () => {
     const { cliKey } = await createTeam("sockets stream");
-    const created = await fetch(`${server!.url}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${cliKey}`, "content-type": "application/json" }, body: JSON.stringify({ source_name: "stream" }) });
+    const created = await fetch(`${server!.url}/cli/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${cliKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ source_name: "stream" }),
+    });
     expect(created.status).toBe(200);
     const { id } = (await created.json()) as { id: string };
     const r = await new Promise<{ closedAfterMs: number | null; received: string }>((resolve) => {
       const started = Date.now();
-      const s = net.connect(server!.port, "127.0.0.1", () => s.write(`GET /cli/sessions/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${cliKey}\r\n\r\n`));
+      const s = net.connect(server!.port, "127.0.0.1", () =>
+        s.write(`GET /cli/sessions/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${cliKey}\r\n\r\n`),
+      );
       let received = "";
       let closedAfterMs: number | null = null;
       s.on("data", (d: Buffer) => (received += d.toString()));
       s.on("close", () => (closedAfterMs = Date.now() - started));
       s.on("error", () => {});
-      setTimeout(() => {
-        resolve({ closedAfterMs, received });
-        s.destroy();
-      }, REQUEST_TIMEOUT_MS * 2 + 2000);
+      setTimeout(
+        () => {
+          resolve({ closedAfterMs, received });
+          s.destroy();
+        },
+        REQUEST_TIMEOUT_MS * 2 + 2000,
+      );
     });
     expect(r.received).toMatch(/^HTTP\/1\.1 200/);
     expect(r.received).toContain("event: ready");

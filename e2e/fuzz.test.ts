@@ -18,7 +18,18 @@ import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 import { createTeam } from "@/lib/teams/bootstrap";
 import { API_VERSIONS } from "@/lib/gateway/versions";
 import { BASE_URL, newTestUrl } from "./support/client";
-import { describeRequest, encodeCursor, FORGED_CURSOR_PAYLOADS, type FuzzContext, type FuzzRequest, OUTBOUND_TEMPLATES, outboundFuzzContext, requestArb, send, shapeProblem } from "./support/fuzz";
+import {
+  describeRequest,
+  encodeCursor,
+  FORGED_CURSOR_PAYLOADS,
+  type FuzzContext,
+  type FuzzRequest,
+  OUTBOUND_TEMPLATES,
+  outboundFuzzContext,
+  requestArb,
+  send,
+  shapeProblem,
+} from "./support/fuzz";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { connectionTo, eventsOf, ignoredIn } from "./support/pipeline";
 
@@ -50,7 +61,12 @@ async function expectServiceNormal() {
     const listed = await api(team, "GET", `${prefix}/sources`);
     expect(listed.status, JSON.stringify(listed.json)).toBe(200);
   }
-  const conn = await api(team, "POST", `${V}/connections`, { name: "c", source: { name: "s-after" }, destination: { name: "d-after", config: { url: "http://127.0.0.1:9/x" } }, rules: [{ type: "filter", body: { a: 1 } }] });
+  const conn = await api(team, "POST", `${V}/connections`, {
+    name: "c",
+    source: { name: "s-after" },
+    destination: { name: "d-after", config: { url: "http://127.0.0.1:9/x" } },
+    rules: [{ type: "filter", body: { a: 1 } }],
+  });
   expect(conn.status, JSON.stringify(conn.json)).toBe(200);
   const upd = await api(team, "PUT", `${V}/connections/${conn.json.id}`, { description: "updated" });
   expect(upd.status, JSON.stringify(upd.json)).toBe(200);
@@ -62,7 +78,10 @@ async function expectServiceNormal() {
   const ingested = await fetch(url.ingest_url, { method: "POST", headers: { "content-type": "application/json" }, body: '{"ok":true}' });
   expect(ingested.status).toBe(200);
   const t = await fuzzTeam("cli-after");
-  const cli = await send(BASE_URL, req("POST", "/cli/sessions", { authorization: `Bearer ${t.cliKey}`, "content-type": "application/json" }, JSON.stringify({ source_name: "after" })));
+  const cli = await send(
+    BASE_URL,
+    req("POST", "/cli/sessions", { authorization: `Bearer ${t.cliKey}`, "content-type": "application/json" }, JSON.stringify({ source_name: "after" })),
+  );
   expect(cli.status, cli.body).toBe(200);
 }
 
@@ -82,21 +101,40 @@ describe("prototype pollution through every surface", () => {
     const json = { ...auth, "content-type": "application/json" };
     const polluting: FuzzRequest[] = [];
     for (const prefix of PREFIXES) {
-      polluting.push(req("GET", `/api${prefix}/sources?${Q}`, auth), req("GET", `/api${prefix}/events?${Q}`, auth), req("GET", `/api${prefix}/requests?${Q}`, auth));
+      polluting.push(
+        req("GET", `/api${prefix}/sources?${Q}`, auth),
+        req("GET", `/api${prefix}/events?${Q}`, auth),
+        req("GET", `/api${prefix}/requests?${Q}`, auth),
+      );
     }
     polluting.push(
       req("POST", `/api${V}/sources?${Q}`, json, '{"name":"p1","__proto__":{"x":1}}'),
       req("POST", `/api${V}/sources`, json, '{"name":"p2","constructor":{"prototype":{"x":1}}}'),
-      req("POST", `/api${V}/connections`, json, JSON.stringify({ name: "c", source: { name: "s" }, destination: { name: "d" }, rules: [{ type: "filter", body: JSON.parse('{"__proto__":{"x":1}}') }] })),
-      req("PUT", `/api${V}/transformations/run`, json, JSON.stringify({ code: "addHandler('transform', (r) => r)", request: { headers: {}, body: {}, query: Q } })),
+      req(
+        "POST",
+        `/api${V}/connections`,
+        json,
+        JSON.stringify({
+          name: "c",
+          source: { name: "s" },
+          destination: { name: "d" },
+          rules: [{ type: "filter", body: JSON.parse('{"__proto__":{"x":1}}') }],
+        }),
+      ),
+      req(
+        "PUT",
+        `/api${V}/transformations/run`,
+        json,
+        JSON.stringify({ code: "addHandler('transform', (r) => r)", request: { headers: {}, body: {}, query: Q } }),
+      ),
       req("GET", `/api${V}/sources/__proto__`, auth),
       req("PUT", `/api${V}/sources/src_x/constructor`, auth),
       req("PUT", `/api${V}/sources/src_x/__proto__`, auth),
-      req("GET", `/?${Q}`, { "__proto__": "x", constructor: "y" }),
+      req("GET", `/?${Q}`, { __proto__: "x", constructor: "y" }),
       req("POST", `/?${Q}`, { "content-type": "application/json" }, '{"__proto__":{"x":1}}'),
-      req("GET", `/${testUrl.id}?${Q}`, { accept: "application/json", "__proto__": "x" }),
+      req("GET", `/${testUrl.id}?${Q}`, { accept: "application/json", __proto__: "x" }),
       req("GET", `/openapi.json?${Q}`),
-      req("POST", `/e/${testUrl.id}?${Q}`, { "content-type": "application/x-www-form-urlencoded", "__proto__": "h", constructor: "c" }, Q),
+      req("POST", `/e/${testUrl.id}?${Q}`, { "content-type": "application/x-www-form-urlencoded", __proto__: "h", constructor: "c" }, Q),
       req("POST", `/e/v1/publish?${Q}`, { ...json, "x-gateway-source-name": "s" }, '{"__proto__":{"x":1}}'),
       req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, '{"source_name":"cli","__proto__":{"x":1}}'),
     );
@@ -114,8 +152,19 @@ describe("prototype pollution through every surface", () => {
 
   it("a captured query or form body with __proto__ keys does not pollute the worker: a filter on a key the request lacks still filters", async () => {
     const key = `polluted_${Date.now().toString(36)}`;
-    const conn = await connectionTo(team, null, { rules: [{ type: "filter", query: { [key]: "1" } }], destination: { config: { url: "http://127.0.0.1:9/" } } });
-    const polluting = await send(BASE_URL, req("POST", `${new URL(conn.source.url).pathname}?__proto__[${key}]=1&constructor[prototype][${key}]=1`, { "content-type": "application/x-www-form-urlencoded" }, `__proto__[${key}]=1`));
+    const conn = await connectionTo(team, null, {
+      rules: [{ type: "filter", query: { [key]: "1" } }],
+      destination: { config: { url: "http://127.0.0.1:9/" } },
+    });
+    const polluting = await send(
+      BASE_URL,
+      req(
+        "POST",
+        `${new URL(conn.source.url).pathname}?__proto__[${key}]=1&constructor[prototype][${key}]=1`,
+        { "content-type": "application/x-www-form-urlencoded" },
+        `__proto__[${key}]=1`,
+      ),
+    );
     expect(polluting.status).toBe(200);
     await ignoredIn(JSON.parse(polluting.body).request_id);
     const plain = await send(BASE_URL, req("POST", new URL(conn.source.url).pathname, { "content-type": "application/json" }, "{}"));
@@ -137,7 +186,11 @@ describe("prototype pollution through every surface", () => {
       ["POST", "bulk/requests/replay", '{"query":{"target":{"source_id":"src_x","__proto__":{"x":1}}}}'],
       ["POST", "bulk/ignored-events/retry", '{"__proto__":{"query":{}},"query":{"cause":"FILTERED"}}'],
       ["POST", "issue-triggers", '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*","__proto__":{"x":1}}}'],
-      ["PUT", "issue-triggers", '{"type":"delivery","name":"p","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"constructor":{"prototype":{"x":1}}}}'],
+      [
+        "PUT",
+        "issue-triggers",
+        '{"type":"delivery","name":"p","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"constructor":{"prototype":{"x":1}}}}',
+      ],
       ["POST", "bookmarks", '{"event_data_id":"edt_x","webhook_id":"web_x","label":"l","__proto__":{"x":1}}'],
       ["PUT", "notifications/webhooks", '{"enabled":true,"topics":[],"source_id":"src_x","__proto__":{"enabled":false}}'],
       ["PUT", "issues/iss_x", '{"status":"RESOLVED","__proto__":{"x":1}}'],
@@ -189,19 +242,44 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     const auth = { authorization: `Bearer ${team.apiKey}` };
     for (const bad of ["%FF", "%C0%80", "%ED%A0%80", "src_%00", "%00"]) {
       for (const prefix of PREFIXES) {
-        for (const p of [`sources/${bad}`, `events/${bad}`, `events/${bad}/raw_body`, `requests/${bad}/events`, `connections/${bad}/pause`, `transformations/${bad}/executions/${bad}`, `attempts/${bad}`, `ignored-events/${bad}`, `destinations/${bad}`, `bulk/events/retry/${bad}`, `bulk/requests/replay/${bad}`, `bulk/${bad}/retry`, `issues/${bad}`, `issue-triggers/${bad}`, `bookmarks/${bad}`, `bookmarks/${bad}/raw_body`]) {
+        for (const p of [
+          `sources/${bad}`,
+          `events/${bad}`,
+          `events/${bad}/raw_body`,
+          `requests/${bad}/events`,
+          `connections/${bad}/pause`,
+          `transformations/${bad}/executions/${bad}`,
+          `attempts/${bad}`,
+          `ignored-events/${bad}`,
+          `destinations/${bad}`,
+          `bulk/events/retry/${bad}`,
+          `bulk/requests/replay/${bad}`,
+          `bulk/${bad}/retry`,
+          `issues/${bad}`,
+          `issue-triggers/${bad}`,
+          `bookmarks/${bad}`,
+          `bookmarks/${bad}/raw_body`,
+        ]) {
           await expectAnswer(req("GET", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
         }
-        for (const p of [`bulk/ignored-events/retry/${bad}/cancel`, `bookmarks/${bad}/trigger`]) await expectAnswer(req("POST", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
-        for (const p of [`issue-triggers/${bad}/disable`, `issues/${bad}`]) await expectAnswer(req("PUT", `/api${prefix}/${p}`, { ...auth, "content-type": "application/json" }, '{"status":"RESOLVED"}'), 404, gatewayBody(404));
+        for (const p of [`bulk/ignored-events/retry/${bad}/cancel`, `bookmarks/${bad}/trigger`])
+          await expectAnswer(req("POST", `/api${prefix}/${p}`, auth), 404, gatewayBody(404));
+        for (const p of [`issue-triggers/${bad}/disable`, `issues/${bad}`])
+          await expectAnswer(req("PUT", `/api${prefix}/${p}`, { ...auth, "content-type": "application/json" }, '{"status":"RESOLVED"}'), 404, gatewayBody(404));
         await expectAnswer(req("DELETE", `/api${prefix}/bookmarks/${bad}`, auth), 404, gatewayBody(404));
       }
       await expectAnswer(req("GET", `/${bad}`), 404, consoleBody(404));
       await expectAnswer(req("GET", `/${testUrl.id}/requests/${bad}/raw`), 404, consoleBody(404));
       await expectAnswer(req("GET", `/${bad}/live`), 404, consoleBody(404));
       await expectAnswer(req("POST", `/${testUrl.id}/requests/${bad}/retry`), 404, consoleBody(404));
-      await expectAnswer(req("GET", `/cli/sessions/${bad}/stream`, { authorization: `Bearer ${team.cliKey}` }), 404, { error: "NOT_FOUND", message: expect.any(String) });
-      await expectAnswer(req("POST", `/cli/attempts/${bad}`, { authorization: `Bearer ${team.cliKey}` }, "{}"), 404, { error: "NOT_FOUND", message: expect.any(String) });
+      await expectAnswer(req("GET", `/cli/sessions/${bad}/stream`, { authorization: `Bearer ${team.cliKey}` }), 404, {
+        error: "NOT_FOUND",
+        message: expect.any(String),
+      });
+      await expectAnswer(req("POST", `/cli/attempts/${bad}`, { authorization: `Bearer ${team.cliKey}` }, "{}"), 404, {
+        error: "NOT_FOUND",
+        message: expect.any(String),
+      });
     }
   });
 
@@ -213,23 +291,61 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
         await expectAnswer(req("POST", `/api${V}/bulk/${family}`, json, `{"query":{"${s}":"x"}}`), 400, gatewayBody(400));
       }
       await expectAnswer(req("POST", `/api${V}/bulk/requests/replay`, json, `{"query":{"target":{"source_id":"${s}"}}}`), 400, gatewayBody(400));
-      await expectAnswer(req("POST", `/api${V}/issue-triggers`, json, `{"type":"delivery","name":"${s}","configs":{"strategy":"first_attempt","connections":"*"}}`), 400, gatewayBody(400));
-      await expectAnswer(req("PUT", `/api${V}/issue-triggers`, json, `{"type":"delivery","name":"t","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"slack":{"channel_name":"${s}"}}}`), 400, gatewayBody(400));
+      await expectAnswer(
+        req("POST", `/api${V}/issue-triggers`, json, `{"type":"delivery","name":"${s}","configs":{"strategy":"first_attempt","connections":"*"}}`),
+        400,
+        gatewayBody(400),
+      );
+      await expectAnswer(
+        req(
+          "PUT",
+          `/api${V}/issue-triggers`,
+          json,
+          `{"type":"delivery","name":"t","configs":{"strategy":"first_attempt","connections":"*"},"channels":{"slack":{"channel_name":"${s}"}}}`,
+        ),
+        400,
+        gatewayBody(400),
+      );
       await expectAnswer(req("POST", `/api${V}/bookmarks`, json, `{"event_data_id":"edt_x","webhook_id":"web_x","label":"${s}"}`), 400, gatewayBody(400));
       await expectAnswer(req("PUT", `/api${V}/notifications/webhooks`, json, `{"enabled":true,"topics":[],"source_id":"${s}"}`), 400, gatewayBody(400));
       await expectAnswer(req("POST", `/api${V}/sources`, json, `{"name":"${s}"}`), 400, gatewayBody(400));
-      await expectAnswer(req("POST", `/api${V}/destinations`, json, `{"name":"ok","description":"${s}","config":{"url":"http://127.0.0.1:9/"}}`), 400, gatewayBody(400));
+      await expectAnswer(
+        req("POST", `/api${V}/destinations`, json, `{"name":"ok","description":"${s}","config":{"url":"http://127.0.0.1:9/"}}`),
+        400,
+        gatewayBody(400),
+      );
       await expectAnswer(req("POST", `/api${V}/connections`, json, `{"name":"c","source":{"name":"${s}"},"destination":{"name":"d"}}`), 400, gatewayBody(400));
       await expectAnswer(req("PUT", `/api${V}/transformations`, json, `{"name":"t","code":"${s}"}`), 400, gatewayBody(400));
       await expectAnswer(req("POST", "/", { "content-type": "application/json" }, `{"name":"${s}"}`), 422, consoleBody(422));
-      await expectAnswer(req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, `{"source_name":"${s}"}`), 422, { error: "UNPROCESSABLE_ENTITY", message: expect.any(String) });
+      await expectAnswer(
+        req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, `{"source_name":"${s}"}`),
+        422,
+        { error: "UNPROCESSABLE_ENTITY", message: expect.any(String) },
+      );
     }
     await expectAnswer(req("GET", `/api${V}/sources?name=a%00b`, json), 400, gatewayBody(400));
     await expectAnswer(req("GET", `/api${V}/requests?id=a%00b`, json), 400, gatewayBody(400));
   });
 
   it("forged cursors (out-of-range timestamps, U+0000, lone surrogates, huge values) → 400 on every list", async () => {
-    for (const list of ["sources", "destinations", "connections", "events", "requests", "attempts", "ignored-events", "transformations", "bulk/events/retry", "bulk/events/cancel", "bulk/ignored-events/retry", "bulk/requests/retry", "bulk/requests/replay", "issues", "issue-triggers", "bookmarks"]) {
+    for (const list of [
+      "sources",
+      "destinations",
+      "connections",
+      "events",
+      "requests",
+      "attempts",
+      "ignored-events",
+      "transformations",
+      "bulk/events/retry",
+      "bulk/events/cancel",
+      "bulk/ignored-events/retry",
+      "bulk/requests/retry",
+      "bulk/requests/replay",
+      "issues",
+      "issue-triggers",
+      "bookmarks",
+    ]) {
       for (const p of FORGED_CURSOR_PAYLOADS) {
         const r = await api(team, "GET", `${V}/${list}?next=${encodeCursor(p)}&order_by=${p.o}&dir=${p.d}`);
         expect(r.status, `${list} ${JSON.stringify(p).slice(0, 200)}: ${JSON.stringify(r.json)}`).toBe(400);
@@ -240,9 +356,17 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
 
   it("bracket queries 3,000 levels deep → 400 on the API; captured on ingestion and readable afterwards", async () => {
     const deep = `a${"[b]".repeat(3000)}=1`;
-    for (const prefix of PREFIXES) await expectAnswer(req("GET", `/api${prefix}/sources?${deep}`, { authorization: `Bearer ${team.apiKey}` }), 400, gatewayBody(400));
-    const conn = await api(team, "POST", `${V}/connections`, { name: "deepq", source: { name: "deepq-src" }, destination: { name: "deepq-dst", config: { url: "http://127.0.0.1:9/" } } });
-    const captured = await send(BASE_URL, req("POST", `/e/${new URL(conn.json.source.url).pathname.split("/")[2]}?${deep}`, { "content-type": "application/x-www-form-urlencoded" }, deep));
+    for (const prefix of PREFIXES)
+      await expectAnswer(req("GET", `/api${prefix}/sources?${deep}`, { authorization: `Bearer ${team.apiKey}` }), 400, gatewayBody(400));
+    const conn = await api(team, "POST", `${V}/connections`, {
+      name: "deepq",
+      source: { name: "deepq-src" },
+      destination: { name: "deepq-dst", config: { url: "http://127.0.0.1:9/" } },
+    });
+    const captured = await send(
+      BASE_URL,
+      req("POST", `/e/${new URL(conn.json.source.url).pathname.split("/")[2]}?${deep}`, { "content-type": "application/x-www-form-urlencoded" }, deep),
+    );
     expect(captured.status).toBe(200);
     const listed = await api(team, "GET", `${V}/requests?source_id=${conn.json.source.id}`);
     expect(listed.status, JSON.stringify(listed.json).slice(0, 500)).toBe(200);
@@ -253,11 +377,18 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
   it("rule objects and other JSON bodies nested 10,000 deep → 400 (gateway), 422 (console, CLI)", async () => {
     const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
     const json = { authorization: `Bearer ${team.apiKey}`, "content-type": "application/json" };
-    await expectAnswer(req("POST", `/api${V}/connections`, json, `{"name":"c","source":{"name":"s"},"destination":{"name":"d"},"rules":[{"type":"filter","body":${deep}}]}`), 400, gatewayBody(400));
+    await expectAnswer(
+      req("POST", `/api${V}/connections`, json, `{"name":"c","source":{"name":"s"},"destination":{"name":"d"},"rules":[{"type":"filter","body":${deep}}]}`),
+      400,
+      gatewayBody(400),
+    );
     await expectAnswer(req("PUT", `/api${V}/transformations/run`, json, `{"code":"x","request":{"body":${deep}}}`), 400, gatewayBody(400));
     await expectAnswer(req("POST", `/api${V}/sources`, json, `{"name":"s","config":${"[".repeat(10_000)}${"]".repeat(10_000)}}`), 400, gatewayBody(400));
     await expectAnswer(req("POST", "/", { "content-type": "application/json" }, deep), 422, consoleBody(422));
-    await expectAnswer(req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, deep), 422, { error: "UNPROCESSABLE_ENTITY", message: expect.any(String) });
+    await expectAnswer(req("POST", "/cli/sessions", { authorization: `Bearer ${team.cliKey}`, "content-type": "application/json" }, deep), 422, {
+      error: "UNPROCESSABLE_ENTITY",
+      message: expect.any(String),
+    });
   });
 
   it("a captured body nested 10,000 deep is kept and shown as text: preview, page and the API's request still answer", async () => {
@@ -269,7 +400,12 @@ describe("malformed input answers the surface's error body with a 4xx", () => {
     expect(preview.status, preview.body.slice(0, 300)).toBe(200);
     const page = await send(BASE_URL, req("GET", `/${t.id}`, { accept: "text/html" }));
     expect(page.status).toBe(200);
-    const conn = await api(team, "POST", `${V}/connections`, { name: "deepbody", source: { name: "deepbody-src" }, destination: { name: "deepbody-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
+    const conn = await api(team, "POST", `${V}/connections`, {
+      name: "deepbody",
+      source: { name: "deepbody-src" },
+      destination: { name: "deepbody-dst", config: { url: "http://127.0.0.1:9/" } },
+      rules: [{ type: "filter", body: { a: 1 } }],
+    });
     const sent = await send(BASE_URL, req("POST", new URL(conn.json.source.url).pathname, { "content-type": "application/json" }, deep));
     expect(sent.status).toBe(200);
     const { request_id } = JSON.parse(sent.body);
@@ -307,7 +443,12 @@ describe("fuzz (fast-check, fixed seed)", () => {
     const url = await newTestUrl({});
     const ids = [url.id];
     for (const t of teams.slice(0, 2)) {
-      const c = await api(t, "POST", `${V}/connections`, { name: "fz", source: { name: "fz-src" }, destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
+      const c = await api(t, "POST", `${V}/connections`, {
+        name: "fz",
+        source: { name: "fz-src" },
+        destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } },
+        rules: [{ type: "filter", body: { a: 1 } }],
+      });
       ids.push(c.json.id, c.json.source.id, c.json.destination.id);
     }
     const ingested = await fetch(url.ingest_url, { method: "POST", body: "{}" });
@@ -333,7 +474,12 @@ describe("fuzz (fast-check, fixed seed)", () => {
       }),
       { seed: SEED, numRuns: Number(process.env.FUZZ_RUNS ?? 1500), endOnFailure: true },
     );
-    console.log(`fuzz seed ${SEED}: ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" ")}`);
+    console.log(
+      `fuzz seed ${SEED}: ${[...counts]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" ")}`,
+    );
     // Most requests must get past the router: the fuzz is not only 404s.
     expect([...counts.keys()].filter((s) => s >= 200 && s < 300).length).toBeGreaterThan(0);
   });

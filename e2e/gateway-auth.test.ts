@@ -67,7 +67,11 @@ describe("API authentication", () => {
     ["an empty Bearer", () => ({ authorization: "Bearer " }), "No API key was provided through Basic Auth or Bearer Token"],
     ["a wrong key", () => ({ authorization: "Bearer hky_wrongwrongwrongwrongwrongwrongwrongwrong" }), "The API key is invalid or revoked"],
     ["a wrong key through Basic", () => ({ authorization: basic("hky_wrongwrongwrongwrongwrongwrongwrongwrong") }), "The API key is invalid or revoked"],
-    ["the key as the Basic password instead of the username", () => ({ authorization: basic("", team.apiKey) }), "No API key was provided through Basic Auth or Bearer Token"],
+    [
+      "the key as the Basic password instead of the username",
+      () => ({ authorization: basic("", team.apiKey) }),
+      "No API key was provided through Basic Auth or Bearer Token",
+    ],
     ["a revoked key", () => ({ authorization: `Bearer ${revokedKey}` }), "The API key is invalid or revoked"],
     ["a revoked key through Basic", () => ({ authorization: basic(revokedKey) }), "The API key is invalid or revoked"],
     ["a console cli_key as Bearer", () => ({ authorization: `Bearer ${consoleCliKey}` }), "The API key is invalid or revoked"],
@@ -121,7 +125,13 @@ describe("team isolation", () => {
   beforeAll(async () => {
     a = await newTeam("iso-a");
     b = await newTeam("iso-b");
-    mine = (await api(a, "POST", `${V}/sources`, { name: "private", description: "mine", config: { auth_type: "API_KEY", auth: { header_key: "x-k", api_key: "a-secret" } } })).json;
+    mine = (
+      await api(a, "POST", `${V}/sources`, {
+        name: "private",
+        description: "mine",
+        config: { auth_type: "API_KEY", auth: { header_key: "x-k", api_key: "a-secret" } },
+      })
+    ).json;
   });
 
   it.each([

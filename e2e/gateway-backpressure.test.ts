@@ -31,7 +31,12 @@ it("a rate-limited destination with events waiting over `delay` opens a backpres
   // Held back by the limit: queued, never attempted.
   for (const id of waiting) expect((await eventsIn(id, ["QUEUED"]))[0].attempts).toBe(0);
   const issue = await eventually(async () => (await api(team, "GET", `${V}/issues?type=backpressure`)).json.models[0], 100_000);
-  expect(issue).toMatchObject({ type: "backpressure", status: "OPENED", issue_trigger_id: trigger.json.id, aggregation_keys: { destination_id: [slow.destination.id] } });
+  expect(issue).toMatchObject({
+    type: "backpressure",
+    status: "OPENED",
+    issue_trigger_id: trigger.json.id,
+    aggregation_keys: { destination_id: [slow.destination.id] },
+  });
   // `waiting`: the events that had waited longer than `delay` when the worker's check opened the issue (the
   // second one may have been sent just after that check's cut-off).
   const held = await Promise.all(waiting.map(async (id) => (await eventsIn(id, ["QUEUED"]))[0]));

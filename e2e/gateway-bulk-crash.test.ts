@@ -31,7 +31,11 @@ beforeAll(async () => {
   receiver = await startReceiver();
   receiver.respond({ status: 200, body: "ok", delayMs: 15 });
   server = await startServer(env);
-  const c = await call("POST", "/connections", { name: "bulk", source: { name: "bulk-src" }, destination: { name: "bulk-dst", config: { url: `${receiver.url}/bulk` } } });
+  const c = await call("POST", "/connections", {
+    name: "bulk",
+    source: { name: "bulk-src" },
+    destination: { name: "bulk-dst", config: { url: `${receiver.url}/bulk` } },
+  });
   expect(c.status).toBe(200);
   connection = c.json;
   // 5,000 events that failed during an outage, written straight to the database (with their requests).
@@ -65,10 +69,13 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server!.url}/api/2025-07-01${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server!.url}/api/2025-07-01${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
-
 
 const operation = async (id: string) => (await db.query("SELECT * FROM bulk_operations WHERE id = $1", [id])).rows[0];
 
@@ -87,13 +94,21 @@ it("a server killed mid-operation resumes after a restart: every matched event g
   expect(marked).toBe(atKill.completed_count);
 
   server = await startServer(env);
-  const done = await eventually(async () => {
-    const op = await operation(id);
-    return op.completed_at ? op : null;
-  }, 120_000, 200);
+  const done = await eventually(
+    async () => {
+      const op = await operation(id);
+      return op.completed_at ? op : null;
+    },
+    120_000,
+    200,
+  );
   expect(done).toMatchObject({ completed_count: COUNT, failed_count: 0, processed_batch: COUNT / 50, in_progress: false, progress: 1 });
   expect(done.processed_batch).toBeGreaterThan(atKill.processed_batch);
-  await eventually(async () => (await db.query("SELECT count(*)::int AS n FROM events WHERE id = ANY($1) AND status = 'SUCCESSFUL'", [eventIds])).rows[0].n === COUNT, 120_000, 200);
+  await eventually(
+    async () => (await db.query("SELECT count(*)::int AS n FROM events WHERE id = ANY($1) AND status = 'SUCCESSFUL'", [eventIds])).rows[0].n === COUNT,
+    120_000,
+    200,
+  );
   const { rows } = await db.query<{ n: number; k: number }>(
     "SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS k FROM attempts WHERE event_id = ANY($1) AND trigger = 'BULK_RETRY' AND bulk_retry_id = $2",
     [eventIds, id],
@@ -140,10 +155,14 @@ it("a replay resolves its target connections batch by batch: a connection create
   const late = await call("POST", "/connections", { name: "late", source_id: src, destination: { name: "late-dst", config: { url: `${receiver.url}/late` } } });
   expect(late.status, JSON.stringify(late.json)).toBe(200);
   const before = (await operation(id)).processed_batch;
-  const done = await eventually(async () => {
-    const op = await operation(id);
-    return op.completed_at ? op : null;
-  }, 120_000, 200);
+  const done = await eventually(
+    async () => {
+      const op = await operation(id);
+      return op.completed_at ? op : null;
+    },
+    120_000,
+    200,
+  );
   expect(done).toMatchObject({ completed_count: COUNT, failed_count: 0 });
   const count = async (webhookId: string) =>
     (await db.query("SELECT count(*)::int AS n FROM events WHERE bulk_retry_id = $1 AND webhook_id = $2", [id, webhookId])).rows[0].n as number;
@@ -154,6 +173,8 @@ it("a replay resolves its target connections batch by batch: a connection create
   expect(lateCount).toBeGreaterThanOrEqual(COUNT - (before + 1) * 50);
   expect(lateCount).toBeLessThanOrEqual(COUNT - 2 * 50);
   const { rows } = await db.query<{ r: string }>("SELECT min(request_id) AS r FROM events WHERE bulk_retry_id = $1 AND webhook_id = $2", [id, late.json.id]);
-  const firstTwoBatches = (await db.query<{ r: string }>("SELECT id AS r FROM requests WHERE source_id = $1 ORDER BY id LIMIT 100", [src])).rows.map((x) => x.r);
+  const firstTwoBatches = (await db.query<{ r: string }>("SELECT id AS r FROM requests WHERE source_id = $1 ORDER BY id LIMIT 100", [src])).rows.map(
+    (x) => x.r,
+  );
   expect(firstTwoBatches.includes(rows[0].r)).toBe(false);
 }, 180_000);

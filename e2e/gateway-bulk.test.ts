@@ -59,7 +59,24 @@ describe("events retry", () => {
     opId = op.id;
     expect(op.id).toMatch(/^bch_[0-9A-Za-z]{22}$/);
     expect(Object.keys(op).sort()).toEqual(
-      ["cancelled_at", "completed_at", "completed_count", "created_at", "estimated_batch", "estimated_count", "failed_count", "id", "in_progress", "number", "processed_batch", "progress", "query", "team_id", "type", "updated_at"].sort(),
+      [
+        "cancelled_at",
+        "completed_at",
+        "completed_count",
+        "created_at",
+        "estimated_batch",
+        "estimated_count",
+        "failed_count",
+        "id",
+        "in_progress",
+        "number",
+        "processed_batch",
+        "progress",
+        "query",
+        "team_id",
+        "type",
+        "updated_at",
+      ].sort(),
     );
     expect(op).toMatchObject({ team_id: team.teamId, type: "events.retry", query, estimated_count: 6, estimated_batch: 1, number: 1, cancelled_at: null });
     // The state table's "(none) → POST create" row: in progress, nothing processed yet, failed_count null.
@@ -92,9 +109,13 @@ describe("events retry", () => {
     expect(list.json.pagination).toMatchObject({ order_by: "created_at", dir: "desc", limit: 100 });
     expect(list.json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id, opId]);
     expect(list.json.count).toBe(2);
-    expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED", webhook_id: failing.id })}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect(
+      (await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED", webhook_id: failing.id })}`)).json.models.map((m: { id: string }) => m.id),
+    ).toEqual([opId]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}`)).json.count).toBe(0);
-    expect((await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}&query_partial_match=true`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect(
+      (await api(team, "GET", `${V}/bulk/events/retry?query=${q({ status: "FAILED" })}&query_partial_match=true`)).json.models.map((m: { id: string }) => m.id),
+    ).toEqual([opId]);
     // The bracket form of `query` (how SDKs send objects) holds text: 2 matches the stored number 2.
     const ids = async (qs: string) => (await api(team, "GET", `${V}/bulk/events/retry?${qs}`)).json.models.map((m: { id: string }) => m.id);
     expect(await ids(`query[webhook_id]=${failing.id}&query[attempts][gte]=2`)).toEqual([second.json.id]);
@@ -115,17 +136,31 @@ describe("events retry", () => {
     expect(asc.json.models[0].id).toBe(opId);
     const second2 = await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1&next=${asc.json.pagination.next}`);
     expect(second2.json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id]);
-    expect((await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1&prev=${second2.json.pagination.prev}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
+    expect(
+      (await api(team, "GET", `${V}/bulk/events/retry?dir=asc&limit=1&prev=${second2.json.pagination.prev}`)).json.models.map((m: { id: string }) => m.id),
+    ).toEqual([opId]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?id[]=${opId}&id[]=${second.json.id}`)).json.count).toBe(2);
     const created = (await api(team, "GET", `${V}/bulk/events/retry/${second.json.id}`)).json.created_at;
-    expect((await api(team, "GET", `${V}/bulk/events/retry?created_at[gte]=${created}`)).json.models.map((m: { id: string }) => m.id)).toEqual([second.json.id]);
+    expect((await api(team, "GET", `${V}/bulk/events/retry?created_at[gte]=${created}`)).json.models.map((m: { id: string }) => m.id)).toEqual([
+      second.json.id,
+    ]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?created_at[lt]=${created}`)).json.models.map((m: { id: string }) => m.id)).toEqual([opId]);
     expect((await api(team, "GET", `${V}/bulk/events/retry?completed_at[any]=true`)).json.count).toBe(2);
     expect((await api(team, "GET", `${V}/bulk/events/retry?completed_at[lte]=2000-01-01`)).json.count).toBe(0);
     expect((await api(team, "GET", `${V}/bulk/events/retry?cancelled_at[any]=true`)).json.count).toBe(0);
     expect((await api(team, "GET", `${V}/bulk/events/retry?in_progress=false`)).json.count).toBe(2);
     // Bad list parameters are 400s naming the parameter.
-    for (const bad of ["created_at[gte]=yesterday", "in_progress=maybe", "limit=251", "dir=up", "order_by=number", "cancelled_at[near]=1", "query=%7Bnope", "query=%5B1%5D", "query_partial_match=perhaps"]) {
+    for (const bad of [
+      "created_at[gte]=yesterday",
+      "in_progress=maybe",
+      "limit=251",
+      "dir=up",
+      "order_by=number",
+      "cancelled_at[near]=1",
+      "query=%7Bnope",
+      "query=%5B1%5D",
+      "query_partial_match=perhaps",
+    ]) {
       const r = await api(team, "GET", `${V}/bulk/events/retry?${bad}`);
       expect(r.status, `${bad}: ${JSON.stringify(r.json)}`).toBe(400);
       expect(r.json).toMatchObject({ handled: true, status: 400 });
@@ -165,7 +200,13 @@ describe("events retry", () => {
       const made = await api(team, "POST", `/${version}/bulk/events/retry`, { query: { webhook_id: "web_nothing" } });
       expect(made.status).toBe(200);
       expect("type" in made.json).toBe(false);
-      for (const [method, path] of [["GET", "bulk/events/cancel"], ["POST", "bulk/events/cancel"], ["GET", "bulk/events/cancel/plan"], ["GET", `bulk/events/cancel/${opId}`], ["POST", `bulk/events/cancel/${opId}/cancel`]]) {
+      for (const [method, path] of [
+        ["GET", "bulk/events/cancel"],
+        ["POST", "bulk/events/cancel"],
+        ["GET", "bulk/events/cancel/plan"],
+        ["GET", `bulk/events/cancel/${opId}`],
+        ["POST", `bulk/events/cancel/${opId}/cancel`],
+      ]) {
         const r = await api(team, method, `/${version}/${path}`, method === "POST" ? { query: { webhook_id: failing.id } } : undefined);
         expect(r.status, `${version} ${method} ${path}`).toBe(404);
         expect(r.json).toMatchObject({ handled: true, status: 404 });
@@ -219,14 +260,22 @@ describe("invalid queries are 422s naming the field", () => {
     expect((await api(team, "GET", `${V}/bulk/events/retry/plan?query=%7Bnope`)).status).toBe(400);
   });
 
-  it.each([["events/cancel"], ["ignored-events/retry"], ["requests/retry"]])("%s: matching nothing is a 422 UNPROCESSABLE_ENTITY with data.message", async (family) => {
-    const query = family === "requests/retry" ? { source_id: ["src_nothing"] } : family === "ignored-events/retry" ? { webhook_id: "web_nothing" } : { webhook_id: "web_nothing" };
-    const { status, json } = await api(team, "POST", `${V}/bulk/${family}`, { query });
-    expect(status).toBe(422);
-    expect(json.code).toBe("UNPROCESSABLE_ENTITY");
-    expect(json.data.message).toMatch(/matches no records/);
-    expect((await api(team, "GET", `${V}/bulk/${family}`)).json.count).toBe(0);
-  });
+  it.each([["events/cancel"], ["ignored-events/retry"], ["requests/retry"]])(
+    "%s: matching nothing is a 422 UNPROCESSABLE_ENTITY with data.message",
+    async (family) => {
+      const query =
+        family === "requests/retry"
+          ? { source_id: ["src_nothing"] }
+          : family === "ignored-events/retry"
+            ? { webhook_id: "web_nothing" }
+            : { webhook_id: "web_nothing" };
+      const { status, json } = await api(team, "POST", `${V}/bulk/${family}`, { query });
+      expect(status).toBe(422);
+      expect(json.code).toBe("UNPROCESSABLE_ENTITY");
+      expect(json.data.message).toMatch(/matches no records/);
+      expect((await api(team, "GET", `${V}/bulk/${family}`)).json.count).toBe(0);
+    },
+  );
 
   it("unknown families, operations and ids are 404s", async () => {
     expect((await api(team, "GET", `${V}/bulk/events/replay`)).status).toBe(404);
@@ -277,15 +326,21 @@ describe("ignored events retry", () => {
 
 describe("ignored events retry after fixing a transformation", () => {
   it("cause TRANSFORMATION_FAILED and transformation_id select them; the fixed code makes the events", async () => {
-    const broken = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `fix-me-${Date.now()}`, code: 'addHandler("transform", () => { throw new Error("bug") })' } }] });
+    const broken = await connectionTo(team, receiver, {
+      rules: [{ type: "transform", transformation: { name: `fix-me-${Date.now()}`, code: 'addHandler("transform", () => { throw new Error("bug") })' } }],
+    });
     const transformationId = (await api(team, "GET", `${V}/connections/${broken.id}`)).json.rules[0].transformation_id;
     expect(transformationId).toMatch(/^trs_/);
     const requestIds = [(await send(broken.source.url, { k: 1 })).requestId, (await send(broken.source.url, { k: 2 })).requestId];
     for (const id of requestIds) expect((await ignoredIn(id))[0].cause).toBe("TRANSFORMATION_FAILED");
     const query = { cause: "TRANSFORMATION_FAILED", transformation_id: transformationId };
     expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q(query)}`)).json).toEqual({ estimated_count: 2, estimated_batch: 1 });
-    expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q({ ...query, transformation_id: "trs_other" })}`)).json.estimated_count).toBe(0);
-    const fixed = await api(team, "PUT", `${V}/transformations/${transformationId}`, { code: 'addHandler("transform", (request) => { request.body.fixed = true; return request; })' });
+    expect((await api(team, "GET", `${V}/bulk/ignored-events/retry/plan?query=${q({ ...query, transformation_id: "trs_other" })}`)).json.estimated_count).toBe(
+      0,
+    );
+    const fixed = await api(team, "PUT", `${V}/transformations/${transformationId}`, {
+      code: 'addHandler("transform", (request) => { request.body.fixed = true; return request; })',
+    });
     expect(fixed.status, JSON.stringify(fixed.json)).toBe(200);
     const { status, json } = await api(team, "POST", `${V}/bulk/ignored-events/retry`, { query });
     expect(status, JSON.stringify(json)).toBe(200);
@@ -296,7 +351,10 @@ describe("ignored events retry after fixing a transformation", () => {
       expect(event.bulk_retry_id).toBe(json.id);
     }
     const bodies = receiver.received.filter((r) => r.url.startsWith(`/${broken.tag}`)).map((r) => JSON.parse(r.body.toString()));
-    expect(bodies.sort((a, b) => a.k - b.k)).toEqual([{ k: 1, fixed: true }, { k: 2, fixed: true }]);
+    expect(bodies.sort((a, b) => a.k - b.k)).toEqual([
+      { k: 1, fixed: true },
+      { k: 2, fixed: true },
+    ]);
   }, 60_000);
 });
 
@@ -327,7 +385,10 @@ describe("requests retry and replay", () => {
     const fresh = await connectionTo(team, receiver);
     const query = { source_id: [source.source.id], target: { source_id: fresh.source.id, webhook_ids: [fresh.id] } };
     // The plan ignores the target.
-    expect((await api(team, "GET", `${V}/bulk/requests/replay/plan?query=${q({ source_id: [source.source.id] })}`)).json).toEqual({ estimated_count: 3, estimated_batch: 1 });
+    expect((await api(team, "GET", `${V}/bulk/requests/replay/plan?query=${q({ source_id: [source.source.id] })}`)).json).toEqual({
+      estimated_count: 3,
+      estimated_batch: 1,
+    });
     const { status, json } = await api(team, "POST", `${V}/bulk/requests/replay`, { query });
     expect(status, JSON.stringify(json)).toBe(200);
     expect("type" in json).toBe(false);
@@ -349,9 +410,17 @@ describe("requests retry and replay", () => {
 
   it("a target with source_id alone replays onto every active connection of that source, resolved while it runs", async () => {
     const target = await connectionTo(team, receiver);
-    const second = await api(team, "POST", `${V}/connections`, { name: `second-${target.tag}`, source_id: target.source.id, destination: { name: `dst2-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-2` } } });
+    const second = await api(team, "POST", `${V}/connections`, {
+      name: `second-${target.tag}`,
+      source_id: target.source.id,
+      destination: { name: `dst2-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-2` } },
+    });
     expect(second.status, JSON.stringify(second.json)).toBe(200);
-    const off = await api(team, "POST", `${V}/connections`, { name: `off-${target.tag}`, source_id: target.source.id, destination: { name: `dst3-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-off` } } });
+    const off = await api(team, "POST", `${V}/connections`, {
+      name: `off-${target.tag}`,
+      source_id: target.source.id,
+      destination: { name: `dst3-${target.tag}`, config: { url: `${receiver.url}/${target.tag}-off` } },
+    });
     await api(team, "PUT", `${V}/connections/${off.json.id}/disable`);
     const { status, json } = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { id: requestIds, target: { source_id: target.source.id } } });
     expect(status, JSON.stringify(json)).toBe(200);
@@ -381,16 +450,25 @@ describe("requests retry and replay", () => {
     const elsewhere = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: source.source.id, webhook_ids: [another.id] } } });
     expect(elsewhere.status).toBe(422);
     expect(elsewhere.json).toMatchObject({ code: "UNPROCESSABLE_ENTITY", data: { id: another.id } });
-    const foreignConn = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target: { source_id: source.source.id, webhook_ids: [otherConn.id] } } });
+    const foreignConn = await api(team, "POST", `${V}/bulk/requests/replay`, {
+      query: { target: { source_id: source.source.id, webhook_ids: [otherConn.id] } },
+    });
     expect(foreignConn.status).toBe(422);
     expect(foreignConn.json.data.id).toBe(otherConn.id);
-    for (const [target, field] of [["src_x", "query.target"], [{ source_id: 5 }, "query.target.source_id"], [{ source_id: source.source.id, webhook_ids: "web_x" }, "query.target.webhook_ids"], [{ source_id: source.source.id, extra: 1 }, "query.target.extra"]] as const) {
+    for (const [target, field] of [
+      ["src_x", "query.target"],
+      [{ source_id: 5 }, "query.target.source_id"],
+      [{ source_id: source.source.id, webhook_ids: "web_x" }, "query.target.webhook_ids"],
+      [{ source_id: source.source.id, extra: 1 }, "query.target.extra"],
+    ] as const) {
       const bad = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { target } });
       expect(bad.status, JSON.stringify(target)).toBe(422);
       expect(bad.json.data.field).toBe(field);
     }
     // `target` belongs to replays only.
-    const retryTarget = await api(team, "POST", `${V}/bulk/requests/retry`, { query: { source_id: [source.source.id], target: { source_id: source.source.id } } });
+    const retryTarget = await api(team, "POST", `${V}/bulk/requests/retry`, {
+      query: { source_id: [source.source.id], target: { source_id: source.source.id } },
+    });
     expect(retryTarget.status).toBe(422);
     expect(retryTarget.json.data.field).toBe("query.target");
     const noTarget = await api(team, "POST", `${V}/bulk/requests/replay`, { query: { source_id: [source.source.id] } });
@@ -400,28 +478,34 @@ describe("requests retry and replay", () => {
 });
 
 describe("team isolation", () => {
-  it.each([["events/retry"], ["events/cancel"], ["ignored-events/retry"], ["requests/retry"], ["requests/replay"]])("%s: another team gets 404 for this team's operation", async (family) => {
-    const id = opsByFamily[family];
-    expect(id, `an operation of ${family} was made above`).toMatch(/^bch_/);
-    const before = await api(team, "GET", `${V}/bulk/${family}/${id}`);
-    expect(before.status).toBe(200);
-    for (const [method, path] of [["GET", `${id}`], ["POST", `${id}/cancel`]]) {
-      const r = await api(other, method, `${V}/bulk/${family}/${path}`);
-      expect(r.status).toBe(404);
-      expect(r.json).toMatchObject({ handled: true, status: 404 });
-    }
-    expect((await api(other, "GET", `${V}/bulk/${family}?id=${id}`)).json.count).toBe(0);
-    // The operation of one family is not found under another.
-    const elsewhere = family === "events/retry" ? "requests/retry" : "events/retry";
-    expect((await api(team, "GET", `${V}/bulk/${elsewhere}/${id}`)).status).toBe(404);
-    // The other team's cancel changed nothing.
-    expect((await api(team, "GET", `${V}/bulk/${family}/${id}`)).json).toEqual(before.json);
-    // This team's cancel of its completed operation: cancelled_at set, completed_at kept (every family).
-    const cancelled = await api(team, "POST", `${V}/bulk/${family}/${id}/cancel`);
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.json).toMatchObject({ id, in_progress: false, progress: 1, completed_at: before.json.completed_at });
-    expect(cancelled.json.cancelled_at ?? "").not.toBe("");
-  });
+  it.each([["events/retry"], ["events/cancel"], ["ignored-events/retry"], ["requests/retry"], ["requests/replay"]])(
+    "%s: another team gets 404 for this team's operation",
+    async (family) => {
+      const id = opsByFamily[family];
+      expect(id, `an operation of ${family} was made above`).toMatch(/^bch_/);
+      const before = await api(team, "GET", `${V}/bulk/${family}/${id}`);
+      expect(before.status).toBe(200);
+      for (const [method, path] of [
+        ["GET", `${id}`],
+        ["POST", `${id}/cancel`],
+      ]) {
+        const r = await api(other, method, `${V}/bulk/${family}/${path}`);
+        expect(r.status).toBe(404);
+        expect(r.json).toMatchObject({ handled: true, status: 404 });
+      }
+      expect((await api(other, "GET", `${V}/bulk/${family}?id=${id}`)).json.count).toBe(0);
+      // The operation of one family is not found under another.
+      const elsewhere = family === "events/retry" ? "requests/retry" : "events/retry";
+      expect((await api(team, "GET", `${V}/bulk/${elsewhere}/${id}`)).status).toBe(404);
+      // The other team's cancel changed nothing.
+      expect((await api(team, "GET", `${V}/bulk/${family}/${id}`)).json).toEqual(before.json);
+      // This team's cancel of its completed operation: cancelled_at set, completed_at kept (every family).
+      const cancelled = await api(team, "POST", `${V}/bulk/${family}/${id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.json).toMatchObject({ id, in_progress: false, progress: 1, completed_at: before.json.completed_at });
+      expect(cancelled.json.cancelled_at ?? "").not.toBe("");
+    },
+  );
 
   it("another team neither sees, cancels nor sweeps in this team's records", async () => {
     const { json: list } = await api(team, "GET", `${V}/bulk/events/retry?limit=1`);

@@ -14,7 +14,11 @@ beforeAll(async () => {
   other = await newTeam("other");
 });
 const V = "/2025-07-01";
-const minimum = (n: string) => ({ name: `conn-${n}`, source: { name: `src-${n}` }, destination: { name: `dst-${n}`, config: { url: "https://example.com/in" } } });
+const minimum = (n: string) => ({
+  name: `conn-${n}`,
+  source: { name: `src-${n}` },
+  destination: { name: `dst-${n}`, config: { url: "https://example.com/in" } },
+});
 
 describe("POST /connections", () => {
   it("POST /connections – the spec's minimum body creates source, destination and connection", async () => {
@@ -71,7 +75,10 @@ describe("POST /connections", () => {
     [{ ...minimum("r14"), rules: [{ type: "transform", transformation: { name: "t", code: "x", env: { K: 1 } } }] }, "rules.0.transformation.env.K"],
     [{ ...minimum("r15"), rules: [{ type: "transform" }] }, "rules.0.transformation_id"],
     [{ name: "n", source: { name: "s" }, destination: { name: "d", type: "CLI", config: { path: "/x", rate_limit: 2 } } }, "destination.config.rate_limit"],
-    [{ name: "n", source: { name: "s2", config: { auth_type: "HMAC", auth: {} } }, destination: { name: "d", config: { url: "https://e.com" } } }, "source.config.auth.algorithm"],
+    [
+      { name: "n", source: { name: "s2", config: { auth_type: "HMAC", auth: {} } }, destination: { name: "d", config: { url: "https://e.com" } } },
+      "source.config.auth.algorithm",
+    ],
     [{ name: "n", source: { name: "s3" }, destination_id: "des_nope" }, "destination_id"],
     [{ source: { name: "s4" }, destination: { name: "d", config: { url: "https://e.com" } } }, "name"],
   ])("POST /connections – %j → 422 naming %s", async (body, field) => {
@@ -119,7 +126,10 @@ describe("rules", () => {
     const { rows } = await db().query("SELECT name, code, env_encrypted FROM transformations WHERE id = $1", [json.rules[1].transformation_id]);
     expect(rows[0].name).toBe("add-flag");
     expect(rows[0].env_encrypted).not.toContain("secret-env");
-    const ref = await api(team, "POST", `${V}/connections`, { ...minimum("rules2"), rules: [{ type: "transform", transformation_id: json.rules[1].transformation_id }] });
+    const ref = await api(team, "POST", `${V}/connections`, {
+      ...minimum("rules2"),
+      rules: [{ type: "transform", transformation_id: json.rules[1].transformation_id }],
+    });
     expect(ref.status).toBe(200);
     expect((await db().query("SELECT rules_version FROM connections WHERE id = $1", [json.id])).rows[0].rules_version).toBe("2025-07-01");
   });
@@ -172,7 +182,9 @@ describe("connections – update, upsert, pause, disable, delete, list", () => {
     expect((await api(t, "GET", `${V}/connections/count?source_id=${src.id}`)).json).toEqual({ count: 7 });
     expect((await api(t, "GET", `${V}/connections?full_name=${encodeURIComponent("hub -> c3")}`)).json.models.map((m: any) => m.name)).toEqual(["c3"]);
     expect((await api(t, "GET", `${V}/connections?name[contains]=ELSE`)).json.models.map((m: any) => m.name)).toEqual(["conn-elsewhere"]);
-    expect((await api(t, "GET", `${V}/connections/count?full_name[contains]=${encodeURIComponent("hub -> c")}&destination_id[]=${dst.id}`)).json).toEqual({ count: 7 });
+    expect((await api(t, "GET", `${V}/connections/count?full_name[contains]=${encodeURIComponent("hub -> c")}&destination_id[]=${dst.id}`)).json).toEqual({
+      count: 7,
+    });
     expect((await api(t, "GET", `${V}/connections/count?source_id=${src.id}&type=ignored`)).json).toEqual({ count: 7 });
     for (const bad of ["paused_at[gte]=soon", "source_id[between]=a", "disabled=perhaps", "full_name[gt]=a"]) {
       const res = await api(t, "GET", `${V}/connections?${bad}`);
@@ -258,7 +270,12 @@ describe("connections – more", () => {
     const again = await api(team, "PUT", `${V}/connections`, body);
     expect(again.json.id).toBe(first.json.id);
     expect(again.json.rules).toEqual(first.json.rules);
-    const byId = await api(team, "PUT", `${V}/connections`, { name: "conn-up2", source_id: first.json.source.id, destination_id: first.json.destination.id, description: "by ids" });
+    const byId = await api(team, "PUT", `${V}/connections`, {
+      name: "conn-up2",
+      source_id: first.json.source.id,
+      destination_id: first.json.destination.id,
+      description: "by ids",
+    });
     expect(byId.json).toMatchObject({ id: first.json.id, description: "by ids", rules: first.json.rules });
     const otherDest = (await api(team, "POST", `${V}/destinations`, { name: "up2-other", config: { url: "https://e.com" } })).json;
     const moved = await api(team, "PUT", `${V}/connections`, { name: "conn-up2", source_id: first.json.source.id, destination_id: otherDest.id });
@@ -318,20 +335,35 @@ describe("connections – more", () => {
   });
 
   it("2024-09-01 – dedup refused; type/config in an inline part → 422 naming source./destination.; flat field errors", async () => {
-    const dedup = await api(team, "POST", "/2024-09-01/connections", { ...minimum("l1"), destination: { name: "l1-dst", url: "https://e.com" }, rules: [{ type: "deduplicate", window: 5 }] });
+    const dedup = await api(team, "POST", "/2024-09-01/connections", {
+      ...minimum("l1"),
+      destination: { name: "l1-dst", url: "https://e.com" },
+      rules: [{ type: "deduplicate", window: 5 }],
+    });
     expect(dedup.status).toBe(422);
     expect(dedup.json.data.field).toBe("rules.0.type");
-    const typed = await api(team, "POST", "/2024-09-01/connections", { name: "l2", source: { name: "l2-src", type: "WEBHOOK" }, destination: { name: "l2-dst", url: "https://e.com" } });
+    const typed = await api(team, "POST", "/2024-09-01/connections", {
+      name: "l2",
+      source: { name: "l2-src", type: "WEBHOOK" },
+      destination: { name: "l2-dst", url: "https://e.com" },
+    });
     expect(typed.status).toBe(422);
     expect(typed.json.data.field).toBe("source.type");
-    const nourl = await api(team, "POST", "/2024-09-01/connections", { name: "l3", source: { name: "l3-src" }, destination: { name: "l3-dst", rate_limit: 3 } });
+    const nourl = await api(team, "POST", "/2024-09-01/connections", {
+      name: "l3",
+      source: { name: "l3-src" },
+      destination: { name: "l3-dst", rate_limit: 3 },
+    });
     expect(nourl.status).toBe(422);
     expect(nourl.json.data.field).toBe("destination.url");
     const ok = await api(team, "POST", "/2024-09-01/connections", {
       name: "l4",
       source: { name: "l4-src" },
       destination: { name: "l4-dst", cli_path: "/cli" },
-      rules: [{ type: "filter", body: { ok: true } }, { type: "transform", transformation: { name: "l4-t", code: "x" } }],
+      rules: [
+        { type: "filter", body: { ok: true } },
+        { type: "transform", transformation: { name: "l4-t", code: "x" } },
+      ],
     });
     expect(ok.status).toBe(200);
     expect(ok.json.destination).toMatchObject({ cli_path: "/cli", url: null, auth_method: { type: "GATEWAY_SIGNATURE" } });

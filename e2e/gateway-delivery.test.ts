@@ -28,12 +28,18 @@ describe("destination auth", () => {
     ["BEARER_TOKEN", { token: "tok-123" }, (h) => expect(h.authorization).toBe("Bearer tok-123")],
     ["API_KEY", { key: "X-Api-Key", api_key: "k-1", to: "header" }, (h) => expect(h["x-api-key"]).toBe("k-1")],
     ["API_KEY", { key: "api_key", api_key: "k 2", to: "query" }, (_h, url) => expect(new URL(url, "http://x").searchParams.get("api_key")).toBe("k 2")],
-    ["CUSTOM_SIGNATURE", { key: "X-My-Signature", signing_secret: "whsec-custom" }, (h, _u, body) => expect(h["x-my-signature"]).toBe(hmac("whsec-custom", body))],
+    [
+      "CUSTOM_SIGNATURE",
+      { key: "X-My-Signature", signing_secret: "whsec-custom" },
+      (h, _u, body) => expect(h["x-my-signature"]).toBe(hmac("whsec-custom", body)),
+    ],
     ["GATEWAY_SIGNATURE", {}, (h) => expect(h.authorization).toBeUndefined()],
   ];
   for (const [authType, auth, check] of cases) {
     it(`${authType} ${JSON.stringify(auth)} is applied, and the gateway signature is always there`, async () => {
-      const c = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/auth-${authType}-${Object.keys(auth).length}-${Date.now()}`, auth_type: authType, auth } } });
+      const c = await connectionTo(team, receiver, {
+        destination: { config: { url: `${receiver.url}/auth-${authType}-${Object.keys(auth).length}-${Date.now()}`, auth_type: authType, auth } },
+      });
       const sent = await send(c.source.url, { auth: authType });
       await eventsIn(sent.requestId, ["SUCCESSFUL"]);
       const got = receiver.received.find((r) => r.headers["x-gateway-request-id"] === sent.requestId)!;
@@ -78,14 +84,18 @@ describe("signature and request shape", () => {
     expect(got.headers["x-gateway-event-url"]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/2025-07-01/events/${event.id}$`));
     expect(got.headers.accept).toBeDefined();
     const shown = await api(team, "GET", `/2025-07-01/events/${event.id}`);
-    expect(shown.json.data.appended_headers).toEqual(expect.arrayContaining(["x-gateway-signature", "x-gateway-event-url", "x-gateway-will-retry-after", "idempotency-key"]));
+    expect(shown.json.data.appended_headers).toEqual(
+      expect.arrayContaining(["x-gateway-signature", "x-gateway-event-url", "x-gateway-will-retry-after", "idempotency-key"]),
+    );
     const none = await connectionTo(team, receiver);
     await eventsIn((await send(none.source.url, "no retry rule")).requestId, ["SUCCESSFUL"]);
     expect(receivedBy(receiver, none.tag)[0].headers["x-gateway-will-retry-after"]).toBe("");
   });
 
   it("http_method overrides the method; path_forwarding_disabled keeps the destination path; the query is kept", async () => {
-    const c = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/fixed-${Date.now()}?from=dest`, http_method: "PUT", path_forwarding_disabled: true } } });
+    const c = await connectionTo(team, receiver, {
+      destination: { config: { url: `${receiver.url}/fixed-${Date.now()}?from=dest`, http_method: "PUT", path_forwarding_disabled: true } },
+    });
     const sent = await send(`${c.source.url}/ignored/path?a=1`, { m: 1 }, { method: "PATCH" });
     await eventsIn(sent.requestId, ["SUCCESSFUL"]);
     const got = receiver.received.find((r) => r.headers["x-gateway-request-id"] === sent.requestId)!;
@@ -160,7 +170,9 @@ describe("destinations and failures", () => {
   });
 
   it("rate_limit per second spaces deliveries to one destination without delaying another", async () => {
-    const slow = await connectionTo(team, receiver, { destination: { config: { url: `${receiver.url}/rl-${Date.now()}`, rate_limit: 2, rate_limit_period: "second" } } });
+    const slow = await connectionTo(team, receiver, {
+      destination: { config: { url: `${receiver.url}/rl-${Date.now()}`, rate_limit: 2, rate_limit_period: "second" } },
+    });
     const fast = await connectionTo(team, receiver);
     const sentAt = Date.now();
     const ids: string[] = [];
@@ -169,7 +181,10 @@ describe("destinations and failures", () => {
     await eventsIn(other.requestId, ["SUCCESSFUL"]);
     const otherAt = receivedBy(receiver, fast.tag)[0].at;
     for (const id of ids) await eventsIn(id, ["SUCCESSFUL"], 1, 20_000);
-    const times = receiver.received.filter((r) => r.url.startsWith("/rl-") && ids.includes(String(r.headers["x-gateway-request-id"]))).map((r) => r.at).sort((a, b) => a - b);
+    const times = receiver.received
+      .filter((r) => r.url.startsWith("/rl-") && ids.includes(String(r.headers["x-gateway-request-id"])))
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
     expect(times).toHaveLength(6);
     // 2 per fixed one-second window: 6 deliveries take at least three windows, so they span more than a
     // second, and no sliding second holds more than two windows' worth (4).
@@ -196,17 +211,28 @@ describe("publish", () => {
     expect(got.headers["x-gateway-verified"]).toBe("true");
     expect(got.headers.authorization).toBeUndefined();
     expect((await requestRow(request_id)).verified).toBe(true);
-    const byId = await fetch(`${BASE_URL}/e/v1/publish`, { method: "POST", headers: { authorization: `Bearer ${team.apiKey}`, "x-gateway-source-id": c.source.id }, body: "x" });
+    const byId = await fetch(`${BASE_URL}/e/v1/publish`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${team.apiKey}`, "x-gateway-source-id": c.source.id },
+      body: "x",
+    });
     expect(byId.status).toBe(200);
   });
 
   it("answers 401 without or with a wrong key, 400 without a source header, 404 for another team's source", async () => {
     const other = await newTeam("publish-other");
     const c = await connectionTo(team, receiver);
-    const post = (headers: Record<string, string>) => fetch(`${BASE_URL}/e/v1/publish`, { method: "POST", headers, body: "{}" }).then(async (r) => ({ status: r.status, json: await r.json() }));
-    expect(await post({ "x-gateway-source-name": c.source.name })).toEqual({ status: 401, json: { code: "UNAUTHORIZED", message: "No API key was provided through Basic Auth or Bearer Token" } });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${BASE_URL}/e/v1/publish`, { method: "POST", headers, body: "{}" }).then(async (r) => ({ status: r.status, json: await r.json() }));
+    expect(await post({ "x-gateway-source-name": c.source.name })).toEqual({
+      status: 401,
+      json: { code: "UNAUTHORIZED", message: "No API key was provided through Basic Auth or Bearer Token" },
+    });
     expect((await post({ authorization: "Bearer wrong", "x-gateway-source-name": c.source.name })).status).toBe(401);
-    expect(await post({ authorization: `Bearer ${team.apiKey}` })).toEqual({ status: 400, json: { code: "MISSING_PARAMETER", message: "Missing x-gateway-source-id or x-gateway-source-name header" } });
+    expect(await post({ authorization: `Bearer ${team.apiKey}` })).toEqual({
+      status: 400,
+      json: { code: "MISSING_PARAMETER", message: "Missing x-gateway-source-id or x-gateway-source-name header" },
+    });
     expect((await post({ authorization: `Bearer ${other.apiKey}`, "x-gateway-source-id": c.source.id })).status).toBe(404);
     const basic = await post({ authorization: `Basic ${Buffer.from(`${team.apiKey}:`).toString("base64")}`, "x-gateway-source-name": c.source.name });
     expect(basic.status).toBe(200);

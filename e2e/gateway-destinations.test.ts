@@ -95,7 +95,10 @@ describe("POST /destinations", () => {
   });
 
   it("POST /destinations – API_KEY `to` defaults to header", async () => {
-    const { json } = await api(team, "POST", `${V}/destinations?include=config.auth`, { name: "apikey-default", config: { url: "https://e.com", auth_type: "API_KEY", auth: { key: "x-k", api_key: "v" } } });
+    const { json } = await api(team, "POST", `${V}/destinations?include=config.auth`, {
+      name: "apikey-default",
+      config: { url: "https://e.com", auth_type: "API_KEY", auth: { key: "x-k", api_key: "v" } },
+    });
     expect(json.config.auth).toEqual({ key: "x-k", api_key: "v", to: "header" });
   });
 
@@ -137,9 +140,18 @@ describe("POST /destinations", () => {
 
 describe("destinations – update, upsert, list, disable, delete, isolation", () => {
   it("PUT /destinations/{id} – partial update keeps credentials; PUT /destinations upserts by name", async () => {
-    const { json } = await api(team, "POST", `${V}/destinations`, { name: "keep", config: { url: "https://e.com/a", auth_type: "BEARER_TOKEN", auth: { token: "t0k" } } });
+    const { json } = await api(team, "POST", `${V}/destinations`, {
+      name: "keep",
+      config: { url: "https://e.com/a", auth_type: "BEARER_TOKEN", auth: { token: "t0k" } },
+    });
     const up = await api(team, "PUT", `${V}/destinations/${json.id}?include=config.auth`, { config: { rate_limit: 10, rate_limit_period: "minute" } });
-    expect(up.json.config).toMatchObject({ url: "https://e.com/a", rate_limit: 10, rate_limit_period: "minute", auth_type: "BEARER_TOKEN", auth: { token: "t0k" } });
+    expect(up.json.config).toMatchObject({
+      url: "https://e.com/a",
+      rate_limit: 10,
+      rate_limit_period: "minute",
+      auth_type: "BEARER_TOKEN",
+      auth: { token: "t0k" },
+    });
     const upserted = await api(team, "PUT", `${V}/destinations`, { name: "keep", description: "same one" });
     expect(upserted.json.id).toBe(json.id);
     expect(upserted.json.description).toBe("same one");
@@ -225,7 +237,10 @@ describe("destinations – more endpoints", () => {
   });
 
   it("PUT /destinations/{id} – a new auth_type drops the old credentials; renaming onto a taken name → 409", async () => {
-    const { json } = await api(team, "POST", `${V}/destinations`, { name: "switch", config: { url: "https://e.com", auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } } });
+    const { json } = await api(team, "POST", `${V}/destinations`, {
+      name: "switch",
+      config: { url: "https://e.com", auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } },
+    });
     const noCreds = await api(team, "PUT", `${V}/destinations/${json.id}`, { config: { auth_type: "BEARER_TOKEN" } });
     expect(noCreds.status).toBe(422);
     expect(noCreds.json.data.field).toBe("config.auth.token");
@@ -257,10 +272,16 @@ describe("destinations – more endpoints", () => {
     const t = await newTeam("dest-filters");
     const ids: string[] = [];
     for (const n of ["alpha", "beta", "gamma", "delta", "epsilon"]) {
-      ids.push((await api(t, "POST", `${V}/destinations`, { name: n, config: { url: `https://e.com/${n}`, auth_type: "BEARER_TOKEN", auth: { token: `tok-${n}` } } })).json.id);
+      ids.push(
+        (await api(t, "POST", `${V}/destinations`, { name: n, config: { url: `https://e.com/${n}`, auth_type: "BEARER_TOKEN", auth: { token: `tok-${n}` } } }))
+          .json.id,
+      );
     }
     expect((await api(t, "GET", `${V}/destinations?id=${ids[1]}`)).json.models.map((m: any) => m.name)).toEqual(["beta"]);
-    expect((await api(t, "GET", `${V}/destinations?name[0]=alpha&name[1]=gamma&order_by=name&dir=asc`)).json.models.map((m: any) => m.name)).toEqual(["alpha", "gamma"]);
+    expect((await api(t, "GET", `${V}/destinations?name[0]=alpha&name[1]=gamma&order_by=name&dir=asc`)).json.models.map((m: any) => m.name)).toEqual([
+      "alpha",
+      "gamma",
+    ]);
     expect((await api(t, "GET", `${V}/destinations?name[contains]=LTA`)).json.models.map((m: any) => m.name)).toEqual(["delta"]);
     const plain = (await api(t, "GET", `${V}/destinations`)).json;
     expect(plain.count).toBe(5);
@@ -274,7 +295,10 @@ describe("destinations – more endpoints", () => {
     const p2 = (await api(t, "GET", `${V}/destinations?order_by=name&dir=asc&limit=2&next=${p1.pagination.next}`)).json;
     expect([...p1.models, ...p2.models].map((m: any) => m.name)).toEqual(["alpha", "beta", "delta", "gamma"]);
     expect(p2.pagination.next).toBeUndefined();
-    expect((await api(t, "GET", `${V}/destinations?order_by=name&dir=asc&limit=2&prev=${p2.pagination.prev}`)).json.models.map((m: any) => m.name)).toEqual(["alpha", "beta"]);
+    expect((await api(t, "GET", `${V}/destinations?order_by=name&dir=asc&limit=2&prev=${p2.pagination.prev}`)).json.models.map((m: any) => m.name)).toEqual([
+      "alpha",
+      "beta",
+    ]);
   });
 
   it("POST /connections – another team's destination_id → 422 naming destination_id", async () => {
@@ -289,9 +313,16 @@ describe("destinations – more endpoints", () => {
 
 describe("destinations – versions, more", () => {
   it("2025-01-01 – type + config in and out, like 2025-07-01", async () => {
-    const { status, json } = await api(team, "POST", "/2025-01-01/destinations", { name: "v2501", type: "HTTP", config: { url: "https://e.com/2501", http_method: "PUT" } });
+    const { status, json } = await api(team, "POST", "/2025-01-01/destinations", {
+      name: "v2501",
+      type: "HTTP",
+      config: { url: "https://e.com/2501", http_method: "PUT" },
+    });
     expect(status).toBe(200);
-    expect(json).toMatchObject({ type: "HTTP", config: { url: "https://e.com/2501", http_method: "PUT", rate_limit: null, rate_limit_period: "second", auth_type: "GATEWAY_SIGNATURE" } });
+    expect(json).toMatchObject({
+      type: "HTTP",
+      config: { url: "https://e.com/2501", http_method: "PUT", rate_limit: null, rate_limit_period: "second", auth_type: "GATEWAY_SIGNATURE" },
+    });
     expect(json.url).toBeUndefined();
     expect(json.auth_method).toBeUndefined();
     const flat = await api(team, "POST", "/2025-01-01/destinations", { name: "v2501-flat", url: "https://e.com" });
@@ -300,10 +331,17 @@ describe("destinations – versions, more", () => {
   });
 
   it("2024-09-01 – include=auth_method.config reveals credentials, absent otherwise", async () => {
-    const { json } = await api(team, "POST", "/2024-09-01/destinations", { name: "legacy-auth", url: "https://e.com", auth_method: { type: "BEARER_TOKEN", config: { token: "legacy-tok" } } });
+    const { json } = await api(team, "POST", "/2024-09-01/destinations", {
+      name: "legacy-auth",
+      url: "https://e.com",
+      auth_method: { type: "BEARER_TOKEN", config: { token: "legacy-tok" } },
+    });
     expect(json.auth_method).toEqual({ type: "BEARER_TOKEN" });
     expect((await api(team, "GET", `/2024-09-01/destinations/${json.id}`)).json.auth_method).toEqual({ type: "BEARER_TOKEN" });
-    expect((await api(team, "GET", `/2024-09-01/destinations/${json.id}?include=auth_method.config`)).json.auth_method).toEqual({ type: "BEARER_TOKEN", config: { token: "legacy-tok" } });
+    expect((await api(team, "GET", `/2024-09-01/destinations/${json.id}?include=auth_method.config`)).json.auth_method).toEqual({
+      type: "BEARER_TOKEN",
+      config: { token: "legacy-tok" },
+    });
     const { rows } = await db().query("SELECT auth_encrypted FROM destinations WHERE id = $1", [json.id]);
     expect(rows[0].auth_encrypted).not.toContain("legacy-tok");
   });
@@ -335,7 +373,11 @@ describe("destinations – versions, more", () => {
     const nourl = await api(team, "POST", "/2024-09-01/destinations", { name: "legacy-nourl", rate_limit: 4 });
     expect(nourl.status).toBe(422);
     expect(nourl.json.data.field).toBe("url");
-    const badAuth = await api(team, "POST", "/2024-09-01/destinations", { name: "legacy-badauth", url: "https://e.com", auth_method: { type: "BASIC_AUTH", config: { username: "u" } } });
+    const badAuth = await api(team, "POST", "/2024-09-01/destinations", {
+      name: "legacy-badauth",
+      url: "https://e.com",
+      auth_method: { type: "BASIC_AUTH", config: { username: "u" } },
+    });
     expect(badAuth.json.data.field).toBe("auth_method.config.password");
     const cliRate = await api(team, "POST", "/2024-09-01/destinations", { name: "legacy-clirate", cli_path: "/x", rate_limit: 2 });
     expect(cliRate.json.data.field).toBe("rate_limit");
@@ -355,7 +397,11 @@ describe("destinations – versions, more", () => {
   });
 
   it("2024-09-01 – auth_method null resets to the gateway signature", async () => {
-    const { json } = await api(team, "POST", "/2024-09-01/destinations", { name: "legacy-reset", url: "https://e.com", auth_method: { type: "basic_auth", config: { username: "u", password: "p" } } });
+    const { json } = await api(team, "POST", "/2024-09-01/destinations", {
+      name: "legacy-reset",
+      url: "https://e.com",
+      auth_method: { type: "basic_auth", config: { username: "u", password: "p" } },
+    });
     expect(json.auth_method.type).toBe("BASIC_AUTH");
     const reset = await api(team, "PUT", `/2024-09-01/destinations/${json.id}?include=auth_method.config`, { auth_method: null });
     expect(reset.json.auth_method).toEqual({ type: "GATEWAY_SIGNATURE", config: {} });

@@ -24,7 +24,10 @@ describe("gateway details", () => {
   });
 
   it("an unknown key in config.auth is named in the 422", async () => {
-    const res = await api(team, "POST", "/2025-07-01/sources", { name: `hmac-${Date.now()}`, config: { auth_type: "API_KEY", auth: { header_key: "x-key", api_key: "k", extra: 1 } } });
+    const res = await api(team, "POST", "/2025-07-01/sources", {
+      name: `hmac-${Date.now()}`,
+      config: { auth_type: "API_KEY", auth: { header_key: "x-key", api_key: "k", extra: 1 } },
+    });
     expect(res.status).toBe(422);
     expect(res.json.data.field).toBe("config.auth.extra");
   });

@@ -35,9 +35,36 @@ describe("GET /events", () => {
     expect(json.pagination).toMatchObject({ order_by: "created_at", dir: "desc", limit: 100 });
     const e = json.models[0];
     expect(Object.keys(e).sort()).toEqual(
-      ["attempts", "cli_id", "created_at", "destination_id", "error_code", "event_data_id", "id", "last_attempt_at", "next_attempt_at", "request_id", "response_status", "source_id", "status", "successful_at", "team_id", "updated_at", "webhook_id"].sort(),
+      [
+        "attempts",
+        "cli_id",
+        "created_at",
+        "destination_id",
+        "error_code",
+        "event_data_id",
+        "id",
+        "last_attempt_at",
+        "next_attempt_at",
+        "request_id",
+        "response_status",
+        "source_id",
+        "status",
+        "successful_at",
+        "team_id",
+        "updated_at",
+        "webhook_id",
+      ].sort(),
     );
-    expect(e).toMatchObject({ team_id: team.teamId, webhook_id: conn.id, source_id: conn.source.id, destination_id: conn.destination.id, attempts: 1, response_status: 200, status: "SUCCESSFUL", error_code: null });
+    expect(e).toMatchObject({
+      team_id: team.teamId,
+      webhook_id: conn.id,
+      source_id: conn.source.id,
+      destination_id: conn.destination.id,
+      attempts: 1,
+      response_status: 200,
+      status: "SUCCESSFUL",
+      error_code: null,
+    });
     expect(e.event_data_id).toMatch(/^edt_/);
     expect((await api(team, "GET", `${V}/events?status=FAILED&webhook_id=${conn.id}`)).json.count).toBe(0);
     expect((await api(team, "GET", `${V}/events?attempts[gte]=1&webhook_id=${conn.id}`)).json.count).toBe(7);
@@ -48,7 +75,14 @@ describe("GET /events", () => {
 
   it("include=data adds url, method, path, query and body; 2024-09-01 gets the short data", async () => {
     const { json } = await api(team, "GET", `${V}/events?request_id=${requestIds[3]}&include=data`);
-    expect(json.models[0].data).toMatchObject({ url: `${receiver.url}/${conn.tag}/p/3?i=3`, method: "POST", path: "/p/3", query: "i=3", parsed_query: { i: "3" }, body: { keep: true, i: 3 } });
+    expect(json.models[0].data).toMatchObject({
+      url: `${receiver.url}/${conn.tag}/p/3?i=3`,
+      method: "POST",
+      path: "/p/3",
+      query: "i=3",
+      parsed_query: { i: "3" },
+      body: { keep: true, i: 3 },
+    });
     const old = await api(team, "GET", `/2024-09-01/events/${json.models[0].id}`);
     expect(old.status).toBe(200);
     expect(old.json.data.url).toBeUndefined();
@@ -95,7 +129,14 @@ describe("attempts", () => {
     expect(list.status).toBe(200);
     expect(list.json.count).toBe(1);
     const a = list.json.models[0];
-    expect(a).toMatchObject({ event_id: ev.models[0].id, status: "SUCCESFUL", trigger: "INITIAL", attempt_number: 1, response_status: 200, http_method: "POST" });
+    expect(a).toMatchObject({
+      event_id: ev.models[0].id,
+      status: "SUCCESFUL",
+      trigger: "INITIAL",
+      attempt_number: 1,
+      response_status: 200,
+      http_method: "POST",
+    });
     expect(a.body).toBeUndefined();
     expect(a.requested_url).toBeUndefined();
     const one = await api(team, "GET", `${V}/attempts/${a.id}`);
@@ -136,7 +177,11 @@ describe("a request's events, ignored events and retry", () => {
     const own = await connectionTo(team, null, { destination: { type: "MOCK_API" } });
     const sent = await send(own.source.url, { retry: "me" });
     await eventsIn(sent.requestId, ["SUCCESSFUL"]);
-    const disabled = await api(team, "POST", `${V}/connections`, { name: "retry-disabled", source_id: own.source.id, destination: { type: "MOCK_API", name: `${own.tag}-disabled` } });
+    const disabled = await api(team, "POST", `${V}/connections`, {
+      name: "retry-disabled",
+      source_id: own.source.id,
+      destination: { type: "MOCK_API", name: `${own.tag}-disabled` },
+    });
     expect(disabled.status).toBe(200);
     expect((await api(team, "PUT", `${V}/connections/${disabled.json.id}/disable`)).status).toBe(200);
     const refused = await api(team, "POST", `${V}/requests/${sent.requestId}/retry`, { webhook_ids: [own.id, disabled.json.id] });
@@ -191,7 +236,10 @@ describe("event retry and cancel", () => {
 
 describe("transformation executions", () => {
   it("lists and gets the executions of a transformation run by the pipeline", async () => {
-    const t = await api(team, "POST", `${V}/transformations`, { name: `exec-${Date.now()}`, code: `addHandler("transform", (r) => { console.log("hi"); return r; })` });
+    const t = await api(team, "POST", `${V}/transformations`, {
+      name: `exec-${Date.now()}`,
+      code: `addHandler("transform", (r) => { console.log("hi"); return r; })`,
+    });
     const c = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation_id: t.json.id }] });
     const sent = await send(c.source.url, { x: 1 });
     const [event] = await eventsIn(sent.requestId, ["SUCCESSFUL"]);
@@ -199,7 +247,15 @@ describe("transformation executions", () => {
     expect(list.status).toBe(200);
     expect(list.json.count).toBe(1);
     const x = list.json.models[0];
-    expect(x).toMatchObject({ transformation_id: t.json.id, webhook_id: c.id, request_id: sent.requestId, event_id: event.id, log_level: "info", logs: [{ type: "log", message: "hi" }], issue_id: null });
+    expect(x).toMatchObject({
+      transformation_id: t.json.id,
+      webhook_id: c.id,
+      request_id: sent.requestId,
+      event_id: event.id,
+      log_level: "info",
+      logs: [{ type: "log", message: "hi" }],
+      issue_id: null,
+    });
     expect((await api(team, "GET", `${V}/transformations/${t.json.id}/executions/${x.id}`)).json.id).toBe(x.id);
     expect((await api(team, "GET", `${V}/transformations/${t.json.id}/executions?log_level=fatal`)).json.count).toBe(0);
     expect((await api(other, "GET", `${V}/transformations/${t.json.id}/executions`)).status).toBe(404);
@@ -268,35 +324,158 @@ describe("read side on SQL fixtures", () => {
     }
     // Requests written as ingestion writes them (no fan-out row: the pipeline leaves them alone).
     const raw = {
-      A: { method: "POST", path: "/orders", query: "x=1&y[]=2", headers: { "content-type": "application/json", "x-trace": "t1" }, body: Buffer.from('{"order":1}') },
+      A: {
+        method: "POST",
+        path: "/orders",
+        query: "x=1&y[]=2",
+        headers: { "content-type": "application/json", "x-trace": "t1" },
+        body: Buffer.from('{"order":1}'),
+      },
       B: { method: "PUT", path: "/", query: "", headers: { "content-type": "application/octet-stream" }, body: Buffer.from([0, 255, 1, 254]) },
       C: { method: "POST", path: "/c", query: "", headers: {}, body: null },
     };
     for (const [k, r] of Object.entries(raw) as ["A" | "B" | "C", (typeof raw)["A"]][]) {
       req[k] = createId("request");
-      await db().query("INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, NULL, now(), now(), now())", [req[k], fx.teamId, source.id]);
-      await db().query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
-        req[k],
-        r.method,
-        r.path,
-        r.query,
-        JSON.stringify(r.headers),
-        r.body,
-        r.body?.length ?? 0,
-        r.headers["content-type"] ?? null,
-      ]);
+      await db().query(
+        "INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, NULL, now(), now(), now())",
+        [req[k], fx.teamId, source.id],
+      );
+      await db().query(
+        "INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        [req[k], r.method, r.path, r.query, JSON.stringify(r.headers), r.body, r.body?.length ?? 0, r.headers["content-type"] ?? null],
+      );
     }
     const spec: Omit<Ev, "id" | "created_at">[] = [
-      { conn: "http", req: "A", status: "SUCCESSFUL", attempts: 1, response_status: 200, error_code: null, cli_id: null, last_attempt_at: T(11), next_attempt_at: null, successful_at: T(11), data: null },
-      { conn: "http", req: "A", status: "FAILED", attempts: 5, response_status: 500, error_code: "BAD_RESPONSE", cli_id: null, last_attempt_at: T(12), next_attempt_at: null, successful_at: null, data: null },
-      { conn: "http", req: "B", status: "QUEUED", attempts: 2, response_status: 503, error_code: null, cli_id: null, last_attempt_at: T(13), next_attempt_at: FUTURE(5), successful_at: null, data: null },
-      { conn: "nofwd", req: "A", status: "SCHEDULED", attempts: 0, response_status: null, error_code: null, cli_id: null, last_attempt_at: null, next_attempt_at: FUTURE(1), successful_at: null, data: null },
-      { conn: "nofwd", req: "B", status: "HOLD", attempts: 0, response_status: null, error_code: null, cli_id: null, last_attempt_at: null, next_attempt_at: null, successful_at: null, data: null },
-      { conn: "cli", req: "A", status: "SUCCESSFUL", attempts: 1, response_status: 200, error_code: null, cli_id: "cls_fx1", last_attempt_at: T(16), next_attempt_at: null, successful_at: T(16), data: null },
-      { conn: "cli", req: "B", status: "FAILED", attempts: 1, response_status: null, error_code: "CLI_UNAVAILABLE", cli_id: null, last_attempt_at: T(17), next_attempt_at: null, successful_at: null, data: null },
-      { conn: "mock", req: "A", status: "SUCCESSFUL", attempts: 1, response_status: 200, error_code: null, cli_id: null, last_attempt_at: T(18), next_attempt_at: null, successful_at: T(18), data: null },
-      { conn: "http", req: "A", status: "CANCELLED", attempts: 3, response_status: 404, error_code: "CANCELLED", cli_id: null, last_attempt_at: T(14), next_attempt_at: null, successful_at: null, data: TRANSFORMED },
-      { conn: "mock", req: "B", status: "FAILED", attempts: 4, response_status: 429, error_code: "TIMEOUT", cli_id: null, last_attempt_at: T(19), next_attempt_at: null, successful_at: null, data: null },
+      {
+        conn: "http",
+        req: "A",
+        status: "SUCCESSFUL",
+        attempts: 1,
+        response_status: 200,
+        error_code: null,
+        cli_id: null,
+        last_attempt_at: T(11),
+        next_attempt_at: null,
+        successful_at: T(11),
+        data: null,
+      },
+      {
+        conn: "http",
+        req: "A",
+        status: "FAILED",
+        attempts: 5,
+        response_status: 500,
+        error_code: "BAD_RESPONSE",
+        cli_id: null,
+        last_attempt_at: T(12),
+        next_attempt_at: null,
+        successful_at: null,
+        data: null,
+      },
+      {
+        conn: "http",
+        req: "B",
+        status: "QUEUED",
+        attempts: 2,
+        response_status: 503,
+        error_code: null,
+        cli_id: null,
+        last_attempt_at: T(13),
+        next_attempt_at: FUTURE(5),
+        successful_at: null,
+        data: null,
+      },
+      {
+        conn: "nofwd",
+        req: "A",
+        status: "SCHEDULED",
+        attempts: 0,
+        response_status: null,
+        error_code: null,
+        cli_id: null,
+        last_attempt_at: null,
+        next_attempt_at: FUTURE(1),
+        successful_at: null,
+        data: null,
+      },
+      {
+        conn: "nofwd",
+        req: "B",
+        status: "HOLD",
+        attempts: 0,
+        response_status: null,
+        error_code: null,
+        cli_id: null,
+        last_attempt_at: null,
+        next_attempt_at: null,
+        successful_at: null,
+        data: null,
+      },
+      {
+        conn: "cli",
+        req: "A",
+        status: "SUCCESSFUL",
+        attempts: 1,
+        response_status: 200,
+        error_code: null,
+        cli_id: "cls_fx1",
+        last_attempt_at: T(16),
+        next_attempt_at: null,
+        successful_at: T(16),
+        data: null,
+      },
+      {
+        conn: "cli",
+        req: "B",
+        status: "FAILED",
+        attempts: 1,
+        response_status: null,
+        error_code: "CLI_UNAVAILABLE",
+        cli_id: null,
+        last_attempt_at: T(17),
+        next_attempt_at: null,
+        successful_at: null,
+        data: null,
+      },
+      {
+        conn: "mock",
+        req: "A",
+        status: "SUCCESSFUL",
+        attempts: 1,
+        response_status: 200,
+        error_code: null,
+        cli_id: null,
+        last_attempt_at: T(18),
+        next_attempt_at: null,
+        successful_at: T(18),
+        data: null,
+      },
+      {
+        conn: "http",
+        req: "A",
+        status: "CANCELLED",
+        attempts: 3,
+        response_status: 404,
+        error_code: "CANCELLED",
+        cli_id: null,
+        last_attempt_at: T(14),
+        next_attempt_at: null,
+        successful_at: null,
+        data: TRANSFORMED,
+      },
+      {
+        conn: "mock",
+        req: "B",
+        status: "FAILED",
+        attempts: 4,
+        response_status: 429,
+        error_code: "TIMEOUT",
+        cli_id: null,
+        last_attempt_at: T(19),
+        next_attempt_at: null,
+        successful_at: null,
+        data: null,
+      },
     ];
     evs = spec.map((e, i) => ({ ...e, id: createId("event"), created_at: T(i + 1) }));
     for (const e of evs) {
@@ -304,7 +483,24 @@ describe("read side on SQL fixtures", () => {
         `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, attempts, last_attempt_at, next_attempt_at,
                              response_status, error_code, successful_at, cli_id, data, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
-        [e.id, fx.teamId, connOf[e.conn].id, source.id, dest[e.conn].id, req[e.req], e.status, e.attempts, e.last_attempt_at, e.next_attempt_at, e.response_status, e.error_code, e.successful_at, e.cli_id, e.data ? JSON.stringify(e.data) : null, e.created_at],
+        [
+          e.id,
+          fx.teamId,
+          connOf[e.conn].id,
+          source.id,
+          dest[e.conn].id,
+          req[e.req],
+          e.status,
+          e.attempts,
+          e.last_attempt_at,
+          e.next_attempt_at,
+          e.response_status,
+          e.error_code,
+          e.successful_at,
+          e.cli_id,
+          e.data ? JSON.stringify(e.data) : null,
+          e.created_at,
+        ],
       );
     }
     const attempts = [
@@ -332,15 +528,10 @@ describe("read side on SQL fixtures", () => {
     for (const [i, g] of ignored.entries()) {
       const id = createId("ignoredEvent");
       ign.push({ id, ...g, created_at: T(30 + i) });
-      await db().query("INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, meta, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)", [
-        id,
-        fx.teamId,
-        connOf[g.conn].id,
-        req[g.req],
-        g.cause,
-        g.meta === null ? null : JSON.stringify(g.meta),
-        T(30 + i),
-      ]);
+      await db().query(
+        "INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, meta, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+        [id, fx.teamId, connOf[g.conn].id, req[g.req], g.cause, g.meta === null ? null : JSON.stringify(g.meta), T(30 + i)],
+      );
     }
     trs = (await api(fx, "POST", `${V}/transformations`, { name: `fx-${Date.now()}`, code: 'addHandler("transform", (r) => r)' })).json;
     for (const [i, x] of [
@@ -377,33 +568,30 @@ describe("read side on SQL fixtures", () => {
     foreign.ignored = createId("ignoredEvent");
     foreign.transformation = oTrs.id;
     foreign.execution = createId("execution");
-    await db().query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at) VALUES ($1, $2, $3, false, now())", [foreign.request, fxOther.teamId, oSource.id]);
-    await db().query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', NULL, 0)", [foreign.request]);
+    await db().query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at) VALUES ($1, $2, $3, false, now())", [
+      foreign.request,
+      fxOther.teamId,
+      oSource.id,
+    ]);
+    await db().query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', NULL, 0)", [
+      foreign.request,
+    ]);
     await db().query(
       "INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'SUCCESSFUL', $7, $7)",
       [foreign.event, fxOther.teamId, connOf.http.id, oSource.id, dest.http.id, foreign.request, T(5)],
     );
-    await db().query("INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 1, 'INITIAL', 'SUCCESSFUL', $5, $5)", [
-      foreign.attempt,
-      fxOther.teamId,
-      evs[0].id,
-      dest.http.id,
-      T(22),
-    ]);
-    await db().query("INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, created_at, updated_at) VALUES ($1, $2, $3, $4, 'FILTERED', $5, $5)", [
-      foreign.ignored,
-      fxOther.teamId,
-      connOf.http.id,
-      foreign.request,
-      T(31),
-    ]);
-    await db().query("INSERT INTO transformation_executions (id, team_id, transformation_id, webhook_id, log_level, created_at, updated_at) VALUES ($1, $2, $3, $4, 'info', $5, $5)", [
-      foreign.execution,
-      fxOther.teamId,
-      trs.id,
-      connOf.http.id,
-      T(41),
-    ]);
+    await db().query(
+      "INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 1, 'INITIAL', 'SUCCESSFUL', $5, $5)",
+      [foreign.attempt, fxOther.teamId, evs[0].id, dest.http.id, T(22)],
+    );
+    await db().query(
+      "INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, created_at, updated_at) VALUES ($1, $2, $3, $4, 'FILTERED', $5, $5)",
+      [foreign.ignored, fxOther.teamId, connOf.http.id, foreign.request, T(31)],
+    );
+    await db().query(
+      "INSERT INTO transformation_executions (id, team_id, transformation_id, webhook_id, log_level, created_at, updated_at) VALUES ($1, $2, $3, $4, 'info', $5, $5)",
+      [foreign.execution, fxOther.teamId, trs.id, connOf.http.id, T(41)],
+    );
   });
 
   /** The ids of the fixture events matching `pred`. */
@@ -541,7 +729,14 @@ describe("read side on SQL fixtures", () => {
     expect((await api(fx, "GET", `${V}/events?limit=2&order_by=last_attempt_at&next=${first.json.pagination.next}`)).status).toBe(400);
     expect((await api(fx, "GET", `${V}/events?limit=2&dir=asc&next=${first.json.pagination.next}`)).status).toBe(400);
     // Unknown and malformed ids in paths are 404, not errors.
-    for (const path of ["/events/evt_nope", "/events/evt%00x", "/events/evt_nope/raw_body", "/attempts/atm%00x", "/ignored-events/ign%00x", "/requests/req%00x/events"]) {
+    for (const path of [
+      "/events/evt_nope",
+      "/events/evt%00x",
+      "/events/evt_nope/raw_body",
+      "/attempts/atm%00x",
+      "/ignored-events/ign%00x",
+      "/requests/req%00x/events",
+    ]) {
       const res = await api(fx, "GET", `${V}${path}`);
       expect(res.status, path).toBe(404);
       expect(res.json, path).toMatchObject({ handled: true, status: 404, code: "NOT_FOUND" });
@@ -582,12 +777,25 @@ describe("read side on SQL fixtures", () => {
     });
     expect(await data(3)).toMatchObject({ url: "https://fixtures.invalid/fixed?k=v&x=1&y[]=2", method: "PUT", path: "/orders" });
     expect(await data(4)).toMatchObject({ url: "https://fixtures.invalid/fixed?k=v", method: "PUT", query: null, parsed_query: {} });
-    expect(await data(2)).toMatchObject({ url: "https://fixtures.invalid/base", method: "PUT", body: Buffer.from([0, 255, 1, 254]).toString("base64"), body_encoding: "base64" });
+    expect(await data(2)).toMatchObject({
+      url: "https://fixtures.invalid/base",
+      method: "PUT",
+      body: Buffer.from([0, 255, 1, 254]).toString("base64"),
+      body_encoding: "base64",
+    });
     expect(await data(5)).toMatchObject({ url: "/cli-path", method: "POST" });
     expect(await data(7)).toMatchObject({ url: null, method: "POST" });
     const transformed = (await api(fx, "GET", `${V}/events/${evs[8].id}`)).json;
     expect(transformed.event_data_id).toBe(`edt_${evs[8].id.slice(4)}`);
-    expect(transformed.data).toMatchObject({ url: "https://fixtures.invalid/base/t?a=1", method: "POST", path: "/t", query: "a=1", parsed_query: { a: "1" }, headers: { "x-t": "1" }, body: { t: true } });
+    expect(transformed.data).toMatchObject({
+      url: "https://fixtures.invalid/base/t?a=1",
+      method: "POST",
+      path: "/t",
+      query: "a=1",
+      parsed_query: { a: "1" },
+      headers: { "x-t": "1" },
+      body: { t: true },
+    });
     expect((await api(fx, "GET", `${V}/events/${evs[8].id}/raw_body`)).json).toEqual({ body: '{"t":true}' });
     expect((await api(fx, "GET", `${V}/events/${evs[0].id}/raw_body`)).json).toEqual({ body: '{"order":1}' });
     expect((await api(fx, "GET", `${V}/events/${evs[2].id}/raw_body`)).json).toEqual({ body: Buffer.from([0, 255, 1, 254]).toString("base64") });
@@ -725,7 +933,8 @@ describe("read side on SQL fixtures", () => {
     expect(await list("trigger[]=INITIAL&trigger[]=AUTOMATIC")).toEqual(attIds((a) => a.trigger !== "MANUAL"));
     expect(await list(`created_at[gte]=${T(21)}&created_at[lte]=${T(22)}`)).toEqual([att[1].id, att[2].id].sort());
     expect(await list(`id=${att[0].id}`)).toEqual([att[0].id]);
-    for (const q of ["status=SUCCESS", "trigger=LATER", "created_at[gte]=x", "order_by=status", "next=garbage"]) expect((await api(fx, "GET", `${V}/attempts?${q}`)).status, q).toBe(400);
+    for (const q of ["status=SUCCESS", "trigger=LATER", "created_at[gte]=x", "order_by=status", "next=garbage"])
+      expect((await api(fx, "GET", `${V}/attempts?${q}`)).status, q).toBe(400);
     const pages = await walk(fx, `${V}/attempts`, "limit=1");
     expect(pages.flat()).toEqual([...att].reverse().map((a) => a.id));
     const asc = await walk(fx, `${V}/attempts`, `limit=1&dir=asc&event_id=${evs[1].id}`);
@@ -799,7 +1008,12 @@ describe("read side on SQL fixtures", () => {
       expect(res.status, path).toBe(404);
       expect(res.json, path).toMatchObject({ handled: true, status: 404, message: "Not Found", code: "NOT_FOUND" });
     }
-    for (const path of [`/events/${foreign.event}`, `/attempts/${foreign.attempt}`, `/ignored-events/${foreign.ignored}`, `/transformations/${foreign.transformation}/executions`]) {
+    for (const path of [
+      `/events/${foreign.event}`,
+      `/attempts/${foreign.attempt}`,
+      `/ignored-events/${foreign.ignored}`,
+      `/transformations/${foreign.transformation}/executions`,
+    ]) {
       expect((await api(fx, "GET", `${V}${path}`)).status, path).toBe(404);
     }
     // Lists show only the caller's rows, whatever the filters name.
@@ -818,9 +1032,33 @@ describe("read side on SQL fixtures", () => {
 
   it("OpenAPI – the operations, their filters from the zod tables, the Request body_encoding and the run output", async () => {
     const { BASE_URL } = await import("./support/client");
-    const d = (await (await fetch(`${BASE_URL}/api/2025-07-01/openapi`)).json());
-    const params = (path: string, method = "get") => d.paths[path][method].parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
-    expect(params("/events")).toEqual(expect.arrayContaining(["id", "status", "webhook_id", "source_id", "destination_id", "request_id", "attempts", "response_status", "error_code", "cli_id", "created_at", "last_attempt_at", "next_attempt_at", "successful_at", "include", "order_by", "dir", "limit", "next", "prev"]));
+    const d = await (await fetch(`${BASE_URL}/api/2025-07-01/openapi`)).json();
+    const params = (path: string, method = "get") =>
+      d.paths[path][method].parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
+    expect(params("/events")).toEqual(
+      expect.arrayContaining([
+        "id",
+        "status",
+        "webhook_id",
+        "source_id",
+        "destination_id",
+        "request_id",
+        "attempts",
+        "response_status",
+        "error_code",
+        "cli_id",
+        "created_at",
+        "last_attempt_at",
+        "next_attempt_at",
+        "successful_at",
+        "include",
+        "order_by",
+        "dir",
+        "limit",
+        "next",
+        "prev",
+      ]),
+    );
     expect(new Set(params("/events")).size).toBe(params("/events").length);
     expect(params("/requests/{id}/events")).toEqual(params("/events"));
     expect(params("/requests/{id}/ignored_events")).toEqual(["id", "order_by", "dir", "limit", "next", "prev"]);
@@ -832,11 +1070,14 @@ describe("read side on SQL fixtures", () => {
     const status = d.paths["/attempts"].get.parameters.find((p: { name: string }) => p.name === "status");
     expect(status.schema.anyOf[0].enum).toEqual(["SUCCESFUL", "SUCCESSFUL", "FAILED"]);
     expect(d.components.schemas.EventAttempt.properties.status.enum).toEqual(["SUCCESFUL", "FAILED"]);
-    for (const path of ["/events/{id}", "/events/{id}/raw_body", "/ignored-events/{id}", "/attempts/{id}", "/transformations/{id}/executions/{execution_id}"]) expect(d.paths[path].get.responses["404"], path).toBeDefined();
+    for (const path of ["/events/{id}", "/events/{id}/raw_body", "/ignored-events/{id}", "/attempts/{id}", "/transformations/{id}/executions/{execution_id}"])
+      expect(d.paths[path].get.responses["404"], path).toBeDefined();
     expect(d.paths["/events"].get.responses["200"].content["application/json"].schema.properties.models.items).toEqual({ $ref: "#/components/schemas/Event" });
     expect(d.components.schemas.Event.properties.data.properties.url).toBeDefined();
     expect(d.components.schemas.Request.properties.data.properties.body_encoding).toBeDefined();
-    expect(d.paths["/transformations/run"].put.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/TransformationRunOutput" });
+    expect(d.paths["/transformations/run"].put.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/TransformationRunOutput",
+    });
     expect(JSON.stringify(d)).not.toContain("__shared");
   });
 });

@@ -36,7 +36,7 @@ describe("content types at ingestion", () => {
     ["application/cloudevents+json", '{"specversion":"1.0"}'],
     ["text/plain; charset=utf-8", "hello"],
     ["application/x-www-form-urlencoded", "a=1&b=2"],
-    ["multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--x--\r\n"],
+    ["multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'],
     ["application/xml", "<a/>"],
     ["application/x-ndjson", '{"a":1}\n{"a":2}\n'],
   ])("%s is accepted", async (type, body) => {
@@ -66,7 +66,10 @@ describe("version lifecycle", () => {
     expect(new Date(deprecationOf("2024-09-01", Date.UTC(2026, 0, 1))!).toISOString()).toBe("2025-01-01T00:00:00.000Z");
     expect(deprecationOf("2025-07-01", Date.UTC(2026, 0, 1))).toBeNull();
     expect(lifecycleHeaders("2025-07-01", Date.UTC(2026, 0, 1))).toEqual({});
-    expect(lifecycleHeaders("2025-07-01", Date.UTC(2026, 10, 23))).toEqual({ deprecation: `@${Date.UTC(2026, 6, 1) / 1000}`, sunset: "Wed, 01 Jul 2026 00:00:00 GMT" });
+    expect(lifecycleHeaders("2025-07-01", Date.UTC(2026, 10, 23))).toEqual({
+      deprecation: `@${Date.UTC(2026, 6, 1) / 1000}`,
+      sunset: "Wed, 01 Jul 2026 00:00:00 GMT",
+    });
   });
 
   it("answers of a deprecated version carry Deprecation and Sunset, and keep serving by default", async () => {
@@ -116,7 +119,13 @@ describe("content filters on the event and request lists (the reference's filter
     team = await newTeam("filters");
     const conn = await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/none" } } });
     sourceId = conn.source.id;
-    ids.order = (await send(`${conn.source.url}/orders/1?x=1&tag=a&tag=b`, { type: "order.created", amount: 150, tags: ["vip", "eu"], note: "caf\u00e9 au lait" }, { headers: { "x-topic": "order.created" } })).requestId;
+    ids.order = (
+      await send(
+        `${conn.source.url}/orders/1?x=1&tag=a&tag=b`,
+        { type: "order.created", amount: 150, tags: ["vip", "eu"], note: "caf\u00e9 au lait" },
+        { headers: { "x-topic": "order.created" } },
+      )
+    ).requestId;
     ids.refund = (await send(`${conn.source.url}/refunds?x=2`, { type: "refund.created", amount: 20 }, { headers: { "x-topic": "refund" } })).requestId;
     ids.text = (await send(conn.source.url, "hello world needle", { headers: { "content-type": "text/plain" } })).requestId;
 
@@ -140,7 +149,8 @@ describe("content filters on the event and request lists (the reference's filter
     expect(await requestsWhere(`search_term=needle`)).toEqual(["text"]);
     expect(await requestsWhere(`search_term=REFUND`)).toEqual(["refund"]);
 
-    const events = async (filter: string) => (await api(team, "GET", `${V}/events?webhook_id=${conn.id}&${filter}`)).json.models.map((e: { request_id: string }) => e.request_id);
+    const events = async (filter: string) =>
+      (await api(team, "GET", `${V}/events?webhook_id=${conn.id}&${filter}`)).json.models.map((e: { request_id: string }) => e.request_id);
     await new Promise((r) => setTimeout(r, 500));
     expect(await events(`body=${q({ type: "order.created" })}`)).toEqual([ids.order]);
     expect(await events(`search_term=needle`)).toEqual([ids.text]);

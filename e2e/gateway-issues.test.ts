@@ -30,14 +30,30 @@ afterAll(async () => receiver.close());
 
 describe("issue triggers", () => {
   it("create, get, list, update, upsert by name, disable, enable, delete", async () => {
-    const created = await api(team, "POST", `${V}/issue-triggers`, { type: "backpressure", name: "slow", configs: { delay: 60_000, destinations: "*" }, channels: { email: {} } });
+    const created = await api(team, "POST", `${V}/issue-triggers`, {
+      type: "backpressure",
+      name: "slow",
+      configs: { delay: 60_000, destinations: "*" },
+      channels: { email: {} },
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
-    expect(created.json).toMatchObject({ team_id: team.teamId, name: "slow", type: "backpressure", configs: { delay: 60_000, destinations: "*" }, channels: { email: {} }, disabled_at: null });
+    expect(created.json).toMatchObject({
+      team_id: team.teamId,
+      name: "slow",
+      type: "backpressure",
+      configs: { delay: 60_000, destinations: "*" },
+      channels: { email: {} },
+      disabled_at: null,
+    });
     expect(created.json.id).toMatch(/^it_/);
     const id = created.json.id;
     expect((await api(team, "GET", `${V}/issue-triggers/${id}`)).json.name).toBe("slow");
     expect((await api(team, "GET", `${V}/issue-triggers?type=backpressure`)).json.models.map((t: { id: string }) => t.id)).toEqual([id]);
-    const upserted = await api(team, "PUT", `${V}/issue-triggers`, { type: "backpressure", name: "slow", configs: { delay: 120_000, destinations: ["des_x"] } });
+    const upserted = await api(team, "PUT", `${V}/issue-triggers`, {
+      type: "backpressure",
+      name: "slow",
+      configs: { delay: 120_000, destinations: ["des_x"] },
+    });
     expect(upserted.json.id).toBe(id);
     expect(upserted.json.configs).toEqual({ delay: 120_000, destinations: ["des_x"] });
     const updated = await api(team, "PUT", `${V}/issue-triggers/${id}`, { name: "slower", configs: { delay: 90_000, destinations: "*" } });
@@ -63,29 +79,61 @@ describe("issue triggers", () => {
 
   it("a taken name is a 409; other teams get 404 for every trigger route; channels are kept as given", async () => {
     const channels = { slack: { channel_name: "#ops" }, email: {}, pagerduty: { key: "x" } };
-    const t = await api(team, "POST", `${V}/issue-triggers`, { type: "delivery", name: "unique-name", configs: { strategy: "final_attempt", connections: "shop-*" }, channels });
+    const t = await api(team, "POST", `${V}/issue-triggers`, {
+      type: "delivery",
+      name: "unique-name",
+      configs: { strategy: "final_attempt", connections: "shop-*" },
+      channels,
+    });
     expect(t.status, JSON.stringify(t.json)).toBe(200);
     expect(t.json.channels).toEqual(channels);
-    const dup = await api(team, "POST", `${V}/issue-triggers`, { type: "delivery", name: "unique-name", configs: { strategy: "first_attempt", connections: "*" } });
+    const dup = await api(team, "POST", `${V}/issue-triggers`, {
+      type: "delivery",
+      name: "unique-name",
+      configs: { strategy: "first_attempt", connections: "*" },
+    });
     expect(dup.status).toBe(409);
     expect(dup.json).toMatchObject({ handled: true, status: 409 });
     // The same name in another team is another trigger.
-    const theirs = await api(other, "POST", `${V}/issue-triggers`, { type: "delivery", name: "unique-name", configs: { strategy: "first_attempt", connections: "*" } });
+    const theirs = await api(other, "POST", `${V}/issue-triggers`, {
+      type: "delivery",
+      name: "unique-name",
+      configs: { strategy: "first_attempt", connections: "*" },
+    });
     expect(theirs.status).toBe(200);
     expect(theirs.json.id).not.toBe(t.json.id);
     const id = t.json.id;
-    for (const [method, path, body] of [["GET", id], ["PUT", id, { name: "stolen" }], ["DELETE", id], ["PUT", `${id}/disable`], ["PUT", `${id}/enable`]] as const) {
+    for (const [method, path, body] of [
+      ["GET", id],
+      ["PUT", id, { name: "stolen" }],
+      ["DELETE", id],
+      ["PUT", `${id}/disable`],
+      ["PUT", `${id}/enable`],
+    ] as const) {
       const r = await api(other, method, `${V}/issue-triggers/${path}`, body);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.json).toMatchObject({ handled: true, status: 404 });
     }
     expect((await api(other, "GET", `${V}/issue-triggers?id=${id}`)).json.count).toBe(0);
     // An upsert by the other team's name touches only its own trigger.
-    const upsert = await api(other, "PUT", `${V}/issue-triggers`, { type: "delivery", name: "unique-name", configs: { strategy: "first_attempt", connections: ["web_theirs"] } });
+    const upsert = await api(other, "PUT", `${V}/issue-triggers`, {
+      type: "delivery",
+      name: "unique-name",
+      configs: { strategy: "first_attempt", connections: ["web_theirs"] },
+    });
     expect(upsert.json.id).toBe(theirs.json.id);
-    expect((await api(team, "GET", `${V}/issue-triggers/${id}`)).json).toMatchObject({ name: "unique-name", configs: { strategy: "final_attempt", connections: "shop-*" }, disabled_at: null });
+    expect((await api(team, "GET", `${V}/issue-triggers/${id}`)).json).toMatchObject({
+      name: "unique-name",
+      configs: { strategy: "final_attempt", connections: "shop-*" },
+      disabled_at: null,
+    });
     expect((await api(team, "PUT", `${V}/issue-triggers/${id}/explode`)).status).toBe(404);
-    for (const body of ['{"type":"delivery",', '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*"},"extra":1}', '{"type":"delivery","configs":{"strategy":"first_attempt","connections":[5]}}', '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*"},"channels":[]}']) {
+    for (const body of [
+      '{"type":"delivery",',
+      '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*"},"extra":1}',
+      '{"type":"delivery","configs":{"strategy":"first_attempt","connections":[5]}}',
+      '{"type":"delivery","configs":{"strategy":"first_attempt","connections":"*"},"channels":[]}',
+    ]) {
       const r = await api(team, "POST", `${V}/issue-triggers`, body);
       expect(r.status, body).toBeGreaterThanOrEqual(400);
       expect(r.status, body).toBeLessThan(500);
@@ -111,7 +159,12 @@ describe("issues from failing deliveries", () => {
     const n = await api(team, "PUT", `${V}/notifications/webhooks`, { enabled: true, topics: ["issue.opened", "issue.updated"], source_id: notices.source.id });
     expect(n.status, JSON.stringify(n.json)).toBe(200);
     expect(n.json).toEqual({ enabled: true, topics: ["issue.opened", "issue.updated"], source_id: notices.source.id });
-    const t = await api(team, "POST", `${V}/issue-triggers`, { type: "delivery", name: "failures", configs: { strategy: "first_attempt", connections: [failing.id] }, channels: {} });
+    const t = await api(team, "POST", `${V}/issue-triggers`, {
+      type: "delivery",
+      name: "failures",
+      configs: { strategy: "first_attempt", connections: [failing.id] },
+      channels: {},
+    });
     expect(t.status).toBe(200);
     const requestId = (await send(failing.source.url, { n: 1 })).requestId;
     const [event] = await eventsIn(requestId, ["FAILED"]);
@@ -120,7 +173,14 @@ describe("issues from failing deliveries", () => {
       return json.models[0];
     }, 20_000);
     issueId = issue.id;
-    expect(issue).toMatchObject({ team_id: team.teamId, issue_trigger_id: t.json.id, type: "delivery", status: "OPENED", aggregation_keys: { webhook_id: [failing.id], response_status: [500], error_code: [] }, dismissed_at: null });
+    expect(issue).toMatchObject({
+      team_id: team.teamId,
+      issue_trigger_id: t.json.id,
+      type: "delivery",
+      status: "OPENED",
+      aggregation_keys: { webhook_id: [failing.id], response_status: [500], error_code: [] },
+      dismissed_at: null,
+    });
     expect(issue.id).toMatch(/^iss_/);
     expect(issue.reference.event_id).toBe(event.id);
     expect(issue.reference.attempt_id).toMatch(/^atm_/);
@@ -129,7 +189,10 @@ describe("issues from failing deliveries", () => {
     expect(issue.data.trigger_attempt).toMatchObject({ id: issue.reference.attempt_id, event_id: event.id, status: "FAILED", response_status: 500 });
     expect("data" in issue.data.trigger_event || "body" in issue.data.trigger_attempt).toBe(false);
     // The notification: a request into the team's own source, delivered through its connection.
-    const delivered = await eventually(() => receiver.received.find((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.opened"), 20_000);
+    const delivered = await eventually(
+      () => receiver.received.find((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.opened"),
+      20_000,
+    );
     expect(JSON.parse(delivered.body.toString()).data.id).toBe(issue.id);
     expect(delivered.headers["x-gateway-signature"]).toBeDefined();
   }, 60_000);
@@ -148,7 +211,15 @@ describe("issues from failing deliveries", () => {
     expect((await api(team, "GET", `${V}/issues/count?status=OPENED`)).json).toEqual({ count: 1 });
     // aggregation_keys[…] filters the list and the count.
     expect((await api(team, "GET", `${V}/issues?aggregation_keys[webhook_id]=${failing.id}`)).json.models.map((i: { id: string }) => i.id)).toEqual([issueId]);
-    expect((await api(team, "GET", `${V}/issues?aggregation_keys[webhook_id]=${failing.id}&aggregation_keys[response_status][]=404&aggregation_keys[response_status][]=500`)).json.count).toBe(1);
+    expect(
+      (
+        await api(
+          team,
+          "GET",
+          `${V}/issues?aggregation_keys[webhook_id]=${failing.id}&aggregation_keys[response_status][]=404&aggregation_keys[response_status][]=500`,
+        )
+      ).json.count,
+    ).toBe(1);
     expect((await api(team, "GET", `${V}/issues/count?aggregation_keys[response_status]=404`)).json).toEqual({ count: 0 });
     for (const bad of ["aggregation_keys[nope]=1", "aggregation_keys=web_x", "status=CLOSED", "first_seen_at[gte]=soon"]) {
       const r = await api(team, "GET", `${V}/issues?${bad}`);
@@ -156,7 +227,11 @@ describe("issues from failing deliveries", () => {
       expect(r.json).toMatchObject({ handled: true, status: 400 });
     }
     const now = new Date();
-    const metrics = await api(team, "GET", `${V}/metrics/events-by-issue?date_range[start]=${new Date(now.getTime() - 3_600_000).toISOString()}&date_range[end]=${new Date(now.getTime() + 60_000).toISOString()}&measures[]=count&dimensions[]=issue_id`);
+    const metrics = await api(
+      team,
+      "GET",
+      `${V}/metrics/events-by-issue?date_range[start]=${new Date(now.getTime() - 3_600_000).toISOString()}&date_range[end]=${new Date(now.getTime() + 60_000).toISOString()}&measures[]=count&dimensions[]=issue_id`,
+    );
     expect(metrics.json.data).toEqual([{ dimensions: { issue_id: issueId }, metrics: { count: 3 } }]);
   }, 60_000);
 
@@ -170,7 +245,10 @@ describe("issues from failing deliveries", () => {
     expect((await api(team, "GET", `${V}/issues/${issueId}`)).json.status).toBe("RESOLVED");
     await eventsIn((await send(failing.source.url, { n: 4 })).requestId, ["FAILED"]);
     await eventually(async () => (await api(team, "GET", `${V}/issues/${issueId}`)).json.status === "OPENED", 20_000);
-    await eventually(() => receiver.received.some((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.updated"), 20_000);
+    await eventually(
+      () => receiver.received.some((r) => r.url.startsWith(`/${notices.tag}`) && JSON.parse(r.body.toString()).topic === "issue.updated"),
+      20_000,
+    );
     const dismissed = await api(team, "DELETE", `${V}/issues/${issueId}`);
     expect(dismissed.json.dismissed_at).not.toBeNull();
     expect((await api(team, "GET", `${V}/issues`)).json.models.some((i: { id: string }) => i.id === issueId)).toBe(false);
@@ -179,7 +257,9 @@ describe("issues from failing deliveries", () => {
 
   it("a failing transformation opens a transformation issue", async () => {
     await api(team, "POST", `${V}/issue-triggers`, { type: "transformation", configs: { log_level: "error", transformations: "*" } });
-    const broken = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `boom-${Date.now()}`, code: 'addHandler("transform", () => { throw new Error("boom") })' } }] });
+    const broken = await connectionTo(team, receiver, {
+      rules: [{ type: "transform", transformation: { name: `boom-${Date.now()}`, code: 'addHandler("transform", () => { throw new Error("boom") })' } }],
+    });
     await send(broken.source.url, { x: 1 });
     const issue = await eventually(async () => (await api(team, "GET", `${V}/issues?type=transformation`)).json.models[0], 20_000);
     expect(issue.status).toBe("OPENED");
@@ -205,7 +285,9 @@ describe("issues from failing deliveries", () => {
     const foreign = await api(other, "PUT", `${V}/notifications/webhooks`, { enabled: true, topics: ["issue.opened"], source_id: notices.source.id });
     expect(foreign.status).toBe(422);
     expect(foreign.json.data.id).toBe(notices.source.id);
-    expect((await api(team, "PUT", `${V}/notifications/webhooks`, { enabled: true, topics: ["weather.changed"], source_id: notices.source.id })).status).toBe(422);
+    expect((await api(team, "PUT", `${V}/notifications/webhooks`, { enabled: true, topics: ["weather.changed"], source_id: notices.source.id })).status).toBe(
+      422,
+    );
   });
 });
 
@@ -230,7 +312,13 @@ describe("bookmarks", () => {
     await eventually(() => receiver.received.filter((r) => r.url.startsWith(`/${ok.tag}`)).length === before + 1);
     expect((await api(team, "GET", `${V}/bookmarks?label[contains]=order`)).json.models.map((b: { id: string }) => b.id)).toEqual([id]);
     expect((await api(team, "PUT", `${V}/bookmarks/${id}`, { label: "renamed", name: "n" })).json).toMatchObject({ label: "renamed", name: "n" });
-    for (const [method, path, body] of [["GET", id], ["GET", `${id}/raw_body`], ["POST", `${id}/trigger`], ["PUT", id, { label: "theirs" }], ["DELETE", id]] as const) {
+    for (const [method, path, body] of [
+      ["GET", id],
+      ["GET", `${id}/raw_body`],
+      ["POST", `${id}/trigger`],
+      ["PUT", id, { label: "theirs" }],
+      ["DELETE", id],
+    ] as const) {
       const r = await api(other, method, `${V}/bookmarks/${path}`, body);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.json).toMatchObject({ handled: true, status: 404 });
@@ -252,7 +340,9 @@ describe("bookmarks", () => {
     expect(foreign.status).toBe(422);
     expect(foreign.json.data.id).toBe(otherConn.id);
     expect((await api(team, "POST", `${V}/bookmarks`, { webhook_id: ok.id })).status).toBe(422);
-    expect((await api(team, "POST", `${V}/bookmarks`, { event_data_id: `edt_${requestId.slice(4)}`, webhook_id: ok.id, label: "x", extra: 1 })).status).toBe(422);
+    expect((await api(team, "POST", `${V}/bookmarks`, { event_data_id: `edt_${requestId.slice(4)}`, webhook_id: ok.id, label: "x", extra: 1 })).status).toBe(
+      422,
+    );
     expect((await api(team, "POST", `${V}/bookmarks`, { event_data_id: `edt_${requestId.slice(4)}`, webhook_id: ok.id, label: 5 })).status).toBe(422);
     expect((await api(team, "POST", `${V}/bookmarks`, '{"label":')).status).toBe(400);
     expect((await api(team, "GET", `${V}/bookmarks/bmk_unknown`)).status).toBe(404);
@@ -291,7 +381,10 @@ describe("an event in two issues", () => {
         return { status: n === 1 ? 500 : 502, body: "x" };
       });
       const conn = await connectionTo(t, r, { rules: [{ type: "retry", strategy: "linear", interval: 500, count: 1 }] });
-      const trigger = await api(t, "POST", `${V}/issue-triggers`, { type: "delivery", configs: { strategy: "first_attempt", connections: `${conn.name.slice(0, 6)}*` } });
+      const trigger = await api(t, "POST", `${V}/issue-triggers`, {
+        type: "delivery",
+        configs: { strategy: "first_attempt", connections: `${conn.name.slice(0, 6)}*` },
+      });
       expect(trigger.status).toBe(200);
       const requestId = (await send(conn.source.url, { two: true })).requestId;
       const [event] = await eventsIn(requestId, ["FAILED"]);
@@ -307,7 +400,9 @@ describe("an event in two issues", () => {
       expect((await api(t, "GET", `${V}/events?issue_id[any]=true`)).json.count).toBe(1);
       expect((await api(t, "GET", `${V}/events?issue_id[any]=false`)).json.count).toBe(0);
       // The same filter in a bulk query.
-      expect((await api(t, "GET", `${V}/bulk/events/retry/plan?query=${encodeURIComponent(JSON.stringify({ issue_id: [issues[1].id] }))}`)).json.estimated_count).toBe(1);
+      expect(
+        (await api(t, "GET", `${V}/bulk/events/retry/plan?query=${encodeURIComponent(JSON.stringify({ issue_id: [issues[1].id] }))}`)).json.estimated_count,
+      ).toBe(1);
     } finally {
       await r.close();
     }
@@ -323,7 +418,11 @@ describe("event.successful and deprecated.attempt-failed notifications", () => {
       const inbox = await connectionTo(t, r);
       const good = await connectionTo(t, r);
       const bad = await connectionTo(t, r, { destination: { config: { url: `${r.url}/broken` } } });
-      const n = await api(t, "PUT", `${V}/notifications/webhooks`, { enabled: true, topics: ["event.successful", "deprecated.attempt-failed"], source_id: inbox.source.id });
+      const n = await api(t, "PUT", `${V}/notifications/webhooks`, {
+        enabled: true,
+        topics: ["event.successful", "deprecated.attempt-failed"],
+        source_id: inbox.source.id,
+      });
       expect(n.status).toBe(200);
       const okRequest = (await send(good.source.url, { fine: 1 })).requestId;
       const badRequest = (await send(bad.source.url, { fine: 0 })).requestId;
@@ -341,12 +440,19 @@ describe("event.successful and deprecated.attempt-failed notifications", () => {
       expect(all.filter((x) => x.topic === "event.successful").map((x) => x.data.event.webhook_id)).toEqual([good.id]);
       expect(all.filter((x) => x.topic === "deprecated.attempt-failed").map((x) => x.data.event.webhook_id)).toEqual([bad.id]);
       // Disabled: nothing more.
-      expect((await api(t, "PUT", `${V}/notifications/webhooks`, { enabled: false, topics: ["event.successful"], source_id: inbox.source.id })).json.enabled).toBe(false);
+      expect(
+        (await api(t, "PUT", `${V}/notifications/webhooks`, { enabled: false, topics: ["event.successful"], source_id: inbox.source.id })).json.enabled,
+      ).toBe(false);
       await eventsIn((await send(good.source.url, { fine: 2 })).requestId, ["SUCCESSFUL"]);
       await new Promise((res) => setTimeout(res, 4_000));
       expect(notes()).toHaveLength(all.length);
       // Bad settings bodies.
-      for (const body of [{ enabled: "yes", topics: [], source_id: inbox.source.id }, { enabled: true, topics: ["issue.opened"] }, { enabled: true, topics: ["issue.opened"], source_id: inbox.source.id, extra: 1 }, { enabled: true, topics: "issue.opened", source_id: inbox.source.id }]) {
+      for (const body of [
+        { enabled: "yes", topics: [], source_id: inbox.source.id },
+        { enabled: true, topics: ["issue.opened"] },
+        { enabled: true, topics: ["issue.opened"], source_id: inbox.source.id, extra: 1 },
+        { enabled: true, topics: "issue.opened", source_id: inbox.source.id },
+      ]) {
         const res = await api(t, "PUT", `${V}/notifications/webhooks`, body);
         expect(res.status, JSON.stringify(body)).toBe(422);
       }

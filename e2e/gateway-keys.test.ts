@@ -50,7 +50,11 @@ function signingSecrets(at?: Date): { teamId: string; current: string; previous:
     const s = await getSigningSecrets(rows[0].id, ${at ? `new Date(${at.getTime()})` : "undefined"});
     console.log("RESULT" + JSON.stringify({ teamId: rows[0].id, ...s }));
     await closePool();`;
-  const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "-e", `(async () => {${code}})()`], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "-e", `(async () => {${code}})()`], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT"));
   if (!line) throw new Error(`getSigningSecrets failed: ${r.stdout}${r.stderr}`);
   return JSON.parse(line.slice("RESULT".length));
@@ -115,7 +119,9 @@ describe("npm run keys", () => {
     expect(r.status).toBe(0);
     expect(await call(created)).toBe(401);
     expect(await call(PINNED)).toBe(200);
-    const line = keys("list").out.split("\n").find((l) => l.includes(created.slice(0, 12)));
+    const line = keys("list")
+      .out.split("\n")
+      .find((l) => l.includes(created.slice(0, 12)));
     expect(line).toContain("REVOKED");
     expect(keys("revoke", created.slice(0, 12)).status).toBe(1);
   });
@@ -159,7 +165,9 @@ describe("npm run keys", () => {
     // Stored encrypted.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query("SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p FROM teams WHERE id = $1", [after.teamId]);
+    const { rows } = await client.query("SELECT signing_secret_encrypted AS s, previous_signing_secret_encrypted AS p FROM teams WHERE id = $1", [
+      after.teamId,
+    ]);
     await client.end();
     expect(rows[0].s).not.toContain(secret);
     expect(rows[0].p).not.toContain(before.current);
@@ -179,7 +187,11 @@ describe("npm run keys", () => {
 
   it("npm run keys -- cli-key → a new cli_key for the gateway team (stored hashed), which opens a CLI session; the previous key stops working", async () => {
     const open = (key: string) =>
-      fetch(`${server!.url}/cli/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"source_name":"from-keys"}' });
+      fetch(`${server!.url}/cli/sessions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: '{"source_name":"from-keys"}',
+      });
     const first = keys("cli-key");
     expect(first.status).toBe(0);
     const previous = /^(cli_[A-Za-z0-9_-]{32})$/m.exec(first.out)?.[1];

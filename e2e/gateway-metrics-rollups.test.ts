@@ -31,7 +31,7 @@ let conns: TestConnection[];
 
 // A fixed pseudo-random sequence, so a failure can be replayed.
 let seed = 12345;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 /** A time in [T, NOW - 5 min): a whole minute one time in six. */
 const someTime = () => {
@@ -41,25 +41,69 @@ const someTime = () => {
 
 async function request(teamId: string, conn: TestConnection, ms: number, rejection: string | null = null, verified = false) {
   const id = createId("request", ms);
-  await db().query("INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $6)", [id, teamId, conn.source.id, verified, rejection, new Date(ms)]);
+  await db().query(
+    "INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $6)",
+    [id, teamId, conn.source.id, verified, rejection, new Date(ms)],
+  );
   return id;
 }
-async function event(teamId: string, conn: TestConnection, ms: number, status: string, doneMs: number | null, extra: { responseStatus?: number | null; errorCode?: string | null; attempts?: number } = {}) {
+async function event(
+  teamId: string,
+  conn: TestConnection,
+  ms: number,
+  status: string,
+  doneMs: number | null,
+  extra: { responseStatus?: number | null; errorCode?: string | null; attempts?: number } = {},
+) {
   const id = createId("event", ms);
   const requestId = await request(teamId, conn, ms);
   await db().query(
     `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, attempts, response_status, error_code, successful_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [id, teamId, conn.id, conn.source.id, conn.destination.id, requestId, status, extra.attempts ?? 1, extra.responseStatus ?? null, extra.errorCode ?? null, status === "SUCCESSFUL" && doneMs !== null ? new Date(doneMs) : null, new Date(ms), new Date(doneMs ?? ms)],
+    [
+      id,
+      teamId,
+      conn.id,
+      conn.source.id,
+      conn.destination.id,
+      requestId,
+      status,
+      extra.attempts ?? 1,
+      extra.responseStatus ?? null,
+      extra.errorCode ?? null,
+      status === "SUCCESSFUL" && doneMs !== null ? new Date(doneMs) : null,
+      new Date(ms),
+      new Date(doneMs ?? ms),
+    ],
   );
   return id;
 }
-async function attempt(teamId: string, conn: TestConnection, ms: number, status: string, responseStatus: number | null, latency: number | null, trigger = "INITIAL") {
+async function attempt(
+  teamId: string,
+  conn: TestConnection,
+  ms: number,
+  status: string,
+  responseStatus: number | null,
+  latency: number | null,
+  trigger = "INITIAL",
+) {
   const id = createId("attempt", ms);
   await db().query(
     `INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, response_status, error_code, response_latency, delivery_latency, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 1, $5, $6, $7, $8, $9, $10, $11, $11)`,
-    [id, teamId, createId("event", ms), conn.destination.id, trigger, status, responseStatus, responseStatus === null ? "TIMEOUT" : null, latency, latency === null ? null : latency + 3, new Date(ms)],
+    [
+      id,
+      teamId,
+      createId("event", ms),
+      conn.destination.id,
+      trigger,
+      status,
+      responseStatus,
+      responseStatus === null ? "TIMEOUT" : null,
+      latency,
+      latency === null ? null : latency + 3,
+      new Date(ms),
+    ],
   );
   return id;
 }
@@ -74,14 +118,24 @@ async function execution(teamId: string, conn: TestConnection, ms: number, level
 async function rollUpAll() {
   for (let i = 0; i < 100; i++) {
     await rollupPass(db(), STORES, Date.now(), { graceMs: 0 });
-    const { rows } = await db().query("SELECT count(*)::int AS n FROM metrics_dirty WHERE team_id = $1 AND minute < $2", [team.teamId, new Date(Math.floor(Date.now() / MIN) * MIN - MIN)]);
+    const { rows } = await db().query("SELECT count(*)::int AS n FROM metrics_dirty WHERE team_id = $1 AND minute < $2", [
+      team.teamId,
+      new Date(Math.floor(Date.now() / MIN) * MIN - MIN),
+    ]);
     if (rows[0].n === 0) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("dirty minutes left after 100 rollup passes");
 }
 
-const req = (start: number, end: number, granularity: string | null, measures: string[], dimensions: string[] = [], filters: Record<string, string[]> = {}): MetricsRequest => ({
+const req = (
+  start: number,
+  end: number,
+  granularity: string | null,
+  measures: string[],
+  dimensions: string[] = [],
+  filters: Record<string, string[]> = {},
+): MetricsRequest => ({
   start: new Date(start),
   end: new Date(end),
   granularity: granularity ? parseGranularity(granularity) : null,
@@ -99,7 +153,8 @@ function expectSame(rolled: MetricsResponse, plain: MetricsResponse, what: strin
     expect({ ...row, metrics: {} }, what).toEqual({ ...want, metrics: {} });
     for (const [m, v] of Object.entries(row.metrics)) {
       const exact = want.metrics[m];
-      if (PERCENTILE.test(m) && typeof v === "number" && typeof exact === "number") expect(Math.abs(v - exact), `${what} ${m}`).toBeLessThanOrEqual(Math.abs(exact) * 0.01 + 1e-9);
+      if (PERCENTILE.test(m) && typeof v === "number" && typeof exact === "number")
+        expect(Math.abs(v - exact), `${what} ${m}`).toBeLessThanOrEqual(Math.abs(exact) * 0.01 + 1e-9);
       else expect(v, `${what} ${m} at ${row.time_bucket}`).toEqual(exact);
     }
   });
@@ -120,7 +175,10 @@ async function compareAll() {
     const variants: [string[], string[], Record<string, string[]>][] = [];
     // All measures, and (attempts) all but the percentiles, which another rollup answers.
     for (const measures of all.some((m) => PERCENTILE.test(m)) ? [all, all.filter((m) => !PERCENTILE.test(m))] : [all]) {
-      variants.push([measures, [], {}], [measures, [], { [Object.keys(table.filters)[0]]: [conns[0].destination.id, conns[0].id, conns[0].source.id, "trs_a"] }]);
+      variants.push(
+        [measures, [], {}],
+        [measures, [], { [Object.keys(table.filters)[0]]: [conns[0].destination.id, conns[0].id, conns[0].source.id, "trs_a"] }],
+      );
       for (const d of Object.keys(table.dimensions)) variants.push([measures, [d], {}]);
       if ("status" in table.filters) variants.push([measures, [], { status: ["FAILED", "SUCCESFUL", "SUCCESSFUL", "QUEUED"] }]);
     }
@@ -141,14 +199,21 @@ async function compareAll() {
 beforeAll(async () => {
   team = await newTeam("rollups");
   other = await newTeam("rollups-other");
-  conns = [await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/a" } } }), await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/b" } } })];
+  conns = [
+    await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/a" } } }),
+    await connectionTo(team, null, { destination: { config: { url: "http://127.0.0.1:9/b" } } }),
+  ];
   const otherConn = await connectionTo(other, null, { destination: { config: { url: "http://127.0.0.1:9/o" } } });
   for (let i = 0; i < 120; i++) await request(team.teamId, pick(conns), someTime(), pick([null, null, "VERIFICATION_FAILED", "SOURCE_DISABLED"]), rand() < 0.5);
   for (let i = 0; i < 120; i++) {
     const t = someTime();
     const status = pick(["SUCCESSFUL", "SUCCESSFUL", "FAILED", "QUEUED", "SCHEDULED", "HOLD", "CANCELLED"]);
     const done = ["SUCCESSFUL", "FAILED", "CANCELLED"].includes(status) ? t + pick([0, 500, 59_000, 61_000, 30 * MIN, Math.ceil(t / MIN) * MIN - t]) : null;
-    await event(team.teamId, pick(conns), t, status, done, { responseStatus: pick([200, 500, null]), errorCode: pick([null, "TIMEOUT"]), attempts: pick([0, 1, 2, 5]) });
+    await event(team.teamId, pick(conns), t, status, done, {
+      responseStatus: pick([200, 500, null]),
+      errorCode: pick([null, "TIMEOUT"]),
+      attempts: pick([0, 1, 2, 5]),
+    });
   }
   // On bucket ends: made exactly at T+1h (waiting at that instant), ended exactly at T+2h (no longer).
   await event(team.teamId, conns[0], T + HOUR, "QUEUED", null);
@@ -158,7 +223,15 @@ beforeAll(async () => {
   await event(team.teamId, conns[1], T + 21 * MIN, "FAILED", Math.floor(E / MIN) * MIN + 50_000);
   for (let i = 0; i < 250; i++) {
     const ok = rand() < 0.8;
-    await attempt(team.teamId, pick(conns), someTime(), ok ? "SUCCESSFUL" : "FAILED", ok ? 200 : pick([500, null]), rand() < 0.1 ? null : Math.floor(rand() * rand() * 3000), pick(["INITIAL", "AUTOMATIC", "MANUAL"]));
+    await attempt(
+      team.teamId,
+      pick(conns),
+      someTime(),
+      ok ? "SUCCESSFUL" : "FAILED",
+      ok ? 200 : pick([500, null]),
+      rand() < 0.1 ? null : Math.floor(rand() * rand() * 3000),
+      pick(["INITIAL", "AUTOMATIC", "MANUAL"]),
+    );
   }
   for (let i = 0; i < 40; i++) await execution(team.teamId, pick(conns), someTime(), pick(["debug", "info", "warn", "error", "fatal"]));
   // Another team's rows in the same minutes.
@@ -196,18 +269,30 @@ describe("gateway metrics from rollups", () => {
     await execution(team.teamId, conns[0], late, "fatal");
     // A waiting event of a rolled-up minute is delivered now; an attempt of another one is deleted.
     await db().query("UPDATE events SET status = 'SUCCESSFUL', successful_at = now(), updated_at = now(), attempts = attempts + 1 WHERE id = $1", [lateEvent]);
-    const { rows: gone } = await db().query("DELETE FROM attempts WHERE team_id = $1 AND created_at >= $2 AND created_at < $3 RETURNING id", [team.teamId, new Date(T + HOUR), new Date(T + 2 * HOUR)]);
+    const { rows: gone } = await db().query("DELETE FROM attempts WHERE team_id = $1 AND created_at >= $2 AND created_at < $3 RETURNING id", [
+      team.teamId,
+      new Date(T + HOUR),
+      new Date(T + 2 * HOUR),
+    ]);
     expect(gone.length).toBeGreaterThan(0);
     const second = Date.now() - 1000;
     await request(team.teamId, conns[1], second);
     await event(team.teamId, conns[1], second, "QUEUED", null);
     await attempt(team.teamId, conns[1], second, "FAILED", 503, 2500);
     await execution(team.teamId, conns[1], second, "warn");
-    const { rows: dirty } = await db().query("SELECT DISTINCT source FROM metrics_dirty WHERE team_id = $1 AND minute = $2 ORDER BY source", [team.teamId, new Date(Math.floor(late / MIN) * MIN)]);
+    const { rows: dirty } = await db().query("SELECT DISTINCT source FROM metrics_dirty WHERE team_id = $1 AND minute = $2 ORDER BY source", [
+      team.teamId,
+      new Date(Math.floor(late / MIN) * MIN),
+    ]);
     expect(dirty.map((d) => d.source)).toEqual(["attempts", "events", "requests", "transformation_executions"]);
     await compareAll();
     // The row of a second ago is in the answer (the range ends at E, after it).
-    const fresh = await runMetrics(db(), GATEWAY_METRICS.attempts, [team.teamId], req(Math.floor(second / MIN) * MIN - 5 * MIN, E, null, ["count"], [], { response_status: ["503"] }));
+    const fresh = await runMetrics(
+      db(),
+      GATEWAY_METRICS.attempts,
+      [team.teamId],
+      req(Math.floor(second / MIN) * MIN - 5 * MIN, E, null, ["count"], [], { response_status: ["503"] }),
+    );
     expect(fresh.data).toEqual([{ metrics: { count: 1 } }]);
     await rollUpAll();
     await compareAll();
@@ -217,7 +302,10 @@ describe("gateway metrics from rollups", () => {
     await rollUpAll();
     const r = req(T, T + 3 * HOUR, "1h", ["count"]);
     const before = await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r);
-    await db().query("INSERT INTO metrics_requests_1m (team_id, minute, source_id, rejection_cause, verified, n) VALUES ($1, $2, 'src_x', NULL, false, 100000)", [team.teamId, new Date(T + HOUR + 3 * MIN)]);
+    await db().query(
+      "INSERT INTO metrics_requests_1m (team_id, minute, source_id, rejection_cause, verified, n) VALUES ($1, $2, 'src_x', NULL, false, 100000)",
+      [team.teamId, new Date(T + HOUR + 3 * MIN)],
+    );
     const after = await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r);
     expect(after.data[1].metrics.count).toBe((before.data[1].metrics.count as number) + 100000);
     expect((await runMetrics(db(), GATEWAY_METRICS.requests, [team.teamId], r, { rollups: false })).data).toEqual(before.data);
@@ -253,20 +341,36 @@ describe("gateway metrics from rollups", () => {
     }
     await victim.end().catch(() => {});
     expect(killed).toBe(true);
-    const { rows } = await db().query("SELECT count(*)::int AS n FROM metrics_dirty WHERE source = 'attempts' AND team_id = $1 AND minute = $2", [team.teamId, new Date(minute)]);
+    const { rows } = await db().query("SELECT count(*)::int AS n FROM metrics_dirty WHERE source = 'attempts' AND team_id = $1 AND minute = $2", [
+      team.teamId,
+      new Date(minute),
+    ]);
     expect(rows[0].n).toBeGreaterThan(0);
     await compareAll();
     await Promise.all([rollupPass(db(), STORES, Date.now(), { graceMs: 0 }), rollupPass(db(), STORES, Date.now(), { graceMs: 0 }), rollUpAll()]);
     await rollUpAll();
-    const { rows: sums } = await db().query("SELECT sum(n)::int AS n FROM metrics_attempts_1m WHERE team_id = $1 AND minute = $2 AND response_status = 201", [team.teamId, new Date(minute)]);
+    const { rows: sums } = await db().query("SELECT sum(n)::int AS n FROM metrics_attempts_1m WHERE team_id = $1 AND minute = $2 AND response_status = 201", [
+      team.teamId,
+      new Date(minute),
+    ]);
     expect(sums[0].n).toBe(inserted);
     await compareAll();
   }, 120_000);
 
   it("the API answers as the builder does, and another team sees none of it", async () => {
     const qs = `date_range[start]=${new Date(T).toISOString()}&date_range[end]=${new Date(E).toISOString()}&granularity=1h`;
-    const { json } = await api(team, "GET", `/2025-07-01/metrics/attempts?${qs}&measures[]=count&measures[]=error_rate&measures[]=response_latency_max&dimensions[]=status`);
-    const plain = await runMetrics(db(), GATEWAY_METRICS.attempts, [team.teamId], req(T, E, "1h", ["count", "error_rate", "response_latency_max"], ["status"]), { rollups: false });
+    const { json } = await api(
+      team,
+      "GET",
+      `/2025-07-01/metrics/attempts?${qs}&measures[]=count&measures[]=error_rate&measures[]=response_latency_max&dimensions[]=status`,
+    );
+    const plain = await runMetrics(
+      db(),
+      GATEWAY_METRICS.attempts,
+      [team.teamId],
+      req(T, E, "1h", ["count", "error_rate", "response_latency_max"], ["status"]),
+      { rollups: false },
+    );
     expect(json.data).toEqual(plain.data);
     const others = await api(other, "GET", `/2025-07-01/metrics/events-pending-timeseries?${qs}&measures[]=count`);
     expect(others.json.data.at(-1).metrics.count).toBe(30);

@@ -21,7 +21,10 @@ let conn: TestConnection;
 
 async function request(ms: number, rejection: string | null) {
   const id = createId("request", H0 + ms);
-  await db().query("INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $5, $5, $5)", [id, team.teamId, conn.source.id, rejection, at(ms)]);
+  await db().query(
+    "INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $5, $5, $5)",
+    [id, team.teamId, conn.source.id, rejection, at(ms)],
+  );
   return id;
 }
 async function event(ms: number, status: string, requestId: string) {
@@ -133,7 +136,9 @@ describe("GET /metrics/*", () => {
       { time_bucket: bucket(2), metrics: { count: 1 } },
     ]);
     // Events delivered a second after they were made waited at no bucket's end.
-    const minutes = await get(`events-pending-timeseries?date_range[start]=${new Date(H0).toISOString()}&date_range[end]=${new Date(H0 + 3 * 60_000).toISOString()}&granularity=1m&measures[]=count`);
+    const minutes = await get(
+      `events-pending-timeseries?date_range[start]=${new Date(H0).toISOString()}&date_range[end]=${new Date(H0 + 3 * 60_000).toISOString()}&granularity=1m&measures[]=count`,
+    );
     expect(minutes.json.data.map((d: { metrics: { count: number } }) => d.metrics.count)).toEqual([0, 0, 0]);
   });
 

@@ -9,7 +9,7 @@ import { BASE_URL } from "./support/client";
 async function doc() {
   const res = await fetch(`${BASE_URL}/api/2025-07-01/openapi`);
   expect(res.status).toBe(200);
-  return (await res.json());
+  return await res.json();
 }
 
 describe("gateway OpenAPI", () => {
@@ -26,14 +26,19 @@ describe("gateway OpenAPI", () => {
     const refs = new Set<string>();
     const walk = (o: unknown): void => {
       if (Array.isArray(o)) o.forEach(walk);
-      else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) {
-        if (k === "$ref" && typeof v === "string") refs.add(v);
-        else walk(v);
-      }
+      else if (o && typeof o === "object")
+        for (const [k, v] of Object.entries(o)) {
+          if (k === "$ref" && typeof v === "string") refs.add(v);
+          else walk(v);
+        }
     };
     walk(d);
     expect(refs.size).toBeGreaterThan(10);
-    const resolve = (ref: string) => ref.replace(/^#\//, "").split("/").reduce((o: any, part) => o?.[part], d);
+    const resolve = (ref: string) =>
+      ref
+        .replace(/^#\//, "")
+        .split("/")
+        .reduce((o: any, part) => o?.[part], d);
     expect([...refs].filter((r) => !r.startsWith("#/") || resolve(r) === undefined)).toEqual([]);
     expect(JSON.stringify(d)).not.toContain("$defs");
     expect(refs).toContain("#/components/schemas/JsonValue");
@@ -46,7 +51,9 @@ describe("gateway OpenAPI", () => {
     expect(Object.keys(d.paths["/sources/{id}"]).sort()).toEqual(["delete", "get", "put"]);
     for (const action of ["disable", "enable", "archive", "unarchive"]) expect(d.paths[`/sources/{id}/${action}`].put).toBeDefined();
     expect(d.paths["/sources"].post.responses["409"]).toEqual({ $ref: "#/components/responses/Error409" });
-    expect(d.paths["/sources"].get.responses["200"].content["application/json"].schema.properties.models.items).toEqual({ $ref: "#/components/schemas/Source" });
+    expect(d.paths["/sources"].get.responses["200"].content["application/json"].schema.properties.models.items).toEqual({
+      $ref: "#/components/schemas/Source",
+    });
   });
 
   it("GET /api/2025-07-01/openapi – the five operations of each bulk family, with the BatchOperation record", async () => {
@@ -94,7 +101,9 @@ describe("gateway OpenAPI", () => {
     expect(Object.keys(connections)).toEqual(expect.arrayContaining(["full_name", "source_id", "destination_id", "paused_at", "disabled"]));
     expect(connections.type).toBeUndefined();
     const requests = params("/requests");
-    expect(Object.keys(requests)).toEqual(expect.arrayContaining(["id", "source_id", "status", "rejection_cause", "verified", "ingested_at", "created_at", "include", "order_by"]));
+    expect(Object.keys(requests)).toEqual(
+      expect.arrayContaining(["id", "source_id", "status", "rejection_cause", "verified", "ingested_at", "created_at", "include", "order_by"]),
+    );
     expect(JSON.stringify(requests.status.schema)).toContain('"rejected"');
     expect(requests.order_by.schema.enum).toEqual(["created_at", "ingested_at"]);
     const transformations = Object.keys(params("/transformations"));

@@ -70,7 +70,11 @@ describe("delivery", () => {
     await eventsIn(r1.requestId, ["SUCCESSFUL"]);
     // A second connection on the same source, created right before the next request.
     const tag = `${first.tag}b`;
-    const second = await api(team, "POST", "/2025-07-01/connections", { name: `conn-${tag}`, source_id: first.source.id, destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } } });
+    const second = await api(team, "POST", "/2025-07-01/connections", {
+      name: `conn-${tag}`,
+      source_id: first.source.id,
+      destination: { name: `dst-${tag}`, config: { url: `${receiver.url}/${tag}` } },
+    });
     expect(second.status, JSON.stringify(second.json)).toBe(200);
     const r2 = await send(first.source.url);
     const events = await eventsIn(r2.requestId, ["SUCCESSFUL"], 2);

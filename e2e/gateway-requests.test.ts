@@ -74,7 +74,13 @@ describe("GET /requests", () => {
   it("GET /requests?include=data – path, raw query, parsed query, headers, body (JSON parsed, text, base64 for binary)", async () => {
     const { json } = await api(team, "GET", `${V}/requests?include=data&order_by=created_at&dir=asc&source_id=${source.id}`);
     const [j, t, b] = json.models;
-    expect(j.data).toMatchObject({ path: "/orders", query: "a=1&a=2&b=x", parsed_query: { a: ["1", "2"], b: "x" }, body: { order: 42 }, is_large_payload: false });
+    expect(j.data).toMatchObject({
+      path: "/orders",
+      query: "a=1&a=2&b=x",
+      parsed_query: { a: ["1", "2"], b: "x" },
+      body: { order: 42 },
+      is_large_payload: false,
+    });
     expect(j.data.headers["x-trace"]).toBe("t1");
     expect(t.data).toMatchObject({ path: "/plain", query: null, parsed_query: {}, body: "hello text" });
     expect(b.data.body).toBe(Buffer.from([0, 255, 1, 254, 128]).toString("base64"));

@@ -20,7 +20,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("filter rule", () => {
   it("delivers matching requests and records FILTERED ignored events naming the failed parts", async () => {
-    const c = await connectionTo(team, receiver, { rules: [{ type: "filter", body: { type: { $startsWith: "order." }, amount: { $gte: 10 } }, headers: { "x-shop": "alpha" } }] });
+    const c = await connectionTo(team, receiver, {
+      rules: [{ type: "filter", body: { type: { $startsWith: "order." }, amount: { $gte: 10 } }, headers: { "x-shop": "alpha" } }],
+    });
     const pass = await send(`${c.source.url}/x`, { type: "order.created", amount: 12 }, { headers: { "x-shop": "alpha" } });
     const failBody = await send(c.source.url, { type: "user.created", amount: 12 }, { headers: { "x-shop": "alpha" } });
     const failBoth = await send(c.source.url, { type: "order.created", amount: 1 }, { headers: { "x-shop": "beta" } });
@@ -52,7 +54,9 @@ describe("transform rule", () => {
       request.path = "/rewritten";
       return request;
     });`;
-    const c = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `t-${Date.now()}`, code, env: { WHO: "hookyard" } } }] });
+    const c = await connectionTo(team, receiver, {
+      rules: [{ type: "transform", transformation: { name: `t-${Date.now()}`, code, env: { WHO: "hookyard" } } }],
+    });
     const sent = await send(`${c.source.url}/orig`, { n: 7 });
     const [event] = await eventsIn(sent.requestId, ["SUCCESSFUL"]);
     const got = receivedBy(receiver, c.tag)[0];
@@ -67,8 +71,12 @@ describe("transform rule", () => {
   });
 
   it("a throw or a falsy result ignores the event with TRANSFORMATION_FAILED and its transformation_id", async () => {
-    const throwing = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `throw-${Date.now()}`, code: `addHandler("transform", () => { throw new Error("nope") })` } }] });
-    const falsy = await connectionTo(team, receiver, { rules: [{ type: "transform", transformation: { name: `falsy-${Date.now()}`, code: `addHandler("transform", () => null)` } }] });
+    const throwing = await connectionTo(team, receiver, {
+      rules: [{ type: "transform", transformation: { name: `throw-${Date.now()}`, code: `addHandler("transform", () => { throw new Error("nope") })` } }],
+    });
+    const falsy = await connectionTo(team, receiver, {
+      rules: [{ type: "transform", transformation: { name: `falsy-${Date.now()}`, code: `addHandler("transform", () => null)` } }],
+    });
     const a = await send(throwing.source.url, { a: 1 });
     const b = await send(falsy.source.url, { a: 1 });
     const [ia] = await ignoredIn(a.requestId);
@@ -84,7 +92,10 @@ describe("transform rule", () => {
 
   it("runs transformations and filters in array order from 2025-07-01, transformations first for older rules", async () => {
     const code = `addHandler("transform", (r) => { r.body.stage = "transformed"; return r; })`;
-    const rules = (name: string) => [{ type: "filter", body: { stage: "raw" } }, { type: "transform", transformation: { name, code } }];
+    const rules = (name: string) => [
+      { type: "filter", body: { stage: "raw" } },
+      { type: "transform", transformation: { name, code } },
+    ];
     const newer = await connectionTo(team, receiver, { rules: rules(`order-new-${Date.now()}`) });
     const older = await connectionTo(team, receiver, { rules: [] });
     const put = await api(team, "PUT", `/2024-09-01/connections/${older.id}`, { rules: rules(`order-old-${Date.now()}`) });
@@ -160,7 +171,11 @@ describe("pause and connections", () => {
     const lonely = await send(c.source.url);
     expect(lonely.status).toBe(200);
     expect((await requestRow(lonely.requestId)).rejection_cause).toBe("NO_CONNECTION");
-    const second = await api(team, "POST", "/2025-07-01/connections", { name: "second", source_id: c.source.id, destination: { name: `dst2-${c.tag}`, config: { url: `${receiver.url}/${c.tag}-2` } } });
+    const second = await api(team, "POST", "/2025-07-01/connections", {
+      name: "second",
+      source_id: c.source.id,
+      destination: { name: `dst2-${c.tag}`, config: { url: `${receiver.url}/${c.tag}-2` } },
+    });
     expect(second.status).toBe(200);
     const both = await send(c.source.url);
     expect((await requestRow(both.requestId)).rejection_cause).toBeNull();
@@ -171,7 +186,11 @@ describe("pause and connections", () => {
 
   it("fans one request out to every active connection of its source", async () => {
     const c = await connectionTo(team, receiver);
-    await api(team, "POST", "/2025-07-01/connections", { name: "fan-2", source_id: c.source.id, destination: { name: `fan2-${c.tag}`, config: { url: `${receiver.url}/${c.tag}-b` } } });
+    await api(team, "POST", "/2025-07-01/connections", {
+      name: "fan-2",
+      source_id: c.source.id,
+      destination: { name: `fan2-${c.tag}`, config: { url: `${receiver.url}/${c.tag}-b` } },
+    });
     await api(team, "POST", "/2025-07-01/connections", { name: "fan-3", source_id: c.source.id, destination: { name: `fan3-${c.tag}`, type: "MOCK_API" } });
     const sent = await send(c.source.url, { fan: "out" });
     const events = await eventsIn(sent.requestId, ["SUCCESSFUL"], 3);

@@ -33,7 +33,19 @@ describe("POST /sources", () => {
   it("POST /sources – minimum body → 200 WEBHOOK source with default methods, its ingest url, authenticated false", async () => {
     const { status, json } = await api(team, "POST", `${V}/sources`, { name: "plain" });
     expect(status).toBe(200);
-    expect(Object.keys(json).sort()).toEqual(["authenticated", "config", "created_at", "description", "disabled_at", "id", "name", "team_id", "type", "updated_at", "url"]);
+    expect(Object.keys(json).sort()).toEqual([
+      "authenticated",
+      "config",
+      "created_at",
+      "description",
+      "disabled_at",
+      "id",
+      "name",
+      "team_id",
+      "type",
+      "updated_at",
+      "url",
+    ]);
     expect(json.id).toMatch(/^src_[0-9A-Za-z]+$/);
     expect(json.team_id).toBe(team.teamId);
     expect(json.name).toBe("plain");
@@ -74,7 +86,11 @@ describe("POST /sources", () => {
     expect(shown.json.config.auth).toEqual({ webhook_secret_key: "whsec_supersecret" });
     const asArray = await api(team, "GET", `${V}/sources/${json.id}?include[]=config.auth`);
     expect(asArray.json.config.auth).toEqual({ webhook_secret_key: "whsec_supersecret" });
-    const created = await api(team, "POST", `${V}/sources?include=config.auth`, { name: "stripe-shown", type: "STRIPE", config: { auth: { webhook_secret_key: "whsec_x" } } });
+    const created = await api(team, "POST", `${V}/sources?include=config.auth`, {
+      name: "stripe-shown",
+      type: "STRIPE",
+      config: { auth: { webhook_secret_key: "whsec_x" } },
+    });
     expect(created.json.config.auth).toEqual({ webhook_secret_key: "whsec_x" });
   });
 
@@ -122,7 +138,13 @@ describe("POST /sources", () => {
     const before = (await api(team, "GET", `${V}/sources/count?name=dup&disabled=true`)).json.count;
     const { status, json } = await api(team, "POST", `${V}/sources`, { name: "dup", type: "GITHUB" });
     expect(status).toBe(409);
-    expect(json).toEqual({ handled: true, status: 409, message: "Resource already exists", code: "RESOURCE_ALREADY_EXISTS", data: { id: first.id, resource_type: "source" } });
+    expect(json).toEqual({
+      handled: true,
+      status: 409,
+      message: "Resource already exists",
+      code: "RESOURCE_ALREADY_EXISTS",
+      data: { id: first.id, resource_type: "source" },
+    });
     expect(before).toBe(1);
     expect((await api(team, "GET", `${V}/sources/${first.id}`)).json.type).toBe("WEBHOOK");
   });
@@ -139,7 +161,11 @@ describe("POST /sources", () => {
     ["a string as allowed_http_methods", { name: "t11", config: { allowed_http_methods: "POST" } }, "config.allowed_http_methods"],
     ["an unknown HTTP method", { name: "t6", config: { allowed_http_methods: ["FETCH"] } }, "config.allowed_http_methods.0"],
     ["an empty method list", { name: "t12", config: { allowed_http_methods: [] } }, "config.allowed_http_methods"],
-    ["a bad custom_response content type", { name: "t13", config: { custom_response: { content_type: "html", body: "x" } } }, "config.custom_response.content_type"],
+    [
+      "a bad custom_response content type",
+      { name: "t13", config: { custom_response: { content_type: "html", body: "x" } } },
+      "config.custom_response.content_type",
+    ],
     ["an unknown top-level property", { name: "t3", extra: true }, "extra"],
     ["an unknown config property", { name: "t14", config: { verification: {} } }, "config.verification"],
     ["HMAC with a bad algorithm", { name: "t4", config: { auth_type: "HMAC", auth: { ...HMAC, algorithm: "sha3" } } }, "config.auth.algorithm"],
@@ -218,10 +244,19 @@ describe("GET /sources/{id}, PUT /sources/{id}, DELETE /sources/{id}", () => {
   });
 
   it("PUT /sources/{id} – partial update keeps what it was not given, credentials included", async () => {
-    const json = await create({ name: "hmac-src", description: "keep me", config: { auth_type: "HMAC", auth: HMAC, custom_response: { content_type: "text", body: "ok" } } });
+    const json = await create({
+      name: "hmac-src",
+      description: "keep me",
+      config: { auth_type: "HMAC", auth: HMAC, custom_response: { content_type: "text", body: "ok" } },
+    });
     const up = await api(team, "PUT", `${V}/sources/${json.id}?include=config.auth`, { config: { allowed_http_methods: ["POST", "GET"] } });
     expect(up.status).toBe(200);
-    expect(up.json.config).toEqual({ allowed_http_methods: ["POST", "GET"], custom_response: { content_type: "text", body: "ok" }, auth_type: "HMAC", auth: HMAC });
+    expect(up.json.config).toEqual({
+      allowed_http_methods: ["POST", "GET"],
+      custom_response: { content_type: "text", body: "ok" },
+      auth_type: "HMAC",
+      auth: HMAC,
+    });
     expect(up.json.description).toBe("keep me");
     expect(up.json.name).toBe("hmac-src");
     expect(up.json.authenticated).toBe(true);
@@ -236,7 +271,9 @@ describe("GET /sources/{id}, PUT /sources/{id}, DELETE /sources/{id}", () => {
 
   it("PUT /sources/{id} – new credentials replace the old; auth_type null removes verification", async () => {
     const json = await create({ name: "rotate-creds", config: { auth_type: "HMAC", auth: HMAC } });
-    const basic = await api(team, "PUT", `${V}/sources/${json.id}?include=config.auth`, { config: { auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } } });
+    const basic = await api(team, "PUT", `${V}/sources/${json.id}?include=config.auth`, {
+      config: { auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } },
+    });
     expect(basic.status).toBe(200);
     expect(basic.json.config.auth_type).toBe("BASIC_AUTH");
     expect(basic.json.config.auth).toEqual({ username: "u", password: "p" });
@@ -466,7 +503,19 @@ describe("versions", () => {
       verification: { type: "hmac", configs: HMAC },
     });
     expect(status).toBe(200);
-    expect(Object.keys(json).sort()).toEqual(["allowed_http_methods", "created_at", "custom_response", "description", "disabled_at", "id", "name", "team_id", "updated_at", "url", "verification"]);
+    expect(Object.keys(json).sort()).toEqual([
+      "allowed_http_methods",
+      "created_at",
+      "custom_response",
+      "description",
+      "disabled_at",
+      "id",
+      "name",
+      "team_id",
+      "updated_at",
+      "url",
+      "verification",
+    ]);
     expect(json.allowed_http_methods).toEqual(["POST"]);
     expect(json.custom_response).toEqual({ content_type: "json", body: '{"ok":true}' });
     expect(json.verification).toEqual({ type: "HMAC" });
@@ -530,7 +579,10 @@ describe("versions", () => {
 
   it("no version segment – behaves as 2024-09-01 (create, get, list, count)", async () => {
     const t = await newTeam("unversioned");
-    const { status, json } = await api(t, "POST", "/sources", { name: "unversioned", verification: { type: "stripe", configs: { webhook_secret_key: "whsec_u" } } });
+    const { status, json } = await api(t, "POST", "/sources", {
+      name: "unversioned",
+      verification: { type: "stripe", configs: { webhook_secret_key: "whsec_u" } },
+    });
     expect(status).toBe(200);
     expect(json.allowed_http_methods).toEqual(GENERIC_METHODS);
     expect(json.verification).toEqual({ type: "STRIPE" });
@@ -544,7 +596,11 @@ describe("versions", () => {
   });
 
   it("2025-01-01 – type + config shapes in and out; include=config.auth", async () => {
-    const { status, json } = await api(team, "POST", "/2025-01-01/sources?include=config.auth", { name: "v2025", type: "GITHUB", config: { auth: { webhook_secret_key: "gh" } } });
+    const { status, json } = await api(team, "POST", "/2025-01-01/sources?include=config.auth", {
+      name: "v2025",
+      type: "GITHUB",
+      config: { auth: { webhook_secret_key: "gh" } },
+    });
     expect(status).toBe(200);
     expect(json.type).toBe("GITHUB");
     expect(json.authenticated).toBe(true);
@@ -586,7 +642,11 @@ describe("versions", () => {
     const onlyKey = await api(team, "POST", `${V}/sources`, { name: "fb1", type: "FIREBLOCKS", config: { auth: { public_key: "pk" } } });
     expect(onlyKey.status).toBe(422);
     expect(onlyKey.json.data.field).toBe("config.auth.environment");
-    const ok = await api(team, "POST", `${V}/sources?include=config.auth`, { name: "fb2", type: "FIREBLOCKS", config: { auth: { environment: "EU", public_key: "pk" } } });
+    const ok = await api(team, "POST", `${V}/sources?include=config.auth`, {
+      name: "fb2",
+      type: "FIREBLOCKS",
+      config: { auth: { environment: "EU", public_key: "pk" } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json.config.auth).toEqual({ environment: "EU" });
     expect((await stored(ok.json.id))!.auth_encrypted).not.toBeNull();

@@ -43,7 +43,13 @@ describe("transformations CRUD", () => {
     const first = (await create({ name: "dup", code: CODE, env: { A: "1" } })).json;
     const r = await create({ name: "dup", code: "addHandler('transform', r => r)" });
     expect(r.status).toBe(409);
-    expect(r.json).toEqual({ handled: true, status: 409, code: "RESOURCE_ALREADY_EXISTS", message: "Resource already exists", data: { transformation: first } });
+    expect(r.json).toEqual({
+      handled: true,
+      status: 409,
+      code: "RESOURCE_ALREADY_EXISTS",
+      message: "Resource already exists",
+      data: { transformation: first },
+    });
   });
 
   it("invalid bodies → 422 naming the field; a non-JSON body → 400", async () => {
@@ -207,7 +213,8 @@ describe("PUT /transformations/run", () => {
   });
 
   it("log_level is the highest console level used", async () => {
-    const level = async (body: string) => (await run({ code: `addHandler("transform", (r) => { ${body}; return r; })`, request: { headers: {} } })).json.log_level;
+    const level = async (body: string) =>
+      (await run({ code: `addHandler("transform", (r) => { ${body}; return r; })`, request: { headers: {} } })).json.log_level;
     expect(await level("")).toBe("info");
     expect(await level('console.debug("d")')).toBe("info");
     expect(await level('console.debug("d"); console.warn("w")')).toBe("warn");
@@ -234,9 +241,17 @@ describe("PUT /transformations/run", () => {
   });
 
   it("webhook_id gives the connection as context.connection; an unknown one → 422", async () => {
-    const conn = await api(team, "POST", `${V}/connections`, { name: "ctx", source: { name: "ctx-src" }, destination: { name: "ctx-dest", config: { url: "http://127.0.0.1:9/x" } } });
+    const conn = await api(team, "POST", `${V}/connections`, {
+      name: "ctx",
+      source: { name: "ctx-src" },
+      destination: { name: "ctx-dest", config: { url: "http://127.0.0.1:9/x" } },
+    });
     expect(conn.status).toBe(200);
-    const r = await run({ code: 'addHandler("transform", (req, ctx) => ({ ...req, body: { id: ctx.connection.id, name: ctx.connection.name } }))', webhook_id: conn.json.id, request: { headers: {} } });
+    const r = await run({
+      code: 'addHandler("transform", (req, ctx) => ({ ...req, body: { id: ctx.connection.id, name: ctx.connection.name } }))',
+      webhook_id: conn.json.id,
+      request: { headers: {} },
+    });
     expect(r.json.request.body).toEqual({ id: conn.json.id, name: "ctx" });
     const none = await run({ code: 'addHandler("transform", (req, ctx) => ({ ...req, body: ctx.connection }))', request: { headers: {} } });
     expect(none.json.request.body).toBeNull();

@@ -23,7 +23,9 @@ describe("source verification", () => {
     const auth = { algorithm: "sha256", encoding: "hex", header_key: "X-Signature", webhook_secret_key: "hmac-secret" };
     const c = await connectionTo(team, receiver, { source: { config: { auth_type: "HMAC", auth } } });
     const body = JSON.stringify({ signed: true });
-    const good = await send(c.source.url, body, { headers: { "content-type": "application/json", "x-signature": createHmac("sha256", "hmac-secret").update(body).digest("hex") } });
+    const good = await send(c.source.url, body, {
+      headers: { "content-type": "application/json", "x-signature": createHmac("sha256", "hmac-secret").update(body).digest("hex") },
+    });
     expect(good.status).toBe(200);
     await eventsIn(good.requestId, ["SUCCESSFUL"]);
     expect((await requestRow(good.requestId)).verified).toBe(true);
@@ -82,7 +84,11 @@ describe("source verification", () => {
     const body = JSON.stringify({ type: "url_verification", challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
     const ts = String(Math.floor(Date.now() / 1000));
     const sig = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
-    const res = await fetch(c.source.url, { method: "POST", body, headers: { "content-type": "application/json", "x-slack-signature": sig, "x-slack-request-timestamp": ts } });
+    const res = await fetch(c.source.url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "x-slack-signature": sig, "x-slack-request-timestamp": ts },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
   });

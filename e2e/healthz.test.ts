@@ -10,7 +10,10 @@ it("GET /healthz answers 200 with web, worker and database up, and the pids of t
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/json");
   expect(res.headers.get("cache-control")).toBe("no-store");
-  const body = (await res.json()) as { status: string; parts: Record<string, { state: string; restarts: number; last_exit: string | null; pid: number | null }> };
+  const body = (await res.json()) as {
+    status: string;
+    parts: Record<string, { state: string; restarts: number; last_exit: string | null; pid: number | null }>;
+  };
   expect(body.status).toBe("ok");
   expect(Object.keys(body.parts).sort()).toEqual(["database", "web", "worker"]);
   expect(body.parts.web).toMatchObject({ state: "up", restarts: 0, last_exit: null });

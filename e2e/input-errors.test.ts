@@ -25,7 +25,11 @@ let tenant = "";
 let destination = "";
 let team: TestTeam;
 
-const request = (method: string, path: string, token?: string): FuzzRequest => ({ method, path, headers: { "x-forwarded-for": "10.66.0.1", ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+const request = (method: string, path: string, token?: string): FuzzRequest => ({
+  method,
+  path,
+  headers: { "x-forwarded-for": "10.66.0.1", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+});
 
 async function expectAnswer(r: FuzzRequest, status: number, shape: unknown) {
   const a = await send(BASE_URL, r);
@@ -51,7 +55,16 @@ beforeAll(async () => {
 });
 
 describe("outbound list filters: U+0000 and bytes that are not UTF-8 → 400 in the outbound body", () => {
-  const lists = () => ["/events?tenant_id=", "/events?topic=", "/attempts?event_id=a", "/attempts?destination_id=", `/tenants/${tenant}/destinations/${destination}/attempts?event_id=`, "/tenants?id=", `/tenants/${tenant}/destinations?type=`, "/events?id[]=x&id[]="];
+  const lists = () => [
+    "/events?tenant_id=",
+    "/events?topic=",
+    "/attempts?event_id=a",
+    "/attempts?destination_id=",
+    `/tenants/${tenant}/destinations/${destination}/attempts?event_id=`,
+    "/tenants?id=",
+    `/tenants/${tenant}/destinations?type=`,
+    "/events?id[]=x&id[]=",
+  ];
 
   it("with the admin key and with the tenant's JWT", async () => {
     for (const token of [admin, jwt]) {
@@ -109,7 +122,8 @@ describe("forged outbound cursors → 400 `invalid cursor`, with the admin key a
     for (const token of [admin, jwt]) {
       for (const list of ["/events", "/attempts", "/tenants", `/tenants/${tenant}/destinations/${destination}/attempts`]) {
         for (const c of FORGED) {
-          for (const dir of ["next", "prev"]) await expectAnswer(request("GET", `${OB}${list}?${dir}=${encodeCursor(c)}`, token), 400, { status: 400, message: "invalid cursor" });
+          for (const dir of ["next", "prev"])
+            await expectAnswer(request("GET", `${OB}${list}?${dir}=${encodeCursor(c)}`, token), 400, { status: 400, message: "invalid cursor" });
         }
       }
     }
@@ -117,7 +131,10 @@ describe("forged outbound cursors → 400 `invalid cursor`, with the admin key a
 
   it("gateway cursors of the same classes (prev, U+0000 in the id, year −271821) → 400 in the gateway body", async () => {
     for (const list of ["sources", "events", "attempts", "requests"]) {
-      for (const p of [{ o: "created_at", d: "desc", v: "-271821-04-20T00:00:00.000Z", i: "x" }, { o: "created_at", d: "desc", v: "2026-01-01T00:00:00.000Z", i: "a\u0000b" }]) {
+      for (const p of [
+        { o: "created_at", d: "desc", v: "-271821-04-20T00:00:00.000Z", i: "x" },
+        { o: "created_at", d: "desc", v: "2026-01-01T00:00:00.000Z", i: "a\u0000b" },
+      ]) {
         await expectAnswer(request("GET", `/api/2025-07-01/${list}?prev=${encodeCursor(p)}`, team.apiKey), 400, gatewayBody(400));
       }
     }
@@ -132,7 +149,13 @@ describe("metrics names that are built-in object properties → 400 on both prod
     for (const [name, table] of Object.entries(GATEWAY_METRICS)) {
       const measure = Object.keys(table.measures)[0];
       for (const bad of NAMES) {
-        for (const q of [`measures=${bad}`, `measures[]=${bad}`, `measures[]=${measure}&dimensions[]=${bad}`, `measures[]=${measure}&dimensions=${bad}`, `measures[]=${measure}&filters[${bad}]=x`]) {
+        for (const q of [
+          `measures=${bad}`,
+          `measures[]=${bad}`,
+          `measures[]=${measure}&dimensions[]=${bad}`,
+          `measures[]=${measure}&dimensions=${bad}`,
+          `measures[]=${measure}&filters[${bad}]=x`,
+        ]) {
           await expectAnswer(request("GET", `/api/2025-07-01/metrics/${name}?${range}&${q}`, team.apiKey), 400, gatewayBody(400));
         }
       }
@@ -159,7 +182,12 @@ describe("request-line errors in the body of the surface addressed", () => {
       for (const bad of ["%FF", "a%00b", "%ED%A0%80", "%C0%80"]) await expectAnswer(request("GET", `${base}/${bad}`, admin), 404, outboundBody(404));
       for (const m of ["TRACE", "PROPFIND"]) await expectAnswer(request(m, base, admin), 405, outboundBody(405));
     }
-    for (const [m, p] of [["POST", "/portal"], ["PUT", "/dashboard/events"], ["DELETE", "/portal/destinations/new"]]) await expectAnswer(request(m, p), 405, outboundBody(405));
+    for (const [m, p] of [
+      ["POST", "/portal"],
+      ["PUT", "/dashboard/events"],
+      ["DELETE", "/portal/destinations/new"],
+    ])
+      await expectAnswer(request(m, p), 405, outboundBody(405));
   });
 
   it("the dashboard API's own errors: {status, message}", async () => {
@@ -207,7 +235,10 @@ describe("bodies over the JSON APIs' 1 MiB → 413 in the body of the surface ad
         status: 413,
         json: { handled: true, status: 413, message: "Payload Too Large", data: { limit: MIB }, code: "PAYLOAD_TOO_LARGE" },
       });
-      expect(await post(`${OB}/tenants/${tenant}/destinations`, admin, jsonOf(MIB + 1), chunked), `chunked ${chunked}`).toEqual({ status: 413, json: { status: 413, message: "request body too large" } });
+      expect(await post(`${OB}/tenants/${tenant}/destinations`, admin, jsonOf(MIB + 1), chunked), `chunked ${chunked}`).toEqual({
+        status: 413,
+        json: { status: 413, message: "request body too large" },
+      });
       // Exactly 1 MiB is read and validated: refused by the schema (422), not for its size.
       expect((await post("/api/2025-07-01/sources", team.apiKey, jsonOf(MIB), chunked)).status, `chunked ${chunked}`).toBe(422);
       expect((await post(`${OB}/tenants/${tenant}/destinations`, admin, jsonOf(MIB), chunked)).status, `chunked ${chunked}`).toBe(422);

@@ -67,7 +67,7 @@ describe("auth", () => {
   });
 
   it("malformed JSON is a 400, a body over 1 MiB a 413", async () => {
-    expect((await call(admin, "PUT", `/tenants/${tid("json")}`, "{oops"))).toMatchObject({ status: 400, json: { status: 400, message: "invalid JSON" } });
+    expect(await call(admin, "PUT", `/tenants/${tid("json")}`, "{oops")).toMatchObject({ status: 400, json: { status: 400, message: "invalid JSON" } });
     const big = await call(admin, "PUT", `/tenants/${tid("big")}`, JSON.stringify({ metadata: { a: "x".repeat(1024 * 1024) } }));
     expect(big.status).toBe(413);
   });
@@ -121,9 +121,20 @@ describe("destinations", () => {
   });
 
   it("create a webhook destination: a generated secret, headers as JSON text, disabled_at null", async () => {
-    const { status, json } = await call(admin, "POST", base, { type: "webhook", topics: ["user.created", "user.created"], config: { url: "https://example.com/hook", custom_headers: { "x-env": "prod" } } });
+    const { status, json } = await call(admin, "POST", base, {
+      type: "webhook",
+      topics: ["user.created", "user.created"],
+      config: { url: "https://example.com/hook", custom_headers: { "x-env": "prod" } },
+    });
     expect(status, JSON.stringify(json)).toBe(201);
-    expect(json).toMatchObject({ tenant_id: T, type: "webhook", topics: ["user.created"], config: { url: "https://example.com/hook", custom_headers: '{"x-env":"prod"}' }, disabled_at: null, filter: null });
+    expect(json).toMatchObject({
+      tenant_id: T,
+      type: "webhook",
+      topics: ["user.created"],
+      config: { url: "https://example.com/hook", custom_headers: '{"x-env":"prod"}' },
+      disabled_at: null,
+      filter: null,
+    });
     expect(json.id).toMatch(/^des_/);
     expect(json.credentials.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
     expect((await call(admin, "GET", `/tenants/${T}`)).json).toMatchObject({ destinations_count: 1, topics: ["user.created"] });
@@ -137,18 +148,37 @@ describe("destinations", () => {
     expect((await call(admin, "POST", base, { type: "webhook", topics: "*", config: {} })).json.data).toContain("config.url is required");
     expect((await call(admin, "POST", base, { type: "carrier-pigeon", topics: "*", config: {} })).status).toBe(422);
     expect((await call(admin, "POST", base, { type: "webhook", topics: [], config: { url: "https://x.y" } })).status).toBe(422);
-    expect((await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://x.y", nope: "1" } })).json.data).toContain("config.nope is forbidden");
-    expect((await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://x.y", custom_headers: { host: "evil" } } })).status).toBe(422);
-    expect((await call(admin, "POST", `/tenants/nobody-${run}/destinations`, { type: "webhook", topics: "*", config: { url: "https://x.y" } })).status).toBe(404);
+    expect((await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://x.y", nope: "1" } })).json.data).toContain(
+      "config.nope is forbidden",
+    );
+    expect((await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://x.y", custom_headers: { host: "evil" } } })).status).toBe(
+      422,
+    );
+    expect((await call(admin, "POST", `/tenants/nobody-${run}/destinations`, { type: "webhook", topics: "*", config: { url: "https://x.y" } })).status).toBe(
+      404,
+    );
   });
 
   it("PATCH merges config and credentials, type cannot change, rotate_secret keeps the old secret as previous", async () => {
-    const { json: d } = await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://a.example/h", custom_headers: { a: "1" } }, credentials: { secret: "s3cret-given-by-the-operator" } });
+    const { json: d } = await call(admin, "POST", base, {
+      type: "webhook",
+      topics: "*",
+      config: { url: "https://a.example/h", custom_headers: { a: "1" } },
+      credentials: { secret: "s3cret-given-by-the-operator" },
+    });
     expect(d.credentials.secret).toBe("s3cret-given-by-the-operator");
-    const patched = await call(admin, "PATCH", `${base}/${d.id}`, { config: { custom_headers: null }, topics: ["order.paid"], filter: { data: { amount: { $gte: 10 } } } });
+    const patched = await call(admin, "PATCH", `${base}/${d.id}`, {
+      config: { custom_headers: null },
+      topics: ["order.paid"],
+      filter: { data: { amount: { $gte: 10 } } },
+    });
     expect(patched.json).toMatchObject({ config: { url: "https://a.example/h" }, topics: ["order.paid"], filter: { data: { amount: { $gte: 10 } } } });
     expect(patched.json.config.custom_headers).toBeUndefined();
-    expect((await call(admin, "PATCH", `${base}/${d.id}`, { type: "rabbitmq" })).json).toEqual({ status: 422, message: "validation error", data: ["type cannot be updated"] });
+    expect((await call(admin, "PATCH", `${base}/${d.id}`, { type: "rabbitmq" })).json).toEqual({
+      status: 422,
+      message: "validation error",
+      data: ["type cannot be updated"],
+    });
     const rotated = await call(admin, "PATCH", `${base}/${d.id}`, { credentials: { rotate_secret: true } });
     expect(rotated.json.credentials.secret).toMatch(/^whsec_/);
     expect(rotated.json.credentials.previous_secret).toBe("s3cret-given-by-the-operator");
@@ -160,13 +190,22 @@ describe("destinations", () => {
     const jwt = (await call(admin, "GET", `/tenants/${T}/token`)).json.token;
     const { json: d } = await call(jwt, "POST", base, { type: "webhook", topics: "*", config: { url: "https://b.example/h" } });
     expect(d.credentials.secret).toMatch(/^whsec_/);
-    expect((await call(jwt, "PATCH", `${base}/${d.id}`, { credentials: { secret: "mine-now-mine-now" } })).json.data).toContain("credentials.secret is forbidden");
+    expect((await call(jwt, "PATCH", `${base}/${d.id}`, { credentials: { secret: "mine-now-mine-now" } })).json.data).toContain(
+      "credentials.secret is forbidden",
+    );
     expect((await call(jwt, "PATCH", `${base}/${d.id}`, { credentials: { rotate_secret: true } })).status).toBe(200);
-    expect((await call(jwt, "POST", base, { type: "webhook", topics: "*", config: { url: "https://b.example/h" }, created_at: "2020-01-01T00:00:00Z" })).status).toBe(403);
+    expect(
+      (await call(jwt, "POST", base, { type: "webhook", topics: "*", config: { url: "https://b.example/h" }, created_at: "2020-01-01T00:00:00Z" })).status,
+    ).toBe(403);
   });
 
   it("rabbitmq credentials are obfuscated on read; standard webhooks get a whsec_ base64 secret", async () => {
-    const rabbit = await call(admin, "POST", base, { type: "rabbitmq", topics: "*", config: { server_url: "localhost:5672", exchange: "events", tls: "on" }, credentials: { username: "guest", password: "a-long-password" } });
+    const rabbit = await call(admin, "POST", base, {
+      type: "rabbitmq",
+      topics: "*",
+      config: { server_url: "localhost:5672", exchange: "events", tls: "on" },
+      credentials: { username: "guest", password: "a-long-password" },
+    });
     expect(rabbit.status, JSON.stringify(rabbit.json)).toBe(201);
     expect(rabbit.json.config).toEqual({ server_url: "localhost:5672", exchange: "events", tls: "true" });
     expect(rabbit.json.credentials).toEqual({ username: "guest", password: "a-lo***********" });
@@ -199,9 +238,23 @@ describe("destinations", () => {
     expect((await call(jwt, "GET", `${base}/${list[0].id}`)).status).toBe(403);
     expect((await call(admin, "GET", `/tenants/${tid("other")}/destinations/${list[0].id}`)).status).toBe(404);
     await call(admin, "PUT", `/tenants/${tid("ids")}`);
-    const first = await call(admin, "POST", `/tenants/${tid("ids")}/destinations`, { id: `des_fixed_${run}`, type: "webhook", topics: "*", config: { url: "https://x.example" } });
+    const first = await call(admin, "POST", `/tenants/${tid("ids")}/destinations`, {
+      id: `des_fixed_${run}`,
+      type: "webhook",
+      topics: "*",
+      config: { url: "https://x.example" },
+    });
     expect(first.status).toBe(201);
-    expect((await call(admin, "POST", `/tenants/${tid("ids")}/destinations`, { id: `des_fixed_${run}`, type: "webhook", topics: "*", config: { url: "https://x.example" } })).json).toEqual({ status: 400, message: "destination already exists" });
+    expect(
+      (
+        await call(admin, "POST", `/tenants/${tid("ids")}/destinations`, {
+          id: `des_fixed_${run}`,
+          type: "webhook",
+          topics: "*",
+          config: { url: "https://x.example" },
+        })
+      ).json,
+    ).toEqual({ status: 400, message: "destination already exists" });
   });
 });
 
@@ -210,7 +263,10 @@ describe("health", () => {
     const res = await fetch(`${BASE_URL}/outbound/api/v1/healthz`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ status: "healthy", workers: { "http-server": { status: "healthy" }, "delivery-worker": { status: "healthy" }, "retry-scheduler": { status: "healthy" } } });
+    expect(body).toMatchObject({
+      status: "healthy",
+      workers: { "http-server": { status: "healthy" }, "delivery-worker": { status: "healthy" }, "retry-scheduler": { status: "healthy" } },
+    });
     expect(Number.isFinite(Date.parse(body.timestamp))).toBe(true);
     expect((await fetch(`${BASE_URL}/outbound/2025-07-01/healthz`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(404);
   });
@@ -241,7 +297,11 @@ describe("configuration (managed form; own server, since settings are instance-w
     const key = `hko_cfg_${randomBytes(12).toString("hex")}`;
     server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, WORKER_ENABLED: "false" });
     const at = async (form: string, method: string, path: string, body?: unknown, token = key) => {
-      const res = await fetch(`${server!.url}/outbound/${form}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server!.url}/outbound/${form}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, json: await res.json() };
     };
     const managed = (method: string, body?: unknown) => at("2025-07-01", method, "/config", body);
@@ -253,7 +313,11 @@ describe("configuration (managed form; own server, since settings are instance-w
     // In effect at once: the topics list and publish's validation read it.
     expect((await at("api/v1", "GET", "/topics")).json).toEqual(["order.paid", "order.refunded"]);
     await at("api/v1", "PUT", "/tenants/cfg");
-    expect((await at("api/v1", "POST", "/publish", { tenant_id: "cfg", topic: "user.created", data: {} })).json).toEqual({ status: 422, message: "validation error", data: ["topic is invalid"] });
+    expect((await at("api/v1", "POST", "/publish", { tenant_id: "cfg", topic: "user.created", data: {} })).json).toEqual({
+      status: 422,
+      message: "validation error",
+      data: ["topic is invalid"],
+    });
     expect((await managed("PATCH", { TOPICS: null })).json.TOPICS).toBe("");
     expect((await at("api/v1", "GET", "/topics")).json).toEqual([]);
     const bad = await managed("PATCH", { NOPE: "1", MAX_RETRY_LIMIT: "many" });

@@ -30,7 +30,14 @@ async function call(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   database = await privateDatabase("outcrash");
-  env = { DATABASE_URL: database.url, OUTBOUND_API_KEY: key, OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "1", OUTBOUND_RETRY_SCHEDULE: "1", WORKER_CONCURRENCY: "20", DELIVERY_DESTINATION_CONCURRENCY: "5" };
+  env = {
+    DATABASE_URL: database.url,
+    OUTBOUND_API_KEY: key,
+    OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "1",
+    OUTBOUND_RETRY_SCHEDULE: "1",
+    WORKER_CONCURRENCY: "20",
+    DELIVERY_DESTINATION_CONCURRENCY: "5",
+  };
   receiver = await startReceiver();
   server = await startServer(env);
   expect((await call("PUT", "/tenants/t1")).status).toBe(201);
@@ -58,15 +65,22 @@ it("a delivery in flight when its server is killed is delivered after a restart:
 
   receiver.respond({ status: 200, body: "ok" });
   server = await startServer(env);
-  const attempts = await eventually(async () => {
-    const { json } = await call("GET", `/attempts?event_id=${id}`);
-    return json.models.length > 0 ? json.models : null;
-  }, 30_000, 200);
+  const attempts = await eventually(
+    async () => {
+      const { json } = await call("GET", `/attempts?event_id=${id}`);
+      return json.models.length > 0 ? json.models : null;
+    },
+    30_000,
+    200,
+  );
   expect(attempts.map((a: { status: string; attempt_number: number }) => [a.status, a.attempt_number])).toEqual([["success", 0]]);
   // Not before the dead worker's lease ran out.
   expect(Date.now()).toBeGreaterThanOrEqual(row.locked_until.getTime());
   expect(receiver.received.filter((r) => r.headers["x-outbound-event-id"] === id).length).toBe(2);
-  expect((await database.client.query("SELECT status, locked_until FROM outbound_deliveries WHERE event_id = $1", [id])).rows[0]).toEqual({ status: "success", locked_until: null });
+  expect((await database.client.query("SELECT status, locked_until FROM outbound_deliveries WHERE event_id = $1", [id])).rows[0]).toEqual({
+    status: "success",
+    locked_until: null,
+  });
 }, 120_000);
 
 it("without jobs: a published event goes out at once, and a failed attempt is retried when its time comes", async () => {
@@ -75,11 +89,18 @@ it("without jobs: a published event goes out at once, and a failed attempt is re
   const id = published.json.id;
   const first = await eventually(() => receiver.received.find((r) => r.headers["x-outbound-event-id"] === id), 5_000, 10);
   receiver.respond({ status: 200, body: "ok" });
-  const attempts = await eventually(async () => {
-    const { json } = await call("GET", `/attempts?event_id=${id}`);
-    return json.models.length === 2 ? json.models : null;
-  }, 15_000, 100);
-  expect(attempts.map((a: { status: string; attempt_number: number }) => [a.status, a.attempt_number]).sort()).toEqual([["failed", 0], ["success", 1]]);
+  const attempts = await eventually(
+    async () => {
+      const { json } = await call("GET", `/attempts?event_id=${id}`);
+      return json.models.length === 2 ? json.models : null;
+    },
+    15_000,
+    100,
+  );
+  expect(attempts.map((a: { status: string; attempt_number: number }) => [a.status, a.attempt_number]).sort()).toEqual([
+    ["failed", 0],
+    ["success", 1],
+  ]);
   const second = receiver.received.filter((r) => r.headers["x-outbound-event-id"] === id)[1];
   // OUTBOUND_RETRY_SCHEDULE "1": one second later, found by the dispatcher's poll.
   expect(second.at - first.at).toBeGreaterThanOrEqual(950);
@@ -95,7 +116,8 @@ it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: an
   // The dead destination never answers within the 1 s timeout.
   receiver.respond((req) => (req.url === "/dead" ? { status: 200, body: "late", delayMs: 3_000 } : { status: 200, body: "ok" }));
   const start = receiver.received.length;
-  for (let i = 0; i < 30; i++) expect((await call("POST", "/publish", { tenant_id: "t1", topic: "slow.thing", eligible_for_retry: false, data: { i } })).status).toBe(202);
+  for (let i = 0; i < 30; i++)
+    expect((await call("POST", "/publish", { tenant_id: "t1", topic: "slow.thing", eligible_for_retry: false, data: { i } })).status).toBe(202);
   await eventually(() => receiver.received.slice(start).filter((r) => r.url === "/dead").length >= 5, 10_000, 10);
   const sentAt = Date.now();
   const other = await call("POST", "/publish", { tenant_id: "t2", topic: "order.paid", data: { fine: true } });
@@ -103,7 +125,10 @@ it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: an
   // Not behind the dead destination's timeouts.
   expect(arrived.at - sentAt).toBeLessThan(900);
   // Every 500 ms window holds at most 5 requests to the dead destination (each held 1 s, the timeout).
-  const deadAt = receiver.received.slice(start).filter((r) => r.url === "/dead").map((r) => r.at);
+  const deadAt = receiver.received
+    .slice(start)
+    .filter((r) => r.url === "/dead")
+    .map((r) => r.at);
   const busiest = Math.max(...deadAt.map((t) => deadAt.filter((u) => u >= t && u < t + 500).length));
   expect(busiest).toBe(5);
   // All 30 are attempted in the end, five at a time.

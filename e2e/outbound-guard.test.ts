@@ -39,7 +39,11 @@ async function call(token: string, method: string, path: string, body?: unknown,
 async function source(team: TestTeam | { apiKey: string }, body: Record<string, unknown> = {}, base?: string): Promise<string> {
   const name = `s-${run}-${randomBytes(3).toString("hex")}`;
   if (base) {
-    const res = await fetch(`${base}/api/2025-07-01/sources`, { method: "POST", headers: { authorization: `Bearer ${team.apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ name, ...body }) });
+    const res = await fetch(`${base}/api/2025-07-01/sources`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${team.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, ...body }),
+    });
     const json = await res.json();
     expect(res.status, JSON.stringify(json)).toBe(200);
     return json.id;
@@ -49,7 +53,11 @@ async function source(team: TestTeam | { apiKey: string }, body: Record<string, 
   return res.json.id;
 }
 
-const notAllowed = (id: string) => ({ status: 422, message: "validation error", data: [`config.source_id: ${id} is not a source of the gateway team linked to the outbound service (OUTBOUND_GATEWAY_TEAMS)`] });
+const notAllowed = (id: string) => ({
+  status: 422,
+  message: "validation error",
+  data: [`config.source_id: ${id} is not a source of the gateway team linked to the outbound service (OUTBOUND_GATEWAY_TEAMS)`],
+});
 
 /** The attempts of event `eventId` once there are `n`, with their response data. */
 const attemptsOf = (token: string, eventId: string, n = 1, base = BASE_URL) =>
@@ -59,10 +67,12 @@ const attemptsOf = (token: string, eventId: string, n = 1, base = BASE_URL) =>
   }, 20_000);
 
 const requestsOf = async (sourceId: string) =>
-  (await db().query<{ verified: boolean; rejection_cause: string | null; headers: Record<string, string>; body: Buffer }>(
-    "SELECT r.verified, r.rejection_cause, d.headers, d.body FROM requests r JOIN request_raw_data d ON d.request_id = r.id WHERE r.source_id = $1",
-    [sourceId],
-  )).rows;
+  (
+    await db().query<{ verified: boolean; rejection_cause: string | null; headers: Record<string, string>; body: Buffer }>(
+      "SELECT r.verified, r.rejection_cause, d.headers, d.body FROM requests r JOIN request_raw_data d ON d.request_id = r.id WHERE r.source_id = $1",
+      [sourceId],
+    )
+  ).rows;
 
 beforeAll(async () => {
   admin = (await createOutboundKey(`guard-${run}`)).key;
@@ -103,7 +113,12 @@ describe("gateway destinations reach only the linked team's sources", () => {
   it("a destination stored with another team's source (before the rule) delivers nothing there: source_not_allowed", async () => {
     const srcB = await source(teamB);
     const id = `des_guard${run}`;
-    await db().query("INSERT INTO outbound_destinations (id, tenant_id, type, topics, config) VALUES ($1, $2, 'gateway', $3, $4)", [id, T2, [`old-${run}`], JSON.stringify({ source_id: srcB })]);
+    await db().query("INSERT INTO outbound_destinations (id, tenant_id, type, topics, config) VALUES ($1, $2, 'gateway', $3, $4)", [
+      id,
+      T2,
+      [`old-${run}`],
+      JSON.stringify({ source_id: srcB }),
+    ]);
     const p = await call(admin, "POST", "/publish", { tenant_id: T2, topic: `old-${run}`, eligible_for_retry: false, data: { x: 1 } });
     expect(p.json.destination_ids).toEqual([id]);
     const [attempt] = await attemptsOf(admin, p.json.id);
@@ -122,7 +137,8 @@ describe("gateway destinations reach only the linked team's sources", () => {
       const d = await call(jwt1, "POST", `/tenants/${T1}/destinations`, { type: "gateway", topics: [topic], config: { source_id: src } });
       expect(d.status, JSON.stringify(d.json)).toBe(201);
     }
-    const publish = async (src: string) => (await call(admin, "POST", "/publish", { tenant_id: T1, topic: topics[src], eligible_for_retry: false, data: { src } })).json.id as string;
+    const publish = async (src: string) =>
+      (await call(admin, "POST", "/publish", { tenant_id: T1, topic: topics[src], eligible_for_retry: false, data: { src } })).json.id as string;
 
     const [ok] = await attemptsOf(admin, await publish(signed));
     expect(ok).toMatchObject({ status: "success", code: "200" });
@@ -146,10 +162,16 @@ describe("custom_headers values", () => {
       for (const headers of [{ "x-team": value }, JSON.stringify({ "x-team": value })]) {
         const r = await call(jwt1, "POST", `/tenants/${T1}/destinations`, { type: "webhook", topics: ["h"], config: { url, custom_headers: headers } });
         expect(r.status, JSON.stringify(value)).toBe(422);
-        expect(r.json.data).toEqual(["config.custom_headers.x-team must not contain CR, LF or other control characters (tab excepted), nor characters beyond U+00FF"]);
+        expect(r.json.data).toEqual([
+          "config.custom_headers.x-team must not contain CR, LF or other control characters (tab excepted), nor characters beyond U+00FF",
+        ]);
       }
     }
-    const d = await call(admin, "POST", `/tenants/${T1}/destinations`, { type: "standard_webhook", topics: ["h"], config: { url, custom_headers: { "x-team": "blue\tgreen é" } } });
+    const d = await call(admin, "POST", `/tenants/${T1}/destinations`, {
+      type: "standard_webhook",
+      topics: ["h"],
+      config: { url, custom_headers: { "x-team": "blue\tgreen é" } },
+    });
     expect(d.status, JSON.stringify(d.json)).toBe(201);
     const patched = await call(jwt1, "PATCH", `/tenants/${T1}/destinations/${d.json.id}`, { config: { custom_headers: { "x-team": "a\r\nb" } } });
     expect(patched.status).toBe(422);
@@ -176,7 +198,12 @@ describe("RabbitMQ destinations and the address guard", () => {
   afterAll(async () => listener.close());
 
   it("where private networks are allowed (the test servers), a local broker address is connected to", async () => {
-    const d = await call(admin, "POST", `/tenants/${T1}/destinations`, { type: "rabbitmq", topics: [`mq-${run}`], config: { server_url: `localhost:${listener.port}` }, credentials: { username: "u", password: "p" } });
+    const d = await call(admin, "POST", `/tenants/${T1}/destinations`, {
+      type: "rabbitmq",
+      topics: [`mq-${run}`],
+      config: { server_url: `localhost:${listener.port}` },
+      credentials: { username: "u", password: "p" },
+    });
     expect(d.status, JSON.stringify(d.json)).toBe(201);
     const p = await call(admin, "POST", "/publish", { tenant_id: T1, topic: `mq-${run}`, eligible_for_retry: false, data: { x: 1 } });
     const [attempt] = await attemptsOf(admin, p.json.id);
@@ -189,14 +216,31 @@ describe("RabbitMQ destinations and the address guard", () => {
     let database: Awaited<ReturnType<typeof privateDatabase>> | undefined;
     const key = `hko_guard_${randomBytes(12).toString("hex")}`;
     // Two teams made before the server starts: the oldest (the gateway team, linked by default) and the one the setting names.
-    const teams = { oldest: { id: `tm_old${run}`, apiKey: `hky_old_${randomBytes(16).toString("hex")}` }, listed: { id: `tm_listed${run}`, apiKey: `hky_listed_${randomBytes(16).toString("hex")}` } };
+    const teams = {
+      oldest: { id: `tm_old${run}`, apiKey: `hky_old_${randomBytes(16).toString("hex")}` },
+      listed: { id: `tm_listed${run}`, apiKey: `hky_listed_${randomBytes(16).toString("hex")}` },
+    };
     beforeAll(async () => {
       database = await privateDatabase("outguard");
       for (const [i, t] of [teams.oldest, teams.listed].entries()) {
-        await database.client.query(`INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, $1, 'TEAM', $2, now() - make_interval(hours => $3), now())`, [t.id, `cli_${t.id}`, 2 - i]);
-        await database.client.query("INSERT INTO api_keys (id, team_id, name, prefix, key_hash, created_at) VALUES ($1, $2, 'test', $3, $4, now())", [`key_${t.id}`, t.id, t.apiKey.slice(0, 12), hashApiKey(t.apiKey)]);
+        await database.client.query(
+          `INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, $1, 'TEAM', $2, now() - make_interval(hours => $3), now())`,
+          [t.id, `cli_${t.id}`, 2 - i],
+        );
+        await database.client.query("INSERT INTO api_keys (id, team_id, name, prefix, key_hash, created_at) VALUES ($1, $2, 'test', $3, $4, now())", [
+          `key_${t.id}`,
+          t.id,
+          t.apiKey.slice(0, 12),
+          hashApiKey(t.apiKey),
+        ]);
       }
-      server = await startServer({ DATABASE_URL: database.url, OUTBOUND_API_KEY: key, DELIVERY_ALLOW_PRIVATE_NETWORKS: "false", OUTBOUND_GATEWAY_TEAMS: teams.listed.id, OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "3" });
+      server = await startServer({
+        DATABASE_URL: database.url,
+        OUTBOUND_API_KEY: key,
+        DELIVERY_ALLOW_PRIVATE_NETWORKS: "false",
+        OUTBOUND_GATEWAY_TEAMS: teams.listed.id,
+        OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "3",
+      });
       await call(key, "PUT", "/tenants/t", undefined, server.url);
     }, 90_000);
     afterAll(async () => {
@@ -219,7 +263,13 @@ describe("RabbitMQ destinations and the address guard", () => {
       const topic = `guard-${run}`;
       const ids: Record<string, string> = {};
       for (const server_url of targets) {
-        const d = await call(key, "POST", "/tenants/t/destinations", { type: "rabbitmq", topics: [topic], config: { server_url }, credentials: { username: "u", password: "p" } }, server!.url);
+        const d = await call(
+          key,
+          "POST",
+          "/tenants/t/destinations",
+          { type: "rabbitmq", topics: [topic], config: { server_url }, credentials: { username: "u", password: "p" } },
+          server!.url,
+        );
         expect(d.status, JSON.stringify(d.json)).toBe(201);
         ids[d.json.id] = server_url;
       }
@@ -229,7 +279,9 @@ describe("RabbitMQ destinations and the address guard", () => {
       for (const a of attempts) {
         const target = ids[a.destination_id];
         expect([target, a.status, a.code]).toEqual([target, "failed", "host_unreachable"]);
-        expect(a.response_data.body).toBe(`${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`);
+        expect(a.response_data.body).toBe(
+          `${target} is not a permitted delivery target (cloud metadata, link-local and reserved addresses never are; private networks only where the operator allows them)`,
+        );
       }
       expect(listener.connections()).toBe(before);
     }, 60_000);

@@ -19,12 +19,33 @@ const docs: Record<string, any> = {};
 
 /** The routes of the outbound API's endpoint list, as `METHOD /path`, on both forms. */
 const COMMON = [
-  "GET /tenants", "GET /tenants/{tenant_id}", "PUT /tenants/{tenant_id}", "DELETE /tenants/{tenant_id}", "GET /tenants/{tenant_id}/token", "GET /tenants/{tenant_id}/portal",
-  "GET /tenants/{tenant_id}/destinations", "POST /tenants/{tenant_id}/destinations", "GET /tenants/{tenant_id}/destinations/{destination_id}", "PATCH /tenants/{tenant_id}/destinations/{destination_id}",
-  "DELETE /tenants/{tenant_id}/destinations/{destination_id}", "PUT /tenants/{tenant_id}/destinations/{destination_id}/enable", "PUT /tenants/{tenant_id}/destinations/{destination_id}/disable",
-  "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts", "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts/{attempt_id}",
-  "GET /destination-types", "GET /destination-types/{type}", "GET /topics", "POST /publish", "POST /retry", "GET /events", "GET /events/{event_id}",
-  "GET /metrics/events", "GET /metrics/attempts", "GET /attempts", "GET /attempts/{attempt_id}", "GET /openapi.json",
+  "GET /tenants",
+  "GET /tenants/{tenant_id}",
+  "PUT /tenants/{tenant_id}",
+  "DELETE /tenants/{tenant_id}",
+  "GET /tenants/{tenant_id}/token",
+  "GET /tenants/{tenant_id}/portal",
+  "GET /tenants/{tenant_id}/destinations",
+  "POST /tenants/{tenant_id}/destinations",
+  "GET /tenants/{tenant_id}/destinations/{destination_id}",
+  "PATCH /tenants/{tenant_id}/destinations/{destination_id}",
+  "DELETE /tenants/{tenant_id}/destinations/{destination_id}",
+  "PUT /tenants/{tenant_id}/destinations/{destination_id}/enable",
+  "PUT /tenants/{tenant_id}/destinations/{destination_id}/disable",
+  "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts",
+  "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts/{attempt_id}",
+  "GET /destination-types",
+  "GET /destination-types/{type}",
+  "GET /topics",
+  "POST /publish",
+  "POST /retry",
+  "GET /events",
+  "GET /events/{event_id}",
+  "GET /metrics/events",
+  "GET /metrics/attempts",
+  "GET /attempts",
+  "GET /attempts/{attempt_id}",
+  "GET /openapi.json",
 ];
 const EXPECTED = { "self-hosted": [...COMMON, "GET /healthz"], managed: [...COMMON, "GET /config", "PATCH /config"] };
 const operations = (doc: any) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
@@ -43,7 +64,11 @@ beforeAll(async () => {
 describe("outbound OpenAPI documents", () => {
   it("both parse as OpenAPI 3.1 without credentials, with their own server URL and version", () => {
     expect(docs["self-hosted"]).toMatchObject({ openapi: "3.1.0", info: { version: "v1" }, servers: [{ url: expect.stringMatching(/\/outbound\/api\/v1$/) }] });
-    expect(docs.managed).toMatchObject({ openapi: "3.1.0", info: { version: "2025-07-01" }, servers: [{ url: expect.stringMatching(/\/outbound\/2025-07-01$/) }] });
+    expect(docs.managed).toMatchObject({
+      openapi: "3.1.0",
+      info: { version: "2025-07-01" },
+      servers: [{ url: expect.stringMatching(/\/outbound\/2025-07-01$/) }],
+    });
     expect(Object.keys(docs.managed.components.securitySchemes).sort()).toEqual(["adminKey", "tenantJwt"]);
   });
 
@@ -63,16 +88,22 @@ describe("outbound OpenAPI documents", () => {
       const refs = new Set<string>();
       const walk = (o: unknown): void => {
         if (Array.isArray(o)) o.forEach(walk);
-        else if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) {
-        if (k === "$ref" && typeof v === "string") refs.add(v);
-        else walk(v);
-      }
+        else if (o && typeof o === "object")
+          for (const [k, v] of Object.entries(o)) {
+            if (k === "$ref" && typeof v === "string") refs.add(v);
+            else walk(v);
+          }
       };
       walk(doc);
-      const resolve = (ref: string) => ref.replace(/^#\//, "").split("/").reduce((o: any, part) => o?.[part], doc);
+      const resolve = (ref: string) =>
+        ref
+          .replace(/^#\//, "")
+          .split("/")
+          .reduce((o: any, part) => o?.[part], doc);
       expect(refs.size).toBeGreaterThan(5);
       expect([...refs].filter((r) => resolve(r) === undefined)).toEqual([]);
-      for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) if (op.requestBody) expect(JSON.stringify(op.requestBody)).not.toContain("$ref");
+      for (const ops of Object.values<any>(doc.paths))
+        for (const op of Object.values<any>(ops)) if (op.requestBody) expect(JSON.stringify(op.requestBody)).not.toContain("$ref");
     }
   });
 
@@ -95,19 +126,49 @@ describe("outbound OpenAPI documents", () => {
       const doc = docs[form];
       const call = (method: string, path: string, body: unknown) => outboundCall(admin, method, path, body, { form: base });
       const cases: { method: string; path: string; url: string; valid: unknown; invalid: unknown; ok: number }[] = [
-        { method: "put", path: "/tenants/{tenant_id}", url: `/tenants/${tenant}-${form}`, valid: { metadata: { plan: "pro" } }, invalid: { metadata: { plan: 1 } }, ok: 201 },
         {
-          method: "post", path: "/tenants/{tenant_id}/destinations", url: `/tenants/${tenant}-${form}/destinations`,
-          valid: { type: "webhook", topics: ["user.created"], config: { url: "https://example.com/hook" } }, invalid: { type: "webhook", topics: ["user.created"], config: {} }, ok: 201,
+          method: "put",
+          path: "/tenants/{tenant_id}",
+          url: `/tenants/${tenant}-${form}`,
+          valid: { metadata: { plan: "pro" } },
+          invalid: { metadata: { plan: 1 } },
+          ok: 201,
         },
         {
-          method: "post", path: "/tenants/{tenant_id}/destinations", url: `/tenants/${tenant}-${form}/destinations`,
+          method: "post",
+          path: "/tenants/{tenant_id}/destinations",
+          url: `/tenants/${tenant}-${form}/destinations`,
+          valid: { type: "webhook", topics: ["user.created"], config: { url: "https://example.com/hook" } },
+          invalid: { type: "webhook", topics: ["user.created"], config: {} },
+          ok: 201,
+        },
+        {
+          method: "post",
+          path: "/tenants/{tenant_id}/destinations",
+          url: `/tenants/${tenant}-${form}/destinations`,
           valid: { type: "rabbitmq", topics: "*", config: { server_url: "localhost:5672" }, credentials: { username: "u", password: "p" } },
-          invalid: { type: "rabbitmq", topics: "*", config: { server_url: "localhost:5672" }, credentials: { username: "u" } }, ok: 201,
+          invalid: { type: "rabbitmq", topics: "*", config: { server_url: "localhost:5672" }, credentials: { username: "u" } },
+          ok: 201,
         },
-        { method: "post", path: "/publish", url: "/publish", valid: { tenant_id: `${tenant}-${form}`, topic: "user.created", data: { n: 1 } }, invalid: { tenant_id: `${tenant}-${form}`, data: [1] }, ok: 202 },
-        { method: "post", path: "/retry", url: "/retry", valid: { event_id: "evt_none", destination_id: "des_none" }, invalid: { event_id: "evt_none" }, ok: 404 },
-        ...(form === "managed" ? [{ method: "patch", path: "/config", url: "/config", valid: { MAX_DESTINATIONS_PER_TENANT: null }, invalid: { NOT_A_SETTING: "x" }, ok: 200 }] : []),
+        {
+          method: "post",
+          path: "/publish",
+          url: "/publish",
+          valid: { tenant_id: `${tenant}-${form}`, topic: "user.created", data: { n: 1 } },
+          invalid: { tenant_id: `${tenant}-${form}`, data: [1] },
+          ok: 202,
+        },
+        {
+          method: "post",
+          path: "/retry",
+          url: "/retry",
+          valid: { event_id: "evt_none", destination_id: "des_none" },
+          invalid: { event_id: "evt_none" },
+          ok: 404,
+        },
+        ...(form === "managed"
+          ? [{ method: "patch", path: "/config", url: "/config", valid: { MAX_DESTINATIONS_PER_TENANT: null }, invalid: { NOT_A_SETTING: "x" }, ok: 200 }]
+          : []),
       ];
       for (const c of cases) {
         const schema = bodySchemaOf(doc, c.method, c.path);

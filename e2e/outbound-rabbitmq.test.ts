@@ -16,7 +16,11 @@ let key = "";
 const T = `rabbit-${randomBytes(4).toString("hex")}`;
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${BASE_URL}/outbound/api/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${BASE_URL}/outbound/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
@@ -36,7 +40,12 @@ it("an event is published to the exchange with the topic as routing key and the 
   await ch.bindQueue(q.queue, "events", "order.*");
   const got: amqp.ConsumeMessage[] = [];
   await ch.consume(q.queue, (m) => m && got.push(m), { noAck: true });
-  const d = await call("POST", `/tenants/${T}/destinations`, { type: "rabbitmq", topics: ["order.paid"], config: { server_url: `127.0.0.1:${broker.port}`, exchange: "events" }, credentials: { username: "guest", password: "guest" } });
+  const d = await call("POST", `/tenants/${T}/destinations`, {
+    type: "rabbitmq",
+    topics: ["order.paid"],
+    config: { server_url: `127.0.0.1:${broker.port}`, exchange: "events" },
+    credentials: { username: "guest", password: "guest" },
+  });
   expect(d.status, JSON.stringify(d.json)).toBe(201);
   const p = await call("POST", "/publish", { tenant_id: T, topic: "order.paid", metadata: { region: "eu" }, data: { order: 7 } });
   const m = await eventually(() => got[0], 20_000);
@@ -49,7 +58,12 @@ it("an event is published to the exchange with the topic as routing key and the 
 }, 60_000);
 
 it("a missing exchange is a failed attempt, not a crash", async () => {
-  const d = await call("POST", `/tenants/${T}/destinations`, { type: "rabbitmq", topics: ["nowhere"], config: { server_url: `127.0.0.1:${broker.port}`, exchange: "no-such-exchange" }, credentials: { username: "guest", password: "guest" } });
+  const d = await call("POST", `/tenants/${T}/destinations`, {
+    type: "rabbitmq",
+    topics: ["nowhere"],
+    config: { server_url: `127.0.0.1:${broker.port}`, exchange: "no-such-exchange" },
+    credentials: { username: "guest", password: "guest" },
+  });
   const p = await call("POST", "/publish", { tenant_id: T, topic: "nowhere", eligible_for_retry: false, data: { x: 1 } });
   expect(p.json.destination_ids).toEqual([d.json.id]);
   const attempt = await eventually(async () => (await call("GET", `/attempts?event_id=${p.json.id}&include=response_data`)).json.models[0], 20_000);

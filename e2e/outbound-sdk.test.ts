@@ -36,7 +36,11 @@ describe.each([
     const types = await outpost.schemas.listDestinationTypes();
     expect(types.map((t) => t.type)).toContain("webhook");
     expect(Array.isArray(await outpost.topics.list())).toBe(true);
-    const destination = await outpost.destinations.create(tenantId, { type: "webhook", topics: "*", config: { url: `${receiver.url}/sdk-${tenantId}` } } as never);
+    const destination = await outpost.destinations.create(tenantId, {
+      type: "webhook",
+      topics: "*",
+      config: { url: `${receiver.url}/sdk-${tenantId}` },
+    } as never);
     const destinationId = (destination as { id: string }).id;
     expect(destinationId).toMatch(/^des_/);
     expect((await outpost.destinations.list(tenantId)).length).toBe(1);

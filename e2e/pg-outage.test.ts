@@ -50,5 +50,8 @@ it("the job runner that a restart ended is replaced, and /healthz says the worke
   expect(died).toBeGreaterThan(0);
   expect(restarted).toBeGreaterThanOrEqual(died);
   // Readiness: a 503 naming the worker stalled while its runner was being replaced (before: "200 up").
-  expect(reports.some((r) => r.healthSeen.includes("503 stalled")), JSON.stringify(reports.map((r) => r.healthSeen))).toBe(true);
+  expect(
+    reports.some((r) => r.healthSeen.includes("503 stalled")),
+    JSON.stringify(reports.map((r) => r.healthSeen)),
+  ).toBe(true);
 });

@@ -15,7 +15,13 @@ import { killHard, privateDatabase, type RunningServer, startServer } from "./su
 
 const apiKey = `hky_crash_${randomBytes(12).toString("hex")}`;
 // WORKER_BURST_DELIVERY_RATE only matters while ingestion reports pressure (the last test sends the reports).
-const settings = { GATEWAY_API_KEY: apiKey, DELIVERY_TIMEOUT_MS: "2000", DELIVERY_LEASE_MS: "3000", PIPELINE_SWEEP_INTERVAL_MS: "200", WORKER_BURST_DELIVERY_RATE: "10" };
+const settings = {
+  GATEWAY_API_KEY: apiKey,
+  DELIVERY_TIMEOUT_MS: "2000",
+  DELIVERY_LEASE_MS: "3000",
+  PIPELINE_SWEEP_INTERVAL_MS: "200",
+  WORKER_BURST_DELIVERY_RATE: "10",
+};
 
 let env: Record<string, string>;
 let database: Awaited<ReturnType<typeof privateDatabase>>;
@@ -35,14 +41,21 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server!.url}/api/2025-07-01${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server!.url}/api/2025-07-01${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
-
 it("a worker killed mid-delivery loses nothing: the next process delivers the event", async () => {
   server = await startServer(env);
-  const c = await call("POST", "/connections", { name: "crash", source: { name: "crash-src" }, destination: { name: "crash-dst", config: { url: `${receiver.url}/crash` } } });
+  const c = await call("POST", "/connections", {
+    name: "crash",
+    source: { name: "crash-src" },
+    destination: { name: "crash-dst", config: { url: `${receiver.url}/crash` } },
+  });
   expect(c.status).toBe(200);
   receiver.respond({ status: 200, body: "too late", delayMs: 60_000 });
   const sent = await fetch(c.json.source.url.replace(/^https?:\/\/[^/]+/, server.url), { method: "POST", body: "precious" });
@@ -73,8 +86,16 @@ it("a request committed but never fanned out (the process died between the two) 
   const requestId = createId("request");
   const old = new Date(Date.now() - 5000);
   await db.query("BEGIN");
-  await db.query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4, $4)", [requestId, source.team_id, source.id, old]);
-  await db.query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', $2, 9)", [requestId, Buffer.from("orphaned!")]);
+  await db.query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4, $4)", [
+    requestId,
+    source.team_id,
+    source.id,
+    old,
+  ]);
+  await db.query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', $2, 9)", [
+    requestId,
+    Buffer.from("orphaned!"),
+  ]);
   await db.query("INSERT INTO request_fanouts (request_id, created_at) VALUES ($1, $2)", [requestId, old]);
   await db.query("COMMIT");
   const event = await eventually(async () => {
@@ -105,8 +126,11 @@ it("a worker stopped cleanly hands the events it had not started back as jobs; t
   expect(after.filter((e) => e.locked_until !== null)).toEqual([]);
   const waiting = after.filter((e) => e.status === "QUEUED").map((e) => e.id);
   expect(waiting.length, JSON.stringify(after)).toBeGreaterThan(0);
-  const jobs = await db.query(`SELECT j.payload->>'event_id' AS id FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-      WHERE t.identifier = 'deliver' AND j.payload->>'event_id' = ANY($1)`, [waiting]);
+  const jobs = await db.query(
+    `SELECT j.payload->>'event_id' AS id FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+      WHERE t.identifier = 'deliver' AND j.payload->>'event_id' = ANY($1)`,
+    [waiting],
+  );
   expect(jobs.rows.map((j) => j.id).sort()).toEqual([...waiting].sort());
 
   receiver.respond({ status: 200, body: "ok" });
@@ -123,7 +147,9 @@ it("hookyard listen reconnects after the server restarts and keeps forwarding", 
   const port = String(server!.port);
   const created = await fetch(`${server!.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"restart"}' });
   const t = (await created.json()) as { ingest_url: string; cli_key: string; name: string };
-  const cli = spawn(process.execPath, ["cli/hookyard.mjs", "listen", new URL(receiver.url).port, t.name, "--cli-key", t.cli_key, "--server", server!.url], { stdio: ["ignore", "pipe", "pipe"] });
+  const cli = spawn(process.execPath, ["cli/hookyard.mjs", "listen", new URL(receiver.url).port, t.name, "--cli-key", t.cli_key, "--server", server!.url], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   cli.stdout.on("data", (d) => (out += d));
   cli.stderr.on("data", (d) => (out += d));
@@ -153,13 +179,19 @@ it("hookyard listen reconnects after the server restarts and keeps forwarding", 
 
 it("ingestion first: while a web process reports its writer saturated, the worker starts deliveries at WORKER_BURST_DELIVERY_RATE", async () => {
   server ??= await startServer(env);
-  const c = await call("POST", "/connections", { name: "paced", source: { name: "paced-src" }, destination: { name: "paced-dst", config: { url: `${receiver.url}/paced` } } });
+  const c = await call("POST", "/connections", {
+    name: "paced",
+    source: { name: "paced-src" },
+    destination: { name: "paced-dst", config: { url: `${receiver.url}/paced` } },
+  });
   expect(c.status).toBe(200);
   receiver.respond({ status: 200, body: "ok" });
   const ingestUrl = c.json.source.url.replace(/^https?:\/\/[^/]+/, server.url);
   /** Sends `n` requests at once; the ms between the first and the last delivery of them. */
   const deliverySpread = async (tag: string, n: number) => {
-    await Promise.all(Array.from({ length: n }, (_, i) => fetch(`${ingestUrl}/${tag}/${i}`, { method: "POST", body: "x" }).then((r) => expect(r.status).toBe(200))));
+    await Promise.all(
+      Array.from({ length: n }, (_, i) => fetch(`${ingestUrl}/${tag}/${i}`, { method: "POST", body: "x" }).then((r) => expect(r.status).toBe(200))),
+    );
     const arrived = await eventually(() => {
       const got = receiver.received.filter((r) => r.url.startsWith(`/paced/${tag}/`));
       return got.length >= n ? got : null;
@@ -190,8 +222,16 @@ it("ingestion first: while a web process reports its writer saturated, the worke
 it("a dead destination never delays deliveries to others: it holds at most DELIVERY_DESTINATION_CONCURRENCY of the worker's places", async () => {
   await server?.stop();
   server = await startServer({ ...env, WORKER_CONCURRENCY: "8", DELIVERY_DESTINATION_CONCURRENCY: "3", DELIVERY_TIMEOUT_MS: "8000" });
-  const dead = await call("POST", "/connections", { name: "dead", source: { name: "dead-src" }, destination: { name: "dead-dst", config: { url: `${receiver.url}/dead` } } });
-  const alive = await call("POST", "/connections", { name: "alive", source: { name: "alive-src" }, destination: { name: "alive-dst", config: { url: `${receiver.url}/alive` } } });
+  const dead = await call("POST", "/connections", {
+    name: "dead",
+    source: { name: "dead-src" },
+    destination: { name: "dead-dst", config: { url: `${receiver.url}/dead` } },
+  });
+  const alive = await call("POST", "/connections", {
+    name: "alive",
+    source: { name: "alive-src" },
+    destination: { name: "alive-dst", config: { url: `${receiver.url}/alive` } },
+  });
   expect([dead.status, alive.status]).toEqual([200, 200]);
   // The dead destination accepts connections and never answers (until the delivery timeout).
   receiver.respond((req) => (req.url.startsWith("/dead") ? { status: 200, delayMs: 30_000 } : { status: 200, body: "ok" }));
@@ -217,12 +257,21 @@ it("a destination at its ceiling that keeps answering gets its events from the d
     CREATE OR REPLACE FUNCTION test_note_job() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO test_added_jobs VALUES (NEW.payload->>'event_id'); RETURN NEW; END $$;
     DROP TRIGGER IF EXISTS test_note_job ON graphile_worker._private_jobs;
     CREATE TRIGGER test_note_job AFTER INSERT ON graphile_worker._private_jobs FOR EACH ROW EXECUTE FUNCTION test_note_job();`);
-  const busy = await call("POST", "/connections", { name: "busy", source: { name: "busy-src" }, destination: { name: "busy-dst", config: { url: `${receiver.url}/busy` } } });
+  const busy = await call("POST", "/connections", {
+    name: "busy",
+    source: { name: "busy-src" },
+    destination: { name: "busy-dst", config: { url: `${receiver.url}/busy` } },
+  });
   expect(busy.status).toBe(200);
   // Each answer takes 400 ms: 3 in flight, the other 3 wait longer than a delivery place waits for a slot (250 ms).
   receiver.respond((req) => (req.url.startsWith("/busy") ? { status: 200, body: "ok", delayMs: 400 } : { status: 200, body: "ok" }));
   const sourceUrl = busy.json.source.url.replace(/^https?:\/\/[^/]+/, server!.url);
-  const ids = await Promise.all(Array.from({ length: 6 }, async (_, i) => ((await (await fetch(`${sourceUrl}/${i}`, { method: "POST", body: "queued" })).json()) as { request_id: string }).request_id));
+  const ids = await Promise.all(
+    Array.from(
+      { length: 6 },
+      async (_, i) => ((await (await fetch(`${sourceUrl}/${i}`, { method: "POST", body: "queued" })).json()) as { request_id: string }).request_id,
+    ),
+  );
   const events = await eventually(async () => {
     const { rows } = await db.query("SELECT id, status, attempts FROM events WHERE request_id = ANY($1)", [ids]);
     return rows.length === 6 && rows.every((r) => r.status === "SUCCESSFUL") ? rows : null;

@@ -73,7 +73,12 @@ describe("poison requests", () => {
     const transform = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `keep-${Date.now()}`, code: KEEP } }] });
     const src = transform.source;
     const more = async (rules: unknown[]) => {
-      const res = await api(teamA, "POST", "/2025-07-01/connections", { name: `c${Math.random().toString(36).slice(2, 10)}`, source_id: src.id, destination_id: transform.destination.id, rules });
+      const res = await api(teamA, "POST", "/2025-07-01/connections", {
+        name: `c${Math.random().toString(36).slice(2, 10)}`,
+        source_id: src.id,
+        destination_id: transform.destination.id,
+        rules,
+      });
       expect(res.status, JSON.stringify(res.json)).toBe(200);
       return res.json as { id: string };
     };
@@ -164,10 +169,16 @@ describe("poison requests", () => {
     expect(shown.json.data.body).toBe("text\u0000with nul and \uFFFD lone");
 
     // Lone surrogates in parsed JSON are stored as their escapes too.
-    const { rows: surrogateRuns } = await db().query("SELECT original_data FROM transformation_executions WHERE request_id = $1 AND webhook_id = $2", [poisonIds[1], transform.id]);
+    const { rows: surrogateRuns } = await db().query("SELECT original_data FROM transformation_executions WHERE request_id = $1 AND webhook_id = $2", [
+      poisonIds[1],
+      transform.id,
+    ]);
     expect(surrogateRuns[0].original_data.body).toEqual({ a: "\\ud800", b: "x\\udfff" });
     // The parsed query keeps %00 as the escape; the raw query is stored as received.
-    const { rows: queryRuns } = await db().query("SELECT original_data FROM transformation_executions WHERE request_id = $1 AND webhook_id = $2", [poisonIds[3], transform.id]);
+    const { rows: queryRuns } = await db().query("SELECT original_data FROM transformation_executions WHERE request_id = $1 AND webhook_id = $2", [
+      poisonIds[3],
+      transform.id,
+    ]);
     expect(queryRuns[0].original_data.parsed_query.a).toBe("\\u0000");
     expect(queryRuns[0].original_data.query).toBe("a=%00&b=%ED%A0%80");
 
@@ -186,7 +197,11 @@ describe("a record PostgreSQL refuses all the same", () => {
     const marker = `refused-${Date.now()}`;
     const code = `addHandler("transform", (request) => { if (request.body.poison) request.path = "/${marker}"; return request; })`;
     const c = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `refused-${Date.now()}`, code } }] });
-    const plain = await api(teamA, "POST", "/2025-07-01/connections", { name: `plain-${Date.now()}`, source_id: c.source.id, destination_id: c.destination.id });
+    const plain = await api(teamA, "POST", "/2025-07-01/connections", {
+      name: `plain-${Date.now()}`,
+      source_id: c.source.id,
+      destination_id: c.destination.id,
+    });
     expect(plain.status).toBe(200);
     const stuck = await connectionTo(teamA, receiver, { rules: [{ type: "transform", transformation: { name: `stuck-${Date.now()}`, code } }] });
     const other = await connectionTo(teamB, receiver);
@@ -209,7 +224,8 @@ describe("a record PostgreSQL refuses all the same", () => {
       await db().query(`CREATE TRIGGER hookyard_test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION hookyard_test_refuse()`);
     }
     const dropTriggers = async () => {
-      for (const table of ["events", "transformation_executions", "ignored_events"]) await db().query(`DROP TRIGGER IF EXISTS hookyard_test_refuse ON ${table}`);
+      for (const table of ["events", "transformation_executions", "ignored_events"])
+        await db().query(`DROP TRIGGER IF EXISTS hookyard_test_refuse ON ${table}`);
       await db().query("DROP FUNCTION IF EXISTS hookyard_test_refuse()");
     };
     try {
@@ -283,9 +299,13 @@ describe("delivery of events that cannot be recorded or sent as they are", () =>
   }, 60_000);
 
   it("an event whose stored data or destination cannot be used fails with an attempt saying why, and the others are delivered", async () => {
-    const odd = await connectionTo(teamB, receiver, { destination: { config: { url: `${receiver.url}/odd`, auth_type: "API_KEY", auth: { key: "k", api_key: "v", to: "query" } } } });
+    const odd = await connectionTo(teamB, receiver, {
+      destination: { config: { url: `${receiver.url}/odd`, auth_type: "API_KEY", auth: { key: "k", api_key: "v", to: "query" } } },
+    });
     const oddData = await connectionTo(teamB, receiver, { rules: [{ type: "delay", delay: 1500 }] });
-    const oddSecret = await connectionTo(teamB, receiver, { destination: { config: { url: `${receiver.url}/odd-secret`, auth_type: "BEARER_TOKEN", auth: { token: "t" } } } });
+    const oddSecret = await connectionTo(teamB, receiver, {
+      destination: { config: { url: `${receiver.url}/odd-secret`, auth_type: "BEARER_TOKEN", auth: { token: "t" } } },
+    });
     const fine = await connectionTo(teamB, receiver);
     // Destination credentials that no longer decrypt.
     await db().query("UPDATE destinations SET auth_encrypted = 'not-a-sealed-secret' WHERE id = $1", [oddSecret.destination.id]);

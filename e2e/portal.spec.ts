@@ -75,7 +75,10 @@ let destinationId = "";
 let eventId = "";
 let attemptId = "";
 
-test("entering from the redirect_url: the token becomes an httpOnly SameSite=Strict cookie and leaves the address bar; empty state says what to do", async ({ page, context }) => {
+test("entering from the redirect_url: the token becomes an httpOnly SameSite=Strict cookie and leaves the address bar; empty state says what to do", async ({
+  page,
+  context,
+}) => {
   await enter(page, await portalUrl(tenantA, "light"));
   const cookie = (await context.cookies()).find((c) => c.name === "hy_portal");
   expect(cookie).toBeDefined();
@@ -141,7 +144,11 @@ test("a webhook destination created from the schema form: client checks, the API
 
   // Stored as the form said.
   const stored = await adminCall("GET", `/tenants/${tenantA}/destinations/${destinationId}`);
-  expect(stored.json).toMatchObject({ type: "webhook", topics: ["*"], config: { url: `${receiver.url}/hook`, custom_headers: JSON.stringify({ "x-team": "payments" }) } });
+  expect(stored.json).toMatchObject({
+    type: "webhook",
+    topics: ["*"],
+    config: { url: `${receiver.url}/hook`, custom_headers: JSON.stringify({ "x-team": "payments" }) },
+  });
   await page.goto("/portal");
   await expect(page.getByTestId("destination-list").getByRole("link")).toHaveText([`${receiver.url}/hook`]);
   await expectAccessible(page, "list");
@@ -266,10 +273,19 @@ test("another tenant's portal shows none of it, and its cookie gets 403/404 for 
   expect((await context.request.get(api(`/tenants/${tenantB}/portal`))).status()).toBe(403);
   expect((await context.request.post(api("/publish"), { headers: csrf, data: { tenant_id: tenantB, topic: "x", data: {} } })).status()).toBe(403);
   // Unsafe requests on the cookie need the portal's CSRF header, and a same-origin Origin.
-  const noCsrf = await context.request.post(api(`/tenants/${tenantB}/destinations`), { data: { type: "webhook", topics: "*", config: { url: "https://example.com/x" } } });
+  const noCsrf = await context.request.post(api(`/tenants/${tenantB}/destinations`), {
+    data: { type: "webhook", topics: "*", config: { url: "https://example.com/x" } },
+  });
   expect(noCsrf.status()).toBe(403);
   expect((await noCsrf.json()).message).toBe("cross-site request refused");
-  expect((await context.request.post(api(`/tenants/${tenantB}/destinations`), { headers: { ...csrf, origin: "https://evil.example" }, data: { type: "webhook", topics: "*", config: { url: "https://example.com/x" } } })).status()).toBe(403);
+  expect(
+    (
+      await context.request.post(api(`/tenants/${tenantB}/destinations`), {
+        headers: { ...csrf, origin: "https://evil.example" },
+        data: { type: "webhook", topics: "*", config: { url: "https://example.com/x" } },
+      })
+    ).status(),
+  ).toBe(403);
   expect((await adminCall("GET", `/tenants/${tenantB}/destinations`)).json).toEqual([]);
   await context.close();
 });

@@ -28,19 +28,37 @@ const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 /** One row in each of the six partitioned tables, all created at `ms`; returns their ids by table. */
 async function insertDay(db: pg.Pool | pg.Client, ms: number, teamId: string, sourceId: string) {
   const at = new Date(ms);
-  const ids = { requests: createId("request", ms), events: createId("event", ms), ignored_events: createId("ignoredEvent", ms), attempts: createId("attempt", ms), transformation_executions: createId("execution", ms) };
+  const ids = {
+    requests: createId("request", ms),
+    events: createId("event", ms),
+    ignored_events: createId("ignoredEvent", ms),
+    attempts: createId("attempt", ms),
+    transformation_executions: createId("execution", ms),
+  };
   await db.query("INSERT INTO requests (id, team_id, source_id, ingested_at, created_at) VALUES ($1, $2, $3, $4, $4)", [ids.requests, teamId, sourceId, at]);
-  await db.query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', $2, 3)", [ids.requests, Buffer.from("abc")]);
+  await db.query("INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size) VALUES ($1, 'POST', '/', '', '{}', $2, 3)", [
+    ids.requests,
+    Buffer.from("abc"),
+  ]);
   await db.query(
     "INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, created_at) VALUES ($1, $2, 'web_x', $3, 'des_x', $4, 'SUCCESSFUL', $5)",
     [ids.events, teamId, sourceId, ids.requests, at],
   );
-  await db.query("INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, created_at) VALUES ($1, $2, 'web_x', $3, 'FILTERED', $4)", [ids.ignored_events, teamId, ids.requests, at]);
+  await db.query("INSERT INTO ignored_events (id, team_id, webhook_id, request_id, cause, created_at) VALUES ($1, $2, 'web_x', $3, 'FILTERED', $4)", [
+    ids.ignored_events,
+    teamId,
+    ids.requests,
+    at,
+  ]);
   await db.query(
     "INSERT INTO attempts (id, team_id, event_id, destination_id, attempt_number, trigger, status, created_at) VALUES ($1, $2, $3, 'des_x', 1, 'INITIAL', 'SUCCESSFUL', $4)",
     [ids.attempts, teamId, ids.events, at],
   );
-  await db.query("INSERT INTO transformation_executions (id, team_id, transformation_id, log_level, created_at) VALUES ($1, $2, 'trs_x', 'info', $3)", [ids.transformation_executions, teamId, at]);
+  await db.query("INSERT INTO transformation_executions (id, team_id, transformation_id, log_level, created_at) VALUES ($1, $2, 'trs_x', 'info', $3)", [
+    ids.transformation_executions,
+    teamId,
+    at,
+  ]);
   return { ...ids, request_raw_data: ids.requests };
 }
 const KEY: Record<string, string> = { request_raw_data: "request_id" };
@@ -57,7 +75,12 @@ async function partitionsOf(db: pg.Pool | pg.Client, ids: Record<string, string>
 
 /** A team and a source; `cliKeyColumn`: `cli_key` on a database migrated only to before the cli_key was stored hashed. */
 async function seedTeam(db: pg.Pool | pg.Client, id: string, mode: "GUEST" | "TEAM", createdAt = new Date(), cliKeyColumn = "cli_key_hash") {
-  await db.query(`INSERT INTO teams (id, name, mode, ${cliKeyColumn}, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())`, [id, mode, `k_${id}`, createdAt]);
+  await db.query(`INSERT INTO teams (id, name, mode, ${cliKeyColumn}, created_at, updated_at) VALUES ($1, 't', $2, $3, $4, now())`, [
+    id,
+    mode,
+    `k_${id}`,
+    createdAt,
+  ]);
   await db.query("INSERT INTO sources (id, team_id, name, updated_at) VALUES ($1, $2, 's', now())", [`src_${id}`, id]);
 }
 
@@ -78,7 +101,13 @@ afterAll(async () => {
 
 describe("retention – partitions by day", () => {
   it("the SQL bound hookyard_id_bound equals idLowerBound of lib/ids.ts, and ids of a day sort within its bounds", async () => {
-    const kinds: [IdKind, string][] = [["request", "req_"], ["event", "evt_"], ["attempt", "atm_"], ["ignoredEvent", "ign_"], ["execution", "exc_"]];
+    const kinds: [IdKind, string][] = [
+      ["request", "req_"],
+      ["event", "evt_"],
+      ["attempt", "atm_"],
+      ["ignoredEvent", "ign_"],
+      ["execution", "exc_"],
+    ];
     for (const ms of [0, 1, DAY, Date.UTC(2026, 10, 23), Date.UTC(2099, 0, 1), 2 ** 48 - 1]) {
       for (const [kind, prefix] of kinds) {
         const { rows } = await fresh.query("SELECT hookyard_id_bound($1, $2) AS b", [prefix, ms]);
@@ -111,7 +140,10 @@ describe("retention – partitions by day", () => {
     const rollupRows = async (ms: number) => {
       const out: Record<string, number> = {};
       for (const r of Object.values(GATEWAY_ROLLUPS)) {
-        const { rows } = await fresh.query(`SELECT count(*)::int AS n FROM ${r.table} WHERE team_id = 'tm_drop' AND minute >= $1 AND minute < $2`, [new Date(startOfDay(ms)), new Date(startOfDay(ms) + DAY)]);
+        const { rows } = await fresh.query(`SELECT count(*)::int AS n FROM ${r.table} WHERE team_id = 'tm_drop' AND minute >= $1 AND minute < $2`, [
+          new Date(startOfDay(ms)),
+          new Date(startOfDay(ms) + DAY),
+        ]);
         out[r.table] = rows[0].n;
       }
       return out;
@@ -155,10 +187,10 @@ describe("retention – guest workspaces", () => {
     await seedTeam(fresh, "tm_live", "GUEST", longAgo);
     await seedTeam(fresh, "tm_team", "TEAM", longAgo);
     await seedTeam(fresh, "tm_new", "GUEST"); // being created: its session is not written yet
-    await fresh.query("INSERT INTO console_sessions (id, token_hash, team_id, expires_at) VALUES ('ses_a', 'h_a', 'tm_gone', $1), ('ses_b', 'h_b', 'tm_live', $1), ('ses_c', 'h_c', 'tm_live', $2)", [
-      new Date(now - DAY),
-      new Date(now + DAY),
-    ]);
+    await fresh.query(
+      "INSERT INTO console_sessions (id, token_hash, team_id, expires_at) VALUES ('ses_a', 'h_a', 'tm_gone', $1), ('ses_b', 'h_b', 'tm_live', $1), ('ses_c', 'h_c', 'tm_live', $2)",
+      [new Date(now - DAY), new Date(now + DAY)],
+    );
     expect(await expireGuestWorkspaces(fresh, now)).toEqual({ sessions: 2, teams: 1 });
     const teams = (await fresh.query("SELECT id FROM teams WHERE id LIKE 'tm\\_%' ORDER BY id")).rows.map((r) => r.id);
     expect(teams).toEqual(["tm_default", "tm_drop", "tm_live", "tm_new", "tm_team"]);
@@ -172,7 +204,9 @@ describe("retention – migrating a database with data", () => {
     const db = new pg.Client({ connectionString: urlOf(names.legacy) });
     await db.connect();
     try {
-      const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
+      const dirs = readdirSync("prisma/migrations")
+        .filter((d) => /^\d{14}_/.test(d))
+        .sort();
       expect(dirs).toContain(MIGRATION);
       for (const d of dirs.filter((d) => d < MIGRATION)) await db.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
       await seedTeam(db, "tm_legacy", "TEAM", new Date(), "cli_key");
@@ -252,14 +286,18 @@ const OUTBOUND_MIGRATION = "20261124172523_outbound_partition_by_time";
 async function insertOutbound(db: pg.Pool | pg.Client, ms: number, tag: string) {
   const at = new Date(ms);
   const ids = { outbound_events: `evt_${tag}`, outbound_attempts: `atm_${tag}` };
-  await db.query("INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, data, matched_destination_ids) VALUES ($1, 't_ret', 'a', $2, true, $3, '{des_x}')", [ids.outbound_events, at, Buffer.from("{}")]);
+  await db.query(
+    "INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, data, matched_destination_ids) VALUES ($1, 't_ret', 'a', $2, true, $3, '{des_x}')",
+    [ids.outbound_events, at, Buffer.from("{}")],
+  );
   await db.query(
     "INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, attempt_number, manual, time) VALUES ($1, $2, 't_ret', 'des_x', 'webhook', 'a', 'success', 0, false, $3)",
     [ids.outbound_attempts, ids.outbound_events, at],
   );
   return ids;
 }
-const outboundPartitionOf = async (db: pg.Pool | pg.Client, table: string, id: string) => (await db.query(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE id = $1`, [id])).rows[0]?.p ?? null;
+const outboundPartitionOf = async (db: pg.Pool | pg.Client, table: string, id: string) =>
+  (await db.query(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE id = $1`, [id])).rows[0]?.p ?? null;
 
 describe("retention – outbound events and attempts by day", () => {
   it("rows land in their day's partition by time; whole old days are dropped; DEFAULT rows are moved into a new day, or deleted past retention", async () => {
@@ -284,10 +322,10 @@ describe("retention – outbound events and attempts by day", () => {
     await ensurePartitions(fresh, later, 0);
     for (const [table, id] of Object.entries(laterIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_p${dayName(later)}`);
     for (const [table, id] of Object.entries(ancientIds)) expect(await outboundPartitionOf(fresh, table, id)).toBe(`${table}_default`);
-    await fresh.query("INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, updated_at) VALUES ('evt_ancient', $1, 'des_x', 't_ret', 'success', $1), ('evt_new', $2, 'des_x', 't_ret', 'pending', $1)", [
-      new Date(now - 400 * DAY),
-      new Date(now),
-    ]);
+    await fresh.query(
+      "INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, updated_at) VALUES ('evt_ancient', $1, 'des_x', 't_ret', 'success', $1), ('evt_new', $2, 'des_x', 't_ret', 'pending', $1)",
+      [new Date(now - 400 * DAY), new Date(now)],
+    );
     expect(await expireOutboundLeftovers(fresh, now, 0)).toEqual({ events: 0, attempts: 0, deliveries: 0 });
     expect(await expireOutboundLeftovers(fresh, now, 30)).toEqual({ events: 1, attempts: 1, deliveries: 1 });
     for (const [table, id] of Object.entries(ancientIds)) expect(await outboundPartitionOf(fresh, table, id)).toBeNull();
@@ -299,15 +337,20 @@ describe("retention – outbound events and attempts by day", () => {
     const db = new pg.Client({ connectionString: urlOf(names.outboundLegacy) });
     await db.connect();
     try {
-      const dirs = readdirSync("prisma/migrations").filter((d) => /^\d{14}_/.test(d)).sort();
+      const dirs = readdirSync("prisma/migrations")
+        .filter((d) => /^\d{14}_/.test(d))
+        .sort();
       expect(dirs).toContain(OUTBOUND_MIGRATION);
       for (const d of dirs.filter((d) => d < OUTBOUND_MIGRATION)) await db.query(readFileSync(`prisma/migrations/${d}/migration.sql`, "utf8"));
       const days = [Date.now() - 3 * DAY, Date.now()];
       for (const [i, ms] of days.entries()) await insertOutbound(db, ms, `legacy${i}`);
-      await db.query("INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status) VALUES ('evt_legacy0', 'des_x', 't_ret', 'success'), ('evt_gone', 'des_x', 't_ret', 'pending')");
+      await db.query(
+        "INSERT INTO outbound_deliveries (event_id, destination_id, tenant_id, status) VALUES ('evt_legacy0', 'des_x', 't_ret', 'success'), ('evt_gone', 'des_x', 't_ret', 'pending')",
+      );
       expect((await db.query("SELECT relkind FROM pg_class WHERE relname = 'outbound_events'")).rows[0].relkind).toBe("r");
       await db.query(readFileSync(`prisma/migrations/${OUTBOUND_MIGRATION}/migration.sql`, "utf8"));
-      for (const table of ["outbound_events", "outbound_attempts"]) expect((await db.query("SELECT relkind FROM pg_class WHERE relname = $1", [table])).rows[0].relkind).toBe("p");
+      for (const table of ["outbound_events", "outbound_attempts"])
+        expect((await db.query("SELECT relkind FROM pg_class WHERE relname = $1", [table])).rows[0].relkind).toBe("p");
       for (const [i, ms] of days.entries()) {
         expect(await outboundPartitionOf(db, "outbound_events", `evt_legacy${i}`)).toBe(`outbound_events_p${dayName(ms)}`);
         expect(await outboundPartitionOf(db, "outbound_attempts", `atm_legacy${i}`)).toBe(`outbound_attempts_p${dayName(ms)}`);
@@ -338,7 +381,9 @@ describe("retention – outbound API over day partitions", () => {
     // Ten publishes of one new id at once, each with a different day: one is stored, nine are duplicates.
     const racing = `evt-race-${suffix}`;
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => outboundCall(key, "POST", "/publish", { id: racing, tenant_id: tenant, topic: "a", time: new Date(now - i * DAY).toISOString(), data: { i } })),
+      Array.from({ length: 10 }, (_, i) =>
+        outboundCall(key, "POST", "/publish", { id: racing, tenant_id: tenant, topic: "a", time: new Date(now - i * DAY).toISOString(), data: { i } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     expect(answers.filter((a) => a.json.duplicate === false)).toHaveLength(1);
@@ -357,7 +402,13 @@ describe("retention – outbound API over day partitions", () => {
     const times = [-3000, -2000, -1000, 0, 1000, 2000].map((o) => boundary + o);
     const ids: string[] = [];
     for (const [i, t] of times.entries()) {
-      const r = await outboundCall(key, "POST", "/publish", { id: `evt-page-${i}-${suffix}`, tenant_id: tenant, topic: "paged", time: new Date(t).toISOString(), data: { i } });
+      const r = await outboundCall(key, "POST", "/publish", {
+        id: `evt-page-${i}-${suffix}`,
+        tenant_id: tenant,
+        topic: "paged",
+        time: new Date(t).toISOString(),
+        data: { i },
+      });
       expect(r.status).toBe(202);
       ids.push(r.json.id);
     }
@@ -371,7 +422,11 @@ describe("retention – outbound API over day partitions", () => {
       query = `tenant_id=${tenant}&topic=paged&limit=2&next=${r.json.pagination.next}`;
     }
     expect(seen).toEqual([...ids].reverse());
-    const m = await outboundCall(key, "GET", `/metrics/events?time[start]=${new Date(boundary - DAY).toISOString()}&time[end]=${new Date(boundary + DAY).toISOString()}&measures=count&filters[topic]=paged&filters[tenant_id]=${tenant}`);
+    const m = await outboundCall(
+      key,
+      "GET",
+      `/metrics/events?time[start]=${new Date(boundary - DAY).toISOString()}&time[end]=${new Date(boundary + DAY).toISOString()}&measures=count&filters[topic]=paged&filters[tenant_id]=${tenant}`,
+    );
     expect(m.status).toBe(200);
     expect(m.json.data[0].metrics.count).toBe(6);
   });

@@ -30,7 +30,10 @@ async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
       (w.__csp ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
     });
   });
-  return async () => [...messages, ...(await page.evaluate<string[]>(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).map((v) => `${page.url()}: ${v}`)];
+  return async () => [
+    ...messages,
+    ...(await page.evaluate<string[]>(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).map((v) => `${page.url()}: ${v}`),
+  ];
 }
 
 /** Waits until React has hydrated the page (its root elements carry React's fiber keys). */
@@ -67,7 +70,14 @@ test("console: the home page hydrates and creates a test URL; its inspect page s
 test("dashboard: the signed-in pages hydrate with no violation", async ({ page }) => {
   const violations = await recordViolations(page);
   await signedIn(page);
-  for (const path of ["/dashboard/connections", "/dashboard/requests", "/dashboard/events", "/dashboard/issues", "/dashboard/connections/transformations", "/dashboard/outbound"]) {
+  for (const path of [
+    "/dashboard/connections",
+    "/dashboard/requests",
+    "/dashboard/events",
+    "/dashboard/issues",
+    "/dashboard/connections/transformations",
+    "/dashboard/outbound",
+  ]) {
     await page.goto(path);
     await hydrated(page);
     await expect(page.getByTestId("signed-in-as").first()).toBeVisible();

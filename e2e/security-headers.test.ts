@@ -36,7 +36,13 @@ const get = (path: string, init: RequestInit = {}, base = BASE_URL) =>
 /** The directives of a policy by name. */
 function directives(csp: string | null): Map<string, string> {
   expect(csp, "Content-Security-Policy").toBeTruthy();
-  return new Map(csp!.split(";").map((d) => d.trim()).filter(Boolean).map((d) => [d.split(/\s+/)[0], d.slice(d.indexOf(" ") + 1)] as [string, string]));
+  return new Map(
+    csp!
+      .split(";")
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => [d.split(/\s+/)[0], d.slice(d.indexOf(" ") + 1)] as [string, string]),
+  );
 }
 
 /** Asserts an API answer's headers (the body is read so the connection is freed). */
@@ -120,7 +126,11 @@ describe("API answers, ingestion, static files and errors: the API policy", () =
   it("the gateway API: an answer, a 401 and an unknown route", async () => {
     const ok = await api(team, "GET", "/2025-07-01/sources");
     expect(ok.status).toBe(200);
-    for (const [path, status, key] of [["/2025-07-01/sources", 200, team.apiKey], ["/2025-07-01/sources", 401, "wrong"], [`/2025-07-01/nothing-${run}`, 404, team.apiKey]] as const) {
+    for (const [path, status, key] of [
+      ["/2025-07-01/sources", 200, team.apiKey],
+      ["/2025-07-01/sources", 401, "wrong"],
+      [`/2025-07-01/nothing-${run}`, 404, team.apiKey],
+    ] as const) {
       const res = await get(`/api${path}`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status, path).toBe(status);
       await expectApiHeaders(res, `gateway ${status}`);
@@ -134,8 +144,16 @@ describe("API answers, ingestion, static files and errors: the API policy", () =
   it("the outbound API: an answer, a 401, publish (served by server.ts) and a method the surface refuses", async () => {
     const ok = await outboundCall(admin, "GET", "/tenants");
     expect(ok.status).toBe(200);
-    for (const [method, path, status, key] of [["GET", "/tenants", 200, admin], ["GET", "/tenants", 401, "nope"], ["POST", "/publish", 422, admin]] as const) {
-      const res = await get(`/outbound/api/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+    for (const [method, path, status, key] of [
+      ["GET", "/tenants", 200, admin],
+      ["GET", "/tenants", 401, "nope"],
+      ["POST", "/publish", 422, admin],
+    ] as const) {
+      const res = await get(`/outbound/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(status);
       await expectApiHeaders(res, `outbound ${method} ${path} ${status}`);
     }
@@ -211,7 +229,13 @@ describe("an https PUBLIC_URL and PORTAL_FRAME_ANCESTORS (a server of its own)",
 
   beforeAll(async () => {
     database = await privateDatabase("headers");
-    server = await startServer({ DATABASE_URL: database.url, PUBLIC_URL: "https://hooks.example.test", PORTAL_FRAME_ANCESTORS: ancestors, WORKER_ENABLED: "false", LOG_LEVEL: "warn" });
+    server = await startServer({
+      DATABASE_URL: database.url,
+      PUBLIC_URL: "https://hooks.example.test",
+      PORTAL_FRAME_ANCESTORS: ancestors,
+      WORKER_ENABLED: "false",
+      LOG_LEVEL: "warn",
+    });
   }, 90_000);
 
   afterAll(async () => {

@@ -19,7 +19,11 @@ import { BASE_URL } from "./support/client";
 
 const run = randomBytes(4).toString("hex");
 const at = (options: ApiClientOptions, headers: Record<string, string> = {}) =>
-  createApiClient({ ...options, url: (p) => `${BASE_URL}${options.url ? options.url(p) : p}`, headers: { "x-forwarded-for": `10.77.${randomBytes(1)[0]}.${randomBytes(1)[0]}`, ...options.headers, ...headers } });
+  createApiClient({
+    ...options,
+    url: (p) => `${BASE_URL}${options.url ? options.url(p) : p}`,
+    headers: { "x-forwarded-for": `10.77.${randomBytes(1)[0]}.${randomBytes(1)[0]}`, ...options.headers, ...headers },
+  });
 
 /** Rejects with what `p` threw (fails when it resolves). */
 async function thrown(p: Promise<unknown>): Promise<ApiError> {
@@ -42,7 +46,9 @@ beforeAll(async () => {
     req.on("end", () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       if (req.url === "/limited") {
-        res.writeHead(429, { "content-type": "application/json", "retry-after": "7" }).end(JSON.stringify({ error: "Too Many Requests", message: "slow down" }));
+        res
+          .writeHead(429, { "content-type": "application/json", "retry-after": "7" })
+          .end(JSON.stringify({ error: "Too Many Requests", message: "slow down" }));
       } else if (req.url === "/text") {
         res.writeHead(502, { "content-type": "text/plain" }).end("bad gateway");
       } else if (req.url === "/empty") {
@@ -107,7 +113,13 @@ describe("the shared client", () => {
 
   it("qs skips empty values and repeats arrays, from an object or from pairs", () => {
     expect(qs({ a: "1", b: "", c: null, d: undefined, e: ["x", "y"], f: 0, g: false })).toBe("?a=1&e=x&e=y&f=0&g=false");
-    expect(qs([["include", "a"], ["include", "b"], ["next", undefined]])).toBe("?include=a&include=b");
+    expect(
+      qs([
+        ["include", "a"],
+        ["include", "b"],
+        ["next", undefined],
+      ]),
+    ).toBe("?include=a&include=b");
     expect(qs({})).toBe("");
   });
 });
@@ -149,7 +161,9 @@ describe("each surface's error body, from the running server", () => {
     const refused = await thrown(at({ ...PORTAL_CLIENT, headers: {} }, cookie)(`/tenants/${tenant}/destinations`, { method: "POST", body }));
     expect(refused).toMatchObject({ status: 403, message: "cross-site request refused" });
 
-    const invalid = await thrown(at(PORTAL_CLIENT, cookie)(`/tenants/${tenant}/destinations`, { method: "POST", body: { type: "webhook", topics: "*", config: {} } }));
+    const invalid = await thrown(
+      at(PORTAL_CLIENT, cookie)(`/tenants/${tenant}/destinations`, { method: "POST", body: { type: "webhook", topics: "*", config: {} } }),
+    );
     expect(invalid.status).toBe(422);
     expect(invalid.messages.some((m) => m.includes("config.url"))).toBe(true);
   });

@@ -92,7 +92,11 @@ describe("lib/config parseConfig", () => {
 
   it("parseConfig – transformation sandbox threads, queue and idle exit", () => {
     expect(parseConfig({})).toMatchObject({ transformationThreads: 2, transformationQueueMax: 8, transformationThreadIdleMs: 10_000 });
-    expect(parseConfig({ TRANSFORMATION_THREADS: "4", TRANSFORMATION_QUEUE_MAX: "0", TRANSFORMATION_THREAD_IDLE_MS: "500" })).toMatchObject({ transformationThreads: 4, transformationQueueMax: 0, transformationThreadIdleMs: 500 });
+    expect(parseConfig({ TRANSFORMATION_THREADS: "4", TRANSFORMATION_QUEUE_MAX: "0", TRANSFORMATION_THREAD_IDLE_MS: "500" })).toMatchObject({
+      transformationThreads: 4,
+      transformationQueueMax: 0,
+      transformationThreadIdleMs: 500,
+    });
     expect(() => parseConfig({ TRANSFORMATION_THREADS: "0" })).toThrow(/TRANSFORMATION_THREADS/);
   });
 
@@ -120,12 +124,14 @@ describe("lib/config parseConfig", () => {
 
   it("parseConfig – portal branding: defaults, values, and a bad color or logo URL named in the error", () => {
     expect(parseConfig({}).portal).toEqual({ organizationName: "", brandColor: "#4f46e5", logoUrl: undefined, frameAncestors: [] });
-    expect(parseConfig({ PORTAL_ORGANIZATION_NAME: " Acme ", PORTAL_BRAND_COLOR: "#0f766e", PORTAL_LOGO_URL: "https://acme.example/logo.svg" }).portal).toEqual({
-      organizationName: "Acme",
-      brandColor: "#0f766e",
-      logoUrl: "https://acme.example/logo.svg",
-      frameAncestors: [],
-    });
+    expect(parseConfig({ PORTAL_ORGANIZATION_NAME: " Acme ", PORTAL_BRAND_COLOR: "#0f766e", PORTAL_LOGO_URL: "https://acme.example/logo.svg" }).portal).toEqual(
+      {
+        organizationName: "Acme",
+        brandColor: "#0f766e",
+        logoUrl: "https://acme.example/logo.svg",
+        frameAncestors: [],
+      },
+    );
     expect(parseConfig({ PORTAL_BRAND_COLOR: "#abc" }).portal.brandColor).toBe("#abc");
     expect(() => parseConfig({ PORTAL_BRAND_COLOR: "red; background:url(x)" })).toThrow(/PORTAL_BRAND_COLOR/);
     expect(() => parseConfig({ PORTAL_LOGO_URL: "javascript:alert(1)" })).toThrow(/PORTAL_LOGO_URL/);
@@ -158,7 +164,11 @@ describe("lib/config parseConfig", () => {
 
   it("parseConfig – DELIVERY_ALLOWED_CIDRS is a comma list of CIDRs or addresses; anything else is named in the error", () => {
     expect(parseConfig({}).deliveryAllowedCidrs).toEqual([]);
-    expect(parseConfig({ DELIVERY_ALLOWED_CIDRS: " 10.0.0.0/8, fd12::/16 ,192.168.1.7," }).deliveryAllowedCidrs).toEqual(["10.0.0.0/8", "fd12::/16", "192.168.1.7"]);
+    expect(parseConfig({ DELIVERY_ALLOWED_CIDRS: " 10.0.0.0/8, fd12::/16 ,192.168.1.7," }).deliveryAllowedCidrs).toEqual([
+      "10.0.0.0/8",
+      "fd12::/16",
+      "192.168.1.7",
+    ]);
     for (const bad of ["10.0.0.0/33", "not-a-cidr", "10.0.0.0/8,example.com", "fd12::/129"]) {
       expect(() => parseConfig({ DELIVERY_ALLOWED_CIDRS: bad })).toThrow(/DELIVERY_ALLOWED_CIDRS/);
     }

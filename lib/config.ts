@@ -6,9 +6,7 @@ import { z } from "zod";
  * Every Hookyard setting, parsed once from the environment with zod.
  * The README's configuration table and `.env.example` list the same names.
  */
-const booleanish = z
-  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
-  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+const booleanish = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""]).transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 /** Items of a space and/or comma separated list, empty ones dropped. */
 const splitList = (v: string) => v.split(/[\s,]+/).filter(Boolean);
@@ -32,7 +30,11 @@ const ConfigSchema = z.object({
     .default(false)
     .transform((v) => (v === true ? 1 : v === false ? 0 : v)),
   COOKIE_DOMAIN: z.string().default("auto"),
-  INGEST_MAX_BODY_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  INGEST_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(20_000),
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
@@ -50,12 +52,22 @@ const ConfigSchema = z.object({
   WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(250),
   WORKER_BURST_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  DELIVERY_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(10 * 1024 * 1024).default(64 * 1024),
+  DELIVERY_RESPONSE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 1024 * 1024)
+    .default(64 * 1024),
   DELIVERY_ALLOW_PRIVATE_NETWORKS: booleanish.optional(),
   DELIVERY_ALLOWED_CIDRS: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((c) => c.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((c) => c.trim())
+        .filter(Boolean),
+    )
     .refine((list) => list.every(isCidrOrAddress), { message: "expected a comma-separated list of CIDRs such as 10.0.0.0/8,fd12::/16" }),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
@@ -69,14 +81,32 @@ const ConfigSchema = z.object({
   OUTBOUND_TOPICS: z.string().default(""),
   OUTBOUND_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
   MAX_DESTINATIONS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(20),
-  IDGEN_DESTINATION_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("des_"),
-  IDGEN_EVENT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("evt_"),
-  IDGEN_ATTEMPT_PREFIX: z.string().max(32).regex(/^[A-Za-z0-9_-]*$/).default("atm_"),
+  IDGEN_DESTINATION_PREFIX: z
+    .string()
+    .max(32)
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default("des_"),
+  IDGEN_EVENT_PREFIX: z
+    .string()
+    .max(32)
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default("evt_"),
+  IDGEN_ATTEMPT_PREFIX: z
+    .string()
+    .max(32)
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default("atm_"),
   OUTBOUND_DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(5),
   OUTBOUND_RETRY_INTERVAL_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
   OUTBOUND_MAX_RETRY_LIMIT: z.coerce.number().int().min(0).max(100).default(10),
-  OUTBOUND_RETRY_SCHEDULE: z.string().regex(/^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$/, "a comma list of seconds").default(""),
-  OUTBOUND_WEBHOOK_HEADER_PREFIX: z.string().regex(/^[a-zA-Z0-9-]*$/).default("x-outbound-"),
+  OUTBOUND_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$/, "a comma list of seconds")
+    .default(""),
+  OUTBOUND_WEBHOOK_HEADER_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9-]*$/)
+    .default("x-outbound-"),
   OUTBOUND_AUTO_DISABLE_DESTINATION: booleanish.default(false),
   OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT: z.coerce.number().int().min(1).default(100),
   OUTBOUND_OPERATOR_EVENTS_URL: z.url().optional(),
@@ -91,12 +121,18 @@ const ConfigSchema = z.object({
   DASHBOARD_SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TRANSFORMATION_THREAD_IDLE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   PORTAL_ORGANIZATION_NAME: z.string().max(100).default(""),
-  PORTAL_BRAND_COLOR: z.string().regex(/^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6})?$/, "a hex color such as #4f46e5").default(""),
+  PORTAL_BRAND_COLOR: z
+    .string()
+    .regex(/^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6})?$/, "a hex color such as #4f46e5")
+    .default(""),
   PORTAL_LOGO_URL: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
   PORTAL_FRAME_ANCESTORS: z
     .string()
     .default("")
-    .refine((v) => splitList(v).every((o) => FRAME_ANCESTOR.test(o)), "space or comma separated origins such as https://app.example.com (a host may start with *.)"),
+    .refine(
+      (v) => splitList(v).every((o) => FRAME_ANCESTOR.test(o)),
+      "space or comma separated origins such as https://app.example.com (a host may start with *.)",
+    ),
 });
 
 export type Config = {
@@ -242,7 +278,10 @@ function isCidrOrAddress(text: string): boolean {
 
 /** Whether `url`'s host is loopback: localhost, *.localhost, 127.0.0.0/8, ::1 (also IPv4-mapped). */
 export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const host = new URL(url).hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   if (!ipaddr.isValid(host)) return false;
   return ipaddr.process(host).range() === "loopback";
@@ -306,7 +345,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     outbound: {
       apiKey: e.OUTBOUND_API_KEY,
       jwtSecret: e.OUTBOUND_JWT_SECRET,
-      topics: e.OUTBOUND_TOPICS.split(",").map((t) => t.trim()).filter(Boolean),
+      topics: e.OUTBOUND_TOPICS.split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
       rateLimit: e.OUTBOUND_RATE_LIMIT,
       maxDestinationsPerTenant: e.MAX_DESTINATIONS_PER_TENANT,
       prefixes: { destination: e.IDGEN_DESTINATION_PREFIX, event: e.IDGEN_EVENT_PREFIX, attempt: e.IDGEN_ATTEMPT_PREFIX },
@@ -318,11 +359,20 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       autoDisable: e.OUTBOUND_AUTO_DISABLE_DESTINATION,
       consecutiveFailureLimit: e.OUTBOUND_ALERT_CONSECUTIVE_FAILURE_COUNT,
       operatorEventsUrl: e.OUTBOUND_OPERATOR_EVENTS_URL,
-      gatewayTeams: !e.OUTBOUND_GATEWAY_TEAMS?.trim() ? null : e.OUTBOUND_GATEWAY_TEAMS.trim() === "none" ? [] : e.OUTBOUND_GATEWAY_TEAMS.split(",").map((t) => t.trim()),
+      gatewayTeams: !e.OUTBOUND_GATEWAY_TEAMS?.trim()
+        ? null
+        : e.OUTBOUND_GATEWAY_TEAMS.trim() === "none"
+          ? []
+          : e.OUTBOUND_GATEWAY_TEAMS.split(",").map((t) => t.trim()),
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
-    portal: { organizationName: e.PORTAL_ORGANIZATION_NAME.trim(), brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5", logoUrl: e.PORTAL_LOGO_URL || undefined, frameAncestors: splitList(e.PORTAL_FRAME_ANCESTORS).map((o) => o.toLowerCase()) },
+    portal: {
+      organizationName: e.PORTAL_ORGANIZATION_NAME.trim(),
+      brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5",
+      logoUrl: e.PORTAL_LOGO_URL || undefined,
+      frameAncestors: splitList(e.PORTAL_FRAME_ANCESTORS).map((o) => o.toLowerCase()),
+    },
     dashboard: {
       authSecret: e.AUTH_SECRET,
       adminEmail: e.DASHBOARD_ADMIN_EMAIL?.toLowerCase(),

@@ -7,26 +7,12 @@ import { z } from "zod";
 import { cliErrorBody } from "@/lib/cli-channel/routes";
 import { consoleErrorResponse } from "@/lib/console/http";
 import { gatewayErrorResponse } from "@/lib/gateway/http";
-import {
-  alreadyExists,
-  APP_ERROR_CODES,
-  AppError,
-  type AppErrorCode,
-  badRequest,
-  notFound,
-  unprocessable,
-  withFieldPrefix,
-} from "@/lib/http/errors";
+import { alreadyExists, APP_ERROR_CODES, AppError, type AppErrorCode, badRequest, notFound, unprocessable, withFieldPrefix } from "@/lib/http/errors";
 import { parseJsonInput } from "@/lib/http/json-input";
 import { rateLimitHeaders } from "@/lib/http/rate-limit";
 import { metricsInvalid } from "@/lib/metrics/query";
 import { outboundErrorResponse } from "@/lib/outbound/http";
-import {
-  outboundBadRequest,
-  outboundForbidden,
-  outboundInvalid,
-  outboundNotFound,
-} from "@/lib/outbound/errors";
+import { outboundBadRequest, outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 
 /** code → [status, status name (console `code`, CLI `error`), gateway `code`, gateway `message`]. */
 const TABLE: Record<AppErrorCode, [number, string, string, string]> = {
@@ -34,43 +20,13 @@ const TABLE: Record<AppErrorCode, [number, string, string, string]> = {
   UNAUTHORIZED: [401, "UNAUTHORIZED", "UNAUTHORIZED", "Unauthorized"],
   FORBIDDEN: [403, "FORBIDDEN", "FORBIDDEN", "Forbidden"],
   NOT_FOUND: [404, "NOT_FOUND", "NOT_FOUND", "Not Found"],
-  METHOD_NOT_ALLOWED: [
-    405,
-    "METHOD_NOT_ALLOWED",
-    "METHOD_NOT_ALLOWED",
-    "Method Not Allowed",
-  ],
-  CONFLICT: [
-    409,
-    "CONFLICT",
-    "RESOURCE_ALREADY_EXISTS",
-    "Resource already exists",
-  ],
+  METHOD_NOT_ALLOWED: [405, "METHOD_NOT_ALLOWED", "METHOD_NOT_ALLOWED", "Method Not Allowed"],
+  CONFLICT: [409, "CONFLICT", "RESOURCE_ALREADY_EXISTS", "Resource already exists"],
   GONE: [410, "GONE", "GONE", "Gone"],
-  PAYLOAD_TOO_LARGE: [
-    413,
-    "PAYLOAD_TOO_LARGE",
-    "PAYLOAD_TOO_LARGE",
-    "Payload Too Large",
-  ],
-  VALIDATION: [
-    422,
-    "UNPROCESSABLE_ENTITY",
-    "UNPROCESSABLE_ENTITY",
-    "Unprocessable Entity",
-  ],
-  RATE_LIMITED: [
-    429,
-    "TOO_MANY_REQUESTS",
-    "TOO_MANY_REQUESTS",
-    "Too Many Requests",
-  ],
-  UNAVAILABLE: [
-    503,
-    "SERVICE_UNAVAILABLE",
-    "SERVICE_UNAVAILABLE",
-    "Service Unavailable",
-  ],
+  PAYLOAD_TOO_LARGE: [413, "PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE", "Payload Too Large"],
+  VALIDATION: [422, "UNPROCESSABLE_ENTITY", "UNPROCESSABLE_ENTITY", "Unprocessable Entity"],
+  RATE_LIMITED: [429, "TOO_MANY_REQUESTS", "TOO_MANY_REQUESTS", "Too Many Requests"],
+  UNAVAILABLE: [503, "SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE", "Service Unavailable"],
 };
 const ROWS = APP_ERROR_CODES.map((code) => [code, ...TABLE[code]] as const);
 
@@ -100,10 +56,7 @@ describe("gateway: {handled, status, message, data, code}", () => {
       data: { id: "src_1" },
       code: "NOT_FOUND",
     });
-    expect(
-      gatewayErrorResponse(unprocessable("name: too long", { field: "name" }))
-        .json,
-    ).toEqual({
+    expect(gatewayErrorResponse(unprocessable("name: too long", { field: "name" })).json).toEqual({
       handled: true,
       status: 422,
       message: "Unprocessable Entity",
@@ -117,19 +70,14 @@ describe("gateway: {handled, status, message, data, code}", () => {
       data: { id: "src_2" },
       code: "RESOURCE_ALREADY_EXISTS",
     });
-    expect(
-      gatewayErrorResponse(badRequest("Invalid cursor", { cursor: "zz" })).json,
-    ).toEqual({
+    expect(gatewayErrorResponse(badRequest("Invalid cursor", { cursor: "zz" })).json).toEqual({
       handled: true,
       status: 400,
       message: "Invalid cursor",
       data: { cursor: "zz" },
       code: "BAD_REQUEST",
     });
-    expect(
-      gatewayErrorResponse(metricsInvalid("granularity", "bad granularity"))
-        .json,
-    ).toEqual({
+    expect(gatewayErrorResponse(metricsInvalid("granularity", "bad granularity")).json).toEqual({
       handled: true,
       status: 400,
       message: "bad granularity",
@@ -139,13 +87,8 @@ describe("gateway: {handled, status, message, data, code}", () => {
   });
 
   it("names a field as the request's version spells it, under a prefix for nested parts", () => {
-    const err = withFieldPrefix(
-      unprocessable("url: invalid", { field: "config.url" }),
-      "destination",
-    );
-    expect(
-      gatewayErrorResponse(err, (f) => f.replace("config.", "")).json,
-    ).toMatchObject({
+    const err = withFieldPrefix(unprocessable("url: invalid", { field: "config.url" }), "destination");
+    expect(gatewayErrorResponse(err, (f) => f.replace("config.", "")).json).toMatchObject({
       status: 422,
       data: { message: "url: invalid", field: "destination.url" },
     });
@@ -201,9 +144,7 @@ describe("outbound: {status, message, data?}", () => {
   });
 
   it("shows data and validation messages, never the offending input a gateway body echoes", () => {
-    expect(
-      outboundErrorResponse(outboundInvalid(["url is required"])).json,
-    ).toEqual({
+    expect(outboundErrorResponse(outboundInvalid(["url is required"])).json).toEqual({
       status: 422,
       message: "validation error",
       data: ["url is required"],
@@ -257,18 +198,15 @@ describe("outbound: {status, message, data?}", () => {
 });
 
 describe("console: {code, status, data: string[]}; 429 {error, message, retry_after}", () => {
-  it.each(ROWS.filter(([code]) => code !== "RATE_LIMITED"))(
-    "%s → %i",
-    (code, status, name) => {
-      const res = consoleErrorResponse(new AppError(code, "msg"));
-      expect(res.status).toBe(status);
-      expect(JSON.parse(res.body as string)).toEqual({
-        code: name,
-        status,
-        data: ["msg"],
-      });
-    },
-  );
+  it.each(ROWS.filter(([code]) => code !== "RATE_LIMITED"))("%s → %i", (code, status, name) => {
+    const res = consoleErrorResponse(new AppError(code, "msg"));
+    expect(res.status).toBe(status);
+    expect(JSON.parse(res.body as string)).toEqual({
+      code: name,
+      status,
+      data: ["msg"],
+    });
+  });
 
   it("shows the messages of an error as data", () => {
     const res = consoleErrorResponse(
@@ -320,10 +258,7 @@ describe("console: {code, status, data: string[]}; 429 {error, message, retry_af
 describe("CLI channel: {error, message}", () => {
   it.each(ROWS)("%s → %i", (code, status, name) => {
     const err = new AppError(code, "msg");
-    expect([err.status, cliErrorBody(err)]).toEqual([
-      status,
-      { error: name, message: "msg" },
-    ]);
+    expect([err.status, cliErrorBody(err)]).toEqual([status, { error: name, message: "msg" }]);
   });
 });
 
@@ -356,9 +291,6 @@ describe("the shared pieces", () => {
       err = e;
     }
     expect(err).toBeInstanceOf(AppError);
-    expect([(err as AppError).code, (err as AppError).details.field]).toEqual([
-      "BAD_REQUEST",
-      "a.__proto__",
-    ]);
+    expect([(err as AppError).code, (err as AppError).details.field]).toEqual(["BAD_REQUEST", "a.__proto__"]);
   });
 });

@@ -24,7 +24,11 @@ export async function healthz(): Promise<HttpResponse> {
   // Up only when this process reaches it and its supervisor (when it runs one) has not seen it exit.
   const supervisedDb = supervised?.database;
   const dbUp = db.up && (!supervisedDb || supervisedDb.state === "up");
-  const database = { ...(supervisedDb ?? unsupervised("external")), state: dbUp ? "up" : supervisedDb && supervisedDb.state !== "up" ? supervisedDb.state : "down", error: db.error };
+  const database = {
+    ...(supervisedDb ?? unsupervised("external")),
+    state: dbUp ? "up" : supervisedDb && supervisedDb.state !== "up" ? supervisedDb.state : "down",
+    error: db.error,
+  };
   const ok = dbUp && (worker.state === "up" || worker.state === "disabled");
   return {
     status: ok ? 200 : 503,

@@ -34,7 +34,12 @@ describe("lib/ids", () => {
   });
 
   it("base62 – equals the BigInt encoding, extremes included", () => {
-    const cases = [Buffer.alloc(16), Buffer.alloc(16, 0xff), Buffer.from("000000000000000000000000000000ff", "hex"), ...Array.from({ length: 500 }, () => randomBytes(16))];
+    const cases = [
+      Buffer.alloc(16),
+      Buffer.alloc(16, 0xff),
+      Buffer.from("000000000000000000000000000000ff", "hex"),
+      ...Array.from({ length: 500 }, () => randomBytes(16)),
+    ];
     for (const bytes of cases) expect(base62(bytes)).toBe(base62Reference(bytes));
     expect(base62(Buffer.alloc(16))).toBe("0".repeat(22));
     expect(base62(Buffer.alloc(16, 0xff))).toBe("7n42DGM5Tflk9n8mt7Fhc7");

@@ -27,7 +27,21 @@ export const ID_PREFIX = {
 export type IdKind = keyof typeof ID_PREFIX;
 
 /** Kinds whose ids start with their creation time; the others are pure capabilities. */
-const SORTABLE = new Set<IdKind>(["request", "destination", "connection", "transformation", "event", "ignoredEvent", "attempt", "execution", "cliSession", "bulkOperation", "issueTrigger", "issue", "bookmark"]);
+const SORTABLE = new Set<IdKind>([
+  "request",
+  "destination",
+  "connection",
+  "transformation",
+  "event",
+  "ignoredEvent",
+  "attempt",
+  "execution",
+  "cliSession",
+  "bulkOperation",
+  "issueTrigger",
+  "issue",
+  "bookmark",
+]);
 
 // ASCII order, so fixed-width encodings sort like the numbers they encode.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

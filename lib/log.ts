@@ -7,7 +7,9 @@ function emit(level: Level, scope: string, message: string, extra?: unknown) {
   if (LEVELS[level] < LEVELS[getConfig().logLevel]) return;
   const line = `${new Date().toISOString()} ${level.toUpperCase()} [${scope}] ${message}`;
   const detail = extra instanceof Error ? (extra.stack ?? extra.message) : extra;
-  (level === "error" || level === "warn" ? console.error : console.log)(detail === undefined ? line : `${line} ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
+  (level === "error" || level === "warn" ? console.error : console.log)(
+    detail === undefined ? line : `${line} ${typeof detail === "string" ? detail : JSON.stringify(detail)}`,
+  );
 }
 
 /** A logger for `scope` that honours LOG_LEVEL (debug, info, warn, error, silent). */

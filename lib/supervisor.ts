@@ -51,7 +51,13 @@ export class Part {
   /** The part's state for /healthz. */
   health(): PartHealth {
     const stalled = this.state === "up" && this.condition !== null;
-    return { state: stalled ? "stalled" : this.state, restarts: this.restarts, last_exit: this.lastExit, pid: this.running?.pid ?? null, ...(stalled ? { condition: this.condition! } : {}) };
+    return {
+      state: stalled ? "stalled" : this.state,
+      restarts: this.restarts,
+      last_exit: this.lastExit,
+      pid: this.running?.pid ?? null,
+      ...(stalled ? { condition: this.condition! } : {}),
+    };
   }
 
   /** The running instance reports that it does not do its work (`why`) or does again (null). */

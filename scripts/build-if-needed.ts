@@ -3,7 +3,19 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-const INPUTS = ["app", "components", "lib", "public", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "tsconfig.next.json", "package.json", "prisma/schema.prisma"];
+const INPUTS = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "proxy.ts",
+  "next.config.mjs",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "tsconfig.next.json",
+  "package.json",
+  "prisma/schema.prisma",
+];
 const STAMP = ".next/hookyard-build-hash";
 
 function* files(p: string): Generator<string> {

@@ -26,7 +26,14 @@ const log = (m: string) => console.log(`[fuzz] ${m}`);
 buildIfNeeded(log);
 const db = await startTestDatabase();
 process.env.DATABASE_URL = db.url;
-const server = await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", GATEWAY_API_RATE_LIMIT: "1000000", CONSOLE_CREATE_RATE_LIMIT: "1000000", CONSOLE_NEW_RATE_LIMIT: "1000000", OUTBOUND_RATE_LIMIT: "1000000" });
+const server = await startServer({
+  DATABASE_URL: db.url,
+  TRUST_PROXY: "true",
+  GATEWAY_API_RATE_LIMIT: "1000000",
+  CONSOLE_CREATE_RATE_LIMIT: "1000000",
+  CONSOLE_NEW_RATE_LIMIT: "1000000",
+  OUTBOUND_RATE_LIMIT: "1000000",
+});
 const { createTeam } = await import("@/lib/teams/bootstrap");
 const { createApiKey } = await import("@/lib/teams/api-keys");
 const { closePool } = await import("@/lib/db/pool");
@@ -35,8 +42,22 @@ const json = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, "content-
 /** The fields of a created resource (test URL or connection) that the fuzz run reads. */
 type Created = { id: string; inspect_url: string; source: { id: string }; destination: { id: string } };
 async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const a = await send(server.url, { method, path, headers: { "x-forwarded-for": "10.250.0.1", ...headers }, ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)) } : {}) });
-  return { status: a.status, json: (() => { try { return JSON.parse(a.body) as unknown; } catch { return a.body; } })() };
+  const a = await send(server.url, {
+    method,
+    path,
+    headers: { "x-forwarded-for": "10.250.0.1", ...headers },
+    ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)) } : {}),
+  });
+  return {
+    status: a.status,
+    json: (() => {
+      try {
+        return JSON.parse(a.body) as unknown;
+      } catch {
+        return a.body;
+      }
+    })(),
+  };
 }
 async function newTeam(name: string) {
   const { teamId, cliKey } = await createTeam(name);
@@ -52,12 +73,20 @@ try {
   const created = await call("POST", "/", { "content-type": "application/json" }, {});
   ids.push(new URL((created.json as Created).inspect_url).pathname.slice(1));
   for (const t of teams) {
-    const c = await call("POST", "/api/2025-07-01/connections", json(t.apiKey), { name: "fz", source: { name: "fz-src" }, destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } }, rules: [{ type: "filter", body: { a: 1 } }] });
+    const c = await call("POST", "/api/2025-07-01/connections", json(t.apiKey), {
+      name: "fz",
+      source: { name: "fz-src" },
+      destination: { name: "fz-dst", config: { url: "http://127.0.0.1:9/" } },
+      rules: [{ type: "filter", body: { a: 1 } }],
+    });
     const connection = c.json as Created;
     ids.push(connection.id, connection.source.id, connection.destination.id);
   }
   const outbound = await outboundFuzzContext(server.url, teams[0].teamId);
-  const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...outbound }), { seed, numRuns: runs });
+  const requests = fc.sample(requestArb({ apiKeys: teams.map((t) => t.apiKey), cliKeys: teams.map((t) => t.cliKey), ids, ...outbound }), {
+    seed,
+    numRuns: runs,
+  });
   const counts = new Map<string, number>();
   const bad: string[] = [];
   let next = 0;
@@ -81,7 +110,12 @@ try {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  log(`${requests.length} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; by status: ${[...counts].sort().map(([s, n]) => `${s}×${n}`).join("  ")}`);
+  log(
+    `${requests.length} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; by status: ${[...counts]
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join("  ")}`,
+  );
   for (const b of bad.slice(0, 50)) log(`FAIL ${b}`);
   if (bad.length) log(`server log (end):\n${server.output().slice(-4000)}`);
   failures += bad.length;

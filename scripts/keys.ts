@@ -26,7 +26,8 @@ async function outboundKeys(sub: string | undefined, value: string | undefined):
   if (sub === "list") {
     const keys = await listOutboundKeys();
     if (!keys.length) console.log("no outbound keys");
-    for (const k of keys) console.log(`${k.id}  ${k.prefix}…  ${k.name}  created ${k.created_at.toISOString()}${k.revoked_at ? `  REVOKED ${k.revoked_at.toISOString()}` : ""}`);
+    for (const k of keys)
+      console.log(`${k.id}  ${k.prefix}…  ${k.name}  created ${k.created_at.toISOString()}${k.revoked_at ? `  REVOKED ${k.revoked_at.toISOString()}` : ""}`);
     return 0;
   }
   if (sub === "create") {
@@ -60,7 +61,9 @@ const code = await withDatabase(async (url) => {
         const keys = await listApiKeys();
         if (!keys.length) console.log("no API keys");
         for (const k of keys) {
-          console.log(`${k.id}  ${k.prefix}…  ${k.name}  team ${k.teamId}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  REVOKED ${k.revokedAt.toISOString()}` : ""}`);
+          console.log(
+            `${k.id}  ${k.prefix}…  ${k.name}  team ${k.teamId}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  REVOKED ${k.revokedAt.toISOString()}` : ""}`,
+          );
         }
         return 0;
       }
@@ -86,7 +89,11 @@ const code = await withDatabase(async (url) => {
         if (!Number.isFinite(hours) || hours < 0) break;
         const { secret, previousExpiresAt } = await rotateSigningSecret(await gatewayTeamId(), hours * 3_600_000);
         console.log(`new signing secret (shown once): ${secret}`);
-        console.log(previousExpiresAt ? `the previous secret keeps signing as x-gateway-signature-2 until ${previousExpiresAt.toISOString()}` : "the previous secret is no longer used");
+        console.log(
+          previousExpiresAt
+            ? `the previous secret keeps signing as x-gateway-signature-2 until ${previousExpiresAt.toISOString()}`
+            : "the previous secret is no longer used",
+        );
         return 0;
       }
     }

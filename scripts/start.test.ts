@@ -31,7 +31,13 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
  * leads a process group of its own, as under a service manager (which signals the whole group).
  */
 async function npmStart(port: number, pgPort: number, { ownGroup = false } = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    EMBEDDED_PG_PORT: String(pgPort),
+    DATA_DIR: dataDir,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  };
   delete env.DATABASE_URL;
   let output = "";
   const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
@@ -189,7 +195,9 @@ describe("npm start with the embedded PostgreSQL", () => {
     const parts2 = await killPostgresAndAwaitRestart(port);
     process.kill(second.serverPid, "SIGKILL");
     await expectAllEnded(pgPort, parts2, "after SIGKILL of the supervisor");
-    const guardLines = readFileSync(path.join(dataDir, "postgres.log"), "utf8").split("\n").filter((l) => l.includes(GUARD_NAME));
+    const guardLines = readFileSync(path.join(dataDir, "postgres.log"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes(GUARD_NAME));
     // The guard says why it stopped PostgreSQL: in (b) surely; in (a) too unless the clean stop was done within 3 s.
     const said = (p: Parts) => `${GUARD_NAME}: the process that started PostgreSQL is gone; stopping PostgreSQL (pid ${p.database.pid})`;
     expect(guardLines.map((l) => l.replace(/^\S+ /, ""))).toEqual(guardLines.length === 2 ? [said(before), said(parts2)] : [said(parts2)]);
@@ -201,7 +209,13 @@ describe("npm start with the embedded PostgreSQL", () => {
     await new Promise<void>((r) => blocker.listen(0, "0.0.0.0", r));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PORT: String(port),
+        EMBEDDED_PG_PORT: String(await freePort()),
+        DATA_DIR: dataDir,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      };
       delete env.DATABASE_URL;
       const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
       children.push(child);

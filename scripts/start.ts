@@ -54,7 +54,8 @@ async function takeLock(lockFile: string): Promise<void> {
     const pid = Number(readFileSync(lockFile, "utf8"));
     if (!Number.isInteger(pid) || pid === process.pid || !isAlive(pid)) break;
     if (i === 0) log(`waiting for the Hookyard already using ${config.dataDir} (pid ${pid}) to stop…`);
-    if (i === 149) throw new StartFailure(`Another Hookyard (pid ${pid}) is running with DATA_DIR=${config.dataDir}; stop it, or set DATA_DIR to another directory.`);
+    if (i === 149)
+      throw new StartFailure(`Another Hookyard (pid ${pid}) is running with DATA_DIR=${config.dataDir}; stop it, or set DATA_DIR to another directory.`);
     await sleep(100);
   }
   writeFileSync(lockFile, String(process.pid));
@@ -247,7 +248,8 @@ function explain(err: unknown): string {
   if (config.databaseUrl && ["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "28P01", "3D000", "EAI_AGAIN"].includes(String(e.code))) {
     return `The database at DATABASE_URL cannot be used (${first}); check that PostgreSQL is running there and that the URL's host, port, user, password and database are right.`;
   }
-  if (e.code === "EACCES" || e.code === "EPERM") return `Hookyard lacks a permission it needs (${first}); run it as a user who may write DATA_DIR and this checkout, or fix their permissions.`;
+  if (e.code === "EACCES" || e.code === "EPERM")
+    return `Hookyard lacks a permission it needs (${first}); run it as a user who may write DATA_DIR and this checkout, or fix their permissions.`;
   return `Hookyard could not start (${first}); fix the cause above, or run with LOG_LEVEL=debug for more detail.`;
 }
 
@@ -276,7 +278,9 @@ try {
     try {
       buildIfNeeded(log);
     } catch (err) {
-      throw new StartFailure(`The app could not be built (${(err as Error).message.split("\n")[0]}); run \`npm run build\` to see why, fix it, and start again.`);
+      throw new StartFailure(
+        `The app could not be built (${(err as Error).message.split("\n")[0]}); run \`npm run build\` to see why, fix it, and start again.`,
+      );
     }
   }
   await web.start();

@@ -52,7 +52,13 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
     started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true" }));
     if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false" }));
     log(`${label}: servers ready: ${started.map((s) => s.url).join(", ")}`);
-    fn({ ...process.env, DATABASE_URL: db.url, TEST_PG_ADMIN_URL: db.adminUrl, HOOKYARD_URL: started[0].url, ...(started[1] ? { HOOKYARD_URL_NO_PROXY: started[1].url } : {}) });
+    fn({
+      ...process.env,
+      DATABASE_URL: db.url,
+      TEST_PG_ADMIN_URL: db.adminUrl,
+      HOOKYARD_URL: started[0].url,
+      ...(started[1] ? { HOOKYARD_URL_NO_PROXY: started[1].url } : {}),
+    });
   } finally {
     for (const s of started) await s.stop();
     await db.pg.stop();
@@ -62,10 +68,22 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
 /** Runs vitest with `args` in `env`; its passed and failed tests (a file that fails to load counts as one failure). */
 function vitest(env: NodeJS.ProcessEnv, args: string[]) {
   rmSync(".data/vitest.json", { force: true });
-  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...args], { stdio: "inherit", env });
+  const r = spawnSync(
+    process.execPath,
+    ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...args],
+    { stdio: "inherit", env },
+  );
   if (!existsSync(".data/vitest.json")) return { passed: 0, failed: r.status !== 0 ? 1 : 0 };
-  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8")) as { numPassedTests: number; numFailedTests: number; numTotalTestSuites: number; success: boolean };
-  return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0) };
+  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numTotalTestSuites: number;
+    success: boolean;
+  };
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0),
+  };
 }
 
 /** The compatibility pass's PostgreSQL, or null (with the reason logged) when none is there. */
@@ -76,7 +94,9 @@ function compatPostgres(): TestPostgres | null {
     const found = systemPostgres(major);
     if (found) return found;
   }
-  log(`compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`);
+  log(
+    `compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`,
+  );
   return null;
 }
 

@@ -28,7 +28,8 @@ const code = await withDatabase(async (url) => {
       case "list": {
         const users = await listUsers();
         if (!users.length) console.log("no dashboard users");
-        for (const u of users) console.log(`${u.id}  ${u.email}  team ${u.team_id}  created ${u.created_at.toISOString()}${u.has_password ? "" : "  (no password yet)"}`);
+        for (const u of users)
+          console.log(`${u.id}  ${u.email}  team ${u.team_id}  created ${u.created_at.toISOString()}${u.has_password ? "" : "  (no password yet)"}`);
         return 0;
       }
       case "create": {

@@ -19,15 +19,31 @@ export default async function PortalLayout({ children }: { children: React.React
   const session = await portalSession();
   const { brand, theme } = session;
   const name = brand.organizationName || "Event destinations";
-  const style = { "--brand": brand.brandColor, "--brand-fg": brand.brandForeground, "--hy-focus": brand.brandColor, colorScheme: theme ?? "light dark" } as React.CSSProperties;
+  const style = {
+    "--brand": brand.brandColor,
+    "--brand-fg": brand.brandForeground,
+    "--hy-focus": brand.brandColor,
+    colorScheme: theme ?? "light dark",
+  } as React.CSSProperties;
   return (
-    <div data-portal data-theme={theme ?? "system"} className={`${theme ?? ""} min-h-dvh bg-zinc-50 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100`} style={style}>
-      <a href="#main" className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium text-zinc-900 focus:not-sr-only focus:absolute focus:left-3 focus:top-3 focus:outline-2 focus:outline-[var(--brand)]">
+    <div
+      data-portal
+      data-theme={theme ?? "system"}
+      className={`${theme ?? ""} min-h-dvh bg-zinc-50 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100`}
+      style={style}
+    >
+      <a
+        href="#main"
+        className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium text-zinc-900 focus:not-sr-only focus:absolute focus:left-3 focus:top-3 focus:outline-2 focus:outline-[var(--brand)]"
+      >
         Skip to content
       </a>
       <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
         <div className="mx-auto flex h-14 max-w-5xl items-center justify-between gap-3 px-4 sm:px-6">
-          <Link href="/portal" className="flex min-w-0 items-center gap-2.5 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--brand)]">
+          <Link
+            href="/portal"
+            className="flex min-w-0 items-center gap-2.5 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--brand)]"
+          >
             {brand.logoUrl ? (
               // eslint-disable-next-line @next/next/no-img-element -- the logo is any URL the operator configured: next/image would need its host allow-listed
               <img src={brand.logoUrl} alt="" className="size-8 rounded-md object-contain" />
@@ -40,7 +56,10 @@ export default async function PortalLayout({ children }: { children: React.React
             {brand.organizationName && <span className="hidden text-sm text-zinc-600 sm:inline dark:text-zinc-400">Event destinations</span>}
           </Link>
           {session.tenantId && (
-            <span className="max-w-[40%] truncate rounded-full bg-zinc-100 px-2.5 py-1 font-mono text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300" title="Your account">
+            <span
+              className="max-w-[40%] truncate rounded-full bg-zinc-100 px-2.5 py-1 font-mono text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300"
+              title="Your account"
+            >
               {session.tenantId}
             </span>
           )}

@@ -86,8 +86,13 @@ export function CreateTestUrlForm({ types }: { types: SourceTypeOption[] }) {
       </div>
 
       {showOptions && (
-        <div id="create-options" className="mt-4 grid gap-3 rounded-lg border border-zinc-200 bg-white/70 p-4 sm:grid-cols-2 dark:border-zinc-800 dark:bg-zinc-900/60">
-          <Field label="Name">{(p) => <Input {...p} name="name" value={name} maxLength={155} placeholder="Source" onChange={(e) => setName(e.target.value)} className="h-9" />}</Field>
+        <div
+          id="create-options"
+          className="mt-4 grid gap-3 rounded-lg border border-zinc-200 bg-white/70 p-4 sm:grid-cols-2 dark:border-zinc-800 dark:bg-zinc-900/60"
+        >
+          <Field label="Name">
+            {(p) => <Input {...p} name="name" value={name} maxLength={155} placeholder="Source" onChange={(e) => setName(e.target.value)} className="h-9" />}
+          </Field>
           <Field label="Source type">
             {(p) => (
               <Select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)} className="h-9">
@@ -116,7 +121,14 @@ export function NewTestUrlButton() {
   const { create, pending, error, retryIn } = useCreate();
   return (
     <div className="relative">
-      <Button variant="primary" size="sm" data-testid="create-test-url" onClick={() => void create({})} disabled={pending || retryIn > 0} className="sm:h-9 sm:px-3.5 sm:text-sm">
+      <Button
+        variant="primary"
+        size="sm"
+        data-testid="create-test-url"
+        onClick={() => void create({})}
+        disabled={pending || retryIn > 0}
+        className="sm:h-9 sm:px-3.5 sm:text-sm"
+      >
         {pending ? <Spinner className="size-4" /> : <PlusIcon className="size-4" />}
         <span className="hidden sm:inline">{pending ? "Creating…" : "New test URL"}</span>
         <span className="sm:hidden">New</span>

@@ -76,8 +76,8 @@ export function NewTestUrl({ type }: { type?: string }) {
       <p className="text-lg font-medium text-zinc-900 dark:text-zinc-50">Creating your test URL…</p>
       <noscript>
         <p className="max-w-sm text-sm text-zinc-600 dark:text-zinc-400">
-          This page needs JavaScript to create a test URL. You can also create one with{" "}
-          <code className="font-mono">curl -X POST</code> on this site&apos;s address.
+          This page needs JavaScript to create a test URL. You can also create one with <code className="font-mono">curl -X POST</code> on this site&apos;s
+          address.
         </p>
       </noscript>
     </div>

@@ -40,9 +40,7 @@ export function requestPath(publicId: string, requestId: string, tail: "events" 
 
 /** Why creating a test URL failed, as the create forms show it. */
 export type CreateError =
-  | { kind: "rate_limited"; message: string; retryAfter: number }
-  | { kind: "invalid"; messages: string[] }
-  | { kind: "other"; message: string };
+  { kind: "rate_limited"; message: string; retryAfter: number } | { kind: "invalid"; messages: string[] } | { kind: "other"; message: string };
 
 /** The {@link CreateError} of anything `createTestUrl` threw. */
 export function createErrorOf(err: unknown): CreateError {

@@ -5,7 +5,17 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { RelativeTime } from "@/components/ui/Time";
 import { api, apiAll, qs, type BulkOperation, type Connection, type Paged } from "@/components/dashboard/api";
-import { describeQuery, type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams, type RecordKind, useNamed, useNames } from "@/components/dashboard/filters";
+import {
+  describeQuery,
+  type Filter,
+  FilterControls,
+  filterFromParams,
+  filterToBulkQuery,
+  filterToParams,
+  type RecordKind,
+  useNamed,
+  useNames,
+} from "@/components/dashboard/filters";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -19,11 +29,52 @@ import { Table, Td, Th, Tr } from "@/components/ui/Table";
 type Family = { id: string; path: string; kind: RecordKind; label: string; verb: string; noun: string; effect: string };
 /** The bulk families of the gateway API (docs/gateway-api.md "Bulk operations"). */
 export const FAMILIES: Family[] = [
-  { id: "events.retry", path: "events/retry", kind: "events", label: "Retry events", verb: "Retry", noun: "events", effect: "Each event gets a new delivery now, through its connection's current destination and rules." },
-  { id: "events.cancel", path: "events/cancel", kind: "events", label: "Cancel events", verb: "Cancel", noun: "events", effect: "Each scheduled, queued or held event becomes CANCELLED; delivered events keep their history." },
-  { id: "requests.retry", path: "requests/retry", kind: "requests", label: "Retry requests", verb: "Retry", noun: "requests", effect: "Each request runs through its source's current connections again." },
-  { id: "requests.replay", path: "requests/replay", kind: "requests", label: "Replay requests", verb: "Replay", noun: "requests", effect: "Each request goes through the full pipeline (rules, transformations, deduplication) of the target connections, even ones created after it arrived." },
-  { id: "ignored-events.retry", path: "ignored-events/retry", kind: "ignored-events", label: "Retry ignored events", verb: "Retry", noun: "ignored events", effect: "Each ignored request runs through its connection again with today's rules." },
+  {
+    id: "events.retry",
+    path: "events/retry",
+    kind: "events",
+    label: "Retry events",
+    verb: "Retry",
+    noun: "events",
+    effect: "Each event gets a new delivery now, through its connection's current destination and rules.",
+  },
+  {
+    id: "events.cancel",
+    path: "events/cancel",
+    kind: "events",
+    label: "Cancel events",
+    verb: "Cancel",
+    noun: "events",
+    effect: "Each scheduled, queued or held event becomes CANCELLED; delivered events keep their history.",
+  },
+  {
+    id: "requests.retry",
+    path: "requests/retry",
+    kind: "requests",
+    label: "Retry requests",
+    verb: "Retry",
+    noun: "requests",
+    effect: "Each request runs through its source's current connections again.",
+  },
+  {
+    id: "requests.replay",
+    path: "requests/replay",
+    kind: "requests",
+    label: "Replay requests",
+    verb: "Replay",
+    noun: "requests",
+    effect:
+      "Each request goes through the full pipeline (rules, transformations, deduplication) of the target connections, even ones created after it arrived.",
+  },
+  {
+    id: "ignored-events.retry",
+    path: "ignored-events/retry",
+    kind: "ignored-events",
+    label: "Retry ignored events",
+    verb: "Retry",
+    noun: "ignored events",
+    effect: "Each ignored request runs through its connection again with today's rules.",
+  },
 ];
 
 const POLL_MS = 1_000;
@@ -59,7 +110,9 @@ export function BulkOperations() {
   const target = useMemo(() => targetFromParams(new URLSearchParams(params.toString())), [params]);
   const query = useMemo(() => filterToBulkQuery(filter), [filter]);
   // The plan ignores a replay's target (docs/gateway-api.md "Bulk operations"); only the create carries it.
-  const createQuery = replay ? { ...query, target: { source_id: target.source_id, ...(target.webhook_ids.length ? { webhook_ids: target.webhook_ids } : {}) } } : query;
+  const createQuery = replay
+    ? { ...query, target: { source_id: target.source_id, ...(target.webhook_ids.length ? { webhook_ids: target.webhook_ids } : {}) } }
+    : query;
   const queryJson = JSON.stringify(query);
   const [confirming, setConfirming] = useState(false);
   const confirmRef = useRef<HTMLDivElement>(null);
@@ -122,7 +175,10 @@ export function BulkOperations() {
 
   return (
     <>
-      <PageHeader title="Bulk operations" description="Retry or cancel many records at once: choose what, narrow it down, check the count, then watch it run." />
+      <PageHeader
+        title="Bulk operations"
+        description="Retry or cancel many records at once: choose what, narrow it down, check the count, then watch it run."
+      />
       <div className="grid grid-cols-1 gap-4">
         <Card title="1. What to do">
           <fieldset>
@@ -133,11 +189,21 @@ export function BulkOperations() {
                   key={f.id}
                   className={cx(
                     "flex cursor-pointer flex-col gap-1 rounded-md border px-3 py-2 text-sm focus-within:outline-2 focus-within:outline-indigo-600",
-                    f.id === family.id ? "border-indigo-500 bg-indigo-50 dark:border-indigo-400 dark:bg-indigo-500/10" : "border-zinc-200 hover:border-zinc-300 dark:border-zinc-800 dark:hover:border-zinc-700",
+                    f.id === family.id
+                      ? "border-indigo-500 bg-indigo-50 dark:border-indigo-400 dark:bg-indigo-500/10"
+                      : "border-zinc-200 hover:border-zinc-300 dark:border-zinc-800 dark:hover:border-zinc-700",
                   )}
                 >
                   <span className="flex items-center gap-2 font-medium">
-                    <input type="radio" name="family" value={f.id} checked={f.id === family.id} onChange={() => navigate({ family: f.id, filter: filterFromParams(filterToParams(filter), f.kind), op: null })} className="accent-indigo-600" data-testid={`family-${f.id}`} />
+                    <input
+                      type="radio"
+                      name="family"
+                      value={f.id}
+                      checked={f.id === family.id}
+                      onChange={() => navigate({ family: f.id, filter: filterFromParams(filterToParams(filter), f.kind), op: null })}
+                      className="accent-indigo-600"
+                      data-testid={`family-${f.id}`}
+                    />
                     {f.label}
                   </span>
                   <span className="text-xs text-zinc-600 dark:text-zinc-400">{f.effect}</span>
@@ -158,7 +224,12 @@ export function BulkOperations() {
               ) : (
                 <p className="text-sm">
                   <span className="text-lg font-semibold tabular-nums">{count.toLocaleString()}</span> {family.noun} match
-                  {count > 0 && <span className="text-zinc-600 dark:text-zinc-400"> · {plan.data.estimated_batch.toLocaleString()} batch{plan.data.estimated_batch === 1 ? "" : "es"}</span>}
+                  {count > 0 && (
+                    <span className="text-zinc-600 dark:text-zinc-400">
+                      {" "}
+                      · {plan.data.estimated_batch.toLocaleString()} batch{plan.data.estimated_batch === 1 ? "" : "es"}
+                    </span>
+                  )}
                   <span className="block text-xs text-zinc-600 dark:text-zinc-400">Filter: {describeQuery(query, names)}</span>
                 </p>
               )}
@@ -168,19 +239,35 @@ export function BulkOperations() {
                 Nothing to do: widen the filter, or choose another operation.
               </p>
             ) : !confirming ? (
-              <Button variant="primary" disabled={!count || create.isPending || (replay && !target.source_id)} onClick={() => setConfirming(true)} data-testid="bulk-start">
+              <Button
+                variant="primary"
+                disabled={!count || create.isPending || (replay && !target.source_id)}
+                onClick={() => setConfirming(true)}
+                data-testid="bulk-start"
+              >
                 {family.verb} {count.toLocaleString()} {family.noun}…
               </Button>
             ) : null}
           </div>
           {confirming && (
-            <div ref={confirmRef} tabIndex={-1} role="group" aria-label="Confirm" className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4 outline-none dark:border-amber-500/40 dark:bg-amber-500/10" data-testid="bulk-confirmation">
+            <div
+              ref={confirmRef}
+              tabIndex={-1}
+              role="group"
+              aria-label="Confirm"
+              className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4 outline-none dark:border-amber-500/40 dark:bg-amber-500/10"
+              data-testid="bulk-confirmation"
+            >
               <p className="text-sm font-medium text-amber-950 dark:text-amber-100">
                 {family.verb} {count.toLocaleString()} {family.noun}? {family.effect}
               </p>
               {replay && (
                 <p className="mt-1 text-xs text-amber-900 dark:text-amber-200" data-testid="bulk-confirm-target">
-                  Target: {target.webhook_ids.length ? `${target.webhook_ids.length} chosen connection${target.webhook_ids.length === 1 ? "" : "s"}` : "every active connection"} of the chosen source.
+                  Target:{" "}
+                  {target.webhook_ids.length
+                    ? `${target.webhook_ids.length} chosen connection${target.webhook_ids.length === 1 ? "" : "s"}`
+                    : "every active connection"}{" "}
+                  of the chosen source.
                 </p>
               )}
               <p className="mt-1 text-xs text-amber-900 dark:text-amber-200">Records that arrive from now on are not included. You can cancel while it runs.</p>
@@ -239,7 +326,9 @@ export function BulkOperations() {
                     <Tr key={h.id} onOpen={() => navigate({ op: h.id })} selected={h.id === opId} data-testid="bulk-history-row" data-id={h.id}>
                       <Td className="tabular-nums">{h.number}</Td>
                       <Td>
-                        <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>{s.label}</Badge>
+                        <Badge tone={s.tone === "accent" ? "accent" : s.tone === "success" ? "success" : s.tone === "danger" ? "danger" : "neutral"}>
+                          {s.label}
+                        </Badge>
                       </Td>
                       <Td className="max-w-xs truncate text-xs" title={describeQuery(h.query, names)}>
                         {describeQuery(h.query, names)}
@@ -263,7 +352,19 @@ export function BulkOperations() {
   );
 }
 
-function RunProgress({ op, family, onCancel, cancelling, cancelError }: { op: BulkOperation; family: Family; onCancel: () => void; cancelling: boolean; cancelError: unknown }) {
+function RunProgress({
+  op,
+  family,
+  onCancel,
+  cancelling,
+  cancelError,
+}: {
+  op: BulkOperation;
+  family: Family;
+  onCancel: () => void;
+  cancelling: boolean;
+  cancelError: unknown;
+}) {
   const s = stateOf(op);
   const done = op.completed_count;
   return (
@@ -296,7 +397,9 @@ function RunProgress({ op, family, onCancel, cancelling, cancelError }: { op: Bu
         </p>
       )}
       {cancelError ? <ErrorMessage title="Cancelling failed" error={cancelError} /> : null}
-      {!op.in_progress && op.cancelled_at && !op.completed_at && <p className="text-sm text-zinc-600 dark:text-zinc-400">Stopped before its next batch. What it already did stays done.</p>}
+      {!op.in_progress && op.cancelled_at && !op.completed_at && (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Stopped before its next batch. What it already did stays done.</p>
+      )}
     </div>
   );
 }
@@ -318,11 +421,18 @@ function ReplayTargetPicker({ value, onChange }: { value: Target; onChange: (t: 
     <fieldset className="mt-4 border-t border-zinc-200 pt-4 dark:border-zinc-800" data-testid="replay-target">
       <legend className="sr-only">Replay target</legend>
       <h3 className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">Replay into</h3>
-      <p className="mt-0.5 mb-3 text-xs text-zinc-600 dark:text-zinc-400">The source whose connections receive the requests; it may differ from the source they arrived at.</p>
+      <p className="mt-0.5 mb-3 text-xs text-zinc-600 dark:text-zinc-400">
+        The source whose connections receive the requests; it may differ from the source they arrived at.
+      </p>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <Field label="Target source">
           {(p) => (
-            <Select {...p} value={value.source_id ?? ""} onChange={(e) => onChange({ source_id: e.target.value || undefined, webhook_ids: [] })} data-testid="target-source">
+            <Select
+              {...p}
+              value={value.source_id ?? ""}
+              onChange={(e) => onChange({ source_id: e.target.value || undefined, webhook_ids: [] })}
+              data-testid="target-source"
+            >
               <option value="">Choose a source…</option>
               {(sources.data?.models ?? []).map((s) => (
                 <option key={s.id} value={s.id}>
@@ -343,13 +453,23 @@ function ReplayTargetPicker({ value, onChange }: { value: Target; onChange: (t: 
               <span className="text-sm text-zinc-600 dark:text-zinc-400">This source has no connection yet: create one, then replay.</span>
             ) : (
               connections.data.models.map((c) => (
-                <Checkbox key={c.id} label={c.full_name ?? c.name} checked={value.webhook_ids.includes(c.id)} onChange={(e) => toggle(c.id, e.target.checked)} data-testid={`target-connection-${c.id}`} />
+                <Checkbox
+                  key={c.id}
+                  label={c.full_name ?? c.name}
+                  checked={value.webhook_ids.includes(c.id)}
+                  onChange={(e) => toggle(c.id, e.target.checked)}
+                  data-testid={`target-connection-${c.id}`}
+                />
               ))
             )}
           </div>
         )}
       </div>
-      {!value.source_id && <p className="mt-2 text-xs text-amber-800 dark:text-amber-300" data-testid="target-needed">Choose a target source to replay.</p>}
+      {!value.source_id && (
+        <p className="mt-2 text-xs text-amber-800 dark:text-amber-300" data-testid="target-needed">
+          Choose a target source to replay.
+        </p>
+      )}
     </fieldset>
   );
 }

@@ -23,7 +23,11 @@ const CANCELLABLE = new Set(["SCHEDULED", "QUEUED", "HOLD"]);
 export function EventDetail({ id, onClose }: { id: string; onClose: () => void }) {
   const client = useQueryClient();
   const event = useQuery({ queryKey: ["event", id], queryFn: () => api<GatewayEvent>(`events/${id}`), refetchInterval: 5_000 });
-  const attempts = useQuery({ queryKey: ["attempts-of", id], queryFn: () => api<Paged<Attempt>>(`attempts?event_id=${id}&dir=asc&limit=100`), refetchInterval: 5_000 });
+  const attempts = useQuery({
+    queryKey: ["attempts-of", id],
+    queryFn: () => api<Paged<Attempt>>(`attempts?event_id=${id}&dir=asc&limit=100`),
+    refetchInterval: 5_000,
+  });
   const [attemptId, setAttemptId] = useState<string | null>(null);
   const connectionNames = useNames("connections");
   const attempt = useQuery({ queryKey: ["attempt", attemptId], queryFn: () => api<Attempt>(`attempts/${attemptId}`), enabled: Boolean(attemptId) });
@@ -46,7 +50,12 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
           <Button size="sm" variant="primary" onClick={() => action.mutate({ verb: "retry" })} disabled={action.isPending} data-testid="event-retry">
             Retry
           </Button>
-          <Button size="sm" onClick={() => action.mutate({ verb: "cancel" })} disabled={action.isPending || !e || !CANCELLABLE.has(e.status)} title="Only a scheduled, queued or held event can be cancelled">
+          <Button
+            size="sm"
+            onClick={() => action.mutate({ verb: "cancel" })}
+            disabled={action.isPending || !e || !CANCELLABLE.has(e.status)}
+            title="Only a scheduled, queued or held event can be cancelled"
+          >
             Cancel
           </Button>
           <Button size="sm" onClick={() => action.mutate({ verb: "mute" })} disabled={action.isPending}>
@@ -80,7 +89,12 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
               <AbsoluteTime iso={e.created_at} />
             </Info>
             <Info label="Connection">
-              <Link href={`/dashboard/connections/${encodeURIComponent(e.webhook_id)}`} className="text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" title={e.webhook_id} data-testid="event-connection">
+              <Link
+                href={`/dashboard/connections/${encodeURIComponent(e.webhook_id)}`}
+                className="text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+                title={e.webhook_id}
+                data-testid="event-connection"
+              >
                 {connectionNames.get(e.webhook_id) ?? e.webhook_id}
               </Link>
             </Info>
@@ -148,7 +162,13 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
                 <h4 className="mb-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">
                   Response of attempt <span className="font-mono">{attemptId}</span>
                 </h4>
-                {attempt.error ? <ErrorMessage error={attempt.error} /> : attempt.data ? <BodyText value={attempt.data.body} testId="attempt-body" /> : <p className="text-sm">Loading…</p>}
+                {attempt.error ? (
+                  <ErrorMessage error={attempt.error} />
+                ) : attempt.data ? (
+                  <BodyText value={attempt.data.body} testId="attempt-body" />
+                ) : (
+                  <p className="text-sm">Loading…</p>
+                )}
               </div>
             )}
           </section>

@@ -4,7 +4,15 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, type Paged, qs } from "@/components/dashboard/api";
-import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToListParams, filterToParams, type RecordKind } from "@/components/dashboard/filters";
+import {
+  type Filter,
+  FilterControls,
+  filterFromParams,
+  filterToBulkQuery,
+  filterToListParams,
+  filterToParams,
+  type RecordKind,
+} from "@/components/dashboard/filters";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -67,7 +75,12 @@ export function Explorer<T extends { id: string }>({
 
   // Rows that arrived after the first answer of the first page are highlighted once.
   // Kept with the answer and cursor they were computed for, and recomputed (during render) when either changes.
-  const [highlight, setHighlight] = useState<{ data: unknown; cursor: unknown; seen: Set<string> | null; fresh: Set<string> }>({ data: undefined, cursor: undefined, seen: null, fresh: new Set() });
+  const [highlight, setHighlight] = useState<{ data: unknown; cursor: unknown; seen: Set<string> | null; fresh: Set<string> }>({
+    data: undefined,
+    cursor: undefined,
+    seen: null,
+    fresh: new Set(),
+  });
   if (highlight.data !== list.data || highlight.cursor !== cursor) {
     const rows = list.data?.models ?? [];
     const first = highlight.seen === null;
@@ -115,7 +128,11 @@ export function Explorer<T extends { id: string }>({
       ) : !list.data ? (
         <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : rows.length === 0 ? (
-        <EmptyState title={filtered ? `No ${title.toLowerCase()} match these filters` : `No ${title.toLowerCase()} yet`} data-testid="empty-state" action={filtered ? <Button onClick={() => setFilter({})}>Clear filters</Button> : undefined}>
+        <EmptyState
+          title={filtered ? `No ${title.toLowerCase()} match these filters` : `No ${title.toLowerCase()} yet`}
+          data-testid="empty-state"
+          action={filtered ? <Button onClick={() => setFilter({})}>Clear filters</Button> : undefined}
+        >
           {filtered ? "Widen the date range or choose Any for a filter." : empty}
         </EmptyState>
       ) : (
@@ -132,7 +149,14 @@ export function Explorer<T extends { id: string }>({
             </thead>
             <tbody>
               {rows.map((row) => (
-                <Tr key={row.id} data-testid="explorer-row" data-id={row.id} selected={row.id === selected} onOpen={() => setSelected(row.id)} className={fresh.has(row.id) ? "hy-row-new" : undefined}>
+                <Tr
+                  key={row.id}
+                  data-testid="explorer-row"
+                  data-id={row.id}
+                  selected={row.id === selected}
+                  onOpen={() => setSelected(row.id)}
+                  className={fresh.has(row.id) ? "hy-row-new" : undefined}
+                >
                   {columns.map((c) => (
                     <Td key={c.header} className={c.className}>
                       {c.cell(row)}
@@ -167,7 +191,10 @@ export function BodyText({ value, testId }: { value: unknown; testId?: string })
   const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value, null, 2);
   if (!text) return <p className="text-sm text-zinc-600 dark:text-zinc-400">No body.</p>;
   return (
-    <pre data-testid={testId} className="max-h-96 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere] dark:bg-zinc-900 dark:text-zinc-100">
+    <pre
+      data-testid={testId}
+      className="max-h-96 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere] dark:bg-zinc-900 dark:text-zinc-100"
+    >
       {text}
     </pre>
   );

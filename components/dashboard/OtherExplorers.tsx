@@ -7,7 +7,15 @@ import { useNames } from "@/components/dashboard/filters";
 import { RecordDetail } from "@/components/dashboard/RecordDetail";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 
-type RequestRow = { id: string; source_id: string; rejection_cause: string | null; verified: boolean | null; events_count: number; ignored_count: number; created_at: string };
+type RequestRow = {
+  id: string;
+  source_id: string;
+  rejection_cause: string | null;
+  verified: boolean | null;
+  events_count: number;
+  ignored_count: number;
+  created_at: string;
+};
 
 /** /dashboard/requests: what the team's sources received, with "Retry all N matching". */
 export function RequestsExplorer() {

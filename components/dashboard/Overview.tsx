@@ -32,23 +32,82 @@ const toPoints = (rows: MetricsRow[], scale: Record<string, number> = {}): Chart
 
 const sum = (rows: MetricsRow[] | undefined, key: string) => (rows ?? []).reduce((s, r) => s + (r.metrics[key] ?? 0), 0);
 
-type ChartDef = { title: string; name: string; measures: string[]; series: ChartSeries[]; stacked?: boolean; scale?: Record<string, number>; format?: (v: number) => string; total?: (rows: MetricsRow[]) => string };
+type ChartDef = {
+  title: string;
+  name: string;
+  measures: string[];
+  series: ChartSeries[];
+  stacked?: boolean;
+  scale?: Record<string, number>;
+  format?: (v: number) => string;
+  total?: (rows: MetricsRow[]) => string;
+};
 
 const pct = (v: number) => `${Math.round(v * 10) / 10}%`;
 const ms = (v: number) => `${Math.round(v)} ms`;
 const CHARTS: ChartDef[] = [
-  { title: "Requests", name: "requests", measures: ["accepted_count", "rejected_count"], stacked: true, series: [{ key: "accepted_count", label: "Accepted", color: "indigo" }, { key: "rejected_count", label: "Rejected", color: "amber" }], total: (r) => `${sum(r, "accepted_count") + sum(r, "rejected_count")} requests` },
-  { title: "Events", name: "events", measures: ["successful_count", "failed_count", "pending_count"], stacked: true, series: [{ key: "successful_count", label: "Successful", color: "emerald" }, { key: "failed_count", label: "Failed", color: "rose" }, { key: "pending_count", label: "Pending", color: "sky" }], total: (r) => `${sum(r, "successful_count") + sum(r, "failed_count") + sum(r, "pending_count")} events` },
-  { title: "Attempts", name: "attempts", measures: ["successful_count", "failed_count"], stacked: true, series: [{ key: "successful_count", label: "Successful", color: "emerald" }, { key: "failed_count", label: "Failed", color: "rose" }], total: (r) => `${sum(r, "successful_count") + sum(r, "failed_count")} attempts` },
-  { title: "Error rate of attempts", name: "attempts", measures: ["error_rate"], series: [{ key: "error_rate", label: "Error rate", color: "rose" }], scale: { error_rate: 100 }, format: pct },
-  { title: "Delivery latency", name: "attempts", measures: ["response_latency_p50", "response_latency_p95", "response_latency_p99"], series: [{ key: "response_latency_p50", label: "p50", color: "emerald" }, { key: "response_latency_p95", label: "p95", color: "amber" }, { key: "response_latency_p99", label: "p99", color: "rose" }], format: ms },
+  {
+    title: "Requests",
+    name: "requests",
+    measures: ["accepted_count", "rejected_count"],
+    stacked: true,
+    series: [
+      { key: "accepted_count", label: "Accepted", color: "indigo" },
+      { key: "rejected_count", label: "Rejected", color: "amber" },
+    ],
+    total: (r) => `${sum(r, "accepted_count") + sum(r, "rejected_count")} requests`,
+  },
+  {
+    title: "Events",
+    name: "events",
+    measures: ["successful_count", "failed_count", "pending_count"],
+    stacked: true,
+    series: [
+      { key: "successful_count", label: "Successful", color: "emerald" },
+      { key: "failed_count", label: "Failed", color: "rose" },
+      { key: "pending_count", label: "Pending", color: "sky" },
+    ],
+    total: (r) => `${sum(r, "successful_count") + sum(r, "failed_count") + sum(r, "pending_count")} events`,
+  },
+  {
+    title: "Attempts",
+    name: "attempts",
+    measures: ["successful_count", "failed_count"],
+    stacked: true,
+    series: [
+      { key: "successful_count", label: "Successful", color: "emerald" },
+      { key: "failed_count", label: "Failed", color: "rose" },
+    ],
+    total: (r) => `${sum(r, "successful_count") + sum(r, "failed_count")} attempts`,
+  },
+  {
+    title: "Error rate of attempts",
+    name: "attempts",
+    measures: ["error_rate"],
+    series: [{ key: "error_rate", label: "Error rate", color: "rose" }],
+    scale: { error_rate: 100 },
+    format: pct,
+  },
+  {
+    title: "Delivery latency",
+    name: "attempts",
+    measures: ["response_latency_p50", "response_latency_p95", "response_latency_p99"],
+    series: [
+      { key: "response_latency_p50", label: "p50", color: "emerald" },
+      { key: "response_latency_p95", label: "p95", color: "amber" },
+      { key: "response_latency_p99", label: "p99", color: "rose" },
+    ],
+    format: ms,
+  },
 ];
 
 /** The Overview page: traffic, errors, latency and queue depth of the team over the last hour, day or week, and its open issues. */
 export function Overview() {
   const [range, setRange] = useState<Range>("day");
   const paths = useMemo(() => CHARTS.map((c) => metricsPath(c.name, range, c.measures)), [range]);
-  const charts = useQueries({ queries: paths.map((path) => ({ queryKey: ["metrics", path], queryFn: () => api<{ data: MetricsRow[] }>(path), refetchInterval: 30_000 })) });
+  const charts = useQueries({
+    queries: paths.map((path) => ({ queryKey: ["metrics", path], queryFn: () => api<{ data: MetricsRow[] }>(path), refetchInterval: 30_000 })),
+  });
   const queuePath = useMemo(() => metricsPath("queue-depth", range, ["max_depth"], ["destination_id"]), [range]);
   const queue = useQuery({ queryKey: ["metrics", queuePath], queryFn: () => api<{ data: MetricsRow[] }>(queuePath), refetchInterval: 30_000 });
   const issues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
@@ -65,7 +124,10 @@ export function Overview() {
       byTime.set(row.time_bucket, point);
     }
     const colors = ["indigo", "emerald", "amber", "sky", "violet", "rose"] as const;
-    return { points: [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time)), series: [...ids].slice(0, 6).map((id, i) => ({ key: id, label: names.get(id) ?? id, color: colors[i % colors.length] })) };
+    return {
+      points: [...byTime.values()].sort((a, b) => a.time.localeCompare(b.time)),
+      series: [...ids].slice(0, 6).map((id, i) => ({ key: id, label: names.get(id) ?? id, color: colors[i % colors.length] })),
+    };
   }, [queue.data, names]);
 
   return (
@@ -82,7 +144,10 @@ export function Overview() {
               type="button"
               aria-pressed={range === r}
               onClick={() => setRange(r)}
-              className={cx("px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md focus-visible:outline-2 focus-visible:outline-indigo-600", range === r ? "bg-indigo-600 text-white dark:bg-indigo-500" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800")}
+              className={cx(
+                "px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md focus-visible:outline-2 focus-visible:outline-indigo-600",
+                range === r ? "bg-indigo-600 text-white dark:bg-indigo-500" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
+              )}
             >
               {RANGES[r].label}
             </button>
@@ -90,22 +155,51 @@ export function Overview() {
         </div>
       </div>
       <div className="mb-6 grid grid-cols-1 gap-4 sm:grid-cols-3">
-        <Stat label="Open issues" value={issues.data?.count} href="/dashboard/events?status=FAILED" testId="open-issues" tone={issues.data?.count ? "danger" : "neutral"} />
-        <Stat label="Events failed" value={charts[1]?.data ? sum(charts[1].data.data, "failed_count") : undefined} href="/dashboard/events?status=FAILED" testId="failed-events" tone="neutral" />
-        <Stat label="Events waiting now" value={queue.data ? Math.max(0, ...queueSeries.series.map((s) => Number(queueSeries.points.at(-1)?.[s.key] ?? 0))) : undefined} href="/dashboard/events?status=QUEUED" testId="queued-events" tone="neutral" />
+        <Stat
+          label="Open issues"
+          value={issues.data?.count}
+          href="/dashboard/events?status=FAILED"
+          testId="open-issues"
+          tone={issues.data?.count ? "danger" : "neutral"}
+        />
+        <Stat
+          label="Events failed"
+          value={charts[1]?.data ? sum(charts[1].data.data, "failed_count") : undefined}
+          href="/dashboard/events?status=FAILED"
+          testId="failed-events"
+          tone="neutral"
+        />
+        <Stat
+          label="Events waiting now"
+          value={queue.data ? Math.max(0, ...queueSeries.series.map((s) => Number(queueSeries.points.at(-1)?.[s.key] ?? 0))) : undefined}
+          href="/dashboard/events?status=QUEUED"
+          testId="queued-events"
+          tone="neutral"
+        />
       </div>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {CHARTS.map((c, i) => {
           const q = charts[i];
           const rows = q.data?.data ?? [];
           return (
-            <Card key={c.title} title={c.title} actions={c.total && q.data ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{c.total(rows)}</span> : undefined} data-testid={`chart-${i}`}>
+            <Card
+              key={c.title}
+              title={c.title}
+              actions={c.total && q.data ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{c.total(rows)}</span> : undefined}
+              data-testid={`chart-${i}`}
+            >
               {q.error ? (
                 <ErrorMessage title={`${c.title} could not be loaded`} error={q.error} onRetry={() => q.refetch()} />
               ) : !q.data ? (
                 <div className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
               ) : (
-                <TimeChart data={toPoints(rows, c.scale)} series={c.series} stacked={c.stacked} label={`${c.title}, ${RANGES[range].label.toLowerCase()}`} format={c.format} />
+                <TimeChart
+                  data={toPoints(rows, c.scale)}
+                  series={c.series}
+                  stacked={c.stacked}
+                  label={`${c.title}, ${RANGES[range].label.toLowerCase()}`}
+                  format={c.format}
+                />
               )}
             </Card>
           );
@@ -130,9 +224,20 @@ export function Overview() {
 
 function Stat({ label, value, href, testId, tone }: { label: string; value: number | undefined; href: string; testId: string; tone: "danger" | "neutral" }) {
   return (
-    <Link href={href} data-testid={testId} className="rounded-lg border border-zinc-200 bg-white px-4 py-3 shadow-xs hover:border-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-zinc-800 dark:bg-zinc-900/60 dark:hover:border-indigo-500/50">
+    <Link
+      href={href}
+      data-testid={testId}
+      className="rounded-lg border border-zinc-200 bg-white px-4 py-3 shadow-xs hover:border-indigo-300 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-zinc-800 dark:bg-zinc-900/60 dark:hover:border-indigo-500/50"
+    >
       <span className="block text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</span>
-      <span className={cx("mt-1 block text-2xl font-semibold tabular-nums", tone === "danger" && value ? "text-rose-700 dark:text-rose-300" : "text-zinc-900 dark:text-zinc-50")}>{value === undefined ? "…" : value.toLocaleString()}</span>
+      <span
+        className={cx(
+          "mt-1 block text-2xl font-semibold tabular-nums",
+          tone === "danger" && value ? "text-rose-700 dark:text-rose-300" : "text-zinc-900 dark:text-zinc-50",
+        )}
+      >
+        {value === undefined ? "…" : value.toLocaleString()}
+      </span>
     </Link>
   );
 }

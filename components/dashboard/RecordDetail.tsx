@@ -11,11 +11,22 @@ import { displayText } from "@/components/ui/text";
 
 /** A request or attempt: its fields, headers and body, all as text. */
 export function RecordDetail({ path, id, onClose }: { path: "requests" | "attempts"; id: string; onClose: () => void }) {
-  const q = useQuery({ queryKey: [path, id], queryFn: () => api<Record<string, unknown> & { data?: { headers?: Record<string, string>; body?: unknown }; body?: unknown }>(`${path}/${id}`) });
+  const q = useQuery({
+    queryKey: [path, id],
+    queryFn: () => api<Record<string, unknown> & { data?: { headers?: Record<string, string>; body?: unknown }; body?: unknown }>(`${path}/${id}`),
+  });
   const r = q.data;
   const fields = r ? Object.entries(r).filter(([k, v]) => k !== "data" && k !== "body" && (typeof v !== "object" || v === null)) : [];
   return (
-    <Card data-testid="record-detail" title={<span className="font-mono">{id}</span>} actions={<Button size="sm" variant="ghost" onClick={onClose}>Close</Button>}>
+    <Card
+      data-testid="record-detail"
+      title={<span className="font-mono">{id}</span>}
+      actions={
+        <Button size="sm" variant="ghost" onClick={onClose}>
+          Close
+        </Button>
+      }
+    >
       {q.error ? (
         <ErrorMessage title="This record could not be loaded" error={q.error} />
       ) : !r ? (

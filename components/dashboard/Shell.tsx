@@ -45,7 +45,14 @@ export function Shell({ email, children }: { email: string; children: React.Reac
         <Link href="/dashboard" className="inline-flex items-center gap-2 font-semibold">
           <Mark className="size-6" /> Hookyard
         </Link>
-        <Button variant="ghost" size="sm" aria-expanded={open} aria-controls="dashboard-nav" onClick={() => setOpenOn(open ? null : pathname)} data-testid="nav-toggle">
+        <Button
+          variant="ghost"
+          size="sm"
+          aria-expanded={open}
+          aria-controls="dashboard-nav"
+          onClick={() => setOpenOn(open ? null : pathname)}
+          data-testid="nav-toggle"
+        >
           <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth={2} aria-hidden>
             {open ? <path d="M6 6l12 12M18 6 6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}
           </svg>
@@ -70,7 +77,9 @@ export function Shell({ email, children }: { email: string; children: React.Reac
               aria-current={active(item.href) ? "page" : undefined}
               className={cx(
                 "rounded-md px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600",
-                active(item.href) ? "bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-200" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
+                active(item.href)
+                  ? "bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-200"
+                  : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
               )}
             >
               {item.label}

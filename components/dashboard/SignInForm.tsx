@@ -44,7 +44,11 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
       }
       const failure = await authPost(`callback/${mode === "password" ? "credentials" : "link"}`, fields);
       if (failure) {
-        setError(mode === "link" && failure === "CredentialsSignin" ? "This sign-in link was already used or has expired (or the password is shorter than 12 characters). Ask for a new one with `npm run users -- reset-password <email>`." : signInErrorMessage(failure));
+        setError(
+          mode === "link" && failure === "CredentialsSignin"
+            ? "This sign-in link was already used or has expired (or the password is shorter than 12 characters). Ask for a new one with `npm run users -- reset-password <email>`."
+            : signInErrorMessage(failure),
+        );
         return;
       }
       window.location.assign(safeCallback(new URLSearchParams(window.location.search).get("callbackUrl")));
@@ -61,18 +65,42 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
         <div className="mb-6 flex flex-col items-center gap-3 text-center">
           <LogoMark className="size-10" />
           <h1 className="text-xl font-semibold tracking-tight">{mode === "password" ? "Sign in to the dashboard" : "Choose your password"}</h1>
-          {mode === "link" && <p className="text-sm text-zinc-600 dark:text-zinc-400">This one-time link signs you in once. Set the password you will use from now on.</p>}
+          {mode === "link" && (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">This one-time link signs you in once. Set the password you will use from now on.</p>
+          )}
         </div>
-        <form onSubmit={(e) => void submit(e)} className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60" noValidate={false}>
+        <form
+          onSubmit={(e) => void submit(e)}
+          className="flex flex-col gap-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60"
+          noValidate={false}
+        >
           {mode === "password" && (
             <Field label="Email">{(p) => <Input {...p} name="email" type="email" autoComplete="username" required autoFocus data-testid="email" />}</Field>
           )}
           <Field label={mode === "password" ? "Password" : "New password"} hint={mode === "link" ? "At least 12 characters." : undefined}>
-            {(p) => <Input {...p} name="password" type="password" autoComplete={mode === "password" ? "current-password" : "new-password"} required minLength={mode === "link" ? 12 : undefined} data-testid="password" />}
+            {(p) => (
+              <Input
+                {...p}
+                name="password"
+                type="password"
+                autoComplete={mode === "password" ? "current-password" : "new-password"}
+                required
+                minLength={mode === "link" ? 12 : undefined}
+                data-testid="password"
+              />
+            )}
           </Field>
-          {mode === "link" && <Field label="Repeat the password">{(p) => <Input {...p} name="confirm" type="password" autoComplete="new-password" required minLength={12} data-testid="confirm" />}</Field>}
+          {mode === "link" && (
+            <Field label="Repeat the password">
+              {(p) => <Input {...p} name="confirm" type="password" autoComplete="new-password" required minLength={12} data-testid="confirm" />}
+            </Field>
+          )}
           {error && (
-            <p role="alert" data-testid="sign-in-error" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800 dark:bg-rose-500/10 dark:text-rose-200">
+            <p
+              role="alert"
+              data-testid="sign-in-error"
+              className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800 dark:bg-rose-500/10 dark:text-rose-200"
+            >
               {error}
             </p>
           )}
@@ -80,7 +108,9 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
             {busy ? "Signing in…" : mode === "password" ? "Sign in" : "Set password and sign in"}
           </Button>
         </form>
-        <p className="mt-4 text-center text-xs text-zinc-600 dark:text-zinc-400">Forgot your password? An operator runs `npm run users -- reset-password &lt;email&gt;`.</p>
+        <p className="mt-4 text-center text-xs text-zinc-600 dark:text-zinc-400">
+          Forgot your password? An operator runs `npm run users -- reset-password &lt;email&gt;`.
+        </p>
       </div>
     </main>
   );

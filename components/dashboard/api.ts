@@ -22,7 +22,11 @@ export { ApiError };
 /** The most specific message of a gateway or outbound error body: `message`, with its `data` details. */
 function describe(status: number, body: unknown): string {
   const b = (isRecord(body) ? body : {}) as { message?: unknown; data?: { message?: unknown } | unknown[] };
-  const detail = Array.isArray(b.data) ? b.data.join("; ") : typeof (b.data as { message?: unknown })?.message === "string" ? (b.data as { message: string }).message : null;
+  const detail = Array.isArray(b.data)
+    ? b.data.join("; ")
+    : typeof (b.data as { message?: unknown })?.message === "string"
+      ? (b.data as { message: string }).message
+      : null;
   const main = typeof b.message === "string" ? b.message : `HTTP ${status}`;
   return detail && detail !== main ? `${main}: ${detail}` : main;
 }

@@ -73,7 +73,13 @@ export function describeQuery(q: Record<string, unknown>, names?: Map<string, st
   const show = (x: unknown): string => (Array.isArray(x) ? x.map(show).join(", ") : typeof x === "string" ? (names?.get(x) ?? x) : String(x));
   // A replay's target reads last (the API stores jsonb, whose key order is not the one sent).
   const entries = Object.entries(q).sort(([a], [b]) => Number(a === "target") - Number(b === "target"));
-  const parts = entries.map(([k, v]) => (typeof v === "object" && v !== null && !Array.isArray(v) ? `${k} ${Object.entries(v).map(([op, x]) => `${op} ${show(x)}`).join(", ")}` : `${k} = ${show(v)}`));
+  const parts = entries.map(([k, v]) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? `${k} ${Object.entries(v)
+          .map(([op, x]) => `${op} ${show(x)}`)
+          .join(", ")}`
+      : `${k} = ${show(v)}`,
+  );
   return parts.length ? parts.join(" · ") : "everything";
 }
 
@@ -84,7 +90,11 @@ export const useNamed = (path: "sources" | "connections" | "destinations", enabl
 
 /** Display names by id of the team's `paths` lists together (a connection's is `source -> connection`), for showing names instead of ids. */
 export function useNames(...paths: ("sources" | "connections" | "destinations")[]): Map<string, string> {
-  const lists = [useNamed("sources", paths.includes("sources")), useNamed("connections", paths.includes("connections")), useNamed("destinations", paths.includes("destinations"))];
+  const lists = [
+    useNamed("sources", paths.includes("sources")),
+    useNamed("connections", paths.includes("connections")),
+    useNamed("destinations", paths.includes("destinations")),
+  ];
   const [sources, connections, destinations] = lists.map((l) => l.data);
   return useMemo(
     () => new Map([sources, connections, destinations].flatMap((d) => d?.models ?? []).map((m) => [m.id, m.full_name ?? m.name])),
@@ -114,7 +124,8 @@ export function FilterControls({ kind, value, onChange }: { kind: RecordKind; va
   const sources = useNamed("sources", fields.includes("source_id"));
   const set = (k: FilterKey, v: string) => onChange({ ...value, [k]: v || undefined });
   const options = (k: FilterKey): { value: string; label: string }[] => {
-    if (k === "status") return (kind === "requests" ? REQUEST_STATUSES : kind === "attempts" ? ["SUCCESSFUL", "FAILED"] : EVENT_STATUSES).map((s) => ({ value: s, label: s }));
+    if (k === "status")
+      return (kind === "requests" ? REQUEST_STATUSES : kind === "attempts" ? ["SUCCESSFUL", "FAILED"] : EVENT_STATUSES).map((s) => ({ value: s, label: s }));
     if (k === "cause") return IGNORED_CAUSES.map((s) => ({ value: s, label: s }));
     const list = k === "webhook_id" ? connections.data : k === "destination_id" ? destinations.data : sources.data;
     return (list?.models ?? []).map((m) => ({ value: m.id, label: m.full_name ?? m.name }));

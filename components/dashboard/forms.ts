@@ -16,7 +16,8 @@ export function fieldErrors(error: unknown, prefix = ""): Record<string, string>
   }
   const d = (data ?? {}) as { field?: unknown; message?: unknown; errors?: { field?: string; message?: string }[] };
   for (const e of d.errors ?? []) if (e.field && !out[prefix + e.field]) out[prefix + e.field] = e.message ?? "invalid";
-  if (typeof d.field === "string" && !out[prefix + d.field]) out[prefix + d.field] = typeof d.message === "string" ? d.message.replace(`${d.field}: `, "") : "invalid";
+  if (typeof d.field === "string" && !out[prefix + d.field])
+    out[prefix + d.field] = typeof d.message === "string" ? d.message.replace(`${d.field}: `, "") : "invalid";
   return out;
 }
 
@@ -32,7 +33,10 @@ export function parseJsonField(text: string, label: string): unknown {
 
 /** "a, b ,c" → ["a", "b", "c"] (undefined when empty). */
 export function listField(text: string): string[] | undefined {
-  const items = text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+  const items = text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items.length ? items : undefined;
 }
 

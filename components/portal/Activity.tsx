@@ -44,7 +44,9 @@ export function Activity({ destination }: { destination: Destination }) {
               }
             }}
             className={`-mb-px rounded-t-md border-b-2 px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-[var(--brand)] ${
-              tab === t.key ? "border-[var(--brand)] text-zinc-900 dark:text-zinc-50" : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
+              tab === t.key
+                ? "border-[var(--brand)] text-zinc-900 dark:text-zinc-50"
+                : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
             }`}
           >
             {t.label}
@@ -63,7 +65,15 @@ function AttemptList({ destination }: { destination: Destination }) {
   const q = useInfiniteQuery({
     queryKey: ["portal", "attempts", destination.id],
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => api<Page<Attempt>>(`${path}${qs([["include", "response_data"], ["include", "event"], ["limit", String(PAGE)], ["next", pageParam]])}`),
+    queryFn: ({ pageParam }) =>
+      api<Page<Attempt>>(
+        `${path}${qs([
+          ["include", "response_data"],
+          ["include", "event"],
+          ["limit", String(PAGE)],
+          ["next", pageParam],
+        ])}`,
+      ),
     getNextPageParam: (last) => last.pagination.next ?? undefined,
     refetchInterval: 5_000,
   });
@@ -78,7 +88,8 @@ function AttemptList({ destination }: { destination: Destination }) {
   if (!attempts.length)
     return (
       <EmptyState title="No attempts yet">
-        Attempts appear here as soon as an event on {destination.topics.includes("*") ? "any topic" : `the topics ${destination.topics.join(", ")}`} is sent to this destination.
+        Attempts appear here as soon as an event on {destination.topics.includes("*") ? "any topic" : `the topics ${destination.topics.join(", ")}`} is sent to
+        this destination.
         {destination.disabled_at ? " This destination is disabled: enable it to receive events." : ""}
       </EmptyState>
     );
@@ -136,7 +147,8 @@ function AttemptItem({ attempt: a, destination, showTopic = true }: { attempt: A
   );
 }
 
-const pre = "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
+const pre =
+  "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
 
 function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destination: Destination }) {
   const client = useQueryClient();
@@ -159,9 +171,18 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
         {r ? (
           <div className="space-y-2">
             <p className="text-sm">
-              Status <span className="font-mono font-semibold" data-testid="response-status">{r.status_code ?? "—"}</span>
+              Status{" "}
+              <span className="font-mono font-semibold" data-testid="response-status">
+                {r.status_code ?? "—"}
+              </span>
             </p>
-            {r.headers && Object.keys(r.headers).length > 0 && <pre className={pre}>{Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join("\n")}</pre>}
+            {r.headers && Object.keys(r.headers).length > 0 && (
+              <pre className={pre}>
+                {Object.entries(r.headers)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join("\n")}
+              </pre>
+            )}
             <pre className={pre} data-testid="response-body">
               {r.body ? r.body : "(empty body)"}
             </pre>
@@ -172,7 +193,13 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
       </div>
       <div>
         <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Event payload</h3>
-        {event.isPending ? <Skeleton lines={1} /> : event.isError ? <ErrorNotice error={event.error} what="The event" /> : <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>}
+        {event.isPending ? (
+          <Skeleton lines={1} />
+        ) : event.isError ? (
+          <ErrorNotice error={event.error} what="The event" />
+        ) : (
+          <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>
+        )}
       </div>
       <div className="flex flex-wrap items-center gap-3">
         <Button variant="brand" disabled={retry.isPending || Boolean(destination.disabled_at)} onClick={() => retry.mutate()}>
@@ -201,7 +228,14 @@ function EventList({ destination }: { destination: Destination }) {
   const q = useInfiniteQuery({
     queryKey: ["portal", "events", destination.id],
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => api<Page<OutboundEvent>>(`/events${qs([["destination_id", destination.id], ["limit", String(PAGE)], ["next", pageParam]])}`),
+    queryFn: ({ pageParam }) =>
+      api<Page<OutboundEvent>>(
+        `/events${qs([
+          ["destination_id", destination.id],
+          ["limit", String(PAGE)],
+          ["next", pageParam],
+        ])}`,
+      ),
     getNextPageParam: (last) => last.pagination.next ?? undefined,
     refetchInterval: 10_000,
   });
@@ -238,7 +272,14 @@ function EventItem({ event: e, destination }: { event: OutboundEvent; destinatio
   const attempts = useQuery({
     enabled: open,
     queryKey: ["portal", "attempts", destination.id, "event", e.id],
-    queryFn: () => api<Page<Attempt>>(`/attempts${qs([["event_id", e.id], ["destination_id", destination.id], ["include", "response_data"]])}`),
+    queryFn: () =>
+      api<Page<Attempt>>(
+        `/attempts${qs([
+          ["event_id", e.id],
+          ["destination_id", destination.id],
+          ["include", "response_data"],
+        ])}`,
+      ),
     refetchInterval: open ? 5_000 : false,
   });
   return (

@@ -57,14 +57,23 @@ export function DeliveryChart({ destinationId }: { destinationId?: string }) {
           <ErrorNotice error={q.error} what="Delivery statistics" retry={() => q.refetch()} />
         </div>
       ) : ok + failed === 0 ? (
-        <p className="px-5 py-8 text-center text-sm text-zinc-600 dark:text-zinc-400">No deliveries in the last 24 hours. Attempts appear here as soon as events are sent to your destinations.</p>
+        <p className="px-5 py-8 text-center text-sm text-zinc-600 dark:text-zinc-400">
+          No deliveries in the last 24 hours. Attempts appear here as soon as events are sent to your destinations.
+        </p>
       ) : (
         <figure className="px-2 pb-3 pt-4 sm:px-4" aria-label={`Bar chart of deliveries per hour: ${ok} delivered and ${failed} failed in the last 24 hours`}>
           <div className="h-52 text-zinc-500 dark:text-zinc-400">
             <ResponsiveContainer width="100%" height="100%">
               <BarChart data={rows} margin={{ top: 4, right: 8, left: -16, bottom: 0 }}>
                 <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
-                <XAxis dataKey="hour" tick={{ fill: "currentColor", fontSize: 11 }} tickLine={false} axisLine={false} interval="preserveStartEnd" minTickGap={24} />
+                <XAxis
+                  dataKey="hour"
+                  tick={{ fill: "currentColor", fontSize: 11 }}
+                  tickLine={false}
+                  axisLine={false}
+                  interval="preserveStartEnd"
+                  minTickGap={24}
+                />
                 <YAxis allowDecimals={false} tick={{ fill: "currentColor", fontSize: 11 }} tickLine={false} axisLine={false} width={40} />
                 <Tooltip cursor={{ fill: "currentColor", fillOpacity: 0.08 }} contentStyle={{ borderRadius: 8, fontSize: 12, color: "#18181b" }} />
                 <Bar dataKey="Delivered" stackId="a" fill="var(--brand)" radius={[0, 0, 0, 0]} isAnimationActive={false} />

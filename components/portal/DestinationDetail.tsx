@@ -8,7 +8,16 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import { Activity } from "@/components/portal/Activity";
-import { api, ApiError, type Destination, type DestinationType, useDestination, useDestinationsPath, useDestinationTypes, useTopics } from "@/components/portal/api";
+import {
+  api,
+  ApiError,
+  type Destination,
+  type DestinationType,
+  useDestination,
+  useDestinationsPath,
+  useDestinationTypes,
+  useTopics,
+} from "@/components/portal/api";
 import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { topicsText } from "@/components/portal/DestinationList";
 import { sectionsOf } from "@/components/portal/NewDestination";
@@ -56,7 +65,10 @@ export function DestinationDetail({ id }: { id: string }) {
     <div className="space-y-6">
       <BackLink href="/portal">Destinations</BackLink>
       {created && (
-        <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-4 py-2.5 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200">
+        <p
+          role="status"
+          className="rounded-md border border-emerald-300 bg-emerald-50 px-4 py-2.5 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-200"
+        >
           Destination created. Events on its topics are delivered to it from now on.
         </p>
       )}
@@ -118,7 +130,8 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
         onCancel={() => setConfirm(false)}
       >
         <p>
-          Events will no longer be sent to <span className="break-all font-mono">{d.target || d.id}</span>. Its past attempts stay in your history. This cannot be undone.
+          Events will no longer be sent to <span className="break-all font-mono">{d.target || d.id}</span>. Its past attempts stay in your history. This cannot
+          be undone.
         </p>
       </ConfirmDialog>
     </div>
@@ -137,7 +150,10 @@ function SecretPanel({ d }: { d: Destination }) {
       <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
       <div className="space-y-3 p-4 sm:p-5">
         <div className="flex flex-wrap items-center gap-2">
-          <code data-testid="secret-value" className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
+          <code
+            data-testid="secret-value"
+            className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
+          >
             {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
           </code>
           <Button variant="secondary" aria-pressed={shown} onClick={() => setShown((s) => !s)}>

@@ -29,7 +29,11 @@ export function DestinationList() {
         {list.data && list.data.length > 0 && add}
       </div>
       <Card bodyClassName="p-0">
-        <CardHeader title="Destinations" id="destinations-heading" description={list.data ? `${list.data.length} destination${list.data.length === 1 ? "" : "s"}` : undefined} />
+        <CardHeader
+          title="Destinations"
+          id="destinations-heading"
+          description={list.data ? `${list.data.length} destination${list.data.length === 1 ? "" : "s"}` : undefined}
+        />
         {list.isPending ? (
           <Skeleton />
         ) : list.isError ? (
@@ -43,12 +47,18 @@ export function DestinationList() {
         ) : (
           <ul aria-labelledby="destinations-heading" className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="destination-list">
             {list.data.map((d) => (
-              <li key={d.id} className="relative flex items-center gap-3 px-4 py-3 hover:bg-zinc-50 focus-within:bg-zinc-50 sm:px-5 dark:hover:bg-zinc-800/50 dark:focus-within:bg-zinc-800/50">
+              <li
+                key={d.id}
+                className="relative flex items-center gap-3 px-4 py-3 hover:bg-zinc-50 focus-within:bg-zinc-50 sm:px-5 dark:hover:bg-zinc-800/50 dark:focus-within:bg-zinc-800/50"
+              >
                 <span className="grid size-9 shrink-0 place-items-center rounded-md bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">
                   <TypeIcon svg={typeOf(d.type)?.icon} />
                 </span>
                 <div className="min-w-0 flex-1">
-                  <Link href={`/portal/destinations/${encodeURIComponent(d.id)}`} className="block truncate rounded-sm font-mono text-sm font-medium text-zinc-900 after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-[var(--brand)] dark:text-zinc-100">
+                  <Link
+                    href={`/portal/destinations/${encodeURIComponent(d.id)}`}
+                    className="block truncate rounded-sm font-mono text-sm font-medium text-zinc-900 after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-[var(--brand)] dark:text-zinc-100"
+                  >
                     {d.target || d.id}
                   </Link>
                   <p className="mt-0.5 truncate text-xs text-zinc-600 dark:text-zinc-400">

@@ -50,7 +50,14 @@ export function NewDestination() {
                   key={t.type}
                   className="flex cursor-pointer gap-3 rounded-lg border border-zinc-200 p-3 has-checked:border-[var(--brand)] has-checked:ring-2 has-checked:ring-[var(--brand)] has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-[var(--brand)] dark:border-zinc-700"
                 >
-                  <input type="radio" name="destination-type" value={t.type} checked={picked === t.type} onChange={() => setPicked(t.type)} className="sr-only" />
+                  <input
+                    type="radio"
+                    name="destination-type"
+                    value={t.type}
+                    checked={picked === t.type}
+                    onChange={() => setPicked(t.type)}
+                    className="sr-only"
+                  />
                   <span className="grid size-9 shrink-0 place-items-center rounded-md bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">
                     <TypeIcon svg={t.icon} />
                   </span>
@@ -98,7 +105,7 @@ function CreateForm({ type }: { type: DestinationType }) {
           submitLabel="Create destination"
           pending={create.isPending}
           serverErrors={err?.messages}
-          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : (create.error).message}` : null}
+          formError={create.error ? `Not created: ${err?.status === 422 ? "fix the fields marked below." : create.error.message}` : null}
           validateExtra={() => {
             const t = topicsOf(topics, available);
             setTopicsError("error" in t ? t.error : undefined);
@@ -107,7 +114,12 @@ function CreateForm({ type }: { type: DestinationType }) {
           onSubmit={(values) => {
             const t = topicsOf(topics, available);
             if ("error" in t) return;
-            create.mutate({ type: type.type, topics: t.topics, config: values.config, ...(Object.keys(values.credentials ?? {}).length ? { credentials: values.credentials } : {}) });
+            create.mutate({
+              type: type.type,
+              topics: t.topics,
+              config: values.config,
+              ...(Object.keys(values.credentials ?? {}).length ? { credentials: values.credentials } : {}),
+            });
           }}
           actions={
             <Link href="/portal" className={btn.secondary}>
@@ -118,7 +130,9 @@ function CreateForm({ type }: { type: DestinationType }) {
           <TopicsField value={topics} onChange={setTopics} error={topicsError ?? err?.messages.filter((m) => m.startsWith("topics")).join(" ")} />
         </SchemaForm>
         {type.credential_fields.some((f) => SERVICE_MANAGED_CREDENTIALS.includes(f.key)) && (
-          <p className="mt-4 text-xs text-zinc-600 dark:text-zinc-400">A signing secret is generated for this destination. You can reveal and rotate it on the destination&apos;s page.</p>
+          <p className="mt-4 text-xs text-zinc-600 dark:text-zinc-400">
+            A signing secret is generated for this destination. You can reveal and rotate it on the destination&apos;s page.
+          </p>
         )}
       </div>
     </Card>

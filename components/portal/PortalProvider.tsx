@@ -13,7 +13,11 @@ export function PortalProvider({ value, children }: { value: PortalInfo; childre
     () =>
       new QueryClient({
         defaultOptions: {
-          queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: (n, err) => n < 1 && !(err instanceof ApiError && err.status >= 400 && err.status < 500) },
+          queries: {
+            staleTime: 5_000,
+            refetchOnWindowFocus: true,
+            retry: (n, err) => n < 1 && !(err instanceof ApiError && err.status >= 400 && err.status < 500),
+          },
         },
       }),
   );

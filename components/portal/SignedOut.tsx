@@ -19,7 +19,9 @@ export function SignedOut({ reason, organizationName }: { reason: string | null;
       </div>
       <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
       <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">{text}</p>
-      <p className="mt-4 text-sm text-zinc-700 dark:text-zinc-300">To manage your event destinations, open the portal again from {where}: it gives you a fresh link.</p>
+      <p className="mt-4 text-sm text-zinc-700 dark:text-zinc-300">
+        To manage your event destinations, open the portal again from {where}: it gives you a fresh link.
+      </p>
     </div>
   );
 }

@@ -10,7 +10,12 @@ export const topicsValueOf = (topics: string[] | undefined): TopicsValue =>
 /** The API's `topics` of a value, or a message saying what is missing. */
 export function topicsOf(v: TopicsValue, available: string[]): { topics: "*" | string[] } | { error: string } {
   if (v.all) return { topics: "*" };
-  const list = available.length ? v.picked : v.text.split(",").map((t) => t.trim()).filter(Boolean);
+  const list = available.length
+    ? v.picked
+    : v.text
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
   return list.length ? { topics: list } : { error: "Choose at least one topic, or receive all topics." };
 }
 

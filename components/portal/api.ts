@@ -45,8 +45,17 @@ export type { DestinationTypeInfo as DestinationType, Field } from "@/lib/outbou
 export type Destination = ReturnType<typeof toDestination>;
 export type OutboundEvent = ReturnType<typeof toEvent>;
 export type Attempt = {
-  id: string; status: "success" | "failed"; delivered_at: string; code: string | null; attempt_number: number; manual: boolean; event_id: string; destination_id: string;
-  latency_ms?: number; response_data?: { status_code?: number; body?: string; headers?: Record<string, string> } | null; event?: OutboundEvent;
+  id: string;
+  status: "success" | "failed";
+  delivered_at: string;
+  code: string | null;
+  attempt_number: number;
+  manual: boolean;
+  event_id: string;
+  destination_id: string;
+  latency_ms?: number;
+  response_data?: { status_code?: number; body?: string; headers?: Record<string, string> } | null;
+  event?: OutboundEvent;
 };
 export type Page<T> = { models: T[]; pagination: { next: string | null; prev: string | null; limit: number } };
 

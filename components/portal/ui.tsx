@@ -29,7 +29,13 @@ export function AttemptBadge({ status }: { status: "success" | "failed" }) {
 export function TypeIcon({ svg, className = "size-5" }: { svg: string | undefined; className?: string }) {
   if (!svg) return <span className={`${className} inline-block rounded bg-zinc-300 dark:bg-zinc-700`} aria-hidden />;
   const url = `url("data:image/svg+xml,${encodeURIComponent(svg)}")`;
-  return <span aria-hidden className={`${className} inline-block shrink-0 bg-current`} style={{ maskImage: url, WebkitMaskImage: url, maskSize: "contain", maskRepeat: "no-repeat", maskPosition: "center" }} />;
+  return (
+    <span
+      aria-hidden
+      className={`${className} inline-block shrink-0 bg-current`}
+      style={{ maskImage: url, WebkitMaskImage: url, maskSize: "contain", maskRepeat: "no-repeat", maskPosition: "center" }}
+    />
+  );
 }
 
 /** What went wrong, in words: an ended session (401), a missing resource (404), or the server's message. */
@@ -39,16 +45,15 @@ export function ErrorNotice({ error, what, retry }: { error: unknown; what: stri
   const e = error instanceof ApiError ? error : null;
   let message: React.ReactNode;
   if (e?.status === 401)
-    message = (
-      <>
-        Your portal session has ended. Open the portal again from {organizationName ? `${organizationName}'s` : "your provider's"} dashboard.
-      </>
-    );
+    message = <>Your portal session has ended. Open the portal again from {organizationName ? `${organizationName}'s` : "your provider's"} dashboard.</>;
   else if (e?.status === 404) message = `${what} was not found. It may have been deleted.`;
   else if (e?.status === 403) message = `You are not allowed to see ${what.toLowerCase()}.`;
   else message = `Could not load ${what.toLowerCase()}: ${e?.message ?? String(error)}`;
   return (
-    <div role="alert" className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200">
+    <div
+      role="alert"
+      className="flex flex-wrap items-center justify-between gap-3 rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200"
+    >
       <p>{message}</p>
       {retry && e?.status !== 401 && e?.status !== 404 && (
         <Button size="sm" onClick={retry}>

@@ -12,9 +12,23 @@ const TONES: Record<Tone, string> = {
 };
 
 /** A small rounded label in one of the tones; `compact`: squarer and smaller (tags and HTTP methods in dense lists). */
-export function Badge({ tone = "neutral", compact = false, className, children, ...rest }: React.HTMLAttributes<HTMLSpanElement> & { tone?: Tone; compact?: boolean }) {
+export function Badge({
+  tone = "neutral",
+  compact = false,
+  className,
+  children,
+  ...rest
+}: React.HTMLAttributes<HTMLSpanElement> & { tone?: Tone; compact?: boolean }) {
   return (
-    <span className={cx("inline-flex shrink-0 items-center gap-1 py-0.5 font-medium ring-1 ring-inset", compact ? "rounded-md px-1.5 text-[11px]" : "rounded-full px-2 text-xs", TONES[tone], className)} {...rest}>
+    <span
+      className={cx(
+        "inline-flex shrink-0 items-center gap-1 py-0.5 font-medium ring-1 ring-inset",
+        compact ? "rounded-md px-1.5 text-[11px]" : "rounded-full px-2 text-xs",
+        TONES[tone],
+        className,
+      )}
+      {...rest}
+    >
       {children}
     </span>
   );

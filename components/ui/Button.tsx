@@ -10,7 +10,8 @@ export type ButtonSize = "xs" | "sm" | "md" | "lg";
 
 const VARIANTS: Record<ButtonVariant, string> = {
   // Hover goes darker in both schemes: white text on a lighter indigo (400/500) falls under 4.5:1.
-  primary: "bg-indigo-600 text-white shadow-sm hover:bg-indigo-700 disabled:bg-indigo-600/50 dark:bg-indigo-500 dark:hover:bg-indigo-600 dark:disabled:bg-indigo-500/40",
+  primary:
+    "bg-indigo-600 text-white shadow-sm hover:bg-indigo-700 disabled:bg-indigo-600/50 dark:bg-indigo-500 dark:hover:bg-indigo-600 dark:disabled:bg-indigo-500/40",
   brand: "bg-[var(--brand)] text-[var(--brand-fg)] shadow-sm hover:brightness-95 disabled:opacity-60",
   secondary:
     "bg-white text-zinc-900 shadow-sm ring-1 ring-inset ring-zinc-300 hover:bg-zinc-50 disabled:text-zinc-500 dark:bg-zinc-900 dark:text-zinc-100 dark:ring-zinc-700 dark:hover:bg-zinc-800 dark:disabled:text-zinc-400",
@@ -37,19 +38,34 @@ export function buttonClasses(variant: ButtonVariant = "secondary", size: Button
 }
 
 /** A button: primary (one per view), secondary, danger or ghost. `type` defaults to "button". */
-export function Button({ variant, size, className, type = "button", ...props }: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize }) {
+export function Button({
+  variant,
+  size,
+  className,
+  type = "button",
+  ...props
+}: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize }) {
   return <button type={type} className={buttonClasses(variant, size, className)} {...props} />;
 }
 
 /** A link styled as a button. */
-export function ButtonLink({ variant, size, className, href, ...props }: React.AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; variant?: ButtonVariant; size?: ButtonSize }) {
+export function ButtonLink({
+  variant,
+  size,
+  className,
+  href,
+  ...props
+}: React.AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; variant?: ButtonVariant; size?: ButtonSize }) {
   return <Link href={href} className={buttonClasses(variant, size, className)} {...props} />;
 }
 
 /** A quiet link back to a parent page ("← All destinations"). */
 export function BackLink({ href, children }: { href: string; children: React.ReactNode }) {
   return (
-    <Link href={href} className="inline-flex items-center gap-1 rounded-sm text-sm text-zinc-700 hover:text-zinc-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-zinc-300 dark:hover:text-white">
+    <Link
+      href={href}
+      className="inline-flex items-center gap-1 rounded-sm text-sm text-zinc-700 hover:text-zinc-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-zinc-300 dark:hover:text-white"
+    >
       <span aria-hidden>←</span> {children}
     </Link>
   );

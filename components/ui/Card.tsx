@@ -15,10 +15,21 @@ export function Card({
   bodyClassName,
   children,
   ...rest
-}: Omit<React.HTMLAttributes<HTMLElement>, "title"> & { title?: React.ReactNode; meta?: React.ReactNode; actions?: React.ReactNode; level?: 2 | 3; titleId?: string; bodyClassName?: string }) {
+}: Omit<React.HTMLAttributes<HTMLElement>, "title"> & {
+  title?: React.ReactNode;
+  meta?: React.ReactNode;
+  actions?: React.ReactNode;
+  level?: 2 | 3;
+  titleId?: string;
+  bodyClassName?: string;
+}) {
   const Heading = level === 3 ? "h3" : "h2";
   return (
-    <section aria-labelledby={title && titleId ? titleId : undefined} className={cx("rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60", className)} {...rest}>
+    <section
+      aria-labelledby={title && titleId ? titleId : undefined}
+      className={cx("rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60", className)}
+      {...rest}
+    >
       {(title || actions) && (
         <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
           {title && (

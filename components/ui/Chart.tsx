@@ -21,7 +21,9 @@ const COLORS: Record<ChartColor, string> = {
 function tickFormatter(spanMs: number) {
   return (iso: string) => {
     const d = new Date(iso);
-    return spanMs <= 2 * 86_400_000 ? d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" }) : d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+    return spanMs <= 2 * 86_400_000
+      ? d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
+      : d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
   };
 }
 
@@ -30,7 +32,21 @@ function tickFormatter(spanMs: number) {
  * with a caption for screen readers and tooltips that follow the colour scheme. `format` formats values
  * (axis and tooltip).
  */
-export function TimeChart({ data, series, label, stacked = false, format = (v: number) => String(v), height = 200 }: { data: ChartPoint[]; series: ChartSeries[]; label: string; stacked?: boolean; format?: (v: number) => string; height?: number }) {
+export function TimeChart({
+  data,
+  series,
+  label,
+  stacked = false,
+  format = (v: number) => String(v),
+  height = 200,
+}: {
+  data: ChartPoint[];
+  series: ChartSeries[];
+  label: string;
+  stacked?: boolean;
+  format?: (v: number) => string;
+  height?: number;
+}) {
   const span = data.length > 1 ? Date.parse(data.at(-1)!.time) - Date.parse(data[0].time) : 0;
   const common = {
     data,
@@ -40,7 +56,13 @@ export function TimeChart({ data, series, label, stacked = false, format = (v: n
     <>
       <CartesianGrid stroke="var(--hy-chart-grid)" strokeDasharray="3 3" vertical={false} />
       <XAxis dataKey="time" tickFormatter={tickFormatter(span)} tick={{ fill: "currentColor", fontSize: 11 }} stroke="var(--hy-chart-grid)" minTickGap={24} />
-      <YAxis tick={{ fill: "currentColor", fontSize: 11 }} stroke="var(--hy-chart-grid)" width={48} tickFormatter={(v: number) => format(v)} allowDecimals={false} />
+      <YAxis
+        tick={{ fill: "currentColor", fontSize: 11 }}
+        stroke="var(--hy-chart-grid)"
+        width={48}
+        tickFormatter={(v: number) => format(v)}
+        allowDecimals={false}
+      />
       <Tooltip
         contentStyle={{ background: "var(--hy-chart-bg)", border: "1px solid var(--hy-chart-grid)", borderRadius: 6, fontSize: 12 }}
         labelFormatter={(iso) => new Date(displayText(iso)).toLocaleString()}
@@ -58,14 +80,34 @@ export function TimeChart({ data, series, label, stacked = false, format = (v: n
             <AreaChart {...common} accessibilityLayer={false}>
               {axes}
               {series.map((s) => (
-                <Area key={s.key} type="monotone" dataKey={s.key} name={s.label} stackId="1" stroke={COLORS[s.color]} fill={COLORS[s.color]} fillOpacity={0.25} isAnimationActive={false} />
+                <Area
+                  key={s.key}
+                  type="monotone"
+                  dataKey={s.key}
+                  name={s.label}
+                  stackId="1"
+                  stroke={COLORS[s.color]}
+                  fill={COLORS[s.color]}
+                  fillOpacity={0.25}
+                  isAnimationActive={false}
+                />
               ))}
             </AreaChart>
           ) : (
             <LineChart {...common} accessibilityLayer={false}>
               {axes}
               {series.map((s) => (
-                <Line key={s.key} type="monotone" dataKey={s.key} name={s.label} stroke={COLORS[s.color]} strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
+                <Line
+                  key={s.key}
+                  type="monotone"
+                  dataKey={s.key}
+                  name={s.label}
+                  stroke={COLORS[s.color]}
+                  strokeWidth={2}
+                  dot={false}
+                  connectNulls
+                  isAnimationActive={false}
+                />
               ))}
             </LineChart>
           )}

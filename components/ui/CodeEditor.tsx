@@ -34,8 +34,28 @@ const kitTheme = EditorView.theme({
 
 /** Token colours by scheme, each at least 4.5:1 on the editor's background (white / zinc-900), as axe checks. */
 const palette = {
-  light: { text: "#18181b", keyword: "#6d28d9", string: "#047857", number: "#b45309", comment: "#52525b", name: "#1d4ed8", atom: "#be123c", type: "#0e7490", punct: "#3f3f46" },
-  dark: { text: "#f4f4f5", keyword: "#c4b5fd", string: "#6ee7b7", number: "#fcd34d", comment: "#a1a1aa", name: "#93c5fd", atom: "#fda4af", type: "#67e8f9", punct: "#d4d4d8" },
+  light: {
+    text: "#18181b",
+    keyword: "#6d28d9",
+    string: "#047857",
+    number: "#b45309",
+    comment: "#52525b",
+    name: "#1d4ed8",
+    atom: "#be123c",
+    type: "#0e7490",
+    punct: "#3f3f46",
+  },
+  dark: {
+    text: "#f4f4f5",
+    keyword: "#c4b5fd",
+    string: "#6ee7b7",
+    number: "#fcd34d",
+    comment: "#a1a1aa",
+    name: "#93c5fd",
+    atom: "#fda4af",
+    type: "#67e8f9",
+    punct: "#d4d4d8",
+  },
 };
 
 /** The look of one colour scheme: highlighting, gutter, active line and selection. */
@@ -57,7 +77,11 @@ function schemeExtensions(scheme: "light" | "dark") {
   const theme = EditorView.theme(
     {
       "&": { color: c.text, backgroundColor: dark ? "#18181b" : "#ffffff" },
-      ".cm-gutters": { backgroundColor: dark ? "#18181b" : "#fafafa", color: dark ? "#a1a1aa" : "#52525b", borderRight: `1px solid ${dark ? "#3f3f46" : "#e4e4e7"}` },
+      ".cm-gutters": {
+        backgroundColor: dark ? "#18181b" : "#fafafa",
+        color: dark ? "#a1a1aa" : "#52525b",
+        borderRight: `1px solid ${dark ? "#3f3f46" : "#e4e4e7"}`,
+      },
       ".cm-activeLine": { backgroundColor: dark ? "#ffffff0a" : "#4f46e50a" },
       ".cm-activeLineGutter": { backgroundColor: dark ? "#27272a" : "#f4f4f5", color: dark ? "#f4f4f5" : "#18181b" },
       "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: dark ? "#4338ca80" : "#c7d2fe" },

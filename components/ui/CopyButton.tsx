@@ -50,9 +50,12 @@ type Props = {
 export function CopyButton({ value, label, title, size = "xs", className = "", ...rest }: Props) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const onClick = async () => {
     const ok = await copyText(typeof value === "function" ? value() : value);
@@ -72,7 +75,13 @@ export function CopyButton({ value, label, title, size = "xs", className = "", .
       className={buttonClasses("secondary", size, className)}
     >
       {state === "copied" ? <CheckIcon className="size-3.5 text-emerald-600 dark:text-emerald-400" /> : <CopyIcon className="size-3.5" />}
-      {text ? <span aria-live="polite">{text}</span> : <span className="sr-only" aria-live="polite">{state === "copied" ? "Copied" : ""}</span>}
+      {text ? (
+        <span aria-live="polite">{text}</span>
+      ) : (
+        <span className="sr-only" aria-live="polite">
+          {state === "copied" ? "Copied" : ""}
+        </span>
+      )}
     </button>
   );
 }

@@ -1,9 +1,18 @@
 import { cx } from "@/components/ui/cx";
 
 /** What an empty list or chart means and what to do next (`action`: a button or link). */
-export function EmptyState({ title, children, action, className, ...rest }: Omit<React.HTMLAttributes<HTMLDivElement>, "title"> & { title: string; action?: React.ReactNode }) {
+export function EmptyState({
+  title,
+  children,
+  action,
+  className,
+  ...rest
+}: Omit<React.HTMLAttributes<HTMLDivElement>, "title"> & { title: string; action?: React.ReactNode }) {
   return (
-    <div className={cx("flex flex-col items-center gap-2 rounded-lg border border-dashed border-zinc-300 px-6 py-10 text-center dark:border-zinc-700", className)} {...rest}>
+    <div
+      className={cx("flex flex-col items-center gap-2 rounded-lg border border-dashed border-zinc-300 px-6 py-10 text-center dark:border-zinc-700", className)}
+      {...rest}
+    >
       <p className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">{title}</p>
       {children && <div className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">{children}</div>}
       {action && <div className="mt-2">{action}</div>}
@@ -16,7 +25,10 @@ export function EmptyState({ title, children, action, className, ...rest }: Omit
 export function ErrorMessage({ title = "Something went wrong", error, onRetry }: { title?: string; error: unknown; onRetry?: () => unknown }) {
   const message = error instanceof Error ? error.message : String(error);
   return (
-    <div role="alert" className="rounded-lg border border-rose-300 bg-rose-50 px-4 py-3 text-sm text-rose-900 dark:border-rose-500/40 dark:bg-rose-500/10 dark:text-rose-200">
+    <div
+      role="alert"
+      className="rounded-lg border border-rose-300 bg-rose-50 px-4 py-3 text-sm text-rose-900 dark:border-rose-500/40 dark:bg-rose-500/10 dark:text-rose-200"
+    >
       <p className="font-semibold">{title}</p>
       <p className="mt-1">{message}</p>
       {onRetry && (

@@ -20,7 +20,11 @@ export function LogoMark({ className = "size-7" }: { className?: string }) {
 /** The mark and the name, linking home. */
 export function Logo() {
   return (
-    <Link href="/" className="group inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--hy-focus)]" aria-label="Hookyard home">
+    <Link
+      href="/"
+      className="group inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-[var(--hy-focus)]"
+      aria-label="Hookyard home"
+    >
       <LogoMark className="size-7 transition group-hover:rotate-[-6deg]" />
       <span className="text-[15px] font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">Hookyard</span>
     </Link>

@@ -93,7 +93,9 @@ function initialRaw(sections: SchemaSection[], initial: SchemaFormProps["initial
       if (f.type === "key_value_map") raw[s.name][f.key] = toPairs(given);
       else if (f.type === "checkbox") raw[s.name][f.key] = displayText(given ?? f.default ?? "false") === "true";
       else if (f.sensitive && keepSensitive) raw[s.name][f.key] = "";
-      else raw[s.name][f.key] = given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : displayText(given);
+      else
+        raw[s.name][f.key] =
+          given === undefined || given === null ? (f.default ?? (f.type === "select" ? (f.options?.[0]?.value ?? "") : "")) : displayText(given);
     }
   }
   return raw;
@@ -209,7 +211,12 @@ export function SchemaForm(props: SchemaFormProps) {
   return (
     <form ref={formRef} onSubmit={submit} noValidate className="space-y-6">
       {summary.length > 0 && (
-        <div data-form-summary tabIndex={-1} role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200">
+        <div
+          data-form-summary
+          tabIndex={-1}
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200"
+        >
           <ul className="list-inside list-disc space-y-1">
             {summary.map((m, i) => (
               <li key={i}>{m}</li>
@@ -249,7 +256,8 @@ export function SchemaForm(props: SchemaFormProps) {
                       {f.label}
                       {f.required && !(f.sensitive && keepSensitive) ? (
                         <span className="text-red-700 dark:text-red-400" aria-hidden>
-                          {" "}*
+                          {" "}
+                          *
                         </span>
                       ) : (
                         <span className="font-normal text-zinc-600 dark:text-zinc-400"> (optional)</span>
@@ -273,7 +281,15 @@ export function SchemaForm(props: SchemaFormProps) {
                     />
                   )}
                   {f.type === "select" && (
-                    <select id={domId} data-field={id} value={value as string} onChange={(e) => set(s.name, f.key, e.target.value)} aria-invalid={invalid} aria-describedby={describedBy} className={inputClass}>
+                    <select
+                      id={domId}
+                      data-field={id}
+                      value={value as string}
+                      onChange={(e) => set(s.name, f.key, e.target.value)}
+                      aria-invalid={invalid}
+                      aria-describedby={describedBy}
+                      className={inputClass}
+                    >
                       {(f.options ?? []).map((o) => (
                         <option key={o.value} value={o.value}>
                           {o.label}
@@ -282,7 +298,15 @@ export function SchemaForm(props: SchemaFormProps) {
                     </select>
                   )}
                   {f.type === "key_value_map" && (
-                    <KeyValueEditor id={domId} field={id} label={f.label} pairs={value as [string, string][]} onChange={(p) => set(s.name, f.key, p)} describedBy={describedBy} invalid={invalid} />
+                    <KeyValueEditor
+                      id={domId}
+                      field={id}
+                      label={f.label}
+                      pairs={value as [string, string][]}
+                      onChange={(p) => set(s.name, f.key, p)}
+                      describedBy={describedBy}
+                      invalid={invalid}
+                    />
                   )}
                   {f.description && (
                     <p id={`${domId}-desc`} className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -314,20 +338,52 @@ export function SchemaForm(props: SchemaFormProps) {
   );
 }
 
-function KeyValueEditor(p: { id: string; field: string; label: string; pairs: [string, string][]; onChange: (pairs: [string, string][]) => void; describedBy?: string; invalid: boolean }) {
-  const update = (i: number, at: 0 | 1, v: string) => p.onChange(p.pairs.map((pair, j) => (j === i ? ((at === 0 ? [v, pair[1]] : [pair[0], v])) : pair)));
+function KeyValueEditor(p: {
+  id: string;
+  field: string;
+  label: string;
+  pairs: [string, string][];
+  onChange: (pairs: [string, string][]) => void;
+  describedBy?: string;
+  invalid: boolean;
+}) {
+  const update = (i: number, at: 0 | 1, v: string) => p.onChange(p.pairs.map((pair, j) => (j === i ? (at === 0 ? [v, pair[1]] : [pair[0], v]) : pair)));
   return (
     <div id={p.id} data-field={p.field} tabIndex={-1} role="group" aria-label={p.label} aria-describedby={p.describedBy} className="space-y-2">
       {p.pairs.map(([k, v], i) => (
         <div key={i} className="flex flex-wrap gap-2 sm:flex-nowrap">
-          <input aria-label={`${p.label}: name ${i + 1}`} aria-invalid={p.invalid && !k.trim()} value={k} onChange={(e) => update(i, 0, e.target.value)} placeholder="Name" spellCheck={false} className={`${inputClass} sm:w-2/5`} />
-          <input aria-label={`${p.label}: value ${i + 1}`} aria-invalid={p.invalid && !v.trim()} value={v} onChange={(e) => update(i, 1, e.target.value)} placeholder="Value" spellCheck={false} className={`${inputClass} min-w-0 flex-1`} />
-          <button type="button" onClick={() => p.onChange(p.pairs.filter((_, j) => j !== i))} className="rounded-md border border-zinc-300 px-3 py-2 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <input
+            aria-label={`${p.label}: name ${i + 1}`}
+            aria-invalid={p.invalid && !k.trim()}
+            value={k}
+            onChange={(e) => update(i, 0, e.target.value)}
+            placeholder="Name"
+            spellCheck={false}
+            className={`${inputClass} sm:w-2/5`}
+          />
+          <input
+            aria-label={`${p.label}: value ${i + 1}`}
+            aria-invalid={p.invalid && !v.trim()}
+            value={v}
+            onChange={(e) => update(i, 1, e.target.value)}
+            placeholder="Value"
+            spellCheck={false}
+            className={`${inputClass} min-w-0 flex-1`}
+          />
+          <button
+            type="button"
+            onClick={() => p.onChange(p.pairs.filter((_, j) => j !== i))}
+            className="rounded-md border border-zinc-300 px-3 py-2 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
             Remove<span className="sr-only"> entry {i + 1}</span>
           </button>
         </div>
       ))}
-      <button type="button" onClick={() => p.onChange([...p.pairs, ["", ""]])} className="rounded-md border border-dashed border-zinc-400 px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-600 dark:text-zinc-300 dark:hover:bg-zinc-800">
+      <button
+        type="button"
+        onClick={() => p.onChange([...p.pairs, ["", ""]])}
+        className="rounded-md border border-dashed border-zinc-400 px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:border-zinc-600 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      >
         Add entry
       </button>
     </div>

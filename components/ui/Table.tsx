@@ -13,7 +13,16 @@ export function Table({ className, children, caption, ...rest }: React.TableHTML
 }
 
 export function Th({ className, ...rest }: React.ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="col" className={cx("border-b border-zinc-200 px-3 py-2 text-xs font-medium whitespace-nowrap text-zinc-600 dark:border-zinc-800 dark:text-zinc-400", className)} {...rest} />;
+  return (
+    <th
+      scope="col"
+      className={cx(
+        "border-b border-zinc-200 px-3 py-2 text-xs font-medium whitespace-nowrap text-zinc-600 dark:border-zinc-800 dark:text-zinc-400",
+        className,
+      )}
+      {...rest}
+    />
+  );
 }
 
 export function Td({ className, ...rest }: React.TdHTMLAttributes<HTMLTableCellElement>) {
@@ -25,7 +34,8 @@ export function Tr({ className, onOpen, selected, ...rest }: React.HTMLAttribute
   return (
     <tr
       className={cx(
-        onOpen && "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50",
+        onOpen &&
+          "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50",
         selected && "bg-indigo-50/70 dark:bg-indigo-500/10",
         className,
       )}

@@ -24,7 +24,10 @@ export function CodeBlock({ value, className, label, ...rest }: { value: unknown
     <pre
       aria-label={label}
       tabIndex={0}
-      className={cx("max-h-96 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 whitespace-pre-wrap break-all text-zinc-800 ring-1 ring-zinc-200 ring-inset dark:bg-zinc-950 dark:text-zinc-200 dark:ring-zinc-800", className)}
+      className={cx(
+        "max-h-96 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 whitespace-pre-wrap break-all text-zinc-800 ring-1 ring-zinc-200 ring-inset dark:bg-zinc-950 dark:text-zinc-200 dark:ring-zinc-800",
+        className,
+      )}
       {...rest}
     >
       {text}

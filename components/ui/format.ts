@@ -32,17 +32,18 @@ export function formatRelative(iso: string | null | undefined, now: number): str
   return new Date(t).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 }
 
-const ABSOLUTE = typeof Intl !== "undefined"
-  ? new Intl.DateTimeFormat(undefined, {
-      year: "numeric",
-      month: "short",
-      day: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      fractionalSecondDigits: 3,
-    })
-  : null;
+const ABSOLUTE =
+  typeof Intl !== "undefined"
+    ? new Intl.DateTimeFormat(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        fractionalSecondDigits: 3,
+      })
+    : null;
 
 /** Local date and time with milliseconds (browser only: depends on the visitor's time zone). */
 export function formatAbsolute(iso: string | null | undefined): string {

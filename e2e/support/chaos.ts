@@ -173,7 +173,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
     phase++;
     loading = false;
     await loader;
-    for (const end = Date.now() + 15_000; inFlight > 0 && Date.now() < end; ) await sleep(50);
+    for (const end = Date.now() + 15_000; inFlight > 0 && Date.now() < end;) await sleep(50);
 
     // Every accepted request must arrive; wait for the stragglers (a dead worker's leases expire first).
     const accepted = () => sent.filter((s) => s.status.startsWith("2"));
@@ -228,6 +228,9 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
 export function formatReports(reports: KillReport[]): string {
   const ms = (v: number | null) => (v === null ? "never" : `${(v / 1000).toFixed(1)} s`);
   return reports
-    .map((r) => `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${r.redeliveredAfterMs === null ? "(none)" : ms(r.redeliveredAfterMs)}`)
+    .map(
+      (r) =>
+        `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${r.redeliveredAfterMs === null ? "(none)" : ms(r.redeliveredAfterMs)}`,
+    )
     .join("\n");
 }

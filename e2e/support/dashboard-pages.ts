@@ -28,7 +28,9 @@ export async function expectAccessible(page: Page) {
   for (const colorScheme of ["light", "dark"] as const) {
     await scheme(page, colorScheme);
     const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${colorScheme}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    const bad = result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${colorScheme}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
     expect(bad).toEqual([]);
   }
   await scheme(page, "light");
@@ -56,7 +58,10 @@ export async function screenshots(page: Page, name: string) {
   await page.screenshot({ path: `docs/dashboard/${name}-390.png`, fullPage: true });
   // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
   const wide = await page.evaluate(() =>
-    [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 391 && !e.closest(".overflow-x-auto")).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`).slice(0, 5),
+    [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > 391 && !e.closest(".overflow-x-auto"))
+      .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)}`)
+      .slice(0, 5),
   );
   expect(wide).toEqual([]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -33,7 +33,13 @@ export function mergeCookies(cookie: string, res: Response): string {
  * Signs in through next-auth's endpoints from client `ip` (X-Forwarded-For; the test server trusts it).
  * Returns the answer's status, its `error` (null on success) and the cookies (with the session on success).
  */
-export async function signInHttp(email: string, password: string, ip = uniqueIp(), provider = "credentials", fields?: Record<string, string>): Promise<{ status: number; error: string | null; cookie: string }> {
+export async function signInHttp(
+  email: string,
+  password: string,
+  ip = uniqueIp(),
+  provider = "credentials",
+  fields?: Record<string, string>,
+): Promise<{ status: number; error: string | null; cookie: string }> {
   const csrf = await fetch(`${AUTH}/csrf`, { headers: { "x-forwarded-for": ip } });
   let cookie = mergeCookies("", csrf);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
@@ -49,4 +55,8 @@ export async function signInHttp(email: string, password: string, ip = uniqueIp(
 }
 
 /** The session cookie alone (what the API wrappers read). */
-export const sessionOnly = (cookie: string) => cookie.split("; ").filter((c) => c.startsWith("hookyard.dashboard-session=")).join("; ");
+export const sessionOnly = (cookie: string) =>
+  cookie
+    .split("; ")
+    .filter((c) => c.startsWith("hookyard.dashboard-session="))
+    .join("; ");

@@ -115,12 +115,51 @@ export function pageTemplates(root: string, base: string): string[] {
   return out;
 }
 /** The dashboard API's actions (next-auth) and odd ones. */
-const AUTH_ACTIONS = ["session", "csrf", "providers", "signin", "signout", "callback/credentials", "callback/link", "signin/credentials", "error", "_log", "nope", "__proto__"];
+const AUTH_ACTIONS = [
+  "session",
+  "csrf",
+  "providers",
+  "signin",
+  "signout",
+  "callback/credentials",
+  "callback/link",
+  "signin/credentials",
+  "error",
+  "_log",
+  "nope",
+  "__proto__",
+];
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "PURGE", "LOCK", "SEARCH"];
 
 /** Path segments in odd encodings: invalid UTF-8, NUL, overlong forms, lone surrogates as UTF-8, traversal, prototype names. */
-const ODD_SEGMENTS = ["%FF", "%00", "a%00b", "%ED%A0%80", "%C0%80", "%E2%82", "..", "%2e%2e", "%2F", "a%2Fb", "__proto__", "constructor", "prototype", "toString", "%E2%82%AC", "%F0%9F%98%80", "%25", "x".repeat(3000), "-1", "1e400", "null", "undefined", "%20", "a;b", "a,b"];
+const ODD_SEGMENTS = [
+  "%FF",
+  "%00",
+  "a%00b",
+  "%ED%A0%80",
+  "%C0%80",
+  "%E2%82",
+  "..",
+  "%2e%2e",
+  "%2F",
+  "a%2Fb",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "%E2%82%AC",
+  "%F0%9F%98%80",
+  "%25",
+  "x".repeat(3000),
+  "-1",
+  "1e400",
+  "null",
+  "undefined",
+  "%20",
+  "a;b",
+  "a,b",
+];
 
 const encodeSegment = (s: string) => encodeURIComponent(s);
 
@@ -130,13 +169,20 @@ function segmentArb(ctx: FuzzContext): fc.Arbitrary<string> {
     { weight: 4, arbitrary: ctx.ids.length ? fc.constantFrom(...ctx.ids) : fc.constant("src_x") },
     { weight: 3, arbitrary: fc.constantFrom(...ODD_SEGMENTS) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30, unit: "binary" }).map(encodeSegment) },
-    { weight: 1, arbitrary: fc.constantFrom("src_", "des_", "web_", "req_", "evt_", "trs_", "exc_", "atm_", "ign_", "bch_", "iss_", "it_", "bmk_", "edt_").chain((p) => fc.string({ maxLength: 24 }).map((s) => p + encodeSegment(s))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("src_", "des_", "web_", "req_", "evt_", "trs_", "exc_", "atm_", "ign_", "bch_", "iss_", "it_", "bmk_", "edt_")
+        .chain((p) => fc.string({ maxLength: 24 }).map((s) => p + encodeSegment(s))),
+    },
   );
 }
 
 /** An outbound path segment: a real tenant, destination, event or attempt id, or any segment. */
 function outboundSegmentArb(ctx: FuzzContext): fc.Arbitrary<string> {
-  return ctx.outboundIds?.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ctx.outboundIds) }, { weight: 2, arbitrary: segmentArb(ctx) }) : segmentArb(ctx);
+  return ctx.outboundIds?.length
+    ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ctx.outboundIds) }, { weight: 2, arbitrary: segmentArb(ctx) })
+    : segmentArb(ctx);
 }
 
 const ACTIONS = ["disable", "enable", "archive", "unarchive", "pause", "unpause", "constructor", "__proto__", "toString", "%FF"];
@@ -168,18 +214,101 @@ function fill(template: string, ctx: FuzzContext): fc.Arbitrary<string> {
 const API_PREFIXES = [...API_VERSIONS.map((v) => `api/${v}`), "api", "api/2023-01-01", "api/%FF"];
 
 function pathArb(ctx: FuzzContext): fc.Arbitrary<string> {
-  const gateway = fc.tuple(fc.constantFrom(...API_PREFIXES), fc.constantFrom(...gatewayTemplates())).chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}${rest ? `/${rest}` : ""}`));
+  const gateway = fc
+    .tuple(fc.constantFrom(...API_PREFIXES), fc.constantFrom(...gatewayTemplates()))
+    .chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}${rest ? `/${rest}` : ""}`));
   const server = fc.constantFrom(...SERVER_TEMPLATES).chain((t) => fill(t, ctx).map((p) => `/${p}`));
-  const outbound = fc.tuple(fc.constantFrom(...OUTBOUND_PREFIXES), fc.constantFrom(...OUTBOUND_TEMPLATES)).chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}/${rest}`));
-  const pages = fc.constantFrom(...pageTemplates(path.resolve("app/portal"), "portal"), ...pageTemplates(path.resolve("app/dashboard"), "dashboard")).chain((t) => fill(t, ctx).map((p) => `/${p}`));
+  const outbound = fc
+    .tuple(fc.constantFrom(...OUTBOUND_PREFIXES), fc.constantFrom(...OUTBOUND_TEMPLATES))
+    .chain(([prefix, t]) => fill(t, ctx).map((rest) => `/${prefix}/${rest}`));
+  const pages = fc
+    .constantFrom(...pageTemplates(path.resolve("app/portal"), "portal"), ...pageTemplates(path.resolve("app/dashboard"), "dashboard"))
+    .chain((t) => fill(t, ctx).map((p) => `/${p}`));
   const random = fc.array(segmentArb(ctx), { minLength: 1, maxLength: 5 }).map((a) => `/${a.join("/")}`);
-  return fc.oneof({ weight: 5, arbitrary: gateway }, { weight: 3, arbitrary: server }, { weight: 4, arbitrary: outbound }, { weight: 1, arbitrary: pages }, { weight: 1, arbitrary: random });
+  return fc.oneof(
+    { weight: 5, arbitrary: gateway },
+    { weight: 3, arbitrary: server },
+    { weight: 4, arbitrary: outbound },
+    { weight: 1, arbitrary: pages },
+    { weight: 1, arbitrary: random },
+  );
 }
 
 /** `a[b][c]` keys: real parameter names, prototype names, and nesting up to 40 levels or, rarely, 3,000. */
 function queryKeyArb(): fc.Arbitrary<string> {
-  const name = fc.constantFrom("name", "id", "limit", "next", "prev", "order_by", "dir", "created_at", "updated_at", "source_id", "destination_id", "status", "body", "headers", "query", "path", "include", "attempts", "response_status", "disabled", "type", "__proto__", "constructor", "prototype", "a", "", "query_partial_match", "in_progress", "completed_at", "cancelled_at", "issue_id", "bulk_retry_id", "aggregation_keys", "search_term", "label", "date_range", "measures", "dimensions", "granularity", "filters", "time", "tenant_id", "event_id", "topic", "theme", "token", "callbackUrl");
-  const sub = fc.constantFrom("", "0", "1", "99999999", "gte", "gt", "lte", "lt", "any", "contains", "__proto__", "constructor", "prototype", "toString", "x", "%5B", "]", "start", "end", "tenant_id", "topic", "status");
+  const name = fc.constantFrom(
+    "name",
+    "id",
+    "limit",
+    "next",
+    "prev",
+    "order_by",
+    "dir",
+    "created_at",
+    "updated_at",
+    "source_id",
+    "destination_id",
+    "status",
+    "body",
+    "headers",
+    "query",
+    "path",
+    "include",
+    "attempts",
+    "response_status",
+    "disabled",
+    "type",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "a",
+    "",
+    "query_partial_match",
+    "in_progress",
+    "completed_at",
+    "cancelled_at",
+    "issue_id",
+    "bulk_retry_id",
+    "aggregation_keys",
+    "search_term",
+    "label",
+    "date_range",
+    "measures",
+    "dimensions",
+    "granularity",
+    "filters",
+    "time",
+    "tenant_id",
+    "event_id",
+    "topic",
+    "theme",
+    "token",
+    "callbackUrl",
+  );
+  const sub = fc.constantFrom(
+    "",
+    "0",
+    "1",
+    "99999999",
+    "gte",
+    "gt",
+    "lte",
+    "lt",
+    "any",
+    "contains",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "x",
+    "%5B",
+    "]",
+    "start",
+    "end",
+    "tenant_id",
+    "topic",
+    "status",
+  );
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(name, fc.array(sub, { maxLength: 4 })).map(([n, s]) => n + s.map((k) => `[${k}]`).join("")) },
     { weight: 1, arbitrary: fc.integer({ min: 17, max: 40 }).map((d) => `a${"[b]".repeat(d)}`) },
@@ -212,20 +341,89 @@ export const FORGED_OUTBOUND_CURSOR_PAYLOADS: { t: unknown; i: unknown }[] = [
   { t: "2026-01-01T00:00:00.000Z", i: 5 },
   { t: 1e308, i: "x".repeat(5000) },
 ];
-const FORGED_CURSORS = [...FORGED_CURSOR_PAYLOADS.map(encodeCursor), ...FORGED_OUTBOUND_CURSOR_PAYLOADS.map(encodeCursor), encodeCursor([]), encodeCursor(null), "%FF", "AAAA"];
+const FORGED_CURSORS = [
+  ...FORGED_CURSOR_PAYLOADS.map(encodeCursor),
+  ...FORGED_OUTBOUND_CURSOR_PAYLOADS.map(encodeCursor),
+  encodeCursor([]),
+  encodeCursor(null),
+  "%FF",
+  "AAAA",
+];
 
 function queryValueArb(): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom("1", "0", "-1", "true", "false", "asc", "desc", "created_at", "name", "2026-01-01", "2026-02-30", "+275760-09-13", "1e400", "1e308", "99999999999999999999999", "NaN", "-0", "0x10", "FAILED", "SUCCESSFUL", "%00", "a%00b", "%FF", "%ED%A0%80", "%C0%80", "") },
-    { weight: 2, arbitrary: fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "count", "rate", "tenant_id", "topic", "destination_id", "status", "1h", "1M", "9999w", "2026-01-01T00:00:00Z", "0001-01-01", "9999-12-31T23:59:59Z", "webhook", "light") },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        "1",
+        "0",
+        "-1",
+        "true",
+        "false",
+        "asc",
+        "desc",
+        "created_at",
+        "name",
+        "2026-01-01",
+        "2026-02-30",
+        "+275760-09-13",
+        "1e400",
+        "1e308",
+        "99999999999999999999999",
+        "NaN",
+        "-0",
+        "0x10",
+        "FAILED",
+        "SUCCESSFUL",
+        "%00",
+        "a%00b",
+        "%FF",
+        "%ED%A0%80",
+        "%C0%80",
+        "",
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "__proto__",
+        "constructor",
+        "toString",
+        "hasOwnProperty",
+        "count",
+        "rate",
+        "tenant_id",
+        "topic",
+        "destination_id",
+        "status",
+        "1h",
+        "1M",
+        "9999w",
+        "2026-01-01T00:00:00Z",
+        "0001-01-01",
+        "9999-12-31T23:59:59Z",
+        "webhook",
+        "light",
+      ),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...FORGED_CURSORS) },
-    { weight: 1, arbitrary: fc.constantFrom(encodeURIComponent('{"__proto__":{"x":1}}'), encodeURIComponent(`${"[".repeat(5000)}${"]".repeat(5000)}`), encodeURIComponent('{"a":"\\u0000"}'), encodeURIComponent('{"a":"\\ud800"}')) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        encodeURIComponent('{"__proto__":{"x":1}}'),
+        encodeURIComponent(`${"[".repeat(5000)}${"]".repeat(5000)}`),
+        encodeURIComponent('{"a":"\\u0000"}'),
+        encodeURIComponent('{"a":"\\ud800"}'),
+      ),
+    },
     { weight: 2, arbitrary: fc.string({ maxLength: 20, unit: "binary" }).map(encodeURIComponent) },
   );
 }
 
 function queryArb(): fc.Arbitrary<string> {
-  return fc.array(fc.tuple(queryKeyArb(), queryValueArb()), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, "[").replace(/%5D/g, "]")}=${v}`).join("&"));
+  return fc
+    .array(fc.tuple(queryKeyArb(), queryValueArb()), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, "[").replace(/%5D/g, "]")}=${v}`).join("&"));
 }
 
 /** A JSON value with the strings that break storage and the shapes that break recursion. */
@@ -234,9 +432,50 @@ function jsonArb(): fc.Arbitrary<string> {
   const value = fc.letrec<{ v: unknown }>((tie) => ({
     v: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
-      fc.oneof(fc.string({ maxLength: 12 }), nasty, fc.integer(), fc.double(), fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, 0, -1), fc.boolean(), fc.constant(null)),
+      fc.oneof(
+        fc.string({ maxLength: 12 }),
+        nasty,
+        fc.integer(),
+        fc.double(),
+        fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, 0, -1),
+        fc.boolean(),
+        fc.constant(null),
+      ),
       fc.array(tie("v"), { maxLength: 4 }),
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("name", "config", "url", "rules", "type", "source", "destination", "code", "request", "env", "__proto__", "constructor", "prototype", "\u0000", "status", "webhook_id", "source_id", "target", "webhook_ids", "cause", "body", "$or", "$in", "$ref", "gte")), tie("v"), { maxKeys: 4 }),
+      fc.dictionary(
+        fc.oneof(
+          fc.string({ maxLength: 8 }),
+          fc.constantFrom(
+            "name",
+            "config",
+            "url",
+            "rules",
+            "type",
+            "source",
+            "destination",
+            "code",
+            "request",
+            "env",
+            "__proto__",
+            "constructor",
+            "prototype",
+            "\u0000",
+            "status",
+            "webhook_id",
+            "source_id",
+            "target",
+            "webhook_ids",
+            "cause",
+            "body",
+            "$or",
+            "$in",
+            "$ref",
+            "gte",
+          ),
+        ),
+        tie("v"),
+        { maxKeys: 4 },
+      ),
     ),
   })).v;
   const resource = fc.record(
@@ -247,7 +486,9 @@ function jsonArb(): fc.Arbitrary<string> {
       config: value,
       source: fc.record({ name: fc.oneof(fc.string({ maxLength: 12 }), nasty) }),
       destination: fc.record({ name: fc.oneof(fc.string({ maxLength: 12 }), nasty), config: value }),
-      rules: fc.array(fc.record({ type: fc.constantFrom("filter", "transform", "delay", "retry", "deduplicate"), body: value, headers: value, query: value }), { maxLength: 2 }),
+      rules: fc.array(fc.record({ type: fc.constantFrom("filter", "transform", "delay", "retry", "deduplicate"), body: value, headers: value, query: value }), {
+        maxLength: 2,
+      }),
       code: fc.constantFrom("addHandler('transform', (request) => request)", "x".repeat(10), "\u0000"),
       source_name: fc.oneof(fc.string({ maxLength: 12 }), nasty),
       event_id: fc.oneof(fc.string({ maxLength: 12 }), nasty),
@@ -271,7 +512,18 @@ function jsonArb(): fc.Arbitrary<string> {
     { weight: 3, arbitrary: value.map((v) => JSON.stringify(v) ?? "null") },
     { weight: 1, arbitrary: fc.integer({ min: 65, max: 200 }).map((d) => `${'{"a":'.repeat(d)}1${"}".repeat(d)}`) },
     { weight: 1, arbitrary: fc.constant(`{"rules":[{"type":"filter","body":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}]}`) },
-    { weight: 1, arbitrary: fc.constantFrom('{"name":123456789012345678901234567890e99999}', '{"__proto__":{"x":1},"name":"p"}', '{"constructor":{"prototype":{"x":1}}}', "[", "{\"a\":", "nul", "\"\\ud800\"") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '{"name":123456789012345678901234567890e99999}',
+        '{"__proto__":{"x":1},"name":"p"}',
+        '{"constructor":{"prototype":{"x":1}}}',
+        "[",
+        '{"a":',
+        "nul",
+        '"\\ud800"',
+      ),
+    },
   );
 }
 
@@ -281,7 +533,12 @@ function bodyArb(): fc.Arbitrary<{ type?: string; body?: Buffer }> {
     { weight: 5, arbitrary: jsonArb().map((t) => ({ type: "application/json", body: Buffer.from(t) })) },
     { weight: 1, arbitrary: queryArb().map((q) => ({ type: "application/x-www-form-urlencoded", body: Buffer.from(q) })) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => ({ type: "application/octet-stream", body: Buffer.from(b) })) },
-    { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0xff, 0xfe, 0x00, 0x7b]), Buffer.from('{"a":"\xff"}', "latin1")).map((b) => ({ type: "application/json", body: b })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(Buffer.from([0xff, 0xfe, 0x00, 0x7b]), Buffer.from('{"a":"\xff"}', "latin1"))
+        .map((b) => ({ type: "application/json", body: b })),
+    },
   );
 }
 
@@ -295,15 +552,39 @@ function headersArb(ctx: FuzzContext, surface: Surface): fc.Arbitrary<Record<str
   );
   // Browser sessions: the portal's cookie (a tenant JWT), the dashboard's session cookie.
   const cookies = [...(ctx.outboundTokens ?? []).filter((t) => t.includes(".")).map((t) => `hy_portal=${t}`), ...(ctx.dashboardCookies ?? [])];
-  const cookie = fc.option(cookies.length ? fc.constantFrom(...cookies) : fc.constant("hy_portal=x"), { nil: undefined, freq: surface === "portal" || surface === "dashboard" ? 2 : 6 });
+  const cookie = fc.option(cookies.length ? fc.constantFrom(...cookies) : fc.constant("hy_portal=x"), {
+    nil: undefined,
+    freq: surface === "portal" || surface === "dashboard" ? 2 : 6,
+  });
   const latin1 = fc.string({ maxLength: 16, unit: "binary" }).map((s) => s.replace(/[^\x20-\x7e\x80-\xff]/g, "").trimStart());
-  const extra = fc.dictionary(fc.constantFrom("__proto__", "constructor", "x-gateway-source-name", "x-gateway-source-id", "accept", "cookie", "x-test", "content-encoding", "x-hub-signature-256"), latin1, { maxKeys: 3 });
-  return fc.record({ auth: fc.option(auth, { nil: undefined, freq: cookies.length && (surface === "portal" || surface === "dashboard") ? 2 : 5 }), extra, cookie, accept: fc.constantFrom("application/json", "text/html", "*/*", "text/event-stream") }).map(({ auth, extra, cookie, accept }) => ({
-    accept,
-    ...extra,
-    ...(cookie !== undefined ? { cookie } : {}),
-    ...(auth !== undefined ? { authorization: auth } : {}),
-  }));
+  const extra = fc.dictionary(
+    fc.constantFrom(
+      "__proto__",
+      "constructor",
+      "x-gateway-source-name",
+      "x-gateway-source-id",
+      "accept",
+      "cookie",
+      "x-test",
+      "content-encoding",
+      "x-hub-signature-256",
+    ),
+    latin1,
+    { maxKeys: 3 },
+  );
+  return fc
+    .record({
+      auth: fc.option(auth, { nil: undefined, freq: cookies.length && (surface === "portal" || surface === "dashboard") ? 2 : 5 }),
+      extra,
+      cookie,
+      accept: fc.constantFrom("application/json", "text/html", "*/*", "text/event-stream"),
+    })
+    .map(({ auth, extra, cookie, accept }) => ({
+      accept,
+      ...extra,
+      ...(cookie !== undefined ? { cookie } : {}),
+      ...(auth !== undefined ? { authorization: auth } : {}),
+    }));
 }
 
 /** Generated requests against the endpoints of every surface. `ip` gives each its own console rate-limit bucket. */
@@ -338,7 +619,15 @@ export function requestArb(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
 export function send(base: string, r: FuzzRequest, timeoutMs = 20_000): Promise<FuzzAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { "content-length": String(r.body.length) } : {}) }, agent: false, maxHeaderSize: 256 * 1024 });
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: r.method,
+      path: r.path,
+      headers: { ...r.headers, ...(r.body ? { "content-length": String(r.body.length) } : {}) },
+      agent: false,
+      maxHeaderSize: 256 * 1024,
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer in ${timeoutMs} ms: ${r.method} ${r.path.slice(0, 200)}`));
@@ -371,7 +660,8 @@ export function send(base: string, r: FuzzRequest, timeoutMs = 20_000): Promise<
 }
 
 /** `METHOD path` shortened for reports. */
-export const describeRequest = (r: FuzzRequest) => `${r.method} ${r.path.length > 160 ? `${r.path.slice(0, 160)}…(${r.path.length})` : r.path}${r.body ? ` body=${JSON.stringify(r.body.toString("utf8").slice(0, 120))}` : ""}`;
+export const describeRequest = (r: FuzzRequest) =>
+  `${r.method} ${r.path.length > 160 ? `${r.path.slice(0, 160)}…(${r.path.length})` : r.path}${r.body ? ` body=${JSON.stringify(r.body.toString("utf8").slice(0, 120))}` : ""}`;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -403,7 +693,9 @@ export function shapeProblem(r: FuzzRequest, a: FuzzAnswer): string | null {
       case "cli":
         return typeof body.error === "string" && typeof body.message === "string";
       case "console":
-        return a.status === 429 ? typeof body.error === "string" && typeof body.retry_after === "number" : typeof body.code === "string" && body.status === a.status && Array.isArray(body.data);
+        return a.status === 429
+          ? typeof body.error === "string" && typeof body.retry_after === "number"
+          : typeof body.code === "string" && body.status === a.status && Array.isArray(body.data);
       case "ingest":
         return true;
     }
@@ -423,7 +715,11 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
   const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const admin = (await createOutboundKey(`fuzz-${run}`)).key;
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${base}/outbound/api/v1${p}`, { method, headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}/outbound/api/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${p} → ${res.status} ${text}`);
     return JSON.parse(text);
@@ -439,7 +735,10 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
   await createUser(email, password, teamId);
   const ip = { "x-forwarded-for": `10.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` };
   const csrf = await fetch(`${base}/dashboard/api/auth/csrf`, { headers: ip });
-  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const csrfCookies = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const signedIn = await fetch(`${base}/dashboard/api/auth/callback/credentials`, {
     method: "POST",
@@ -447,6 +746,9 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
     headers: { ...ip, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies, origin: base },
     body: new URLSearchParams({ email, password, csrfToken, json: "true" }),
   });
-  const session = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("hookyard.dashboard-session="));
+  const session = signedIn.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .find((c) => c.startsWith("hookyard.dashboard-session="));
   return { outboundTokens: [admin, token], outboundIds: [tenant, destination.id, event.id].filter(Boolean), dashboardCookies: session ? [session] : [] };
 }

@@ -44,7 +44,9 @@ export async function api(team: TestTeam | { apiKey: string } | null, method: st
  * team the outbound service's `gateway` destinations may target by default (docs/outbound.md "The gateway type").
  */
 export async function gatewayTeam(): Promise<TestTeam> {
-  const { rows } = await getPool().query<{ id: string; signing_secret_encrypted: string }>("SELECT id, signing_secret_encrypted FROM teams WHERE mode = 'TEAM' ORDER BY created_at, id LIMIT 1");
+  const { rows } = await getPool().query<{ id: string; signing_secret_encrypted: string }>(
+    "SELECT id, signing_secret_encrypted FROM teams WHERE mode = 'TEAM' ORDER BY created_at, id LIMIT 1",
+  );
   const { key } = await createApiKey(rows[0].id, "outbound gateway tests");
   return { teamId: rows[0].id, apiKey: key, signingSecret: decryptSecret(rows[0].signing_secret_encrypted) };
 }

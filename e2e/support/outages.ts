@@ -102,7 +102,12 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
     });
     const base = server.url;
     const call = async (url: string, key: string, method: string, body?: unknown) => {
-      const r = await fetch(`${base}${url}`, { method, dispatcher: agent, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${base}${url}`, {
+        method,
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await r.text();
       if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
       return text ? JSON.parse(text) : null;
@@ -203,7 +208,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
       log(`killing PostgreSQL (pid ${database!.pid}) at ${kill.at}; down for ${kill.outageMs} ms`);
       process.kill(database!.pid, "SIGKILL");
       await database!.exited;
-      for (const end = Date.now() + kill.outageMs; Date.now() < end; ) {
+      for (const end = Date.now() + kill.outageMs; Date.now() < end;) {
         await note();
         await sleep(250);
       }

@@ -11,10 +11,19 @@ export type TestConnection = { id: string; name: string; source: { id: string; n
 
 let counter = 0;
 /** A connection from a new source to `receiver` at `/<tag>` (config merged into the destination's). */
-export async function connectionTo(team: TestTeam, receiver: Receiver | null, opts: { rules?: unknown[]; destination?: Record<string, unknown>; source?: Record<string, unknown> } = {}) {
+export async function connectionTo(
+  team: TestTeam,
+  receiver: Receiver | null,
+  opts: { rules?: unknown[]; destination?: Record<string, unknown>; source?: Record<string, unknown> } = {},
+) {
   const tag = `p${Date.now().toString(36)}${++counter}`;
   const destination = { name: `dst-${tag}`, ...(receiver ? { config: { url: `${receiver.url}/${tag}` } } : {}), ...opts.destination };
-  const res = await api(team, "POST", "/2025-07-01/connections", { name: `conn-${tag}`, source: { name: `src-${tag}`, ...opts.source }, destination, rules: opts.rules ?? [] });
+  const res = await api(team, "POST", "/2025-07-01/connections", {
+    name: `conn-${tag}`,
+    source: { name: `src-${tag}`, ...opts.source },
+    destination,
+    rules: opts.rules ?? [],
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return { ...(res.json as TestConnection), tag };
 }
@@ -35,7 +44,8 @@ export async function send(url: string, body: unknown = { ok: true }, init: { me
 }
 
 export const eventsOf = async (requestId: string) => (await db().query("SELECT * FROM events WHERE request_id = $1 ORDER BY created_at, id", [requestId])).rows;
-export const ignoredOf = async (requestId: string) => (await db().query("SELECT * FROM ignored_events WHERE request_id = $1 ORDER BY created_at, id", [requestId])).rows;
+export const ignoredOf = async (requestId: string) =>
+  (await db().query("SELECT * FROM ignored_events WHERE request_id = $1 ORDER BY created_at, id", [requestId])).rows;
 export const attemptsOf = async (eventId: string) => (await db().query("SELECT * FROM attempts WHERE event_id = $1 ORDER BY attempt_number", [eventId])).rows;
 export const requestRow = async (requestId: string) => (await db().query("SELECT * FROM requests WHERE id = $1", [requestId])).rows[0];
 
@@ -56,4 +66,5 @@ export function ignoredIn(requestId: string, count = 1) {
 }
 
 /** The requests the receiver got under `/<tag>`. */
-export const receivedBy = (receiver: Receiver, tag: string) => receiver.received.filter((r) => r.url === `/${tag}` || r.url.startsWith(`/${tag}/`) || r.url.startsWith(`/${tag}?`));
+export const receivedBy = (receiver: Receiver, tag: string) =>
+  receiver.received.filter((r) => r.url === `/${tag}` || r.url.startsWith(`/${tag}/`) || r.url.startsWith(`/${tag}?`));

@@ -51,15 +51,20 @@ export async function startReceiver(): Promise<Receiver> {
         const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(received)) });
       }),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Polls `fn` (sync or async) until it returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {

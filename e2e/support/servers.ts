@@ -46,7 +46,10 @@ export function testPostgresFromEnv(env: NodeJS.ProcessEnv = process.env): TestP
   if (env.TEST_PG_URL) return { adminUrl: env.TEST_PG_URL };
   if (!env.TEST_PG_VERSION) return {};
   const found = systemPostgres(Number(env.TEST_PG_VERSION));
-  if (!found) throw new Error(`TEST_PG_VERSION=${env.TEST_PG_VERSION}: /usr/lib/postgresql/${env.TEST_PG_VERSION} is not installed (apt-get install postgresql-${env.TEST_PG_VERSION})`);
+  if (!found)
+    throw new Error(
+      `TEST_PG_VERSION=${env.TEST_PG_VERSION}: /usr/lib/postgresql/${env.TEST_PG_VERSION} is not installed (apt-get install postgresql-${env.TEST_PG_VERSION})`,
+    );
   return found;
 }
 
@@ -193,7 +196,7 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
           return false;
         }
       };
-      for (const end = Date.now() + 15_000; groupAlive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+      for (const end = Date.now() + 15_000; groupAlive() && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
       if (groupAlive()) process.kill(-child.pid!, "SIGKILL");
     },
   };

@@ -60,7 +60,12 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
 async function stream(req: IncomingMessage, res: ServerResponse, teamId: string, sessionId: string) {
   const session = await findCliSession(teamId, sessionId);
   if (!session) throw new AppError("NOT_FOUND", `No open session ${sessionId}; create a new one`);
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" });
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
   let closed = false;
   let unsubscribe: (() => void) | undefined;
   const ping = setInterval(() => res.write(": ping\n\n"), PING_MS);
@@ -77,7 +82,10 @@ async function stream(req: IncomingMessage, res: ServerResponse, teamId: string,
   res.on("error", done);
   unsubscribe = await getCliFeed().subscribe(sessionId, (n) => {
     void loadCliDelivery(n.attempt_id, n.event_id).then(
-      (d) => d && !closed && res.write(`event: attempt\ndata: ${JSON.stringify({ ...d, request: { ...d.request, timeout_ms: getConfig().deliveryTimeoutMs } })}\n\n`),
+      (d) =>
+        d &&
+        !closed &&
+        res.write(`event: attempt\ndata: ${JSON.stringify({ ...d, request: { ...d.request, timeout_ms: getConfig().deliveryTimeoutMs } })}\n\n`),
       (err) => log.warn("could not load a CLI delivery", err instanceof Error ? err.message : err),
     );
   });

@@ -64,19 +64,30 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
     const taken = await findDestinationByName(teamId, `cli-${source.name}`);
     const destinationName = !taken || taken.type === "CLI" ? `cli-${source.name}` : `cli-${source.name}-${createId("cliSession").slice(-6)}`;
     try {
-      await createConnection(teamId, { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } } as never, "2025-07-01");
+      await createConnection(
+        teamId,
+        { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } } as never,
+        "2025-07-01",
+      );
     } catch (err) {
       // 409: another CLI created it meanwhile (found below), or the name belongs to a non-CLI or disabled connection.
       if (!(err instanceof AppError && err.status === 409)) throw err;
     }
     connections = (await load()).rows;
     if (connections.length === 0) {
-      throw new AppError("VALIDATION", `Connection "${name}" of source "${source.name}" exists but is disabled or does not deliver to a CLI destination; name another connection`);
+      throw new AppError(
+        "VALIDATION",
+        `Connection "${name}" of source "${source.name}" exists but is disabled or does not deliver to a CLI destination; name another connection`,
+      );
     }
   }
   const id = createId("cliSession");
   // Not live (dispatchToCli skips it) until its stream opens and marks it seen.
-  await getPool().query("INSERT INTO cli_sessions (id, team_id, webhook_ids, last_seen_at) VALUES ($1, $2, $3, now() - interval '1 day')", [id, teamId, connections.map((c) => c.id)]);
+  await getPool().query("INSERT INTO cli_sessions (id, team_id, webhook_ids, last_seen_at) VALUES ($1, $2, $3, now() - interval '1 day')", [
+    id,
+    teamId,
+    connections.map((c) => c.id),
+  ]);
   bumpConfigGeneration();
   return {
     id,
@@ -89,7 +100,10 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
 
 /** The open session `id` of `teamId`, or null. */
 export async function findCliSession(teamId: string, id: string): Promise<{ id: string; webhook_ids: string[] } | null> {
-  const { rows } = await getPool().query<{ id: string; webhook_ids: string[] }>("SELECT id, webhook_ids FROM cli_sessions WHERE id = $1 AND team_id = $2 AND closed_at IS NULL", [id, teamId]);
+  const { rows } = await getPool().query<{ id: string; webhook_ids: string[] }>(
+    "SELECT id, webhook_ids FROM cli_sessions WHERE id = $1 AND team_id = $2 AND closed_at IS NULL",
+    [id, teamId],
+  );
   return rows[0] ?? null;
 }
 
@@ -110,7 +124,10 @@ export async function requeueUnavailable(connectionIds: string[]): Promise<numbe
        RETURNING id`,
       [connectionIds],
     );
-    await enqueueDeliveries(client, rows.map((r) => r.id));
+    await enqueueDeliveries(
+      client,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }

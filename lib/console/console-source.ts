@@ -49,9 +49,9 @@ export async function requireConsoleSource(publicId: string): Promise<ConsoleSou
 export async function requireOwnedConsoleSource(publicId: string, session: ConsoleSession | null): Promise<ConsoleSource> {
   const source = await requireConsoleSource(publicId);
   if (!session || session.teamId !== source.team_id) {
-    throw new AppError("FORBIDDEN", "Not the owner of this test URL", { messages: [
-      "Only the workspace that created this test URL can change it: send its hookyard_session cookie (open it in the browser that created it).",
-    ] });
+    throw new AppError("FORBIDDEN", "Not the owner of this test URL", {
+      messages: ["Only the workspace that created this test URL can change it: send its hookyard_session cookie (open it in the browser that created it)."],
+    });
   }
   return source;
 }

@@ -20,11 +20,12 @@ export async function createTestUrl(
   const type = input.type ?? "WEBHOOK";
   const definition = findSourceType(type);
   // The console follows the newest API version: a retired combined type is not offered.
-  if (!definition || definition.acceptedUntil) throw new AppError("VALIDATION", "Unsupported type", { messages: [`type: "${type}" is not a supported source type`] });
+  if (!definition || definition.acceptedUntil)
+    throw new AppError("VALIDATION", "Unsupported type", { messages: [`type: "${type}" is not a supported source type`] });
   if (definition.requiresAuth) {
-    throw new AppError("VALIDATION", "Type requires authentication", { messages: [
-      `type: "${type}" requires authentication and cannot be used for a test URL`,
-    ] });
+    throw new AppError("VALIDATION", "Type requires authentication", {
+      messages: [`type: "${type}" requires authentication and cannot be used for a test URL`],
+    });
   }
 
   let teamId: string;

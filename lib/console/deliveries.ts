@@ -34,12 +34,16 @@ export const ZConsoleEvent = z.object({
   next_attempt_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
 });
-export const ZConsoleDeliveries = z.object({
-  request_id: z.string(),
-  rejection_cause: z.string().nullable(),
-  events: z.array(ZConsoleEvent),
-  ignored_events: z.array(z.object({ id: z.string(), cause: z.string(), connection: z.object({ id: z.string(), name: z.string().nullable() }), created_at: z.iso.datetime() })),
-}).meta({ id: "RequestDeliveries" });
+export const ZConsoleDeliveries = z
+  .object({
+    request_id: z.string(),
+    rejection_cause: z.string().nullable(),
+    events: z.array(ZConsoleEvent),
+    ignored_events: z.array(
+      z.object({ id: z.string(), cause: z.string(), connection: z.object({ id: z.string(), name: z.string().nullable() }), created_at: z.iso.datetime() }),
+    ),
+  })
+  .meta({ id: "RequestDeliveries" });
 export type TConsoleDeliveries = z.infer<typeof ZConsoleDeliveries>;
 export type TConsoleEvent = z.infer<typeof ZConsoleEvent>;
 
@@ -123,7 +127,12 @@ export async function getRequestDeliveries(publicId: string, requestId: string):
       next_attempt_at: iso(e.next_attempt_at),
       created_at: e.created_at.toISOString(),
     })),
-    ignored_events: ignored.map((i) => ({ id: i.id, cause: i.cause, connection: { id: i.webhook_id, name: i.connection_name }, created_at: i.created_at.toISOString() })),
+    ignored_events: ignored.map((i) => ({
+      id: i.id,
+      cause: i.cause,
+      connection: { id: i.webhook_id, name: i.connection_name },
+      created_at: i.created_at.toISOString(),
+    })),
   };
 }
 

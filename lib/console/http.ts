@@ -46,7 +46,9 @@ function parseJsonBody<B>(req: HttpRequest, schema: z.ZodType<B>): B {
     try {
       value = parseJsonInput(text);
     } catch (err) {
-      throw new AppError("VALIDATION", "Invalid JSON", { messages: [err instanceof AppError ? err.message : `Body is not valid JSON: ${(err as Error).message}`] });
+      throw new AppError("VALIDATION", "Invalid JSON", {
+        messages: [err instanceof AppError ? err.message : `Body is not valid JSON: ${(err as Error).message}`],
+      });
     }
   }
   const parsed = schema.safeParse(value);
@@ -61,7 +63,13 @@ function parseJsonBody<B>(req: HttpRequest, schema: z.ZodType<B>): B {
  * `[message]`); anything else → 500.
  */
 export function consoleErrorResponse(err: unknown): HttpResponse {
-  if (err instanceof AppError && err.code === "RATE_LIMITED" && err.details.limit !== undefined && err.details.resetAt && err.details.retryAfterSeconds !== undefined) {
+  if (
+    err instanceof AppError &&
+    err.code === "RATE_LIMITED" &&
+    err.details.limit !== undefined &&
+    err.details.resetAt &&
+    err.details.retryAfterSeconds !== undefined
+  ) {
     const { limit, resetAt, retryAfterSeconds } = err.details;
     return json(
       429,

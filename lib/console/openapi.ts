@@ -99,7 +99,18 @@ export function consoleOpenApi(): Record<string, unknown> {
             "Runs the request through the test URL's connections again (for instance to a running `hookyard listen`). Only for the workspace that created the test URL: send its `hookyard_session` cookie. 60 per minute.",
           parameters: [idParam, requestIdParam],
           responses: {
-            "200": { description: "The new events' ids.", content: { "application/json": { schema: { type: "object", properties: { request_id: { type: "string" }, event_ids: { type: "array", items: { type: "string" } } }, required: ["request_id", "event_ids"] } } } },
+            "200": {
+              description: "The new events' ids.",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    properties: { request_id: { type: "string" }, event_ids: { type: "array", items: { type: "string" } } },
+                    required: ["request_id", "event_ids"],
+                  },
+                },
+              },
+            },
             "403": { description: "No session cookie, or not the cookie of the workspace that created the test URL.", content: jsonContent("ConsoleError") },
             "404": { description: "No such request on this test URL.", content: jsonContent("ConsoleError") },
             "429": { description: "Rate limit exceeded.", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },

@@ -55,10 +55,7 @@ export const ZCapturedRequest = z
     body_truncated: z.boolean().meta({ description: "True when `body` holds only the first bytes of the body." }),
     content_type: z.string().nullable(),
     verified: z.boolean().meta({ description: "Whether the request passed the source's verification." }),
-    rejection_cause: z
-      .string()
-      .nullable()
-      .meta({ description: "Why the request was rejected: NO_CONNECTION, UNSUPPORTED_HTTP_METHOD, PAYLOAD_TOO_LARGE, …" }),
+    rejection_cause: z.string().nullable().meta({ description: "Why the request was rejected: NO_CONNECTION, UNSUPPORTED_HTTP_METHOD, PAYLOAD_TOO_LARGE, …" }),
   })
   .partial()
   .meta({ id: "CapturedRequest" });

@@ -48,10 +48,13 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
       `INSERT INTO teams (id, name, mode, cli_key_hash, signing_secret_encrypted, created_at, updated_at) VALUES ($1, 'Guest workspace', 'GUEST', $2, $3, $4, $4)`,
       [teamId, hashCliKey(cliKey), encryptSecret(newSigningSecret()), now],
     );
-    await client.query(
-      "INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
-      [session.id, hashToken(token), teamId, session.expiresAt, now],
-    );
+    await client.query("INSERT INTO console_sessions (id, token_hash, team_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)", [
+      session.id,
+      hashToken(token),
+      teamId,
+      session.expiresAt,
+      now,
+    ]);
   });
   return { session, token, cliKey };
 }
@@ -65,7 +68,10 @@ export async function createGuestWorkspace(now = new Date()): Promise<{ session:
  */
 export function cookieDomainFor(host: string, setting: string): string | undefined {
   if (setting !== "auto") return setting || undefined;
-  const hostname = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase();
+  const hostname = host
+    .replace(/:\d+$/, "")
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase();
   if (!hostname || /^[\d.]+$/.test(hostname) || hostname.includes(":")) return undefined;
   const parent = hostname.slice(hostname.indexOf(".") + 1);
   if (!hostname.includes(".") || !parent.includes(".")) return undefined;

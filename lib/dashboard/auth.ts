@@ -12,7 +12,16 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getConfig } from "@/lib/config";
-import { authSecret, endDashboardSession, renewDashboardSession, secure, SESSION_SECONDS, sessionCookieName, sessionUser, startDashboardSession } from "@/lib/teams/dashboard-session";
+import {
+  authSecret,
+  endDashboardSession,
+  renewDashboardSession,
+  secure,
+  SESSION_SECONDS,
+  sessionCookieName,
+  sessionUser,
+  startDashboardSession,
+} from "@/lib/teams/dashboard-session";
 import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
 import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { checkCredentials, consumeSignInToken, MIN_PASSWORD_LENGTH, resetPassword } from "@/lib/dashboard/users";
@@ -104,4 +113,3 @@ export function authOptions(): NextAuthOptions {
     },
   };
 }
-

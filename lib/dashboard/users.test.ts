@@ -20,7 +20,16 @@ describe("dashboard password hashes", () => {
   });
 
   it("a malformed or absurd stored hash verifies nothing and never throws", async () => {
-    for (const bad of [null, "", "scrypt$", "bcrypt$1$2$3$4$5", "scrypt$1000$8$1$c2FsdA$aGFzaA", "scrypt$1073741824$8$1$c2FsdA$aGFzaA", "scrypt$16384$0$1$c2FsdA$aGFzaA", "scrypt$16384$8$1$c2FsdA$"]) {
+    for (const bad of [
+      null,
+      "",
+      "scrypt$",
+      "bcrypt$1$2$3$4$5",
+      "scrypt$1000$8$1$c2FsdA$aGFzaA",
+      "scrypt$1073741824$8$1$c2FsdA$aGFzaA",
+      "scrypt$16384$0$1$c2FsdA$aGFzaA",
+      "scrypt$16384$8$1$c2FsdA$",
+    ]) {
       expect(await verifyPassword("anything at all", bad), String(bad)).toBe(false);
       expect(needsRehash(bad)).toBe(true);
     }

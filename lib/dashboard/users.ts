@@ -9,7 +9,12 @@ import { getPool } from "@/lib/db/pool";
 import { createId, createToken } from "@/lib/ids";
 import { AppError } from "@/lib/http/errors";
 
-const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+const scrypt = promisify(scryptCb) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
 /**
  * scrypt cost of new hashes: OWASP's minimum (N = 2^17, r 8, p 1): 128 MiB and a few hundred ms per hash
  * (docs/dashboard.md "Signing in"). Hashes made with other parameters still verify (the parameters are
@@ -27,7 +32,6 @@ export const MIN_PASSWORD_LENGTH = 12;
 export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 
 export type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
-
 
 /** `scrypt$N$r$p$salt$hash` (salt and hash base64url) of `password`, with `params` (default {@link SCRYPT_PARAMS}). */
 export async function hashPassword(password: string, params: { N: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {
@@ -138,7 +142,10 @@ export async function deleteUser(idOrEmail: string): Promise<boolean> {
  * hash changed meanwhile).
  */
 export async function checkCredentials(email: string, password: string): Promise<DashboardUser | null> {
-  const { rows } = await getPool().query<DashboardUser & { password_hash: string | null }>(`SELECT ${COLUMNS}, password_hash FROM dashboard_users WHERE email = $1`, [email.trim().toLowerCase()]);
+  const { rows } = await getPool().query<DashboardUser & { password_hash: string | null }>(
+    `SELECT ${COLUMNS}, password_hash FROM dashboard_users WHERE email = $1`,
+    [email.trim().toLowerCase()],
+  );
   const row = rows[0];
   if (!row?.password_hash) {
     dummyHash ??= hashPassword(randomBytes(12).toString("hex"));
@@ -147,7 +154,11 @@ export async function checkCredentials(email: string, password: string): Promise
   }
   if (!(await verifyPassword(password, row.password_hash))) return null;
   if (needsRehash(row.password_hash)) {
-    await getPool().query("UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [row.id, row.password_hash, await hashPassword(password)]);
+    await getPool().query("UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [
+      row.id,
+      row.password_hash,
+      await hashPassword(password),
+    ]);
   }
   const { password_hash: _, ...user } = row;
   return user;

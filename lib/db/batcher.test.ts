@@ -87,7 +87,12 @@ describe("Batcher: the one group-commit mechanism (lib/db/batcher.ts)", () => {
       100,
       1,
     );
-    const answers = [1, 2, 3, 4].map((n) => batcher.submit(n).then((v) => ({ ok: v }), (e: Error) => ({ err: e.message })));
+    const answers = [1, 2, 3, 4].map((n) =>
+      batcher.submit(n).then(
+        (v) => ({ ok: v }),
+        (e: Error) => ({ err: e.message }),
+      ),
+    );
     expect(await Promise.all(answers)).toEqual([{ ok: 2 }, { ok: 4 }, { err: "bad item in [3]" }, { ok: 8 }]);
     expect(batches).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
     // The batcher keeps serving after a failure.

@@ -56,7 +56,15 @@ export class Batcher<I, O> {
           batch.forEach((b, i) => b.resolve(out[i]));
         } catch (err) {
           if (batch.length === 1) batch[0].reject(err);
-          else await Promise.all(batch.map((b) => this.run([b.item]).then((o) => b.resolve(o[0]), (e) => b.reject(e))));
+          else
+            await Promise.all(
+              batch.map((b) =>
+                this.run([b.item]).then(
+                  (o) => b.resolve(o[0]),
+                  (e) => b.reject(e),
+                ),
+              ),
+            );
         }
       }
     } finally {

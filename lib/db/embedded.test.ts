@@ -65,7 +65,10 @@ describe("embedded PostgreSQL", () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "hookyard-port-"));
     cleanup.push(dataDir);
     try {
-      const err = await startEmbeddedPostgres({ dataDir, port }).then(() => null, (e: Error) => e);
+      const err = await startEmbeddedPostgres({ dataDir, port }).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(err).not.toBeNull();
       expect(err!.name).toBe("StartFailure");
       expect(err!.message).toBe(`Port ${port} for the embedded PostgreSQL is in use by another program; set EMBEDDED_PG_PORT to a free port.`);

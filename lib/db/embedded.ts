@@ -88,7 +88,10 @@ function postgresUser(): Ids {
   if (id("-u").status !== 0) {
     spawnSync("groupadd", ["--system", "postgres"]);
     const made = spawnSync("useradd", ["--system", "-g", "postgres", "--no-create-home", "postgres"], { encoding: "utf8" });
-    if (id("-u").status !== 0) throw new StartFailure(`Running as root, the embedded PostgreSQL needs a "postgres" system user and it could not be created (${(made.stderr || "useradd failed").trim()}); create it with \`useradd --system postgres\`, or set DATABASE_URL to use your own PostgreSQL.`);
+    if (id("-u").status !== 0)
+      throw new StartFailure(
+        `Running as root, the embedded PostgreSQL needs a "postgres" system user and it could not be created (${(made.stderr || "useradd failed").trim()}); create it with \`useradd --system postgres\`, or set DATABASE_URL to use your own PostgreSQL.`,
+      );
   }
   return { uid: Number(id("-u").stdout.trim()), gid: Number(id("-g").stdout.trim()) };
 }
@@ -105,7 +108,9 @@ async function sharedRoot(): Promise<string> {
       return dir;
     } catch {}
   }
-  throw new StartFailure("Running as root, Hookyard found no directory the postgres user can reach for the embedded PostgreSQL (tried /var/lib/hookyard and the temporary directory); make /var/lib writable, or set DATABASE_URL to use your own PostgreSQL.");
+  throw new StartFailure(
+    "Running as root, Hookyard found no directory the postgres user can reach for the embedded PostgreSQL (tried /var/lib/hookyard and the temporary directory); make /var/lib writable, or set DATABASE_URL to use your own PostgreSQL.",
+  );
 }
 
 /** Binaries `postgres` can run: `binDir` itself, or a copy of it in the shared root (made once, atomically). */
@@ -113,7 +118,11 @@ async function reachableBinaries(binDir: string, ids: Ids, log: (m: string) => v
   if (canRun(ids, path.join(binDir, "bin", "postgres"), ["--version"])) return binDir;
   // Named by what the binaries are (version and size), so every checkout of one release shares one copy.
   const versionLine = spawnSync(path.join(binDir, "bin", "postgres"), ["--version"], { encoding: "utf8" }).stdout ?? "";
-  const version = createHash("sha256").update(versionLine).update(String((await fs.stat(path.join(binDir, "bin", "postgres"))).size)).digest("hex").slice(0, 12);
+  const version = createHash("sha256")
+    .update(versionLine)
+    .update(String((await fs.stat(path.join(binDir, "bin", "postgres"))).size))
+    .digest("hex")
+    .slice(0, 12);
   const target = path.join(await sharedRoot(), `postgres-${version}`);
   if (!existsSync(path.join(target, "bin", "postgres"))) {
     log(`the postgres user cannot reach ${binDir}: copying the PostgreSQL binaries to ${target}`);
@@ -124,7 +133,9 @@ async function reachableBinaries(binDir: string, ids: Ids, log: (m: string) => v
     await fs.rename(tmp, target).catch(async () => fs.rm(tmp, { recursive: true, force: true }));
   }
   if (!canRun(ids, path.join(target, "bin", "postgres"), ["--version"])) {
-    throw new StartFailure(`The postgres user cannot run the PostgreSQL binaries, even copied to ${target}; check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`);
+    throw new StartFailure(
+      `The postgres user cannot run the PostgreSQL binaries, even copied to ${target}; check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`,
+    );
   }
   return target;
 }
@@ -142,7 +153,10 @@ async function reachablePgData(dataDir: string, ids: Ids | null, log: (m: string
 
 /** The first meaningful line of postgres's output (its FATAL or ERROR line when there is one). */
 function firstProblem(output: string): string {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (lines.find((l) => /FATAL|ERROR|PANIC|could not|error/i.test(l)) ?? lines[0] ?? "no output").replace(/\.$/, "").slice(0, 300);
 }
 
@@ -180,7 +194,9 @@ export async function startEmbeddedPostgres(opts: {
   try {
     await fs.mkdir(dataDir, { recursive: true });
   } catch (err) {
-    throw new StartFailure(`Hookyard cannot create its data directory ${dataDir} (${(err as NodeJS.ErrnoException).code}); set DATA_DIR to a directory you can write.`);
+    throw new StartFailure(
+      `Hookyard cannot create its data directory ${dataDir} (${(err as NodeJS.ErrnoException).code}); set DATA_DIR to a directory you can write.`,
+    );
   }
   // postgres may run as another user: it must be able to traverse the data directory.
   await fs.chmod(dataDir, 0o755).catch(() => {});
@@ -203,10 +219,16 @@ export async function startEmbeddedPostgres(opts: {
     await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
     if (ids) await fs.chown(pwfile, ids.uid, ids.gid);
     try {
-      await runToEnd(path.join(binDir, "bin", "initdb"), [`--pgdata=${pgData}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"], { ids, logFile });
+      await runToEnd(
+        path.join(binDir, "bin", "initdb"),
+        [`--pgdata=${pgData}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"],
+        { ids, logFile },
+      );
     } catch (err) {
       await fs.rm(pgData, { recursive: true, force: true }).catch(() => {});
-      throw new StartFailure(`The embedded PostgreSQL could not initialise ${pgData} (${firstProblem(String((err as Error).message))}); check that the disk has room and the directory is writable (details in ${logFile}), or set DATABASE_URL to use your own PostgreSQL.`);
+      throw new StartFailure(
+        `The embedded PostgreSQL could not initialise ${pgData} (${firstProblem(String((err as Error).message))}); check that the disk has room and the directory is writable (details in ${logFile}), or set DATABASE_URL to use your own PostgreSQL.`,
+      );
     } finally {
       await fs.rm(pwfile, { force: true });
     }
@@ -225,7 +247,9 @@ export async function startEmbeddedPostgres(opts: {
     await admin.end();
   } catch (err) {
     child.kill("SIGKILL");
-    throw new StartFailure(`The embedded PostgreSQL started but did not accept a connection (${(err as Error).message}); see ${logFile}, or delete ${pgData} to start with an empty database.`);
+    throw new StartFailure(
+      `The embedded PostgreSQL started but did not accept a connection (${(err as Error).message}); see ${logFile}, or delete ${pgData} to start with an empty database.`,
+    );
   }
 
   let stopping: Promise<void> | null = null;
@@ -317,7 +341,9 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
     // guard does.
     { ...(ids ?? {}), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_MESSAGES: "C" }, detached: true },
   );
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   if (child.pid) void exited.then(guardPostgres(child.pid, pgData, logFile));
   const file = createWriteStream(logFile, { flags: "a" });
   file.on("error", () => {});
@@ -343,7 +369,9 @@ async function spawnPostgres(binDir: string, pgData: string, port: number, ids: 
       throw new StartFailure(`Port ${port} for the embedded PostgreSQL is in use by another program; set EMBEDDED_PG_PORT to a free port.`);
     }
     if ((err as NodeJS.ErrnoException).code === "EACCES") {
-      throw new StartFailure(`The embedded PostgreSQL cannot be run from ${binDir} (permission denied); check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`);
+      throw new StartFailure(
+        `The embedded PostgreSQL cannot be run from ${binDir} (permission denied); check that directory's permissions, or set DATABASE_URL to use your own PostgreSQL.`,
+      );
     }
     throw new StartFailure(`The embedded PostgreSQL did not start (${firstProblem(text)}); see ${logFile}, or set DATABASE_URL to use your own PostgreSQL.`);
   }

@@ -5,8 +5,21 @@
 import { getPool } from "@/lib/db/pool";
 
 /** SQLSTATE classes and codes meaning "the server is not available now", and Node socket errors. */
-const UNAVAILABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection (?:is )?closed|the database system is (?:starting up|shutting down|in recovery mode)|Cannot use a pool after calling end/i;
+const UNAVAILABLE_CODES = new Set([
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection (?:is )?closed|the database system is (?:starting up|shutting down|in recovery mode)|Cannot use a pool after calling end/i;
 
 /** True when `err` says the database cannot be reached now (down, restarting, too many connections), not that a query was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {

@@ -29,7 +29,15 @@ const TIME_PARTITIONED = ["outbound_attempts", "outbound_events"];
  * the worker: they have no primary key, so schema.prisma cannot describe them. They are checked to exist and are
  * left out of the comparison.
  */
-const ROLLUP_TABLES = ["metrics_dirty", "metrics_requests_1m", "metrics_events_1m", "metrics_attempts_1m", "metrics_attempt_latency_1m", "metrics_attempt_latency_1h", "metrics_transformations_1m"];
+const ROLLUP_TABLES = [
+  "metrics_dirty",
+  "metrics_requests_1m",
+  "metrics_events_1m",
+  "metrics_attempts_1m",
+  "metrics_attempt_latency_1m",
+  "metrics_attempt_latency_1h",
+  "metrics_transformations_1m",
+];
 const ofRollupTable = (line: string) => ROLLUP_TABLES.some((t) => line.includes(` ${t}.`) || line.includes(` ${t} `) || line.includes(` public.${t} `));
 const KNOWN_DIFFERENCES = [
   ...Object.entries(PARTITIONED).flatMap(([table, key]) => [`partitioned ${table} RANGE (${key})`, `collation ${table}.${key} C`]),

@@ -31,7 +31,13 @@ export function handleClientErrors(pool: pg.Pool): void {
 /** The process-wide pg pool (size DB_POOL_SIZE; a connection attempt gives up after DB_CONNECT_TIMEOUT_MS). */
 export function getPool(): pg.Pool {
   if (!globalForPool.__hookyardPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: getConfig().dbConnectTimeoutMs, application_name: "hookyard" });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl(),
+      max: getConfig().dbPoolSize,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: getConfig().dbConnectTimeoutMs,
+      application_name: "hookyard",
+    });
     handleClientErrors(pool);
     globalForPool.__hookyardPool = pool;
   }
@@ -47,7 +53,14 @@ export function getPool(): pg.Pool {
  */
 export function getBackgroundPool(): pg.Pool {
   if (!globalForPool.__hookyardBackgroundPool) {
-    const pool = new pg.Pool({ connectionString: databaseUrl(), max: getConfig().dbPoolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: getConfig().dbConnectTimeoutMs, options: "-c synchronous_commit=off", application_name: "hookyard-background" });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl(),
+      max: getConfig().dbPoolSize,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: getConfig().dbConnectTimeoutMs,
+      options: "-c synchronous_commit=off",
+      application_name: "hookyard-background",
+    });
     handleClientErrors(pool);
     const nice = Number(process.env.HOOKYARD_DB_BACKEND_NICE ?? 0);
     if (nice > 0) pool.on("connect", (client) => void lowerBackendPriority(client, nice));

@@ -50,3 +50,6 @@ export function modelColumns(alias: string, fields: Record<string, string>, rena
 }
 
 export { Prisma } from "@/lib/generated/prisma/client";
+
+/** `value` (validated JSON: rule lists, trigger configs) as what Prisma writes to a `jsonb` column. */
+export const asJson = (value: unknown): Prisma.InputJsonValue => value as Prisma.InputJsonValue;

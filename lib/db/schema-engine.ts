@@ -25,7 +25,9 @@ let bindings: Promise<Bindings> | undefined;
 function loadBindings(): Promise<Bindings> {
   bindings ??= (async () => {
     const bg = (await import("@prisma/schema-engine-wasm/schema_engine_bg")) as unknown as Bindings;
-    const wasmPath = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg").replace(/\.js$/, ".wasm");
+    const wasmPath = createRequire(import.meta.url)
+      .resolve("@prisma/schema-engine-wasm/schema_engine_bg")
+      .replace(/\.js$/, ".wasm");
     const { instance } = await WebAssembly.instantiate(await fs.readFile(wasmPath), { "./schema_engine_bg.js": bg });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
@@ -70,7 +72,10 @@ async function withEngine<T>(connectionString: string, fn: (engine: SchemaEngine
 /** Reads `prisma/migrations/*\/migration.sql` in Prisma's layout, oldest first. */
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const lockPath = path.join(dir, "migration_lock.toml");
   const lock = await fs.readFile(lockPath, "utf8").catch(() => null);
   return {

@@ -30,6 +30,10 @@ export function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, pool
  * same simple-protocol message, so one round trip instead of two) open the transaction; `fn` gets that
  * statement's rows. Throws like inTransaction.
  */
-export function inTransactionFrom<R extends pg.QueryResultRow, T>(sql: string, fn: (client: pg.PoolClient, rows: R[]) => Promise<T>, pool: pg.Pool = getPool()): Promise<T> {
+export function inTransactionFrom<R extends pg.QueryResultRow, T>(
+  sql: string,
+  fn: (client: pg.PoolClient, rows: R[]) => Promise<T>,
+  pool: pg.Pool = getPool(),
+): Promise<T> {
   return transaction(pool, `BEGIN; ${sql}`, (client, opened) => fn(client, (opened as pg.QueryResult<R>[])[1].rows));
 }

@@ -118,7 +118,17 @@ describe("refusedAddressReason", () => {
   });
 
   it("DELIVERY_ALLOWED_CIDRS allows the private addresses inside them (also as carried IPv4), and no others", () => {
-    for (const a of ["10.1.2.3", "10.255.0.1", "::ffff:10.1.2.3", "::ffff:0:10.1.2.3", "64:ff9b::10.1.2.3", "127.0.0.1", "::ffff:127.0.0.1", "fd12::1", "fd12:ffff::9"]) {
+    for (const a of [
+      "10.1.2.3",
+      "10.255.0.1",
+      "::ffff:10.1.2.3",
+      "::ffff:0:10.1.2.3",
+      "64:ff9b::10.1.2.3",
+      "127.0.0.1",
+      "::ffff:127.0.0.1",
+      "fd12::1",
+      "fd12:ffff::9",
+    ]) {
       expect(refusedAddressReason(a, someCidrs), a).toBeNull();
     }
     for (const a of ["127.0.0.2", "192.168.1.1", "172.16.0.1", "::1", "fd13::1", "100.64.0.1", "64:ff9b:1::808:808"]) {
@@ -134,12 +144,20 @@ describe("refusedAddressReason", () => {
 /** A resolver the test controls: answers `hostname` with the given addresses. */
 function resolverOf(answers: (hostname: string) => string[]): Resolver {
   return (hostname, _options, callback) =>
-    queueMicrotask(() => callback(null, answers(hostname).map((address): dns.LookupAddress => ({ address: address.replace(/^\[|\]$/g, ""), family: address.includes(":") ? 6 : 4 }))));
+    queueMicrotask(() =>
+      callback(
+        null,
+        answers(hostname).map((address): dns.LookupAddress => ({ address: address.replace(/^\[|\]$/g, ""), family: address.includes(":") ? 6 : 4 })),
+      ),
+    );
 }
 
 /** Runs the guarded lookup for `hostname` (all answers); resolves with the error or the addresses. */
 function lookUp(policy: ReturnType<typeof addressPolicy>, answers: string[], all = true): Promise<{ err: NodeJS.ErrnoException | null; result: unknown }> {
-  const lookup = guardedLookup(policy, resolverOf(() => answers));
+  const lookup = guardedLookup(
+    policy,
+    resolverOf(() => answers),
+  );
   return new Promise((resolve) => lookup("hooks.customer.test", { all }, (err, address) => resolve({ err, result: address })));
 }
 
@@ -191,7 +209,15 @@ describe("guardedResolve (connections undici does not make: RabbitMQ)", () => {
 
   it("metadata and other never-targets, literal or resolved, are refused under every setting", async () => {
     for (const policy of [privateOn, privateOff, everything]) {
-      for (const host of ["169.254.169.254", "[fd00:ec2::254]", "fd00:ec2::254", "::ffff:169.254.169.254", "0.0.0.0", "meta.customer.test", "meta6.customer.test"]) {
+      for (const host of [
+        "169.254.169.254",
+        "[fd00:ec2::254]",
+        "fd00:ec2::254",
+        "::ffff:169.254.169.254",
+        "0.0.0.0",
+        "meta.customer.test",
+        "meta6.customer.test",
+      ]) {
         expect([host, await outcome(host, policy)]).toEqual([host, "EREFUSEDADDRESS"]);
       }
     }

@@ -50,8 +50,21 @@ const METADATA_HOSTNAMES = new Set([
 ]);
 
 const NEVER = new Set([
-  "unspecified", "broadcast", "multicast", "linkLocal", "reserved", "benchmarking", "amt", "as112", "as112v6",
-  "orchid2", "deprecatedOrchid", "discard", "segmentRouting", "6to4", "teredo",
+  "unspecified",
+  "broadcast",
+  "multicast",
+  "linkLocal",
+  "reserved",
+  "benchmarking",
+  "amt",
+  "as112",
+  "as112v6",
+  "orchid2",
+  "deprecatedOrchid",
+  "discard",
+  "segmentRouting",
+  "6to4",
+  "teredo",
 ]);
 const PRIVATE = new Set(["private", "loopback", "carrierGradeNat", "uniqueLocal", "deprecatedSiteLocal"]);
 
@@ -180,7 +193,10 @@ export function refusedAddressReason(address: string, policy: AddressPolicy): st
  * the name may be resolved (its addresses are checked then).
  */
 export function refusedHostReason(host: string, policy: AddressPolicy): string | null {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (METADATA_HOSTNAMES.has(name)) return `${host} is a cloud metadata service (never a delivery target)`;
   // What net.connect takes as an address literal (it never looks those up).
   if (isIP(name)) return refusedAddressReason(name, policy);
@@ -193,7 +209,11 @@ export class RefusedAddressError extends Error {
 }
 
 /** Resolves a host name to all its addresses (dns.lookup with `all: true` by default; tests inject their own). */
-export type Resolver = (hostname: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: dns.LookupOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hostname, { ...options, all: true }, callback);
 
@@ -202,7 +222,11 @@ const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hos
  * when any resolved address is refused under `policy`. What it returns is what the socket connects to.
  */
 export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemResolver): LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
+  ) => {
     resolve(hostname, options, (err, list) => {
       if (err) return callback(err, "", 0);
       if (!list.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
@@ -213,7 +237,7 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemR
       if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });
-  });
+  };
 }
 
 /**
@@ -253,7 +277,7 @@ export function guardedConnector(policy: AddressPolicy, options: { timeout?: num
     if (hostReason) return callback(new RefusedAddressError(hostReason), null);
     connect(opts, (err, socket) => {
       if (err) return callback(err, null);
-      const peer = (socket).remoteAddress;
+      const peer = socket.remoteAddress;
       const reason = peer ? refusedAddressReason(peer, policy) : `${opts.hostname}: the connection has no peer address`;
       if (!reason) return callback(null, socket);
       socket.destroy();

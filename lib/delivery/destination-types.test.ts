@@ -8,7 +8,11 @@ describe("DestinationTypeRegistry", () => {
     const r = new DestinationTypeRegistry<Named>("test").register({ type: "b", n: 1 }, { type: "a", n: 2 });
     r.register({ type: "c", n: 3 });
     expect(r.names()).toEqual(["b", "a", "c"]);
-    expect(r.list()).toEqual([{ type: "b", n: 1 }, { type: "a", n: 2 }, { type: "c", n: 3 }]);
+    expect(r.list()).toEqual([
+      { type: "b", n: 1 },
+      { type: "a", n: 2 },
+      { type: "c", n: 3 },
+    ]);
     expect(r.get("a")).toEqual({ type: "a", n: 2 });
     expect(r.find("c")).toEqual({ type: "c", n: 3 });
   });

@@ -50,7 +50,12 @@ afterAll(async () => {
 describe("sendHttp", () => {
   it("sends method, path, query, headers and body; records status, body and latencies", async () => {
     const before = Date.now();
-    const r = await sendHttp({ url: `${base}/ok?a=1&b=two`, method: "PUT", headers: { "content-type": "application/json", "x-custom": "v" }, body: Buffer.from('{"k":1}') });
+    const r = await sendHttp({
+      url: `${base}/ok?a=1&b=two`,
+      method: "PUT",
+      headers: { "content-type": "application/json", "x-custom": "v" },
+      body: Buffer.from('{"k":1}'),
+    });
     expect(r).toMatchObject({ status: 201, body: "created", errorCode: null });
     expect(r.responseLatency).toBeGreaterThanOrEqual(0);
     expect(r.deliveryLatency).toBeGreaterThanOrEqual(r.responseLatency!);
@@ -111,7 +116,9 @@ describe("sendHttp", () => {
   });
 
   it("many deliveries at once all complete, each with its own answer", async () => {
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => sendHttp({ url: `${base}/ok?i=${i}`, method: "POST", headers: {}, body: Buffer.from(String(i)) })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => sendHttp({ url: `${base}/ok?i=${i}`, method: "POST", headers: {}, body: Buffer.from(String(i)) })),
+    );
     expect(results.every((r) => r.status === 201 && r.body === "created")).toBe(true);
     const bodies = new Set(seen.filter((s) => s.url.startsWith("/ok?i=")).map((s) => s.body));
     expect(bodies.size).toBe(200);
@@ -165,7 +172,17 @@ describe("sendHttp – refused addresses", () => {
   });
 
   it("a host name resolving to each metadata form is refused after resolution; the receiver sees nothing", async () => {
-    for (const address of ["169.254.169.254", "fd00:ec2::254", "100.100.100.200", "168.63.129.16", "::ffff:a9fe:a9fe", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "fe80::1"]) {
+    for (const address of [
+      "169.254.169.254",
+      "fd00:ec2::254",
+      "100.100.100.200",
+      "168.63.129.16",
+      "::ffff:a9fe:a9fe",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::a9fe:a9fe",
+      "2002:a9fe:a9fe::1",
+      "fe80::1",
+    ]) {
       await configureSender({ policy: addressPolicy(true, ["0.0.0.0/0", "::/0"]), resolve: resolverOf(() => address) });
       const r = await sendHttp({ url: `http://hooks.customer.test:${new URL(base).port}/ok`, method: "POST", headers: {}, body: null, timeoutMs: 2_000 });
       expect(r.errorCode, address).toBe("HOST_UNREACHABLE");

@@ -100,9 +100,14 @@ export async function renewLeases(now = Date.now()): Promise<number> {
 
 /** Renews held leases every third of DELIVERY_LEASE_MS until the returned function is called. */
 export function startLeaseRenewal(): () => void {
-  const timer = setInterval(() => {
-    renewLeases().catch((err) => log.warn("could not renew delivery leases; they may expire and be delivered again", err instanceof Error ? err.message : err));
-  }, Math.max(200, Math.floor(getConfig().deliveryLeaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewLeases().catch((err) =>
+        log.warn("could not renew delivery leases; they may expire and be delivered again", err instanceof Error ? err.message : err),
+      );
+    },
+    Math.max(200, Math.floor(getConfig().deliveryLeaseMs / 3)),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

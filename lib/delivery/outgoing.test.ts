@@ -44,7 +44,12 @@ describe("buildOutgoingRequest", () => {
   it("adds the reference's delivery headers: accept when the request had none, the event URL, and when a retry would follow", () => {
     const d = { ...delivery({}), eventUrl: "http://h/api/2025-07-01/events/evt_1", willRetryAfterS: 60 };
     const out = buildOutgoingRequest(d);
-    expect(out.headers).toMatchObject({ accept: "application/json, text/plain, */*", "x-gateway-event-url": d.eventUrl, "x-gateway-will-retry-after": "60", "idempotency-key": "evt_1" });
+    expect(out.headers).toMatchObject({
+      accept: "application/json, text/plain, */*",
+      "x-gateway-event-url": d.eventUrl,
+      "x-gateway-will-retry-after": "60",
+      "idempotency-key": "evt_1",
+    });
     expect(buildOutgoingRequest({ ...d, willRetryAfterS: null }).headers["x-gateway-will-retry-after"]).toBe("");
     expect(buildOutgoingRequest({ ...d, headers: { accept: "text/csv" } }).headers.accept).toBe("text/csv");
     for (const name of APPENDED_HEADERS) expect(out.headers, name).toHaveProperty(name);

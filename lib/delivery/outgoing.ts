@@ -8,7 +8,21 @@ import { createHmac } from "node:crypto";
 import { gatewaySignatureHeaders } from "@/lib/delivery/signing";
 
 /** Headers never forwarded: hop-by-hop ones, those the sender recomputes, and any inbound `x-gateway-*`. */
-const DROPPED = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect", "http2-settings"]);
+const DROPPED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+  "expect",
+  "http2-settings",
+]);
 
 export type EventDelivery = {
   eventId: string;
@@ -118,7 +132,10 @@ export function buildOutgoingRequest(d: EventDelivery): { url: string; method: s
   const auth = d.destination.auth ?? {};
   switch (config.auth_type) {
     case "CUSTOM_SIGNATURE":
-      if (auth.key && auth.signing_secret) headers[text(auth.key).toLowerCase()] = createHmac("sha256", text(auth.signing_secret)).update(body ?? Buffer.alloc(0)).digest("base64");
+      if (auth.key && auth.signing_secret)
+        headers[text(auth.key).toLowerCase()] = createHmac("sha256", text(auth.signing_secret))
+          .update(body ?? Buffer.alloc(0))
+          .digest("base64");
       break;
     case "BASIC_AUTH":
       headers.authorization = `Basic ${Buffer.from(`${text(auth.username)}:${text(auth.password)}`).toString("base64")}`;

@@ -54,8 +54,14 @@ describe("BurstPacer: ingestion first only for a bounded time", () => {
   }
 
   it("slows starts for the first WORKER_BURST_MAX_MS of a pressure episode, then runs at full speed while it lasts", () => {
-    const pacer = new BurstPacer(() => 100, () => 3000);
-    const [first, later] = startsPerWindow(pacer, 0, 20_000, [[0, 3000], [4000, 20_000]]);
+    const pacer = new BurstPacer(
+      () => 100,
+      () => 3000,
+    );
+    const [first, later] = startsPerWindow(pacer, 0, 20_000, [
+      [0, 3000],
+      [4000, 20_000],
+    ]);
     expect(first).toBeGreaterThanOrEqual(280); // ~100/s for 3 s
     expect(first).toBeLessThanOrEqual(310);
     expect(later).toBe(16_000 * 20); // never slowed again while the same episode lasts
@@ -63,7 +69,10 @@ describe("BurstPacer: ingestion first only for a bounded time", () => {
   });
 
   it("a new episode needs 10 s without reports; reports closer than that stay one (already unslowed) episode", () => {
-    const pacer = new BurstPacer(() => 100, () => 1000);
+    const pacer = new BurstPacer(
+      () => 100,
+      () => 1000,
+    );
     pacer.note(0);
     expect(pacer.active(400)).toBe(true);
     pacer.note(1200);
@@ -76,7 +85,10 @@ describe("BurstPacer: ingestion first only for a bounded time", () => {
   });
 
   it("WORKER_BURST_MAX_MS=0 never slows down", () => {
-    const pacer = new BurstPacer(() => 100, () => 0);
+    const pacer = new BurstPacer(
+      () => 100,
+      () => 0,
+    );
     pacer.note(0);
     expect(pacer.active(0)).toBe(false);
     expect(pacer.take(1)).toBe(0);

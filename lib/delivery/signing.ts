@@ -6,7 +6,9 @@ import { createHmac } from "node:crypto";
  * nothing but the secret: `createHmac("sha256", secret).update(rawBody).digest("base64")`.
  */
 export function gatewaySignature(secret: string, body: Buffer | null): string {
-  return createHmac("sha256", secret).update(body ?? Buffer.alloc(0)).digest("base64");
+  return createHmac("sha256", secret)
+    .update(body ?? Buffer.alloc(0))
+    .digest("base64");
 }
 
 /** `x-gateway-signature` and, while a rolled secret is still active, `x-gateway-signature-2`. */

@@ -38,7 +38,14 @@ function engine(knobs: Knobs, recover = true): WatchedEngine {
 function watch(engines: WatchedEngine[]) {
   const conditions: (string | null)[] = [];
   const gaveUp: string[] = [];
-  stop = startWatchdog({ engines, db: { query: () => Promise.resolve({}) } as never, stallMs: 200, checkMs: 20, onCondition: (w) => conditions.push(w), onGiveUp: (w) => gaveUp.push(w) });
+  stop = startWatchdog({
+    engines,
+    db: { query: () => Promise.resolve({}) } as never,
+    stallMs: 200,
+    checkMs: 20,
+    onCondition: (w) => conditions.push(w),
+    onGiveUp: (w) => gaveUp.push(w),
+  });
   return { conditions, gaveUp };
 }
 

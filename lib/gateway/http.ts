@@ -98,7 +98,14 @@ export function gatewayErrorResponse(err: unknown, rename: (field: string) => st
   }
   if (err instanceof z.ZodError) {
     const errors = fieldErrors(err).map((e) => ({ ...e, field: e.field ? rename(e.field) : e.field }));
-    return { status: 422, json: body(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", { field: errors[0]?.field, message: `${errors[0]?.field ? `${errors[0].field}: ` : ""}${errors[0]?.message}`, errors }) };
+    return {
+      status: 422,
+      json: body(422, "UNPROCESSABLE_ENTITY", "Unprocessable Entity", {
+        field: errors[0]?.field,
+        message: `${errors[0]?.field ? `${errors[0].field}: ` : ""}${errors[0]?.message}`,
+        errors,
+      }),
+    };
   }
   if ((err as { code?: string })?.code === "23505") {
     return { status: 409, json: body(409, "RESOURCE_ALREADY_EXISTS", "Resource already exists", { detail: (err as { detail?: string }).detail }) };
@@ -201,7 +208,12 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
     }
     return new Response(JSON.stringify(json), {
       status,
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...limitHeaders, ...(version ? lifecycleHeaders(version) : {}) },
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "cache-control": "no-store",
+        ...limitHeaders,
+        ...(version ? lifecycleHeaders(version) : {}),
+      },
     });
   };
 }
@@ -211,4 +223,6 @@ export function gatewayRoute<B = undefined, P extends Record<string, string | st
  * authentication, like every endpoint) instead of Next.js's empty one. Route files export it for
  * their missing methods.
  */
-export const methodNotAllowed = gatewayRoute({}, ({ req, url }) => Promise.reject(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not supported on ${url.pathname}`)));
+export const methodNotAllowed = gatewayRoute({}, ({ req, url }) =>
+  Promise.reject(new AppError("METHOD_NOT_ALLOWED", `${req.method} is not supported on ${url.pathname}`)),
+);

@@ -20,8 +20,13 @@ const fail = (status: number, code: string, message: string): HttpResponse => js
  * have; otherwise what ingestion answers for that source. Rejects only when the database fails.
  */
 export async function publish(req: HttpRequest): Promise<HttpResponse> {
-  if (req.method === "OPTIONS") return { status: 204, headers: { ...CORS_HEADERS, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*" } };
-  if (req.method !== "POST") return { ...fail(405, "METHOD_NOT_ALLOWED", "Publish with POST"), headers: { ...CORS_HEADERS, allow: "POST, OPTIONS", "content-type": "application/json; charset=utf-8" } };
+  if (req.method === "OPTIONS")
+    return { status: 204, headers: { ...CORS_HEADERS, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*" } };
+  if (req.method !== "POST")
+    return {
+      ...fail(405, "METHOD_NOT_ALLOWED", "Publish with POST"),
+      headers: { ...CORS_HEADERS, allow: "POST, OPTIONS", "content-type": "application/json; charset=utf-8" },
+    };
   const key = apiKeyFromAuthorization(req.headers.authorization);
   if (!key) return fail(401, "UNAUTHORIZED", "No API key was provided through Basic Auth or Bearer Token");
   const auth = await authenticateApiKey(key);

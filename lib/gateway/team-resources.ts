@@ -48,7 +48,8 @@ export async function getTeamModel<R>(t: TeamModel<R>, teamId: string, id: strin
 }
 
 /** The row named `name` in `teamId`, or null. */
-export const findTeamModelByName = <R>(t: TeamModel<R>, teamId: string, name: string, db: PrismaDb = getPrisma()): Promise<R | null> => t.delegate(db).findFirst({ where: { teamId, name } });
+export const findTeamModelByName = <R>(t: TeamModel<R>, teamId: string, name: string, db: PrismaDb = getPrisma()): Promise<R | null> =>
+  t.delegate(db).findFirst({ where: { teamId, name } });
 
 /**
  * Inserts `data` and returns the row; null when a unique name is taken (the caller answers 409). On the
@@ -72,7 +73,13 @@ export async function createTeamModel<R>(t: TeamModel<R>, data: Record<string, u
  * answers 409). Throws 404 when there is no such row. Not for use inside a transaction: the violation
  * would abort it.
  */
-export async function updateTeamModel<R>(t: TeamModel<R>, teamId: string, id: string, data: Record<string, unknown>, db: PrismaDb = getPrisma()): Promise<R | null> {
+export async function updateTeamModel<R>(
+  t: TeamModel<R>,
+  teamId: string,
+  id: string,
+  data: Record<string, unknown>,
+  db: PrismaDb = getPrisma(),
+): Promise<R | null> {
   try {
     return await t.delegate(db).update({ where: { id, teamId }, data });
   } catch (err) {
@@ -87,7 +94,8 @@ export async function updateTeamModel<R>(t: TeamModel<R>, teamId: string, id: st
  * `columns` (`Key (team_id, name)=(team_x, n) already exists.`): what answers carried when the violation
  * reached the API wrapper (lib/gateway/http.ts), which Prisma's error no longer does.
  */
-export const nameTaken = (columns: string[], values: string[]) => alreadyExists({ detail: `Key (${columns.join(", ")})=(${values.join(", ")}) already exists.` });
+export const nameTaken = (columns: string[], values: string[]) =>
+  alreadyExists({ detail: `Key (${columns.join(", ")})=(${values.join(", ")}) already exists.` });
 
 /** Deletes row `id` of `teamId`; `{id}`; throws 404. */
 export async function deleteTeamModel<R>(t: TeamModel<R>, teamId: string, id: string): Promise<{ id: string }> {
@@ -106,7 +114,10 @@ export async function setTeamModelTime<R>(t: TeamModel<R>, teamId: string, id: s
   const model = t.delegate(getPrisma());
   for (;;) {
     const now = new Date();
-    const [set] = await model.updateManyAndReturn({ where: { id, teamId, ...(on ? { [field]: null } : {}) }, data: { [field]: on ? now : null, updatedAt: now } });
+    const [set] = await model.updateManyAndReturn({
+      where: { id, teamId, ...(on ? { [field]: null } : {}) },
+      data: { [field]: on ? now : null, updatedAt: now },
+    });
     if (set) return set;
     const [bumped] = await model.updateManyAndReturn({ where: { id, teamId, [field]: { not: null } }, data: { updatedAt: now } });
     if (bumped) return bumped;
@@ -115,7 +126,8 @@ export async function setTeamModelTime<R>(t: TeamModel<R>, teamId: string, id: s
 }
 
 /** Disables (keeping the first time) or enables row `id`: {@link setTeamModelTime} of `disabledAt`. */
-export const setTeamModelDisabled = <R>(t: TeamModel<R>, teamId: string, id: string, disabled: boolean) => setTeamModelTime(t, teamId, id, "disabledAt", disabled);
+export const setTeamModelDisabled = <R>(t: TeamModel<R>, teamId: string, id: string, disabled: boolean) =>
+  setTeamModelTime(t, teamId, id, "disabledAt", disabled);
 
 // The stores still on hand-written SQL (bookmarks, issue triggers) use these; the others the Prisma ones above.
 
@@ -196,7 +208,12 @@ export const NAMED_ORDER_COLUMNS = (alias: string) => ({
 
 /** `PUT /{resource}/{id}/{action}`: whether the action disables (true) or enables (false); undefined for unknown actions. */
 // Null prototype: a path segment such as `constructor` or `__proto__` finds nothing (docs/gateway-api.md#input-limits).
-export const DISABLE_ACTIONS: Readonly<Record<string, boolean | undefined>> = Object.assign(Object.create(null) as Record<string, boolean | undefined>, { disable: true, archive: true, enable: false, unarchive: false });
+export const DISABLE_ACTIONS: Readonly<Record<string, boolean | undefined>> = Object.assign(Object.create(null) as Record<string, boolean | undefined>, {
+  disable: true,
+  archive: true,
+  enable: false,
+  unarchive: false,
+});
 
 /** True when the `include` query parameter (one value or an array) names one of `values`. */
 export function includesAny(query: ParsedQuery, ...values: string[]): boolean {

@@ -47,4 +47,3 @@ export function bodyPreview(body: Buffer | null, size: number): BodyPreview {
   if (isText) return { body: text, body_encoding: "text", body_truncated: truncated };
   return { body: slice.toString("base64"), body_encoding: "base64", body_truncated: truncated };
 }
-

@@ -79,7 +79,8 @@ describe("readBody on a Node request", () => {
 });
 
 describe("readRequestBody on a fetch Request (Next.js route handlers)", () => {
-  const request = (body: BodyInit | null, headers: Record<string, string> = {}) => new Request("http://x/", { method: body === null ? "GET" : "POST", body, headers });
+  const request = (body: BodyInit | null, headers: Record<string, string> = {}) =>
+    new Request("http://x/", { method: body === null ? "GET" : "POST", body, headers });
   const plain = (r: BodyRead) => [r.body.toString(), r.size, r.tooLarge];
 
   it("keeps a body up to the limit; none is empty", async () => {

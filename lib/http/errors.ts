@@ -101,21 +101,13 @@ export function isAppError(err: unknown, code?: AppErrorCode): err is AppError {
 }
 
 /** 400 for malformed input; `input` echoes the offending parameters (the gateway body's `data`). */
-export const badRequest = (
-  message: string,
-  input: Record<string, unknown> = {},
-) => new AppError("BAD_REQUEST", message, { input });
+export const badRequest = (message: string, input: Record<string, unknown> = {}) => new AppError("BAD_REQUEST", message, { input });
 /** 404 for the resource `id` (the gateway body's `data: {id}`). */
-export const notFound = (id: string) =>
-  new AppError("NOT_FOUND", "Not Found", { data: { id } });
+export const notFound = (id: string) => new AppError("NOT_FOUND", "Not Found", { data: { id } });
 /** 422: `message` names the problem; `data` adds to it (`field`, the offending id…). */
-export const unprocessable = (
-  message: string,
-  data: Record<string, unknown> = {},
-) => new AppError("VALIDATION", message, { data: { message, ...data } });
+export const unprocessable = (message: string, data: Record<string, unknown> = {}) => new AppError("VALIDATION", message, { data: { message, ...data } });
 /** 409: a resource with the same unique name exists; `data` names it (`{id}` of the winner, or the clashing fields). */
-export const alreadyExists = (data: Record<string, unknown>) =>
-  new AppError("CONFLICT", "Resource already exists", { data });
+export const alreadyExists = (data: Record<string, unknown>) => new AppError("CONFLICT", "Resource already exists", { data });
 
 /**
  * The same error with its field named under `prefix` (`rules.0` + `filter` → `rules.0.filter`), for a

@@ -60,7 +60,11 @@ describe("parseQuery – prototype pollution", () => {
   });
 
   it("a key named like an Object.prototype method is an ordinary key", () => {
-    expect(JSON.parse(JSON.stringify(parseQuery(new URLSearchParams("toString=1&valueOf[a]=2&hasOwnProperty=3"))))).toEqual({ toString: "1", valueOf: { a: "2" }, hasOwnProperty: "3" });
+    expect(JSON.parse(JSON.stringify(parseQuery(new URLSearchParams("toString=1&valueOf[a]=2&hasOwnProperty=3"))))).toEqual({
+      toString: "1",
+      valueOf: { a: "2" },
+      hasOwnProperty: "3",
+    });
   });
 });
 
@@ -193,7 +197,15 @@ describe("checkRequestLine", () => {
   });
 
   it("ordinary requests and every ingestion request pass", () => {
-    for (const [m, u] of [["GET", "/"], ["POST", "/"], ["GET", "/api/2025-07-01/sources?name=%E2%82%AC"], ["OPTIONS", "/api/sources"], ["GET", "/abc/live"], ["TRACE", "/e/src_1/%FF"], ["PROPFIND", "/e/x"]] as const) {
+    for (const [m, u] of [
+      ["GET", "/"],
+      ["POST", "/"],
+      ["GET", "/api/2025-07-01/sources?name=%E2%82%AC"],
+      ["OPTIONS", "/api/sources"],
+      ["GET", "/abc/live"],
+      ["TRACE", "/e/src_1/%FF"],
+      ["PROPFIND", "/e/x"],
+    ] as const) {
       expect(status(m, u)).toBeNull();
     }
   });
@@ -206,7 +218,14 @@ describe("request-line errors in each surface's body", () => {
   };
 
   it("the outbound API, the portal and the dashboard (pages and API) answer {status, message}", () => {
-    for (const root of ["/outbound/api/v1/tenants", "/outbound/2025-07-01/tenants", "/outbound", "/portal/destinations", "/dashboard/api/auth", "/dashboard/events"]) {
+    for (const root of [
+      "/outbound/api/v1/tenants",
+      "/outbound/2025-07-01/tenants",
+      "/outbound",
+      "/portal/destinations",
+      "/dashboard/api/auth",
+      "/dashboard/events",
+    ]) {
       for (const bad of ["%FF", "a%00b", "%ED%A0%80", "%C0%80"]) {
         expect(answer("GET", `${root}/${bad}`), `${root}/${bad}`).toEqual({ status: 404, body: { status: 404, message: expect.any(String) } });
       }
@@ -248,7 +267,18 @@ describe("API query strings (parseApiQuery)", () => {
   };
 
   it("U+0000, unpaired surrogates and bytes that are not UTF-8 in a key or value → 400", () => {
-    for (const s of ["tenant_id=%00", "event_id=a%00b", "id[]=x&id[]=%00", "type=%FF", "topic=%C0%80", "id=%ED%A0%80", "a%FF=1", "filters[%00]=x", "time[gte]=%E2%82"]) expect(refused(s), s).toBe(400);
+    for (const s of [
+      "tenant_id=%00",
+      "event_id=a%00b",
+      "id[]=x&id[]=%00",
+      "type=%FF",
+      "topic=%C0%80",
+      "id=%ED%A0%80",
+      "a%FF=1",
+      "filters[%00]=x",
+      "time[gte]=%E2%82",
+    ])
+      expect(refused(s), s).toBe(400);
   });
 
   it("well-formed values pass, a lone % stays literal, and + is a space", () => {
@@ -265,13 +295,31 @@ describe("cursor fields (every cursor codec)", () => {
   });
 
   it("cursorDate: an instant PostgreSQL takes (years 1–9999), else null", () => {
-    for (const v of ["-271821-04-20T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", "+010000-01-01T00:00:00.000Z", "0000-01-01T00:00:00Z", "nope", "2026-01-01\u0000", 5]) expect(cursorDate(v), String(v)).toBeNull();
+    for (const v of [
+      "-271821-04-20T00:00:00.000Z",
+      "+275760-09-13T00:00:00.000Z",
+      "+010000-01-01T00:00:00.000Z",
+      "0000-01-01T00:00:00Z",
+      "nope",
+      "2026-01-01\u0000",
+      5,
+    ])
+      expect(cursorDate(v), String(v)).toBeNull();
     expect(cursorDate("2026-01-31T12:00:00.000Z")?.toISOString()).toBe("2026-01-31T12:00:00.000Z");
   });
 
   it("outbound cursors: forged ones are the outbound 400 `invalid cursor`", () => {
     const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
-    for (const c of [{ t: "2026-01-01T00:00:00Z", i: "a\u0000b" }, { t: "-271821-04-20T00:00:00.000Z", i: "x" }, { t: "+275760-09-13T00:00:00.000Z", i: "x" }, { t: "2026-01-01T00:00:00Z", i: "\udc00" }, { t: "2026-01-01T00:00:00Z" }, null, [], "x"]) {
+    for (const c of [
+      { t: "2026-01-01T00:00:00Z", i: "a\u0000b" },
+      { t: "-271821-04-20T00:00:00.000Z", i: "x" },
+      { t: "+275760-09-13T00:00:00.000Z", i: "x" },
+      { t: "2026-01-01T00:00:00Z", i: "\udc00" },
+      { t: "2026-01-01T00:00:00Z" },
+      null,
+      [],
+      "x",
+    ]) {
       expect(() => decodeOutboundCursor(enc(c)), JSON.stringify(c)).toThrow(expect.objectContaining({ status: 400, message: "invalid cursor" }));
     }
     expect(decodeOutboundCursor(enc({ t: "2026-01-01T00:00:00.000Z", i: "evt_1" }))).toEqual({ time: new Date("2026-01-01T00:00:00.000Z"), id: "evt_1" });
@@ -279,8 +327,24 @@ describe("cursor fields (every cursor codec)", () => {
 });
 
 describe("metrics names are own properties only", () => {
-  const table: MetricsTable = { kind: "events", from: "t x", time: "x.time", scope: [], measures: { count: { sql: "count(*)", empty: 0 } }, dimensions: { topic: "x.topic" }, filters: { topic: "x.topic" } };
-  const req = (over: Partial<Parameters<typeof checkRequest>[1]>) => ({ start: new Date(0), end: new Date(1000), granularity: null, measures: ["count"], dimensions: [], filters: {}, ...over });
+  const table: MetricsTable = {
+    kind: "events",
+    from: "t x",
+    time: "x.time",
+    scope: [],
+    measures: { count: { sql: "count(*)", empty: 0 } },
+    dimensions: { topic: "x.topic" },
+    filters: { topic: "x.topic" },
+  };
+  const req = (over: Partial<Parameters<typeof checkRequest>[1]>) => ({
+    start: new Date(0),
+    end: new Date(1000),
+    granularity: null,
+    measures: ["count"],
+    dimensions: [],
+    filters: {},
+    ...over,
+  });
 
   it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"])("%s as a measure, a dimension or a filter → AppError", (name) => {
     expect(() => checkRequest(table, req({ measures: [name] }))).toThrow(AppError);

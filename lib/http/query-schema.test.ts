@@ -5,7 +5,19 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
 import { parseQuery } from "@/lib/http/query";
-import { applyFilterTable, booleanFilter, dateFilter, enumFilter, filterParameters, flagParameter, filterSchema, numberFilter, pathId, stringFilter, validateFilters } from "@/lib/http/query-schema";
+import {
+  applyFilterTable,
+  booleanFilter,
+  dateFilter,
+  enumFilter,
+  filterParameters,
+  flagParameter,
+  filterSchema,
+  numberFilter,
+  pathId,
+  stringFilter,
+  validateFilters,
+} from "@/lib/http/query-schema";
 
 const TABLE = {
   id: stringFilter("t.id", "Id."),

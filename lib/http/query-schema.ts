@@ -55,7 +55,8 @@ const date = z.string().refine((s) => {
   }
 }, "must be an ISO date (2026-01-31) or date-time (2026-01-31T12:00:00Z)");
 const many = <T extends z.ZodType>(value: T) => z.array(value).min(1).max(MAX_VALUES);
-const range = (value: z.ZodType) => z.strictObject({ gte: value.optional(), gt: value.optional(), lte: value.optional(), lt: value.optional(), any: bool.optional() });
+const range = (value: z.ZodType) =>
+  z.strictObject({ gte: value.optional(), gt: value.optional(), lte: value.optional(), lt: value.optional(), any: bool.optional() });
 
 /** A string column (ids, codes): a value, an array, or `{contains, any}`. */
 export const stringFilter = (column: string, description: string): FilterDef => ({
@@ -151,7 +152,10 @@ export const searchFilter = (wrap: string, description: string, extra?: string):
     const term = typeof value === "string" ? value : JSON.stringify(value); // forms.value admits only a string
     params.push(term, `%${term.replace(/[\\%_]/g, "\\$&")}%`);
     const [raw, like] = [`$${params.length - 1}`, `$${params.length}`];
-    const inRaw = wrap.replace("{}", `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`);
+    const inRaw = wrap.replace(
+      "{}",
+      `(position(convert_to(${raw}, 'UTF8') in coalesce(raw.body, ''::bytea)) > 0 OR raw.headers::text ILIKE ${like} OR raw.path ILIKE ${like} OR raw.query ILIKE ${like})`,
+    );
     return extra ? `(${inRaw} OR ${extra} ILIKE ${like})` : inRaw;
   },
 });
@@ -220,7 +224,9 @@ export function applyFilterTable(table: FilterTable, query: ParsedQuery, where: 
 }
 
 /** OpenAPI query parameters of a filter table (`deepObject`: `created_at[gte]=…`, `id[]=…`). */
-export function filterParameters(table: FilterTable): { name: string; description: string; schema: Record<string, unknown>; style: "deepObject"; explode: true }[] {
+export function filterParameters(
+  table: FilterTable,
+): { name: string; description: string; schema: Record<string, unknown>; style: "deepObject"; explode: true }[] {
   return Object.entries(table).map(([name, f]) => {
     const schema = z.toJSONSchema(schemaOf(f), { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     delete schema.$schema;

@@ -46,7 +46,9 @@ describe("parseQuery", () => {
   });
 
   it("parseQuery – nested objects (filters[webhook_id]=…, query[status]=…)", () => {
-    expect(q("query[status]=FAILED&query[source_id][0]=src_a&query[source_id][1]=src_b")).toEqual({ query: { status: "FAILED", source_id: ["src_a", "src_b"] } });
+    expect(q("query[status]=FAILED&query[source_id][0]=src_a&query[source_id][1]=src_b")).toEqual({
+      query: { status: "FAILED", source_id: ["src_a", "src_b"] },
+    });
   });
 
   it("parseQuery – values keep their encoded characters decoded (spaces, &, =)", () => {

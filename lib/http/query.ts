@@ -79,7 +79,13 @@ export function parseQuery(search: URLSearchParams, opts: { strict?: boolean } =
     let keys = m ? [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1])] : [rawKey];
     if (keys.length - 1 > QUERY_MAX_DEPTH) {
       if (opts.strict) throw badRequest(`Query keys may nest at most ${QUERY_MAX_DEPTH} brackets deep`, { limit: QUERY_MAX_DEPTH });
-      keys = [...keys.slice(0, QUERY_MAX_DEPTH), keys.slice(QUERY_MAX_DEPTH).map((k) => `[${k}]`).join("")];
+      keys = [
+        ...keys.slice(0, QUERY_MAX_DEPTH),
+        keys
+          .slice(QUERY_MAX_DEPTH)
+          .map((k) => `[${k}]`)
+          .join(""),
+      ];
     }
     if (keys.some(isForbiddenKey)) {
       // An API parameter so named would be dropped silently (a filter ignored): refuse it instead.

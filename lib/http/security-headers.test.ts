@@ -14,7 +14,11 @@ describe("lib/http/security-headers", () => {
   });
 
   it("pageCsp – the portal allows its logo's origin and the listed frame ancestors; other pages neither", async () => {
-    const m = await load({ PUBLIC_URL: "https://hooks.example.com", PORTAL_LOGO_URL: "https://cdn.acme.test/logo.svg?v=2", PORTAL_FRAME_ANCESTORS: "https://app.acme.test" });
+    const m = await load({
+      PUBLIC_URL: "https://hooks.example.com",
+      PORTAL_LOGO_URL: "https://cdn.acme.test/logo.svg?v=2",
+      PORTAL_FRAME_ANCESTORS: "https://app.acme.test",
+    });
     const portal = m.pageCsp("bm9uY2U=", m.pageSurfaceOf("/portal/destinations/new"));
     expect(portal).toContain("img-src 'self' data: blob: https://cdn.acme.test;");
     expect(portal).toContain("frame-ancestors https://app.acme.test;");

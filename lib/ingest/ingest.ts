@@ -18,13 +18,29 @@ export const CORS_HEADERS: Record<string, string> = {
 };
 
 /** Why a request was not delivered (the `rejection_cause` values produced by ingestion, docs/pipeline.md#ingestion). */
-export type RejectionCause = "SOURCE_DISABLED" | "PAYLOAD_TOO_LARGE" | "VERIFICATION_FAILED" | "UNSUPPORTED_HTTP_METHOD" | "UNSUPPORTED_CONTENT_TYPE" | "UNPARSABLE_JSON" | "NO_CONNECTION";
+export type RejectionCause =
+  | "SOURCE_DISABLED"
+  | "PAYLOAD_TOO_LARGE"
+  | "VERIFICATION_FAILED"
+  | "UNSUPPORTED_HTTP_METHOD"
+  | "UNSUPPORTED_CONTENT_TYPE"
+  | "UNPARSABLE_JSON"
+  | "NO_CONNECTION";
 
 /**
  * Media types a gateway source accepts a body in (docs/gateway-api.md#content-types-at-ingestion);
  * `application/*+json` matches any JSON-based type. A body without a content type is taken as is.
  */
-const ACCEPTED_CONTENT_TYPES = new Set(["text/plain", "text/xml", "application/json", "application/x-www-form-urlencoded", "application/xml", "application/jwt", "application/x-ndjson", "multipart/form-data"]);
+const ACCEPTED_CONTENT_TYPES = new Set([
+  "text/plain",
+  "text/xml",
+  "application/json",
+  "application/x-www-form-urlencoded",
+  "application/xml",
+  "application/jwt",
+  "application/x-ndjson",
+  "multipart/form-data",
+]);
 
 /** The media type of a `content-type` header, lower case, without parameters ("" when none). */
 const mediaType = (header: string | undefined) => (header ?? "").split(";")[0].trim().toLowerCase();
@@ -164,10 +180,18 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
   }
   if (rejection === "PAYLOAD_TOO_LARGE") {
     const limit = getConfig().ingestMaxBodyBytes;
-    return answer(413, { status: "PAYLOAD_TOO_LARGE", message: `The body exceeds the ${limit}-byte limit and was not kept.`, request_id: requestId }, req.method);
+    return answer(
+      413,
+      { status: "PAYLOAD_TOO_LARGE", message: `The body exceeds the ${limit}-byte limit and was not kept.`, request_id: requestId },
+      req.method,
+    );
   }
   if (rejection === "UNSUPPORTED_CONTENT_TYPE") {
-    const body = { status: "UNSUPPORTED_CONTENT_TYPE", message: `Content type ${mediaType(req.headers["content-type"])} is not accepted; send JSON, text, XML, a form, JWT or NDJSON.`, request_id: requestId };
+    const body = {
+      status: "UNSUPPORTED_CONTENT_TYPE",
+      message: `Content type ${mediaType(req.headers["content-type"])} is not accepted; send JSON, text, XML, a form, JWT or NDJSON.`,
+      request_id: requestId,
+    };
     return answer(415, body, req.method);
   }
   if (rejection === "UNPARSABLE_JSON") {

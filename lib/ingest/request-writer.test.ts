@@ -14,7 +14,10 @@ const sourceId = createId("source");
 const db = () => getBackgroundPool();
 
 beforeAll(async () => {
-  await db().query("INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, 'writer test', 'TEAM', $2, now(), now())", [teamId, `k_${teamId}`]);
+  await db().query("INSERT INTO teams (id, name, mode, cli_key_hash, created_at, updated_at) VALUES ($1, 'writer test', 'TEAM', $2, now(), now())", [
+    teamId,
+    `k_${teamId}`,
+  ]);
   await db().query("INSERT INTO sources (id, team_id, name, updated_at) VALUES ($1, $2, 'writer', now())", [sourceId, teamId]);
 });
 afterAll(async () => {

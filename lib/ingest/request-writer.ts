@@ -26,7 +26,6 @@ export type RequestRecord = {
 /** Rows per multi-row INSERT at the most. */
 const MAX_BATCH = 500;
 
-
 // One statement writes the three tables: atomic without BEGIN/COMMIT round trips. An accepted request
 // (no rejection cause) also gets its request_fanouts row, so its fan-out survives a crash after commit.
 const INSERT_SQL = `

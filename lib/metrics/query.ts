@@ -170,7 +170,8 @@ export function bucketsOf(start: Date, end: Date, g: Granularity): number[] {
   const out: number[] = [];
   for (let t = bucketStart(start.getTime(), g); t < end.getTime(); t = nextBucket(t, g)) {
     out.push(t);
-    if (out.length > MAX_BUCKETS) throw metricsInvalid("granularity", `granularity ${g.text} makes more than ${MAX_BUCKETS} buckets in this range; choose a coarser one`);
+    if (out.length > MAX_BUCKETS)
+      throw metricsInvalid("granularity", `granularity ${g.text} makes more than ${MAX_BUCKETS} buckets in this range; choose a coarser one`);
   }
   return out;
 }
@@ -192,9 +193,15 @@ function bucketSql(col: string, g: Granularity): string {
 export function checkRequest(table: MetricsTable, req: MetricsRequest): void {
   if (!(req.start.getTime() < req.end.getTime())) throw metricsInvalid("date_range", "the range's end must be after its start");
   if (req.measures.length === 0) throw metricsInvalid("measures", `at least one measure is required: ${Object.keys(table.measures).join(", ")}`);
-  for (const m of req.measures) if (!Object.hasOwn(table.measures, m)) throw metricsInvalid("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
-  for (const d of req.dimensions) if (!Object.hasOwn(table.dimensions, d)) throw metricsInvalid("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
-  for (const f of Object.keys(req.filters)) if (!Object.hasOwn(table.filters, f)) throw metricsInvalid(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
+  for (const m of req.measures)
+    if (!Object.hasOwn(table.measures, m))
+      throw metricsInvalid("measures", `unknown measure "${m}"; this endpoint has ${Object.keys(table.measures).join(", ")}`);
+  for (const d of req.dimensions)
+    if (!Object.hasOwn(table.dimensions, d))
+      throw metricsInvalid("dimensions", `unknown dimension "${d}"; this endpoint has ${Object.keys(table.dimensions).join(", ") || "none"}`);
+  for (const f of Object.keys(req.filters))
+    if (!Object.hasOwn(table.filters, f))
+      throw metricsInvalid(`filters[${f}]`, `unknown filter "${f}"; this endpoint has ${Object.keys(table.filters).join(", ") || "none"}`);
 }
 
 const key = (dims: unknown[]) => JSON.stringify(dims);
@@ -212,7 +219,12 @@ function rollupFor(table: MetricsTable, req: MetricsRequest, measures: string[],
   const g = req.granularity;
   if (g && g.unit === "s" && g.n % 60 !== 0) return null;
   return (
-    table.rollups?.find((r) => measures.every((m) => Object.hasOwn(r.measures, m)) && dimensions.every((d) => Object.hasOwn(r.dimensions, d)) && Object.keys(req.filters).every((f) => Object.hasOwn(r.filters, f))) ?? null
+    table.rollups?.find(
+      (r) =>
+        measures.every((m) => Object.hasOwn(r.measures, m)) &&
+        dimensions.every((d) => Object.hasOwn(r.dimensions, d)) &&
+        Object.keys(req.filters).every((f) => Object.hasOwn(r.filters, f)),
+    ) ?? null
   );
 }
 
@@ -222,7 +234,15 @@ function rollupFor(table: MetricsTable, req: MetricsRequest, measures: string[],
  * not a whole minute, no row ending in that minute) forbids; live rows of the base table for the rest.
  * `still` (state tables): only rows whose end is after it. Null when the range holds no whole minute.
  */
-function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | null, ambiguousAt: number | null, hours: boolean, add: (v: unknown) => string): string | null {
+function rollupRowsSql(
+  use: RollupUse,
+  lo: number,
+  hi: number,
+  still: string | null,
+  ambiguousAt: number | null,
+  hours: boolean,
+  add: (v: unknown) => string,
+): string | null {
   const { store } = use;
   const fullLo = Math.ceil(lo / MINUTE_MS) * MINUTE_MS;
   const fullHi = Math.floor(hi / MINUTE_MS) * MINUTE_MS;
@@ -236,7 +256,8 @@ function rollupRowsSql(use: RollupUse, lo: number, hi: number, still: string | n
   ].join(", ");
   const until = store.state?.until;
   const rollupStill = still && until ? ` AND (r.${until} IS NULL OR r.${until} > ${still})` : "";
-  const baseStill = still && until ? ` AND (${store.liveKeys?.[until] ?? store.keys[until]} IS NULL OR ${store.liveKeys?.[until] ?? store.keys[until]} > ${still})` : "";
+  const baseStill =
+    still && until ? ` AND (${store.liveKeys?.[until] ?? store.keys[until]} IS NULL OR ${store.liveKeys?.[until] ?? store.keys[until]} > ${still})` : "";
   const ambiguous =
     ambiguousAt !== null && until && ambiguousAt % MINUTE_MS !== 0
       ? ` UNION SELECT r.minute FROM ${store.table} r WHERE r.team_id = $1 AND r.minute >= ${pFullLo} AND r.minute < ${pFullHi} AND r.${until} = ${add(new Date(Math.ceil(ambiguousAt / MINUTE_MS) * MINUTE_MS))}::timestamptz`
@@ -288,7 +309,13 @@ export function baseMinuteSql(store: RollupStore, minute: string, team = "$1"): 
  * Runs `req` against `table` with the scope parameters `params` ($1…). Throws a 400 AppError (metricsInvalid) for a bad
  * request (checkRequest, too many buckets) and database errors.
  */
-export async function runMetrics(db: Pick<pg.Pool, "query">, table: MetricsTable, params: unknown[], req: MetricsRequest, options: { rollups?: boolean } = {}): Promise<MetricsResponse> {
+export async function runMetrics(
+  db: Pick<pg.Pool, "query">,
+  table: MetricsTable,
+  params: unknown[],
+  req: MetricsRequest,
+  options: { rollups?: boolean } = {},
+): Promise<MetricsResponse> {
   const began = performance.now();
   checkRequest(table, req);
   const measures = [...new Set(req.measures)];
@@ -306,7 +333,14 @@ export async function runMetrics(db: Pick<pg.Pool, "query">, table: MetricsTable
 }
 
 /** The plain aggregate over the base table (columns b, d0…, m0…). */
-function plainSql(table: MetricsTable, req: MetricsRequest, buckets: number[] | null, measures: string[], dimensions: string[], add: (v: unknown) => string): string {
+function plainSql(
+  table: MetricsTable,
+  req: MetricsRequest,
+  buckets: number[] | null,
+  measures: string[],
+  dimensions: string[],
+  add: (v: unknown) => string,
+): string {
   const where = [...table.scope];
   for (const [name, values] of Object.entries(req.filters)) where.push(`(${table.filters[name]})::text = ANY(${add(values)}::text[])`);
   const dimSql = dimensions.map((d, i) => `${table.dimensions[d]} AS d${i}`);
@@ -325,7 +359,11 @@ function plainSql(table: MetricsTable, req: MetricsRequest, buckets: number[] | 
     const bucketList = add((buckets ?? [null]).map((b) => (b === null ? null : new Date(b))));
     const lowest = add(req.start);
     const highest = add(req.end);
-    where.push(`${table.time} < ${highest}`, `${table.time} >= ${add(new Date(req.start.getTime() - (table.lookbackMs ?? DEFAULT_LOOKBACK_MS)))}::timestamptz`, `(${table.until} IS NULL OR ${table.until} > ${lowest})`);
+    where.push(
+      `${table.time} < ${highest}`,
+      `${table.time} >= ${add(new Date(req.start.getTime() - (table.lookbackMs ?? DEFAULT_LOOKBACK_MS)))}::timestamptz`,
+      `(${table.until} IS NULL OR ${table.until} > ${lowest})`,
+    );
     return `SELECT ${["b.start AS b", ...dimSql, ...measureSql].join(", ")}
              FROM unnest(${atList}::timestamptz[], ${bucketList}::timestamptz[]) AS b(at, start)
              JOIN (SELECT * FROM ${table.from} WHERE ${where.join(" AND ")}) AS ${table.from.split(/\s+/).at(-1)}
@@ -336,11 +374,21 @@ function plainSql(table: MetricsTable, req: MetricsRequest, buckets: number[] | 
 
 /** The instants at which a state is read: each bucket's end (capped at the range end), or the range end. */
 function stateInstants(req: MetricsRequest, buckets: number[] | null): Date[] {
-  return (buckets ?? [req.start.getTime()]).map((b, i, all) => new Date(Math.min(req.end.getTime(), buckets ? (all[i + 1] ?? nextBucket(b, req.granularity!)) : req.end.getTime())));
+  return (buckets ?? [req.start.getTime()]).map(
+    (b, i, all) => new Date(Math.min(req.end.getTime(), buckets ? (all[i + 1] ?? nextBucket(b, req.granularity!)) : req.end.getTime())),
+  );
 }
 
 /** The SQL answering `req` from `use` (same columns as the plain query: b, d0…, m0…), or null when the range holds no whole minute. */
-function runRollup(table: MetricsTable, use: RollupUse, req: MetricsRequest, buckets: number[] | null, measures: string[], dimensions: string[], add: (v: unknown) => string): string | null {
+function runRollup(
+  table: MetricsTable,
+  use: RollupUse,
+  req: MetricsRequest,
+  buckets: number[] | null,
+  measures: string[],
+  dimensions: string[],
+  add: (v: unknown) => string,
+): string | null {
   const filters = Object.entries(req.filters).map(([name, values]) => `(${use.filters[name]})::text = ANY(${add(values)}::text[])`);
   const dimSql = dimensions.map((d, i) => `${use.dimensions[d]} AS d${i}`);
   const measureSql = measures.map((m, i) => `(${use.measures[m].sql})::float8 AS m${i}`);
@@ -371,11 +419,20 @@ function runRollup(table: MetricsTable, use: RollupUse, req: MetricsRequest, buc
 }
 
 /** The MetricsResponse of the query's rows (b, d0…, m0…): every bucket present, empty ones with their empty values. */
-function shape(req: MetricsRequest, table: MetricsTable, measures: string[], dimensions: string[], buckets: number[] | null, rows: Record<string, unknown>[], began: number): MetricsResponse {
+function shape(
+  req: MetricsRequest,
+  table: MetricsTable,
+  measures: string[],
+  dimensions: string[],
+  buckets: number[] | null,
+  rows: Record<string, unknown>[],
+  began: number,
+): MetricsResponse {
   const truncated = rows.length > ROW_LIMIT;
   const found = rows.slice(0, ROW_LIMIT);
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const metricsOf = (row: Record<string, unknown> | undefined) => Object.fromEntries(measures.map((m, i) => [m, row ? num(row[`m${i}`]) : table.measures[m].empty]));
+  const metricsOf = (row: Record<string, unknown> | undefined) =>
+    Object.fromEntries(measures.map((m, i) => [m, row ? num(row[`m${i}`]) : table.measures[m].empty]));
   const dimsOf = (row: Record<string, unknown>) => dimensions.map((_, i) => row[`d${i}`] as string | number | boolean | null);
   const toRow = (bucket: number | null, dims: unknown[], row: Record<string, unknown> | undefined): MetricsRow => ({
     ...(bucket !== null ? { time_bucket: new Date(bucket).toISOString() } : {}),
@@ -402,6 +459,12 @@ function shape(req: MetricsRequest, table: MetricsTable, measures: string[], dim
   }
   return {
     data,
-    metadata: { granularity: req.granularity?.text ?? null, query_time_ms: Math.round(performance.now() - began), row_count: data.length, row_limit: ROW_LIMIT, truncated },
+    metadata: {
+      granularity: req.granularity?.text ?? null,
+      query_time_ms: Math.round(performance.now() - began),
+      row_count: data.length,
+      row_limit: ROW_LIMIT,
+      truncated,
+    },
   };
 }

@@ -25,7 +25,12 @@ const BATCH = 2_000;
  * Returns the number of (team, minute) pairs recomputed, or null when another pass holds the lock.
  * Throws on database errors (the transaction in flight is rolled back; its marks stay).
  */
-export async function rollupPass(pool: pg.Pool, stores: RollupStore[], now: number, options: { graceMs?: number; maxMs?: number } = {}): Promise<number | null> {
+export async function rollupPass(
+  pool: pg.Pool,
+  stores: RollupStore[],
+  now: number,
+  options: { graceMs?: number; maxMs?: number } = {},
+): Promise<number | null> {
   const graceMs = options.graceMs ?? 60_000;
   const deadline = Date.now() + (options.maxMs ?? 30_000);
   const cutoff = new Date(Math.floor((now - graceMs) / 60_000) * 60_000 - 60_000);
@@ -66,7 +71,10 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
     const minutes = marks.map((m) => m.minute);
     const pairs = marks.map((m) => ({ team: m.team_id, minute: m.minute }));
     for (const store of stores) {
-      await client.query(`DELETE FROM ${store.table} t USING unnest($1::text[], $2::timestamptz[]) AS m(team_id, minute) WHERE t.team_id = m.team_id AND t.minute = m.minute`, [teams, minutes]);
+      await client.query(
+        `DELETE FROM ${store.table} t USING unnest($1::text[], $2::timestamptz[]) AS m(team_id, minute) WHERE t.team_id = m.team_id AND t.minute = m.minute`,
+        [teams, minutes],
+      );
       const keys = Object.keys(store.keys);
       const sums = Object.keys(store.sums);
       await client.query(
@@ -86,7 +94,10 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
         }
         const ht = [...hours.values()].map((h) => h.team);
         const hh = [...hours.values()].map((h) => h.hour);
-        await client.query(`DELETE FROM ${store.hourly} t USING unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour) WHERE t.team_id = h.team_id AND t.minute = h.hour`, [ht, hh]);
+        await client.query(
+          `DELETE FROM ${store.hourly} t USING unnest($1::text[], $2::timestamptz[]) AS h(team_id, hour) WHERE t.team_id = h.team_id AND t.minute = h.hour`,
+          [ht, hh],
+        );
         await client.query(
           `INSERT INTO ${store.hourly} (team_id, minute, ${[...keys, ...sums].join(", ")})
            SELECT r.team_id, ${HOUR_SQL("r.minute")}, ${[...keys.map((k) => `r.${k}`), ...sums.map((k) => `${store.sums[k].fn}(r.${k})`)].join(", ")}
@@ -98,7 +109,10 @@ async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[],
       }
     }
     // Every mark of those pairs this snapshot sees (repeatable read: a mark committed since is not deleted).
-    await client.query("DELETE FROM metrics_dirty d USING unnest($2::text[], $3::timestamptz[]) AS m(team_id, minute) WHERE d.source = $1 AND d.team_id = m.team_id AND d.minute = m.minute", [source, teams, minutes]);
+    await client.query(
+      "DELETE FROM metrics_dirty d USING unnest($2::text[], $3::timestamptz[]) AS m(team_id, minute) WHERE d.source = $1 AND d.team_id = m.team_id AND d.minute = m.minute",
+      [source, teams, minutes],
+    );
     await client.query("COMMIT");
     return pairs.length;
   } catch (err) {

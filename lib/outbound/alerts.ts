@@ -27,20 +27,42 @@ export async function postOperatorEvent(topic: string, tenantId: string, data: R
   if (!cfg.operatorEventsUrl) return;
   const body = Buffer.from(JSON.stringify({ id: `opevt_${base62(randomBytes(16))}`, topic, time: new Date().toISOString(), tenant_id: tenantId, data }));
   const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Hookyard-Outbound/1.0" };
-  if (cfg.operatorEventsSecret) headers[`${cfg.webhookHeaderPrefix}signature`] = `v0=${createHmac("sha256", cfg.operatorEventsSecret).update(body).digest("hex")}`;
+  if (cfg.operatorEventsSecret)
+    headers[`${cfg.webhookHeaderPrefix}signature`] = `v0=${createHmac("sha256", cfg.operatorEventsSecret).update(body).digest("hex")}`;
   const r = await sendHttp({ url: cfg.operatorEventsUrl, method: "POST", headers, body, timeoutMs: cfg.deliveryTimeoutMs });
   if (r.status === null || r.status >= 400) log.warn(`operator event ${topic} was not accepted: ${r.status ?? r.errorCode}`);
 }
 
 /** The alerts of a failed attempt: thresholds of failures in a row, auto-disable, exhausted retries. */
-export async function alertsAfterFailure(a: { tenantId: string; destinationId: string; eventId: string; consecutiveFailures: number; disabled: boolean; exhausted: boolean }): Promise<void> {
+export async function alertsAfterFailure(a: {
+  tenantId: string;
+  destinationId: string;
+  eventId: string;
+  consecutiveFailures: number;
+  disabled: boolean;
+  exhausted: boolean;
+}): Promise<void> {
   const max = outboundConfig().consecutiveFailureLimit;
   const thresholds = new Set([0.5, 0.7, 0.9, 1].map((p) => Math.max(1, Math.ceil(max * p))));
   const sends: Promise<void>[] = [];
   if (thresholds.has(a.consecutiveFailures)) {
-    sends.push(postOperatorEvent("alert.destination.consecutive_failure", a.tenantId, { destination_id: a.destinationId, consecutive_failures: a.consecutiveFailures, max_consecutive_failures: max, will_disable: outboundConfig().autoDisable }));
+    sends.push(
+      postOperatorEvent("alert.destination.consecutive_failure", a.tenantId, {
+        destination_id: a.destinationId,
+        consecutive_failures: a.consecutiveFailures,
+        max_consecutive_failures: max,
+        will_disable: outboundConfig().autoDisable,
+      }),
+    );
   }
-  if (a.disabled) sends.push(postOperatorEvent("alert.destination.disabled", a.tenantId, { destination_id: a.destinationId, consecutive_failures: a.consecutiveFailures, disabled_at: new Date().toISOString() }));
+  if (a.disabled)
+    sends.push(
+      postOperatorEvent("alert.destination.disabled", a.tenantId, {
+        destination_id: a.destinationId,
+        consecutive_failures: a.consecutiveFailures,
+        disabled_at: new Date().toISOString(),
+      }),
+    );
   if (a.exhausted && Date.now() - (lastExhausted.get(a.destinationId) ?? 0) >= EXHAUSTED_WINDOW_MS) {
     lastExhausted.set(a.destinationId, Date.now());
     sends.push(postOperatorEvent("alert.attempt.exhausted_retries", a.tenantId, { destination_id: a.destinationId, event_id: a.eventId }));

@@ -23,19 +23,28 @@ const hash = (key: string) => createHash("sha256").update(key).digest("hex");
 /** Stores a new admin key (or `key` when given) and returns it; only its SHA-256 is kept. */
 export async function createOutboundKey(name: string, key = `${OUTBOUND_KEY_PREFIX}${createToken(30)}`): Promise<{ id: string; key: string }> {
   const id = createId("outboundKey");
-  await getPool().query("INSERT INTO outbound_api_keys (id, name, prefix, key_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (key_hash) DO NOTHING", [id, name, key.slice(0, 12), hash(key)]);
+  await getPool().query("INSERT INTO outbound_api_keys (id, name, prefix, key_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (key_hash) DO NOTHING", [
+    id,
+    name,
+    key.slice(0, 12),
+    hash(key),
+  ]);
   return { id, key };
 }
 
 /** The admin keys (without secrets), newest first. */
 export async function listOutboundKeys() {
-  const { rows } = await getPool().query<{ id: string; name: string; prefix: string; created_at: Date; revoked_at: Date | null }>("SELECT id, name, prefix, created_at, revoked_at FROM outbound_api_keys ORDER BY created_at DESC");
+  const { rows } = await getPool().query<{ id: string; name: string; prefix: string; created_at: Date; revoked_at: Date | null }>(
+    "SELECT id, name, prefix, created_at, revoked_at FROM outbound_api_keys ORDER BY created_at DESC",
+  );
   return rows;
 }
 
 /** Revokes the admin key with this id or prefix; false when none live matches. */
 export async function revokeOutboundKey(idOrPrefix: string): Promise<boolean> {
-  const { rowCount } = await getPool().query("UPDATE outbound_api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND (id = $1 OR prefix = $1)", [idOrPrefix]);
+  const { rowCount } = await getPool().query("UPDATE outbound_api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND (id = $1 OR prefix = $1)", [
+    idOrPrefix,
+  ]);
   return (rowCount ?? 0) === 1;
 }
 
@@ -70,7 +79,9 @@ function jwtSecret(): Promise<Uint8Array> {
   secret ??= (async () => {
     const pinned = getConfig().outbound.jwtSecret;
     if (pinned) return new TextEncoder().encode(pinned);
-    await getPool().query("INSERT INTO outbound_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING", [encryptSecret(randomBytes(32).toString("base64url"))]);
+    await getPool().query("INSERT INTO outbound_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING", [
+      encryptSecret(randomBytes(32).toString("base64url")),
+    ]);
     const { rows } = await getPool().query<{ value: string }>("SELECT value FROM outbound_settings WHERE key = 'jwt_secret'");
     return new TextEncoder().encode(decryptSecret(rows[0].value));
   })().catch((err) => {
@@ -83,7 +94,13 @@ function jwtSecret(): Promise<Uint8Array> {
 /** A tenant JWT for `tenantId`, valid TENANT_TOKEN_SECONDS. */
 export async function tenantToken(tenantId: string, now = Date.now()): Promise<string> {
   const iat = Math.floor(now / 1000);
-  return new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setSubject(tenantId).setIssuedAt(iat).setExpirationTime(iat + TENANT_TOKEN_SECONDS).sign(await jwtSecret());
+  return new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setSubject(tenantId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + TENANT_TOKEN_SECONDS)
+    .sign(await jwtSecret());
 }
 
 /** Valid admin keys by hash, kept ADMIN_KEY_TTL_MS (publish is a hot path): a revoked key stops working within a second. */
@@ -98,7 +115,9 @@ export async function verifyTenantToken(token: string): Promise<{ tenantId: stri
   if (token.length < 16 || token.length > 4096 || token.split(".").length !== 3) return { error: "invalid" };
   let sub: unknown;
   try {
-    ({ payload: { sub } } = await jwtVerify(token, await jwtSecret(), { issuer: ISSUER, algorithms: ["HS256"] }));
+    ({
+      payload: { sub },
+    } = await jwtVerify(token, await jwtSecret(), { issuer: ISSUER, algorithms: ["HS256"] }));
   } catch (err) {
     return { error: err instanceof errors.JWTExpired ? "expired" : "invalid" };
   }

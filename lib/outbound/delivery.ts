@@ -43,7 +43,11 @@ export const OUTBOUND_CHANNEL = "hookyard_outbound";
  * Adds deliveries (due now; `manual` for POST /retry), in the caller's transaction, and wakes the
  * dispatchers when it commits (a NOTIFY: this is the low-volume path; publish wakes them without one).
  */
-export async function enqueueOutboundDeliveries(db: Db, deliveries: { eventId: string; eventTime: Date; destinationId: string; tenantId: string }[], manual = false): Promise<void> {
+export async function enqueueOutboundDeliveries(
+  db: Db,
+  deliveries: { eventId: string; eventTime: Date; destinationId: string; tenantId: string }[],
+  manual = false,
+): Promise<void> {
   if (deliveries.length === 0) return;
   const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
   await db.query(
@@ -90,20 +94,24 @@ const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_u
  * by one statement. Each caller gets its delivery, or null when it is not due, leased by another worker,
  * or asked for twice in one batch.
  */
-const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed | null>(async (keys) => {
-  const { rows } = await getBackgroundPool().query<Claimed>(
-    `WITH k AS (SELECT DISTINCT e, d FROM unnest($1::text[], $2::text[]) AS k(e, d)),
+const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed | null>(
+  async (keys) => {
+    const { rows } = await getBackgroundPool().query<Claimed>(
+      `WITH k AS (SELECT DISTINCT e, d FROM unnest($1::text[], $2::text[]) AS k(e, d)),
      c AS (UPDATE outbound_deliveries o SET locked_until = $3, updated_at = now() FROM k WHERE o.event_id = k.e AND o.destination_id = k.d AND ${DUE} RETURNING o.*)
      ${CLAIMED_SELECT}`,
-    [keys.map((k) => k.eventId), keys.map((k) => k.destinationId), leaseUntil()],
-  );
-  const byKey = new Map(rows.map((r) => [keyOf(r.event_id, r.destination_id), r]));
-  return keys.map((k) => {
-    const r = byKey.get(keyOf(k.eventId, k.destinationId)) ?? null;
-    byKey.delete(keyOf(k.eventId, k.destinationId));
-    return r;
-  });
-}, 100, 2);
+      [keys.map((k) => k.eventId), keys.map((k) => k.destinationId), leaseUntil()],
+    );
+    const byKey = new Map(rows.map((r) => [keyOf(r.event_id, r.destination_id), r]));
+    return keys.map((k) => {
+      const r = byKey.get(keyOf(k.eventId, k.destinationId)) ?? null;
+      byKey.delete(keyOf(k.eventId, k.destinationId));
+      return r;
+    });
+  },
+  100,
+  2,
+);
 
 /**
  * Claims up to `limit` due deliveries (pending, `next_attempt_at` passed, not leased or lease expired),
@@ -132,11 +140,12 @@ type Finished = { c: Claimed; outcome: Outcome; next: Date | null; attemptId: st
  * deliveries to one destination do not queue behind each other's row lock). Each caller gets whether it
  * still owned its delivery and, for a failure, the failures in a row it brought its destination to.
  */
-const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(async (items) =>
-  inTransaction(async (db) => {
-    const col = <T>(f: (r: Finished) => T) => items.map(f);
-    const { rows: owned } = await db.query<{ e: string; d: string }>(
-      `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[])
+const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
+  async (items) =>
+    inTransaction(async (db) => {
+      const col = <T>(f: (r: Finished) => T) => items.map(f);
+      const { rows: owned } = await db.query<{ e: string; d: string }>(
+        `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[])
                   AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response)),
        upd AS (
          UPDATE outbound_deliveries o SET attempts = o.attempts + 1, manual = false, locked_until = NULL, next_attempt_at = r.next, updated_at = now(),
@@ -146,43 +155,56 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(asy
          INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
          SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, now() FROM upd RETURNING 1)
        SELECT e, d, (SELECT count(*) FROM att) AS attempts FROM upd`,
-      [
-        col((r) => r.c.event_id), col((r) => r.c.destination_id), col((r) => r.outcome.success), col((r) => r.next), col((r) => r.c.locked_until), col((r) => r.attemptId),
-        col((r) => r.c.tenant_id), col((r) => r.c.type ?? ""), col((r) => r.c.topic), col((r) => r.outcome.code), col((r) => r.c.attempts), col((r) => r.c.manual), col((r) => r.outcome.latencyMs),
-        col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)),
-      ],
-    );
-    const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
-    // Per destination, in order: did a success end the run (reset), and how many failures followed it.
-    const runs = new Map<string, { reset: boolean; fails: number }>();
-    for (const r of items) {
-      if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) continue;
-      const run = runs.get(r.c.destination_id) ?? { reset: false, fails: 0 };
-      if (r.outcome.success) runs.set(r.c.destination_id, { reset: true, fails: 0 });
-      else runs.set(r.c.destination_id, { ...run, fails: run.fails + 1 });
-    }
-    const { rows: before } = runs.size
-      ? await db.query<{ id: string; before: number }>(
-          // The count before this batch comes from the rows to change, locked first (in id order), not
-          // from RETURNING old.* (PostgreSQL 18 only; docs/scaling.md "Database": 14 or newer). A
-          // success on a destination without failures locks nothing.
-          `WITH x AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[]) AS x(id, reset, fails)),
+        [
+          col((r) => r.c.event_id),
+          col((r) => r.c.destination_id),
+          col((r) => r.outcome.success),
+          col((r) => r.next),
+          col((r) => r.c.locked_until),
+          col((r) => r.attemptId),
+          col((r) => r.c.tenant_id),
+          col((r) => r.c.type ?? ""),
+          col((r) => r.c.topic),
+          col((r) => r.outcome.code),
+          col((r) => r.c.attempts),
+          col((r) => r.c.manual),
+          col((r) => r.outcome.latencyMs),
+          col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)),
+        ],
+      );
+      const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
+      // Per destination, in order: did a success end the run (reset), and how many failures followed it.
+      const runs = new Map<string, { reset: boolean; fails: number }>();
+      for (const r of items) {
+        if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) continue;
+        const run = runs.get(r.c.destination_id) ?? { reset: false, fails: 0 };
+        if (r.outcome.success) runs.set(r.c.destination_id, { reset: true, fails: 0 });
+        else runs.set(r.c.destination_id, { ...run, fails: run.fails + 1 });
+      }
+      const { rows: before } = runs.size
+        ? await db.query<{ id: string; before: number }>(
+            // The count before this batch comes from the rows to change, locked first (in id order), not
+            // from RETURNING old.* (PostgreSQL 18 only; docs/scaling.md "Database": 14 or newer). A
+            // success on a destination without failures locks nothing.
+            `WITH x AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[]) AS x(id, reset, fails)),
                 prev AS (SELECT d.id, d.consecutive_failures FROM outbound_destinations d JOIN x ON x.id = d.id
                           WHERE x.fails > 0 OR d.consecutive_failures <> 0 ORDER BY d.id FOR UPDATE OF d)
            UPDATE outbound_destinations d SET consecutive_failures = CASE WHEN x.reset THEN x.fails ELSE d.consecutive_failures + x.fails END
              FROM x JOIN prev ON prev.id = x.id WHERE d.id = x.id RETURNING d.id, prev.consecutive_failures AS before`,
-          [[...runs.keys()], [...runs.values()].map((v) => v.reset), [...runs.values()].map((v) => v.fails)],
-        )
-      : { rows: [] };
-    const count = new Map(before.map((b) => [b.id, b.before]));
-    return items.map((r) => {
-      if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) return { owned: false, failures: 0 };
-      const n = r.outcome.success ? 0 : (count.get(r.c.destination_id) ?? 0) + 1;
-      count.set(r.c.destination_id, n);
-      return { owned: true, failures: n };
-    });
-  }, getBackgroundPool()),
-200, 2);
+            [[...runs.keys()], [...runs.values()].map((v) => v.reset), [...runs.values()].map((v) => v.fails)],
+          )
+        : { rows: [] };
+      const count = new Map(before.map((b) => [b.id, b.before]));
+      return items.map((r) => {
+        if (!isOwned.has(keyOf(r.c.event_id, r.c.destination_id))) return { owned: false, failures: 0 };
+        const n = r.outcome.success ? 0 : (count.get(r.c.destination_id) ?? 0) + 1;
+        count.set(r.c.destination_id, n);
+        return { owned: true, failures: n };
+      });
+    }, getBackgroundPool()),
+  200,
+  2,
+);
 
 /**
  * The `outbound_deliver` task (jobs queued before deliveries were dispatched directly): delivers event
@@ -208,7 +230,10 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
 export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
   const { event_id: eventId, destination_id: destinationId } = c;
   if (c.deleted || c.disabled_at || c.orphan) {
-    await getBackgroundPool().query("UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3", [eventId, destinationId, c.locked_until]);
+    await getBackgroundPool().query(
+      "UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
+      [eventId, destinationId, c.locked_until],
+    );
     return;
   }
   const slot = await acquireDestinationSlot(destinationId, {});
@@ -232,9 +257,19 @@ export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
   if (!owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now
   let disabled = false;
   if (cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
-    const { rowCount } = await getBackgroundPool().query("UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL", [destinationId]);
+    const { rowCount } = await getBackgroundPool().query(
+      "UPDATE outbound_destinations SET disabled_at = now(), updated_at = now() WHERE id = $1 AND disabled_at IS NULL",
+      [destinationId],
+    );
     disabled = (rowCount ?? 0) > 0;
     if (disabled) log.warn(`destination ${destinationId} disabled after ${failures} failures in a row`);
   }
-  await alertsAfterFailure({ tenantId: c.tenant_id, destinationId, eventId, consecutiveFailures: failures, disabled, exhausted: c.eligible_for_retry && next === null });
+  await alertsAfterFailure({
+    tenantId: c.tenant_id,
+    destinationId,
+    eventId,
+    consecutiveFailures: failures,
+    disabled,
+    exhausted: c.eligible_for_retry && next === null,
+  });
 }

@@ -21,9 +21,18 @@ import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
 type Row = {
-  id: string; tenant_id: string; type: string; topics: string[]; filter: Record<string, unknown> | null; config: Record<string, string>;
-  credentials_encrypted: string | null; delivery_metadata: Record<string, string> | null; metadata: Record<string, string> | null;
-  disabled_at: Date | null; created_at: Date; updated_at: Date;
+  id: string;
+  tenant_id: string;
+  type: string;
+  topics: string[];
+  filter: Record<string, unknown> | null;
+  config: Record<string, string>;
+  credentials_encrypted: string | null;
+  delivery_metadata: Record<string, string> | null;
+  metadata: Record<string, string> | null;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 };
 
 const stringMap = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -31,7 +40,12 @@ const topicsSchema = z.union([z.literal("*"), z.array(z.string().min(1).max(255)
 const timestamp = z.iso.datetime({ offset: true });
 
 export const ZDestinationCreate = z.strictObject({
-  id: z.string().min(1).max(255).regex(/^[A-Za-z0-9_-]+$/).optional(),
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional(),
   type: z.string(),
   topics: topicsSchema,
   filter: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -53,19 +67,34 @@ export const ZDestinationCreateByType = z.discriminatedUnion(
   DESTINATION_TYPES.map((t) => {
     const config = fieldsSchema(t, "config");
     const required = t.config_fields.some((f) => f.required);
-    return ZDestinationCreate.extend({ type: z.literal(t.type), config: required ? config : config.optional(), credentials: fieldsSchema(t, "credentials").optional() }).meta({ title: t.label });
+    return ZDestinationCreate.extend({
+      type: z.literal(t.type),
+      config: required ? config : config.optional(),
+      credentials: fieldsSchema(t, "credentials").optional(),
+    }).meta({ title: t.label });
   }) as unknown as [z.ZodObject, ...z.ZodObject[]],
 );
-export const ZDestinationUpdate = ZDestinationCreate.omit({ id: true, created_at: true, updated_at: true }).partial().extend({ credentials: z.record(z.string(), z.unknown()).nullable().optional() });
+export const ZDestinationUpdate = ZDestinationCreate.omit({ id: true, created_at: true, updated_at: true })
+  .partial()
+  .extend({ credentials: z.record(z.string(), z.unknown()).nullable().optional() });
 
 /** The API model: credentials obfuscated (the webhook secret excepted), `disabled_at` always present, `target` the endpoint shown to people. */
 export function toDestination(r: Row) {
   const credentials = decryptJson<Record<string, string>>(r.credentials_encrypted) ?? {};
   const type = OUTBOUND_DESTINATION_TYPES.find(r.type);
   return {
-    id: r.id, tenant_id: r.tenant_id, type: r.type, topics: r.topics, filter: r.filter ?? null, config: r.config,
-    credentials: type ? type.obfuscate(credentials, Date.now()) : credentials, delivery_metadata: r.delivery_metadata ?? null, metadata: r.metadata ?? null,
-    created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(), disabled_at: r.disabled_at ? r.disabled_at.toISOString() : null,
+    id: r.id,
+    tenant_id: r.tenant_id,
+    type: r.type,
+    topics: r.topics,
+    filter: r.filter ?? null,
+    config: r.config,
+    credentials: type ? type.obfuscate(credentials, Date.now()) : credentials,
+    delivery_metadata: r.delivery_metadata ?? null,
+    metadata: r.metadata ?? null,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    disabled_at: r.disabled_at ? r.disabled_at.toISOString() : null,
     ...(type ? type.target(r.config) : { target: "" }),
   };
 }
@@ -84,8 +113,9 @@ function mergePatch(current: Record<string, unknown>, patch: Record<string, unkn
   if (patch === null) return {};
   if (patch === undefined) return current;
   const out = { ...current };
-  for (const [k, v] of Object.entries(patch)) if (v === null) delete out[k];
-  else out[k] = v;
+  for (const [k, v] of Object.entries(patch))
+    if (v === null) delete out[k];
+    else out[k] = v;
   return out;
 }
 
@@ -118,7 +148,12 @@ export async function createDestination(tenantId: string, input: unknown, caller
   if (!type) throw outboundInvalid([`type: ${body.type} is not a destination type`]);
   const errors: string[] = [];
   const topics = checkTopics(body.topics, errors);
-  const { config, credentials } = await validateWithType(type.type, { config: body.config ?? {}, credentials: body.credentials ?? {} }, { byTenant: caller.kind === "tenant", current: null }, errors);
+  const { config, credentials } = await validateWithType(
+    type.type,
+    { config: body.config ?? {}, credentials: body.credentials ?? {} },
+    { byTenant: caller.kind === "tenant", current: null },
+    errors,
+  );
   const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
   if (counted[0].n >= outboundConfig().maxDestinationsPerTenant) throw outboundBadRequest("maximum number of destinations per tenant reached");
   const now = new Date();
@@ -126,9 +161,18 @@ export async function createDestination(tenantId: string, input: unknown, caller
     `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
-      body.id ?? newDestinationId(), tenantId, type.type, topics, body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null, JSON.stringify(config),
-      encryptJson(credentials), body.delivery_metadata ? JSON.stringify(body.delivery_metadata) : null, body.metadata ? JSON.stringify(body.metadata) : null,
-      body.disabled_at ? new Date(body.disabled_at) : null, body.created_at ? new Date(body.created_at) : now, body.updated_at ? new Date(body.updated_at) : now,
+      body.id ?? newDestinationId(),
+      tenantId,
+      type.type,
+      topics,
+      body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null,
+      JSON.stringify(config),
+      encryptJson(credentials),
+      body.delivery_metadata ? JSON.stringify(body.delivery_metadata) : null,
+      body.metadata ? JSON.stringify(body.metadata) : null,
+      body.disabled_at ? new Date(body.disabled_at) : null,
+      body.created_at ? new Date(body.created_at) : now,
+      body.updated_at ? new Date(body.updated_at) : now,
     ],
   );
   if (!rows[0]) throw outboundBadRequest("destination already exists");
@@ -143,15 +187,24 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   const errors: string[] = [];
   const topics = body.topics === undefined ? current.topics : checkTopics(body.topics, errors);
   const stored = decryptJson<Record<string, string>>(current.credentials_encrypted) ?? {};
-  const given = { config: mergePatch(current.config, body.config), credentials: body.credentials === undefined ? undefined : mergePatch(stored, body.credentials) };
+  const given = {
+    config: mergePatch(current.config, body.config),
+    credentials: body.credentials === undefined ? undefined : mergePatch(stored, body.credentials),
+  };
   const { config, credentials } = await validateWithType(current.type, given, { byTenant: caller.kind === "tenant", current: stored }, errors);
   const filter = body.filter === undefined ? current.filter : body.filter && Object.keys(body.filter).length ? body.filter : null;
   const { rows } = await getPool().query<Row>(
     `UPDATE outbound_destinations SET topics = $3, filter = $4, config = $5, credentials_encrypted = $6, delivery_metadata = $7, metadata = $8,
             disabled_at = $9, updated_at = now() WHERE id = $1 AND tenant_id = $2 RETURNING *`,
     [
-      id, tenantId, topics, filter ? JSON.stringify(filter) : null, JSON.stringify(config), encryptJson(credentials),
-      JSON.stringify(mergePatch(current.delivery_metadata ?? {}, body.delivery_metadata)), JSON.stringify(mergePatch(current.metadata ?? {}, body.metadata)),
+      id,
+      tenantId,
+      topics,
+      filter ? JSON.stringify(filter) : null,
+      JSON.stringify(config),
+      encryptJson(credentials),
+      JSON.stringify(mergePatch(current.delivery_metadata ?? {}, body.delivery_metadata)),
+      JSON.stringify(mergePatch(current.metadata ?? {}, body.metadata)),
       body.disabled_at === undefined ? current.disabled_at : body.disabled_at === null ? null : new Date(body.disabled_at),
     ],
   );

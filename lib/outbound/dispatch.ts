@@ -82,7 +82,12 @@ async function pump(): Promise<void> {
         for (const c of claimed) {
           active++;
           void deliverClaimedOutbound(c)
-            .catch((err) => log.warn(`delivery ${c.event_id} to ${c.destination_id} failed; its lease will expire and it is claimed again`, err instanceof Error ? err.message : err))
+            .catch((err) =>
+              log.warn(
+                `delivery ${c.event_id} to ${c.destination_id} failed; its lease will expire and it is claimed again`,
+                err instanceof Error ? err.message : err,
+              ),
+            )
             .finally(finished);
         }
         if (!moreDue) break;

@@ -7,19 +7,13 @@
 import { AppError } from "@/lib/http/errors";
 
 /** 400 `{status: 400, message}`, with `data` when given (`{error: "destination_disabled"}`, `{param}`). */
-export const outboundBadRequest = (
-  message: string,
-  data?: Record<string, unknown>,
-) => new AppError("BAD_REQUEST", message, data ? { data } : {});
+export const outboundBadRequest = (message: string, data?: Record<string, unknown>) => new AppError("BAD_REQUEST", message, data ? { data } : {});
 
 /** 403 `{status: 403, message: "forbidden"}`: admin-only, or another tenant's. */
-export const outboundForbidden = (message = "forbidden") =>
-  new AppError("FORBIDDEN", message);
+export const outboundForbidden = (message = "forbidden") => new AppError("FORBIDDEN", message);
 
 /** 404 `{status: 404, message: what}`. */
-export const outboundNotFound = (what = "not found") =>
-  new AppError("NOT_FOUND", what);
+export const outboundNotFound = (what = "not found") => new AppError("NOT_FOUND", what);
 
 /** 422 `{status: 422, message: "validation error", data: messages}`. */
-export const outboundInvalid = (messages: string[]) =>
-  new AppError("VALIDATION", "validation error", { messages });
+export const outboundInvalid = (messages: string[]) => new AppError("VALIDATION", "validation error", { messages });

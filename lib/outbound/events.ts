@@ -17,8 +17,32 @@ import { toDestination } from "@/lib/outbound/destinations";
 import { decodeCursor as decode, encodeCursor as encode, single, values } from "@/lib/outbound/params";
 import { filterMatches, topicMatches } from "@/lib/outbound/publish";
 
-type EventRow = { id: string; tenant_id: string; topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer; matched_destination_ids: string[]; destination_id: string | null };
-type AttemptRow = { id: string; event_id: string; tenant_id: string; destination_id: string; destination_type: string; topic: string; status: string; code: string | null; attempt_number: number; manual: boolean; latency_ms: number | null; response_data: unknown; time: Date };
+type EventRow = {
+  id: string;
+  tenant_id: string;
+  topic: string;
+  time: Date;
+  eligible_for_retry: boolean;
+  metadata: Record<string, string> | null;
+  data: Buffer;
+  matched_destination_ids: string[];
+  destination_id: string | null;
+};
+type AttemptRow = {
+  id: string;
+  event_id: string;
+  tenant_id: string;
+  destination_id: string;
+  destination_type: string;
+  topic: string;
+  status: string;
+  code: string | null;
+  attempt_number: number;
+  manual: boolean;
+  latency_ms: number | null;
+  response_data: unknown;
+  time: Date;
+};
 
 const parseData = (b: Buffer) => {
   try {
@@ -29,8 +53,14 @@ const parseData = (b: Buffer) => {
 };
 /** An event: the summary (`id, tenant_id, topic, time, eligible_for_retry, metadata, matched_destination_ids`), plus `data` in the full form. */
 export const toEvent = (r: EventRow, full = true) => ({
-  id: r.id, tenant_id: r.tenant_id, topic: r.topic, time: r.time.toISOString(), eligible_for_retry: r.eligible_for_retry, metadata: r.metadata ?? {},
-  matched_destination_ids: r.matched_destination_ids, ...(full ? { data: parseData(r.data) } : {}),
+  id: r.id,
+  tenant_id: r.tenant_id,
+  topic: r.topic,
+  time: r.time.toISOString(),
+  eligible_for_retry: r.eligible_for_retry,
+  metadata: r.metadata ?? {},
+  matched_destination_ids: r.matched_destination_ids,
+  ...(full ? { data: parseData(r.data) } : {}),
 });
 
 /** The tenant ids a caller may read: a JWT's own (a `tenant_id` naming another is 403), or the admin's filter. */
@@ -44,10 +74,20 @@ function scope(q: ParsedQuery, caller: OutboundCaller): string[] | undefined {
 }
 
 /** The time filter operators and their SQL: a Map, so `time[toString]` is unknown like any other name. */
-const TIME_OPERATORS = new Map([["gte", ">="], ["lte", "<="], ["gt", ">"], ["lt", "<"]]);
+const TIME_OPERATORS = new Map([
+  ["gte", ">="],
+  ["lte", "<="],
+  ["gt", ">"],
+  ["lt", "<"],
+]);
 
 /** One keyset page over `table` (alias x) by (time, id): `time[gte|lte|gt|lt]`, `limit` (100, at most 1000), `dir`, `next`/`prev`. */
-async function page<R extends { time: Date; id: string }>(table: string, where: string[], params: unknown[], q: ParsedQuery): Promise<{ rows: R[]; pagination: Record<string, unknown> }> {
+async function page<R extends { time: Date; id: string }>(
+  table: string,
+  where: string[],
+  params: unknown[],
+  q: ParsedQuery,
+): Promise<{ rows: R[]; pagination: Record<string, unknown> }> {
   const limit = Math.min(1000, Number(single(q, "limit") ?? 100));
   if (!Number.isInteger(limit) || limit < 1) throw outboundBadRequest("limit must be a positive integer");
   const dir = single(q, "dir") ?? "desc";
@@ -75,12 +115,24 @@ async function page<R extends { time: Date; id: string }>(table: string, where: 
   const asc = (dir === "asc") !== backwards;
   if (cursor) where.push(`(x.time, x.id) ${asc ? ">" : "<"} ($${params.push(cursor.time)}, $${params.push(cursor.id)})`);
   const order = asc ? "ASC" : "DESC";
-  const { rows } = await getPool().query<R>(`SELECT x.* FROM ${table} x ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY x.time ${order}, x.id ${order} LIMIT ${limit + 1}`, params);
+  const { rows } = await getPool().query<R>(
+    `SELECT x.* FROM ${table} x ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY x.time ${order}, x.id ${order} LIMIT ${limit + 1}`,
+    params,
+  );
   const more = rows.length > limit;
   const out = rows.slice(0, limit);
   if (backwards) out.reverse();
   const at = (r: R | undefined) => (r ? encode(r.time, r.id) : null);
-  return { rows: out, pagination: { order_by: "time", dir, limit, next: (backwards || more) && out.length ? at(out.at(-1)) : null, prev: (backwards ? more : Boolean(cursor)) && out.length ? at(out[0]) : null } };
+  return {
+    rows: out,
+    pagination: {
+      order_by: "time",
+      dir,
+      limit,
+      next: (backwards || more) && out.length ? at(out.at(-1)) : null,
+      prev: (backwards ? more : Boolean(cursor)) && out.length ? at(out[0]) : null,
+    },
+  };
 }
 
 /** `GET /events`: `id[]`, `tenant_id[]`, `destination_id[]`, `topic[]`, time filters, paging. Throws 400, 403. */
@@ -115,15 +167,26 @@ async function toAttempts(rows: AttemptRow[], include: string[]) {
     for (const r of e) events.set(r.id, r);
   }
   if (include.includes("destination")) {
-    const { rows: d } = await getPool().query<Parameters<typeof toDestination>[0]>("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [[...new Set(rows.map((r) => r.destination_id))]]);
+    const { rows: d } = await getPool().query<Parameters<typeof toDestination>[0]>("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [
+      [...new Set(rows.map((r) => r.destination_id))],
+    ]);
     for (const r of d) destinations.set(r.id, r);
   }
   return rows.map((r) => {
     const event = events.get(r.event_id);
     const destination = destinations.get(r.destination_id);
     return {
-      id: r.id, tenant_id: r.tenant_id, status: r.status, delivered_at: r.time.toISOString(), time: r.time.toISOString(), code: r.code, attempt_number: r.attempt_number, manual: r.manual,
-      event_id: r.event_id, destination_id: r.destination_id, destination_type: r.destination_type,
+      id: r.id,
+      tenant_id: r.tenant_id,
+      status: r.status,
+      delivered_at: r.time.toISOString(),
+      time: r.time.toISOString(),
+      code: r.code,
+      attempt_number: r.attempt_number,
+      manual: r.manual,
+      event_id: r.event_id,
+      destination_id: r.destination_id,
+      destination_type: r.destination_type,
       ...(r.latency_ms !== null ? { latency_ms: r.latency_ms } : {}),
       ...(include.includes("response_data") ? { response_data: r.response_data ?? null } : {}),
       ...(event ? { event: toEvent(event, include.includes("event.data")) } : {}),
@@ -142,7 +205,13 @@ export async function listAttempts(q: ParsedQuery, caller: OutboundCaller, desti
   const tenants = scope(q, caller);
   if (tenants) where.push(`x.tenant_id = ANY($${params.push(tenants)})`);
   if (destinationId) where.push(`x.destination_id = $${params.push(destinationId)}`);
-  for (const [name, col] of [["event_id", "event_id"], ["destination_id", "destination_id"], ["destination_type", "destination_type"], ["topic", "topic"], ["id", "id"]] as const) {
+  for (const [name, col] of [
+    ["event_id", "event_id"],
+    ["destination_id", "destination_id"],
+    ["destination_type", "destination_type"],
+    ["topic", "topic"],
+    ["id", "id"],
+  ] as const) {
     const v = values(q, name);
     if (v) where.push(`x.${col} = ANY($${params.push(v)})`);
   }
@@ -160,7 +229,8 @@ export async function listAttempts(q: ParsedQuery, caller: OutboundCaller, desti
 export async function getAttempt(id: string, q: ParsedQuery, caller: OutboundCaller, destinationId?: string) {
   const { rows } = await getPool().query<AttemptRow>("SELECT * FROM outbound_attempts WHERE id = $1", [id]);
   const r = rows[0];
-  if (!r || (caller.kind === "tenant" && r.tenant_id !== caller.tenantId) || (destinationId && r.destination_id !== destinationId)) throw outboundNotFound("attempt not found");
+  if (!r || (caller.kind === "tenant" && r.tenant_id !== caller.tenantId) || (destinationId && r.destination_id !== destinationId))
+    throw outboundNotFound("attempt not found");
   return { body: (await toAttempts([r], values(q, "include") ?? []))[0] };
 }
 
@@ -193,11 +263,19 @@ export async function retry(body: unknown, caller: OutboundCaller) {
   const d = dests[0];
   if (!d) throw outboundNotFound("destination not found");
   if (d.disabled_at) throw outboundBadRequest("Destination is disabled", { error: "destination_disabled" });
-  const view = { id: event.id, topic: event.topic, time: event.time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata: event.metadata ?? {}, data: parseData(event.data) };
+  const view = {
+    id: event.id,
+    topic: event.topic,
+    time: event.time.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    metadata: event.metadata ?? {},
+    data: parseData(event.data),
+  };
   if (!topicMatches(d.topics, event.topic) || !filterMatches(d.filter, view)) throw outboundBadRequest("destination does not match event");
   const { rowCount } = await getPool().query("SELECT 1 FROM outbound_attempts WHERE event_id = $1 AND destination_id = $2 LIMIT 1", [event.id, d.id]);
   if (!rowCount) throw outboundNotFound("event not found");
-  await inTransaction((client) => enqueueOutboundDeliveries(client, [{ eventId: event.id, eventTime: event.time, destinationId: d.id, tenantId: event.tenant_id }], true));
+  await inTransaction((client) =>
+    enqueueOutboundDeliveries(client, [{ eventId: event.id, eventTime: event.time, destinationId: d.id, tenantId: event.tenant_id }], true),
+  );
   return { status: 202, body: { success: true } };
 }
 
@@ -239,8 +317,26 @@ function outboundMetricsTables(seconds: string): Record<"events" | "attempts", M
         p95_latency: percentile(0.95, "a.latency_ms"),
         p99_latency: percentile(0.99, "a.latency_ms"),
       },
-      dimensions: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },
-      filters: { tenant_id: "a.tenant_id", destination_id: "a.destination_id", destination_type: "a.destination_type", topic: "a.topic", status: "a.status", code: "a.code", manual: "a.manual", attempt_number: "a.attempt_number" },
+      dimensions: {
+        tenant_id: "a.tenant_id",
+        destination_id: "a.destination_id",
+        destination_type: "a.destination_type",
+        topic: "a.topic",
+        status: "a.status",
+        code: "a.code",
+        manual: "a.manual",
+        attempt_number: "a.attempt_number",
+      },
+      filters: {
+        tenant_id: "a.tenant_id",
+        destination_id: "a.destination_id",
+        destination_type: "a.destination_type",
+        topic: "a.topic",
+        status: "a.status",
+        code: "a.code",
+        manual: "a.manual",
+        attempt_number: "a.attempt_number",
+      },
     },
   };
 }
@@ -253,7 +349,8 @@ function outboundMetricsTables(seconds: string): Record<"events" | "attempts", M
  */
 export async function outboundMetrics(which: "events" | "attempts", q: ParsedQuery, caller: OutboundCaller) {
   const t = q.time;
-  if (!t || typeof t !== "object" || Array.isArray(t) || typeof t.start !== "string" || typeof t.end !== "string") throw outboundBadRequest("time[start] and time[end] are required");
+  if (!t || typeof t !== "object" || Array.isArray(t) || typeof t.start !== "string" || typeof t.end !== "string")
+    throw outboundBadRequest("time[start] and time[end] are required");
   let start: Date;
   let end: Date;
   try {
@@ -278,8 +375,17 @@ export async function outboundMetrics(which: "events" | "attempts", q: ParsedQue
   const granularity = single(q, "granularity");
   try {
     const g = granularity ? parseGranularity(granularity) : null;
-    const seconds = g ? `extract(epoch FROM (${g.unit === "M" ? `interval '${g.n} months'` : `interval '${g.n}${{ s: " seconds", m: " minutes", h: " hours", d: " days", w: " weeks" }[g.unit]}'`}))` : `${(end.getTime() - start.getTime()) / 1000}`;
-    const result = await runMetrics(getPool(), outboundMetricsTables(seconds)[which], [tenants], { start, end, granularity: g, measures: list("measures"), dimensions, filters });
+    const seconds = g
+      ? `extract(epoch FROM (${g.unit === "M" ? `interval '${g.n} months'` : `interval '${g.n}${{ s: " seconds", m: " minutes", h: " hours", d: " days", w: " weeks" }[g.unit]}'`}))`
+      : `${(end.getTime() - start.getTime()) / 1000}`;
+    const result = await runMetrics(getPool(), outboundMetricsTables(seconds)[which], [tenants], {
+      start,
+      end,
+      granularity: g,
+      measures: list("measures"),
+      dimensions,
+      filters,
+    });
     if (!g) {
       result.data = result.data.map(({ time_bucket: _t, ...rest }) => rest);
       delete (result.metadata as { granularity?: unknown }).granularity;

@@ -33,7 +33,9 @@ export async function outboundHealth(): Promise<{ status: number; body: unknown 
   const parts = supervisedParts();
   let presence = false;
   try {
-    const { rowCount } = await getPool().query("SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'hookyard-worker %' AND datname = current_database() LIMIT 1");
+    const { rowCount } = await getPool().query(
+      "SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'hookyard-worker %' AND datname = current_database() LIMIT 1",
+    );
     presence = (rowCount ?? 0) > 0;
   } catch {
     presence = false;

@@ -31,7 +31,6 @@ export const OUTBOUND_MAX_BODY_BYTES = 1024 * 1024;
 
 export type OutboundForm = "self-hosted" | "managed";
 
-
 export type OutboundContext<P> = { url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
 export type OutboundResult = { status?: number; body: unknown };
 
@@ -152,7 +151,15 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
     if (found.route.auth === "none") {
       // Health: nothing of any tenant is read, so there is no caller to check.
       const query = parseApiQuery(input.url);
-      const result = await found.route.handler({ url: input.url, form: where.form, caller: { kind: "admin", keyId: "" }, params: found.params, query, body: undefined, rawBody: "" });
+      const result = await found.route.handler({
+        url: input.url,
+        form: where.form,
+        caller: { kind: "admin", keyId: "" },
+        params: found.params,
+        query,
+        body: undefined,
+        rawBody: "",
+      });
       return { status: result.status ?? 200, headers, body: JSON.stringify(result.body) };
     }
     const header = input.authorization ?? "";
@@ -174,11 +181,15 @@ export async function handleOutbound(routes: OutboundRoute[], input: OutboundInp
       }
     }
     if (!caller) throw new AppError("UNAUTHORIZED", "unauthorized");
-    if (portal && !portalCsrfAllowed(input.method, input.header?.("origin"), input.header?.(PORTAL_CSRF_HEADER))) throw outboundForbidden("cross-site request refused");
+    if (portal && !portalCsrfAllowed(input.method, input.header?.("origin"), input.header?.(PORTAL_CSRF_HEADER)))
+      throw outboundForbidden("cross-site request refused");
     if (where.form === "managed") {
       const limit = getConfig().outbound.rateLimit;
       const rate = await consumeRateLimit(`outbound:${caller.kind === "admin" ? caller.keyId : `jwt:${caller.tenantId}`}`, limit, 60_000);
-      Object.assign(headers, rateLimitHeaders(limit, rate.remaining, rate.resetAt, { reset: "unix", ...(rate.allowed ? {} : { retryAfterSeconds: rate.retryAfterSeconds }) }));
+      Object.assign(
+        headers,
+        rateLimitHeaders(limit, rate.remaining, rate.resetAt, { reset: "unix", ...(rate.allowed ? {} : { retryAfterSeconds: rate.retryAfterSeconds }) }),
+      );
       if (!rate.allowed) throw new AppError("RATE_LIMITED", "rate limit exceeded", { retryAfterSeconds: rate.retryAfterSeconds });
     }
     if (found.route.auth === "admin" && caller.kind !== "admin") throw outboundForbidden();

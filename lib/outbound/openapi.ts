@@ -29,35 +29,102 @@ const page = (item: string, orderBy = "time") => ({
   required: ["models", "pagination"],
   properties: {
     models: arrayOf(ref(item)),
-    pagination: { type: "object", properties: { order_by: { const: orderBy }, dir: { enum: ["asc", "desc"] }, limit: { type: "integer" }, next: { type: ["string", "null"] }, prev: { type: ["string", "null"] } } },
+    pagination: {
+      type: "object",
+      properties: {
+        order_by: { const: orderBy },
+        dir: { enum: ["asc", "desc"] },
+        limit: { type: "integer" },
+        next: { type: ["string", "null"] },
+        prev: { type: ["string", "null"] },
+      },
+    },
   },
 });
 
 /** Response models (documentation of the answers; the requests are the validating zod schemas). */
 const MODELS: Record<string, unknown> = {
-  Tenant: { type: "object", properties: { id: str, destinations_count: { type: "integer" }, topics: arrayOf(str), metadata: strMap, created_at: time, updated_at: time } },
+  Tenant: {
+    type: "object",
+    properties: { id: str, destinations_count: { type: "integer" }, topics: arrayOf(str), metadata: strMap, created_at: time, updated_at: time },
+  },
   Destination: {
     type: "object",
     properties: {
-      id: str, tenant_id: str, type: { enum: DESTINATION_TYPES.map((t) => t.type) }, topics: arrayOf(str), filter: { type: ["object", "null"] }, config: strMap,
-      credentials: { ...strMap, description: "Sensitive values obfuscated." }, delivery_metadata: { type: ["object", "null"], additionalProperties: str }, metadata: { type: ["object", "null"], additionalProperties: str },
-      created_at: time, updated_at: time, disabled_at: { type: ["string", "null"], format: "date-time" }, target: str, target_url: str,
+      id: str,
+      tenant_id: str,
+      type: { enum: DESTINATION_TYPES.map((t) => t.type) },
+      topics: arrayOf(str),
+      filter: { type: ["object", "null"] },
+      config: strMap,
+      credentials: { ...strMap, description: "Sensitive values obfuscated." },
+      delivery_metadata: { type: ["object", "null"], additionalProperties: str },
+      metadata: { type: ["object", "null"], additionalProperties: str },
+      created_at: time,
+      updated_at: time,
+      disabled_at: { type: ["string", "null"], format: "date-time" },
+      target: str,
+      target_url: str,
     },
   },
-  Event: { type: "object", properties: { id: str, tenant_id: str, topic: str, time, eligible_for_retry: { type: "boolean" }, metadata: strMap, matched_destination_ids: arrayOf(str), data: { description: "The data as published." } } },
+  Event: {
+    type: "object",
+    properties: {
+      id: str,
+      tenant_id: str,
+      topic: str,
+      time,
+      eligible_for_retry: { type: "boolean" },
+      metadata: strMap,
+      matched_destination_ids: arrayOf(str),
+      data: { description: "The data as published." },
+    },
+  },
   Attempt: {
     type: "object",
     properties: {
-      id: str, tenant_id: str, status: { enum: ["success", "failed"] }, time, delivered_at: time, code: { type: ["string", "null"] }, attempt_number: { type: "integer" }, manual: { type: "boolean" },
-      event_id: str, destination_id: str, destination_type: str, latency_ms: { type: "integer" }, response_data: { type: ["object", "null"] }, event: ref("Event"), destination: ref("Destination"),
+      id: str,
+      tenant_id: str,
+      status: { enum: ["success", "failed"] },
+      time,
+      delivered_at: time,
+      code: { type: ["string", "null"] },
+      attempt_number: { type: "integer" },
+      manual: { type: "boolean" },
+      event_id: str,
+      destination_id: str,
+      destination_type: str,
+      latency_ms: { type: "integer" },
+      response_data: { type: ["object", "null"] },
+      event: ref("Event"),
+      destination: ref("Destination"),
     },
   },
   DestinationType: {
     type: "object",
-    properties: { type: str, label: str, description: str, icon: str, instructions: str, config_fields: arrayOf({ type: "object" }), credential_fields: arrayOf({ type: "object" }) },
+    properties: {
+      type: str,
+      label: str,
+      description: str,
+      icon: str,
+      instructions: str,
+      config_fields: arrayOf({ type: "object" }),
+      credential_fields: arrayOf({ type: "object" }),
+    },
   },
-  Metrics: { type: "object", required: ["data", "metadata"], properties: { data: arrayOf({ type: "object", properties: { time_bucket: time, dimensions: strMap, metrics: { type: "object" } } }), metadata: { type: "object" } } },
-  Error: { type: "object", required: ["status", "message"], properties: { status: { type: "integer" }, message: str, data: { description: "Validation messages (422) or details." } } },
+  Metrics: {
+    type: "object",
+    required: ["data", "metadata"],
+    properties: {
+      data: arrayOf({ type: "object", properties: { time_bucket: time, dimensions: strMap, metrics: { type: "object" } } }),
+      metadata: { type: "object" },
+    },
+  },
+  Error: {
+    type: "object",
+    required: ["status", "message"],
+    properties: { status: { type: "integer" }, message: str, data: { description: "Validation messages (422) or details." } },
+  },
 };
 
 const paging: Param[] = [
@@ -70,13 +137,28 @@ const paging: Param[] = [
 ];
 const repeated = (name: string, description: string): Param => ({ name, description: `${description} Repeatable.`, schema: { oneOf: [str, arrayOf(str)] } });
 const attemptQuery: Param[] = [
-  repeated("tenant_id", "Tenants (a tenant JWT: its own)."), repeated("event_id", "Events."), repeated("destination_id", "Destinations."), repeated("destination_type", "Destination types."),
-  repeated("topic", "Topics."), { name: "status", description: "success or failed.", schema: { enum: ["success", "failed"] } },
-  { name: "include", description: "event, event.data, response_data, destination. Repeatable.", schema: { oneOf: [str, arrayOf(str)] } }, ...paging,
+  repeated("tenant_id", "Tenants (a tenant JWT: its own)."),
+  repeated("event_id", "Events."),
+  repeated("destination_id", "Destinations."),
+  repeated("destination_type", "Destination types."),
+  repeated("topic", "Topics."),
+  { name: "status", description: "success or failed.", schema: { enum: ["success", "failed"] } },
+  { name: "include", description: "event, event.data, response_data, destination. Repeatable.", schema: { oneOf: [str, arrayOf(str)] } },
+  ...paging,
 ];
 const metricsQuery = (measures: string[], dimensions: string[]): Param[] => [
-  { name: "time", description: "time[start] and time[end] (end exclusive), RFC 3339: required.", schema: { type: "object", required: ["start", "end"], properties: { start: time, end: time } }, required: true },
-  { name: "measures", description: `Repeatable: ${measures.join(", ")}.`, schema: { oneOf: [{ enum: measures }, arrayOf({ enum: measures })] }, required: true },
+  {
+    name: "time",
+    description: "time[start] and time[end] (end exclusive), RFC 3339: required.",
+    schema: { type: "object", required: ["start", "end"], properties: { start: time, end: time } },
+    required: true,
+  },
+  {
+    name: "measures",
+    description: `Repeatable: ${measures.join(", ")}.`,
+    schema: { oneOf: [{ enum: measures }, arrayOf({ enum: measures })] },
+    required: true,
+  },
   { name: "granularity", description: "Bucket size: <n><s|m|h|d|w|M> (e.g. 1h); without it one row for the range." },
   { name: "dimensions", description: `Repeatable: ${dimensions.join(", ")}.`, schema: { oneOf: [{ enum: dimensions }, arrayOf({ enum: dimensions })] } },
   { name: "filters", description: "filters[<dimension>]=value.", schema: { type: "object", additionalProperties: str } },
@@ -84,37 +166,156 @@ const metricsQuery = (measures: string[], dimensions: string[]): Param[] => [
 
 /** One entry per route of lib/outbound/routes.ts, by `METHOD path`. */
 const OPERATIONS: Record<string, Operation> = {
-  "GET tenants": { tag: "Tenants", summary: "List tenants", query: [{ name: "limit", description: "Page size." }, { name: "dir", description: "asc or desc." }, { name: "next", description: "Cursor." }, { name: "prev", description: "Cursor." }], response: { ...page("Tenant", "created_at"), properties: { ...page("Tenant", "created_at").properties, count: { type: "integer" } } } },
+  "GET tenants": {
+    tag: "Tenants",
+    summary: "List tenants",
+    query: [
+      { name: "limit", description: "Page size." },
+      { name: "dir", description: "asc or desc." },
+      { name: "next", description: "Cursor." },
+      { name: "prev", description: "Cursor." },
+    ],
+    response: { ...page("Tenant", "created_at"), properties: { ...page("Tenant", "created_at").properties, count: { type: "integer" } } },
+  },
   "GET tenants/:tenant_id": { tag: "Tenants", summary: "Get a tenant", response: ref("Tenant") },
-  "PUT tenants/:tenant_id": { tag: "Tenants", summary: "Create or update a tenant", description: "201 when created, 200 when updated.", body: ZTenantPut, status: 201, response: ref("Tenant") },
-  "DELETE tenants/:tenant_id": { tag: "Tenants", summary: "Delete a tenant with its destinations", response: { type: "object", properties: { success: { type: "boolean" } } } },
-  "GET tenants/:tenant_id/token": { tag: "Tenants", summary: "A tenant JWT (admin key only)", response: { type: "object", properties: { token: str, tenant_id: str } } },
-  "GET tenants/:tenant_id/portal": { tag: "Tenants", summary: "A portal link for the tenant (admin key only)", query: [{ name: "theme", description: "light or dark.", schema: { enum: ["light", "dark"] } }], response: { type: "object", properties: { redirect_url: str, tenant_id: str } } },
-  "GET tenants/:tenant_id/destinations": { tag: "Destinations", summary: "List a tenant's destinations (not paged)", query: [repeated("type", "Types."), repeated("topics", "Topics.")], response: arrayOf(ref("Destination")) },
-  "POST tenants/:tenant_id/destinations": { tag: "Destinations", summary: "Create a destination", description: "config and credentials follow the type's schema (GET /destination-types).", body: ZDestinationCreateByType, status: 201, response: ref("Destination") },
+  "PUT tenants/:tenant_id": {
+    tag: "Tenants",
+    summary: "Create or update a tenant",
+    description: "201 when created, 200 when updated.",
+    body: ZTenantPut,
+    status: 201,
+    response: ref("Tenant"),
+  },
+  "DELETE tenants/:tenant_id": {
+    tag: "Tenants",
+    summary: "Delete a tenant with its destinations",
+    response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
+  "GET tenants/:tenant_id/token": {
+    tag: "Tenants",
+    summary: "A tenant JWT (admin key only)",
+    response: { type: "object", properties: { token: str, tenant_id: str } },
+  },
+  "GET tenants/:tenant_id/portal": {
+    tag: "Tenants",
+    summary: "A portal link for the tenant (admin key only)",
+    query: [{ name: "theme", description: "light or dark.", schema: { enum: ["light", "dark"] } }],
+    response: { type: "object", properties: { redirect_url: str, tenant_id: str } },
+  },
+  "GET tenants/:tenant_id/destinations": {
+    tag: "Destinations",
+    summary: "List a tenant's destinations (not paged)",
+    query: [repeated("type", "Types."), repeated("topics", "Topics.")],
+    response: arrayOf(ref("Destination")),
+  },
+  "POST tenants/:tenant_id/destinations": {
+    tag: "Destinations",
+    summary: "Create a destination",
+    description: "config and credentials follow the type's schema (GET /destination-types).",
+    body: ZDestinationCreateByType,
+    status: 201,
+    response: ref("Destination"),
+  },
   "GET tenants/:tenant_id/destinations/:destination_id": { tag: "Destinations", summary: "Get a destination", response: ref("Destination") },
-  "PATCH tenants/:tenant_id/destinations/:destination_id": { tag: "Destinations", summary: "Update a destination (merge patch: null deletes a key)", description: "config and credentials keys are those of the destination's type; type cannot change.", body: ZDestinationUpdate, response: ref("Destination") },
-  "DELETE tenants/:tenant_id/destinations/:destination_id": { tag: "Destinations", summary: "Delete a destination", response: { type: "object", properties: { success: { type: "boolean" } } } },
+  "PATCH tenants/:tenant_id/destinations/:destination_id": {
+    tag: "Destinations",
+    summary: "Update a destination (merge patch: null deletes a key)",
+    description: "config and credentials keys are those of the destination's type; type cannot change.",
+    body: ZDestinationUpdate,
+    response: ref("Destination"),
+  },
+  "DELETE tenants/:tenant_id/destinations/:destination_id": {
+    tag: "Destinations",
+    summary: "Delete a destination",
+    response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
   "PUT tenants/:tenant_id/destinations/:destination_id/enable": { tag: "Destinations", summary: "Enable a destination", response: ref("Destination") },
   "PUT tenants/:tenant_id/destinations/:destination_id/disable": { tag: "Destinations", summary: "Disable a destination", response: ref("Destination") },
-  "GET tenants/:tenant_id/destinations/:destination_id/attempts": { tag: "Attempts", summary: "A destination's attempts", query: attemptQuery, response: page("Attempt") },
-  "GET tenants/:tenant_id/destinations/:destination_id/attempts/:attempt_id": { tag: "Attempts", summary: "One attempt of a destination", query: attemptQuery.filter((q) => q.name === "include"), response: ref("Attempt") },
+  "GET tenants/:tenant_id/destinations/:destination_id/attempts": {
+    tag: "Attempts",
+    summary: "A destination's attempts",
+    query: attemptQuery,
+    response: page("Attempt"),
+  },
+  "GET tenants/:tenant_id/destinations/:destination_id/attempts/:attempt_id": {
+    tag: "Attempts",
+    summary: "One attempt of a destination",
+    query: attemptQuery.filter((q) => q.name === "include"),
+    response: ref("Attempt"),
+  },
   "GET destination-types": { tag: "Destination types", summary: "The destination types and their input schemas", response: arrayOf(ref("DestinationType")) },
   "GET destination-types/:type": { tag: "Destination types", summary: "One destination type", response: ref("DestinationType") },
   "GET config": { tag: "Configuration", summary: "Instance settings (admin key only)", response: strMap },
   "PATCH config": { tag: "Configuration", summary: "Change instance settings (null restores the default)", body: ZConfigPatch, response: strMap },
-  "GET healthz": { tag: "Health", summary: "Health of the HTTP server, delivery worker and retry scheduler (no credentials)", description: "200 while no part failed, else 503.", response: { type: "object", properties: { status: str, timestamp: time, workers: { type: "object", additionalProperties: { type: "object", properties: { status: { enum: ["healthy", "degraded", "failed"] } } } } } } },
+  "GET healthz": {
+    tag: "Health",
+    summary: "Health of the HTTP server, delivery worker and retry scheduler (no credentials)",
+    description: "200 while no part failed, else 503.",
+    response: {
+      type: "object",
+      properties: {
+        status: str,
+        timestamp: time,
+        workers: { type: "object", additionalProperties: { type: "object", properties: { status: { enum: ["healthy", "degraded", "failed"] } } } },
+      },
+    },
+  },
   "GET topics": { tag: "Topics", summary: "The topics of this deployment (OUTBOUND_TOPICS)", response: arrayOf(str) },
-  "POST publish": { tag: "Publish", summary: "Publish an event (admin key only)", description: "202 once stored with its deliveries. A repeated id answers duplicate: true. Bodies up to INGEST_MAX_BODY_BYTES.", body: ZPublish, status: 202, response: { type: "object", properties: { id: str, duplicate: { type: "boolean" }, destination_ids: arrayOf(str) } } },
-  "POST retry": { tag: "Attempts", summary: "Deliver an event to a destination again (manual retry)", body: ZRetry, status: 202, response: { type: "object", properties: { success: { type: "boolean" } } } },
-  "GET events": { tag: "Events", summary: "List events", query: [repeated("id", "Event ids."), repeated("tenant_id", "Tenants."), repeated("destination_id", "Matched destinations."), repeated("topic", "Topics."), ...paging], response: page("Event") },
+  "POST publish": {
+    tag: "Publish",
+    summary: "Publish an event (admin key only)",
+    description: "202 once stored with its deliveries. A repeated id answers duplicate: true. Bodies up to INGEST_MAX_BODY_BYTES.",
+    body: ZPublish,
+    status: 202,
+    response: { type: "object", properties: { id: str, duplicate: { type: "boolean" }, destination_ids: arrayOf(str) } },
+  },
+  "POST retry": {
+    tag: "Attempts",
+    summary: "Deliver an event to a destination again (manual retry)",
+    body: ZRetry,
+    status: 202,
+    response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
+  "GET events": {
+    tag: "Events",
+    summary: "List events",
+    query: [
+      repeated("id", "Event ids."),
+      repeated("tenant_id", "Tenants."),
+      repeated("destination_id", "Matched destinations."),
+      repeated("topic", "Topics."),
+      ...paging,
+    ],
+    response: page("Event"),
+  },
   "GET events/:event_id": { tag: "Events", summary: "Get an event with its data", response: ref("Event") },
-  "GET metrics/events": { tag: "Metrics", summary: "Event metrics", query: metricsQuery(["count", "rate"], ["tenant_id", "topic", "destination_id"]), response: ref("Metrics") },
+  "GET metrics/events": {
+    tag: "Metrics",
+    summary: "Event metrics",
+    query: metricsQuery(["count", "rate"], ["tenant_id", "topic", "destination_id"]),
+    response: ref("Metrics"),
+  },
   "GET metrics/attempts": {
     tag: "Metrics",
     summary: "Attempt metrics (latencies in ms)",
     query: metricsQuery(
-      ["count", "successful_count", "failed_count", "error_rate", "first_attempt_count", "retry_count", "manual_retry_count", "avg_attempt_number", "rate", "successful_rate", "failed_rate", "avg_latency", "p50_latency", "p95_latency", "p99_latency"],
+      [
+        "count",
+        "successful_count",
+        "failed_count",
+        "error_rate",
+        "first_attempt_count",
+        "retry_count",
+        "manual_retry_count",
+        "avg_attempt_number",
+        "rate",
+        "successful_rate",
+        "failed_rate",
+        "avg_latency",
+        "p50_latency",
+        "p95_latency",
+        "p99_latency",
+      ],
       ["tenant_id", "destination_id", "destination_type", "topic", "status", "code", "manual", "attempt_number"],
     ),
     response: ref("Metrics"),
@@ -145,7 +346,14 @@ export function outboundOpenApi(form: OutboundForm, routes: OutboundRoute[]): Re
     const path = `/${route.path.replace(/:(\w+)/g, "{$1}")}`;
     const params = [
       ...[...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: str })),
-      ...(op.query ?? []).map((q) => ({ name: q.name, in: "query", description: q.description, required: q.required ?? false, schema: q.schema ?? str, ...(q.schema && (q.schema as { type?: string }).type === "object" ? { style: "deepObject", explode: true } : {}) })),
+      ...(op.query ?? []).map((q) => ({
+        name: q.name,
+        in: "query",
+        description: q.description,
+        required: q.required ?? false,
+        schema: q.schema ?? str,
+        ...(q.schema && (q.schema as { type?: string }).type === "object" ? { style: "deepObject", explode: true } : {}),
+      })),
     ];
     const auth = route.auth === "admin" ? " Admin key only." : route.auth === "none" ? " No credentials." : "";
     paths[path] ??= {};
@@ -161,7 +369,13 @@ export function outboundOpenApi(form: OutboundForm, routes: OutboundRoute[]): Re
         [String(op.status ?? 200)]: { description: "Success", content: { "application/json": { schema: op.response ?? { type: "object" } } } },
         ...(route.auth === "none" ? {} : { "401": { $ref: "#/components/responses/Unauthorized" }, "403": { $ref: "#/components/responses/Forbidden" } }),
         ...(form === "managed" && route.auth !== "none" ? { "429": { $ref: "#/components/responses/RateLimited" } } : {}),
-        ...(op.body ? { "400": { $ref: "#/components/responses/BadRequest" }, "413": { $ref: "#/components/responses/TooLarge" }, "422": { $ref: "#/components/responses/Invalid" } } : {}),
+        ...(op.body
+          ? {
+              "400": { $ref: "#/components/responses/BadRequest" },
+              "413": { $ref: "#/components/responses/TooLarge" },
+              "422": { $ref: "#/components/responses/Invalid" },
+            }
+          : {}),
         ...(route.path.includes(":") ? { "404": { $ref: "#/components/responses/NotFound" } } : {}),
       },
     };
@@ -183,9 +397,17 @@ export function outboundOpenApi(form: OutboundForm, routes: OutboundRoute[]): Re
     components: {
       schemas: {
         ...MODELS,
-        ...Object.fromEntries(DESTINATION_TYPES.flatMap((t) => [[`${t.type}_config`, bodySchema(fieldsSchema(t, "config"))], [`${t.type}_credentials`, bodySchema(fieldsSchema(t, "credentials"))]])),
+        ...Object.fromEntries(
+          DESTINATION_TYPES.flatMap((t) => [
+            [`${t.type}_config`, bodySchema(fieldsSchema(t, "config"))],
+            [`${t.type}_credentials`, bodySchema(fieldsSchema(t, "credentials"))],
+          ]),
+        ),
       },
-      securitySchemes: { adminKey: { type: "http", scheme: "bearer", description: "An admin key (hko_…)." }, tenantJwt: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      securitySchemes: {
+        adminKey: { type: "http", scheme: "bearer", description: "An admin key (hko_…)." },
+        tenantJwt: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+      },
       responses: {
         BadRequest: errorResponse("Malformed JSON or a bad query parameter."),
         Unauthorized: errorResponse("Missing or invalid credentials."),

@@ -18,7 +18,12 @@ import { outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 
 export const ZPublish = z.strictObject({
-  id: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/).optional(),
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/)
+    .optional(),
   tenant_id: z.string().min(1).max(255),
   destination_id: z.string().min(1).max(255).optional(),
   topic: z.string().max(255).optional(),
@@ -41,7 +46,7 @@ export function rawMember(text: string, key: string): string | null {
   };
   // From the opening quote to just past the closing one: a quote ends the string unless an odd number of backslashes precede it.
   const skipString = () => {
-    for (let from = i + 1; ; ) {
+    for (let from = i + 1; ;) {
       const q = text.indexOf('"', from);
       if (q === -1) return void (i = n);
       let b = q - 1;
@@ -51,7 +56,7 @@ export function rawMember(text: string, key: string): string | null {
     }
   };
   const skipValue = () => {
-    for (let depth = 0; i < n; ) {
+    for (let depth = 0; i < n;) {
       const c = text.charCodeAt(i);
       if (c === 34) {
         skipString();
@@ -87,11 +92,25 @@ export function rawMember(text: string, key: string): string | null {
 /** True when a destination subscribed to `topics` receives `topic`: `*`, exact, or a glob with `*`. */
 export function topicMatches(topics: string[], topic: string): boolean {
   if (!topic || topic === "*") return true;
-  return topics.some((t) => t === "*" || t === topic || (t.includes("*") && new RegExp(`^${t.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(topic)));
+  return topics.some(
+    (t) =>
+      t === "*" ||
+      t === topic ||
+      (t.includes("*") &&
+        new RegExp(
+          `^${t
+            .split("*")
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+            .join(".*")}$`,
+        ).test(topic)),
+  );
 }
 
 /** True when `filter` (simple-json-match; null or `{}` = all) matches the event `{id, topic, time, metadata, data}`. */
-export function filterMatches(filter: Record<string, unknown> | null, event: { id: string; topic: string; time: string; metadata: Record<string, string>; data: unknown }): boolean {
+export function filterMatches(
+  filter: Record<string, unknown> | null,
+  event: { id: string; topic: string; time: string; metadata: Record<string, string>; data: unknown },
+): boolean {
   if (!filter || Object.keys(filter).length === 0) return true;
   try {
     return jsonMatches(event, filter);
@@ -105,7 +124,13 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
   const p = ZPublish.safeParse(body ?? {});
   if (!p.success) {
     const dataIssue = p.error.issues.find((i) => i.path[0] === "data");
-    throw outboundInvalid(dataIssue ? ["data must be a valid JSON object"] : p.error.issues.map((i) => (i.code === "invalid_type" && i.input === undefined ? `${i.path.join(".")} is required` : `${i.path.join(".")}: ${i.message}`)));
+    throw outboundInvalid(
+      dataIssue
+        ? ["data must be a valid JSON object"]
+        : p.error.issues.map((i) =>
+            i.code === "invalid_type" && i.input === undefined ? `${i.path.join(".")} is required` : `${i.path.join(".")}: ${i.message}`,
+          ),
+    );
   }
   const e = p.data;
   const cfg = outboundConfig();
@@ -119,13 +144,35 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
   const metadata = e.metadata ?? {};
   const dataText = rawMember(raw, "data") ?? JSON.stringify(e.data);
   const view = { id, topic, time: time.toISOString().replace(/\.\d{3}Z$/, "Z"), metadata, data: e.data };
-  const written = await writer.submit({ id, chosenId: e.id !== undefined, tenantId: e.tenant_id, topic, time, eligible: e.eligible_for_retry ?? true, metadata, data: dataText, destinationId: e.destination_id ?? null, view });
+  const written = await writer.submit({
+    id,
+    chosenId: e.id !== undefined,
+    tenantId: e.tenant_id,
+    topic,
+    time,
+    eligible: e.eligible_for_retry ?? true,
+    metadata,
+    data: dataText,
+    destinationId: e.destination_id ?? null,
+    view,
+  });
   if (written.tenantId !== e.tenant_id) throw new AppError("CONFLICT", "event id already used by another tenant");
   return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
 }
 
 type View = Parameters<typeof filterMatches>[1];
-type Pending = { id: string; chosenId: boolean; tenantId: string; topic: string; time: Date; eligible: boolean; metadata: Record<string, string>; /** `data` as received (stored as its UTF-8 bytes). */ data: string; destinationId: string | null; view: View };
+type Pending = {
+  id: string;
+  chosenId: boolean;
+  tenantId: string;
+  topic: string;
+  time: Date;
+  eligible: boolean;
+  metadata: Record<string, string>;
+  /** `data` as received (stored as its UTF-8 bytes). */ data: string;
+  destinationId: string | null;
+  view: View;
+};
 type Written = { duplicate: boolean; tenantId: string; matched: string[] };
 type Db = Parameters<Parameters<typeof inTransaction>[0]>[0];
 
@@ -142,8 +189,14 @@ const EVENT_ID_LOCK = 727274100;
 async function storedEvents(client: Db, items: Pending[]): Promise<Map<string, { tenant_id: string; matched_destination_ids: string[] }>> {
   const chosen = [...new Set(items.filter((i) => i.chosenId).map((i) => i.id))];
   if (chosen.length === 0) return new Map();
-  await client.query("SELECT count(pg_advisory_xact_lock($2, k)) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s", [chosen, EVENT_ID_LOCK]);
-  const { rows } = await client.query<{ id: string; tenant_id: string; matched_destination_ids: string[] }>("SELECT id, tenant_id, matched_destination_ids FROM outbound_events WHERE id = ANY($1)", [chosen]);
+  await client.query("SELECT count(pg_advisory_xact_lock($2, k)) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s", [
+    chosen,
+    EVENT_ID_LOCK,
+  ]);
+  const { rows } = await client.query<{ id: string; tenant_id: string; matched_destination_ids: string[] }>(
+    "SELECT id, tenant_id, matched_destination_ids FROM outbound_events WHERE id = ANY($1)",
+    [chosen],
+  );
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -175,7 +228,11 @@ const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
  * reads the tenants' enabled destinations, matches each new event, and writes events and deliveries
  * with one statement (the events alone when none matched). `stored`: the ids already stored (duplicates). Returns one answer per item.
  */
-async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>): Promise<Written[]> {
+async function writeGroup(
+  db: Pick<Db, "query">,
+  items: Pending[],
+  stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>,
+): Promise<Written[]> {
   const seen = new Set<string>();
   // The same id twice in one batch: the first is new, the second a duplicate of it.
   const isNew = items.map((i) => !stored.has(i.id) && !seen.has(i.id) && (seen.add(i.id), true));
@@ -185,12 +242,29 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
     text: "SELECT id, tenant_id, topics, filter FROM outbound_destinations WHERE tenant_id = ANY($1) AND disabled_at IS NULL ORDER BY created_at, id",
     values: [[...new Set(fresh.map((i) => i.tenantId))]],
   });
-  const matched = fresh.map((i) => destinations.filter((d) => d.tenant_id === i.tenantId && (i.destinationId === null || d.id === i.destinationId) && topicMatches(d.topics, i.topic) && filterMatches(d.filter, i.view)).map((d) => d.id));
+  const matched = fresh.map((i) =>
+    destinations
+      .filter(
+        (d) =>
+          d.tenant_id === i.tenantId &&
+          (i.destinationId === null || d.id === i.destinationId) &&
+          topicMatches(d.topics, i.topic) &&
+          filterMatches(d.filter, i.view),
+      )
+      .map((d) => d.id),
+  );
   if (fresh.length) {
     const deliveries = fresh.flatMap((i, n) => matched[n].map((d) => ({ i, d })));
     const events = [
-      fresh.map((i) => i.id), fresh.map((i) => i.tenantId), fresh.map((i) => i.topic), fresh.map((i) => i.time), fresh.map((i) => i.eligible),
-      fresh.map((i) => JSON.stringify(i.metadata)), fresh.map((i) => i.data), fresh.map((i) => i.destinationId), matched.map((m) => JSON.stringify(m)),
+      fresh.map((i) => i.id),
+      fresh.map((i) => i.tenantId),
+      fresh.map((i) => i.topic),
+      fresh.map((i) => i.time),
+      fresh.map((i) => i.eligible),
+      fresh.map((i) => JSON.stringify(i.metadata)),
+      fresh.map((i) => i.data),
+      fresh.map((i) => i.destinationId),
+      matched.map((m) => JSON.stringify(m)),
     ];
     if (deliveries.length === 0) await db.query({ name: WRITE_EVENTS_STATEMENT, text: WRITE_EVENTS_SQL, values: events });
     else {
@@ -219,7 +293,9 @@ async function writeGroup(db: Pick<Db, "query">, items: Pending[], stored: Map<s
  */
 const writer = new Batcher<Pending, Written>(
   async (items) => {
-    const written = await (items.some((i) => i.chosenId) ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items))) : writeGroup(getPool(), items, new Map()));
+    const written = await (items.some((i) => i.chosenId)
+      ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items)))
+      : writeGroup(getPool(), items, new Map()));
     // Committed: the dispatchers may claim the new deliveries now (lib/outbound/dispatch.ts).
     if (written.some((w) => !w.duplicate && w.matched.length > 0)) announceOutboundDeliveries();
     return written;

@@ -19,19 +19,44 @@ import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } 
 const D = "tenants/:tenant_id/destinations";
 
 export const OUTBOUND_ROUTES: OutboundRoute[] = [
-  { method: "GET", path: "tenants", auth: "any", handler: async ({ caller, query }) => ({ body: await listTenants(query, caller.kind === "tenant" ? caller.tenantId : undefined) }) },
+  {
+    method: "GET",
+    path: "tenants",
+    auth: "any",
+    handler: async ({ caller, query }) => ({ body: await listTenants(query, caller.kind === "tenant" ? caller.tenantId : undefined) }),
+  },
   { method: "GET", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await getTenant(params.tenant_id) }) },
   { method: "PUT", path: "tenants/:tenant_id", auth: "any", handler: async ({ params, body }) => putTenant(params.tenant_id, body) },
   { method: "DELETE", path: "tenants/:tenant_id", auth: "any", handler: async ({ params }) => ({ body: await deleteTenant(params.tenant_id) }) },
   { method: "GET", path: "tenants/:tenant_id/token", auth: "admin", handler: async ({ params }) => ({ body: await tokenFor(params.tenant_id) }) },
-  { method: "GET", path: "tenants/:tenant_id/portal", auth: "admin", handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id, query) }) },
+  {
+    method: "GET",
+    path: "tenants/:tenant_id/portal",
+    auth: "admin",
+    handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id, query) }),
+  },
   { method: "GET", path: D, auth: "any", handler: ({ params, query }) => listDestinations(params.tenant_id, query) },
   { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => createDestination(params.tenant_id, body, caller) },
   { method: "GET", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => getDestination(params.tenant_id, params.destination_id) },
-  { method: "PATCH", path: `${D}/:destination_id`, auth: "any", handler: ({ params, body, caller }) => updateDestination(params.tenant_id, params.destination_id, body, caller) },
+  {
+    method: "PATCH",
+    path: `${D}/:destination_id`,
+    auth: "any",
+    handler: ({ params, body, caller }) => updateDestination(params.tenant_id, params.destination_id, body, caller),
+  },
   { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id, params.destination_id) },
-  { method: "PUT", path: `${D}/:destination_id/enable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, false) },
-  { method: "PUT", path: `${D}/:destination_id/disable`, auth: "any", handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true) },
+  {
+    method: "PUT",
+    path: `${D}/:destination_id/enable`,
+    auth: "any",
+    handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, false),
+  },
+  {
+    method: "PUT",
+    path: `${D}/:destination_id/disable`,
+    auth: "any",
+    handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true),
+  },
   { method: "GET", path: "destination-types", auth: "any", handler: () => Promise.resolve({ body: DESTINATION_TYPES }) },
   {
     method: "GET",

@@ -15,11 +15,14 @@ type OutboundConfig = Config["outbound"];
 export const SETTINGS_TTL_MS = 2_000;
 const PREFIX = "config:";
 
-const num = (min: number, max: number, integer = true) => (v: string) => {
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) throw new Error(`must be a number from ${min} to ${max}`);
-  return n;
-};
+const num =
+  (min: number, max: number, integer = true) =>
+  (v: string) => {
+    const n = Number(v);
+    if (v.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+      throw new Error(`must be a number from ${min} to ${max}`);
+    return n;
+  };
 const bool = (v: string) => {
   if (v !== "true" && v !== "false") throw new Error('must be "true" or "false"');
   return v === "true";
@@ -31,7 +34,14 @@ const prefix = (v: string) => {
 
 /** Each supported key: how to read its value into the settings, and how to show the current one. */
 const KEYS: Record<string, { apply: (c: OutboundConfig, v: string) => void; show: (c: OutboundConfig) => string }> = {
-  TOPICS: { apply: (c, v) => (c.topics = v.split(",").map((t) => t.trim()).filter(Boolean)), show: (c) => c.topics.join(",") },
+  TOPICS: {
+    apply: (c, v) =>
+      (c.topics = v
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean)),
+    show: (c) => c.topics.join(","),
+  },
   DELIVERY_TIMEOUT_SECONDS: { apply: (c, v) => (c.deliveryTimeoutMs = num(0.1, 300, false)(v) * 1000), show: (c) => String(c.deliveryTimeoutMs / 1000) },
   RETRY_INTERVAL_SECONDS: { apply: (c, v) => (c.retryIntervalSeconds = num(0, 86_400, false)(v)), show: (c) => String(c.retryIntervalSeconds) },
   MAX_RETRY_LIMIT: { apply: (c, v) => (c.maxRetries = num(0, 100)(v)), show: (c) => String(c.maxRetries) },
@@ -111,7 +121,11 @@ export async function patchManagedConfig(body: unknown): Promise<Record<string, 
   if (errors.length) throw outboundInvalid(errors);
   for (const [k, v] of Object.entries(body as Record<string, string | null>)) {
     if (v === null) await getPool().query("DELETE FROM outbound_settings WHERE key = $1", [PREFIX + k]);
-    else await getPool().query("INSERT INTO outbound_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()", [PREFIX + k, v]);
+    else
+      await getPool().query(
+        "INSERT INTO outbound_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
+        [PREFIX + k, v],
+      );
   }
   return getManagedConfig();
 }

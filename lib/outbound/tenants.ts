@@ -16,7 +16,11 @@ import { decodeCursor as decode, encodeCursor as encode, single as one, values a
 type TenantRow = { id: string; metadata: Record<string, unknown>; created_at: Date; updated_at: Date; destinations_count: number; topics: string[] | null };
 
 /** Tenant ids: any caller-chosen string that fits a path segment. */
-export const ZTenantId = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+export const ZTenantId = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
 export const ZTenantPut = z.strictObject({ metadata: z.record(z.string(), z.string()).optional() });
 
 const SELECT = `SELECT t.id, t.metadata, t.created_at, t.updated_at,
@@ -25,7 +29,14 @@ const SELECT = `SELECT t.id, t.metadata, t.created_at, t.updated_at,
   FROM outbound_tenants t`;
 
 /** The API model: `{id, destinations_count, topics (union of its destinations'), metadata, created_at, updated_at}`. */
-export const toTenant = (r: TenantRow) => ({ id: r.id, destinations_count: r.destinations_count, topics: r.topics ?? [], metadata: r.metadata, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+export const toTenant = (r: TenantRow) => ({
+  id: r.id,
+  destinations_count: r.destinations_count,
+  topics: r.topics ?? [],
+  metadata: r.metadata,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
 
 // Reads stay SQL: destinations_count and the topic union (array_agg DISTINCT in the database's collation order) are aggregates over destinations.
 /** Tenant `id`; throws 404 `tenant not found`. */
@@ -77,7 +88,10 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const range = query.created_at;
   if (range !== undefined) {
     if (typeof range !== "object" || Array.isArray(range)) throw outboundBadRequest("created_at takes created_at[gte] and created_at[lte]");
-    for (const [op, sym] of [["gte", ">="], ["lte", "<="]] as const) {
+    for (const [op, sym] of [
+      ["gte", ">="],
+      ["lte", "<="],
+    ] as const) {
       const v = range[op];
       if (v === undefined) continue;
       if (typeof v !== "string") throw outboundBadRequest(`created_at[${op}] must be a date`);
@@ -99,7 +113,10 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const pageParams = [...params];
   if (cursor) pageWhere.push(`(t.created_at, t.id) ${scanAsc ? ">" : "<"} ($${pageParams.push(cursor.time)}, $${pageParams.push(cursor.id)})`);
   const order = scanAsc ? "ASC" : "DESC";
-  const { rows } = await getPool().query<TenantRow>(`${SELECT} ${pageWhere.length ? `WHERE ${pageWhere.join(" AND ")}` : ""} ORDER BY t.created_at ${order}, t.id ${order} LIMIT ${limit + 1}`, pageParams);
+  const { rows } = await getPool().query<TenantRow>(
+    `${SELECT} ${pageWhere.length ? `WHERE ${pageWhere.join(" AND ")}` : ""} ORDER BY t.created_at ${order}, t.id ${order} LIMIT ${limit + 1}`,
+    pageParams,
+  );
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();

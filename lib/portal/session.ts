@@ -15,7 +15,14 @@ export type PortalSession = {
 
 /** `#rrggbb` or `#rgb` → whether black text reads better than white on it (WCAG relative luminance). */
 function prefersDarkText(hex: string): boolean {
-  const h = hex.length === 4 ? hex.slice(1).split("").map((c) => c + c).join("") : hex.slice(1);
+  const h =
+    hex.length === 4
+      ? hex
+          .slice(1)
+          .split("")
+          .map((c) => c + c)
+          .join("")
+      : hex.slice(1);
   const [r, g, b] = [0, 2, 4].map((i) => {
     const c = parseInt(h.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;

@@ -11,10 +11,15 @@ const request = {
 
 describe("failedFilterParts (simple-json-match syntax)", () => {
   it("passes when every given part matches", () => {
-    expect(failedFilterParts({ type: "filter", body: { type: "order.created", customer: { country: "FR" } }, headers: { "x-shop": "alpha" } }, request)).toEqual([]);
+    expect(
+      failedFilterParts({ type: "filter", body: { type: "order.created", customer: { country: "FR" } }, headers: { "x-shop": "alpha" } }, request),
+    ).toEqual([]);
   });
   it("names each part that fails", () => {
-    expect(failedFilterParts({ type: "filter", body: { type: "order.deleted" }, query: { mode: "test" }, path: "/hooks/orders" }, request)).toEqual(["body", "query"]);
+    expect(failedFilterParts({ type: "filter", body: { type: "order.deleted" }, query: { mode: "test" }, path: "/hooks/orders" }, request)).toEqual([
+      "body",
+      "query",
+    ]);
   });
   it("supports operators", () => {
     expect(failedFilterParts({ type: "filter", body: { amount: { $gte: 100 } } }, request)).toEqual([]);

@@ -21,14 +21,24 @@ describe("runTransformation", () => {
     });
     expect(r).toEqual({
       ok: true,
-      request: { headers: { "content-type": "application/json", "x-conn": "shop" }, body: { a: 1, b: 2 }, path: "/v2/orders", query: "x=1", parsed_query: { x: "1" } },
+      request: {
+        headers: { "content-type": "application/json", "x-conn": "shop" },
+        body: { a: 1, b: 2 },
+        path: "/v2/orders",
+        query: "x=1",
+        parsed_query: { x: "1" },
+      },
       console: [],
       logLevel: "info",
     });
   });
 
   it("process.env holds the env; a bare `env` is not defined", async () => {
-    const r = await runTransformation({ code: `addHandler("transform", (req) => ({ ...req, headers: { token: process.env.TOKEN, missing: String(process.env.NOPE) } }))`, env: { TOKEN: "t0k" }, request });
+    const r = await runTransformation({
+      code: `addHandler("transform", (req) => ({ ...req, headers: { token: process.env.TOKEN, missing: String(process.env.NOPE) } }))`,
+      env: { TOKEN: "t0k" },
+      request,
+    });
     expect(r.ok && r.request.headers).toEqual({ token: "t0k", missing: "undefined" });
     const bare = await fatal(`addHandler("transform", (req) => { req.headers.t = env.TOKEN; return req; })`, { env: { TOKEN: "t" } });
     expect(bare.error).toMatch(/^ReferenceError: 'env' is not defined/);
@@ -88,7 +98,9 @@ describe("runTransformation", () => {
 
   it("require, fetch, setTimeout and import are not available", async () => {
     expect((await fatal(`const fs = require("fs"); addHandler("transform", (r) => r)`)).error).toMatch(/^ReferenceError: 'require' is not defined/);
-    expect((await fatal(`addHandler("transform", (r) => { fetch("http://example.com"); return r; })`)).error).toMatch(/^ReferenceError: 'fetch' is not defined/);
+    expect((await fatal(`addHandler("transform", (r) => { fetch("http://example.com"); return r; })`)).error).toMatch(
+      /^ReferenceError: 'fetch' is not defined/,
+    );
     expect((await fatal(`setTimeout(() => {}, 1); addHandler("transform", (r) => r)`)).error).toMatch(/^ReferenceError: 'setTimeout' is not defined/);
     expect((await fatal(`import fs from "fs"; addHandler("transform", (r) => r)`)).error).toMatch(/^SyntaxError/);
   });

@@ -81,13 +81,16 @@ function toRequest(result: unknown, input: TransformRequest): TransformRequest |
   if (result.path !== undefined && typeof result.path !== "string") return "The returned request's path must be a string";
   if (result.query !== undefined && result.query !== null && typeof result.query !== "string") return "The returned request's query must be a string";
   if (result.parsed_query !== undefined && !isObject(result.parsed_query)) return "The returned request's parsed_query must be an object";
-  const headers = result.headers === undefined ? input.headers : Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  const headers =
+    result.headers === undefined
+      ? input.headers
+      : Object.fromEntries(Object.entries(result.headers).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
   return {
     headers,
     body: result.body === undefined ? input.body : result.body,
-    path: (result.path) ?? input.path,
-    query: (result.query) ?? (result.query === null ? "" : input.query),
-    parsed_query: (result.parsed_query) ?? input.parsed_query,
+    path: result.path ?? input.path,
+    query: result.query ?? (result.query === null ? "" : input.query),
+    parsed_query: result.parsed_query ?? input.parsed_query,
   };
 }
 
@@ -125,12 +128,16 @@ export async function runTransformation(input: TransformationInput): Promise<Tra
   );
   const lines: ConsoleLine[] = answer.lines;
   const fail = (error: string): TransformationResult => ({ ok: false, error, console: [...lines, { type: "error", message: error }], logLevel: "fatal" });
-  if ("killed" in answer) return fail(explain(answer.killed === "timeout" ? "InternalError: interrupted" : "InternalError: out of memory", timeoutMs, memoryBytes));
+  if ("killed" in answer)
+    return fail(explain(answer.killed === "timeout" ? "InternalError: interrupted" : "InternalError: out of memory", timeoutMs, memoryBytes));
   if ("sandboxFailed" in answer) return fail(`InternalError: the sandbox failed (${answer.sandboxFailed})`);
   const { outcome } = answer;
   if ("error" in outcome) return fail(explain(outcome.error, timeoutMs, memoryBytes));
   const request = toRequest("result" in outcome ? outcome.result : undefined, input.request);
   if (typeof request === "string") return fail(request);
-  const logLevel = lines.reduce<Exclude<LogLevel, "fatal">>((max, line) => (LEVELS.indexOf(levelOf(line.type)) > LEVELS.indexOf(max) ? levelOf(line.type) : max), "info");
+  const logLevel = lines.reduce<Exclude<LogLevel, "fatal">>(
+    (max, line) => (LEVELS.indexOf(levelOf(line.type)) > LEVELS.indexOf(max) ? levelOf(line.type) : max),
+    "info",
+  );
   return { ok: true, request, console: lines, logLevel };
 }

@@ -51,7 +51,14 @@ describe("transformation sandbox pool", () => {
   });
 
   it("the main thread ends a run the sandbox does not stop (outside wall-clock limit), and the pool goes on", async () => {
-    const task = { code: LOOP, inputJson: JSON.stringify({ env: {}, request, context: {} }), memoryBytes: 5 << 20, stackBytes: 256 << 10, maxConsoleLines: 100, maxConsoleChars: 4096 };
+    const task = {
+      code: LOOP,
+      inputJson: JSON.stringify({ env: {}, request, context: {} }),
+      memoryBytes: 5 << 20,
+      stackBytes: 256 << 10,
+      maxConsoleLines: 100,
+      maxConsoleChars: 4096,
+    };
     const started = Date.now();
     // QuickJS's own interrupt would fire only after 60 s: the 1 s limit is the main thread's.
     const answer = await pool.runInSandbox({ ...task, timeoutMs: 60_000 }, { whenBusy: "queue", hardLimitMs: 1000 });
@@ -62,7 +69,12 @@ describe("transformation sandbox pool", () => {
   });
 
   it("beyond the threads and the queue the API's runs are refused at once; the pipeline's wait", async () => {
-    const refused = [0, 1, 2].map(() => run.runTransformation({ code: LOOP, request, whenBusy: "refuse" }).then((r) => r, (e: unknown) => e));
+    const refused = [0, 1, 2].map(() =>
+      run.runTransformation({ code: LOOP, request, whenBusy: "refuse" }).then(
+        (r) => r,
+        (e: unknown) => e,
+      ),
+    );
     const third = await Promise.race([refused[2], new Promise((r) => setTimeout(() => r("still waiting"), 800))]);
     const message = "The transformation runtime is busy: 1 runs in progress and 1 waiting; try again shortly";
     expect(third).toMatchObject({ code: "RATE_LIMITED", message, details: { data: { message, running: 1, queued: 1, retry_after: 1 }, retryAfterSeconds: 1 } });
@@ -79,7 +91,9 @@ describe("transformation sandbox pool", () => {
     const before = process.memoryUsage().rss;
     const results = [];
     for (let i = 0; i < 6; i++) {
-      results.push(await run.runTransformation({ code: `addHandler("transform", (r) => { const a = []; while (true) a.push("x".repeat(1e5) + a.length); })`, request }));
+      results.push(
+        await run.runTransformation({ code: `addHandler("transform", (r) => { const a = []; while (true) a.push("x".repeat(1e5) + a.length); })`, request }),
+      );
     }
     // The old in-process sandbox grew by about 700 MB here (its WebAssembly heap never shrinks); now 16 MB.
     expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);

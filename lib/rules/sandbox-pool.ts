@@ -100,7 +100,12 @@ function state(): PoolState {
 /** This process's pool: runs in progress, runs waiting, the thread limit, and threads alive now (0 before first use). */
 export function sandboxLoad(): { running: number; queued: number; threads: number; alive: number } {
   const s = globals[GLOBAL_KEY];
-  return { running: s?.running ?? 0, queued: s?.waiting.length ?? 0, threads: s?.threads ?? getConfig().transformationThreads, alive: s?.pool.threads.length ?? 0 };
+  return {
+    running: s?.running ?? 0,
+    queued: s?.waiting.length ?? 0,
+    threads: s?.threads ?? getConfig().transformationThreads,
+    alive: s?.pool.threads.length ?? 0,
+  };
 }
 
 /** Takes a thread slot, waiting if all are taken; `refuse` throws {@link transformationBusy} when the queue is full. */

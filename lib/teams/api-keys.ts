@@ -20,7 +20,10 @@ export const hashApiKey = (key: string) => createHash("sha256").update(key).dige
  * `key` may be given (GATEWAY_API_KEY pins one); it must be at least 16 characters.
  */
 export async function createApiKey(teamId: string, name: string, key = `${API_KEY_PREFIX}${createToken(30)}`): Promise<{ key: string; record: ApiKeyRecord }> {
-  const record = await getPrisma().apiKey.create({ data: { id: createId("apiKey"), teamId, name, prefix: key.slice(0, PREFIX_SHOWN), keyHash: hashApiKey(key) }, select: RECORD });
+  const record = await getPrisma().apiKey.create({
+    data: { id: createId("apiKey"), teamId, name, prefix: key.slice(0, PREFIX_SHOWN), keyHash: hashApiKey(key) },
+    select: RECORD,
+  });
   return { key, record };
 }
 
@@ -40,7 +43,9 @@ export async function authenticateApiKey(key: string): Promise<{ teamId: string;
   const row = rows[0];
   if (!row) return null;
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
-    void getPool().query("UPDATE api_keys SET last_used_at = now() WHERE id = $1", [row.id]).catch(() => {});
+    void getPool()
+      .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1", [row.id])
+      .catch(() => {});
   }
   return { teamId: row.team_id, keyId: row.id };
 }
@@ -56,8 +61,11 @@ export async function listApiKeys(teamId?: string): Promise<ApiKeyRecord[]> {
  */
 export async function revokeApiKey(idKeyOrPrefix: string): Promise<ApiKeyRecord | null> {
   const prisma = getPrisma();
-  const rows = await prisma.apiKey.findMany({ where: { revokedAt: null, OR: [{ id: idKeyOrPrefix }, { keyHash: hashApiKey(idKeyOrPrefix) }, { prefix: idKeyOrPrefix }] }, select: { id: true } });
+  const rows = await prisma.apiKey.findMany({
+    where: { revokedAt: null, OR: [{ id: idKeyOrPrefix }, { keyHash: hashApiKey(idKeyOrPrefix) }, { prefix: idKeyOrPrefix }] },
+    select: { id: true },
+  });
   if (rows.length !== 1) return null;
-  const [updated] = await prisma.apiKey.updateManyAndReturn({ where: { id: rows[0]!.id }, data: { revokedAt: new Date() }, select: RECORD });
+  const [updated] = await prisma.apiKey.updateManyAndReturn({ where: { id: rows[0].id }, data: { revokedAt: new Date() }, select: RECORD });
   return updated ?? null;
 }

@@ -12,7 +12,10 @@ export async function createTeam(name: string): Promise<{ teamId: string; signin
   const teamId = createId("team");
   const signingSecret = newSigningSecret();
   const cliKey = newCliKey();
-  await getPrisma().team.create({ data: { id: teamId, name, mode: "TEAM", cliKeyHash: hashCliKey(cliKey), signingSecretEncrypted: encryptSecret(signingSecret) }, select: { id: true } });
+  await getPrisma().team.create({
+    data: { id: teamId, name, mode: "TEAM", cliKeyHash: hashCliKey(cliKey), signingSecretEncrypted: encryptSecret(signingSecret) },
+    select: { id: true },
+  });
   return { teamId, signingSecret, cliKey };
 }
 

@@ -19,7 +19,11 @@ export async function storedSigningSecrets(teamId: string): Promise<EncryptedSig
   let row = await prisma.team.findUnique({ where: { id: teamId }, select });
   if (row && !row.signingSecretEncrypted) {
     // Another process may be giving it one at the same moment: the first secret stays (set only where none is; else read the winner's).
-    const [given] = await prisma.team.updateManyAndReturn({ where: { id: teamId, signingSecretEncrypted: null }, data: { signingSecretEncrypted: encryptSecret(newSigningSecret()) }, select });
+    const [given] = await prisma.team.updateManyAndReturn({
+      where: { id: teamId, signingSecretEncrypted: null },
+      data: { signingSecretEncrypted: encryptSecret(newSigningSecret()) },
+      select,
+    });
     row = given ?? (await prisma.team.findUnique({ where: { id: teamId }, select }));
   }
   if (!row) throw new Error(`no team ${teamId}`);
@@ -31,7 +35,10 @@ export async function storedSigningSecrets(teamId: string): Promise<EncryptedSig
  * `x-gateway-signature-2` while the rotation delay it was given still runs
  * (docs/pipeline.md#verifying-the-signature-in-your-receiver). Throws when the team does not exist.
  */
-export async function getSigningSecrets(teamId: string, now = new Date()): Promise<{ current: string; previous: string | null; previousExpiresAt: Date | null }> {
+export async function getSigningSecrets(
+  teamId: string,
+  now = new Date(),
+): Promise<{ current: string; previous: string | null; previousExpiresAt: Date | null }> {
   const row = await storedSigningSecrets(teamId);
   const live = row.p && row.e && row.e > now;
   return { current: decryptSecret(row.s), previous: live ? decryptSecret(row.p!) : null, previousExpiresAt: live ? row.e : null };

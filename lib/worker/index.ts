@@ -61,7 +61,10 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
        RETURNING id`,
       [heldEventIds()],
     );
-    await enqueueDeliveries(client, expired.map((e) => e.id));
+    await enqueueDeliveries(
+      client,
+      expired.map((e) => e.id),
+    );
     // Due long ago and never claimed: its job may sit locked in the local queue of a dead process.
     // Keyed per event, so repeated sweeps add at most one extra job (a spare job finds nothing to claim).
     const { rowCount: stalled } = await client.query(
@@ -227,13 +230,26 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
     const r = await sweep();
     if (r.events) log.info(`queued ${r.events} deliveries again (left by a stopped process or overdue)`);
   };
-  const stopSweeps = startPeriodic(sweepPass, config.pipelineSweepIntervalMs, (err) => log.warn("sweep failed", err instanceof Error ? err.message : err), false);
+  const stopSweeps = startPeriodic(
+    sweepPass,
+    config.pipelineSweepIntervalMs,
+    (err) => log.warn("sweep failed", err instanceof Error ? err.message : err),
+    false,
+  );
   const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
   // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts).
-  const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) => log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err));
+  const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) =>
+    log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err),
+  );
   const stopIssues = startIssueDetection();
   const engines: WatchedEngine[] = [
-    { name: "job runner", oldestDueMs: oldestDueJobMs, lastActivityAt: runner.lastActivityAt, busy: () => runner.inFlight() >= config.workerConcurrency, recover: runner.restart },
+    {
+      name: "job runner",
+      oldestDueMs: oldestDueJobMs,
+      lastActivityAt: runner.lastActivityAt,
+      busy: () => runner.inFlight() >= config.workerConcurrency,
+      recover: runner.restart,
+    },
     { name: "outbound dispatch", oldestDueMs: oldestDueOutboundMs, ...outboundDispatchActivity() },
   ];
   let handle: WorkerHandle;

@@ -15,7 +15,16 @@ const DAY_MS = 86_400_000;
  * tables are partitioned on their `time` (migration 20261124172523_outbound_partition_by_time), the
  * others on their id.
  */
-export const PARTITIONED_TABLES = ["outbound_attempts", "outbound_events", "attempts", "events", "ignored_events", "transformation_executions", "request_raw_data", "requests"] as const;
+export const PARTITIONED_TABLES = [
+  "outbound_attempts",
+  "outbound_events",
+  "attempts",
+  "events",
+  "ignored_events",
+  "transformation_executions",
+  "request_raw_data",
+  "requests",
+] as const;
 
 /** `YYYY-MM-DD` of the UTC day holding `ms`. */
 function utcDay(ms: number): string {
@@ -119,7 +128,11 @@ export async function expireGuestWorkspaces(pool: pg.Pool, now: number): Promise
  * finished deliveries (success, failed, skipped) last changed before the cutoff. Returns the counts
  * deleted. Throws on database errors.
  */
-export async function expireOutboundLeftovers(pool: pg.Pool, now: number, retentionDays: number): Promise<{ events: number; attempts: number; deliveries: number }> {
+export async function expireOutboundLeftovers(
+  pool: pg.Pool,
+  now: number,
+  retentionDays: number,
+): Promise<{ events: number; attempts: number; deliveries: number }> {
   if (retentionDays <= 0) return { events: 0, attempts: 0, deliveries: 0 };
   const cutoff = new Date(now - retentionDays * DAY_MS);
   const events = await pool.query("DELETE FROM outbound_events_default WHERE time < $1", [cutoff]);

@@ -16,7 +16,11 @@ const RETENTION_LOCK = 727274002;
  * Serialised across workers with an advisory lock: a pass that finds another one running does nothing and
  * returns null. Throws on database errors.
  */
-export async function runRetention(pool: pg.Pool, now: number, retentionDays: number): Promise<{ created: number; dropped: string[]; outbound: { events: number; attempts: number; deliveries: number }; sessions: number; teams: number } | null> {
+export async function runRetention(
+  pool: pg.Pool,
+  now: number,
+  retentionDays: number,
+): Promise<{ created: number; dropped: string[]; outbound: { events: number; attempts: number; deliveries: number }; sessions: number; teams: number } | null> {
   const lock = await pool.connect();
   try {
     const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [RETENTION_LOCK]);
@@ -43,7 +47,9 @@ export function startRetention(pool: pg.Pool, retentionDays: number, intervalMs 
   const pass = async () => {
     const r = await runRetention(pool, Date.now(), retentionDays);
     if (r && (r.created || r.dropped.length || r.sessions || r.teams)) {
-      log.info(`retention: ${r.created} partition(s) created, ${r.dropped.length} dropped, ${r.sessions} console session(s) and ${r.teams} guest workspace(s) expired`);
+      log.info(
+        `retention: ${r.created} partition(s) created, ${r.dropped.length} dropped, ${r.sessions} console session(s) and ${r.teams} guest workspace(s) expired`,
+      );
     }
   };
   return startPeriodic(pass, intervalMs, (err) => log.warn("retention pass failed", err instanceof Error ? err.message : err));

@@ -28,7 +28,7 @@ const { createId } = await import("@/lib/ids");
 
 const { teamId } = await createTeam("bench");
 const { key } = await createApiKey(teamId, "bench");
-const seeded = await createSource(teamId, { name: "seed" } as never, "2025-07-01");
+const seeded = await createSource(teamId, { name: "seed" }, "2025-07-01");
 await getPrisma().$connect();
 
 const pool = getPool();
@@ -39,9 +39,16 @@ const cases: { name: string; sql: () => Promise<unknown>; prisma: () => Promise<
   {
     name: "API key check",
     sql: () =>
-      pool.query("SELECT k.id, k.team_id, k.last_used_at FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND t.mode = 'TEAM'", [hashApiKey(key)]),
+      pool.query(
+        "SELECT k.id, k.team_id, k.last_used_at FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND t.mode = 'TEAM'",
+        [hashApiKey(key)],
+      ),
     // What the check would be through Prisma (it stays SQL: lib/teams/api-keys.ts authenticateApiKey).
-    prisma: () => getPrisma().apiKey.findFirst({ where: { keyHash: hashApiKey(key), revokedAt: null, team: { mode: "TEAM" } }, select: { id: true, teamId: true, lastUsedAt: true } }),
+    prisma: () =>
+      getPrisma().apiKey.findFirst({
+        where: { keyHash: hashApiKey(key), revokedAt: null, team: { mode: "TEAM" } },
+        select: { id: true, teamId: true, lastUsedAt: true },
+      }),
   },
   {
     name: "GET source by id",
@@ -56,7 +63,7 @@ const cases: { name: string; sql: () => Promise<unknown>; prisma: () => Promise<
          VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now()) ON CONFLICT (team_id, name) DO NOTHING RETURNING ${OLD_COLUMNS}`,
         [createId("source"), teamId, `sql-${n++}`, null, "WEBHOOK", JSON.stringify({ allowed_http_methods: ["POST"] }), encryptJson(undefined)],
       ),
-    prisma: () => createSource(teamId, { name: `prisma-${n++}` } as never, "2025-07-01"),
+    prisma: () => createSource(teamId, { name: `prisma-${n++}` }, "2025-07-01"),
   },
 ];
 
@@ -76,7 +83,12 @@ async function time(fn: () => Promise<unknown>, parallel: number): Promise<numbe
   return times;
 }
 
-log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${rounds} rounds × ${iterations} calls per side`);
+log(
+  `${os.cpus().length} cores, ${os.cpus()[0]?.model}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}; ${rounds} rounds × ${iterations} calls per side`,
+);
 // Warm-up: Prisma compiles each query shape once.
 for (const c of cases) for (let i = 0; i < 50; i++) await Promise.all([c.sql(), c.prisma()]);
 
@@ -95,7 +107,9 @@ for (const c of cases) {
     };
     const [s, p] = [stats(all.sql), stats(all.prisma)];
     const r = (x: number) => Math.round(x);
-    console.log(`| ${c.name} | ${parallel} | ${r(s.mean)} | ${r(s.p50)} | ${r(s.p99)} | ${r(p.mean)} | ${r(p.p50)} | ${r(p.p99)} | ${(p.mean / s.mean).toFixed(2)} |`);
+    console.log(
+      `| ${c.name} | ${parallel} | ${r(s.mean)} | ${r(s.p50)} | ${r(s.p99)} | ${r(p.mean)} | ${r(p.p50)} | ${r(p.p99)} | ${(p.mean / s.mean).toFixed(2)} |`,
+    );
   }
 }
 

@@ -28,7 +28,8 @@ const slices = Number(process.env.BENCH_SLICES ?? (compareDir ? 5 : 1));
 const VERSION = "2025-07-01";
 
 buildIfNeeded(log);
-if (compareDir && !existsSync(path.join(compareDir, ".next/BUILD_ID"))) throw new Error(`${compareDir} has no build: run \`npm run bench:api\` (or next build) there first`);
+if (compareDir && !existsSync(path.join(compareDir, ".next/BUILD_ID")))
+  throw new Error(`${compareDir} has no build: run \`npm run bench:api\` (or next build) there first`);
 const db = await startTestDatabase();
 const apiKey = `hky_bench_${Date.now()}_api_latency`;
 const serverEnv = { LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey, WORKER_ENABLED: "false", GATEWAY_API_RATE_LIMIT: "1000000000" };
@@ -88,7 +89,7 @@ async function load(c: Case, t: Target, duration: number): Promise<Sample> {
         headers,
         requests: [c.body ? { method: c.method, setupRequest: (req) => ({ ...req, body: JSON.stringify(c.body!(n++)) }) } : { method: c.method }],
       },
-      (err, result) => (err ? reject(err) : resolve(result)),
+      (err, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)),
     );
     instance.on("response", (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
@@ -110,9 +111,16 @@ function summary(samples: Sample[]): Result {
   };
 }
 
-log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${connections} connections, ${seconds} s per case and server (${slices} slices); ${seedRows} seeded rows per resource; API ${VERSION}`);
+log(
+  `${os.cpus().length} cores, ${os.cpus()[0]?.model}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}; ${connections} connections, ${seconds} s per case and server (${slices} slices); ${seedRows} seeded rows per resource; API ${VERSION}`,
+);
 // A short warm-up: the first requests of each route compile and fill caches.
-for (const t of targets) for (const c of cases) for (let i = 0; i < 20; i++) await fetch(`${t.base}${c.path(t)}`, { method: c.method, headers, body: c.body ? JSON.stringify(c.body(n++)) : undefined });
+for (const t of targets)
+  for (const c of cases)
+    for (let i = 0; i < 20; i++) await fetch(`${t.base}${c.path(t)}`, { method: c.method, headers, body: c.body ? JSON.stringify(c.body(n++)) : undefined });
 
 const results: { c: Case; byTarget: Result[] }[] = [];
 for (const c of cases) {
@@ -121,7 +129,7 @@ for (const c of cases) {
   for (let s = 0; s < slices; s++) {
     // Alternate which server goes first.
     const order = s % 2 ? [...targets.keys()].reverse() : [...targets.keys()];
-    for (const i of order) samples[i]!.push(await load(c, targets[i]!, seconds / slices));
+    for (const i of order) samples[i].push(await load(c, targets[i], seconds / slices));
   }
   results.push({ c, byTarget: samples.map(summary) });
 }
@@ -131,13 +139,17 @@ console.log("|---|---|---|---|---|---|---|---|");
 for (const { c, byTarget } of results) {
   byTarget.forEach((r, i) => {
     clean &&= r.errors === 0 && r.non2xx === 0;
-    console.log(`| ${c.name} | ${targets[i]!.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`);
+    console.log(`| ${c.name} | ${targets[i].label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`);
   });
 }
 if (targets.length === 2) {
-  console.log(`\n| case | requests/s ratio | p50 ratio | p99 ratio |  (this checkout / ${targets[1]!.label}; below 1.00 is faster for latency)`);
+  console.log(`\n| case | requests/s ratio | p50 ratio | p99 ratio |  (this checkout / ${targets[1].label}; below 1.00 is faster for latency)`);
   console.log("|---|---|---|---|");
-  for (const { c, byTarget: [a, b] } of results) console.log(`| ${c.name} | ${(a!.rps / b!.rps).toFixed(2)} | ${(a!.p50 / b!.p50).toFixed(2)} | ${(a!.p99 / b!.p99).toFixed(2)} |`);
+  for (const {
+    c,
+    byTarget: [a, b],
+  } of results)
+    console.log(`| ${c.name} | ${(a.rps / b.rps).toFixed(2)} | ${(a.p50 / b.p50).toFixed(2)} | ${(a.p99 / b.p99).toFixed(2)} |`);
 }
 console.log(`\n[bench] every answer 2xx: ${clean ? "yes" : "NO"}`);
 

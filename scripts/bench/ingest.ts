@@ -27,8 +27,9 @@ async function load(url: string, connections: number): Promise<Run> {
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", connections, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null, result) =>
-      err ? reject(err) : resolve(result),
+    const instance = autocannon(
+      { url, method: "POST", connections, amount, headers: { "content-type": "application/json" }, body },
+      (err: Error | null, result) => (err ? reject(err) : resolve(result)),
     );
     instance.on("response", () => (last = performance.now()));
   });
@@ -66,7 +67,10 @@ for (const connections of connectionsList) {
   const stored = (await count("SELECT count(*) AS n FROM requests WHERE source_id = $1", [sourceId])) - before;
   const consistent = stored === hy.ok && refStored === ref.ok;
   allConsistent &&= consistent;
-  for (const [name, r, s] of [["reference (1 INSERT/request)", ref, refStored], ["hookyard /e/{id}", hy, stored]] as const) {
+  for (const [name, r, s] of [
+    ["reference (1 INSERT/request)", ref, refStored],
+    ["hookyard /e/{id}", hy, stored],
+  ] as const) {
     rows.push(
       `| ${connections} | ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} | ${r.ok} | ${s} | ${name.startsWith("hookyard") ? (hy.rps / ref.rps).toFixed(2) : "1.00"} |`,
     );

@@ -48,7 +48,10 @@ async function write(times: number[]) {
   const eventIds = times.map((t) => createId("event", t));
   const attemptIds = times.flatMap((t) => [createId("attempt", t + 100), createId("attempt", t + 200)]);
   const dates = times.map((t) => new Date(t));
-  await client.query("INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) SELECT id, $2, $3, false, t, t, t FROM unnest($1::text[], $4::timestamptz[]) AS x(id, t)", [requestIds, conn.team_id, conn.source.id, dates]);
+  await client.query(
+    "INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at) SELECT id, $2, $3, false, t, t, t FROM unnest($1::text[], $4::timestamptz[]) AS x(id, t)",
+    [requestIds, conn.team_id, conn.source.id, dates],
+  );
   await client.query(
     `INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, attempts, successful_at, created_at, updated_at)
      SELECT e, $3, $4, $5, $6, r, ($8::text[])[1 + (ord % 5)], 2, CASE WHEN ord % 5 < 3 THEN t + interval '200 ms' END, t, t + interval '200 ms'
@@ -77,15 +80,21 @@ let rolled = 0;
 for (;;) {
   const n = await rollupPass(rollupPool, Object.values(GATEWAY_ROLLUPS), Date.now(), { graceMs: 0, maxMs: 3_600_000 });
   rolled += n ?? 0;
-  const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics_dirty WHERE minute < $1", [new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000)]);
+  const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics_dirty WHERE minute < $1", [
+    new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000),
+  ]);
   if (rows[0].n === 0) break;
 }
 await rollupPool.end();
-await client.query("VACUUM ANALYZE metrics_dirty, metrics_requests_1m, metrics_events_1m, metrics_attempts_1m, metrics_attempt_latency_1m, metrics_transformations_1m");
+await client.query(
+  "VACUUM ANALYZE metrics_dirty, metrics_requests_1m, metrics_events_1m, metrics_attempts_1m, metrics_attempt_latency_1m, metrics_transformations_1m",
+);
 const { rows: sizes } = await client.query<{ t: string; n: number }>(
   "SELECT 'events' AS t, count(*)::int AS n FROM metrics_events_1m UNION ALL SELECT 'attempts', count(*)::int FROM metrics_attempts_1m UNION ALL SELECT 'attempt_latency', count(*)::int FROM metrics_attempt_latency_1m UNION ALL SELECT 'requests', count(*)::int FROM metrics_requests_1m",
 );
-log(`rolled up ${rolled} (team, minute) pairs in ${((Date.now() - rollupStarted) / 1000).toFixed(0)} s; rollup rows: ${sizes.map((r) => `${r.t} ${r.n}`).join(", ")}`);
+log(
+  `rolled up ${rolled} (team, minute) pairs in ${((Date.now() - rollupStarted) / 1000).toFixed(0)} s; rollup rows: ${sizes.map((r) => `${r.t} ${r.n}`).join(", ")}`,
+);
 
 // A live minute: one minute's worth of rows over the last 60 s, not rolled up.
 const perMinute = Math.round(events / 1440);
@@ -129,7 +138,12 @@ console.log(`\n[bench] every endpoint under 300 ms at p50: ${met ? "yes" : "NO"}
 for (const name of (process.env.BENCH_EXPLAIN ?? "").split(",").filter(Boolean)) {
   const table = GATEWAY_METRICS[name];
   const q = new URLSearchParams(`${range}&${queries.find(([n]) => n === name)![1]}`);
-  const explain = { query: async (sql: string, params: unknown[]) => (console.log((await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n")), { rows: [] }) };
+  const explain = {
+    query: async (sql: string, params: unknown[]) => (
+      console.log((await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r["QUERY PLAN"]).join("\n")),
+      { rows: [] }
+    ),
+  };
   await runMetrics(explain as never, table, [conn.team_id], {
     start: new Date(q.get("date_range[start]")!),
     end: new Date(q.get("date_range[end]")!),

@@ -55,7 +55,13 @@ export type OpenLoopRun = {
 export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
   const url = new URL(o.url);
   const timeoutMs = o.timeoutMs ?? 30_000;
-  const pool = new Pool(url.origin, { connections: o.sockets ?? 64, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const pool = new Pool(url.origin, {
+    connections: o.sockets ?? 64,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
   const total = Math.round(o.rate * o.seconds);
   const run: OpenLoopRun = {
     startedAt: 0,
@@ -148,5 +154,7 @@ if (process.argv[1]?.endsWith("open-loop.ts")) {
   const r = await openLoop({ url: target, rate: Number(rate), seconds: Number(seconds), sockets: Number(sockets), body: () => body });
   console.log("| second | sent | 2xx | errors |\n|---|---|---|---|");
   r.perSecond.forEach((c, s) => console.log(`| ${s} | ${c.sent} | ${c.ok} | ${c.errors} |`));
-  console.log(`2xx ${r.ok}, errors ${r.errors}; answer − scheduled p50 / p95 / p99 ms: ${r.latency.p50.toFixed(1)} / ${r.latency.p95.toFixed(1)} / ${r.latency.p99.toFixed(1)}`);
+  console.log(
+    `2xx ${r.ok}, errors ${r.errors}; answer − scheduled p50 / p95 / p99 ms: ${r.latency.p50.toFixed(1)} / ${r.latency.p95.toFixed(1)} / ${r.latency.p99.toFixed(1)}`,
+  );
 }

@@ -50,7 +50,12 @@ const arrivalCount = async () => [...(await arrivalsNow()).values()].reduce((n, 
 buildIfNeeded(log);
 const db = await startTestDatabase();
 const apiKey = `hko_bench_${Date.now()}_key`;
-const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", OUTBOUND_API_KEY: apiKey, MAX_DESTINATIONS_PER_TENANT: String(Math.max(20, fanout)) });
+const hookyard = await startServer({
+  DATABASE_URL: db.url,
+  LOG_LEVEL: "warn",
+  OUTBOUND_API_KEY: apiKey,
+  MAX_DESTINATIONS_PER_TENANT: String(Math.max(20, fanout)),
+});
 const base = `${hookyard.url}/outbound/api/v1`;
 const auth = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
 async function api(method: string, path: string, body?: unknown): Promise<{ id: string }> {
@@ -60,13 +65,19 @@ async function api(method: string, path: string, body?: unknown): Promise<{ id: 
 }
 async function tenantWith(tenant: string, destinations: number): Promise<void> {
   await api("PUT", `tenants/${tenant}`, {});
-  for (let i = 0; i < destinations; i++) await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
+  for (let i = 0; i < destinations; i++)
+    await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
 }
 if (process.env.BENCH_MODE === "steps") {
   await tenantWith("open", 0);
   await api("POST", "tenants/open/destinations", { type: "webhook", topics: "*", config: { url: `${sinkUrl}/open/hookyard` } });
-  const bodyOf = (id: string) => jsonOfSize((pad) => ({ tenant_id: "open", topic: "invoice.paid", metadata: { source: "bench" }, data: { bench_id: id, ...data, pad } }));
-  await stepMode({ title: "outbound: publish → 1 webhook destination → sink", sink, databaseUrl: db.url, hookyard: { url: `${base}/publish`, headers: auth }, body: bodyOf }, hookyard, db);
+  const bodyOf = (id: string) =>
+    jsonOfSize((pad) => ({ tenant_id: "open", topic: "invoice.paid", metadata: { source: "bench" }, data: { bench_id: id, ...data, pad } }));
+  await stepMode(
+    { title: "outbound: publish → 1 webhook destination → sink", sink, databaseUrl: db.url, hookyard: { url: `${base}/publish`, headers: auth }, body: bodyOf },
+    hookyard,
+    db,
+  );
 }
 const refPort = await freePort();
 const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
@@ -81,7 +92,8 @@ await tenantWith("fanout", fanout);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
-const eventsOf = async (tenant: string) => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
+const eventsOf = async (tenant: string) =>
+  Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM outbound_events WHERE tenant_id = $1", [tenant])).rows[0].n);
 
 /**
  * CPU time (ms) used so far by this run's processes, by part: the hookyard web, worker and supervisor
@@ -103,7 +115,13 @@ function cpuByPart(): Map<string, number> {
       /* gone meanwhile */
     }
   }
-  const roots = new Map<number, string>([[postmaster, "postgres"], [hookyard.process.pid ?? -1, "hookyard"], [reference.pid ?? -1, "reference"], [sinkProcess.pid ?? -1, "sink"], [process.pid, "autocannon"]]);
+  const roots = new Map<number, string>([
+    [postmaster, "postgres"],
+    [hookyard.process.pid ?? -1, "hookyard"],
+    [reference.pid ?? -1, "reference"],
+    [sinkProcess.pid ?? -1, "sink"],
+    [process.pid, "autocannon"],
+  ]);
   for (const [pid, p] of procs) {
     let part: string | undefined;
     for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
@@ -115,7 +133,10 @@ function cpuByPart(): Map<string, number> {
 }
 /** µs of CPU per request of each part between two cpuByPart() readings. */
 const cpuPerRequest = (before: Map<string, number>, after: Map<string, number>, requests: number) =>
-  [...after].filter(([, ms]) => ms > 0).map(([part, ms]) => `${part} ${Math.round(((ms - (before.get(part) ?? 0)) * 1000) / requests)}`).join(", ");
+  [...after]
+    .filter(([, ms]) => ms > 0)
+    .map(([part, ms]) => `${part} ${Math.round(((ms - (before.get(part) ?? 0)) * 1000) / requests)}`)
+    .join(", ");
 
 type Run = { rps: number; p50: number; p99: number; errors: number; ok: number; cpu: string };
 async function load(url: string, body: string, opts: Partial<autocannon.Options>): Promise<Run> {
@@ -127,7 +148,14 @@ async function load(url: string, body: string, opts: Partial<autocannon.Options>
     instance.on("response", () => (last = performance.now()));
   });
   const answered = r["2xx"] + r.non2xx;
-  return { rps: answered / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"], cpu: cpuPerRequest(cpuBefore, cpuByPart(), Math.max(1, answered)) };
+  return {
+    rps: answered / ((last - started) / 1000),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    ok: r["2xx"],
+    cpu: cpuPerRequest(cpuBefore, cpuByPart(), Math.max(1, answered)),
+  };
 }
 async function drain(expected: number, timeoutMs = 180_000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
@@ -161,11 +189,17 @@ console.log(`\n| phase 1: ${requests} publishes, ${connections} connections | re
 console.log("|---|---|---|---|---|---|");
 pairs.forEach((p, n) => {
   console.log(`| round ${n + 1}: reference (bare Node, 1 INSERT/request) | ${Math.round(p.ref.rps)} | ${p.ref.p50} | ${p.ref.p99} | ${p.ref.errors} | |`);
-  console.log(`| round ${n + 1}: hookyard publish, no matching destination | ${Math.round(p.alone.rps)} | ${p.alone.p50} | ${p.alone.p99} | ${p.alone.errors} | ${(p.alone.rps / p.ref.rps).toFixed(2)} |`);
+  console.log(
+    `| round ${n + 1}: hookyard publish, no matching destination | ${Math.round(p.alone.rps)} | ${p.alone.p50} | ${p.alone.p99} | ${p.alone.errors} | ${(p.alone.rps / p.ref.rps).toFixed(2)} |`,
+  );
 });
 console.log(`| reference | ${Math.round(refLast.rps)} | ${refLast.p50} | ${refLast.p99} | ${refLast.errors} | |`);
-console.log(`| hookyard publish, 1 webhook destination (deliveries meanwhile) | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} | ${(pub.rps / refLast.rps).toFixed(2)} |`);
-console.log(`ratio to the reference: no destination ${aloneRatio.toFixed(2)} (median of ${rounds} rounds), 1 destination ${(pub.rps / refLast.rps).toFixed(2)}`);
+console.log(
+  `| hookyard publish, 1 webhook destination (deliveries meanwhile) | ${Math.round(pub.rps)} | ${pub.p50} | ${pub.p99} | ${pub.errors} | ${(pub.rps / refLast.rps).toFixed(2)} |`,
+);
+console.log(
+  `ratio to the reference: no destination ${aloneRatio.toFixed(2)} (median of ${rounds} rounds), 1 destination ${(pub.rps / refLast.rps).toFixed(2)}`,
+);
 log(`CPU µs per request by process, reference: ${pairs.map((p) => p.ref.cpu).join(" | ")}`);
 log(`CPU µs per request by process, publish with no destination: ${pairs.map((p) => p.alone.cpu).join(" | ")}`);
 log(`CPU µs per request by process, publish with 1 destination: ${pub.cpu}\n`);
@@ -187,10 +221,15 @@ const fresh = [...arrivals.keys()].filter((id) => !before.has(id));
 const deliveredDuringLoad = fresh.filter((id) => arrivals.get(id)![0] <= loadEnded).length;
 const { rows } = await client.query<{ id: string; time: Date }>("SELECT id, time FROM outbound_events WHERE tenant_id = 'bench2'");
 const publishedAt = new Map(rows.map((r) => [r.id, r.time.getTime()]));
-const latencies = fresh.filter((id) => publishedAt.has(id)).map((id) => arrivals.get(id)![0] - publishedAt.get(id)!).sort((a, b) => a - b);
+const latencies = fresh
+  .filter((id) => publishedAt.has(id))
+  .map((id) => arrivals.get(id)![0] - publishedAt.get(id)!)
+  .sort((a, b) => a - b);
 const duplicates = fresh.reduce((n, id) => n + arrivals.get(id)!.length - 1, 0);
 const missing = rows.filter((r) => !arrivals.has(r.id)).length;
-const { rows: attemptStats } = await client.query<{ n: string; failed: string }>("SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'success') AS failed FROM outbound_attempts WHERE tenant_id = 'bench2'");
+const { rows: attemptStats } = await client.query<{ n: string; failed: string }>(
+  "SELECT count(*) AS n, count(*) FILTER (WHERE status <> 'success') AS failed FROM outbound_attempts WHERE tenant_id = 'bench2'",
+);
 console.log(`\n| phase 2: ${rate} events/s for ${duration} s, 1 webhook destination each | value |`);
 console.log("|---|---|");
 console.log(`| publishes/s | ${Math.round(sustained.rps)} (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
@@ -203,15 +242,31 @@ for (const id of fresh) {
   const w = Math.floor((t - startedAt) / 10_000);
   byWindow.set(w, [...(byWindow.get(w) ?? []), arrivals.get(id)![0] - t]);
 }
-log(`phase 2 publish-to-delivery p99 by 10 s window, ms: ${[...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]).map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
+log(
+  `phase 2 publish-to-delivery p99 by 10 s window, ms: ${[...byWindow]
+    .filter(([w]) => w * 10 < duration)
+    .sort((a, b) => a[0] - b[0])
+    .map(([, v]) =>
+      percentile(
+        v.sort((a, b) => a - b),
+        99,
+      ),
+    )
+    .join(", ")}`,
+);
 // autocannon stops at the deadline with publishes in flight: the server commits those after it, so stored ≥ answered.
 const exactlyOnce = drained2 && missing === 0 && duplicates === 0 && rows.length >= sustained.ok && fresh.length === rows.length;
-console.log(`[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0].n} (failed ${attemptStats[0].failed}), drained: ${drained2 ? "yes" : "NO"}`);
+console.log(
+  `[bench] phase 2: published ${sustained.ok} (stored ${rows.length}), delivered ${fresh.length}, missing ${missing}, duplicates ${duplicates}, attempts ${attemptStats[0].n} (failed ${attemptStats[0].failed}), drained: ${drained2 ? "yes" : "NO"}`,
+);
 console.log(`[bench] every event delivered exactly once: ${exactlyOnce ? "yes" : "NO"}`);
 
 // 3. One event to `fanout` destinations.
 const sent = Date.now();
-const one = (await (await fetch(`${base}/publish`, { method: "POST", headers: auth, body: publishBody("fanout") })).json()) as { id: string; destination_ids: string[] };
+const one = (await (await fetch(`${base}/publish`, { method: "POST", headers: auth, body: publishBody("fanout") })).json()) as {
+  id: string;
+  destination_ids: string[];
+};
 const answered = Date.now() - sent;
 const end = Date.now() + 60_000;
 while (Date.now() < end && ((await arrivalsNow()).get(one.id)?.length ?? 0) < fanout) await new Promise((r) => setTimeout(r, 20));

@@ -80,10 +80,18 @@ async function load(url: string, opts: Partial<autocannon.Options>): Promise<Run
   const started = performance.now();
   let last = started;
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body, ...opts }, (err: Error | null, result) =>
+      err ? reject(err) : resolve(result),
+    );
     instance.on("response", () => (last = performance.now()));
   });
-  return { rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, ok: r["2xx"] };
+  return {
+    rps: (r["2xx"] + r.non2xx) / ((last - started) / 1000),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    ok: r["2xx"],
+  };
 }
 
 async function drain(expected: () => Promise<number>, timeoutMs = 120_000): Promise<boolean> {
@@ -94,7 +102,11 @@ async function drain(expected: () => Promise<number>, timeoutMs = 120_000): Prom
   }
   return false;
 }
-const accepted = async () => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM requests WHERE source_id = $1 AND rejection_cause IS NULL", [connection.source.id])).rows[0].n);
+const accepted = async () =>
+  Number(
+    (await client.query<{ n: string }>("SELECT count(*) AS n FROM requests WHERE source_id = $1 AND rejection_cause IS NULL", [connection.source.id])).rows[0]
+      .n,
+  );
 
 log(`${os.cpus().length} cores, ${os.cpus()[0]?.model}; 1 KiB JSON bodies; one connection to a local HTTP sink`);
 
@@ -122,7 +134,9 @@ await drain(accepted);
 const drainedAfter = Date.now() - phase1End;
 const ingestWal = (await walBytes()) - wal;
 const phase1Seconds = (phase1End - phase1Start) / 1000;
-log(`during phase 1: ${Math.round(deliveredInPhase1 / phase1Seconds)} events/s delivered; ingestion reported saturated in ${phase1Reports} windows of 250 ms (of ${Math.round(phase1Seconds * 4)}); backlog drained ${drainedAfter} ms after the last request`);
+log(
+  `during phase 1: ${Math.round(deliveredInPhase1 / phase1Seconds)} events/s delivered; ingestion reported saturated in ${phase1Reports} windows of 250 ms (of ${Math.round(phase1Seconds * 4)}); backlog drained ${drainedAfter} ms after the last request`,
+);
 log(`WAL per request: reference ${Math.round(refWal / requests)} bytes; hookyard ${Math.round(ingestWal / requests)} bytes, delivery included`);
 
 // 2. Sustained rate.
@@ -138,9 +152,14 @@ const drained = await drain(accepted);
 const arrivals = await arrivalsNow();
 const deliveredDuringLoad = [...arrivals.entries()].filter(([id, e]) => !before.has(id) && e.at[0] <= loadEnded).length;
 const newEvents = [...arrivals.keys()].filter((id) => !before.has(id));
-const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [newEvents.map((e) => arrivals.get(e)!.requestId)]);
+const { rows } = await client.query<{ id: string; ingested_at: Date }>("SELECT id, ingested_at FROM requests WHERE id = ANY($1)", [
+  newEvents.map((e) => arrivals.get(e)!.requestId),
+]);
 const ingestedAt = new Map(rows.map((r) => [r.id, r.ingested_at.getTime()]));
-const latencies = newEvents.map((e) => arrivals.get(e)!.at[0] - ingestedAt.get(arrivals.get(e)!.requestId)!).filter((n) => Number.isFinite(n)).sort((a, b) => a - b);
+const latencies = newEvents
+  .map((e) => arrivals.get(e)!.at[0] - ingestedAt.get(arrivals.get(e)!.requestId)!)
+  .filter((n) => Number.isFinite(n))
+  .sort((a, b) => a - b);
 console.log(`\n| phase 2: ${rate}/s for ${duration} s | value |`);
 console.log("|---|---|");
 console.log(`| ingest requests/s | ${Math.round(sustained.rps)} (p99 ${sustained.p99} ms, errors ${sustained.errors}) |`);
@@ -161,7 +180,9 @@ const stage = (k: "written" | "fanned" | "sent") => {
   const v = stages.map((r) => Math.round(Number(r[k]))).sort((a, b) => a - b);
   return `${percentile(v, 50)} / ${percentile(v, 95)} / ${percentile(v, 99)}`;
 };
-log(`phase 2 stages since ingested_at, p50 / p95 / p99 ms: write began ${stage("written")}; fan-out began ${stage("fanned")}; attempt sent ${stage("sent")}; arrived ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)}`);
+log(
+  `phase 2 stages since ingested_at, p50 / p95 / p99 ms: write began ${stage("written")}; fan-out began ${stage("fanned")}; attempt sent ${stage("sent")}; arrived ${percentile(latencies, 50)} / ${percentile(latencies, 95)} / ${percentile(latencies, 99)}`,
+);
 // Steady or stalls? p99 by 10 s window of ingestion.
 const byWindow = new Map<number, number[]>();
 for (const e of newEvents) {
@@ -173,14 +194,25 @@ for (const e of newEvents) {
   byWindow.get(w)!.push(at[0] - t);
 }
 const windows = [...byWindow].filter(([w]) => w * 10 < duration).sort((a, b) => a[0] - b[0]);
-log(`phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows.map(([, v]) => percentile(v.sort((a, b) => a - b), 99)).join(", ")}`);
+log(
+  `phase 2 ingest-to-delivery p99 by 10 s window, ms: ${windows
+    .map(([, v]) =>
+      percentile(
+        v.sort((a, b) => a - b),
+        99,
+      ),
+    )
+    .join(", ")}`,
+);
 
 // Exactly once?
 const total = await accepted();
 const duplicates = [...arrivals.values()].reduce((n, e) => n + e.at.length - 1, 0);
 const { rows: undelivered } = await client.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE status <> 'SUCCESSFUL'");
 const { rows: pending } = await client.query<{ n: string }>("SELECT count(*) AS n FROM request_fanouts");
-console.log(`\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, requests not fanned out ${pending[0].n}, drained: ${drained ? "yes" : "NO"}`);
+console.log(
+  `\n[bench] accepted requests ${total}, delivered events ${arrivals.size}, duplicates ${duplicates}, events not SUCCESSFUL ${undelivered[0].n}, requests not fanned out ${pending[0].n}, drained: ${drained ? "yes" : "NO"}`,
+);
 const ok = drained && arrivals.size === total;
 console.log(`[bench] every accepted request delivered exactly once${duplicates ? " (plus counted duplicates)" : ""}: ${ok ? "yes" : "NO"}`);
 

@@ -28,7 +28,10 @@ const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    db.query<{ id: string }>("INSERT INTO bench_relay (content_type, body) VALUES ($1, $2) RETURNING id", [req.headers["content-type"] ?? null, Buffer.concat(chunks)]).then(
+    db.query<{ id: string }>("INSERT INTO bench_relay (content_type, body) VALUES ($1, $2) RETURNING id", [
+      req.headers["content-type"] ?? null,
+      Buffer.concat(chunks),
+    ]).then(
       ({ rows }) => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ status: "SUCCESS", id: rows[0].id }));
@@ -75,7 +78,8 @@ async function deliverLoop(): Promise<void> {
       const delivered = rows.filter((_, i) => ok[i]).map((r) => r.id);
       const failed = rows.filter((_, i) => !ok[i]).map((r) => r.id);
       if (delivered.length) await c.query("UPDATE bench_relay SET delivered_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])", [delivered]);
-      if (failed.length) await c.query("UPDATE bench_relay SET due_at = now() + interval '1 second', attempts = attempts + 1 WHERE id = ANY($1::bigint[])", [failed]);
+      if (failed.length)
+        await c.query("UPDATE bench_relay SET due_at = now() + interval '1 second', attempts = attempts + 1 WHERE id = ANY($1::bigint[])", [failed]);
       await c.query("COMMIT");
     } catch (err) {
       await c.query("ROLLBACK").catch(() => {});

@@ -23,7 +23,9 @@ try {
   const create = await fetch(`${hookyard.url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   const { ingest_url: url } = (await create.json()) as { ingest_url: string };
   await new Promise<void>((resolve, reject) =>
-    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null) => (err ? reject(err) : resolve())),
+    autocannon({ url, method: "POST", connections: 10, amount, headers: { "content-type": "application/json" }, body }, (err: Error | null) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();

@@ -63,7 +63,12 @@ function summarize(run: OpenLoopRun, arrivals: Map<number, number[]>, drained: b
   const seconds = (run.endsAt - run.startedAt) / 1000;
   const perSecond = Array.from({ length: Math.ceil(seconds) }, () => 0);
   const latencies: number[] = [];
-  let sent = 0, ok = 0, delivered = 0, undelivered = 0, duplicates = 0, last = run.endsAt;
+  let sent = 0,
+    ok = 0,
+    delivered = 0,
+    undelivered = 0,
+    duplicates = 0,
+    last = run.endsAt;
   for (let seq = 0; seq < run.status.length; seq++) {
     if (run.sent[seq] <= run.endsAt) sent++;
     if (isOk(run.status[seq]) && run.answered[seq] <= run.endsAt) ok++;
@@ -128,7 +133,9 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
     return summarize(run, await o.sink.openArrivals(key), drained);
   }
 
-  log(`open-loop steps: ${steps.join(", ")}/s, ${stepSeconds} s each, ${sockets} keep-alive sockets, relay then hookyard at each step; ${warmupSeconds} s warm-up each first`);
+  log(
+    `open-loop steps: ${steps.join(", ")}/s, ${stepSeconds} s each, ${sockets} keep-alive sockets, relay then hookyard at each step; ${warmupSeconds} s warm-up each first`,
+  );
   if (warmupSeconds > 0) for (const name of ["relay", "hookyard"] as const) await lane(name, `w${name[0]}`, steps[0], warmupSeconds);
   const rows: string[] = [];
   let allMet = true;
@@ -136,7 +143,9 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
     const r: Partial<Record<Lane, LaneResult>> = {};
     for (const name of ["relay", "hookyard"] as const) {
       const x = (r[name] = await lane(name, `s${i}${name[0]}`, rate, stepSeconds));
-      log(`${rate}/s ${name}: delivered per 1 s window ${x.perSecond.join(" ")}; ${x.drainedAfter === null ? `did NOT drain within ${drainSeconds} s (${x.undelivered} undelivered)` : `drained ${(x.drainedAfter / 1000).toFixed(1)} s after the step`}; duplicates ${x.duplicates}`);
+      log(
+        `${rate}/s ${name}: delivered per 1 s window ${x.perSecond.join(" ")}; ${x.drainedAfter === null ? `did NOT drain within ${drainSeconds} s (${x.undelivered} undelivered)` : `drained ${(x.drainedAfter / 1000).toFixed(1)} s after the step`}; duplicates ${x.duplicates}`,
+      );
     }
     const { relay: a, hookyard: b } = r as Record<Lane, LaneResult>;
     const sustained = a.errors === 0 && a.delivered >= AIM_RATE_RATIO * rate;
@@ -145,7 +154,10 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
     const met = rateRatio >= AIM_RATE_RATIO && p99Ratio <= AIM_P99_RATIO;
     const drainedBoth = a.drainedAfter !== null && b.drainedAfter !== null;
     allMet &&= drainedBoth && (!sustained || met);
-    for (const [name, x] of [["relay", a], ["hookyard", b]] as const) {
+    for (const [name, x] of [
+      ["relay", a],
+      ["hookyard", b],
+    ] as const) {
       const drained = x.drainedAfter === null ? `NO (${x.undelivered} left)` : `${(x.drainedAfter / 1000).toFixed(1)} s`;
       const ratios = name === "relay" ? "| | |" : `| ${rateRatio.toFixed(2)} | ${Number.isFinite(p99Ratio) ? p99Ratio.toFixed(2) : "∞"} |`;
       const aims = name === "relay" ? (sustained ? "sustained" : "NOT sustained") : sustained ? (met ? "met" : "NOT met") : "—";
@@ -156,10 +168,14 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
   }
   relay.kill("SIGTERM");
   await new Promise((r) => relay.once("exit", r));
-  console.log(`\n| ${o.title}: offered /s, ${stepSeconds} s steps | lane | sent/s | 2xx/s | errors | answer p99 ms | delivered/s | lowest 1 s | ingest→delivery p50 / p95 / p99 ms | backlog at end | drained after | delivered/s ratio | p99 ratio | aims |`);
+  console.log(
+    `\n| ${o.title}: offered /s, ${stepSeconds} s steps | lane | sent/s | 2xx/s | errors | answer p99 ms | delivered/s | lowest 1 s | ingest→delivery p50 / p95 / p99 ms | backlog at end | drained after | delivered/s ratio | p99 ratio | aims |`,
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
-  console.log(`\n[bench] aims (delivered/s ≥ ${AIM_RATE_RATIO}× and p99 ≤ ${AIM_P99_RATIO}× the relay's at every step it sustains, every backlog drained): ${allMet ? "met" : "NOT met"}`);
+  console.log(
+    `\n[bench] aims (delivered/s ≥ ${AIM_RATE_RATIO}× and p99 ≤ ${AIM_P99_RATIO}× the relay's at every step it sustains, every backlog drained): ${allMet ? "met" : "NOT met"}`,
+  );
   return allMet;
 }
 

@@ -32,7 +32,12 @@ function EventRow({ event }: { event: TConsoleEvent }) {
       {event.attempts.length > 0 && (
         <ol className="mt-2 space-y-1">
           {event.attempts.map((a) => (
-            <li key={a.id} data-testid="delivery-attempt" data-status={a.status} className="flex flex-wrap items-center gap-2 font-mono text-xs text-zinc-700 dark:text-zinc-300">
+            <li
+              key={a.id}
+              data-testid="delivery-attempt"
+              data-status={a.status}
+              className="flex flex-wrap items-center gap-2 font-mono text-xs text-zinc-700 dark:text-zinc-300"
+            >
               <span className="tabular-nums text-zinc-600 dark:text-zinc-400">#{a.attempt_number}</span>
               <AbsoluteTime iso={a.created_at} className="tabular-nums" />
               <span className={a.status === "SUCCESSFUL" ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}>
@@ -41,7 +46,12 @@ function EventRow({ event }: { event: TConsoleEvent }) {
               {a.delivery_latency !== null && <span className="tabular-nums text-zinc-600 dark:text-zinc-400">{a.delivery_latency} ms</span>}
               <span className="text-zinc-600 dark:text-zinc-400">{a.trigger.toLowerCase()}</span>
               {a.body ? (
-                <button type="button" aria-expanded={open} className="rounded-sm text-sky-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-sky-400" onClick={() => setOpen((o) => !o)}>
+                <button
+                  type="button"
+                  aria-expanded={open}
+                  className="rounded-sm text-sky-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:text-sky-400"
+                  onClick={() => setOpen((o) => !o)}
+                >
                   {open ? "hide response" : "response"}
                 </button>
               ) : null}
@@ -50,7 +60,10 @@ function EventRow({ event }: { event: TConsoleEvent }) {
         </ol>
       )}
       {open && (
-        <pre data-testid="attempt-response" className="mt-2 max-h-48 overflow-auto rounded-md bg-zinc-50 p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] text-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-200">
+        <pre
+          data-testid="attempt-response"
+          className="mt-2 max-h-48 overflow-auto rounded-md bg-zinc-50 p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] text-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-200"
+        >
           {event.attempts[event.attempts.length - 1]?.body}
         </pre>
       )}

@@ -55,9 +55,18 @@ export function EmptyState({ ingestUrl }: { ingestUrl: string }) {
       <div className="mt-6 w-full overflow-hidden rounded-xl border border-zinc-200 bg-zinc-950 text-left shadow-sm dark:border-zinc-800">
         <div className="flex items-center justify-between gap-2 border-b border-white/10 px-4 py-2">
           <span className="text-xs font-medium text-zinc-300">Send a test request</span>
-          <CopyButton value={curl} label="Copy" title="Copy curl command" data-testid="copy-curl" className="!bg-white/5 !text-zinc-100 !ring-white/15 hover:!bg-white/10" />
+          <CopyButton
+            value={curl}
+            label="Copy"
+            title="Copy curl command"
+            data-testid="copy-curl"
+            className="!bg-white/5 !text-zinc-100 !ring-white/15 hover:!bg-white/10"
+          />
         </div>
-        <pre data-testid="curl-example" className="overflow-x-auto px-4 py-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-zinc-100 [overflow-wrap:anywhere]">
+        <pre
+          data-testid="curl-example"
+          className="overflow-x-auto px-4 py-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-zinc-100 [overflow-wrap:anywhere]"
+        >
           <span className="text-zinc-400 select-none">$ </span>
           {curl}
         </pre>

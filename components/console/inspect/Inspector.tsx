@@ -176,7 +176,9 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
       e.preventDefault();
       const key = requestKey(requests[next], next);
       setSelectedKey(key);
-      document.querySelector<HTMLElement>(`[data-testid="request-row"][data-request-id="${CSS.escape(requests[next].id ?? "")}"]`)?.scrollIntoView({ block: "nearest" });
+      document
+        .querySelector<HTMLElement>(`[data-testid="request-row"][data-request-id="${CSS.escape(requests[next].id ?? "")}"]`)
+        ?.scrollIntoView({ block: "nearest" });
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -240,7 +242,11 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
             <div className={`grid gap-2 ${cmdHint ? "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]" : "max-w-3xl"}`}>
               <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
                 <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Ingest URL</span>
-                <code data-testid="ingest-url" className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all sm:text-sm dark:text-zinc-100" title={preview.ingest_url}>
+                <code
+                  data-testid="ingest-url"
+                  className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all sm:text-sm dark:text-zinc-100"
+                  title={preview.ingest_url}
+                >
                   {preview.ingest_url}
                 </code>
                 <CopyButton value={preview.ingest_url} label="Copy" title="Copy ingest URL" data-testid="copy-ingest-url" />
@@ -262,7 +268,10 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
           </section>
 
           {(gone || (query.isError && !query.isFetching)) && (
-            <div role="alert" className="border-b border-amber-200 bg-amber-50 px-6 py-2 text-sm text-amber-900 dark:border-amber-500/20 dark:bg-amber-500/10 dark:text-amber-200">
+            <div
+              role="alert"
+              className="border-b border-amber-200 bg-amber-50 px-6 py-2 text-sm text-amber-900 dark:border-amber-500/20 dark:bg-amber-500/10 dark:text-amber-200"
+            >
               {query.error instanceof Error ? query.error.message : "Could not refresh the requests."} Showing the last known requests.
             </div>
           )}
@@ -277,9 +286,18 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 aria-label="Requests"
                 className="max-h-[45vh] shrink-0 overflow-y-auto border-b border-zinc-200 lg:max-h-none lg:w-96 lg:border-r lg:border-b-0 dark:border-zinc-800"
               >
-                <RequestList requests={requests} selectedKey={selected ? requestKey(selected, selectedIndex) : null} onSelect={(k) => select(k, true)} freshKeys={freshKeys} />
+                <RequestList
+                  requests={requests}
+                  selectedKey={selected ? requestKey(selected, selectedIndex) : null}
+                  onSelect={(k) => select(k, true)}
+                  freshKeys={freshKeys}
+                />
               </section>
-              <section ref={detailRef} aria-label="Request details" className="min-w-0 flex-1 scroll-mt-14 overflow-y-auto bg-zinc-50/50 p-4 sm:p-6 dark:bg-zinc-950">
+              <section
+                ref={detailRef}
+                aria-label="Request details"
+                className="min-w-0 flex-1 scroll-mt-14 overflow-y-auto bg-zinc-50/50 p-4 sm:p-6 dark:bg-zinc-950"
+              >
                 {selected && <RequestDetail key={selected.id} publicId={publicId} request={selected} owner={cmdHint !== null} />}
               </section>
             </div>

@@ -131,13 +131,7 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
           <>
             {body.kind !== "none" && <CopyButton value={body.text} label="Copy" title="Copy body" data-testid="copy-body" />}
             {rawHref && (
-              <a
-                href={rawHref}
-                download
-                rel="nofollow"
-                data-testid="download-raw"
-                className={buttonClasses("secondary", "xs")}
-              >
+              <a href={rawHref} download rel="nofollow" data-testid="download-raw" className={buttonClasses("secondary", "xs")}>
                 <DownloadIcon className="size-3.5" />
                 Download raw body
               </a>
@@ -147,7 +141,9 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
       >
         {body.kind === "none" ? (
           <p data-testid="request-body" data-body-kind="none" className="px-4 py-6 text-sm text-zinc-600 dark:text-zinc-400">
-            {r.body_truncated || (r.body_size ?? 0) > 0 ? "The body is not shown in the preview. Download the raw body to see it." : "This request has no body."}
+            {r.body_truncated || (r.body_size ?? 0) > 0
+              ? "The body is not shown in the preview. Download the raw body to see it."
+              : "This request has no body."}
           </p>
         ) : (
           <>

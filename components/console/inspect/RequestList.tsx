@@ -39,9 +39,7 @@ export function RequestList({
               data-selected={selected ? "true" : undefined}
               onClick={() => onSelect(key)}
               className={`group relative flex w-full flex-col gap-1.5 px-4 py-2.5 text-left transition focus-visible:z-10 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] ${
-                selected
-                  ? "bg-indigo-50/80 dark:bg-indigo-500/10"
-                  : "hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
+                selected ? "bg-indigo-50/80 dark:bg-indigo-500/10" : "hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
               } ${freshKeys.has(key) ? "hy-row-new" : ""}`}
             >
               {selected && <span className="absolute inset-y-0 left-0 w-0.5 bg-indigo-600 dark:bg-indigo-400" aria-hidden />}

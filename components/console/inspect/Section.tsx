@@ -2,7 +2,19 @@ import { Card } from "@/components/ui/Card";
 import { cx } from "@/components/ui/cx";
 
 /** A titled panel of the request view (the kit's Card, flush body): meta beside the title, actions on the right. */
-export function Section({ title, meta, actions, children, id }: { title: string; meta?: React.ReactNode; actions?: React.ReactNode; children: React.ReactNode; id?: string }) {
+export function Section({
+  title,
+  meta,
+  actions,
+  children,
+  id,
+}: {
+  title: string;
+  meta?: React.ReactNode;
+  actions?: React.ReactNode;
+  children: React.ReactNode;
+  id?: string;
+}) {
   return (
     <Card title={title} titleId={id} level={3} meta={meta} actions={actions} className="overflow-hidden" bodyClassName="">
       {children}

@@ -57,7 +57,11 @@ export function ConnectionsList() {
         </Field>
         <Checkbox label="Show disabled" checked={showDisabled} onChange={(e) => setShowDisabled(e.target.checked)} className="sm:mb-1.5" />
       </div>
-      {action.error && <div className="mb-4"><ErrorMessage title="The connection could not be changed" error={action.error} /></div>}
+      {action.error && (
+        <div className="mb-4">
+          <ErrorMessage title="The connection could not be changed" error={action.error} />
+        </div>
+      )}
       {list.error ? (
         <ErrorMessage title="Connections could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
@@ -65,9 +69,17 @@ export function ConnectionsList() {
       ) : list.data.models.length === 0 ? (
         <EmptyState
           title={search ? `No connection matches “${search}”` : "No connections yet"}
-          action={!search && <ButtonLink href="/dashboard/connections/new" variant="primary">Create your first connection</ButtonLink>}
+          action={
+            !search && (
+              <ButtonLink href="/dashboard/connections/new" variant="primary">
+                Create your first connection
+              </ButtonLink>
+            )
+          }
         >
-          {search ? "Try another part of the name, or clear the search." : "Create a connection: you get a source URL to send webhooks to, and Hookyard delivers them to your destination with retries."}
+          {search
+            ? "Try another part of the name, or clear the search."
+            : "Create a connection: you get a source URL to send webhooks to, and Hookyard delivers them to your destination with retries."}
         </EmptyState>
       ) : (
         <Card bodyClassName="p-0!">
@@ -79,7 +91,9 @@ export function ConnectionsList() {
                 <Th>Destination</Th>
                 <Th>Rules</Th>
                 <Th>State</Th>
-                <Th><span className="sr-only">Actions</span></Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
               </tr>
             </thead>
             <tbody>
@@ -91,29 +105,55 @@ export function ConnectionsList() {
                     </Link>
                   </Td>
                   <Td className="min-w-44">
-                    <div className="font-medium">{c.source.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.source.type}</span></div>
+                    <div className="font-medium">
+                      {c.source.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.source.type}</span>
+                    </div>
                     <code className="block max-w-60 truncate text-xs text-zinc-600 dark:text-zinc-400" title={c.source.url} data-testid="source-url">
                       {c.source.url}
                     </code>
                   </Td>
                   <Td className="min-w-40">
-                    <div className="font-medium">{c.destination.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.destination.type}</span></div>
-                    <code className="block max-w-52 truncate text-xs text-zinc-600 dark:text-zinc-400" title={c.destination.config.url ?? c.destination.config.path ?? undefined}>{c.destination.config.url ?? c.destination.config.path ?? "—"}</code>
+                    <div className="font-medium">
+                      {c.destination.name} <span className="text-xs font-normal text-zinc-600 dark:text-zinc-400">{c.destination.type}</span>
+                    </div>
+                    <code
+                      className="block max-w-52 truncate text-xs text-zinc-600 dark:text-zinc-400"
+                      title={c.destination.config.url ?? c.destination.config.path ?? undefined}
+                    >
+                      {c.destination.config.url ?? c.destination.config.path ?? "—"}
+                    </code>
                   </Td>
                   <Td>
                     <div className="flex max-w-40 flex-wrap gap-1">
-                      {c.rules.length ? c.rules.map((r, i) => <Badge key={i}>{String(r.type)}</Badge>) : <span className="text-xs text-zinc-600 dark:text-zinc-400">—</span>}
+                      {c.rules.length ? (
+                        c.rules.map((r, i) => <Badge key={i}>{String(r.type)}</Badge>)
+                      ) : (
+                        <span className="text-xs text-zinc-600 dark:text-zinc-400">—</span>
+                      )}
                     </div>
                   </Td>
-                  <Td><ConnectionState c={c} /></Td>
+                  <Td>
+                    <ConnectionState c={c} />
+                  </Td>
                   <Td>
                     <div className="flex justify-end gap-1.5">
                       {!c.disabled_at && (
-                        <Button size="sm" disabled={action.isPending} onClick={() => action.mutate({ id: c.id, verb: c.paused_at ? "unpause" : "pause" })} aria-label={`${c.paused_at ? "Unpause" : "Pause"} ${c.name}`}>
+                        <Button
+                          size="sm"
+                          disabled={action.isPending}
+                          onClick={() => action.mutate({ id: c.id, verb: c.paused_at ? "unpause" : "pause" })}
+                          aria-label={`${c.paused_at ? "Unpause" : "Pause"} ${c.name}`}
+                        >
                           {c.paused_at ? "Unpause" : "Pause"}
                         </Button>
                       )}
-                      <Button size="sm" variant={c.disabled_at ? "secondary" : "ghost"} disabled={action.isPending} onClick={() => action.mutate({ id: c.id, verb: c.disabled_at ? "enable" : "disable" })} aria-label={`${c.disabled_at ? "Enable" : "Disable"} ${c.name}`}>
+                      <Button
+                        size="sm"
+                        variant={c.disabled_at ? "secondary" : "ghost"}
+                        disabled={action.isPending}
+                        onClick={() => action.mutate({ id: c.id, verb: c.disabled_at ? "enable" : "disable" })}
+                        aria-label={`${c.disabled_at ? "Enable" : "Disable"} ${c.name}`}
+                      >
                         {c.disabled_at ? "Enable" : "Disable"}
                       </Button>
                     </div>

@@ -22,7 +22,11 @@ const ACTIONS = [
 export function IssueDetail({ id }: { id: string }) {
   const client = useQueryClient();
   const issue = useQuery({ queryKey: ["issue", id], queryFn: () => api<Issue>(`issues/${id}`) });
-  const events = useQuery({ queryKey: ["issue-events", id], queryFn: () => api<Paged<GatewayEvent>>(`events?issue_id=${encodeURIComponent(id)}&limit=100`), refetchInterval: 15_000 });
+  const events = useQuery({
+    queryKey: ["issue-events", id],
+    queryFn: () => api<Paged<GatewayEvent>>(`events?issue_id=${encodeURIComponent(id)}&limit=100`),
+    refetchInterval: 15_000,
+  });
   const names = useNames();
   const update = useMutation({
     mutationFn: (status: string) => api<Issue>(`issues/${id}`, { method: "PUT", body: { status } }),
@@ -41,48 +45,96 @@ export function IssueDetail({ id }: { id: string }) {
     <>
       <PageHeader
         title={issueSummary(i, nameOf)}
-        description={<span className="inline-flex flex-wrap items-center gap-2"><Badge tone="accent">{i.type}</Badge> <span data-testid="issue-status"><StatusBadge status={i.status} /></span> <span className="font-mono text-xs">{i.id}</span></span>}
-        actions={<ButtonLink href="/dashboard/issues" variant="ghost">Back to issues</ButtonLink>}
+        description={
+          <span className="inline-flex flex-wrap items-center gap-2">
+            <Badge tone="accent">{i.type}</Badge>{" "}
+            <span data-testid="issue-status">
+              <StatusBadge status={i.status} />
+            </span>{" "}
+            <span className="font-mono text-xs">{i.id}</span>
+          </span>
+        }
+        actions={
+          <ButtonLink href="/dashboard/issues" variant="ghost">
+            Back to issues
+          </ButtonLink>
+        }
       />
-      {update.error && <div className="mb-4"><ErrorMessage title="The issue could not be changed" error={update.error} /></div>}
+      {update.error && (
+        <div className="mb-4">
+          <ErrorMessage title="The issue could not be changed" error={update.error} />
+        </div>
+      )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card title="Status" className="lg:col-span-1">
           <div className="grid gap-3">
             {ACTIONS.map((a) => (
               <div key={a.status} className="flex items-start gap-3">
-                <Button variant={a.status === "RESOLVED" ? "primary" : "secondary"} size="sm" className="w-28" disabled={update.isPending || i.status === a.status} onClick={() => update.mutate(a.status)} data-testid={`issue-${a.label.toLowerCase()}`}>
+                <Button
+                  variant={a.status === "RESOLVED" ? "primary" : "secondary"}
+                  size="sm"
+                  className="w-28"
+                  disabled={update.isPending || i.status === a.status}
+                  onClick={() => update.mutate(a.status)}
+                  data-testid={`issue-${a.label.toLowerCase()}`}
+                >
                   {a.label}
                 </Button>
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">{a.hint}</p>
               </div>
             ))}
             {i.status !== "OPENED" && (
-              <Button size="sm" variant="ghost" className="w-28" disabled={update.isPending} onClick={() => update.mutate("OPENED")}>Reopen</Button>
+              <Button size="sm" variant="ghost" className="w-28" disabled={update.isPending} onClick={() => update.mutate("OPENED")}>
+                Reopen
+              </Button>
             )}
           </div>
         </Card>
         <Card title="Details" className="lg:col-span-2">
           <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-            <dt className="text-zinc-600 dark:text-zinc-400">Opened</dt><dd>{when(i.opened_at)}</dd>
-            <dt className="text-zinc-600 dark:text-zinc-400">First seen</dt><dd>{when(i.first_seen_at)}</dd>
-            <dt className="text-zinc-600 dark:text-zinc-400">Last seen</dt><dd>{when(i.last_seen_at)}</dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">Opened</dt>
+            <dd>{when(i.opened_at)}</dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">First seen</dt>
+            <dd>{when(i.first_seen_at)}</dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">Last seen</dt>
+            <dd>{when(i.last_seen_at)}</dd>
             {Object.entries(i.aggregation_keys).map(([k, v]) => (
               <div key={k} className="contents">
                 <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
-                <dd className="font-mono text-xs break-all">{v.map((x) => (nameOf.get(String(x)) ? `${nameOf.get(String(x))} (${String(x)})` : String(x))).join(", ") || "—"}</dd>
+                <dd className="font-mono text-xs break-all">
+                  {v.map((x) => (nameOf.get(String(x)) ? `${nameOf.get(String(x))} (${String(x)})` : String(x))).join(", ") || "—"}
+                </dd>
               </div>
             ))}
             {typeof i.reference.event_id === "string" && (
               <>
                 <dt className="text-zinc-600 dark:text-zinc-400">First failure</dt>
-                <dd><Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/events?id=${i.reference.event_id}`}>{i.reference.event_id}</Link></dd>
+                <dd>
+                  <Link
+                    className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+                    href={`/dashboard/events?id=${i.reference.event_id}`}
+                  >
+                    {i.reference.event_id}
+                  </Link>
+                </dd>
               </>
             )}
           </dl>
         </Card>
       </div>
-      <Card title="Events of this issue" className="mt-4" bodyClassName="p-0!" actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(events.data.count, "event")}</span>}>
-        <QueryView query={events} what="Events" inset isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}>
+      <Card
+        title="Events of this issue"
+        className="mt-4"
+        bodyClassName="p-0!"
+        actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(events.data.count, "event")}</span>}
+      >
+        <QueryView
+          query={events}
+          what="Events"
+          inset
+          isEmpty={(d) => d.models.length === 0}
+          empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}
+        >
           {(d) => <EventsTable events={d.models} caption="Events of this issue" testId="issue-event" />}
         </QueryView>
       </Card>

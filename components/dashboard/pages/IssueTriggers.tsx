@@ -38,30 +38,73 @@ export function IssueTriggers() {
   const client = useQueryClient();
   const list = useQuery({ queryKey: ["issue-triggers"], queryFn: () => api<Paged<Trigger>>("issue-triggers?limit=100") });
   const act = useMutation({
-    mutationFn: ({ t, verb }: { t: Trigger; verb: "enable" | "disable" | "delete" }) => (verb === "delete" ? api(`issue-triggers/${t.id}`, { method: "DELETE" }) : api(`issue-triggers/${t.id}/${verb}`, { method: "PUT" })),
+    mutationFn: ({ t, verb }: { t: Trigger; verb: "enable" | "disable" | "delete" }) =>
+      verb === "delete" ? api(`issue-triggers/${t.id}`, { method: "DELETE" }) : api(`issue-triggers/${t.id}/${verb}`, { method: "PUT" }),
     onSettled: () => client.invalidateQueries({ queryKey: ["issue-triggers"] }),
   });
 
   return (
     <>
-      <PageHeader title="Issue triggers and notifications" description="Choose which failures open issues, and where Hookyard tells you about them." actions={<ButtonLink href="/dashboard/issues" variant="ghost">Back to issues</ButtonLink>} />
+      <PageHeader
+        title="Issue triggers and notifications"
+        description="Choose which failures open issues, and where Hookyard tells you about them."
+        actions={
+          <ButtonLink href="/dashboard/issues" variant="ghost">
+            Back to issues
+          </ButtonLink>
+        }
+      />
       <div className="grid grid-cols-1 gap-4">
         <Card title="Issue triggers" bodyClassName="p-0!">
-          {act.error && <div className="p-4"><ErrorMessage title="The trigger could not be changed" error={act.error} /></div>}
-          <QueryView query={list} what="Triggers" inset height="h-20" isEmpty={(d) => d.models.length === 0} empty={<EmptyState title="No triggers yet">Without a trigger no issue opens. Create one below: “any failed attempt on every connection” is a good start.</EmptyState>}>
+          {act.error && (
+            <div className="p-4">
+              <ErrorMessage title="The trigger could not be changed" error={act.error} />
+            </div>
+          )}
+          <QueryView
+            query={list}
+            what="Triggers"
+            inset
+            height="h-20"
+            isEmpty={(d) => d.models.length === 0}
+            empty={
+              <EmptyState title="No triggers yet">
+                Without a trigger no issue opens. Create one below: “any failed attempt on every connection” is a good start.
+              </EmptyState>
+            }
+          >
             {(d) => (
               <Table caption="Issue triggers">
-                <thead><tr><Th>Name</Th><Th>Type</Th><Th>Watches</Th><Th>Channels</Th><Th>State</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+                <thead>
+                  <tr>
+                    <Th>Name</Th>
+                    <Th>Type</Th>
+                    <Th>Watches</Th>
+                    <Th>Channels</Th>
+                    <Th>State</Th>
+                    <Th>
+                      <span className="sr-only">Actions</span>
+                    </Th>
+                  </tr>
+                </thead>
                 <tbody>
                   {d.models.map((t) => (
                     <tr key={t.id} data-testid="trigger-row">
                       <Td className="font-medium">{t.name ?? t.id}</Td>
-                      <Td><Badge tone="accent">{t.type}</Badge></Td>
+                      <Td>
+                        <Badge tone="accent">{t.type}</Badge>
+                      </Td>
                       <Td className="text-xs">{describe(t)}</Td>
                       <Td className="text-xs">{Object.keys(t.channels).join(", ") || "—"}</Td>
                       <Td>{t.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
                       <Td>
-                        <EnableDeleteActions disabled={Boolean(t.disabled_at)} busy={act.isPending} label={`the trigger “${t.name ?? t.id}”`} onToggle={() => act.mutate({ t, verb: t.disabled_at ? "enable" : "disable" })} onDelete={() => act.mutate({ t, verb: "delete" })} />
+                        <EnableDeleteActions
+                          disabled={Boolean(t.disabled_at)}
+                          busy={act.isPending}
+                          label={`the trigger “${t.name ?? t.id}”`}
+                          onToggle={() => act.mutate({ t, verb: t.disabled_at ? "enable" : "disable" })}
+                          onDelete={() => act.mutate({ t, verb: "delete" })}
+                        />
                       </Td>
                     </tr>
                   ))}
@@ -91,8 +134,18 @@ function NewTrigger({ onCreated }: { onCreated: () => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const create = useMutation({
     mutationFn: () => {
-      const list = targets.includes(",") ? targets.split(",").map((s) => s.trim()).filter(Boolean) : targets.trim();
-      const configs = type === "delivery" ? { strategy, connections: list } : type === "transformation" ? { log_level: logLevel, transformations: list } : { delay: Math.round(Number(delayMin) * 60_000), destinations: list };
+      const list = targets.includes(",")
+        ? targets
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : targets.trim();
+      const configs =
+        type === "delivery"
+          ? { strategy, connections: list }
+          : type === "transformation"
+            ? { log_level: logLevel, transformations: list }
+            : { delay: Math.round(Number(delayMin) * 60_000), destinations: list };
       const channels = { ...(email ? { email: {} } : {}), ...(slack.trim() ? { slack: { channel_name: slack.trim() } } : {}) };
       return api("issue-triggers", { method: "POST", body: { name: name.trim() || null, type, configs, channels } });
     },
@@ -109,7 +162,9 @@ function NewTrigger({ onCreated }: { onCreated: () => void }) {
       <form className="grid gap-3" onSubmit={(e) => (e.preventDefault(), create.mutate())} noValidate>
         {create.error && <ErrorMessage title="The trigger could not be created" error={create.error} />}
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Name" error={errors.name}>{(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="failed deliveries" data-testid="trigger-name" />}</Field>
+          <Field label="Name" error={errors.name}>
+            {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="failed deliveries" data-testid="trigger-name" />}
+          </Field>
           <Field label="Type" error={errors.type}>
             {(p) => (
               <Select {...p} value={type} onChange={(e) => setType(e.target.value as Trigger["type"])}>
@@ -133,13 +188,17 @@ function NewTrigger({ onCreated }: { onCreated: () => void }) {
             <Field label="Log level and above" error={errors["configs.log_level"]}>
               {(p) => (
                 <Select {...p} value={logLevel} onChange={(e) => setLogLevel(e.target.value)}>
-                  {["debug", "info", "warn", "error", "fatal"].map((l) => <option key={l}>{l}</option>)}
+                  {["debug", "info", "warn", "error", "fatal"].map((l) => (
+                    <option key={l}>{l}</option>
+                  ))}
                 </Select>
               )}
             </Field>
           )}
           {type === "backpressure" && (
-            <Field label="Waiting longer than (minutes)" error={errors["configs.delay"]} hint="1 to 1440">{(p) => <Input {...p} type="number" min={1} max={1440} value={delayMin} onChange={(e) => setDelayMin(e.target.value)} />}</Field>
+            <Field label="Waiting longer than (minutes)" error={errors["configs.delay"]} hint="1 to 1440">
+              {(p) => <Input {...p} type="number" min={1} max={1440} value={delayMin} onChange={(e) => setDelayMin(e.target.value)} />}
+            </Field>
           )}
           <Field label={target.label} error={errors[`configs.${target.key}`]} hint="* for all, a name pattern (shop-*), or ids separated by commas">
             {(p) => <Input {...p} value={targets} onChange={(e) => setTargets(e.target.value)} />}
@@ -148,10 +207,14 @@ function NewTrigger({ onCreated }: { onCreated: () => void }) {
         <fieldset className="grid gap-2">
           <legend className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">Channels (stored with the trigger)</legend>
           <Checkbox label="Email" checked={email} onChange={(e) => setEmail(e.target.checked)} />
-          <Field label="Slack channel" error={errors["channels.slack"]}>{(p) => <Input {...p} value={slack} onChange={(e) => setSlack(e.target.value)} placeholder="#alerts" />}</Field>
+          <Field label="Slack channel" error={errors["channels.slack"]}>
+            {(p) => <Input {...p} value={slack} onChange={(e) => setSlack(e.target.value)} placeholder="#alerts" />}
+          </Field>
         </fieldset>
         <div className="flex justify-end">
-          <Button type="submit" variant="primary" disabled={create.isPending} data-testid="create-trigger">{create.isPending ? "Creating…" : "Create trigger"}</Button>
+          <Button type="submit" variant="primary" disabled={create.isPending} data-testid="create-trigger">
+            {create.isPending ? "Creating…" : "Create trigger"}
+          </Button>
         </div>
       </form>
     </Card>
@@ -173,15 +236,25 @@ function Notifications() {
     <Card title="Webhook notifications">
       <form className="grid gap-3" onSubmit={(e) => (e.preventDefault(), save.mutate())} noValidate>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Hookyard posts issue topics as requests into one of your sources; connect that source to Slack, your pager or your own service. The API does not read these settings back, so saving replaces them.
+          Hookyard posts issue topics as requests into one of your sources; connect that source to Slack, your pager or your own service. The API does not read
+          these settings back, so saving replaces them.
         </p>
         {save.error && <ErrorMessage title="The notification settings could not be saved" error={save.error} />}
-        {save.isSuccess && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Notification settings saved.</p>}
+        {save.isSuccess && (
+          <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">
+            Notification settings saved.
+          </p>
+        )}
         <Checkbox label="Send notifications" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         <fieldset className="grid gap-1.5">
           <legend className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">Topics</legend>
           {TOPICS.map((t) => (
-            <Checkbox key={t} label={t} checked={topics.includes(t)} onChange={(e) => setTopics(e.target.checked ? [...topics, t] : topics.filter((x) => x !== t))} />
+            <Checkbox
+              key={t}
+              label={t}
+              checked={topics.includes(t)}
+              onChange={(e) => setTopics(e.target.checked ? [...topics, t] : topics.filter((x) => x !== t))}
+            />
           ))}
           {errors.topics && <p className="text-xs text-rose-700 dark:text-rose-300">{errors.topics}</p>}
         </fieldset>
@@ -189,12 +262,18 @@ function Notifications() {
           {(p) => (
             <Select {...p} value={sourceId} onChange={(e) => setSourceId(e.target.value)}>
               <option value="">Choose a source…</option>
-              {sources.data?.models.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+              {sources.data?.models.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
             </Select>
           )}
         </Field>
         <div className="flex justify-end">
-          <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save notifications"}</Button>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save notifications"}
+          </Button>
         </div>
       </form>
     </Card>

@@ -38,7 +38,9 @@ export function useNames() {
     queryKey: ["names"],
     staleTime: 60_000,
     queryFn: async () => {
-      const [c, d, t] = await Promise.all(["connections?disabled=true", "destinations", "transformations"].map((p) => apiAll<{ id: string; name: string; full_name?: string }>(p)));
+      const [c, d, t] = await Promise.all(
+        ["connections?disabled=true", "destinations", "transformations"].map((p) => apiAll<{ id: string; name: string; full_name?: string }>(p)),
+      );
       return new Map([...c.models, ...d.models, ...t.models].map((m) => [m.id, m.full_name ?? m.name]));
     },
   });
@@ -58,7 +60,11 @@ export function IssuesList() {
       <PageHeader
         title="Issues"
         description="Failures grouped by cause. Acknowledge one you are working on, resolve it when it is fixed."
-        actions={<ButtonLink href="/dashboard/issues/triggers" variant="secondary">Triggers and notifications</ButtonLink>}
+        actions={
+          <ButtonLink href="/dashboard/issues/triggers" variant="secondary">
+            Triggers and notifications
+          </ButtonLink>
+        }
       />
       <div role="group" aria-label="Status" className="mb-4 inline-flex flex-wrap rounded-md shadow-xs ring-1 ring-zinc-300 dark:ring-zinc-700">
         {STATUSES.map((s) => (
@@ -67,7 +73,10 @@ export function IssuesList() {
             type="button"
             aria-pressed={status === s}
             onClick={() => setStatus(s)}
-            className={cx("px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md focus-visible:outline-2 focus-visible:outline-indigo-600", status === s ? "bg-indigo-600 text-white dark:bg-indigo-500" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800")}
+            className={cx(
+              "px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md focus-visible:outline-2 focus-visible:outline-indigo-600",
+              status === s ? "bg-indigo-600 text-white dark:bg-indigo-500" : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
+            )}
           >
             {s ? s.charAt(0) + s.slice(1).toLowerCase() : "All"}
           </button>
@@ -79,7 +88,14 @@ export function IssuesList() {
         <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         triggers.data && triggers.data.count === 0 ? (
-          <EmptyState title="No issue triggers yet" action={<ButtonLink href="/dashboard/issues/triggers" variant="primary">Create an issue trigger</ButtonLink>}>
+          <EmptyState
+            title="No issue triggers yet"
+            action={
+              <ButtonLink href="/dashboard/issues/triggers" variant="primary">
+                Create an issue trigger
+              </ButtonLink>
+            }
+          >
             Issues open only for the failures an issue trigger watches: failed deliveries, transformation errors or backlogs.
           </EmptyState>
         ) : (
@@ -103,13 +119,22 @@ export function IssuesList() {
               {list.data.models.map((i) => (
                 <Tr key={i.id} onOpen={() => router.push(`/dashboard/issues/${i.id}`)} data-testid="issue-row" data-id={i.id}>
                   <Td className="min-w-56">
-                    <Link href={`/dashboard/issues/${i.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={(e) => e.stopPropagation()} tabIndex={-1}>
+                    <Link
+                      href={`/dashboard/issues/${i.id}`}
+                      className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+                      onClick={(e) => e.stopPropagation()}
+                      tabIndex={-1}
+                    >
                       {issueSummary(i, names.data ?? new Map<string, string>())}
                     </Link>
                     <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{i.id}</div>
                   </Td>
-                  <Td><Badge tone="accent">{i.type}</Badge></Td>
-                  <Td><StatusBadge status={i.status} /></Td>
+                  <Td>
+                    <Badge tone="accent">{i.type}</Badge>
+                  </Td>
+                  <Td>
+                    <StatusBadge status={i.status} />
+                  </Td>
                   <Td className="whitespace-nowrap text-xs">{when(i.first_seen_at)}</Td>
                   <Td className="whitespace-nowrap text-xs">{when(i.last_seen_at)}</Td>
                 </Tr>

@@ -48,16 +48,28 @@ export function Tenants() {
 
   return (
     <>
-      <PageHeader title="Outbound" description="Tenants are your customers: each has its own destinations, and every event you publish for them is delivered, signed and retried." />
+      <PageHeader
+        title="Outbound"
+        description="Tenants are your customers: each has its own destinations, and every event you publish for them is delivered, signed and retried."
+      />
       <div className="mb-4 grid grid-cols-1 gap-4 md:grid-cols-2">
         <Card title="Find a tenant">
           <Field label="Tenant id" hint="The exact id, as you gave it when you created the tenant.">
-            {(p) => <Input {...p} type="search" value={search} onChange={(e) => (setSearch(e.target.value), setCursor({}))} placeholder="acme" data-testid="tenant-search" />}
+            {(p) => (
+              <Input
+                {...p}
+                type="search"
+                value={search}
+                onChange={(e) => (setSearch(e.target.value), setCursor({}))}
+                placeholder="acme"
+                data-testid="tenant-search"
+              />
+            )}
           </Field>
         </Card>
         <Card title="New tenant">
           <form className="flex flex-col gap-2 sm:flex-row sm:items-start" onSubmit={(e) => (e.preventDefault(), create.mutate(newId.trim()))} noValidate>
-            <Field label="Tenant id" className="flex-1" error={createErrors.id ?? createErrors.tenant_id ?? (create.error ? (create.error).message : null)}>
+            <Field label="Tenant id" className="flex-1" error={createErrors.id ?? createErrors.tenant_id ?? (create.error ? create.error.message : null)}>
               {(p) => <Input {...p} value={newId} onChange={(e) => setNewId(e.target.value)} placeholder="acme" data-testid="new-tenant-id" />}
             </Field>
             <Button type="submit" variant="primary" className="sm:mt-5" disabled={create.isPending || !newId.trim()} data-testid="create-tenant">
@@ -66,29 +78,74 @@ export function Tenants() {
           </form>
         </Card>
       </div>
-      {remove.error && <div className="mb-4"><ErrorMessage title="The tenant could not be deleted" error={remove.error} /></div>}
+      {remove.error && (
+        <div className="mb-4">
+          <ErrorMessage title="The tenant could not be deleted" error={remove.error} />
+        </div>
+      )}
       {list.error ? (
         <ErrorMessage title="Tenants could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
         <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         <EmptyState title={search ? `No tenant “${search}”` : "No tenants yet"}>
-          {search ? "Check the id; the search matches whole ids." : "Create a tenant above (or PUT /tenants/{id} from your product), then give it a destination and publish events."}
+          {search
+            ? "Check the id; the search matches whole ids."
+            : "Create a tenant above (or PUT /tenants/{id} from your product), then give it a destination and publish events."}
         </EmptyState>
       ) : (
-        <Card bodyClassName="p-0!" actions={list.data.count !== undefined ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(list.data.count, "tenant")}</span> : undefined} title="Tenants">
+        <Card
+          bodyClassName="p-0!"
+          actions={
+            list.data.count !== undefined ? <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(list.data.count, "tenant")}</span> : undefined
+          }
+          title="Tenants"
+        >
           <Table caption="Tenants">
-            <thead><tr><Th>Tenant</Th><Th>Destinations</Th><Th>Topics</Th><Th>Created</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
+            <thead>
+              <tr>
+                <Th>Tenant</Th>
+                <Th>Destinations</Th>
+                <Th>Topics</Th>
+                <Th>Created</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
             <tbody>
               {list.data.models.map((t) => (
                 <tr key={t.id} data-testid="tenant-row" data-id={t.id}>
-                  <Td className="min-w-32"><Link href={`/dashboard/outbound/${encodeURIComponent(t.id)}`} className="font-mono font-medium text-indigo-700 hover:underline dark:text-indigo-300">{t.id}</Link></Td>
+                  <Td className="min-w-32">
+                    <Link
+                      href={`/dashboard/outbound/${encodeURIComponent(t.id)}`}
+                      className="font-mono font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+                    >
+                      {t.id}
+                    </Link>
+                  </Td>
                   <Td>{t.destinations_count}</Td>
-                  <Td><div className="flex flex-wrap gap-1">{t.topics.slice(0, 4).map((x) => <Badge key={x}>{x}</Badge>)}{t.topics.length > 4 && <Badge>+{t.topics.length - 4}</Badge>}{t.topics.length === 0 && "—"}</div></Td>
+                  <Td>
+                    <div className="flex flex-wrap gap-1">
+                      {t.topics.slice(0, 4).map((x) => (
+                        <Badge key={x}>{x}</Badge>
+                      ))}
+                      {t.topics.length > 4 && <Badge>+{t.topics.length - 4}</Badge>}
+                      {t.topics.length === 0 && "—"}
+                    </div>
+                  </Td>
                   <Td className="whitespace-nowrap text-xs">{when(t.created_at)}</Td>
                   <Td>
                     <div className="flex justify-end">
-                      <Button size="sm" variant="ghost" disabled={remove.isPending} onClick={() => window.confirm(`Delete tenant “${t.id}” and all its destinations?`) && remove.mutate(t.id)} aria-label={`Delete tenant ${t.id}`}>Delete</Button>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        disabled={remove.isPending}
+                        onClick={() => window.confirm(`Delete tenant “${t.id}” and all its destinations?`) && remove.mutate(t.id)}
+                        aria-label={`Delete tenant ${t.id}`}
+                      >
+                        Delete
+                      </Button>
                     </div>
                   </Td>
                 </tr>
@@ -97,8 +154,12 @@ export function Tenants() {
           </Table>
           {(list.data.pagination.prev || list.data.pagination.next) && (
             <div className="flex justify-between gap-2 p-3">
-              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev! })}>Newer</Button>
-              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next! })}>Older</Button>
+              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev! })}>
+                Newer
+              </Button>
+              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next! })}>
+                Older
+              </Button>
             </div>
           )}
         </Card>

@@ -76,7 +76,11 @@ export function TransformationEditor() {
     loaded.current = t.id;
     setName(t.name);
     setCode(t.code);
-    setEnv(Object.entries(t.env ?? {}).map(([k, v]) => `${k}=${v}`).join("\n"));
+    setEnv(
+      Object.entries(t.env ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join("\n"),
+    );
     setOutput(null);
   }, [selected, list.data]);
 
@@ -98,7 +102,12 @@ export function TransformationEditor() {
     setBusy("run");
     setError(null);
     try {
-      const request = { path: path || "/", query, headers: (parseJsonField(headers, "Headers") as Record<string, string>) ?? {}, body: parseJsonField(body, "Body") ?? null };
+      const request = {
+        path: path || "/",
+        query,
+        headers: (parseJsonField(headers, "Headers") as Record<string, string>) ?? {},
+        body: parseJsonField(body, "Body") ?? null,
+      };
       setOutput(await api<RunOutput>("transformations/run", { method: "PUT", body: { code, env: parseEnv(env), request } }));
     } catch (err) {
       setError(err);
@@ -115,7 +124,9 @@ export function TransformationEditor() {
     setSaved(null);
     try {
       const payload = { name: name.trim(), code, env: parseEnv(env) };
-      const t = selected ? await api<Transformation>(`transformations/${selected}`, { method: "PUT", body: payload }) : await api<Transformation>("transformations", { method: "POST", body: payload });
+      const t = selected
+        ? await api<Transformation>(`transformations/${selected}`, { method: "PUT", body: payload })
+        : await api<Transformation>("transformations", { method: "POST", body: payload });
       await client.invalidateQueries({ queryKey: ["transformations-all"] });
       loaded.current = t.id;
       setSelected(t.id);
@@ -134,10 +145,25 @@ export function TransformationEditor() {
       <PageHeader
         title="Transformations"
         description="JavaScript that changes a request before delivery. Test it here against a sample request, then use it in a connection's transform rule."
-        actions={<ButtonLink href="/dashboard/connections" variant="ghost">Back to connections</ButtonLink>}
+        actions={
+          <ButtonLink href="/dashboard/connections" variant="ghost">
+            Back to connections
+          </ButtonLink>
+        }
       />
-      {error != null && <div className="mb-4"><ErrorMessage title={busy === "save" ? "Could not save" : "Something went wrong"} error={error} /></div>}
-      {saved && <p role="status" className="mb-4 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-900 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-200">{saved}</p>}
+      {error != null && (
+        <div className="mb-4">
+          <ErrorMessage title={busy === "save" ? "Could not save" : "Something went wrong"} error={error} />
+        </div>
+      )}
+      {saved && (
+        <p
+          role="status"
+          className="mb-4 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-3 text-sm text-emerald-900 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-200"
+        >
+          {saved}
+        </p>
+      )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title="Code" className="min-w-0">
           <div className="grid gap-3">
@@ -146,7 +172,11 @@ export function TransformationEditor() {
                 {(p) => (
                   <Select {...p} value={selected} onChange={(e) => choose(e.target.value)} data-testid="transformation-select">
                     <option value="">New transformation</option>
-                    {list.data?.models.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+                    {list.data?.models.map((t) => (
+                      <option key={t.id} value={t.id}>
+                        {t.name}
+                      </option>
+                    ))}
                   </Select>
                 )}
               </Field>
@@ -154,7 +184,7 @@ export function TransformationEditor() {
                 {(p) => <Input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="add-header" data-testid="transformation-name" />}
               </Field>
             </div>
-            <Field label="Code" error={errors.code} hint="addHandler(&quot;transform&quot;, (request, context) => request). No network or timers; 1 s and 5 MiB per run.">
+            <Field label="Code" error={errors.code} hint='addHandler("transform", (request, context) => request). No network or timers; 1 s and 5 MiB per run.'>
               {(p) => <CodeEditor {...p} label="Code" rows={14} value={code} onChange={setCode} data-testid="transformation-code" />}
             </Field>
             <Field label="Environment (process.env)" error={errors.env} hint="One KEY=value per line; stored encrypted.">
@@ -175,7 +205,9 @@ export function TransformationEditor() {
                 <Field label="Query string">{(p) => <Input {...p} value={query} onChange={(e) => setQuery(e.target.value)} placeholder="x=1&y=2" />}</Field>
               </div>
               <Field label="Headers (JSON)">{(p) => <Textarea {...p} code rows={3} value={headers} onChange={(e) => setHeaders(e.target.value)} />}</Field>
-              <Field label="Body (JSON)">{(p) => <Textarea {...p} code rows={5} value={body} onChange={(e) => setBody(e.target.value)} data-testid="sample-body" />}</Field>
+              <Field label="Body (JSON)">
+                {(p) => <Textarea {...p} code rows={5} value={body} onChange={(e) => setBody(e.target.value)} data-testid="sample-body" />}
+              </Field>
               <div className="flex justify-end">
                 <Button variant="primary" onClick={() => void run()} disabled={busy !== null} data-testid="run-transformation">
                   {busy === "run" ? "Running…" : "Run test"}
@@ -183,13 +215,27 @@ export function TransformationEditor() {
               </div>
             </div>
           </Card>
-          <Card title="Result" actions={output && <Badge tone={failed ? "danger" : "success"} data-testid="run-level">{failed ? "Failed" : `OK · ${output.log_level}`}</Badge>} aria-live="polite">
+          <Card
+            title="Result"
+            actions={
+              output && (
+                <Badge tone={failed ? "danger" : "success"} data-testid="run-level">
+                  {failed ? "Failed" : `OK · ${output.log_level}`}
+                </Badge>
+              )
+            }
+            aria-live="polite"
+          >
             {!output ? (
               <p className="text-sm text-zinc-600 dark:text-zinc-400">Run the test to see the request your destination would get, and what the code logged.</p>
             ) : (
               <div className="grid gap-3">
                 {failed && (
-                  <div role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:bg-rose-500/10 dark:text-rose-200" data-testid="run-error">
+                  <div
+                    role="alert"
+                    className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:bg-rose-500/10 dark:text-rose-200"
+                    data-testid="run-error"
+                  >
                     {output.console.at(-1)?.message ?? "The transformation failed"}
                   </div>
                 )}
@@ -204,10 +250,23 @@ export function TransformationEditor() {
                   {output.console.length === 0 ? (
                     <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing logged.</p>
                   ) : (
-                    <ol className="divide-y divide-zinc-100 rounded-md font-mono text-xs ring-1 ring-zinc-200 dark:divide-zinc-800 dark:ring-zinc-800" data-testid="run-console">
+                    <ol
+                      className="divide-y divide-zinc-100 rounded-md font-mono text-xs ring-1 ring-zinc-200 dark:divide-zinc-800 dark:ring-zinc-800"
+                      data-testid="run-console"
+                    >
                       {output.console.map((l, i) => (
                         <li key={i} className="flex gap-2 px-2 py-1">
-                          <span className={l.type === "error" ? "text-rose-700 dark:text-rose-300" : l.type === "warn" ? "text-amber-700 dark:text-amber-300" : "text-zinc-600 dark:text-zinc-400"}>{l.type}</span>
+                          <span
+                            className={
+                              l.type === "error"
+                                ? "text-rose-700 dark:text-rose-300"
+                                : l.type === "warn"
+                                  ? "text-amber-700 dark:text-amber-300"
+                                  : "text-zinc-600 dark:text-zinc-400"
+                            }
+                          >
+                            {l.type}
+                          </span>
                           <span className="break-all whitespace-pre-wrap">{l.message}</span>
                         </li>
                       ))}

@@ -44,7 +44,9 @@ export const ATTEMPT_FILTERS = {
   id: stringFilter("a.id", "Attempt id, or an array."),
   event_id: stringFilter("a.event_id", "Event id, or an array."),
   destination_id: stringFilter("a.destination_id", "Destination id, or an array."),
-  status: enumFilter("a.status", ["SUCCESFUL", "SUCCESSFUL", "FAILED"], "SUCCESFUL (also spelled SUCCESSFUL) or FAILED; or an array.", (v) => (v === "SUCCESFUL" ? "SUCCESSFUL" : v)),
+  status: enumFilter("a.status", ["SUCCESFUL", "SUCCESSFUL", "FAILED"], "SUCCESFUL (also spelled SUCCESSFUL) or FAILED; or an array.", (v) =>
+    v === "SUCCESFUL" ? "SUCCESSFUL" : v,
+  ),
   trigger: enumFilter("a.trigger", ATTEMPT_TRIGGERS, "INITIAL, AUTOMATIC, MANUAL, UNPAUSE or BULK_RETRY; or an array."),
   created_at: dateFilter("a.created_at", "Date with operators."),
 } satisfies FilterTable;

@@ -28,8 +28,14 @@ const BOOKMARKS: TeamModel<BookmarkRow> = {
 };
 
 const toBookmark = (r: BookmarkRow) => ({
-  id: r.id, team_id: r.teamId, webhook_id: r.connectionId, event_data_id: r.eventDataId, label: r.label, name: r.name,
-  created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(),
+  id: r.id,
+  team_id: r.teamId,
+  webhook_id: r.connectionId,
+  event_data_id: r.eventDataId,
+  label: r.label,
+  name: r.name,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
 });
 export type TBookmark = ReturnType<typeof toBookmark>;
 
@@ -54,21 +60,43 @@ async function resolve(teamId: string, eventDataId: string, webhookId: string): 
 }
 
 /** `POST /bookmarks`. Throws 422 for unknown data or connection. */
-export async function createBookmark(teamId: string, body: { event_data_id: string; webhook_id: string; label: string; name?: string | null }): Promise<TBookmark> {
+export async function createBookmark(
+  teamId: string,
+  body: { event_data_id: string; webhook_id: string; label: string; name?: string | null },
+): Promise<TBookmark> {
   const requestId = await resolve(teamId, body.event_data_id, body.webhook_id);
   const row = await getPrisma().bookmark.create({
-    data: { id: createId("bookmark"), teamId, connectionId: body.webhook_id, eventDataId: body.event_data_id, requestId, label: body.label, name: body.name ?? null },
+    data: {
+      id: createId("bookmark"),
+      teamId,
+      connectionId: body.webhook_id,
+      eventDataId: body.event_data_id,
+      requestId,
+      label: body.label,
+      name: body.name ?? null,
+    },
   });
   return toBookmark(row);
 }
 
 /** `PUT /bookmarks/{id}`: the given fields. Throws 404, 422. */
-export async function updateBookmark(teamId: string, id: string, body: { event_data_id?: string; webhook_id?: string; label?: string; name?: string | null }): Promise<TBookmark> {
+export async function updateBookmark(
+  teamId: string,
+  id: string,
+  body: { event_data_id?: string; webhook_id?: string; label?: string; name?: string | null },
+): Promise<TBookmark> {
   const current = await getTeamModel(BOOKMARKS, teamId, pathId(id));
   const eventDataId = body.event_data_id ?? current.eventDataId;
   const webhookId = body.webhook_id ?? current.connectionId;
   const requestId = body.event_data_id || body.webhook_id ? await resolve(teamId, eventDataId, webhookId) : current.requestId;
-  const data = { eventDataId, connectionId: webhookId, requestId, label: body.label ?? current.label, name: body.name === undefined ? current.name : body.name, updatedAt: new Date() };
+  const data = {
+    eventDataId,
+    connectionId: webhookId,
+    requestId,
+    label: body.label ?? current.label,
+    name: body.name === undefined ? current.name : body.name,
+    updatedAt: new Date(),
+  };
   return toBookmark(await BOOKMARKS.delegate(getPrisma()).update({ where: { id, teamId }, data }));
 }
 
@@ -106,7 +134,14 @@ export function listBookmarks(teamId: string, query: ParsedQuery, page: PageRequ
   const where = ["b.team_id = $1"];
   applyFilterTable(BOOKMARK_FILTERS, query, where, params);
   return selectPage<BookmarkRow, TBookmark>({
-    db: getPool(), select: BOOKMARKS.columns, from: "bookmarks b", where, params, page,
-    columns: { created_at: { sql: "b.created_at", type: "date" }, label: { sql: "b.label", type: "text" } }, idColumn: "b.id", toModel: toBookmark,
+    db: getPool(),
+    select: BOOKMARKS.columns,
+    from: "bookmarks b",
+    where,
+    params,
+    page,
+    columns: { created_at: { sql: "b.created_at", type: "date" }, label: { sql: "b.label", type: "text" } },
+    idColumn: "b.id",
+    toModel: toBookmark,
   });
 }

@@ -73,11 +73,21 @@ export function toBulkOperation(row: BulkOperation, family: BulkFamily, version:
 
 /** Adds (or keeps) the runner job of operation `id`, in `db`'s transaction. */
 export async function enqueueBulkRun(db: Pick<pg.PoolClient, "query">, id: string, runAt: Date | null = null): Promise<void> {
-  await db.query("SELECT graphile_worker.add_job($1, json_build_object('bulk_id', $2::text), run_at => $3, job_key => $4, max_attempts => 25::smallint)", [BULK_TASK, id, runAt, `bulk:${id}`]);
+  await db.query("SELECT graphile_worker.add_job($1, json_build_object('bulk_id', $2::text), run_at => $3, job_key => $4, max_attempts => 25::smallint)", [
+    BULK_TASK,
+    id,
+    runAt,
+    `bulk:${id}`,
+  ]);
 }
 
 /** The matched count and the newest matched id (the set's upper bound) of `filters`. */
-async function countMatches(db: Pick<pg.PoolClient, "query">, family: BulkFamily, teamId: string, filters: ParsedQuery): Promise<{ count: number; bound: string | null }> {
+async function countMatches(
+  db: Pick<pg.PoolClient, "query">,
+  family: BulkFamily,
+  teamId: string,
+  filters: ParsedQuery,
+): Promise<{ count: number; bound: string | null }> {
   const { where, params } = bulkWhere(family, teamId, filters);
   const { rows } = await db.query<{ count: number; bound: string | null }>(
     `SELECT count(*)::int AS count, max(${family.alias}.id) AS bound FROM ${family.from} WHERE ${where.join(" AND ")}`,
@@ -93,7 +103,11 @@ const batches = (count: number) => Math.ceil(count / getConfig().bulkBatchSize);
  * (URL-encoded JSON, bracket form, or absent = everything). A replay's `target` is ignored. Throws 422
  * for an invalid query.
  */
-export async function planBulk(family: BulkFamily, teamId: string, query: ParsedQuery): Promise<{ estimated_count: number; estimated_batch: number; progress?: number }> {
+export async function planBulk(
+  family: BulkFamily,
+  teamId: string,
+  query: ParsedQuery,
+): Promise<{ estimated_count: number; estimated_batch: number; progress?: number }> {
   const raw = parseJsonParam(query, "query") ?? {};
   const filters = parseBulkQuery(family, raw);
   const { count } = await countMatches(getPool(), family, teamId, filters);
@@ -102,18 +116,25 @@ export async function planBulk(family: BulkFamily, teamId: string, query: Parsed
 
 /** Checks a replay's `query.target` (422 naming the field, or with `data.id` for a missing or disabled source or connection). */
 async function checkReplayTarget(db: Pick<pg.PoolClient, "query">, teamId: string, target: unknown): Promise<ReplayTarget> {
-  if (!target || typeof target !== "object" || Array.isArray(target)) throw unprocessable("query.target: required, an object {source_id, webhook_ids?}", { field: "query.target" });
+  if (!target || typeof target !== "object" || Array.isArray(target))
+    throw unprocessable("query.target: required, an object {source_id, webhook_ids?}", { field: "query.target" });
   const { source_id: sourceId, webhook_ids: webhookIds, ...rest } = target as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra) throw unprocessable(`query.target.${extra}: unknown field`, { field: `query.target.${extra}` });
   if (typeof sourceId !== "string" || !sourceId) throw unprocessable("query.target.source_id: required, a source id", { field: "query.target.source_id" });
-  if (webhookIds !== undefined && !(Array.isArray(webhookIds) && webhookIds.length > 0 && webhookIds.length <= 100 && webhookIds.every((w) => typeof w === "string" && w))) {
+  if (
+    webhookIds !== undefined &&
+    !(Array.isArray(webhookIds) && webhookIds.length > 0 && webhookIds.length <= 100 && webhookIds.every((w) => typeof w === "string" && w))
+  ) {
     throw unprocessable("query.target.webhook_ids: an array of 1 to 100 connection ids", { field: "query.target.webhook_ids" });
   }
   const { rows: sources } = await db.query<{ disabled_at: Date | null }>("SELECT disabled_at FROM sources WHERE id = $1 AND team_id = $2", [sourceId, teamId]);
   if (!sources[0] || sources[0].disabled_at) throw unprocessable(`Source ${sourceId} does not exist or is disabled`, { id: sourceId });
   if (webhookIds) {
-    const { rows } = await db.query<{ id: string; disabled_at: Date | null }>("SELECT id, disabled_at FROM connections WHERE id = ANY($1) AND team_id = $2 AND source_id = $3", [webhookIds, teamId, sourceId]);
+    const { rows } = await db.query<{ id: string; disabled_at: Date | null }>(
+      "SELECT id, disabled_at FROM connections WHERE id = ANY($1) AND team_id = $2 AND source_id = $3",
+      [webhookIds, teamId, sourceId],
+    );
     for (const id of webhookIds as string[]) {
       const c = rows.find((r) => r.id === id);
       if (!c || c.disabled_at) throw unprocessable(`Connection ${id} does not exist, is disabled or is not a connection of source ${sourceId}`, { id });
@@ -139,7 +160,11 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
     await client.query("SELECT pg_advisory_xact_lock(hashtext('hookyard-bulk:' || $1))", [teamId]);
     const stored = { ...query };
     if (family.extraKeys.includes("target")) stored.target = await checkReplayTarget(client, teamId, query.target);
-    const { rowCount: running } = await client.query("SELECT 1 FROM bulk_operations WHERE team_id = $1 AND family = $2 AND in_progress AND query = $3::jsonb", [teamId, family.name, JSON.stringify(stored)]);
+    const { rowCount: running } = await client.query("SELECT 1 FROM bulk_operations WHERE team_id = $1 AND family = $2 AND in_progress AND query = $3::jsonb", [
+      teamId,
+      family.name,
+      JSON.stringify(stored),
+    ]);
     if (running) throw unprocessable("Batch operation using same query is currently in progress, wait for it to complete or cancel it");
     const { count, bound } = await countMatches(client, family, teamId, filters);
     if (count === 0 && family.emptyIsError) throw unprocessable("The query matches no records: nothing to do");
@@ -148,7 +173,19 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
       `INSERT INTO bulk_operations AS b (id, team_id, family, number, query, upper_bound, estimated_count, estimated_batch, in_progress, progress, failed_count, completed_at)
        VALUES ($1, $2, $3, (SELECT coalesce(max(number), 0) + 1 FROM bulk_operations WHERE team_id = $2), $4, $5, $6, $7, $8, $9, $10, $11)
        RETURNING ${COLUMNS}`,
-      [createId("bulkOperation"), teamId, family.name, JSON.stringify(stored), bound, count, batches(count), !done, done ? 1 : 0, done ? 0 : null, done ? new Date() : null],
+      [
+        createId("bulkOperation"),
+        teamId,
+        family.name,
+        JSON.stringify(stored),
+        bound,
+        count,
+        batches(count),
+        !done,
+        done ? 1 : 0,
+        done ? 0 : null,
+        done ? new Date() : null,
+      ],
     );
     if (!done) await enqueueBulkRun(client, rows[0].id);
     return rows[0];
@@ -174,8 +211,12 @@ export async function cancelBulk(family: BulkFamily, teamId: string, id: string,
   // Two conditional UPDATEs, each atomic: the first cancel sets the time; a later one keeps it.
   for (;;) {
     const now = new Date();
-    const [cancelled] = await bulk.updateManyAndReturn({ where: { ...where, cancelledAt: null }, data: { cancelledAt: now, inProgress: false, updatedAt: now } });
-    const row = cancelled ?? (await bulk.updateManyAndReturn({ where: { ...where, cancelledAt: { not: null } }, data: { inProgress: false, updatedAt: now } }))[0];
+    const [cancelled] = await bulk.updateManyAndReturn({
+      where: { ...where, cancelledAt: null },
+      data: { cancelledAt: now, inProgress: false, updatedAt: now },
+    });
+    const row =
+      cancelled ?? (await bulk.updateManyAndReturn({ where: { ...where, cancelledAt: { not: null } }, data: { inProgress: false, updatedAt: now } }))[0];
     if (row) return toBulkOperation(row, family, version);
     if (!(await bulk.findFirst({ where, select: { id: true } }))) throw notFound(id);
   }

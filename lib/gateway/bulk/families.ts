@@ -81,7 +81,12 @@ const FAMILIES: BulkFamily[] = [
           WHERE id = ANY($1) AND team_id = $2 RETURNING id`,
         [ids(records), op.teamId, op.id],
       );
-      await enqueueDeliveries(client, rows.map((r) => r.id), [], BULK_JOB_PRIORITY);
+      await enqueueDeliveries(
+        client,
+        rows.map((r) => r.id),
+        [],
+        BULK_JOB_PRIORITY,
+      );
       return { completed: rows.length, failed: records.length - rows.length };
     },
   },
@@ -227,7 +232,9 @@ export function parseBulkQuery(family: BulkFamily, query: unknown): ParsedQuery 
   for (const [key, value] of Object.entries(query as Record<string, unknown>)) {
     if (family.extraKeys.includes(key)) continue;
     if (!Object.hasOwn(family.filters, key)) {
-      throw unprocessable(`query.${key}: unknown filter; this family takes ${[...Object.keys(family.filters), ...family.extraKeys].join(", ")}`, { field: `query.${key}` });
+      throw unprocessable(`query.${key}: unknown filter; this family takes ${[...Object.keys(family.filters), ...family.extraKeys].join(", ")}`, {
+        field: `query.${key}`,
+      });
     }
     if (value === null || value === undefined) continue;
     // Content filters take the filter rule's syntax (simple-json-match): any JSON, handed on as its text.

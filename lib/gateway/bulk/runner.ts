@@ -82,8 +82,13 @@ export async function runBatch(bulkId: string, batchSize = getConfig().bulkBatch
       where.push(`${id} > $${params.length}`);
     }
     params.push(batchSize);
-    const { rows: records } = await client.query<BulkRecord>(`SELECT ${family.columns} FROM ${family.from} WHERE ${where.join(" AND ")} ORDER BY ${id} LIMIT $${params.length}`, params);
-    const result = records.length ? await actIsolated(client, family, { id: op.id, teamId: op.team_id, query: op.query }, records) : { completed: 0, failed: 0 };
+    const { rows: records } = await client.query<BulkRecord>(
+      `SELECT ${family.columns} FROM ${family.from} WHERE ${where.join(" AND ")} ORDER BY ${id} LIMIT $${params.length}`,
+      params,
+    );
+    const result = records.length
+      ? await actIsolated(client, family, { id: op.id, teamId: op.team_id, query: op.query }, records)
+      : { completed: 0, failed: 0 };
     const last = records.length < batchSize;
     const processed = op.processed_batch + (records.length ? 1 : 0);
     const progress = last ? 1 : Math.min(0.99, processed / Math.max(1, op.estimated_batch));

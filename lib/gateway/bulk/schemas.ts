@@ -10,7 +10,10 @@ export const ZBulkOperation = z
   .object({
     id: z.string().meta({ description: 'Operation id, prefix "bch_".' }),
     team_id: z.string(),
-    type: z.enum(["events.retry", "events.cancel", "requests.retry"]).optional().meta({ description: "From 2025-07-01; absent on ignored-event retries and replays." }),
+    type: z
+      .enum(["events.retry", "events.cancel", "requests.retry"])
+      .optional()
+      .meta({ description: "From 2025-07-01; absent on ignored-event retries and replays." }),
     query: z.record(z.string(), z.unknown()).meta({ description: "The filter the operation was created with." }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -28,11 +31,17 @@ export const ZBulkOperation = z
   .meta({ id: "BatchOperation" });
 export type TBulkOperation = z.infer<typeof ZBulkOperation>;
 
-export const ZBulkCreate = z.strictObject({ query: z.record(z.string(), z.unknown()) }).meta({ description: "`query`: the listing filter of the family (replay adds `target`)." });
+export const ZBulkCreate = z
+  .strictObject({ query: z.record(z.string(), z.unknown()) })
+  .meta({ description: "`query`: the listing filter of the family (replay adds `target`)." });
 export type TBulkCreate = z.infer<typeof ZBulkCreate>;
 
 export const ZBulkPlan = z
-  .object({ estimated_count: z.number().int(), estimated_batch: z.number().int(), progress: z.number().optional().meta({ description: "Events retry only: 0." }) })
+  .object({
+    estimated_count: z.number().int(),
+    estimated_batch: z.number().int(),
+    progress: z.number().optional().meta({ description: "Events retry only: 0." }),
+  })
   .meta({ id: "BatchOperationPlan" });
 
 /** Filters of the bulk operation lists (alias `b`); `query` and `query_partial_match` are applied by the store. */

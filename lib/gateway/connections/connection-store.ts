@@ -5,7 +5,7 @@
  */
 import { encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, isUniqueViolation, modelColumns, Prisma, type PrismaDb, transactionOptions } from "@/lib/db/prisma";
+import { asJson, getPrisma, isUniqueViolation, modelColumns, Prisma, type PrismaDb, transactionOptions } from "@/lib/db/prisma";
 import type { Connection } from "@/lib/generated/prisma/client";
 import type { TConnectionCreate, TConnectionUpdate, TRule } from "@/lib/gateway/connections/schemas";
 import { createDestination, DESTINATIONS, findDestinationByName } from "@/lib/gateway/destinations/destination-store";
@@ -25,7 +25,7 @@ import {
   teamRowFilters,
 } from "@/lib/gateway/team-resources";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
-import { alreadyExists, AppError, isAppError, notFound, unprocessable, withFieldPrefix } from "@/lib/http/errors";
+import { alreadyExists, AppError, isAppError, unprocessable, withFieldPrefix } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { dateFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
@@ -35,7 +35,12 @@ import { createId } from "@/lib/ids";
 export type ConnectionRow = Omit<Connection, "rules"> & { rules: Record<string, unknown>[] };
 
 const COLUMNS = modelColumns("c", Prisma.ConnectionScalarFieldEnum);
-const CONNECTIONS: TeamModel<ConnectionRow> = { table: "connections", alias: "c", columns: COLUMNS, delegate: (db) => db.connection as unknown as TeamDelegate<ConnectionRow> };
+const CONNECTIONS: TeamModel<ConnectionRow> = {
+  table: "connections",
+  alias: "c",
+  columns: COLUMNS,
+  delegate: (db) => db.connection as unknown as TeamDelegate<ConnectionRow>,
+};
 
 export const CONNECTION_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 
@@ -69,7 +74,8 @@ async function storeRules(teamId: string, rules: TRule[], version: ApiVersion, d
     }
     if (rule.type === "transform") {
       const found = await db.transformation.findFirst({ where: { id: rule.transformation_id, teamId }, select: { id: true } });
-      if (!found) throw unprocessable(`Transformation ${rule.transformation_id} does not exist`, { field: `rules.${i}.transformation_id`, id: rule.transformation_id });
+      if (!found)
+        throw unprocessable(`Transformation ${rule.transformation_id} does not exist`, { field: `rules.${i}.transformation_id`, id: rule.transformation_id });
     }
     out.push(rule);
   }
@@ -132,12 +138,27 @@ async function inlineDestination(teamId: string, input: NonNullable<TConnectionC
  */
 export async function createConnection(teamId: string, input: TConnectionCreate, version: ApiVersion): Promise<ConnectionRow> {
   return getPrisma().$transaction(async (db) => {
-    const source = input.source_id ? await referenced(SOURCES, teamId, input.source_id, "source_id", db) : await inlineSource(teamId, input.source!, version, db);
-    const destination = input.destination_id ? await referenced(DESTINATIONS, teamId, input.destination_id, "destination_id", db) : await inlineDestination(teamId, input.destination!, db);
+    const source = input.source_id
+      ? await referenced(SOURCES, teamId, input.source_id, "source_id", db)
+      : await inlineSource(teamId, input.source!, version, db);
+    const destination = input.destination_id
+      ? await referenced(DESTINATIONS, teamId, input.destination_id, "destination_id", db)
+      : await inlineDestination(teamId, input.destination!, db);
     const rules = await storeRules(teamId, input.rules ?? [], version, db);
     // skipDuplicates is ON CONFLICT DO NOTHING: a taken name leaves the transaction usable for the lookup below.
     const [row] = await db.connection.createManyAndReturn({
-      data: [{ id: createId("connection"), teamId, name: input.name, description: input.description ?? null, sourceId: source.id, destinationId: destination.id, rules: rules as object[], rulesVersion: version }],
+      data: [
+        {
+          id: createId("connection"),
+          teamId,
+          name: input.name,
+          description: input.description ?? null,
+          sourceId: source.id,
+          destinationId: destination.id,
+          rules: asJson(rules),
+          rulesVersion: version,
+        },
+      ],
       skipDuplicates: true,
     });
     if (row) return row as ConnectionRow;
@@ -160,7 +181,13 @@ export async function updateConnection(teamId: string, id: string, input: TConne
       // The name check comes first: a unique violation would abort the transaction (a concurrent rename is caught below).
       const other = await taken(db, sourceId, name);
       if (other) throw alreadyExists({ id: other.id, resource_type: "connection" });
-      const data = { name, description: input.description !== undefined ? input.description : current.description, rules: rules as object[], rulesVersion: input.rules ? version : current.rulesVersion, updatedAt: new Date() };
+      const data = {
+        name,
+        description: input.description !== undefined ? input.description : current.description,
+        rules: rules as object[],
+        rulesVersion: input.rules ? version : current.rulesVersion,
+        updatedAt: new Date(),
+      };
       return (await db.connection.update({ where: { id, teamId }, data })) as ConnectionRow;
     }, transactionOptions());
   } catch (err) {
@@ -197,10 +224,13 @@ async function updateExisting(teamId: string, existing: ConnectionRow, input: TC
   const destinationId = input.destination_id ?? (await findDestinationByName(teamId, input.destination!.name))?.id;
   if (destinationId !== existing.destinationId) {
     const field = input.destination_id ? "destination_id" : "destination.name";
-    throw unprocessable(`Connection ${existing.id} delivers to destination ${existing.destinationId}; a connection's source and destination cannot change (create another connection)`, {
-      field,
-      id: existing.id,
-    });
+    throw unprocessable(
+      `Connection ${existing.id} delivers to destination ${existing.destinationId}; a connection's source and destination cannot change (create another connection)`,
+      {
+        field,
+        id: existing.id,
+      },
+    );
   }
   return updateConnection(teamId, existing.id, { description: input.description, rules: input.rules }, version);
 }
@@ -221,14 +251,18 @@ export async function requireActiveConnections(teamId: string, ids: string[], fi
 }
 
 /** Pauses (events wait in HOLD) or unpauses connection `id`. Throws 404. */
-export const setConnectionPaused = (teamId: string, id: string, paused: boolean): Promise<ConnectionRow> => setTeamModelTime(CONNECTIONS, teamId, id, "pausedAt", paused);
+export const setConnectionPaused = (teamId: string, id: string, paused: boolean): Promise<ConnectionRow> =>
+  setTeamModelTime(CONNECTIONS, teamId, id, "pausedAt", paused);
 
 /** `GET /connections` and `/connections/count` filters: the shared ones but `type`, plus source_id, destination_id, paused_at and full_name. */
 export const CONNECTION_FILTERS: FilterTable = (() => {
   const { type: _connectionsHaveNoType, ...shared } = namedFilters("c", "Connection");
   return {
     ...shared,
-    full_name: stringFilter("(SELECT s.name FROM sources s WHERE s.id = c.source_id) || ' -> ' || c.name", "`<source name> -> <connection name>`, an array, or `full_name[contains]=`."),
+    full_name: stringFilter(
+      "(SELECT s.name FROM sources s WHERE s.id = c.source_id) || ' -> ' || c.name",
+      "`<source name> -> <connection name>`, an array, or `full_name[contains]=`.",
+    ),
     source_id: stringFilter("c.source_id", "Source id, or an array."),
     destination_id: stringFilter("c.destination_id", "Destination id, or an array."),
     paused_at: dateFilter("c.paused_at", "When it was paused: a date or operators; `paused_at[any]=true` for paused connections."),
@@ -240,7 +274,17 @@ const connectionFilters = (teamId: string, query: ParsedQuery) => teamRowFilters
 /** One page of the team's connections (rows; the caller attaches sources and destinations). Stays SQL: the shared filter builders and keyset cursor, and `full_name` (a subquery on sources). */
 export async function listConnections(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<ConnectionRow>> {
   const { where, params } = connectionFilters(teamId, query);
-  return selectPage<ConnectionRow, ConnectionRow>({ db: getPool(), select: COLUMNS, from: "connections c", where, params, page, columns: NAMED_ORDER_COLUMNS("c"), idColumn: "c.id", toModel: (r) => r });
+  return selectPage<ConnectionRow, ConnectionRow>({
+    db: getPool(),
+    select: COLUMNS,
+    from: "connections c",
+    where,
+    params,
+    page,
+    columns: NAMED_ORDER_COLUMNS("c"),
+    idColumn: "c.id",
+    toModel: (r) => r,
+  });
 }
 
 /** How many of the team's connections match the filters. */

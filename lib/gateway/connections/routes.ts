@@ -90,14 +90,20 @@ export const listConnectionsRoute = gatewayRoute({}, async ({ teamId, version, q
 });
 
 // POST /connections - create, with inline or referenced source and destination, and rules
-export const createConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor }, async ({ teamId, version, body }) => ({
-  body: await presentOne(await createConnection(teamId, body, version), version),
-}));
+export const createConnectionRoute = gatewayRoute<TConnectionCreate>(
+  { body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor },
+  async ({ teamId, version, body }) => ({
+    body: await presentOne(await createConnection(teamId, body, version), version),
+  }),
+);
 
 // PUT /connections - create or update by name and source
-export const upsertConnectionRoute = gatewayRoute<TConnectionCreate>({ body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor }, async ({ teamId, version, body }) => ({
-  body: await presentOne(await upsertConnection(teamId, body, version), version),
-}));
+export const upsertConnectionRoute = gatewayRoute<TConnectionCreate>(
+  { body: ZConnectionCreate, upgradeBody: upgradeConnectionBody, fieldName: connectionFieldFor },
+  async ({ teamId, version, body }) => ({
+    body: await presentOne(await upsertConnection(teamId, body, version), version),
+  }),
+);
 
 // GET /connections/count
 export const countConnectionsRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countConnections(teamId, query) }));
@@ -108,12 +114,17 @@ export const getConnectionRoute = gatewayRoute<undefined, { id: string }>({}, as
 }));
 
 // PUT /connections/{id} - name, description, rules
-export const updateConnectionRoute = gatewayRoute<TConnectionUpdate, { id: string }>({ body: ZConnectionUpdate }, async ({ teamId, version, params, body }) => ({
-  body: await presentOne(await updateConnection(teamId, params.id, body, version), version),
-}));
+export const updateConnectionRoute = gatewayRoute<TConnectionUpdate, { id: string }>(
+  { body: ZConnectionUpdate },
+  async ({ teamId, version, params, body }) => ({
+    body: await presentOne(await updateConnection(teamId, params.id, body, version), version),
+  }),
+);
 
 // DELETE /connections/{id}
-export const deleteConnectionRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteConnection(teamId, params.id) }));
+export const deleteConnectionRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({
+  body: await deleteConnection(teamId, params.id),
+}));
 
 // PUT /connections/{id}/pause|unpause|disable|enable|archive|unarchive
 export const connectionActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {

@@ -32,7 +32,10 @@ export const ZTransformationInput = ZTransformationCreate;
 /** By `transformation_id`, or inline `transformation` (created on save, returned as its id). */
 export const ZTransformRule = z
   .strictObject({ type: z.literal("transform"), transformation_id: z.string().min(1).optional(), transformation: ZTransformationInput.optional() })
-  .refine((r) => Boolean(r.transformation_id) !== Boolean(r.transformation), { message: "give transformation_id or transformation", path: ["transformation_id"] });
+  .refine((r) => Boolean(r.transformation_id) !== Boolean(r.transformation), {
+    message: "give transformation_id or transformation",
+    path: ["transformation_id"],
+  });
 export const ZDelayRule = z.strictObject({ type: z.literal("delay"), delay: z.number().int().min(0).max(86_400_000).meta({ description: "ms" }) });
 export const ZRetryRule = z.strictObject({
   type: z.literal("retry"),
@@ -47,13 +50,12 @@ export const ZRetryRule = z.strictObject({
  * `include_fields` and `exclude_fields` are field paths; given both, the included fields are compared
  * minus the excluded paths inside them.
  */
-export const ZDeduplicateRule = z
-  .strictObject({
-    type: z.literal("deduplicate"),
-    window: z.number().int().min(1).max(3600).meta({ description: "seconds in which events are compared (1 to 3600)" }),
-    include_fields: z.array(z.string().min(1)).min(1).optional(),
-    exclude_fields: z.array(z.string().min(1)).min(1).optional(),
-  });
+export const ZDeduplicateRule = z.strictObject({
+  type: z.literal("deduplicate"),
+  window: z.number().int().min(1).max(3600).meta({ description: "seconds in which events are compared (1 to 3600)" }),
+  include_fields: z.array(z.string().min(1)).min(1).optional(),
+  exclude_fields: z.array(z.string().min(1)).min(1).optional(),
+});
 
 export const ZRule = z.discriminatedUnion("type", [ZFilterRule, ZTransformRule, ZDelayRule, ZRetryRule, ZDeduplicateRule]);
 export type TRule = z.infer<typeof ZRule>;

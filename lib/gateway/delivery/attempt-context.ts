@@ -26,7 +26,9 @@ export function preparationFailure(err: unknown): AttemptOutcome {
   const invalidUrl = (err as { code?: unknown } | null)?.code === "ERR_INVALID_URL";
   return {
     status: null,
-    body: invalidUrl ? `The event could not be sent: its destination URL is not valid (${message})` : `The event could not be prepared for delivery: ${message}`,
+    body: invalidUrl
+      ? `The event could not be sent: its destination URL is not valid (${message})`
+      : `The event could not be prepared for delivery: ${message}`,
     errorCode: invalidUrl ? "INVALID_URL" : "UNKNOWN",
     responseLatency: null,
     deliveryLatency: 0,

@@ -26,7 +26,14 @@ export async function dispatchToCli(d: CliDispatch): Promise<boolean> {
     // The worker stops renewing the lease once the CLI has the event: the lease now covers the CLI's answer (DELIVERY_TIMEOUT_MS + 5 s).
     `WITH u AS (UPDATE events SET cli_id = $1, cli_attempt_id = $5, locked_until = $6, updated_at = now() WHERE id = $2 RETURNING id)
      SELECT pg_notify($3, $4) FROM u`,
-    [session.id, d.eventId, CLI_CHANNEL, JSON.stringify({ session_id: session.id, attempt_id: d.attemptId, event_id: d.eventId }), d.attemptId, new Date(Date.now() + getConfig().deliveryTimeoutMs + 5000)],
+    [
+      session.id,
+      d.eventId,
+      CLI_CHANNEL,
+      JSON.stringify({ session_id: session.id, attempt_id: d.attemptId, event_id: d.eventId }),
+      d.attemptId,
+      new Date(Date.now() + getConfig().deliveryTimeoutMs + 5000),
+    ],
   );
   return true;
 }

@@ -28,15 +28,23 @@ WITH c AS (
 ) ${SELECT_DELIVERY}`;
 
 /** Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at `retryAt`. */
-async function release(eventId: string, lease: Date, status: "HOLD" | "CANCELLED" | "QUEUED", retryAt: Date | null, errorCode: string | null = null): Promise<void> {
-  await withLeases(() => inTransaction(async (client) => {
-    const { rowCount } = await client.query(
-      `UPDATE events SET status = $3, next_attempt_at = $4, locked_until = NULL, error_code = COALESCE($5, error_code), updated_at = now()
+async function release(
+  eventId: string,
+  lease: Date,
+  status: "HOLD" | "CANCELLED" | "QUEUED",
+  retryAt: Date | null,
+  errorCode: string | null = null,
+): Promise<void> {
+  await withLeases(() =>
+    inTransaction(async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE events SET status = $3, next_attempt_at = $4, locked_until = NULL, error_code = COALESCE($5, error_code), updated_at = now()
         WHERE id = $1 AND locked_until = $2`,
-      [eventId, lease, status, retryAt, errorCode],
-    );
-    if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
-  }, getBackgroundPool()));
+        [eventId, lease, status, retryAt, errorCode],
+      );
+      if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
+    }, getBackgroundPool()),
+  );
 }
 
 /** The outcome of one attempt, to record (lib/gateway/delivery/attempt-context.ts). */
@@ -90,17 +98,46 @@ SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at 
 // Recording is off the delivery's critical path (the destination slot is given back before it): one
 // batch at a time makes the batches large (fewer statements per attempt); the statement is prepared once
 // per connection (named), so it is not parsed and planned again for every batch.
-const recordBatcher = new Batcher<AttemptRecord, void>(async (items) => {
-  const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
-  await withLeases(() => getBackgroundPool().query({ name: "hookyard-record-attempts", text: RECORD_SQL, values: [
-    col((r) => r.attemptId), col((r) => r.teamId), col((r) => r.eventId), col((r) => r.destinationId), col((r) => r.attemptNumber), col((r) => r.trigger),
-    col((r) => (r.success ? "SUCCESSFUL" : "FAILED")), col((r) => r.outcome.status), col((r) => r.outcome.errorCode), col((r) => storableText(r.outcome.body)),
-    col((r) => storableText(r.outcome.requestedUrl)), col((r) => r.outcome.httpMethod), col((r) => r.outcome.cliId ?? null), col((r) => (r.success ? r.now : null)),
-    col((r) => r.outcome.deliveredAt), col((r) => r.outcome.respondedAt), col((r) => r.outcome.deliveryLatency), col((r) => r.outcome.responseLatency),
-    col((r) => r.now), col((r) => r.lease), col((r) => r.eventStatus), col((r) => r.nextAt), col((r) => r.success), DELIVER_TASK,
-  ] }));
-  return items.map(() => undefined);
-}, 500, 1);
+const recordBatcher = new Batcher<AttemptRecord, void>(
+  async (items) => {
+    const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
+    await withLeases(() =>
+      getBackgroundPool().query({
+        name: "hookyard-record-attempts",
+        text: RECORD_SQL,
+        values: [
+          col((r) => r.attemptId),
+          col((r) => r.teamId),
+          col((r) => r.eventId),
+          col((r) => r.destinationId),
+          col((r) => r.attemptNumber),
+          col((r) => r.trigger),
+          col((r) => (r.success ? "SUCCESSFUL" : "FAILED")),
+          col((r) => r.outcome.status),
+          col((r) => r.outcome.errorCode),
+          col((r) => storableText(r.outcome.body)),
+          col((r) => storableText(r.outcome.requestedUrl)),
+          col((r) => r.outcome.httpMethod),
+          col((r) => r.outcome.cliId ?? null),
+          col((r) => (r.success ? r.now : null)),
+          col((r) => r.outcome.deliveredAt),
+          col((r) => r.outcome.respondedAt),
+          col((r) => r.outcome.deliveryLatency),
+          col((r) => r.outcome.responseLatency),
+          col((r) => r.now),
+          col((r) => r.lease),
+          col((r) => r.eventStatus),
+          col((r) => r.nextAt),
+          col((r) => r.success),
+          DELIVER_TASK,
+        ],
+      }),
+    );
+    return items.map(() => undefined);
+  },
+  500,
+  1,
+);
 
 /**
  * Claims events `ids` with one statement (one lease for all): returns, in order, each event's claim, or
@@ -147,16 +184,22 @@ export async function deliverEvent(eventId: string): Promise<void> {
  */
 export async function releaseClaimed(events: ClaimedEvent[], retryAt: Date | null = null): Promise<void> {
   if (events.length === 0) return;
-  await withLeases(() => inTransaction(async (client) => {
-    const { rows } = await client.query<{ id: string }>(
-      `UPDATE events SET locked_until = NULL, next_attempt_at = COALESCE($3, now()), updated_at = now()
+  await withLeases(() =>
+    inTransaction(async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        `UPDATE events SET locked_until = NULL, next_attempt_at = COALESCE($3, now()), updated_at = now()
          FROM unnest($1::text[], $2::timestamptz[]) AS v(id, lease)
         WHERE events.id = v.id AND events.locked_until = v.lease AND events.status = 'QUEUED'
        RETURNING events.id`,
-      [events.map((e) => e.row.id), events.map((e) => e.lease), retryAt],
-    );
-    await enqueueDeliveries(client, rows.map((r) => r.id), rows.map(() => retryAt));
-  }, getBackgroundPool()));
+        [events.map((e) => e.row.id), events.map((e) => e.lease), retryAt],
+      );
+      await enqueueDeliveries(
+        client,
+        rows.map((r) => r.id),
+        rows.map(() => retryAt),
+      );
+    }, getBackgroundPool()),
+  );
 }
 
 /**

@@ -30,7 +30,6 @@ const log = logger("dispatch");
  */
 const MIN_LEASE_LEFT_MS = 1000;
 
-
 const queue: ClaimedEvent[] = [];
 /** The lease holds of the events queued or in delivery here (lib/delivery/leases.ts). */
 const unholds = new Map<ClaimedEvent, () => void>();
@@ -119,7 +118,7 @@ function startable(e: ClaimedEvent, saturated: Set<string>): boolean {
   const r = e.row;
   if (!r.connection_name || !r.destination_type || r.connection_disabled_at || r.destination_disabled_at || r.paused_at) return true;
   if (saturated.has(r.destination_id)) return false;
-  if (slotFree(r.destination_id, (r.destination_config ?? {}))) return true;
+  if (slotFree(r.destination_id, r.destination_config ?? {})) return true;
   saturated.add(r.destination_id);
   return false;
 }

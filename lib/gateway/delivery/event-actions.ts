@@ -74,7 +74,10 @@ export async function releaseHeldEvents(connectionId: string): Promise<number> {
         WHERE webhook_id = $1 AND status = 'HOLD' RETURNING id`,
       [connectionId],
     );
-    await enqueueDeliveries(client, rows.map((r) => r.id));
+    await enqueueDeliveries(
+      client,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }

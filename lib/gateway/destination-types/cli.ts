@@ -14,8 +14,9 @@ export const cli: GatewayDestinationType = {
   validate(c, issues) {
     if (c.url !== undefined) return invalid(issues, "config.url", "CLI destinations take no `config.url`.");
     const path = c.path ?? "/";
-    if (!path.startsWith("/")) return invalid(issues, "config.path", "`config.path` must start with \"/\".");
-    if (c.rate_limit != null || c.rate_limit_period !== undefined) return invalid(issues, c.rate_limit != null ? "config.rate_limit" : "config.rate_limit_period", "CLI destinations do not support rate limits.");
+    if (!path.startsWith("/")) return invalid(issues, "config.path", '`config.path` must start with "/".');
+    if (c.rate_limit != null || c.rate_limit_period !== undefined)
+      return invalid(issues, c.rate_limit != null ? "config.rate_limit" : "config.rate_limit_period", "CLI destinations do not support rate limits.");
     return validateShared(c, { path }, issues);
   },
   obfuscate: credentialsAsStored,
@@ -24,6 +25,16 @@ export const cli: GatewayDestinationType = {
     const dispatched = await dispatchToCli({ ...d.attempt, connectionId: d.connectionId, delivery: d.delivery });
     if (dispatched) return null; // the CLI's answer (or the lease's expiry) records the attempt
     const now = new Date();
-    return { status: null, body: "No hookyard CLI is listening to this connection", errorCode: "CLI_UNAVAILABLE", responseLatency: null, deliveryLatency: 0, deliveredAt: now, respondedAt: null, requestedUrl: null, httpMethod: null };
+    return {
+      status: null,
+      body: "No hookyard CLI is listening to this connection",
+      errorCode: "CLI_UNAVAILABLE",
+      responseLatency: null,
+      deliveryLatency: 0,
+      deliveredAt: now,
+      respondedAt: null,
+      requestedUrl: null,
+      httpMethod: null,
+    };
   },
 };

@@ -7,7 +7,14 @@ import { buildOutgoingRequest, destinationUrl } from "@/lib/delivery/outgoing";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { preparationFailure } from "@/lib/gateway/delivery/attempt-context";
 import { ZDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
-import { credentialsAsStored, type GatewayDestinationType, invalid, validateShared, withRateLimit, ZDestinationAuth } from "@/lib/gateway/destination-types/type";
+import {
+  credentialsAsStored,
+  type GatewayDestinationType,
+  invalid,
+  validateShared,
+  withRateLimit,
+  ZDestinationAuth,
+} from "@/lib/gateway/destination-types/type";
 
 export const http: GatewayDestinationType = {
   type: "HTTP",
@@ -20,7 +27,8 @@ export const http: GatewayDestinationType = {
     } catch {
       return invalid(issues, "config.url", "`config.url` must be an absolute http(s) URL.");
     }
-    if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) return invalid(issues, "config.url", "`config.url` must be an absolute http(s) URL.");
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname)
+      return invalid(issues, "config.url", "`config.url` must be an absolute http(s) URL.");
     if (c.path !== undefined) return invalid(issues, "config.path", "HTTP destinations take no `config.path`; `config.url` holds the whole address.");
     const config: Record<string, unknown> = { url: c.url };
     withRateLimit(c, config);

@@ -18,8 +18,12 @@ describe("the gateway destination types", () => {
     };
     expect(await first("HTTP", { path: "/x" })).toEqual([{ field: "config.url", message: "HTTP destination requires `config.url`." }]);
     expect(await first("HTTP", { url: "ftp://x.test" })).toEqual([{ field: "config.url", message: "`config.url` must be an absolute http(s) URL." }]);
-    expect(await first("CLI", { rate_limit_period: "minute" })).toEqual([{ field: "config.rate_limit_period", message: "CLI destinations do not support rate limits." }]);
-    expect(await first("MOCK_API", { path: "/x" })).toEqual([{ field: "config.path", message: "MOCK_API destinations take no `config.path`; `config.url` holds the whole address." }]);
+    expect(await first("CLI", { rate_limit_period: "minute" })).toEqual([
+      { field: "config.rate_limit_period", message: "CLI destinations do not support rate limits." },
+    ]);
+    expect(await first("MOCK_API", { path: "/x" })).toEqual([
+      { field: "config.path", message: "MOCK_API destinations take no `config.path`; `config.url` holds the whole address." },
+    ]);
     expect(await first("HTTP", { url: "https://x.test", auth_type: "BASIC_AUTH", auth: { username: "u" } })).toEqual([
       { field: "config.auth.password", message: "BASIC_AUTH: password: Invalid input: expected string, received undefined" },
     ]);
@@ -35,7 +39,10 @@ describe("the gateway destination types", () => {
       auth: { token: "t" },
     });
     const err = (await resolveDestinationConfig("CLI", { url: "https://x.test" }).catch((e: unknown) => e)) as { status: number; data: unknown };
-    expect({ status: err.status, data: err.data }).toEqual({ status: 422, data: { message: "CLI destinations take no `config.url`.", field: "config.url", type: "CLI" } });
+    expect({ status: err.status, data: err.data }).toEqual({
+      status: 422,
+      data: { message: "CLI destinations take no `config.url`.", field: "config.url", type: "CLI" },
+    });
   });
 
   it("describe the event's target: the URL delivery builds, the CLI path, or null", () => {

@@ -3,7 +3,14 @@
  * so), to try connections out. HTTP without a URL: rate limits apply.
  */
 import { ZDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
-import { credentialsAsStored, type GatewayDestinationType, invalid, validateShared, withRateLimit, ZDestinationAuth } from "@/lib/gateway/destination-types/type";
+import {
+  credentialsAsStored,
+  type GatewayDestinationType,
+  invalid,
+  validateShared,
+  withRateLimit,
+  ZDestinationAuth,
+} from "@/lib/gateway/destination-types/type";
 
 export const mockApi: GatewayDestinationType = {
   type: "MOCK_API",
@@ -19,6 +26,16 @@ export const mockApi: GatewayDestinationType = {
   target: () => null,
   deliver(d) {
     const now = new Date();
-    return Promise.resolve({ status: 200, body: JSON.stringify({ message: "Mock API: accepted" }), errorCode: null, responseLatency: 0, deliveryLatency: 0, deliveredAt: now, respondedAt: now, requestedUrl: null, httpMethod: d.delivery.method });
+    return Promise.resolve({
+      status: 200,
+      body: JSON.stringify({ message: "Mock API: accepted" }),
+      errorCode: null,
+      responseLatency: 0,
+      deliveryLatency: 0,
+      deliveredAt: now,
+      respondedAt: now,
+      requestedUrl: null,
+      httpMethod: d.delivery.method,
+    });
   },
 };

@@ -70,7 +70,11 @@ export function validateShared(c: TDestinationConfigInput, config: Record<string
   config.path_forwarding_disabled = c.path_forwarding_disabled ?? false;
   const authType = c.auth_type ?? "GATEWAY_SIGNATURE";
   if ((UNSUPPORTED_AUTH_TYPES as readonly string[]).includes(authType)) {
-    return invalid(issues, "config.auth_type", `\`config.auth_type\` ${authType} is not supported by this gateway; use one of ${DESTINATION_AUTH_TYPES.join(", ")}.`);
+    return invalid(
+      issues,
+      "config.auth_type",
+      `\`config.auth_type\` ${authType} is not supported by this gateway; use one of ${DESTINATION_AUTH_TYPES.join(", ")}.`,
+    );
   }
   if (!(DESTINATION_AUTH_TYPES as readonly string[]).includes(authType)) {
     return invalid(issues, "config.auth_type", `\`config.auth_type\` must be one of ${DESTINATION_AUTH_TYPES.join(", ")}.`);

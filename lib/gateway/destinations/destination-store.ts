@@ -47,7 +47,11 @@ export const DESTINATION_ORDER_BY = ["created_at", "updated_at", "name"] as cons
 export async function createDestination(teamId: string, input: TDestinationCreate, db: PrismaDb = getPrisma()): Promise<DestinationRow> {
   const type = input.type ?? "HTTP";
   const { config, auth } = await resolveDestinationConfig(type, input.config);
-  const row = await createTeamModel(DESTINATIONS, { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) }, db);
+  const row = await createTeamModel(
+    DESTINATIONS,
+    { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) },
+    db,
+  );
   if (row) return row;
   const existing = await findDestinationByName(teamId, input.name, db);
   throw alreadyExists({ id: existing?.id, resource_type: "destination" });
@@ -63,11 +67,18 @@ export async function updateDestination(teamId: string, id: string, input: TDest
   const given = input.config ?? {};
   const merged = type === current.type ? { ...(current.config as object), ...given } : { ...given };
   const authTypeChanged = given.auth_type !== undefined && given.auth_type !== current.config.auth_type;
-  if (given.auth === undefined && !authTypeChanged && type === current.type) (merged as Record<string, unknown>).auth = decryptJson(current.authEncrypted) ?? {};
+  if (given.auth === undefined && !authTypeChanged && type === current.type)
+    (merged as Record<string, unknown>).auth = decryptJson(current.authEncrypted) ?? {};
   const { config, auth } = await resolveDestinationConfig(type, merged);
   const name = input.name ?? current.name;
   const description = input.description !== undefined ? input.description : current.description;
-  const updated = await updateTeamModel(DESTINATIONS, teamId, id, { name, description, type, config, authEncrypted: encryptJson(auth), updatedAt: new Date() }, db);
+  const updated = await updateTeamModel(
+    DESTINATIONS,
+    teamId,
+    id,
+    { name, description, type, config, authEncrypted: encryptJson(auth), updatedAt: new Date() },
+    db,
+  );
   if (updated) return updated;
   throw alreadyExists({ id: (await findDestinationByName(teamId, name, db))?.id, resource_type: "destination" });
 }
@@ -92,5 +103,15 @@ export async function upsertDestination(teamId: string, input: TDestinationCreat
 /** One page of the team's destinations. The list stays SQL: its filters and keyset cursor are the shared SQL builders'. */
 export async function listDestinations<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: DestinationRow) => T): Promise<Page<T>> {
   const { where, params } = teamRowFilters(DESTINATIONS, teamId, query, DESTINATION_FILTERS);
-  return selectPage<DestinationRow, T>({ db: getPool(), select: DESTINATION_COLUMNS, from: "destinations d", where, params, page, columns: NAMED_ORDER_COLUMNS("d"), idColumn: "d.id", toModel });
+  return selectPage<DestinationRow, T>({
+    db: getPool(),
+    select: DESTINATION_COLUMNS,
+    from: "destinations d",
+    where,
+    params,
+    page,
+    columns: NAMED_ORDER_COLUMNS("d"),
+    idColumn: "d.id",
+    toModel,
+  });
 }

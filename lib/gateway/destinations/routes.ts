@@ -25,7 +25,8 @@ import type { ParsedQuery } from "@/lib/http/query";
 const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(query, destinationAuthInclude(version), "config.auth");
 
 /** A destination row in the caller's version (also used inside connections). */
-export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) => downgradeDestination(toDestination(row, includeAuth), version);
+export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) =>
+  downgradeDestination(toDestination(row, includeAuth), version);
 
 // GET /destinations
 export const listDestinationsRoute = gatewayRoute({}, async ({ teamId, version, query }) => {
@@ -35,14 +36,20 @@ export const listDestinationsRoute = gatewayRoute({}, async ({ teamId, version, 
 });
 
 // POST /destinations (409 when the name is taken)
-export const createDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor }, async ({ teamId, version, body, query }) => ({
-  body: presentDestination(await createDestination(teamId, body), version, includesAuth(query, version)),
-}));
+export const createDestinationRoute = gatewayRoute(
+  { body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor },
+  async ({ teamId, version, body, query }) => ({
+    body: presentDestination(await createDestination(teamId, body), version, includesAuth(query, version)),
+  }),
+);
 
 // PUT /destinations - create or update by name
-export const upsertDestinationRoute = gatewayRoute({ body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor }, async ({ teamId, version, body, query }) => ({
-  body: presentDestination(await upsertDestination(teamId, body), version, includesAuth(query, version)),
-}));
+export const upsertDestinationRoute = gatewayRoute(
+  { body: ZDestinationCreate, upgradeBody: upgradeDestinationBody, fieldName: destinationFieldFor },
+  async ({ teamId, version, body, query }) => ({
+    body: presentDestination(await upsertDestination(teamId, body), version, includesAuth(query, version)),
+  }),
+);
 
 // GET /destinations/count
 export const countDestinationsRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countDestinations(teamId, query) }));
@@ -61,8 +68,9 @@ export const updateDestinationRoute = gatewayRoute<TDestinationUpdate, { id: str
 );
 
 // DELETE /destinations/{id}
-export const deleteDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteDestination(teamId, params.id) }));
-
+export const deleteDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({
+  body: await deleteDestination(teamId, params.id),
+}));
 
 // PUT /destinations/{id}/disable|archive|enable|unarchive
 export const destinationActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {

@@ -28,7 +28,13 @@ type TransformedData = { path?: string; query?: string; headers?: Record<string,
  * send it), the text of `body_base64` (a body holding U+0000, lib/gateway/pipeline/fanout.ts), or null.
  */
 const transformedBody = (t: TransformedData): string | null =>
-  typeof t.body_base64 === "string" ? Buffer.from(t.body_base64, "base64").toString("utf8") : t.body == null ? null : typeof t.body === "string" ? t.body : JSON.stringify(t.body);
+  typeof t.body_base64 === "string"
+    ? Buffer.from(t.body_base64, "base64").toString("utf8")
+    : t.body == null
+      ? null
+      : typeof t.body === "string"
+        ? t.body
+        : JSON.stringify(t.body);
 
 export type EventRow = {
   id: string;
@@ -105,7 +111,9 @@ export function toEvent(row: EventRow, version: ApiVersion): TEvent {
     const path = t?.path ?? row.raw_path ?? "/";
     const query = t?.query ?? row.raw_query ?? "";
     const body = t ? transformedBody(t) : null;
-    const preview = t ? bodyPreview(body === null ? null : Buffer.from(body, "utf8"), Buffer.byteLength(body ?? "")) : bodyPreview(row.raw_body ?? null, row.body_size ?? 0);
+    const preview = t
+      ? bodyPreview(body === null ? null : Buffer.from(body, "utf8"), Buffer.byteLength(body ?? ""))
+      : bodyPreview(row.raw_body ?? null, row.body_size ?? 0);
     const config = row.destination_config ?? {};
     const short = {
       path,
@@ -129,7 +137,14 @@ export function toEvent(row: EventRow, version: ApiVersion): TEvent {
 }
 
 /** One page of the team's events (only request `requestId`'s when given); `withData` adds `data`. Throws 400 on bad filters. */
-export function listEvents(teamId: string, query: ParsedQuery, page: PageRequest, withData: boolean, version: ApiVersion, requestId?: string): Promise<Page<TEvent>> {
+export function listEvents(
+  teamId: string,
+  query: ParsedQuery,
+  page: PageRequest,
+  withData: boolean,
+  version: ApiVersion,
+  requestId?: string,
+): Promise<Page<TEvent>> {
   const params: unknown[] = [teamId];
   const where = ["e.team_id = $1"];
   if (requestId) {
@@ -152,7 +167,10 @@ export function listEvents(teamId: string, query: ParsedQuery, page: PageRequest
 
 /** Event `id` of `teamId` with its data; throws 404 (also for another team's). */
 export async function getEvent(teamId: string, id: string, version: ApiVersion): Promise<TEvent> {
-  const { rows } = await getPool().query<EventRow>(`SELECT ${EVENT_COLUMNS}, ${EVENT_DATA_COLUMNS} FROM ${EVENT_DATA_FROM} WHERE e.id = $1 AND e.team_id = $2`, [pathId(id), teamId]);
+  const { rows } = await getPool().query<EventRow>(
+    `SELECT ${EVENT_COLUMNS}, ${EVENT_DATA_COLUMNS} FROM ${EVENT_DATA_FROM} WHERE e.id = $1 AND e.team_id = $2`,
+    [pathId(id), teamId],
+  );
   if (!rows[0]) throw notFound(id);
   return toEvent(rows[0], version);
 }

@@ -22,7 +22,9 @@ export const listEventsRoute = gatewayRoute({}, async ({ teamId, version, query 
 }));
 
 // GET /events/{id} - always with its data
-export const getEventRoute = gatewayRoute<undefined, IdParams>({}, async ({ teamId, version, params }) => ({ body: await getEvent(teamId, params.id, version) }));
+export const getEventRoute = gatewayRoute<undefined, IdParams>({}, async ({ teamId, version, params }) => ({
+  body: await getEvent(teamId, params.id, version),
+}));
 
 // GET /events/{id}/raw_body
 export const getEventRawBodyRoute = gatewayRoute<undefined, IdParams>({}, async ({ teamId, params }) => ({ body: await getEventRawBody(teamId, params.id) }));
@@ -49,8 +51,11 @@ export const cancelEventRoute = gatewayRoute<undefined, IdParams>({ since: "2025
 export const muteEventRoute = gatewayRoute<undefined, IdParams>({}, cancel);
 
 // POST /requests/{id}/retry {webhook_ids?} - runs the request through its connections again: {request, events}
-export const retryRequestRoute = gatewayRoute<z.infer<typeof ZRequestRetry>, IdParams>({ body: ZRequestRetry, optionalBody: true }, async ({ teamId, version, params, body }) => {
-  const ids = await retryRequest(teamId, pathId(params.id), body?.webhook_ids);
-  const events = await Promise.all(ids.map((id) => getEvent(teamId, id, version)));
-  return { body: { request: await getRequest(teamId, params.id), events: events.length ? events : null } };
-});
+export const retryRequestRoute = gatewayRoute<z.infer<typeof ZRequestRetry>, IdParams>(
+  { body: ZRequestRetry, optionalBody: true },
+  async ({ teamId, version, params, body }) => {
+    const ids = await retryRequest(teamId, pathId(params.id), body?.webhook_ids);
+    const events = await Promise.all(ids.map((id) => getEvent(teamId, id, version)));
+    return { body: { request: await getRequest(teamId, params.id), events: events.length ? events : null } };
+  },
+);

@@ -3,12 +3,23 @@
  * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
  */
 import { z } from "zod";
-import { dateFilter, documentFilter, enumFilter, type FilterTable, filterSchema, linkedFilter, numberFilter, searchFilter, stringFilter } from "@/lib/http/query-schema";
+import {
+  dateFilter,
+  documentFilter,
+  enumFilter,
+  type FilterTable,
+  filterSchema,
+  linkedFilter,
+  numberFilter,
+  searchFilter,
+  stringFilter,
+} from "@/lib/http/query-schema";
 
 /** The event's request raw data (`raw`), for the content filters. */
 const WITH_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = e.request_id AND {})";
 /** What the event delivers: a transformation's output (`e.data`) when there is one, else the request as received. */
-const EVENT_BODY = "CASE WHEN e.data IS NULL THEN hookyard_json_body(raw.body) WHEN jsonb_typeof(e.data->'body') = 'string' THEN hookyard_json_text(e.data->>'body') ELSE e.data->'body' END";
+const EVENT_BODY =
+  "CASE WHEN e.data IS NULL THEN hookyard_json_body(raw.body) WHEN jsonb_typeof(e.data->'body') = 'string' THEN hookyard_json_text(e.data->>'body') ELSE e.data->'body' END";
 
 export const EVENT_STATUSES = ["SCHEDULED", "QUEUED", "HOLD", "SUCCESSFUL", "FAILED", "CANCELLED"] as const;
 
@@ -44,7 +55,9 @@ export const ZEvent = z
     webhook_id: z.string().meta({ description: "Connection id." }),
     source_id: z.string(),
     destination_id: z.string(),
-    event_data_id: z.string().meta({ description: '"edt_" + the request id without "req_" when it delivers the request as received, else "edt_" + the event id without "evt_".' }),
+    event_data_id: z
+      .string()
+      .meta({ description: '"edt_" + the request id without "req_" when it delivers the request as received, else "edt_" + the event id without "evt_".' }),
     request_id: z.string(),
     attempts: z.number().int(),
     last_attempt_at: z.iso.datetime().nullable(),
@@ -78,19 +91,42 @@ export const EVENT_FILTERS = {
   last_attempt_at: dateFilter("e.last_attempt_at", "Date with operators."),
   next_attempt_at: dateFilter("e.next_attempt_at", "Date with operators."),
   successful_at: dateFilter("e.successful_at", "Date with operators."),
-  issue_id: linkedFilter("SELECT ie.issue_id AS v FROM issue_events ie WHERE ie.event_id = e.id", "Issue (`iss_…`) the event belongs to (any of its issues), or an array; `issue_id[any]=true` for events in an issue."),
+  issue_id: linkedFilter(
+    "SELECT ie.issue_id AS v FROM issue_events ie WHERE ie.event_id = e.id",
+    "Issue (`iss_…`) the event belongs to (any of its issues), or an array; `issue_id[any]=true` for events in an issue.",
+  ),
   bulk_retry_id: stringFilter("e.bulk_retry_id", "Bulk operation (`bch_…`) that last retried the event or created it, or an array."),
-  headers: documentFilter("coalesce(e.data->'headers', raw.headers)", WITH_RAW, "Filter on the delivered headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`)."),
-  body: documentFilter(EVENT_BODY, WITH_RAW, "Filter on the delivered JSON body, in the filter syntax of rules (`body={\"type\":{\"$startsWith\":\"order.\"}}`)."),
-  parsed_query: documentFilter("hookyard_parsed_query(coalesce(e.data->>'query', raw.query))", WITH_RAW, "Filter on the parsed query string, in the filter syntax of rules."),
-  path: documentFilter("to_jsonb(coalesce(e.data->>'path', raw.path))", WITH_RAW, "The path: a string, or operators (`path={\"$startsWith\":\"/orders\"}`)."),
+  headers: documentFilter(
+    "coalesce(e.data->'headers', raw.headers)",
+    WITH_RAW,
+    "Filter on the delivered headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`).",
+  ),
+  body: documentFilter(EVENT_BODY, WITH_RAW, 'Filter on the delivered JSON body, in the filter syntax of rules (`body={"type":{"$startsWith":"order."}}`).'),
+  parsed_query: documentFilter(
+    "hookyard_parsed_query(coalesce(e.data->>'query', raw.query))",
+    WITH_RAW,
+    "Filter on the parsed query string, in the filter syntax of rules.",
+  ),
+  path: documentFilter("to_jsonb(coalesce(e.data->>'path', raw.path))", WITH_RAW, 'The path: a string, or operators (`path={"$startsWith":"/orders"}`).'),
   search_term: searchFilter(WITH_RAW, "Text found in the request's body, headers, path or query (or the transformed data).", "e.data::text"),
 } satisfies FilterTable;
 export const ZEventQuery = filterSchema(EVENT_FILTERS);
 
 /** `POST /requests/{id}/retry` body: optionally only these connections of the request's source. */
 export const ZRequestRetry = z
-  .strictObject({ webhook_ids: z.array(z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be a connection id")).min(1).max(100).optional() })
+  .strictObject({
+    webhook_ids: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(255)
+          .regex(/^[\x21-\x7e]+$/, "must be a connection id"),
+      )
+      .min(1)
+      .max(100)
+      .optional(),
+  })
   .meta({ description: "Optionally only these connections of the request's source." });
 
 export const EVENT_ORDER_BY = ["created_at", "last_attempt_at", "next_attempt_at"] as const;

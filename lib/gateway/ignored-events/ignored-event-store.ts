@@ -9,7 +9,16 @@ import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, pathId } from "@/lib/http/query-schema";
 
-type IgnoredRow = { id: string; team_id: string; webhook_id: string; cause: TIgnoredEvent["cause"]; request_id: string; meta: TIgnoredEvent["meta"]; created_at: Date; updated_at: Date };
+type IgnoredRow = {
+  id: string;
+  team_id: string;
+  webhook_id: string;
+  cause: TIgnoredEvent["cause"];
+  request_id: string;
+  meta: TIgnoredEvent["meta"];
+  created_at: Date;
+  updated_at: Date;
+};
 const COLUMNS = "i.id, i.team_id, i.webhook_id, i.cause, i.request_id, i.meta, i.created_at, i.updated_at";
 
 const toIgnoredEvent = (r: IgnoredRow): TIgnoredEvent => ({

@@ -35,19 +35,36 @@ const SCAN_LIMIT = 2_000;
 const BACKPRESSURE_EVERY_MS = 10_000;
 
 type Trigger = { id: string; team_id: string; type: string; configs: Record<string, unknown> };
-type Occurrence = { teamId: string; triggerId: string; type: string; groupKey: string; keys: Record<string, unknown[]>; reference: Record<string, unknown>; at: Date; eventId?: string };
+type Occurrence = {
+  teamId: string;
+  triggerId: string;
+  type: string;
+  groupKey: string;
+  keys: Record<string, unknown[]>;
+  reference: Record<string, unknown>;
+  at: Date;
+  eventId?: string;
+};
 
 /** True when `target` (ids or a name glob such as `"*"` or `"shop-*"`) covers the resource `id` named `name`. */
 export function targets(target: unknown, id: string, name: string | null): boolean {
   if (Array.isArray(target)) return target.includes(id);
   if (typeof target !== "string") return false;
-  const re = new RegExp(`^${target.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${target
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(name ?? "") || target === id;
 }
 
 async function enabledTriggers(db: pg.PoolClient, type: string, teamIds: string[]): Promise<Trigger[]> {
   if (teamIds.length === 0) return [];
-  const { rows } = await db.query<Trigger>("SELECT id, team_id, type, configs FROM issue_triggers WHERE type = $1 AND team_id = ANY($2) AND disabled_at IS NULL ORDER BY created_at, id", [type, teamIds]);
+  const { rows } = await db.query<Trigger>(
+    "SELECT id, team_id, type, configs FROM issue_triggers WHERE type = $1 AND team_id = ANY($2) AND disabled_at IS NULL ORDER BY created_at, id",
+    [type, teamIds],
+  );
   return rows;
 }
 
@@ -60,7 +77,10 @@ async function lockStream(db: pg.PoolClient, stream: string, start: string): Pro
 
 /** The next `limit` ids of `table` after `from` and before `until`: the last one, or null when none. */
 async function scanUpTo(db: pg.PoolClient, table: string, from: string, until: string): Promise<string | null> {
-  const { rows } = await db.query<{ upto: string | null }>(`SELECT max(id) AS upto FROM (SELECT id FROM ${table} WHERE id > $1 AND id < $2 ORDER BY id LIMIT ${SCAN_LIMIT}) s`, [from, until]);
+  const { rows } = await db.query<{ upto: string | null }>(
+    `SELECT max(id) AS upto FROM (SELECT id FROM ${table} WHERE id > $1 AND id < $2 ORDER BY id LIMIT ${SCAN_LIMIT}) s`,
+    [from, until],
+  );
   return rows[0]?.upto ?? null;
 }
 
@@ -71,7 +91,17 @@ async function deliveryOccurrences(db: pg.PoolClient, now: number): Promise<Occu
   const upto = await scanUpTo(db, "attempts", from, idLowerBound("attempt", now - SETTLE_MS));
   if (!upto) return [];
   await db.query("UPDATE issue_scan_state SET last_id = $2 WHERE stream = $1", ["attempts", upto]);
-  const { rows } = await db.query<{ id: string; team_id: string; event_id: string; response_status: number | null; error_code: string | null; created_at: Date; webhook_id: string; event_status: string; connection_name: string | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    team_id: string;
+    event_id: string;
+    response_status: number | null;
+    error_code: string | null;
+    created_at: Date;
+    webhook_id: string;
+    event_status: string;
+    connection_name: string | null;
+  }>(
     `SELECT a.id, a.team_id, a.event_id, a.response_status, a.error_code, a.created_at, e.webhook_id, e.status AS event_status, w.name AS connection_name
        FROM attempts a JOIN events e ON e.id = a.event_id LEFT JOIN connections w ON w.id = e.webhook_id
       WHERE a.id > $1 AND a.id <= $2 AND a.status = 'FAILED' ORDER BY a.id`,
@@ -80,12 +110,25 @@ async function deliveryOccurrences(db: pg.PoolClient, now: number): Promise<Occu
   const triggers = await enabledTriggers(db, "delivery", [...new Set(rows.map((r) => r.team_id))]);
   const out: Occurrence[] = [];
   for (const r of rows) {
-    const t = triggers.find((t) => t.team_id === r.team_id && targets(t.configs.connections, r.webhook_id, r.connection_name) && (t.configs.strategy !== "final_attempt" || r.event_status === "FAILED"));
+    const t = triggers.find(
+      (t) =>
+        t.team_id === r.team_id &&
+        targets(t.configs.connections, r.webhook_id, r.connection_name) &&
+        (t.configs.strategy !== "final_attempt" || r.event_status === "FAILED"),
+    );
     if (!t) continue;
     out.push({
-      teamId: r.team_id, triggerId: t.id, type: "delivery", at: r.created_at, eventId: r.event_id,
+      teamId: r.team_id,
+      triggerId: t.id,
+      type: "delivery",
+      at: r.created_at,
+      eventId: r.event_id,
       groupKey: `${r.webhook_id}|${r.response_status ?? ""}|${r.error_code ?? ""}`,
-      keys: { webhook_id: [r.webhook_id], response_status: r.response_status === null ? [] : [r.response_status], error_code: r.error_code === null ? [] : [r.error_code] },
+      keys: {
+        webhook_id: [r.webhook_id],
+        response_status: r.response_status === null ? [] : [r.response_status],
+        error_code: r.error_code === null ? [] : [r.error_code],
+      },
       reference: { event_id: r.event_id, attempt_id: r.id },
     });
   }
@@ -99,7 +142,15 @@ async function transformationOccurrences(db: pg.PoolClient, now: number): Promis
   const upto = await scanUpTo(db, "transformation_executions", from, idLowerBound("execution", now - SETTLE_MS));
   if (!upto) return [];
   await db.query("UPDATE issue_scan_state SET last_id = $2 WHERE stream = $1", ["executions", upto]);
-  const { rows } = await db.query<{ id: string; team_id: string; transformation_id: string; log_level: string; event_id: string | null; created_at: Date; name: string | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    team_id: string;
+    transformation_id: string;
+    log_level: string;
+    event_id: string | null;
+    created_at: Date;
+    name: string | null;
+  }>(
     `SELECT x.id, x.team_id, x.transformation_id, x.log_level, x.event_id, x.created_at, t.name
        FROM transformation_executions x LEFT JOIN transformations t ON t.id = x.transformation_id
       WHERE x.id > $1 AND x.id <= $2 AND x.log_level IN ('warn', 'error', 'fatal', 'info', 'debug') ORDER BY x.id`,
@@ -109,10 +160,16 @@ async function transformationOccurrences(db: pg.PoolClient, now: number): Promis
   const rank = (level: unknown) => LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]);
   const out: Occurrence[] = [];
   for (const r of rows) {
-    const t = triggers.find((t) => t.team_id === r.team_id && rank(r.log_level) >= rank(t.configs.log_level) && targets(t.configs.transformations, r.transformation_id, r.name));
+    const t = triggers.find(
+      (t) => t.team_id === r.team_id && rank(r.log_level) >= rank(t.configs.log_level) && targets(t.configs.transformations, r.transformation_id, r.name),
+    );
     if (!t) continue;
     out.push({
-      teamId: r.team_id, triggerId: t.id, type: "transformation", at: r.created_at, eventId: r.event_id ?? undefined,
+      teamId: r.team_id,
+      triggerId: t.id,
+      type: "transformation",
+      at: r.created_at,
+      eventId: r.event_id ?? undefined,
       groupKey: `${r.transformation_id}|${r.log_level}`,
       keys: { transformation_id: [r.transformation_id], log_level: [r.log_level] },
       reference: { transformation_execution_id: r.id, transformation_id: r.transformation_id },
@@ -131,7 +188,9 @@ let lastBackpressure = 0;
 async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<Occurrence[]> {
   if (now - lastBackpressure < BACKPRESSURE_EVERY_MS) return [];
   lastBackpressure = now;
-  const { rows: triggers } = await db.query<Trigger>("SELECT id, team_id, type, configs FROM issue_triggers WHERE type = 'backpressure' AND disabled_at IS NULL");
+  const { rows: triggers } = await db.query<Trigger>(
+    "SELECT id, team_id, type, configs FROM issue_triggers WHERE type = 'backpressure' AND disabled_at IS NULL",
+  );
   const out: Occurrence[] = [];
   for (const t of triggers) {
     const { rows } = await db.query<{ destination_id: string; name: string | null; oldest: Date; waiting: number }>(
@@ -145,7 +204,15 @@ async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<
     );
     for (const r of rows) {
       if (!targets(t.configs.destinations, r.destination_id, r.name)) continue;
-      out.push({ teamId: t.team_id, triggerId: t.id, type: "backpressure", at: new Date(now), groupKey: r.destination_id, keys: { destination_id: [r.destination_id] }, reference: { destination_id: r.destination_id, waiting: r.waiting, oldest_due_at: r.oldest.toISOString() } });
+      out.push({
+        teamId: t.team_id,
+        triggerId: t.id,
+        type: "backpressure",
+        at: new Date(now),
+        groupKey: r.destination_id,
+        keys: { destination_id: [r.destination_id] },
+        reference: { destination_id: r.destination_id, waiting: r.waiting, oldest_due_at: r.oldest.toISOString() },
+      });
     }
   }
   return out;
@@ -173,7 +240,11 @@ async function attemptNotes(db: pg.PoolClient, now: number): Promise<Note[]> {
       ORDER BY a.id`,
     [from, upto],
   );
-  return rows.map((r) => ({ teamId: r.team_id, topic: r.status === "SUCCESSFUL" ? "event.successful" : "deprecated.attempt-failed", attempt: { id: r.id, event_id: r.event_id } }));
+  return rows.map((r) => ({
+    teamId: r.team_id,
+    topic: r.status === "SUCCESSFUL" ? "event.successful" : "deprecated.attempt-failed",
+    attempt: { id: r.id, event_id: r.event_id },
+  }));
 }
 
 /** The `data` of a note: the issue, or `{event, attempt}` as the API shows them (latest version). */
@@ -204,23 +275,42 @@ async function issueData(o: Occurrence): Promise<Record<string, unknown>> {
 /** Opens or updates the issue of each group of `occurrences`; returns the notifications to send. */
 async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Note[]> {
   const groups = new Map<string, Occurrence[]>();
-  for (const o of occurrences) groups.set(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`, [...(groups.get(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`) ?? []), o]);
+  for (const o of occurrences)
+    groups.set(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`, [...(groups.get(`${o.teamId}\u0000${o.type}\u0000${o.groupKey}`) ?? []), o]);
   const out: Note[] = [];
   for (const group of groups.values()) {
     const first = group[0];
     const last = group.at(-1)!;
-    const { rows: existing } = await db.query<IssueRow>("SELECT * FROM issues WHERE team_id = $1 AND type = $2 AND group_key = $3 AND dismissed_at IS NULL FOR UPDATE", [first.teamId, first.type, first.groupKey]);
+    const { rows: existing } = await db.query<IssueRow>(
+      "SELECT * FROM issues WHERE team_id = $1 AND type = $2 AND group_key = $3 AND dismissed_at IS NULL FOR UPDATE",
+      [first.teamId, first.type, first.groupKey],
+    );
     let issue: IssueRow;
     if (!existing[0]) {
-      ({ rows: [issue] } = (await db.query<IssueRow>(
+      ({
+        rows: [issue],
+      } = (await db.query<IssueRow>(
         `INSERT INTO issues (id, team_id, issue_trigger_id, type, status, group_key, aggregation_keys, reference, data, opened_at, first_seen_at, last_seen_at)
          VALUES ($1, $2, $3, $4, 'OPENED', $5, $6, $7, $8, now(), $9, $10) RETURNING *`,
-        [createId("issue"), first.teamId, first.triggerId, first.type, first.groupKey, JSON.stringify(first.keys), JSON.stringify(first.reference), JSON.stringify(await issueData(first)), first.at, last.at],
+        [
+          createId("issue"),
+          first.teamId,
+          first.triggerId,
+          first.type,
+          first.groupKey,
+          JSON.stringify(first.keys),
+          JSON.stringify(first.reference),
+          JSON.stringify(await issueData(first)),
+          first.at,
+          last.at,
+        ],
       )) as { rows: IssueRow[] });
       out.push({ teamId: first.teamId, topic: "issue.opened", issue });
     } else {
       const reopen = existing[0].status === "RESOLVED";
-      ({ rows: [issue] } = (await db.query<IssueRow>(
+      ({
+        rows: [issue],
+      } = (await db.query<IssueRow>(
         `UPDATE issues SET last_seen_at = greatest(last_seen_at, $2), updated_at = now(),
                 status = CASE WHEN $3 THEN 'OPENED' ELSE status END, opened_at = CASE WHEN $3 THEN now() ELSE opened_at END,
                 reference = CASE WHEN $3 THEN $4::jsonb ELSE reference END, data = CASE WHEN $3 THEN $5::jsonb ELSE data END
@@ -231,7 +321,11 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
     }
     const eventIds = [...new Set(group.map((o) => o.eventId).filter((e): e is string => Boolean(e)))];
     if (eventIds.length) {
-      await db.query("INSERT INTO issue_events (issue_id, event_id, team_id) SELECT $1, e, $3 FROM unnest($2::text[]) AS e ON CONFLICT DO NOTHING", [issue.id, eventIds, first.teamId]);
+      await db.query("INSERT INTO issue_events (issue_id, event_id, team_id) SELECT $1, e, $3 FROM unnest($2::text[]) AS e ON CONFLICT DO NOTHING", [
+        issue.id,
+        eventIds,
+        first.teamId,
+      ]);
     }
   }
   return out;

@@ -4,9 +4,18 @@
  * get, status changes and dismissal. The worker opens and groups issues (detect.ts).
  */
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, isUniqueViolation, modelColumns, Prisma } from "@/lib/db/prisma";
+import { asJson, getPrisma, isUniqueViolation, modelColumns, Prisma } from "@/lib/db/prisma";
 import type { IssueTrigger } from "@/lib/generated/prisma/client";
-import { ISSUE_FILTERS, ISSUE_TRIGGER_FILTERS, type TIssue, type TIssueTriggerCreate, type TIssueTriggerUpdate, ZBackpressureConfigs, ZDeliveryConfigs, ZTransformationConfigs } from "@/lib/gateway/issues/schemas";
+import {
+  ISSUE_FILTERS,
+  ISSUE_TRIGGER_FILTERS,
+  type TIssue,
+  type TIssueTriggerCreate,
+  type TIssueTriggerUpdate,
+  ZBackpressureConfigs,
+  ZDeliveryConfigs,
+  ZTransformationConfigs,
+} from "@/lib/gateway/issues/schemas";
 import { deleteTeamModel, getTeamModel, nameTaken, setTeamModelDisabled, type TeamDelegate, type TeamModel } from "@/lib/gateway/team-resources";
 import { createId } from "@/lib/ids";
 import { notifyIssue } from "@/lib/gateway/issues/notify";
@@ -47,7 +56,16 @@ const CONFIGS = { delivery: ZDeliveryConfigs, transformation: ZTransformationCon
 /** `POST /issue-triggers`. Throws 409 when the name is taken. */
 export async function createTrigger(teamId: string, body: TIssueTriggerCreate) {
   const [row] = await getPrisma().issueTrigger.createManyAndReturn({
-    data: [{ id: createId("issueTrigger"), teamId, name: body.name ?? null, type: body.type, configs: body.configs as object, channels: (body.channels ?? {}) as object }],
+    data: [
+      {
+        id: createId("issueTrigger"),
+        teamId,
+        name: body.name ?? null,
+        type: body.type,
+        configs: asJson(body.configs),
+        channels: asJson(body.channels ?? {}),
+      },
+    ],
     skipDuplicates: true,
   });
   if (!row) throw triggerNameTaken(teamId, body.name ?? null);
@@ -76,7 +94,10 @@ export async function updateTrigger(teamId: string, id: string, body: TIssueTrig
   const configs = body.configs === undefined && type === current.type ? current.configs : CONFIGS[type].parse(body.configs ?? current.configs);
   const name = body.name === undefined ? current.name : body.name;
   try {
-    const row = await getPrisma().issueTrigger.update({ where: { id, teamId }, data: { name, type, configs: configs as object, channels: (body.channels ?? current.channels) as object, updatedAt: new Date() } });
+    const row = await getPrisma().issueTrigger.update({
+      where: { id, teamId },
+      data: { name, type, configs: asJson(configs), channels: asJson(body.channels ?? current.channels), updatedAt: new Date() },
+    });
     return toTrigger(row as TriggerRow);
   } catch (err) {
     throw isUniqueViolation(err) ? triggerNameTaken(teamId, name) : err;
@@ -85,7 +106,8 @@ export async function updateTrigger(teamId: string, id: string, body: TIssueTrig
 
 export const getTrigger = async (teamId: string, id: string) => toTrigger(await getTeamModel(TRIGGERS, teamId, pathId(id)));
 export const deleteTrigger = (teamId: string, id: string) => deleteTeamModel(TRIGGERS, teamId, pathId(id));
-export const setTriggerDisabled = async (teamId: string, id: string, disabled: boolean) => toTrigger(await setTeamModelDisabled(TRIGGERS, teamId, pathId(id), disabled));
+export const setTriggerDisabled = async (teamId: string, id: string, disabled: boolean) =>
+  toTrigger(await setTeamModelDisabled(TRIGGERS, teamId, pathId(id), disabled));
 
 /** `GET /issue-triggers`: filters and paging. Throws 400. Stays SQL: the shared filter builders and keyset cursor. */
 export function listTriggers(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<ReturnType<typeof toTrigger>>> {
@@ -93,23 +115,53 @@ export function listTriggers(teamId: string, query: ParsedQuery, page: PageReque
   const where = ["t.team_id = $1"];
   applyFilterTable(ISSUE_TRIGGER_FILTERS, query, where, params);
   return selectPage<TriggerRow, ReturnType<typeof toTrigger>>({
-    db: getPool(), select: TRIGGERS.columns, from: "issue_triggers t", where, params, page,
-    columns: { created_at: { sql: "t.created_at", type: "date" }, name: { sql: "t.name", type: "text" } }, idColumn: "t.id", toModel: toTrigger,
+    db: getPool(),
+    select: TRIGGERS.columns,
+    from: "issue_triggers t",
+    where,
+    params,
+    page,
+    columns: { created_at: { sql: "t.created_at", type: "date" }, name: { sql: "t.name", type: "text" } },
+    idColumn: "t.id",
+    toModel: toTrigger,
   });
 }
 
 export type IssueRow = {
-  id: string; team_id: string; issue_trigger_id: string | null; type: string; status: string; group_key: string; aggregation_keys: Record<string, unknown[]>;
-  reference: Record<string, unknown>; data: Record<string, unknown> | null; opened_at: Date; first_seen_at: Date; last_seen_at: Date; dismissed_at: Date | null; created_at: Date; updated_at: Date;
+  id: string;
+  team_id: string;
+  issue_trigger_id: string | null;
+  type: string;
+  status: string;
+  group_key: string;
+  aggregation_keys: Record<string, unknown[]>;
+  reference: Record<string, unknown>;
+  data: Record<string, unknown> | null;
+  opened_at: Date;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  dismissed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 };
 
 /** The API model of an issue row. */
 export function toIssue(r: IssueRow): TIssue {
   return {
-    id: r.id, team_id: r.team_id, issue_trigger_id: r.issue_trigger_id, type: r.type as TIssue["type"], status: r.status as TIssue["status"],
-    aggregation_keys: r.aggregation_keys, reference: r.reference, data: r.data,
-    opened_at: r.opened_at.toISOString(), first_seen_at: r.first_seen_at.toISOString(), last_seen_at: r.last_seen_at.toISOString(),
-    dismissed_at: iso(r.dismissed_at), created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+    id: r.id,
+    team_id: r.team_id,
+    issue_trigger_id: r.issue_trigger_id,
+    type: r.type as TIssue["type"],
+    status: r.status as TIssue["status"],
+    aggregation_keys: r.aggregation_keys,
+    reference: r.reference,
+    data: r.data,
+    opened_at: r.opened_at.toISOString(),
+    first_seen_at: r.first_seen_at.toISOString(),
+    last_seen_at: r.last_seen_at.toISOString(),
+    dismissed_at: iso(r.dismissed_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }
 
@@ -131,7 +183,17 @@ const ISSUE_ORDER_COLUMNS = {
 /** `GET /issues`: dismissed ones only with a `dismissed_at` filter. Throws 400. */
 export function listIssues(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<TIssue>> {
   const { where, params } = issueWhere(teamId, query);
-  return selectPage<IssueRow, TIssue>({ db: getPool(), select: "i.*", from: "issues i", where, params, page, columns: ISSUE_ORDER_COLUMNS, idColumn: "i.id", toModel: toIssue });
+  return selectPage<IssueRow, TIssue>({
+    db: getPool(),
+    select: "i.*",
+    from: "issues i",
+    where,
+    params,
+    page,
+    columns: ISSUE_ORDER_COLUMNS,
+    idColumn: "i.id",
+    toModel: toIssue,
+  });
 }
 
 /** `GET /issues/count`. Throws 400. */
@@ -150,7 +212,11 @@ export async function getIssue(teamId: string, id: string): Promise<TIssue> {
 
 /** `PUT /issues/{id}` `{status}`: a RESOLVED issue reopens when its failure happens again. Notifies `issue.updated`. Throws 404. */
 export async function setIssueStatus(teamId: string, id: string, status: string): Promise<TIssue> {
-  const { rows } = await getPool().query<IssueRow>("UPDATE issues SET status = $3, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *", [pathId(id), teamId, status]);
+  const { rows } = await getPool().query<IssueRow>("UPDATE issues SET status = $3, updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *", [
+    pathId(id),
+    teamId,
+    status,
+  ]);
   if (!rows[0]) throw notFound(id);
   const issue = toIssue(rows[0]);
   await notifyIssue(teamId, "issue.updated", issue);
@@ -159,7 +225,10 @@ export async function setIssueStatus(teamId: string, id: string, status: string)
 
 /** `DELETE /issues/{id}`: dismisses it (kept with `dismissed_at`; the next failure opens a new issue). Throws 404. */
 export async function dismissIssue(teamId: string, id: string): Promise<TIssue> {
-  const { rows } = await getPool().query<IssueRow>("UPDATE issues SET dismissed_at = coalesce(dismissed_at, now()), updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *", [pathId(id), teamId]);
+  const { rows } = await getPool().query<IssueRow>(
+    "UPDATE issues SET dismissed_at = coalesce(dismissed_at, now()), updated_at = now() WHERE id = $1 AND team_id = $2 RETURNING *",
+    [pathId(id), teamId],
+  );
   if (!rows[0]) throw notFound(id);
   return toIssue(rows[0]);
 }

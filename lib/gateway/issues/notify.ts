@@ -33,21 +33,28 @@ export async function setNotificationWebhooks(teamId: string, body: TNotificatio
  */
 export async function notifyIssue(teamId: string, topic: string, payload: unknown): Promise<void> {
   try {
-    const { rows } = await getPool().query<{ enabled: boolean; topics: string[]; source_id: string }>("SELECT enabled, topics, source_id FROM notification_settings WHERE team_id = $1", [teamId]);
+    const { rows } = await getPool().query<{ enabled: boolean; topics: string[]; source_id: string }>(
+      "SELECT enabled, topics, source_id FROM notification_settings WHERE team_id = $1",
+      [teamId],
+    );
     const s = rows[0];
     if (!s?.enabled || !s.topics.includes(topic)) return;
     const body = Buffer.from(JSON.stringify({ topic, created_at: new Date().toISOString(), data: payload }));
-    const answer = await ingest(publicSourceId(s.source_id), {
-      method: "POST",
-      pathname: "/",
-      query: "",
-      headers: { "content-type": "application/json", "user-agent": "Hookyard-Notifications", "x-hookyard-topic": topic },
-      body,
-      bodySize: body.length,
-      bodyTooLarge: false,
-      clientIp: "127.0.0.1",
-      secure: false,
-    }, { published: true });
+    const answer = await ingest(
+      publicSourceId(s.source_id),
+      {
+        method: "POST",
+        pathname: "/",
+        query: "",
+        headers: { "content-type": "application/json", "user-agent": "Hookyard-Notifications", "x-hookyard-topic": topic },
+        body,
+        bodySize: body.length,
+        bodyTooLarge: false,
+        clientIp: "127.0.0.1",
+        secure: false,
+      },
+      { published: true },
+    );
     if (answer.status >= 300) log.warn(`notification ${topic} for ${teamId} was answered ${answer.status}`);
   } catch (err) {
     log.warn(`notification ${topic} for ${teamId} failed`, err instanceof Error ? err.message : err);

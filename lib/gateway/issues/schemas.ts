@@ -5,7 +5,11 @@
 import { z } from "zod";
 import { dateFilter, enumFilter, type FilterDef, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 
-const id = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be an id");
+const id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, "must be an id");
 const name = z.string().min(1).max(155);
 /** `connections` / `destinations` / `transformations` of a trigger: ids, or a glob on names (`"*"`, `"shop-*"`). */
 const targets = z.union([z.string().min(1).max(255), z.array(id).min(1).max(100)]);
@@ -17,9 +21,14 @@ export const NOTIFICATION_TOPICS = ["issue.opened", "issue.updated", "deprecated
 
 export const ZDeliveryConfigs = z.strictObject({ strategy: z.enum(["first_attempt", "final_attempt"]), connections: targets });
 export const ZTransformationConfigs = z.strictObject({ log_level: z.enum(LOG_LEVELS), transformations: targets });
-export const ZBackpressureConfigs = z.strictObject({ delay: z.number().int().min(60_000).max(86_400_000).meta({ description: "ms an event may wait before the destination counts as backed up." }), destinations: targets });
+export const ZBackpressureConfigs = z.strictObject({
+  delay: z.number().int().min(60_000).max(86_400_000).meta({ description: "ms an event may wait before the destination counts as backed up." }),
+  destinations: targets,
+});
 
-const channels = z.record(z.string().max(64), z.unknown()).meta({ description: "Stored as given: `{slack?: {channel_name}, microsoft_teams?, pagerduty?, opsgenie?, email?}`." });
+const channels = z
+  .record(z.string().max(64), z.unknown())
+  .meta({ description: "Stored as given: `{slack?: {channel_name}, microsoft_teams?, pagerduty?, opsgenie?, email?}`." });
 const common = { name: name.nullable().optional(), channels: channels.optional() };
 
 /** `POST /issue-triggers`, `PUT /issue-triggers` (upsert by `name`): the configs depend on `type`. */
@@ -34,7 +43,12 @@ export type TIssueTriggerCreate = z.infer<typeof ZIssueTriggerCreate>;
 
 /** `PUT /issue-triggers/{id}`: any of the fields; `configs` is checked against the trigger's type. */
 export const ZIssueTriggerUpdate = z
-  .strictObject({ name: name.nullable().optional(), configs: z.record(z.string(), z.unknown()).optional(), channels: channels.optional(), type: z.enum(ISSUE_TYPES).optional() })
+  .strictObject({
+    name: name.nullable().optional(),
+    configs: z.record(z.string(), z.unknown()).optional(),
+    channels: channels.optional(),
+    type: z.enum(ISSUE_TYPES).optional(),
+  })
   .meta({ id: "IssueTriggerUpdate" });
 export type TIssueTriggerUpdate = z.infer<typeof ZIssueTriggerUpdate>;
 
@@ -59,9 +73,14 @@ export const ZIssue = z
     issue_trigger_id: z.string().nullable(),
     type: z.enum(ISSUE_TYPES),
     status: z.enum(ISSUE_STATUSES),
-    aggregation_keys: z.record(z.string(), z.array(z.unknown())).meta({ description: "delivery: `{webhook_id[], response_status[], error_code[]}`; transformation: `{transformation_id[], log_level[]}`; backpressure: `{destination_id[]}`." }),
+    aggregation_keys: z.record(z.string(), z.array(z.unknown())).meta({
+      description:
+        "delivery: `{webhook_id[], response_status[], error_code[]}`; transformation: `{transformation_id[], log_level[]}`; backpressure: `{destination_id[]}`.",
+    }),
     reference: z.record(z.string(), z.unknown()).meta({ description: "delivery: `{event_id, attempt_id}` of the failure that opened it." }),
-    data: z.record(z.string(), z.unknown()).nullable().meta({ description: "delivery: `{trigger_event, trigger_attempt}`, the event and attempt that opened (or reopened) it; others: `{trigger_reference}`." }),
+    data: z.record(z.string(), z.unknown()).nullable().meta({
+      description: "delivery: `{trigger_event, trigger_attempt}`, the event and attempt that opened (or reopened) it; others: `{trigger_reference}`.",
+    }),
     opened_at: z.iso.datetime(),
     first_seen_at: z.iso.datetime(),
     last_seen_at: z.iso.datetime(),
@@ -118,11 +137,28 @@ export const ISSUE_FILTERS = {
 export const ISSUE_ORDER_BY = ["created_at", "last_seen_at", "opened_at", "first_seen_at"] as const;
 
 export const ZBookmarkCreate = z
-  .strictObject({ event_data_id: id.meta({ description: "`edt_…` of a request (or of an event), as events and requests show it." }), webhook_id: id, label: name, name: name.nullable().optional() })
+  .strictObject({
+    event_data_id: id.meta({ description: "`edt_…` of a request (or of an event), as events and requests show it." }),
+    webhook_id: id,
+    label: name,
+    name: name.nullable().optional(),
+  })
   .meta({ id: "BookmarkCreate" });
-export const ZBookmarkUpdate = z.strictObject({ event_data_id: id.optional(), webhook_id: id.optional(), label: name.optional(), name: name.nullable().optional() }).meta({ id: "BookmarkUpdate" });
+export const ZBookmarkUpdate = z
+  .strictObject({ event_data_id: id.optional(), webhook_id: id.optional(), label: name.optional(), name: name.nullable().optional() })
+  .meta({ id: "BookmarkUpdate" });
 export const ZBookmark = z
-  .object({ id: z.string(), team_id: z.string(), webhook_id: z.string(), event_data_id: z.string(), label: z.string(), name: z.string().nullable(), data: z.record(z.string(), z.unknown()).optional(), created_at: z.iso.datetime(), updated_at: z.iso.datetime() })
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    webhook_id: z.string(),
+    event_data_id: z.string(),
+    label: z.string(),
+    name: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()).optional(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
   .meta({ id: "Bookmark" });
 export const BOOKMARK_FILTERS = {
   id: stringFilter("b.id", "Bookmark id, or an array."),

@@ -17,7 +17,14 @@ const MAX_RANGE_MS = 366 * 86_400_000;
 /** A list parameter given as `x=a`, `x[]=a&x[]=b`, `x[0]=a` or `x=a,b`. Throws 400 for anything else. */
 function list(name: string, value: QueryValue | undefined): string[] {
   if (value === undefined) return [];
-  const values = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : Object.keys(value).length === 1 && Array.isArray(value[""]) ? (value[""]) : null;
+  const values =
+    typeof value === "string"
+      ? value.split(",")
+      : Array.isArray(value)
+        ? value
+        : Object.keys(value).length === 1 && Array.isArray(value[""])
+          ? value[""]
+          : null;
   if (!values || values.some((v) => typeof v !== "string" || v === "")) throw badRequest(`"${name}" must be a list of names`, { field: name });
   return values as string[];
 }
@@ -25,7 +32,8 @@ function list(name: string, value: QueryValue | undefined): string[] {
 /** The MetricsRequest of a gateway metrics query string. Throws 400 naming the parameter. */
 export function parseGatewayMetricsQuery(query: ParsedQuery): MetricsRequest {
   const range = query.date_range;
-  if (!range || typeof range !== "object" || Array.isArray(range)) throw badRequest('"date_range[start]" and "date_range[end]" are required', { field: "date_range" });
+  if (!range || typeof range !== "object" || Array.isArray(range))
+    throw badRequest('"date_range[start]" and "date_range[end]" are required', { field: "date_range" });
   const bound = (k: "start" | "end") => {
     const v = (range as Record<string, QueryValue>)[k];
     if (typeof v !== "string") throw badRequest(`"date_range[${k}]" is required: an ISO date or date-time`, { field: `date_range[${k}]` });
@@ -46,7 +54,14 @@ export function parseGatewayMetricsQuery(query: ParsedQuery): MetricsRequest {
     if (typeof f !== "object" || Array.isArray(f)) throw badRequest('"filters" takes filters[name]=value', { field: "filters" });
     for (const [name, value] of Object.entries(f)) filters[name] = list(`filters[${name}]`, value);
   }
-  return { start, end, granularity: g ? parseGranularity(g) : null, measures: list("measures", query.measures), dimensions: list("dimensions", query.dimensions), filters };
+  return {
+    start,
+    end,
+    granularity: g ? parseGranularity(g) : null,
+    measures: list("measures", query.measures),
+    dimensions: list("dimensions", query.dimensions),
+    filters,
+  };
 }
 
 // GET /metrics/{requests|events|attempts|events-by-issue|queue-depth|transformations|events-pending-timeseries}

@@ -10,7 +10,8 @@ const R = rollupMeasure;
 
 const PENDING = "('QUEUED', 'SCHEDULED', 'HOLD')";
 /** When an event stopped waiting: its success, or its last change once FAILED or CANCELLED; null while it waits. */
-const EVENT_DONE_AT = "CASE WHEN e.status = 'SUCCESSFUL' THEN coalesce(e.successful_at, e.updated_at) WHEN e.status IN ('FAILED', 'CANCELLED') THEN e.updated_at END";
+const EVENT_DONE_AT =
+  "CASE WHEN e.status = 'SUCCESSFUL' THEN coalesce(e.successful_at, e.updated_at) WHEN e.status IN ('FAILED', 'CANCELLED') THEN e.updated_at END";
 
 /** A column of a rollup as a dimension or filter: the same name, over its rows. */
 const cols = (...names: string[]) => Object.fromEntries(names.map((n) => [n, `r.${n}`]));
@@ -142,8 +143,22 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
       error_rate: share("e.status = 'FAILED'"),
       avg_attempts: latency("avg(e.attempts)"),
     },
-    dimensions: { webhook_id: "e.webhook_id", source_id: "e.source_id", destination_id: "e.destination_id", status: "e.status", response_status: "e.response_status", error_code: "e.error_code" },
-    filters: { webhook_id: "e.webhook_id", source_id: "e.source_id", destination_id: "e.destination_id", status: "e.status", response_status: "e.response_status", error_code: "e.error_code" },
+    dimensions: {
+      webhook_id: "e.webhook_id",
+      source_id: "e.source_id",
+      destination_id: "e.destination_id",
+      status: "e.status",
+      response_status: "e.response_status",
+      error_code: "e.error_code",
+    },
+    filters: {
+      webhook_id: "e.webhook_id",
+      source_id: "e.source_id",
+      destination_id: "e.destination_id",
+      status: "e.status",
+      response_status: "e.response_status",
+      error_code: "e.error_code",
+    },
     rollups: [
       {
         store: GATEWAY_ROLLUPS.events,
@@ -186,7 +201,14 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
       error_code: "a.error_code",
       trigger: "a.trigger",
     },
-    filters: { destination_id: "a.destination_id", event_id: "a.event_id", status: "CASE a.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE a.status END", response_status: "a.response_status", error_code: "a.error_code", trigger: "a.trigger" },
+    filters: {
+      destination_id: "a.destination_id",
+      event_id: "a.event_id",
+      status: "CASE a.status WHEN 'SUCCESSFUL' THEN 'SUCCESFUL' ELSE a.status END",
+      response_status: "a.response_status",
+      error_code: "a.error_code",
+      trigger: "a.trigger",
+    },
     // Without percentiles: the small rollup by every dimension. With them: the latency histogram (by
     // destination and status). The event_id filter is answered by the plain aggregate.
     rollups: [
@@ -264,7 +286,13 @@ export const GATEWAY_METRICS: Record<string, MetricsTable> = {
     },
     dimensions: { destination_id: "e.destination_id" },
     filters: { destination_id: "e.destination_id", webhook_id: "e.webhook_id" },
-    rollups: [pendingRollup({ max_depth: R.count(), max_age: R.value("extract(epoch FROM max(b.at - r.min_created))") }, ["destination_id"], ["destination_id", "webhook_id"])],
+    rollups: [
+      pendingRollup(
+        { max_depth: R.count(), max_age: R.value("extract(epoch FROM max(b.at - r.min_created))") },
+        ["destination_id"],
+        ["destination_id", "webhook_id"],
+      ),
+    ],
   },
   "events-pending-timeseries": {
     kind: "state",

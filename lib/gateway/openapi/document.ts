@@ -50,7 +50,10 @@ function hoistRefs(value: unknown, rename: (name: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => hoistRefs(v, rename));
   if (!value || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice(8))}` : hoistRefs(v, rename)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice(8))}` : hoistRefs(v, rename),
+    ]),
   );
 }
 
@@ -95,7 +98,11 @@ function operationObject(op: Operation, components: Record<string, unknown>) {
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
   const responseSchema = op.response ? outputRef(op.response, components, op.operationId) : { type: "object" };
   const success = op.list
-    ? { type: "object", required: ["pagination", "count", "models"], properties: { pagination: PAGINATION, count: { type: "integer" }, models: { type: "array", items: responseSchema } } }
+    ? {
+        type: "object",
+        required: ["pagination", "count", "models"],
+        properties: { pagination: PAGINATION, count: { type: "integer" }, models: { type: "array", items: responseSchema } },
+      }
     : responseSchema;
   const errors: Record<string, unknown> = {};
   for (const status of op.errors ?? []) errors[String(status)] = { $ref: `#/components/responses/Error${status}` };
@@ -105,7 +112,11 @@ function operationObject(op: Operation, components: Record<string, unknown>) {
     ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
     // An operation's own parameter (an `order_by` listing its keys) replaces the shared paging one of that name.
-    parameters: [...pathParams, ...(op.query ?? []).map((q) => ({ in: "query", ...q })), ...(op.list ? PAGING_PARAMS.filter((p) => !op.query?.some((q) => q.name === p.name)) : [])],
+    parameters: [
+      ...pathParams,
+      ...(op.query ?? []).map((q) => ({ in: "query", ...q })),
+      ...(op.list ? PAGING_PARAMS.filter((p) => !op.query?.some((q) => q.name === p.name)) : []),
+    ],
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: inputSchema(op.body, components, op.operationId) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: "Success", headers: RATE_HEADERS, content: { "application/json": { schema: success } } },
@@ -130,7 +141,8 @@ export function gatewayOpenApi(): Record<string, unknown> {
     info: {
       title: "Hookyard Event Gateway API",
       version: "2025-07-01",
-      description: "Configure sources, destinations, connections and transformations; inspect requests, events, ignored events, attempts and transformation executions. Authenticate with `Authorization: Bearer <API key>` (or Basic with the key as username). 240 requests per minute per key.",
+      description:
+        "Configure sources, destinations, connections and transformations; inspect requests, events, ignored events, attempts and transformation executions. Authenticate with `Authorization: Bearer <API key>` (or Basic with the key as username). 240 requests per minute per key.",
     },
     servers: [{ url: `${getConfig().gatewayApiUrl}/2025-07-01` }],
     security: [{ bearer: [] }, { basic: [] }],

@@ -13,12 +13,32 @@ import { IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY, REQUEST_IGNORED_EVENT_FI
 import { EXECUTION_FILTERS, EXECUTION_ORDER_BY, ZTransformationExecution } from "@/lib/gateway/transformations/execution-store";
 import { REQUEST_FILTERS, REQUEST_ORDER_BY, ZRequest } from "@/lib/gateway/requests/request-store";
 import { ZTransformationRun, ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
-import { TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY, ZTransformation, ZTransformationCreate, ZTransformationUpdate } from "@/lib/gateway/transformations/transformation-store";
+import {
+  TRANSFORMATION_FILTERS,
+  TRANSFORMATION_ORDER_BY,
+  ZTransformation,
+  ZTransformationCreate,
+  ZTransformationUpdate,
+} from "@/lib/gateway/transformations/transformation-store";
 import { ZSource, ZSourceCreate, ZSourceUpdate } from "@/lib/gateway/sources/schemas";
 import { SOURCE_FILTERS, SOURCE_ORDER_BY } from "@/lib/gateway/sources/source-store";
 import { BULK_FAMILIES } from "@/lib/gateway/bulk/families";
 import { BULK_FILTERS, BULK_ORDER_BY, ZBulkCreate, ZBulkOperation, ZBulkPlan } from "@/lib/gateway/bulk/schemas";
-import { BOOKMARK_FILTERS, ISSUE_FILTERS, ISSUE_ORDER_BY, ISSUE_TRIGGER_FILTERS, ZBookmark, ZBookmarkCreate, ZBookmarkUpdate, ZIssue, ZIssueTrigger, ZIssueTriggerCreate, ZIssueTriggerUpdate, ZIssueUpdate, ZNotificationWebhooks } from "@/lib/gateway/issues/schemas";
+import {
+  BOOKMARK_FILTERS,
+  ISSUE_FILTERS,
+  ISSUE_ORDER_BY,
+  ISSUE_TRIGGER_FILTERS,
+  ZBookmark,
+  ZBookmarkCreate,
+  ZBookmarkUpdate,
+  ZIssue,
+  ZIssueTrigger,
+  ZIssueTriggerCreate,
+  ZIssueTriggerUpdate,
+  ZIssueUpdate,
+  ZNotificationWebhooks,
+} from "@/lib/gateway/issues/schemas";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
@@ -51,7 +71,11 @@ export const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
 const listQuery = (table: FilterTable, orderBy: readonly string[], ...extra: NonNullable<Operation["query"]>): NonNullable<Operation["query"]> => [
   ...filterParameters(table),
   ...extra,
-  filter("order_by", `Sort key: ${orderBy.join(", ")}. Repeat it with \`next\`/\`prev\` when it is not the default.`, { type: "string", enum: [...orderBy], default: "created_at" }),
+  filter("order_by", `Sort key: ${orderBy.join(", ")}. Repeat it with \`next\`/\`prev\` when it is not the default.`, {
+    type: "string",
+    enum: [...orderBy],
+    default: "created_at",
+  }),
 ];
 const includeData = filter("include", "`data` adds each event's data (url, method, path, query, headers, body).", { type: "string", enum: ["data"] });
 
@@ -60,12 +84,64 @@ function eventOperations(): Operation[] {
   const eventQuery = listQuery(EVENT_FILTERS, EVENT_ORDER_BY, includeData);
   return [
     { method: "get", path: "/events", operationId: "listEvents", summary: "List events", tag, response: ZEvent, list: true, query: eventQuery, errors: [400] },
-    { method: "get", path: "/events/{id}", operationId: "getEvent", summary: "Get an event with its data", description: "In 2024-09-01 `data` has no `url`, `method` or `appended_headers`.", tag, response: ZEvent, errors: [404] },
-    { method: "get", path: "/events/{id}/raw_body", operationId: "getEventRawBody", summary: "The body the event delivers (UTF-8 text, or base64 when binary)", tag, response: ZRawBody, errors: [404] },
-    { method: "post", path: "/events/{id}/retry", operationId: "retryEvent", summary: "Deliver an event again now (trigger MANUAL), whatever its status", description: "The event at the root, with the former `attempt` property, always null.", tag, response: ZEvent.extend({ attempt: z.null() }), errors: [404] },
-    { method: "put", path: "/events/{id}/cancel", operationId: "cancelEvent", summary: "Cancel a SCHEDULED, QUEUED or HOLD event (2025-07-01)", tag, response: ZEvent, errors: [404, 422] },
-    { method: "put", path: "/events/{id}/mute", operationId: "muteEvent", summary: "Cancel an event (the name of every version)", tag, response: ZEvent, errors: [404, 422] },
-    { method: "get", path: "/requests/{id}/events", operationId: "listRequestEvents", summary: "List a request's events", tag: "Requests", response: ZEvent, list: true, query: eventQuery, errors: [400, 404] },
+    {
+      method: "get",
+      path: "/events/{id}",
+      operationId: "getEvent",
+      summary: "Get an event with its data",
+      description: "In 2024-09-01 `data` has no `url`, `method` or `appended_headers`.",
+      tag,
+      response: ZEvent,
+      errors: [404],
+    },
+    {
+      method: "get",
+      path: "/events/{id}/raw_body",
+      operationId: "getEventRawBody",
+      summary: "The body the event delivers (UTF-8 text, or base64 when binary)",
+      tag,
+      response: ZRawBody,
+      errors: [404],
+    },
+    {
+      method: "post",
+      path: "/events/{id}/retry",
+      operationId: "retryEvent",
+      summary: "Deliver an event again now (trigger MANUAL), whatever its status",
+      description: "The event at the root, with the former `attempt` property, always null.",
+      tag,
+      response: ZEvent.extend({ attempt: z.null() }),
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: "/events/{id}/cancel",
+      operationId: "cancelEvent",
+      summary: "Cancel a SCHEDULED, QUEUED or HOLD event (2025-07-01)",
+      tag,
+      response: ZEvent,
+      errors: [404, 422],
+    },
+    {
+      method: "put",
+      path: "/events/{id}/mute",
+      operationId: "muteEvent",
+      summary: "Cancel an event (the name of every version)",
+      tag,
+      response: ZEvent,
+      errors: [404, 422],
+    },
+    {
+      method: "get",
+      path: "/requests/{id}/events",
+      operationId: "listRequestEvents",
+      summary: "List a request's events",
+      tag: "Requests",
+      response: ZEvent,
+      list: true,
+      query: eventQuery,
+      errors: [400, 404],
+    },
     {
       method: "get",
       path: "/requests/{id}/ignored_events",
@@ -88,8 +164,26 @@ function eventOperations(): Operation[] {
       response: z.object({ request: ZRequest, events: z.array(ZEvent).nullable() }).meta({ id: "RequestRetryResult" }),
       errors: [400, 404, 422],
     },
-    { method: "get", path: "/ignored-events", operationId: "listIgnoredEvents", summary: "List ignored events", tag, response: ZIgnoredEvent, list: true, query: listQuery(IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY), errors: [400] },
-    { method: "get", path: "/ignored-events/{id}", operationId: "getIgnoredEvent", summary: "Get an ignored event", tag, response: ZIgnoredEvent, errors: [404] },
+    {
+      method: "get",
+      path: "/ignored-events",
+      operationId: "listIgnoredEvents",
+      summary: "List ignored events",
+      tag,
+      response: ZIgnoredEvent,
+      list: true,
+      query: listQuery(IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY),
+      errors: [400],
+    },
+    {
+      method: "get",
+      path: "/ignored-events/{id}",
+      operationId: "getIgnoredEvent",
+      summary: "Get an ignored event",
+      tag,
+      response: ZIgnoredEvent,
+      errors: [404],
+    },
     {
       method: "get",
       path: "/attempts",
@@ -102,7 +196,15 @@ function eventOperations(): Operation[] {
       query: listQuery(ATTEMPT_FILTERS, ATTEMPT_ORDER_BY),
       errors: [400],
     },
-    { method: "get", path: "/attempts/{id}", operationId: "getAttempt", summary: "Get an attempt with its response body and requested_url", tag: "Attempts", response: ZAttempt, errors: [404] },
+    {
+      method: "get",
+      path: "/attempts/{id}",
+      operationId: "getAttempt",
+      summary: "Get an attempt with its response body and requested_url",
+      tag: "Attempts",
+      response: ZAttempt,
+      errors: [404],
+    },
     {
       method: "get",
       path: "/transformations/{id}/executions",
@@ -114,52 +216,126 @@ function eventOperations(): Operation[] {
       query: listQuery(EXECUTION_FILTERS, EXECUTION_ORDER_BY),
       errors: [400, 404],
     },
-    { method: "get", path: "/transformations/{id}/executions/{execution_id}", operationId: "getTransformationExecution", summary: "Get one execution", tag: "Transformations", response: ZTransformationExecution, errors: [404] },
+    {
+      method: "get",
+      path: "/transformations/{id}/executions/{execution_id}",
+      operationId: "getTransformationExecution",
+      summary: "Get one execution",
+      tag: "Transformations",
+      response: ZTransformationExecution,
+      errors: [404],
+    },
   ];
 }
 
 /** The operations of a named, team-owned resource: list, create, upsert, count, get, update, delete, disable/enable. */
-function namedResource(plural: string, singular: string, tag: string, schemas: { model: z.ZodType; create: z.ZodType; update: z.ZodType }, listFilters: Operation["query"]): Operation[] {
+function namedResource(
+  plural: string,
+  singular: string,
+  tag: string,
+  schemas: { model: z.ZodType; create: z.ZodType; update: z.ZodType },
+  listFilters: Operation["query"],
+): Operation[] {
   const cap = singular[0].toUpperCase() + singular.slice(1);
   const capPlural = plural[0].toUpperCase() + plural.slice(1);
   const base = `/${plural}`;
   return [
-    { method: "get", path: base, operationId: `list${capPlural}`, summary: `List ${plural}`, tag, response: schemas.model, list: true, query: listFilters, errors: [400] },
-    { method: "post", path: base, operationId: `create${cap}`, summary: `Create a ${singular}`, tag, body: schemas.create, response: schemas.model, errors: [400, 409, 422] },
-    { method: "put", path: base, operationId: `upsert${cap}`, summary: `Create or update a ${singular} by name`, tag, body: schemas.create, response: schemas.model, errors: [400, 422] },
+    {
+      method: "get",
+      path: base,
+      operationId: `list${capPlural}`,
+      summary: `List ${plural}`,
+      tag,
+      response: schemas.model,
+      list: true,
+      query: listFilters,
+      errors: [400],
+    },
+    {
+      method: "post",
+      path: base,
+      operationId: `create${cap}`,
+      summary: `Create a ${singular}`,
+      tag,
+      body: schemas.create,
+      response: schemas.model,
+      errors: [400, 409, 422],
+    },
+    {
+      method: "put",
+      path: base,
+      operationId: `upsert${cap}`,
+      summary: `Create or update a ${singular} by name`,
+      tag,
+      body: schemas.create,
+      response: schemas.model,
+      errors: [400, 422],
+    },
     { method: "get", path: `${base}/count`, operationId: `count${capPlural}`, summary: `Count ${plural}`, tag, response: ZCount, errors: [400] },
-    { method: "get", path: `${base}/{id}`, operationId: `get${cap}`, summary: `Get a ${singular}`, tag, response: schemas.model, query: [include], errors: [404] },
-    { method: "put", path: `${base}/{id}`, operationId: `update${cap}`, summary: `Update a ${singular}`, tag, body: schemas.update, response: schemas.model, errors: [400, 404, 409, 422] },
+    {
+      method: "get",
+      path: `${base}/{id}`,
+      operationId: `get${cap}`,
+      summary: `Get a ${singular}`,
+      tag,
+      response: schemas.model,
+      query: [include],
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: `${base}/{id}`,
+      operationId: `update${cap}`,
+      summary: `Update a ${singular}`,
+      tag,
+      body: schemas.update,
+      response: schemas.model,
+      errors: [400, 404, 409, 422],
+    },
     { method: "delete", path: `${base}/{id}`, operationId: `delete${cap}`, summary: `Delete a ${singular}`, tag, response: ZDeleted, errors: [404] },
-    ...(["disable", "enable", "archive", "unarchive"] as const).map(
-      (action): Operation => ({
-        method: "put",
-        path: `${base}/{id}/${action}`,
-        operationId: `${action}${cap}`,
-        summary: `${action[0].toUpperCase()}${action.slice(1)} a ${singular}`,
-        tag,
-        response: schemas.model,
-        errors: [404],
-      }),
-    ),
+    ...(["disable", "enable", "archive", "unarchive"] as const).map((action): Operation => ({
+      method: "put",
+      path: `${base}/{id}/${action}`,
+      operationId: `${action}${cap}`,
+      summary: `${action[0].toUpperCase()}${action.slice(1)} a ${singular}`,
+      tag,
+      response: schemas.model,
+      errors: [404],
+    })),
   ];
 }
 
 export const OPERATIONS: Operation[] = [
-  ...namedResource("sources", "source", "Sources", { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate }, listQuery(SOURCE_FILTERS, SOURCE_ORDER_BY, include)),
-  ...namedResource("destinations", "destination", "Destinations", { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate }, listQuery(DESTINATION_FILTERS, DESTINATION_ORDER_BY, include)),
-  ...namedResource("connections", "connection", "Connections", { model: ZConnection, create: ZConnectionCreate, update: ZConnectionUpdate }, listQuery(CONNECTION_FILTERS, CONNECTION_ORDER_BY)),
-  ...(["pause", "unpause"] as const).map(
-    (action): Operation => ({
-      method: "put",
-      path: `/connections/{id}/${action}`,
-      operationId: `${action}Connection`,
-      summary: action === "pause" ? "Pause a connection (events wait in HOLD)" : "Unpause a connection",
-      tag: "Connections",
-      response: ZConnection,
-      errors: [404],
-    }),
+  ...namedResource(
+    "sources",
+    "source",
+    "Sources",
+    { model: ZSource, create: ZSourceCreate, update: ZSourceUpdate },
+    listQuery(SOURCE_FILTERS, SOURCE_ORDER_BY, include),
   ),
+  ...namedResource(
+    "destinations",
+    "destination",
+    "Destinations",
+    { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate },
+    listQuery(DESTINATION_FILTERS, DESTINATION_ORDER_BY, include),
+  ),
+  ...namedResource(
+    "connections",
+    "connection",
+    "Connections",
+    { model: ZConnection, create: ZConnectionCreate, update: ZConnectionUpdate },
+    listQuery(CONNECTION_FILTERS, CONNECTION_ORDER_BY),
+  ),
+  ...(["pause", "unpause"] as const).map((action): Operation => ({
+    method: "put",
+    path: `/connections/{id}/${action}`,
+    operationId: `${action}Connection`,
+    summary: action === "pause" ? "Pause a connection (events wait in HOLD)" : "Unpause a connection",
+    tag: "Connections",
+    response: ZConnection,
+    errors: [404],
+  })),
   {
     method: "get",
     path: "/requests",
@@ -171,7 +347,15 @@ export const OPERATIONS: Operation[] = [
     query: listQuery(REQUEST_FILTERS, REQUEST_ORDER_BY, filter("include", "`data` adds path, query, headers and body.", { type: "string", enum: ["data"] })),
     errors: [400],
   },
-  { method: "get", path: "/requests/{id}", operationId: "getRequest", summary: "Get a request with its data", tag: "Requests", response: ZRequest, errors: [404] },
+  {
+    method: "get",
+    path: "/requests/{id}",
+    operationId: "getRequest",
+    summary: "Get a request with its data",
+    tag: "Requests",
+    response: ZRequest,
+    errors: [404],
+  },
   {
     method: "get",
     path: "/requests/{id}/raw_body",
@@ -181,7 +365,13 @@ export const OPERATIONS: Operation[] = [
     response: ZRawBody,
     errors: [404],
   },
-  ...namedResource("transformations", "transformation", "Transformations", { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate }, listQuery(TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY)).filter((op) => !/(disable|enable|archive|unarchive)$/.test(op.path)),
+  ...namedResource(
+    "transformations",
+    "transformation",
+    "Transformations",
+    { model: ZTransformation, create: ZTransformationCreate, update: ZTransformationUpdate },
+    listQuery(TRANSFORMATION_FILTERS, TRANSFORMATION_ORDER_BY),
+  ).filter((op) => !/(disable|enable|archive|unarchive)$/.test(op.path)),
   {
     method: "put",
     path: "/transformations/run",
@@ -203,38 +393,214 @@ export const OPERATIONS: Operation[] = [
 function issueOperations(): Operation[] {
   const tag = "Issues";
   return [
-    { method: "get", path: "/issue-triggers", operationId: "listIssueTriggers", summary: "List issue triggers", tag, response: ZIssueTrigger, list: true, query: listQuery(ISSUE_TRIGGER_FILTERS, ["created_at", "name"]), errors: [400] },
-    { method: "post", path: "/issue-triggers", operationId: "createIssueTrigger", summary: "Create an issue trigger", tag, body: ZIssueTriggerCreate, response: ZIssueTrigger, errors: [400, 409, 422] },
-    { method: "put", path: "/issue-triggers", operationId: "upsertIssueTrigger", summary: "Create or update an issue trigger by name", tag, body: ZIssueTriggerCreate, response: ZIssueTrigger, errors: [400, 422] },
-    { method: "get", path: "/issue-triggers/{id}", operationId: "getIssueTrigger", summary: "Get an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
-    { method: "put", path: "/issue-triggers/{id}", operationId: "updateIssueTrigger", summary: "Update an issue trigger", tag, body: ZIssueTriggerUpdate, response: ZIssueTrigger, errors: [400, 404, 422] },
-    { method: "delete", path: "/issue-triggers/{id}", operationId: "deleteIssueTrigger", summary: "Delete an issue trigger", tag, response: ZDeleted, errors: [404] },
-    { method: "put", path: "/issue-triggers/{id}/disable", operationId: "disableIssueTrigger", summary: "Disable an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
-    { method: "put", path: "/issue-triggers/{id}/enable", operationId: "enableIssueTrigger", summary: "Enable an issue trigger", tag, response: ZIssueTrigger, errors: [404] },
-    { method: "get", path: "/issues", operationId: "listIssues", summary: "List issues (dismissed ones only with a dismissed_at filter)", tag, response: ZIssue, list: true, query: listQuery(ISSUE_FILTERS, ISSUE_ORDER_BY), errors: [400] },
-    { method: "get", path: "/issues/count", operationId: "countIssues", summary: "Count issues", tag, response: ZCount, query: filterParameters(ISSUE_FILTERS), errors: [400] },
+    {
+      method: "get",
+      path: "/issue-triggers",
+      operationId: "listIssueTriggers",
+      summary: "List issue triggers",
+      tag,
+      response: ZIssueTrigger,
+      list: true,
+      query: listQuery(ISSUE_TRIGGER_FILTERS, ["created_at", "name"]),
+      errors: [400],
+    },
+    {
+      method: "post",
+      path: "/issue-triggers",
+      operationId: "createIssueTrigger",
+      summary: "Create an issue trigger",
+      tag,
+      body: ZIssueTriggerCreate,
+      response: ZIssueTrigger,
+      errors: [400, 409, 422],
+    },
+    {
+      method: "put",
+      path: "/issue-triggers",
+      operationId: "upsertIssueTrigger",
+      summary: "Create or update an issue trigger by name",
+      tag,
+      body: ZIssueTriggerCreate,
+      response: ZIssueTrigger,
+      errors: [400, 422],
+    },
+    {
+      method: "get",
+      path: "/issue-triggers/{id}",
+      operationId: "getIssueTrigger",
+      summary: "Get an issue trigger",
+      tag,
+      response: ZIssueTrigger,
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: "/issue-triggers/{id}",
+      operationId: "updateIssueTrigger",
+      summary: "Update an issue trigger",
+      tag,
+      body: ZIssueTriggerUpdate,
+      response: ZIssueTrigger,
+      errors: [400, 404, 422],
+    },
+    {
+      method: "delete",
+      path: "/issue-triggers/{id}",
+      operationId: "deleteIssueTrigger",
+      summary: "Delete an issue trigger",
+      tag,
+      response: ZDeleted,
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: "/issue-triggers/{id}/disable",
+      operationId: "disableIssueTrigger",
+      summary: "Disable an issue trigger",
+      tag,
+      response: ZIssueTrigger,
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: "/issue-triggers/{id}/enable",
+      operationId: "enableIssueTrigger",
+      summary: "Enable an issue trigger",
+      tag,
+      response: ZIssueTrigger,
+      errors: [404],
+    },
+    {
+      method: "get",
+      path: "/issues",
+      operationId: "listIssues",
+      summary: "List issues (dismissed ones only with a dismissed_at filter)",
+      tag,
+      response: ZIssue,
+      list: true,
+      query: listQuery(ISSUE_FILTERS, ISSUE_ORDER_BY),
+      errors: [400],
+    },
+    {
+      method: "get",
+      path: "/issues/count",
+      operationId: "countIssues",
+      summary: "Count issues",
+      tag,
+      response: ZCount,
+      query: filterParameters(ISSUE_FILTERS),
+      errors: [400],
+    },
     { method: "get", path: "/issues/{id}", operationId: "getIssue", summary: "Get an issue", tag, response: ZIssue, errors: [404] },
-    { method: "put", path: "/issues/{id}", operationId: "updateIssue", summary: "Set an issue's status (a RESOLVED issue reopens when it happens again)", tag, body: ZIssueUpdate, response: ZIssue, errors: [400, 404, 422] },
+    {
+      method: "put",
+      path: "/issues/{id}",
+      operationId: "updateIssue",
+      summary: "Set an issue's status (a RESOLVED issue reopens when it happens again)",
+      tag,
+      body: ZIssueUpdate,
+      response: ZIssue,
+      errors: [400, 404, 422],
+    },
     { method: "delete", path: "/issues/{id}", operationId: "dismissIssue", summary: "Dismiss an issue", tag, response: ZIssue, errors: [404] },
-    { method: "put", path: "/notifications/webhooks", operationId: "setNotificationWebhooks", summary: "Publish issue topics as requests into one of the team's sources", tag: "Notifications", body: ZNotificationWebhooks, response: ZNotificationWebhooks, errors: [400, 422] },
-    { method: "get", path: "/bookmarks", operationId: "listBookmarks", summary: "List bookmarks", tag: "Bookmarks", response: ZBookmark, list: true, query: listQuery(BOOKMARK_FILTERS, ["created_at", "label"]), errors: [400] },
-    { method: "post", path: "/bookmarks", operationId: "createBookmark", summary: "Bookmark a request's data with a connection", tag: "Bookmarks", body: ZBookmarkCreate, response: ZBookmark, errors: [400, 422] },
-    { method: "get", path: "/bookmarks/{id}", operationId: "getBookmark", summary: "Get a bookmark with its data", tag: "Bookmarks", response: ZBookmark, errors: [404] },
-    { method: "put", path: "/bookmarks/{id}", operationId: "updateBookmark", summary: "Update a bookmark", tag: "Bookmarks", body: ZBookmarkUpdate, response: ZBookmark, errors: [400, 404, 422] },
-    { method: "delete", path: "/bookmarks/{id}", operationId: "deleteBookmark", summary: "Delete a bookmark", tag: "Bookmarks", response: ZDeleted, errors: [404] },
-    { method: "get", path: "/bookmarks/{id}/raw_body", operationId: "getBookmarkRawBody", summary: "The bookmarked request's raw body", tag: "Bookmarks", response: ZRawBody, errors: [404] },
-    { method: "post", path: "/bookmarks/{id}/trigger", operationId: "triggerBookmark", summary: "Deliver the bookmarked request through its connection again; the events made", tag: "Bookmarks", response: z.array(ZEvent), errors: [404, 422] },
+    {
+      method: "put",
+      path: "/notifications/webhooks",
+      operationId: "setNotificationWebhooks",
+      summary: "Publish issue topics as requests into one of the team's sources",
+      tag: "Notifications",
+      body: ZNotificationWebhooks,
+      response: ZNotificationWebhooks,
+      errors: [400, 422],
+    },
+    {
+      method: "get",
+      path: "/bookmarks",
+      operationId: "listBookmarks",
+      summary: "List bookmarks",
+      tag: "Bookmarks",
+      response: ZBookmark,
+      list: true,
+      query: listQuery(BOOKMARK_FILTERS, ["created_at", "label"]),
+      errors: [400],
+    },
+    {
+      method: "post",
+      path: "/bookmarks",
+      operationId: "createBookmark",
+      summary: "Bookmark a request's data with a connection",
+      tag: "Bookmarks",
+      body: ZBookmarkCreate,
+      response: ZBookmark,
+      errors: [400, 422],
+    },
+    {
+      method: "get",
+      path: "/bookmarks/{id}",
+      operationId: "getBookmark",
+      summary: "Get a bookmark with its data",
+      tag: "Bookmarks",
+      response: ZBookmark,
+      errors: [404],
+    },
+    {
+      method: "put",
+      path: "/bookmarks/{id}",
+      operationId: "updateBookmark",
+      summary: "Update a bookmark",
+      tag: "Bookmarks",
+      body: ZBookmarkUpdate,
+      response: ZBookmark,
+      errors: [400, 404, 422],
+    },
+    {
+      method: "delete",
+      path: "/bookmarks/{id}",
+      operationId: "deleteBookmark",
+      summary: "Delete a bookmark",
+      tag: "Bookmarks",
+      response: ZDeleted,
+      errors: [404],
+    },
+    {
+      method: "get",
+      path: "/bookmarks/{id}/raw_body",
+      operationId: "getBookmarkRawBody",
+      summary: "The bookmarked request's raw body",
+      tag: "Bookmarks",
+      response: ZRawBody,
+      errors: [404],
+    },
+    {
+      method: "post",
+      path: "/bookmarks/{id}/trigger",
+      operationId: "triggerBookmark",
+      summary: "Deliver the bookmarked request through its connection again; the events made",
+      tag: "Bookmarks",
+      response: z.array(ZEvent),
+      errors: [404, 422],
+    },
   ];
 }
-
-
 
 /** The seven metrics endpoints (2025-07-01; docs/gateway-api.md#metrics-2025-07-01), each with its measures, dimensions and filters. */
 function metricsOperations(): Operation[] {
   const ZMetrics = z
     .object({
-      data: z.array(z.object({ time_bucket: z.iso.datetime().optional(), dimensions: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(), metrics: z.record(z.string(), z.number().nullable()) })),
-      metadata: z.object({ granularity: z.string().nullable(), query_time_ms: z.number(), row_count: z.number().int(), row_limit: z.number().int(), truncated: z.boolean() }),
+      data: z.array(
+        z.object({
+          time_bucket: z.iso.datetime().optional(),
+          dimensions: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+          metrics: z.record(z.string(), z.number().nullable()),
+        }),
+      ),
+      metadata: z.object({
+        granularity: z.string().nullable(),
+        query_time_ms: z.number(),
+        row_count: z.number().int(),
+        row_limit: z.number().int(),
+        truncated: z.boolean(),
+      }),
     })
     .meta({ id: "MetricsResponse" });
   return Object.entries(GATEWAY_METRICS).map(([name, table]) => ({
@@ -246,11 +612,29 @@ function metricsOperations(): Operation[] {
     tag: "Metrics",
     response: ZMetrics,
     query: [
-      { name: "date_range", description: "`date_range[start]` and `date_range[end]` (required; ISO date or date-time; end exclusive; at most 366 days).", schema: { type: "object", properties: { start: { type: "string" }, end: { type: "string" } }, required: ["start", "end"] }, style: "deepObject" as const, explode: true },
-      filter("granularity", "Bucket size `\\d+(s|m|h|d|w|M)`, e.g. `1h`; without it one row per dimension combination.", { type: "string", pattern: "^[1-9][0-9]{0,3}(s|m|h|d|w|M)$" }),
-      filter("measures", `Required: ${Object.keys(table.measures).join(", ")}.`, { type: "array", items: { type: "string", enum: Object.keys(table.measures) } }),
+      {
+        name: "date_range",
+        description: "`date_range[start]` and `date_range[end]` (required; ISO date or date-time; end exclusive; at most 366 days).",
+        schema: { type: "object", properties: { start: { type: "string" }, end: { type: "string" } }, required: ["start", "end"] },
+        style: "deepObject" as const,
+        explode: true,
+      },
+      filter("granularity", "Bucket size `\\d+(s|m|h|d|w|M)`, e.g. `1h`; without it one row per dimension combination.", {
+        type: "string",
+        pattern: "^[1-9][0-9]{0,3}(s|m|h|d|w|M)$",
+      }),
+      filter("measures", `Required: ${Object.keys(table.measures).join(", ")}.`, {
+        type: "array",
+        items: { type: "string", enum: Object.keys(table.measures) },
+      }),
       filter("dimensions", `${Object.keys(table.dimensions).join(", ")}.`, { type: "array", items: { type: "string", enum: Object.keys(table.dimensions) } }),
-      { name: "filters", description: `filters[name]=value or an array: ${Object.keys(table.filters).join(", ")}.`, schema: { type: "object", additionalProperties: true }, style: "deepObject" as const, explode: true },
+      {
+        name: "filters",
+        description: `filters[name]=value or an array: ${Object.keys(table.filters).join(", ")}.`,
+        schema: { type: "object", additionalProperties: true },
+        style: "deepObject" as const,
+        explode: true,
+      },
     ],
     errors: [400, 404],
   }));
@@ -263,9 +647,26 @@ function bulkOperations(): Operation[] {
     const base = `/bulk/${f.path}`;
     const name = f.path.replace(/(^|[-/])(\w)/g, (_m, _s, c: string) => c.toUpperCase());
     const what = `${f.path.replace("/", " ")}${f.since ? ` (from ${f.since})` : ""}`;
-    const query = filter("query", `JSON filter (URL-encoded JSON, or the bracket form \`query[status]=FAILED\`): the parameters of the ${f.name.startsWith("events") ? "event" : f.name.startsWith("ignored") ? "ignored-event" : "request"} listing${f.extraKeys.includes("target") ? "; `target` is ignored here" : ""}.`);
+    const query = filter(
+      "query",
+      `JSON filter (URL-encoded JSON, or the bracket form \`query[status]=FAILED\`): the parameters of the ${f.name.startsWith("events") ? "event" : f.name.startsWith("ignored") ? "ignored-event" : "request"} listing${f.extraKeys.includes("target") ? "; `target` is ignored here" : ""}.`,
+    );
     return [
-      { method: "get", path: base, operationId: `listBulk${name}`, summary: `List ${what} operations`, tag, response: ZBulkOperation, list: true, query: listQuery(BULK_FILTERS, BULK_ORDER_BY, filter("query", "JSON: operations created with this query (contained in it with `query_partial_match=true`).")), errors: [400] },
+      {
+        method: "get",
+        path: base,
+        operationId: `listBulk${name}`,
+        summary: `List ${what} operations`,
+        tag,
+        response: ZBulkOperation,
+        list: true,
+        query: listQuery(
+          BULK_FILTERS,
+          BULK_ORDER_BY,
+          filter("query", "JSON: operations created with this query (contained in it with `query_partial_match=true`)."),
+        ),
+        errors: [400],
+      },
       {
         method: "post",
         path: base,
@@ -277,9 +678,27 @@ function bulkOperations(): Operation[] {
         response: ZBulkOperation,
         errors: [400, 422],
       },
-      { method: "get", path: `${base}/plan`, operationId: `planBulk${name}`, summary: `Estimate a ${what} operation`, tag, response: ZBulkPlan, query: [query], errors: [400, 422] },
+      {
+        method: "get",
+        path: `${base}/plan`,
+        operationId: `planBulk${name}`,
+        summary: `Estimate a ${what} operation`,
+        tag,
+        response: ZBulkPlan,
+        query: [query],
+        errors: [400, 422],
+      },
       { method: "get", path: `${base}/{id}`, operationId: `getBulk${name}`, summary: `Get a ${what} operation`, tag, response: ZBulkOperation, errors: [404] },
-      { method: "post", path: `${base}/{id}/cancel`, operationId: `cancelBulk${name}`, summary: `Cancel a ${what} operation`, description: "A completed operation keeps `completed_at`.", tag, response: ZBulkOperation, errors: [404] },
+      {
+        method: "post",
+        path: `${base}/{id}/cancel`,
+        operationId: `cancelBulk${name}`,
+        summary: `Cancel a ${what} operation`,
+        description: "A completed operation keeps `completed_at`.",
+        tag,
+        response: ZBulkOperation,
+        errors: [404],
+      },
     ] satisfies Operation[];
   });
 }

@@ -18,7 +18,9 @@ describe("dedupDigest", () => {
   });
   it("drops exclude_fields from the comparison", () => {
     const rule = { type: "deduplicate" as const, window: 60, exclude_fields: ["headers", "body.sent_at", "body.list[0]"] };
-    expect(dedupDigest(rule, req({ id: 1, sent_at: 1, list: [1, 2] }, { a: "1" }))).toBe(dedupDigest(rule, req({ id: 1, sent_at: 2, list: [9, 2] }, { a: "2" })));
+    expect(dedupDigest(rule, req({ id: 1, sent_at: 1, list: [1, 2] }, { a: "1" }))).toBe(
+      dedupDigest(rule, req({ id: 1, sent_at: 2, list: [9, 2] }, { a: "2" })),
+    );
     expect(dedupDigest(rule, req({ id: 1, list: [1, 2] }))).not.toBe(dedupDigest(rule, req({ id: 1, list: [1, 3] })));
   });
   it("with both, compares the included fields minus the excluded paths inside them", () => {

@@ -76,7 +76,14 @@ export function dedupDigest(rule: DeduplicateRule, request: TransformRequest): s
  * identical requests are still ignored as duplicates.
  */
 export function rawDedupDigest(raw: { path: string; query: string; headers: Record<string, string>; body: Buffer | null }): string {
-  const h = createHash("sha256").update("raw\0").update(raw.path ?? "").update("\0").update(raw.query ?? "").update("\0").update(canonical(raw.headers ?? {})).update("\0");
+  const h = createHash("sha256")
+    .update("raw\0")
+    .update(raw.path ?? "")
+    .update("\0")
+    .update(raw.query ?? "")
+    .update("\0")
+    .update(canonical(raw.headers ?? {}))
+    .update("\0");
   if (raw.body) h.update(raw.body);
   return h.digest("hex");
 }

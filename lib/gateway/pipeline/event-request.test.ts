@@ -11,7 +11,7 @@ describe("parseBody", () => {
   it("parses JSON bodies by content type, and JSON objects or arrays under any content type (curl -d sends them as forms)", () => {
     expect(parseBody(b('{"type":"invoice.paid"}'), "application/json")).toEqual({ type: "invoice.paid" });
     expect(parseBody(b('{"type":"invoice.paid"}'), "application/x-www-form-urlencoded")).toEqual({ type: "invoice.paid" });
-    expect(parseBody(b(' [1,2]'), "text/plain")).toEqual([1, 2]);
+    expect(parseBody(b(" [1,2]"), "text/plain")).toEqual([1, 2]);
     expect(parseBody(b("42"), "application/vnd.api+json")).toBe(42);
   });
 

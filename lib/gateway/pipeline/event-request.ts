@@ -29,7 +29,13 @@ export function parseBody(body: Buffer | null, contentType: string | null | unde
 }
 
 /** The rule view of a stored request. */
-export function toRuleRequest(raw: { path: string; query: string; headers: Record<string, string>; body: Buffer | null; content_type: string | null }): TransformRequest {
+export function toRuleRequest(raw: {
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  content_type: string | null;
+}): TransformRequest {
   return {
     headers: raw.headers,
     body: parseBody(raw.body, raw.content_type ?? raw.headers["content-type"]),

@@ -61,9 +61,28 @@ type RequestRow = {
 };
 
 /** `data`: `events.data` as storable JSON text (eventDataJson), null for the request as received. */
-type EventRow = { id: string; request: RequestRow; connection: FanoutConnection; status: "QUEUED" | "SCHEDULED" | "HOLD"; nextAttemptAt: Date | null; data: string | null; dedup?: { digest: string; window: number } };
+type EventRow = {
+  id: string;
+  request: RequestRow;
+  connection: FanoutConnection;
+  status: "QUEUED" | "SCHEDULED" | "HOLD";
+  nextAttemptAt: Date | null;
+  data: string | null;
+  dedup?: { digest: string; window: number };
+};
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
-type ExecutionRow = { id: string; teamId: string; transformationId: string; connectionId: string; requestId: string; eventId: string | null; logLevel: string; logs: unknown; original: unknown; transformed: unknown };
+type ExecutionRow = {
+  id: string;
+  teamId: string;
+  transformationId: string;
+  connectionId: string;
+  requestId: string;
+  eventId: string | null;
+  logLevel: string;
+  logs: unknown;
+  original: unknown;
+  transformed: unknown;
+};
 
 type ConnectionRow = Omit<FanoutConnection, "paused" | "disabled"> & { paused_at: unknown; disabled_at: unknown; destination_disabled_at: unknown };
 
@@ -136,7 +155,15 @@ async function applySteps(req: RequestRow, connection: FanoutConnection, memo: T
       const transformationId = typeof rule.transformation_id === "string" ? rule.transformation_id : "";
       const t = await transformation(transformationId, memo);
       if (!t) return { kind: "ignored", cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId }, executions };
-      const context = { connection: { id: connection.id, name: connection.name, full_name: `${connection.source_name} -> ${connection.name}`, source: { id: connection.source_id, name: connection.source_name }, destination: { id: connection.destination_id, name: connection.destination_name } } };
+      const context = {
+        connection: {
+          id: connection.id,
+          name: connection.name,
+          full_name: `${connection.source_name} -> ${connection.name}`,
+          source: { id: connection.source_id, name: connection.source_name },
+          destination: { id: connection.destination_id, name: connection.destination_name },
+        },
+      };
       const result = await runTransformation({ code: t.code, env: t.env, request: current, context });
       executions.push({
         id: createId("execution"),
@@ -162,7 +189,11 @@ type Outcomes = { events: EventRow[]; ignored: IgnoredRow[]; executions: Executi
 type PairOutcomes = Outcomes & { request: RequestRow; connection: FanoutConnection };
 
 /** The outcomes of every pair, for one multi-row write. */
-const merged = (pairs: PairOutcomes[]): Outcomes => ({ events: pairs.flatMap((p) => p.events), ignored: pairs.flatMap((p) => p.ignored), executions: pairs.flatMap((p) => p.executions) });
+const merged = (pairs: PairOutcomes[]): Outcomes => ({
+  events: pairs.flatMap((p) => p.events),
+  ignored: pairs.flatMap((p) => p.ignored),
+  executions: pairs.flatMap((p) => p.executions),
+});
 
 /**
  * `events.data` of a transformed request (lib/gateway/delivery/event-delivery.ts TransformedData) as JSON text
@@ -255,7 +286,9 @@ const readsRequest = (c: FanoutConnection) => !c.disabled && c.rules.some((r) =>
 async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutConnection[]>): Promise<void> {
   const needed = requests.filter((r) => (bySource.get(r.source_id) ?? []).some(readsRequest));
   if (needed.length === 0) return;
-  const { rows } = await getBackgroundPool().query<Omit<RequestRow, "id" | "team_id" | "source_id"> & { request_id: string }>(RAW_SQL, [needed.map((r) => r.id)]);
+  const { rows } = await getBackgroundPool().query<Omit<RequestRow, "id" | "team_id" | "source_id"> & { request_id: string }>(RAW_SQL, [
+    needed.map((r) => r.id),
+  ]);
   const byId = new Map(rows.map((r) => [r.request_id, r]));
   for (const r of needed) Object.assign(r, byId.get(r.id));
 }
@@ -265,7 +298,12 @@ async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutC
  * `connectionIds` limits the connections. `bySource` gives the sources' connections when the caller
  * read them already (else they are read here). Throws only on database errors.
  */
-async function computeOutcomes(requests: RequestRow[], now: number, connectionIds?: readonly string[], bySource?: Map<string, FanoutConnection[]>): Promise<PairOutcomes[]> {
+async function computeOutcomes(
+  requests: RequestRow[],
+  now: number,
+  connectionIds?: readonly string[],
+  bySource?: Map<string, FanoutConnection[]>,
+): Promise<PairOutcomes[]> {
   const out: PairOutcomes[] = [];
   if (requests.length === 0) return out;
   bySource ??= await connectionsFor([...new Set(requests.map((r) => r.source_id))]);
@@ -333,16 +371,20 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
   let claimedIds: string[] = [];
   let result: { count: number; claimed: DeliveryRow[] };
   try {
-    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(claimFanoutsSql(limit, heldBackIds(now)), async (client, rows) => {
-      claimedIds = rows.map((r) => r.id);
-      const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
-      if (requests.length === 0) return { count: rows.length, claimed: [] };
-      const bySource = new Map<string, FanoutConnection[]>();
-      for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
-      const pairs = await computeOutcomes(requests, now, undefined, bySource);
-      const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
-      return { count: rows.length, claimed };
-    }, getBackgroundPool());
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(
+      claimFanoutsSql(limit, heldBackIds(now)),
+      async (client, rows) => {
+        claimedIds = rows.map((r) => r.id);
+        const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
+        if (requests.length === 0) return { count: rows.length, claimed: [] };
+        const bySource = new Map<string, FanoutConnection[]>();
+        for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
+        const pairs = await computeOutcomes(requests, now, undefined, bySource);
+        const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
+        return { count: rows.length, claimed };
+      },
+      getBackgroundPool(),
+    );
   } catch (err) {
     if (!isRecordError(err) || claimedIds.length === 0) throw err;
     log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
@@ -471,7 +513,10 @@ export function isRecordError(err: unknown): boolean {
 
 /** A (request, connection) pair that could not be written, not even as its failure: its request stays pending. */
 class Unrecordable extends Error {
-  constructor(readonly requestId: string, reason: unknown) {
+  constructor(
+    readonly requestId: string,
+    reason: unknown,
+  ) {
     super(`${requestId} could not be stored, not even as a failure: ${errorText(reason)}`);
   }
 }
@@ -488,7 +533,14 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * pending; with `unrecordable: "skip"` (a request retry, which has nothing pending) it is logged and skipped.
  * Returns like writeOutcomes; throws database errors that are not record errors.
  */
-async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: number, lease: Date | null, unrecordable: "throw" | "skip" = "throw", priority = 0): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeIsolated(
+  client: pg.PoolClient,
+  pairs: PairOutcomes[],
+  now: number,
+  lease: Date | null,
+  unrecordable: "throw" | "skip" = "throw",
+  priority = 0,
+): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
   const giveUp = (requestId: string, err: unknown) => {
     const e = new Unrecordable(requestId, err);
     if (unrecordable === "throw") throw e;
@@ -524,7 +576,15 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
     const note = { type: "error", message: `The request or the transformation's output could not be stored: ${errorText(err)}` };
     if (pair.executions.length > 0) {
       const left = { type: "error", message: `The transformation's input and output could not be stored: ${errorText(err)}` };
-      const slim = { ...pair, executions: pair.executions.map((x) => ({ ...x, original: null, transformed: null, logs: [...(Array.isArray(x.logs) ? (x.logs as unknown[]) : []), left] })) };
+      const slim = {
+        ...pair,
+        executions: pair.executions.map((x) => ({
+          ...x,
+          original: null,
+          transformed: null,
+          logs: [...(Array.isArray(x.logs) ? (x.logs as unknown[]) : []), left],
+        })),
+      };
       if ((await attempt(slim)) === null) {
         log.warn(`fan-out of ${why}; stored without the transformation's input and output`);
         continue;
@@ -534,10 +594,20 @@ async function writeIsolated(client: pg.PoolClient, pairs: PairOutcomes[], now: 
     const fallback: Outcomes = {
       events: [],
       ignored: [{ request, connection, cause: "TRANSFORMATION_FAILED", meta: { transformation_id: transformationId } }],
-      executions: [{
-        id: createId("execution"), teamId: request.team_id, transformationId, connectionId: connection.id, requestId: request.id, eventId: null,
-        logLevel: "error", logs: [note], original: null, transformed: null,
-      }],
+      executions: [
+        {
+          id: createId("execution"),
+          teamId: request.team_id,
+          transformationId,
+          connectionId: connection.id,
+          requestId: request.id,
+          eventId: null,
+          logLevel: "error",
+          logs: [note],
+          original: null,
+          transformed: null,
+        },
+      ],
     };
     const again = await attempt(fallback);
     if (again !== null) giveUp(request.id, again);
@@ -562,7 +632,13 @@ WITH c AS (
  * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
  * Returns the new event ids and the claimed events.
  */
-async function writeOutcomes(client: pg.PoolClient, { events, ignored, executions }: Outcomes, now: number, lease: Date | null, priority = 0): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+async function writeOutcomes(
+  client: pg.PoolClient,
+  { events, ignored, executions }: Outcomes,
+  now: number,
+  lease: Date | null,
+  priority = 0,
+): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
   let claimed: DeliveryRow[] = [];
   let kept = events;
   const keptIgnored = [...ignored];
@@ -582,10 +658,17 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
        ON CONFLICT (webhook_id, digest) DO UPDATE SET event_id = EXCLUDED.event_id, expires_at = EXCLUDED.expires_at
          WHERE dedup_keys.expires_at <= now()
        RETURNING webhook_id, digest`,
-      [candidates.map((e) => e.connection.id), candidates.map((e) => e.dedup!.digest), candidates.map((e) => e.id), candidates.map((e) => new Date(now + e.dedup!.window * 1000))],
+      [
+        candidates.map((e) => e.connection.id),
+        candidates.map((e) => e.dedup!.digest),
+        candidates.map((e) => e.id),
+        candidates.map((e) => new Date(now + e.dedup!.window * 1000)),
+      ],
     );
     const winners = new Set(won.map((w) => `${w.webhook_id}\u0000${w.digest}`));
-    const duplicates = withDedup.filter((e) => !(winners.has(`${e.connection.id}\u0000${e.dedup!.digest}`) && firstInBatch.get(`${e.connection.id}\u0000${e.dedup!.digest}`) === e));
+    const duplicates = withDedup.filter(
+      (e) => !(winners.has(`${e.connection.id}\u0000${e.dedup!.digest}`) && firstInBatch.get(`${e.connection.id}\u0000${e.dedup!.digest}`) === e),
+    );
     const dupIds = new Set(duplicates.map((e) => e.id));
     for (const d of duplicates) keptIgnored.push({ request: d.request, connection: d.connection, cause: "DEDUPLICATED", meta: null });
     kept = kept.filter((e) => !dupIds.has(e.id));
@@ -612,7 +695,12 @@ async function writeOutcomes(client: pg.PoolClient, { events, ignored, execution
     });
     claimed = rows;
     const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
-    await enqueueDeliveries(client, deliverable.map((e) => e.id), deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)), priority);
+    await enqueueDeliveries(
+      client,
+      deliverable.map((e) => e.id),
+      deliverable.map((e) => (e.status === "SCHEDULED" ? e.nextAttemptAt : null)),
+      priority,
+    );
   }
   if (keptIgnored.length) {
     await client.query(

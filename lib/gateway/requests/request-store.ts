@@ -113,15 +113,22 @@ const REQUEST_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.reques
 export const REQUEST_FILTERS: FilterTable = {
   id: stringFilter("r.id", "Request id, or an array."),
   source_id: stringFilter("r.source_id", "Source id, or an array."),
-  status: enumFilter("(CASE WHEN r.rejection_cause IS NULL THEN 'accepted' ELSE 'rejected' END)", ["accepted", "rejected"], "`accepted` (events were made, or none were due) or `rejected` (see `rejection_cause`)."),
-  rejection_cause: stringFilter("r.rejection_cause", "A cause (`VERIFICATION_FAILED`, `SOURCE_DISABLED`, …), or an array; `rejection_cause[any]=true` for any."),
+  status: enumFilter(
+    "(CASE WHEN r.rejection_cause IS NULL THEN 'accepted' ELSE 'rejected' END)",
+    ["accepted", "rejected"],
+    "`accepted` (events were made, or none were due) or `rejected` (see `rejection_cause`).",
+  ),
+  rejection_cause: stringFilter(
+    "r.rejection_cause",
+    "A cause (`VERIFICATION_FAILED`, `SOURCE_DISABLED`, …), or an array; `rejection_cause[any]=true` for any.",
+  ),
   verified: booleanFilter("r.verified", "Whether the source verified the request's signature."),
   ingested_at: dateFilter("r.ingested_at", "A date, or operators `gte gt lte lt`."),
   created_at: dateFilter("r.created_at", "A date, or operators `gte gt lte lt`."),
   headers: documentFilter("raw.headers", REQUEST_RAW, "Filter on the headers, in the filter syntax of rules (URL-encoded JSON or `headers[x-topic]=…`)."),
   body: documentFilter("hookyard_json_body(raw.body)", REQUEST_RAW, "Filter on the JSON body, in the filter syntax of rules."),
   parsed_query: documentFilter("hookyard_parsed_query(raw.query)", REQUEST_RAW, "Filter on the parsed query string, in the filter syntax of rules."),
-  path: documentFilter("to_jsonb(raw.path)", REQUEST_RAW, "The path: a string, or operators (`path={\"$startsWith\":\"/orders\"}`)."),
+  path: documentFilter("to_jsonb(raw.path)", REQUEST_RAW, 'The path: a string, or operators (`path={"$startsWith":"/orders"}`).'),
   search_term: searchFilter(REQUEST_RAW, "Text found in the body, headers, path or query."),
   bulk_retry_id: stringFilter("r.bulk_retry_id", "Bulk operation (`bch_…`, requests retry or replay) that last ran the request again, or an array."),
 };

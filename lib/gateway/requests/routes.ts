@@ -13,4 +13,6 @@ export const listRequestsRoute = gatewayRoute({}, async ({ teamId, query }) => (
 export const getRequestRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await getRequest(teamId, params.id) }));
 
 // GET /requests/{id}/raw_body
-export const getRequestRawBodyRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await getRequestRawBody(teamId, params.id) }));
+export const getRequestRawBodyRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({
+  body: await getRequestRawBody(teamId, params.id),
+}));

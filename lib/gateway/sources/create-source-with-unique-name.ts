@@ -28,10 +28,11 @@ export async function createSourceWithUniqueName(input: {
   const pool = getPool();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Highest suffix in use for this base name; the next one is free unless someone races us.
-    const { rows: taken } = await pool.query<{ name: string }>(
-      "SELECT name FROM sources WHERE team_id = $1 AND (name = $2 OR name LIKE $3)",
-      [input.teamId, input.name, `${input.name.slice(0, MAX_NAME - 2).replace(/[\\%_]/g, "\\$&")}-%`],
-    );
+    const { rows: taken } = await pool.query<{ name: string }>("SELECT name FROM sources WHERE team_id = $1 AND (name = $2 OR name LIKE $3)", [
+      input.teamId,
+      input.name,
+      `${input.name.slice(0, MAX_NAME - 2).replace(/[\\%_]/g, "\\$&")}-%`,
+    ]);
     const names = new Set(taken.map((r) => r.name));
     let n = 1;
     while (names.has(suffixedName(input.name, n))) n++;

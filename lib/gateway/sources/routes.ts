@@ -35,14 +35,20 @@ export const listSourcesRoute = gatewayRoute({}, async ({ teamId, version, query
 });
 
 // POST /sources - create a source (409 when the name is taken)
-export const createSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor }, async ({ teamId, version, body, query }) => ({
-  body: present(await createSource(teamId, body, version), version, includesAuth(query, version)),
-}));
+export const createSourceRoute = gatewayRoute(
+  { body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor },
+  async ({ teamId, version, body, query }) => ({
+    body: present(await createSource(teamId, body, version), version, includesAuth(query, version)),
+  }),
+);
 
 // PUT /sources - create or update the source with this name
-export const upsertSourceRoute = gatewayRoute({ body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor }, async ({ teamId, version, body, query }) => ({
-  body: present(await upsertSource(teamId, body, version), version, includesAuth(query, version)),
-}));
+export const upsertSourceRoute = gatewayRoute(
+  { body: ZSourceCreate, upgradeBody: upgradeSourceBody, fieldName: sourceFieldFor },
+  async ({ teamId, version, body, query }) => ({
+    body: present(await upsertSource(teamId, body, version), version, includesAuth(query, version)),
+  }),
+);
 
 // GET /sources/count
 export const countSourcesRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countSources(teamId, query) }));
@@ -62,7 +68,6 @@ export const updateSourceRoute = gatewayRoute<typeof ZSourceUpdate._output, { id
 
 // DELETE /sources/{id}
 export const deleteSourceRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteSource(teamId, params.id) }));
-
 
 // PUT /sources/{id}/disable|archive|enable|unarchive
 export const sourceActionRoute = gatewayRoute<undefined, { id: string; action: string }>({}, async ({ teamId, version, params }) => {

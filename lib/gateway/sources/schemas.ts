@@ -36,7 +36,11 @@ const description = z.string().max(500).nullable().optional();
 /** `POST /sources`, `PUT /sources` (upsert by name). */
 export const ZSourceCreate = z.strictObject({
   name,
-  type: z.string().max(64).regex(/^[A-Z0-9_]+$/, "type must be upper case").optional(),
+  type: z
+    .string()
+    .max(64)
+    .regex(/^[A-Z0-9_]+$/, "type must be upper case")
+    .optional(),
   description,
   config: ZSourceConfigInput.optional(),
 });

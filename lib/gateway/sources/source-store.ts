@@ -29,7 +29,12 @@ import {
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import { createId } from "@/lib/ids";
 
-export const SOURCES: TeamModel<SourceRow> = { table: "sources", alias: "s", columns: SOURCE_COLUMNS, delegate: (db) => db.source as unknown as TeamDelegate<SourceRow> };
+export const SOURCES: TeamModel<SourceRow> = {
+  table: "sources",
+  alias: "s",
+  columns: SOURCE_COLUMNS,
+  delegate: (db) => db.source as unknown as TeamDelegate<SourceRow>,
+};
 /** `GET /sources` and `/sources/count` filters (validation, SQL and OpenAPI). */
 export const SOURCE_FILTERS = namedFilters("s", "Source");
 
@@ -42,7 +47,15 @@ export const findSourceByName = (teamId: string, name: string, db: PrismaDb = ge
 /** Creates a source; 409 RESOURCE_ALREADY_EXISTS (`data: {id, resource_type}`) when the name is taken; 422 on invalid config. */
 export async function createSource(teamId: string, input: TSourceCreate, version: ApiVersion, db: PrismaDb = getPrisma()): Promise<SourceRow> {
   const resolved = resolveSourceConfig(input.type ?? "WEBHOOK", input.config, version);
-  const data = { id: createId("source"), teamId, name: input.name, description: input.description ?? null, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth) };
+  const data = {
+    id: createId("source"),
+    teamId,
+    name: input.name,
+    description: input.description ?? null,
+    type: resolved.type,
+    config: resolved.config,
+    authEncrypted: encryptJson(resolved.auth),
+  };
   const row = await createTeamModel(SOURCES, data, db);
   if (row) return row;
   const existing = await findSourceByName(teamId, input.name, db);
@@ -72,7 +85,13 @@ export async function updateSource(teamId: string, id: string, input: TSourceUpd
   );
   const name = input.name ?? current.name;
   const description = input.description !== undefined ? input.description : current.description;
-  const updated = await updateTeamModel(SOURCES, teamId, id, { name, description, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth), updatedAt: new Date() }, db);
+  const updated = await updateTeamModel(
+    SOURCES,
+    teamId,
+    id,
+    { name, description, type: resolved.type, config: resolved.config, authEncrypted: encryptJson(resolved.auth), updatedAt: new Date() },
+    db,
+  );
   if (updated) return updated;
   const other = await findSourceByName(teamId, name, db);
   throw alreadyExists({ id: other?.id, resource_type: "source" });
@@ -106,7 +125,17 @@ export const SOURCE_ORDER_BY = ["created_at", "updated_at", "name"] as const;
 // The list stays SQL: its filters (name[contains], date operators…) and keyset cursor are the shared SQL builders'.
 export async function listSources<T>(teamId: string, query: ParsedQuery, page: PageRequest, toModel: (row: SourceRow) => T): Promise<Page<T>> {
   const { where, params } = teamRowFilters(SOURCES, teamId, query, SOURCE_FILTERS);
-  return selectPage<SourceRow, T>({ db: getPool(), select: SOURCE_COLUMNS, from: "sources s", where, params, page, columns: NAMED_ORDER_COLUMNS("s"), idColumn: "s.id", toModel });
+  return selectPage<SourceRow, T>({
+    db: getPool(),
+    select: SOURCE_COLUMNS,
+    from: "sources s",
+    where,
+    params,
+    page,
+    columns: NAMED_ORDER_COLUMNS("s"),
+    idColumn: "s.id",
+    toModel,
+  });
 }
 
 /** How many of the team's sources match the filters. */

@@ -50,8 +50,13 @@ describe("resolveSourceConfig – defaults", () => {
 
   it("resolveSourceConfig – WEBHOOK verifies with HMAC, BASIC_AUTH, API_KEY or a provider scheme", () => {
     expect(resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: HMAC }, "2025-07-01").auth).toEqual(HMAC);
-    expect(resolveSourceConfig("WEBHOOK", { auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } }, "2025-07-01").config.auth_type).toBe("BASIC_AUTH");
-    expect(resolveSourceConfig("WEBHOOK", { auth_type: "API_KEY", auth: { header_key: "x-key", api_key: "k" } }, "2025-07-01").auth).toEqual({ header_key: "x-key", api_key: "k" });
+    expect(resolveSourceConfig("WEBHOOK", { auth_type: "BASIC_AUTH", auth: { username: "u", password: "p" } }, "2025-07-01").config.auth_type).toBe(
+      "BASIC_AUTH",
+    );
+    expect(resolveSourceConfig("WEBHOOK", { auth_type: "API_KEY", auth: { header_key: "x-key", api_key: "k" } }, "2025-07-01").auth).toEqual({
+      header_key: "x-key",
+      api_key: "k",
+    });
     expect(resolveSourceConfig("WEBHOOK", { auth_type: "GITHUB", auth: { webhook_secret_key: "g" } }, "2025-07-01").config.auth_type).toBe("GITHUB");
   });
 
@@ -65,20 +70,52 @@ describe("resolveSourceConfig – refused with a 422 naming the field", () => {
   it.each([
     ["an unknown type", () => resolveSourceConfig("NOPE", undefined, "2025-07-01"), "type"],
     ["a lower-case type", () => resolveSourceConfig("stripe", undefined, "2025-07-01"), "type"],
-    ["HMAC with a bad algorithm", () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, algorithm: "sha3" } }, "2025-07-01"), "config.auth.algorithm"],
-    ["HMAC with a bad encoding", () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, encoding: "utf8" } }, "2025-07-01"), "config.auth.encoding"],
-    ["HMAC without its secret", () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, webhook_secret_key: undefined } }, "2025-07-01"), "config.auth.webhook_secret_key"],
+    [
+      "HMAC with a bad algorithm",
+      () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, algorithm: "sha3" } }, "2025-07-01"),
+      "config.auth.algorithm",
+    ],
+    [
+      "HMAC with a bad encoding",
+      () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, encoding: "utf8" } }, "2025-07-01"),
+      "config.auth.encoding",
+    ],
+    [
+      "HMAC without its secret",
+      () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, webhook_secret_key: undefined } }, "2025-07-01"),
+      "config.auth.webhook_secret_key",
+    ],
     ["HMAC with an extra field", () => resolveSourceConfig("WEBHOOK", { auth_type: "HMAC", auth: { ...HMAC, extra: 1 } }, "2025-07-01"), "config.auth"],
-    ["BASIC_AUTH without password", () => resolveSourceConfig("WEBHOOK", { auth_type: "BASIC_AUTH", auth: { username: "u" } }, "2025-07-01"), "config.auth.password"],
+    [
+      "BASIC_AUTH without password",
+      () => resolveSourceConfig("WEBHOOK", { auth_type: "BASIC_AUTH", auth: { username: "u" } }, "2025-07-01"),
+      "config.auth.password",
+    ],
     ["auth without auth_type on WEBHOOK", () => resolveSourceConfig("WEBHOOK", { auth: { webhook_secret_key: "x" } }, "2025-07-01"), "config.auth_type"],
     ["an unknown auth_type", () => resolveSourceConfig("WEBHOOK", { auth_type: "MAGIC", auth: {} }, "2025-07-01"), "config.auth_type"],
-    ["a provider auth_type on HTTP", () => resolveSourceConfig("HTTP", { auth_type: "STRIPE", auth: { webhook_secret_key: "x" } }, "2025-07-01"), "config.auth_type"],
-    ["another provider's auth_type on a provider type", () => resolveSourceConfig("STRIPE", { auth_type: "GITHUB", auth: { webhook_secret_key: "x" } }, "2025-07-01"), "config.auth_type"],
+    [
+      "a provider auth_type on HTTP",
+      () => resolveSourceConfig("HTTP", { auth_type: "STRIPE", auth: { webhook_secret_key: "x" } }, "2025-07-01"),
+      "config.auth_type",
+    ],
+    [
+      "another provider's auth_type on a provider type",
+      () => resolveSourceConfig("STRIPE", { auth_type: "GITHUB", auth: { webhook_secret_key: "x" } }, "2025-07-01"),
+      "config.auth_type",
+    ],
     ["a provider credential under the wrong name", () => resolveSourceConfig("STRIPE", { auth: { secret: "x" } }, "2025-07-01"), "config.auth"],
     ["the combined CHARGEBEE type in 2025-07-01", () => resolveSourceConfig("CHARGEBEE", undefined, "2025-07-01"), "type"],
     ["FIREBLOCKS without auth in 2025-07-01", () => resolveSourceConfig("FIREBLOCKS", undefined, "2025-07-01"), "config.auth.environment"],
-    ["FIREBLOCKS with only public_key in 2025-07-01", () => resolveSourceConfig("FIREBLOCKS", { auth: { public_key: "pk" } }, "2025-07-01"), "config.auth.environment"],
-    ["FIREBLOCKS with an unknown environment in 2025-07-01", () => resolveSourceConfig("FIREBLOCKS", { auth: { environment: "MARS" } }, "2025-07-01"), "config.auth.environment"],
+    [
+      "FIREBLOCKS with only public_key in 2025-07-01",
+      () => resolveSourceConfig("FIREBLOCKS", { auth: { public_key: "pk" } }, "2025-07-01"),
+      "config.auth.environment",
+    ],
+    [
+      "FIREBLOCKS with an unknown environment in 2025-07-01",
+      () => resolveSourceConfig("FIREBLOCKS", { auth: { environment: "MARS" } }, "2025-07-01"),
+      "config.auth.environment",
+    ],
   ])("resolveSourceConfig – %s", (_label, fn, field) => {
     const named = field422(fn);
     if (field === "config.auth") expect(named.startsWith("config.auth")).toBe(true);

@@ -13,7 +13,13 @@ import { applyFilterTable, dateFilter, enumFilter, type FilterTable, filterSchem
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "fatal"] as const;
 
 const ZExecutionRequest = z
-  .object({ headers: z.record(z.string(), z.string()), body: z.unknown(), path: z.string(), query: z.string(), parsed_query: z.record(z.string(), z.unknown()) })
+  .object({
+    headers: z.record(z.string(), z.string()),
+    body: z.unknown(),
+    path: z.string(),
+    query: z.string(),
+    parsed_query: z.record(z.string(), z.unknown()),
+  })
   .partial()
   .meta({ description: "A request as the handler sees it." });
 
@@ -29,7 +35,10 @@ export const ZTransformationExecution = z
     logs: z.array(z.object({ type: z.string(), message: z.string() })).meta({ description: "`console.*` output." }),
     original_event_data: ZExecutionRequest.nullable(),
     transformed_event_data: ZExecutionRequest.nullable().meta({ description: "What the handler returned; null when it failed." }),
-    issue_id: z.string().nullable().meta({ description: "The transformation issue (`iss_…`) it counts in, if a trigger opened one for its transformation and log level." }),
+    issue_id: z
+      .string()
+      .nullable()
+      .meta({ description: "The transformation issue (`iss_…`) it counts in, if a trigger opened one for its transformation and log level." }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -113,11 +122,10 @@ export async function listExecutions(teamId: string, transformationId: string, q
 
 /** Execution `executionId` of transformation `transformationId` of `teamId`; throws 404. */
 export async function getExecution(teamId: string, transformationId: string, executionId: string): Promise<TTransformationExecution> {
-  const { rows } = await getPool().query<ExecutionRow>(`SELECT ${COLUMNS} FROM transformation_executions x WHERE x.id = $1 AND x.transformation_id = $2 AND x.team_id = $3`, [
-    pathId(executionId),
-    pathId(transformationId),
-    teamId,
-  ]);
+  const { rows } = await getPool().query<ExecutionRow>(
+    `SELECT ${COLUMNS} FROM transformation_executions x WHERE x.id = $1 AND x.transformation_id = $2 AND x.team_id = $3`,
+    [pathId(executionId), pathId(transformationId), teamId],
+  );
   if (!rows[0]) throw notFound(executionId);
   return toExecution(rows[0]);
 }

@@ -52,7 +52,15 @@ export const ZTransformationRunOutput = z
   .object({
     transformation_id: z.string().optional(),
     log_level: z.enum(["debug", "info", "warn", "error", "fatal"]),
-    request: z.object({ headers: z.record(z.string(), z.string()), path: z.string(), query: z.string(), parsed_query: z.record(z.string(), z.unknown()), body: z.unknown() }).optional(),
+    request: z
+      .object({
+        headers: z.record(z.string(), z.string()),
+        path: z.string(),
+        query: z.string(),
+        parsed_query: z.record(z.string(), z.unknown()),
+        body: z.unknown(),
+      })
+      .optional(),
     console: z.array(z.object({ type: z.enum(["log", "info", "warn", "error", "debug"]), message: z.string() })),
   })
   .meta({ id: "TransformationRunOutput" });
@@ -62,19 +70,30 @@ export const listTransformationsRoute = gatewayRoute({}, async ({ teamId, query 
   body: await listTransformations(teamId, query, parsePaging(query, TRANSFORMATION_ORDER_BY)),
 }));
 // POST /transformations (409 when the name is taken)
-export const createTransformationRoute = gatewayRoute({ body: ZTransformationCreate }, async ({ teamId, body }) => ({ body: toTransformation(await createTransformation(teamId, body)) }));
+export const createTransformationRoute = gatewayRoute({ body: ZTransformationCreate }, async ({ teamId, body }) => ({
+  body: toTransformation(await createTransformation(teamId, body)),
+}));
 // PUT /transformations - upsert by name
-export const upsertTransformationRoute = gatewayRoute({ body: ZTransformationCreate }, async ({ teamId, body }) => ({ body: toTransformation(await upsertTransformation(teamId, body)) }));
+export const upsertTransformationRoute = gatewayRoute({ body: ZTransformationCreate }, async ({ teamId, body }) => ({
+  body: toTransformation(await upsertTransformation(teamId, body)),
+}));
 // GET /transformations/count
 export const countTransformationsRoute = gatewayRoute({}, async ({ teamId, query }) => ({ body: await countTransformations(teamId, query) }));
 // GET /transformations/{id}
-export const getTransformationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: toTransformation(await getTransformation(teamId, params.id)) }));
-// PUT /transformations/{id}
-export const updateTransformationRoute = gatewayRoute<z.infer<typeof ZTransformationUpdate>, { id: string }>({ body: ZTransformationUpdate }, async ({ teamId, params, body }) => ({
-  body: toTransformation(await updateTransformation(teamId, params.id, body)),
+export const getTransformationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({
+  body: toTransformation(await getTransformation(teamId, params.id)),
 }));
+// PUT /transformations/{id}
+export const updateTransformationRoute = gatewayRoute<z.infer<typeof ZTransformationUpdate>, { id: string }>(
+  { body: ZTransformationUpdate },
+  async ({ teamId, params, body }) => ({
+    body: toTransformation(await updateTransformation(teamId, params.id, body)),
+  }),
+);
 // DELETE /transformations/{id}
-export const deleteTransformationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({ body: await deleteTransformation(teamId, params.id) }));
+export const deleteTransformationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, params }) => ({
+  body: await deleteTransformation(teamId, params.id),
+}));
 
 // PUT /transformations/run - run code or a saved transformation on a sample request (200 even when it fails;
 // 429 when every sandbox thread is busy and TRANSFORMATION_QUEUE_MAX runs already wait)
@@ -90,7 +109,8 @@ export const runTransformationRoute = gatewayRoute<z.infer<typeof ZTransformatio
   let connection: Record<string, unknown> | null = null;
   if (body.webhook_id !== undefined) {
     const row = await getConnection(teamId, body.webhook_id).catch((err: unknown) => {
-      if (err instanceof AppError && err.status === 404) throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
+      if (err instanceof AppError && err.status === 404)
+        throw unprocessable(`Connection ${body.webhook_id} does not exist`, { field: "webhook_id", id: body.webhook_id });
       throw err;
     });
     connection = {

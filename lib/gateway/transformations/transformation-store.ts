@@ -34,7 +34,9 @@ export const TRANSFORMATION_CODE_MAX_BYTES = 100 * 1024;
 const ZCode = z
   .string()
   .min(1)
-  .refine((code) => Buffer.byteLength(code, "utf8") <= TRANSFORMATION_CODE_MAX_BYTES, { message: `code must be at most ${TRANSFORMATION_CODE_MAX_BYTES} bytes` })
+  .refine((code) => Buffer.byteLength(code, "utf8") <= TRANSFORMATION_CODE_MAX_BYTES, {
+    message: `code must be at most ${TRANSFORMATION_CODE_MAX_BYTES} bytes`,
+  })
   .meta({ description: `JavaScript calling addHandler("transform", (request, context) => request); at most ${TRANSFORMATION_CODE_MAX_BYTES} bytes` });
 const ZEnv = z.record(z.string().min(1), z.string()).meta({ description: "Environment variables, read as process.env.NAME; stored encrypted" });
 
@@ -47,7 +49,15 @@ export type TTransformationUpdate = z.infer<typeof ZTransformationUpdate>;
 export type TransformationRow = Transformation;
 
 export const ZTransformation = z
-  .object({ id: z.string(), team_id: z.string(), name: z.string(), code: z.string(), env: z.record(z.string(), z.string()), updated_at: z.iso.datetime(), created_at: z.iso.datetime() })
+  .object({
+    id: z.string(),
+    team_id: z.string(),
+    name: z.string(),
+    code: z.string(),
+    env: z.record(z.string(), z.string()),
+    updated_at: z.iso.datetime(),
+    created_at: z.iso.datetime(),
+  })
   .meta({ id: "Transformation" });
 
 const COLUMNS = modelColumns("t", Prisma.TransformationScalarFieldEnum);
@@ -87,7 +97,13 @@ export async function countTransformations(teamId: string, query: ParsedQuery): 
 
 /** Creates a transformation; 409 (`data: {transformation}`) when the name is taken. */
 export async function createTransformation(teamId: string, input: TTransformationCreate): Promise<TransformationRow> {
-  const row = await createTeamModel(TRANSFORMATIONS, { id: createId("transformation"), teamId, name: input.name, code: input.code, envEncrypted: encryptJson(input.env ?? {}) });
+  const row = await createTeamModel(TRANSFORMATIONS, {
+    id: createId("transformation"),
+    teamId,
+    name: input.name,
+    code: input.code,
+    envEncrypted: encryptJson(input.env ?? {}),
+  });
   if (row) return row;
   throw await nameTaken(teamId, input.name);
 }
@@ -127,5 +143,15 @@ export async function upsertTransformation(teamId: string, input: TTransformatio
 /** One page of the team's transformations (filters `id`, `name`). Stays SQL: the shared filter builders and keyset cursor. */
 export function listTransformations(teamId: string, query: ParsedQuery, page: PageRequest): Promise<Page<z.infer<typeof ZTransformation>>> {
   const { where, params } = filters(teamId, query);
-  return selectPage<TransformationRow, z.infer<typeof ZTransformation>>({ db: getPool(), select: COLUMNS, from: "transformations t", where, params, page, columns: NAMED_ORDER_COLUMNS("t"), idColumn: "t.id", toModel: toTransformation });
+  return selectPage<TransformationRow, z.infer<typeof ZTransformation>>({
+    db: getPool(),
+    select: COLUMNS,
+    from: "transformations t",
+    where,
+    params,
+    page,
+    columns: NAMED_ORDER_COLUMNS("t"),
+    idColumn: "t.id",
+    toModel: toTransformation,
+  });
 }

@@ -9,7 +9,16 @@ import type { TDestination } from "@/lib/gateway/destinations/schemas";
 import { type ApiVersion, isAtLeast } from "@/lib/gateway/versions";
 import { unprocessable } from "@/lib/http/errors";
 
-const FLAT = ["url", "cli_path", "rate_limit", "rate_limit_period", "http_method", "path_forwarding_disabled", "disabled_path_forwarding", "auth_method"] as const;
+const FLAT = [
+  "url",
+  "cli_path",
+  "rate_limit",
+  "rate_limit_period",
+  "http_method",
+  "path_forwarding_disabled",
+  "disabled_path_forwarding",
+  "auth_method",
+] as const;
 
 /**
  * A destination request body of `version` in the internal shape. Before 2025-01-01 `type` and
@@ -20,7 +29,8 @@ export function upgradeDestinationBody(body: unknown, version: ApiVersion): unkn
   if (isAtLeast(version, "2025-01-01") || !body || typeof body !== "object" || Array.isArray(body)) return body;
   const input = { ...(body as Record<string, unknown>) };
   for (const field of ["type", "config"]) {
-    if (Object.hasOwn(input, field)) throw unprocessable(`"${field}" is not a destination field in API version ${version} (it exists from 2025-01-01)`, { field });
+    if (Object.hasOwn(input, field))
+      throw unprocessable(`"${field}" is not a destination field in API version ${version} (it exists from 2025-01-01)`, { field });
   }
   if (!FLAT.some((f) => Object.hasOwn(input, f))) return input;
   // `url`, `cli_path` and `rate_limit_period` are null in responses where they do not apply: a body
@@ -30,7 +40,8 @@ export function upgradeDestinationBody(body: unknown, version: ApiVersion): unkn
   if (Object.hasOwn(input, "url")) config.url = input.url;
   if (Object.hasOwn(input, "cli_path")) config.path = input.cli_path;
   for (const f of ["rate_limit", "rate_limit_period", "http_method", "path_forwarding_disabled"] as const) if (Object.hasOwn(input, f)) config[f] = input[f];
-  if (Object.hasOwn(input, "disabled_path_forwarding") && !(Object.hasOwn(input, "path_forwarding_disabled"))) config.path_forwarding_disabled = input.disabled_path_forwarding;
+  if (Object.hasOwn(input, "disabled_path_forwarding") && !Object.hasOwn(input, "path_forwarding_disabled"))
+    config.path_forwarding_disabled = input.disabled_path_forwarding;
   if (Object.hasOwn(input, "auth_method")) {
     const method = input.auth_method as { type?: unknown; config?: unknown } | null;
     if (method === null) {

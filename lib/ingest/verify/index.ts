@@ -31,7 +31,11 @@ export type VerificationResult =
 /** Provider types whose failed verification answers 401 (the spec names four without saying which). */
 export const REJECT_401_PROVIDER_TYPES = ["GITLAB", "POSTMARK", "CHARGEBEE_BILLING", "CHARGEBEE"] as const;
 
-const json = (body: unknown): HandshakeResponse => ({ status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) });
+const json = (body: unknown): HandshakeResponse => ({
+  status: 200,
+  headers: { "content-type": "application/json; charset=utf-8" },
+  body: JSON.stringify(body),
+});
 
 function parseJson(body: Buffer): Record<string, unknown> | null {
   try {
@@ -80,7 +84,9 @@ function handshakeFor(scheme: string, r: SignedRequest, creds: Credentials): Han
       // EventSub's webhook_callback_verification: the challenge as text, once the signature verifies.
       const b = parseJson(r.body);
       const verification = r.headers["twitch-eventsub-message-type"] === "webhook_callback_verification";
-      return verification && typeof b?.challenge === "string" ? { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: b.challenge } : undefined;
+      return verification && typeof b?.challenge === "string"
+        ? { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: b.challenge }
+        : undefined;
     }
     case "MAILCHIMP":
       return r.method === "GET" ? { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "" } : undefined;
@@ -152,7 +158,15 @@ export function signatureHeaders(input: Pick<VerificationInput, "sourceType" | "
  */
 export function verifyRequest(input: VerificationInput): VerificationResult {
   const { scheme, creds } = schemeOf(input);
-  const r: SignedRequest = { method: input.method, url: input.url, path: input.path, query: input.query, headers: input.headers, body: input.body, now: input.now ?? Date.now() };
+  const r: SignedRequest = {
+    method: input.method,
+    url: input.url,
+    path: input.path,
+    query: input.query,
+    headers: input.headers,
+    body: input.body,
+    now: input.now ?? Date.now(),
+  };
   if (!scheme) return { status: "none" };
 
   const handshake = handshakeFor(scheme, r, creds);
@@ -180,8 +194,20 @@ export function verifyRequest(input: VerificationInput): VerificationResult {
 
 /** One row per supported scheme, for the docs. */
 export const VERIFICATION_PROVIDERS = [
-  { type: "HMAC", label: "Generic HMAC", header: "`header_key`", scheme: "HMAC (`algorithm` sha1, sha256, sha512, md5; `encoding` hex, base64, base64url) of the body", rejectStatus: 401 },
+  {
+    type: "HMAC",
+    label: "Generic HMAC",
+    header: "`header_key`",
+    scheme: "HMAC (`algorithm` sha1, sha256, sha512, md5; `encoding` hex, base64, base64url) of the body",
+    rejectStatus: 401,
+  },
   { type: "BASIC_AUTH", label: "Basic auth", header: "Authorization", scheme: "`username` and `password`", rejectStatus: 401 },
   { type: "API_KEY", label: "API key", header: "`header_key` (or that query parameter)", scheme: "equals `api_key`", rejectStatus: 401 },
-  ...Object.entries(PROVIDER_SCHEMES).map(([type, s]) => ({ type, label: s.label, header: s.header, scheme: s.description, rejectStatus: (REJECT_401_PROVIDER_TYPES as readonly string[]).includes(type) ? 401 : 200 })),
+  ...Object.entries(PROVIDER_SCHEMES).map(([type, s]) => ({
+    type,
+    label: s.label,
+    header: s.header,
+    scheme: s.description,
+    rejectStatus: (REJECT_401_PROVIDER_TYPES as readonly string[]).includes(type) ? 401 : 200,
+  })),
 ];

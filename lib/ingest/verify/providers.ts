@@ -134,7 +134,7 @@ const mailgun: Check = (r, a) => {
   let sig: { timestamp?: string; token?: string; signature?: string } | undefined;
   const type = r.headers["content-type"] ?? "";
   try {
-    sig = type.includes("json") ? (JSON.parse(r.body.toString("utf8")) as { signature?: typeof sig }).signature : (parseQueryString(r.body.toString("utf8")));
+    sig = type.includes("json") ? (JSON.parse(r.body.toString("utf8")) as { signature?: typeof sig }).signature : parseQueryString(r.body.toString("utf8"));
   } catch {
     return "unreadable body";
   }
@@ -180,7 +180,13 @@ const x: Check = (r, a) => {
   return safeEqual(sig, `sha256=${hmac("sha256", a.api_key ?? "", r.body, "base64")}`) ? null : bad;
 };
 
-const S = (label: string, header: string, description: string, check: Check, credential = "webhook_secret_key"): Scheme => ({ label, header, description, credential, check });
+const S = (label: string, header: string, description: string, check: Check, credential = "webhook_secret_key"): Scheme => ({
+  label,
+  header,
+  description,
+  credential,
+  check,
+});
 
 /** Every provider scheme, by source type. */
 export const PROVIDER_SCHEMES: Record<string, Scheme> = {
@@ -210,7 +216,12 @@ export const PROVIDER_SCHEMES: Record<string, Scheme> = {
   DISCORD: S("Discord", "X-Signature-Ed25519", "Ed25519 over `{X-Signature-Timestamp}{body}`, hex `public_key`", discord, "public_key"),
   TWITCH: S("Twitch", "Twitch-Eventsub-Message-Signature", "`sha256=` + hex HMAC-SHA256 of `{message id}{timestamp}{body}`, 10-minute tolerance", twitch),
   TELNYX: S("Telnyx", "telnyx-signature-ed25519", "Ed25519 over `{telnyx-timestamp}|{body}`, base64 `public_key`", telnyx, "public_key"),
-  SENDGRID: S("SendGrid", "X-Twilio-Email-Event-Webhook-Signature", "ECDSA P-256 over `{timestamp}{body}`, 5-minute tolerance; `webhook_secret_key` is the base64 public key", sendgrid),
+  SENDGRID: S(
+    "SendGrid",
+    "X-Twilio-Email-Event-Webhook-Signature",
+    "ECDSA P-256 over `{timestamp}{body}`, 5-minute tolerance; `webhook_secret_key` is the base64 public key",
+    sendgrid,
+  ),
   X: S("X (Twitter)", "x-twitter-webhooks-signature", "`sha256=` + base64 HMAC-SHA256 of the body with `api_key`", x, "api_key"),
   SQUARE: S("Square", "x-square-hmacsha256-signature", "base64 HMAC-SHA256 of URL + body", (r, a) => {
     const got = r.headers["x-square-hmacsha256-signature"];

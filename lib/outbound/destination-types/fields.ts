@@ -32,11 +32,18 @@ export type DestinationTypeInfo = {
 };
 
 /** An SVG icon (24×24, stroked) around `path`. */
-export const icon = (path: string) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${path}</svg>`;
+export const icon = (path: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${path}</svg>`;
 /** The pattern of an http(s) URL field. */
 export const URL_PATTERN = "^https?:\\/\\/[^\\s]+$";
 /** The `custom_headers` field of the HTTP types. */
-export const customHeaders: Field = { key: "custom_headers", type: "key_value_map", label: "Custom headers", description: "Headers added to every delivery (names: letters, digits, - and _).", required: false };
+export const customHeaders: Field = {
+  key: "custom_headers",
+  type: "key_value_map",
+  label: "Custom headers",
+  description: "Headers added to every delivery (names: letters, digits, - and _).",
+  required: false,
+};
 
 const HEADER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
 const FORBIDDEN_HEADERS = new Set(["content-type", "content-length", "host", "connection", "user-agent"]);
@@ -68,14 +75,21 @@ function customHeadersText(value: unknown, errors: string[]): string | undefined
 }
 
 /** A wire value as the string it is stored as (booleans and numbers as text, objects as JSON). */
-const asString = (v: unknown): string => (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : `${v as number | boolean | bigint | undefined}`);
+const asString = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : `${v as number | boolean | bigint | undefined}`;
 
 /**
  * Validates and normalises `values` (`config` or `credentials`, already merged) against `fields`:
  * required fields, patterns, checkbox and select values, unknown keys (forbidden). Pushes messages
  * (`config.url is required`) to `errors`; returns the string map.
  */
-export function checkFields(section: "config" | "credentials", fields: Field[], values: Record<string, unknown>, errors: string[], extraKeys: string[] = []): Record<string, string> {
+export function checkFields(
+  section: "config" | "credentials",
+  fields: Field[],
+  values: Record<string, unknown>,
+  errors: string[],
+  extraKeys: string[] = [],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
     if (v === null || v === undefined) continue;
@@ -132,10 +146,15 @@ export function fieldsSchema(t: DestinationTypeInfo, section: "config" | "creden
   const shape: Record<string, z.ZodType> = {};
   for (const f of section === "config" ? t.config_fields : t.credential_fields) {
     let s: z.ZodType =
-      f.type === "checkbox" ? z.union([z.enum(["true", "false", "on"]), z.boolean()])
-      : f.type === "key_value_map" ? z.union([z.record(z.string(), z.string().min(1).regex(HEADER_VALUE)), z.string()])
-      : f.type === "select" ? z.enum((f.options ?? []).map((o) => o.value) as [string, ...string[]])
-      : f.pattern ? z.string().regex(new RegExp(f.pattern)) : z.string();
+      f.type === "checkbox"
+        ? z.union([z.enum(["true", "false", "on"]), z.boolean()])
+        : f.type === "key_value_map"
+          ? z.union([z.record(z.string(), z.string().min(1).regex(HEADER_VALUE)), z.string()])
+          : f.type === "select"
+            ? z.enum((f.options ?? []).map((o) => o.value) as [string, ...string[]])
+            : f.pattern
+              ? z.string().regex(new RegExp(f.pattern))
+              : z.string();
     s = s.describe(f.description || f.label);
     shape[f.key] = update ? s.nullable().optional() : f.required ? s : s.optional();
   }

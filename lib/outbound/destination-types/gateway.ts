@@ -17,8 +17,18 @@ export const gateway = defineOutboundType({
     label: "Hookyard gateway",
     description: "Send events into a source of this deployment's event gateway, to filter, transform and fan them out with connections.",
     icon: icon('<rect x="3" y="4" width="18" height="6" rx="1"/><rect x="3" y="14" width="18" height="6" rx="1"/><path d="M7 10v4"/><path d="M17 10v4"/>'),
-    instructions: "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment. Only sources of the gateway team the operator links to this service can be named. Each request goes through the source's verification: signed with the source's secret when it uses generic HMAC, an API key or Basic auth; a source verified by a provider's scheme rejects it.",
-    config_fields: [{ key: "source_id", type: "text", label: "Source id", description: "The gateway source (`src_…`), of the team linked to this service.", required: true, pattern: "^src_[A-Za-z0-9]{22}$" }],
+    instructions:
+      "Events become requests of the gateway source you name (its id, `src_…`), ingested directly inside this deployment. Only sources of the gateway team the operator links to this service can be named. Each request goes through the source's verification: signed with the source's secret when it uses generic HMAC, an API key or Basic auth; a source verified by a provider's scheme rejects it.",
+    config_fields: [
+      {
+        key: "source_id",
+        type: "text",
+        label: "Source id",
+        description: "The gateway source (`src_…`), of the team linked to this service.",
+        required: true,
+        pattern: "^src_[A-Za-z0-9]{22}$",
+      },
+    ],
     credential_fields: [],
   },
   async checkConfig(config, issues) {
@@ -28,18 +38,46 @@ export const gateway = defineOutboundType({
   async deliver({ claimed: c, config }) {
     const prefix = outboundConfig().webhookHeaderPrefix;
     const started = performance.now();
-    const headers = { "content-type": "application/json", ...Object.fromEntries(Object.entries(metadataOf(c)).map(([k, v]) => [`${prefix}${k.toLowerCase()}`, v])) };
+    const headers = {
+      "content-type": "application/json",
+      ...Object.fromEntries(Object.entries(metadataOf(c)).map(([k, v]) => [`${prefix}${k.toLowerCase()}`, v])),
+    };
     try {
       // Only into a source of a linked team (a destination stored before this rule, or whose team was
       // unlinked since, is refused here too), and through the source's own verification (ingestSigned).
       if (!(await gatewaySourceAllowed(config.source_id))) {
-        return { success: false, code: "source_not_allowed", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} } };
+        return {
+          success: false,
+          code: "source_not_allowed",
+          latencyMs: Math.round(performance.now() - started),
+          response: { status_code: null, body: `${config.source_id} is not a source of the gateway team linked to the outbound service`, headers: {} },
+        };
       }
-      const answer = await ingestSigned(publicSourceId(config.source_id), { method: "POST", pathname: "/", query: "", headers, body: c.data, bodySize: c.data.length, bodyTooLarge: false, clientIp: "127.0.0.1", secure: false });
+      const answer = await ingestSigned(publicSourceId(config.source_id), {
+        method: "POST",
+        pathname: "/",
+        query: "",
+        headers,
+        body: c.data,
+        bodySize: c.data.length,
+        bodyTooLarge: false,
+        clientIp: "127.0.0.1",
+        secure: false,
+      });
       const text = typeof answer.body === "string" ? answer.body : answer.body ? answer.body.toString("utf8") : "";
-      return { success: answer.status < 400, code: String(answer.status), latencyMs: Math.round(performance.now() - started), response: { status_code: answer.status, body: text, headers: {} } };
+      return {
+        success: answer.status < 400,
+        code: String(answer.status),
+        latencyMs: Math.round(performance.now() - started),
+        response: { status_code: answer.status, body: text, headers: {} },
+      };
     } catch (err) {
-      return { success: false, code: "gateway_error", latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: err instanceof Error ? err.message : String(err), headers: {} } };
+      return {
+        success: false,
+        code: "gateway_error",
+        latencyMs: Math.round(performance.now() - started),
+        response: { status_code: null, body: err instanceof Error ? err.message : String(err), headers: {} },
+      };
     }
   },
 });

@@ -26,12 +26,21 @@ export const previousSecretValid = (credentials: Record<string, string>) =>
 export async function deliverHttp(d: OutboundDelivery, sign: (headers: Record<string, string>) => void): Promise<Outcome> {
   const { config } = d;
   const custom = config.custom_headers ? (JSON.parse(config.custom_headers) as Record<string, string>) : {};
-  const headers: Record<string, string> = { ...Object.fromEntries(Object.entries(custom).map(([k, v]) => [k.toLowerCase(), v])), "content-type": "application/json", "user-agent": "Hookyard-Outbound/1.0" };
+  const headers: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(custom).map(([k, v]) => [k.toLowerCase(), v])),
+    "content-type": "application/json",
+    "user-agent": "Hookyard-Outbound/1.0",
+  };
   sign(headers);
   const r = await sendHttp({ url: config.url, method: "POST", headers, body: d.claimed.data, timeoutMs: outboundConfig().deliveryTimeoutMs });
   const body = (r.body ?? "").length > RESPONSE_MAX_BYTES ? `Response body exceeded ${RESPONSE_MAX_BYTES} bytes and was not stored` : (r.body ?? "");
   const ok = r.status !== null && r.status < 400;
-  return { success: ok, code: r.status !== null ? String(r.status) : (r.errorCode ?? "network_error").toLowerCase(), latencyMs: r.deliveryLatency, response: r.status !== null ? { status_code: r.status, body, headers: {} } : null };
+  return {
+    success: ok,
+    code: r.status !== null ? String(r.status) : (r.errorCode ?? "network_error").toLowerCase(),
+    latencyMs: r.deliveryLatency,
+    response: r.status !== null ? { status_code: r.status, body, headers: {} } : null,
+  };
 }
 
 /** The target of an HTTP type: its URL, also as `target_url`. */

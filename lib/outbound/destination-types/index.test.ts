@@ -8,7 +8,10 @@ describe("the outbound destination types", () => {
     expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq"]);
     expect(DESTINATION_TYPES.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq"]);
     expect(Object.keys(DESTINATION_TYPES[0])).toEqual(["type", "label", "description", "icon", "instructions", "config_fields", "credential_fields"]);
-    expect(destinationType("rabbitmq")!.credential_fields.map((f) => [f.key, f.sensitive ?? false])).toEqual([["username", false], ["password", true]]);
+    expect(destinationType("rabbitmq")!.credential_fields.map((f) => [f.key, f.sensitive ?? false])).toEqual([
+      ["username", false],
+      ["password", true],
+    ]);
     expect(destinationType("fax")).toBeUndefined();
   });
 
@@ -21,13 +24,26 @@ describe("the outbound destination types", () => {
 
   it("validate config, then credentials, with the messages of the API's 422", async () => {
     const issues: string[] = [];
-    const { credentials } = await OUTBOUND_DESTINATION_TYPES.get("webhook").validate({ config: { custom_headers: { "content-type": "x" } }, credentials: {} }, issues, asAdmin);
+    const { credentials } = await OUTBOUND_DESTINATION_TYPES.get("webhook").validate(
+      { config: { custom_headers: { "content-type": "x" } }, credentials: {} },
+      issues,
+      asAdmin,
+    );
     expect(issues).toEqual(["config.custom_headers.content-type cannot be set", "config.url is required"]);
     expect(credentials.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
 
     const rabbitIssues: string[] = [];
-    const rabbit = await OUTBOUND_DESTINATION_TYPES.get("rabbitmq").validate({ config: { server_url: "mq:5672", colour: "red" }, credentials: { rotate_secret: true } }, rabbitIssues, asAdmin);
-    expect(rabbitIssues).toEqual(["config.colour is forbidden", "credentials.username is required", "credentials.password is required", "credentials.rotate_secret is forbidden"]);
+    const rabbit = await OUTBOUND_DESTINATION_TYPES.get("rabbitmq").validate(
+      { config: { server_url: "mq:5672", colour: "red" }, credentials: { rotate_secret: true } },
+      rabbitIssues,
+      asAdmin,
+    );
+    expect(rabbitIssues).toEqual([
+      "config.colour is forbidden",
+      "credentials.username is required",
+      "credentials.password is required",
+      "credentials.rotate_secret is forbidden",
+    ]);
     expect(rabbit.config).toEqual({ server_url: "mq:5672", tls: "false" });
 
     const sw = await OUTBOUND_DESTINATION_TYPES.get("standard_webhook").validate({ config: { url: "https://x.test/h" }, credentials: {} }, [], asAdmin);
@@ -39,23 +55,36 @@ describe("the outbound destination types", () => {
     const kept = await OUTBOUND_DESTINATION_TYPES.get("webhook").validate({ config: { url: "https://x.test/h" } }, [], { byTenant: true, current: stored });
     expect(kept.credentials).toBe(stored);
     const issues: string[] = [];
-    await OUTBOUND_DESTINATION_TYPES.get("webhook").validate({ config: { url: "https://x.test/h" }, credentials: { secret: "whsec_mine" } }, issues, { byTenant: true, current: stored });
+    await OUTBOUND_DESTINATION_TYPES.get("webhook").validate({ config: { url: "https://x.test/h" }, credentials: { secret: "whsec_mine" } }, issues, {
+      byTenant: true,
+      current: stored,
+    });
     expect(issues).toEqual(["credentials.secret is forbidden"]);
   });
 
   it("obfuscate sensitive credentials and drop an expired previous secret", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
-    expect(OUTBOUND_DESTINATION_TYPES.get("rabbitmq").obfuscate({ username: "guest", password: "correct-horse" }, now)).toEqual({ username: "guest", password: "corr*********" });
+    expect(OUTBOUND_DESTINATION_TYPES.get("rabbitmq").obfuscate({ username: "guest", password: "correct-horse" }, now)).toEqual({
+      username: "guest",
+      password: "corr*********",
+    });
     expect(OUTBOUND_DESTINATION_TYPES.get("rabbitmq").obfuscate({ username: "guest", password: "pw" }, now)).toEqual({ username: "guest", password: "**" });
     const webhook = OUTBOUND_DESTINATION_TYPES.get("webhook");
-    expect(webhook.obfuscate({ secret: "whsec_new", previous_secret: "whsec_old", previous_secret_invalid_at: "2025-12-31T00:00:00Z" }, now)).toEqual({ secret: "whsec_new" });
+    expect(webhook.obfuscate({ secret: "whsec_new", previous_secret: "whsec_old", previous_secret_invalid_at: "2025-12-31T00:00:00Z" }, now)).toEqual({
+      secret: "whsec_new",
+    });
     expect(webhook.obfuscate({ secret: "whsec_new", previous_secret: "whsec_old", previous_secret_invalid_at: "2026-01-02T00:00:00Z" }, now)).toEqual({
-      secret: "whsec_new", previous_secret: "whsec_old", previous_secret_invalid_at: "2026-01-02T00:00:00Z",
+      secret: "whsec_new",
+      previous_secret: "whsec_old",
+      previous_secret_invalid_at: "2026-01-02T00:00:00Z",
     });
   });
 
   it("describe their targets as the API shows them", () => {
-    expect(OUTBOUND_DESTINATION_TYPES.get("webhook").target({ url: "https://x.test/h" }, undefined)).toEqual({ target: "https://x.test/h", target_url: "https://x.test/h" });
+    expect(OUTBOUND_DESTINATION_TYPES.get("webhook").target({ url: "https://x.test/h" }, undefined)).toEqual({
+      target: "https://x.test/h",
+      target_url: "https://x.test/h",
+    });
     expect(OUTBOUND_DESTINATION_TYPES.get("gateway").target({ source_id: "src_abc" }, undefined)).toEqual({ target: "src_abc" });
     expect(OUTBOUND_DESTINATION_TYPES.get("rabbitmq").target({ server_url: "mq:5672", exchange: "orders" }, undefined)).toEqual({ target: "mq:5672 → orders" });
     expect(OUTBOUND_DESTINATION_TYPES.get("rabbitmq").target({ server_url: "mq:5672" }, undefined)).toEqual({ target: "mq:5672" });

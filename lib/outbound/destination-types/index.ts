@@ -12,7 +12,12 @@ import type { OutboundDestinationType } from "@/lib/outbound/destination-types/t
 import { webhook } from "@/lib/outbound/destination-types/webhook";
 
 /** Every outbound destination type, by name. */
-export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDestinationType>("outbound").register(webhook, standardWebhook, gateway, rabbitmq);
+export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDestinationType>("outbound").register(
+  webhook,
+  standardWebhook,
+  gateway,
+  rabbitmq,
+);
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
 export const DESTINATION_TYPES: DestinationTypeInfo[] = OUTBOUND_DESTINATION_TYPES.list().map((t) => t.info);

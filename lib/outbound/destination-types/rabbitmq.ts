@@ -55,7 +55,8 @@ async function connectRabbit(config: Record<string, string>, credentials: Record
     );
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.message === "connect ETIMEDOUT" || e.code === "ETIMEDOUT") throw new RabbitConnectError("timeout", `no connection to ${target} within ${outboundConfig().deliveryTimeoutMs} ms`);
+    if (e.message === "connect ETIMEDOUT" || e.code === "ETIMEDOUT")
+      throw new RabbitConnectError("timeout", `no connection to ${target} within ${outboundConfig().deliveryTimeoutMs} ms`);
     if (typeof e.code === "string") throw new RabbitConnectError("rabbitmq_error", `could not connect to ${target} (${e.code})`);
     throw new RabbitConnectError("rabbitmq_error", e.message || String(err));
   }
@@ -87,11 +88,17 @@ async function sendRabbit({ claimed: c, config, credentials }: OutboundDelivery)
     const ch = await channel;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
-      ch.publish(config.exchange ?? "", c.topic, c.data, { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true }, (err) => {
-        clearTimeout(timer);
-        if (err) reject(err instanceof Error ? err : new Error(String(err)));
-        else resolve();
-      });
+      ch.publish(
+        config.exchange ?? "",
+        c.topic,
+        c.data,
+        { headers: metadataOf(c), contentType: "application/json", messageId: c.event_id, persistent: true },
+        (err) => {
+          clearTimeout(timer);
+          if (err) reject(err instanceof Error ? err : new Error(String(err)));
+          else resolve();
+        },
+      );
     });
     return { success: true, code: "ok", latencyMs: Math.round(performance.now() - started), response: null };
   } catch (err) {
@@ -110,7 +117,14 @@ export const rabbitmq = defineOutboundType({
     icon: icon('<rect x="4" y="4" width="16" height="16" rx="2"/><path d="M9 9h6v6H9z"/>'),
     instructions: "Each event is published to the exchange with its topic as routing key and its metadata as message headers.",
     config_fields: [
-      { key: "server_url", type: "text", label: "Server", description: "host:port of the broker ([IPv6 address]:port for an IPv6 address).", required: true, pattern: "^(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:\\[\\]]+):\\d{1,5}$" },
+      {
+        key: "server_url",
+        type: "text",
+        label: "Server",
+        description: "host:port of the broker ([IPv6 address]:port for an IPv6 address).",
+        required: true,
+        pattern: "^(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:\\[\\]]+):\\d{1,5}$",
+      },
       { key: "exchange", type: "text", label: "Exchange", description: "The exchange to publish to (default exchange when empty).", required: false },
       { key: "tls", type: "checkbox", label: "TLS", description: "Connect with amqps.", required: false, default: "false" },
     ],

@@ -16,9 +16,22 @@ export const standardWebhook = defineOutboundType({
     label: "Standard Webhooks",
     description: "Send events to an HTTP endpoint following the Standard Webhooks specification.",
     icon: icon('<path d="M4 12h16"/><path d="M12 4v16"/><circle cx="12" cy="12" r="9"/>'),
-    instructions: "Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64>`) as in the Standard Webhooks specification: verify them with any of its libraries and your `whsec_` secret.",
-    config_fields: [{ key: "url", type: "text", label: "URL", description: "The endpoint receiving the events.", required: true, pattern: URL_PATTERN }, customHeaders],
-    credential_fields: [{ key: "secret", type: "text", label: "Signing secret", description: "`whsec_` + base64 of 24 to 64 bytes; generated when left empty.", required: false, pattern: "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$" }],
+    instructions:
+      "Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64>`) as in the Standard Webhooks specification: verify them with any of its libraries and your `whsec_` secret.",
+    config_fields: [
+      { key: "url", type: "text", label: "URL", description: "The endpoint receiving the events.", required: true, pattern: URL_PATTERN },
+      customHeaders,
+    ],
+    credential_fields: [
+      {
+        key: "secret",
+        type: "text",
+        label: "Signing secret",
+        description: "`whsec_` + base64 of 24 to 64 bytes; generated when left empty.",
+        required: false,
+        pattern: "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$",
+      },
+    ],
   },
   // `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries expect.
   newSecret: () => `whsec_${randomBytes(32).toString("base64")}`,

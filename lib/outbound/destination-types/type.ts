@@ -11,13 +11,33 @@ import { checkFields, type DestinationTypeInfo, fieldsSchema, obfuscateFields } 
 
 /** A delivery this process holds the lease of (`locked_until`), with its event and destination; `orphan` when its event is gone (retention). */
 export type Claimed = {
-  event_id: string; destination_id: string; tenant_id: string; attempts: number; manual: boolean; locked_until: Date;
-  topic: string; time: Date; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: Buffer;
-  type: string | null; config: Record<string, string> | null; credentials_encrypted: string | null; delivery_metadata: Record<string, string> | null; disabled_at: Date | null; deleted: boolean; orphan: boolean;
+  event_id: string;
+  destination_id: string;
+  tenant_id: string;
+  attempts: number;
+  manual: boolean;
+  locked_until: Date;
+  topic: string;
+  time: Date;
+  eligible_for_retry: boolean;
+  metadata: Record<string, string> | null;
+  data: Buffer;
+  type: string | null;
+  config: Record<string, string> | null;
+  credentials_encrypted: string | null;
+  delivery_metadata: Record<string, string> | null;
+  disabled_at: Date | null;
+  deleted: boolean;
+  orphan: boolean;
 };
 
 /** What one delivery gives the attempt record (`outbound_attempts`): `code` the status code or error code, `latencyMs` null when nothing was sent. */
-export type Outcome = { success: boolean; code: string; latencyMs: number | null; response: { status_code: number | null; body: string; headers: Record<string, string> } | null };
+export type Outcome = {
+  success: boolean;
+  code: string;
+  latencyMs: number | null;
+  response: { status_code: number | null; body: string; headers: Record<string, string> } | null;
+};
 
 /** One delivery: the claimed row, with its destination's config and decrypted credentials. */
 export type OutboundDelivery = { claimed: Claimed; config: Record<string, string>; credentials: Record<string, string> };
@@ -70,10 +90,16 @@ export const hexSecret = () => `whsec_${randomBytes(32).toString("hex")}`;
  * `rotate_secret` applied (the old secret stays valid as `previous_secret` for 24 hours unless
  * `previous_secret_invalid_at` says otherwise). Pushes messages to `issues`.
  */
-function settleCredentials(def: OutboundTypeDefinition, given: Record<string, unknown>, ctx: OutboundValidateContext, issues: string[]): Record<string, string> {
+function settleCredentials(
+  def: OutboundTypeDefinition,
+  given: Record<string, unknown>,
+  ctx: OutboundValidateContext,
+  issues: string[],
+): Record<string, string> {
   const t = def.info;
   const { rotate_secret: rotate, ...values } = given;
-  if (ctx.byTenant) for (const k of SECRET_KEYS) if (given[k] !== undefined && given[k] !== (ctx.current ?? {})[k]) issues.push(`credentials.${k} is forbidden`);
+  if (ctx.byTenant)
+    for (const k of SECRET_KEYS) if (given[k] !== undefined && given[k] !== (ctx.current ?? {})[k]) issues.push(`credentials.${k} is forbidden`);
   const hasSecret = t.credential_fields.some((f) => f.key === "secret");
   const out = checkFields("credentials", t.credential_fields, values, issues, hasSecret ? ["previous_secret", "previous_secret_invalid_at"] : []);
   if (hasSecret) {
@@ -83,12 +109,15 @@ function settleCredentials(def: OutboundTypeDefinition, given: Record<string, un
       out.secret = newSecret();
       if (old) {
         out.previous_secret = old;
-        out.previous_secret_invalid_at = typeof values.previous_secret_invalid_at === "string" ? values.previous_secret_invalid_at : new Date(Date.now() + 24 * 3600_000).toISOString();
+        out.previous_secret_invalid_at =
+          typeof values.previous_secret_invalid_at === "string" ? values.previous_secret_invalid_at : new Date(Date.now() + 24 * 3600_000).toISOString();
       }
     }
     out.secret ??= newSecret();
-    if ((out.previous_secret === undefined) !== (out.previous_secret_invalid_at === undefined)) issues.push("credentials.previous_secret and credentials.previous_secret_invalid_at go together");
-    if (out.previous_secret_invalid_at !== undefined && !Number.isFinite(Date.parse(out.previous_secret_invalid_at))) issues.push("credentials.previous_secret_invalid_at must be an RFC 3339 time");
+    if ((out.previous_secret === undefined) !== (out.previous_secret_invalid_at === undefined))
+      issues.push("credentials.previous_secret and credentials.previous_secret_invalid_at go together");
+    if (out.previous_secret_invalid_at !== undefined && !Number.isFinite(Date.parse(out.previous_secret_invalid_at)))
+      issues.push("credentials.previous_secret_invalid_at must be an RFC 3339 time");
   } else if (rotate !== undefined) issues.push("credentials.rotate_secret is forbidden");
   return out;
 }
@@ -100,7 +129,8 @@ function settleCredentials(def: OutboundTypeDefinition, given: Record<string, un
  * Throws an Error at definition when a type with a `secret` credential has no `newSecret`.
  */
 export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestinationType {
-  if (def.info.credential_fields.some((f) => f.key === "secret") && !def.newSecret) throw new Error(`destination type ${def.info.type}: a secret credential needs newSecret`);
+  if (def.info.credential_fields.some((f) => f.key === "secret") && !def.newSecret)
+    throw new Error(`destination type ${def.info.type}: a secret credential needs newSecret`);
   return {
     type: def.info.type,
     info: def.info,
@@ -119,5 +149,11 @@ export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestina
 
 /** The metadata of a delivery: system (event-id, topic, timestamp) < destination delivery_metadata < event metadata. */
 export function metadataOf(c: Claimed): Record<string, string> {
-  return { "event-id": c.event_id, topic: c.topic, timestamp: c.time.toISOString().replace(/\.\d{3}Z$/, "Z"), ...(c.delivery_metadata ?? {}), ...(c.metadata ?? {}) };
+  return {
+    "event-id": c.event_id,
+    topic: c.topic,
+    timestamp: c.time.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    ...(c.delivery_metadata ?? {}),
+    ...(c.metadata ?? {}),
+  };
 }

@@ -13,9 +13,15 @@ export const webhook = defineOutboundType({
     type: "webhook",
     label: "Webhook",
     description: "Send events to an HTTP endpoint, signed with HMAC-SHA256.",
-    icon: icon('<path d="M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2"/><path d="m6 17 3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06"/><path d="m12 6 3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8"/>'),
-    instructions: "Deliveries are `POST` requests whose body is the event's data as published. Verify them with the `x-outbound-signature` header: `v0=` followed by the hex HMAC-SHA256 of the raw body with your secret (during a rotation, two signatures separated by a comma).",
-    config_fields: [{ key: "url", type: "text", label: "URL", description: "The endpoint receiving the events.", required: true, pattern: URL_PATTERN }, customHeaders],
+    icon: icon(
+      '<path d="M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2"/><path d="m6 17 3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06"/><path d="m12 6 3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8"/>',
+    ),
+    instructions:
+      "Deliveries are `POST` requests whose body is the event's data as published. Verify them with the `x-outbound-signature` header: `v0=` followed by the hex HMAC-SHA256 of the raw body with your secret (during a rotation, two signatures separated by a comma).",
+    config_fields: [
+      { key: "url", type: "text", label: "URL", description: "The endpoint receiving the events.", required: true, pattern: URL_PATTERN },
+      customHeaders,
+    ],
     credential_fields: [{ key: "secret", type: "text", label: "Signing secret", description: "Generated when left empty.", required: false }],
   },
   newSecret: hexSecret,

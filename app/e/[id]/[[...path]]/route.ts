@@ -28,7 +28,10 @@ async function handle(req: Request, ctx: { params: Promise<{ id: string; path?: 
     secure: isSecure(url.protocol === "https:", headers, config.trustProxy),
   };
   const res = id === "v1" && request.pathname === "/publish" ? await publish(request) : await ingest(id, request);
-  return new Response(res.body === undefined ? null : new Uint8Array(Buffer.from(res.body)), { status: res.status, headers: res.headers as Record<string, string> });
+  return new Response(res.body === undefined ? null : new Uint8Array(Buffer.from(res.body)), {
+    status: res.status,
+    headers: res.headers as Record<string, string>,
+  });
 }
 
 export { handle as GET, handle as POST, handle as PUT, handle as PATCH, handle as DELETE, handle as HEAD, handle as OPTIONS };

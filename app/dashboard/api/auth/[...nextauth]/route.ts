@@ -5,9 +5,18 @@ import { parseCookies } from "@/lib/http/cookies";
 export const dynamic = "force-dynamic";
 
 const errorBody = (status: number, message: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ status, message }), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
+  new Response(JSON.stringify({ status, message }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
 
-type ApiRequest = { query: Record<string, string | string[]>; body: Record<string, string> | undefined; cookies: Record<string, string>; headers: Record<string, string>; method: string };
+type ApiRequest = {
+  query: Record<string, string | string[]>;
+  body: Record<string, string> | undefined;
+  cookies: Record<string, string>;
+  headers: Record<string, string>;
+  method: string;
+};
 
 /** The request body next-auth reads: a form or JSON object on POST, else none (a malformed one: none). */
 async function bodyOf(req: Request): Promise<Record<string, string> | undefined> {
@@ -54,7 +63,7 @@ async function nextAuth(req: Request, ctx: { params: Promise<{ nextauth: string[
       body = JSON.stringify(value);
     },
     send(value: unknown) {
-      body = typeof value === "string" || value === undefined || value === null ? ((value) ?? null) : JSON.stringify(value);
+      body = typeof value === "string" || value === undefined || value === null ? (value ?? null) : JSON.stringify(value);
     },
   };
   await (NextAuth as unknown as (req: ApiRequest, res: unknown, options: unknown) => Promise<void>)(apiReq, res, authOptions());
@@ -73,7 +82,8 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
   if (action === "callback" && req.method !== "POST") return errorBody(405, `${req.method} is not supported on a sign-in callback`, { allow: "POST" });
   const res = await nextAuth(req, ctx);
   const type = res.headers.get("content-type") ?? "";
-  if (res.status >= 400 && res.status < 500 && !type.includes("json") && !type.includes("html")) return errorBody(res.status, (await res.text()).replace(/^Error: /, "") || "bad request");
+  if (res.status >= 400 && res.status < 500 && !type.includes("json") && !type.includes("html"))
+    return errorBody(res.status, (await res.text()).replace(/^Error: /, "") || "bad request");
   return res;
 }
 
