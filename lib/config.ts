@@ -277,7 +277,7 @@ function isCidrOrAddress(text: string): boolean {
 }
 
 /** Whether `url`'s host is loopback: localhost, *.localhost, 127.0.0.0/8, ::1 (also IPv4-mapped). */
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname
     .toLowerCase()
     .replace(/^\[|\]$/g, "")

@@ -18,9 +18,9 @@ import net from "node:net";
 /** IPC message that carries one connection (the socket is the message's handle). */
 const SOCKET_MESSAGE = "hookyard:socket";
 /** Connections kept waiting while no web process is ready; more are closed at once. */
-export const RELAY_MAX_WAITING = 10_000;
+const RELAY_MAX_WAITING = 10_000;
 /** How long a connection may wait for a web process, ms; then it is closed. */
-export const RELAY_MAX_WAIT_MS = 30_000;
+const RELAY_MAX_WAIT_MS = 30_000;
 
 export type SocketRelay = {
   /** Hands connections to `child` from now on (call once it reported ready), first those that waited. */

@@ -16,13 +16,13 @@ export type PartHealth = { state: PartState; restarts: number; last_exit: string
 export type RunningPart = { pid: number | null; exited: Promise<string>; stop: () => Promise<void> };
 
 /** First delay before a restart, ms; doubled for each further restart within the window. */
-export const RESTART_BACKOFF_MS = 500;
+const RESTART_BACKOFF_MS = 500;
 /** Longest delay before a restart, ms. */
-export const RESTART_BACKOFF_MAX_MS = 15_000;
+const RESTART_BACKOFF_MAX_MS = 15_000;
 /** Restarts allowed per part within RESTART_WINDOW_MS before the supervisor gives up. */
 export const RESTART_BUDGET = 10;
 /** The window of the restart budget, ms. */
-export const RESTART_WINDOW_MS = 5 * 60_000;
+const RESTART_WINDOW_MS = 5 * 60_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -19,9 +19,9 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th, Tr } from "@/components/ui/Table";
 
-export type Column<T> = { header: string; cell: (row: T) => React.ReactNode; className?: string };
+type Column<T> = { header: string; cell: (row: T) => React.ReactNode; className?: string };
 /** A bulk family this list can start from its current filter ("Retry all 1,240 matching"). */
-export type BulkLink = { family: string; path: string; verb: string };
+type BulkLink = { family: string; path: string; verb: string };
 
 const PAGE_SIZE = 100;
 /** How often the first page looks for new rows, ms. */

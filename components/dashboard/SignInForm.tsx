@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { Field, Input } from "@/components/ui/Field";
 
 /** What a next-auth `error` means to the person signing in. One message for every kind of wrong credentials. */
-export function signInErrorMessage(error: string): string {
+function signInErrorMessage(error: string): string {
   if (error === "CredentialsSignin") return "Wrong email or password.";
   if (error === "RateLimited") return "Too many sign-in attempts. Wait 15 minutes, then try again.";
   return `Sign-in failed (${error}). Try again.`;

@@ -13,7 +13,7 @@ import { ApiError, type ApiClientOptions, createApiClient, isRecord } from "@/co
 
 export { qs } from "@/components/ui/api-client";
 
-export const GATEWAY = "/api/2025-07-01";
+const GATEWAY = "/api/2025-07-01";
 export const AUTH = "/dashboard/api/auth";
 
 /** Kept for the dashboard's modules: the one browser API error (components/ui/api-client.ts). */

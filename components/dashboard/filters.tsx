@@ -11,14 +11,14 @@ import { Field, Input, Select } from "@/components/ui/Field";
  * it converts to the list endpoint's parameters and to a bulk operation's `query` (docs/gateway-api.md).
  */
 export type Filter = Partial<Record<FilterKey, string>>;
-export type FilterKey = "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "bulk_retry_id" | "created_after" | "created_before";
+type FilterKey = "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "bulk_retry_id" | "created_after" | "created_before";
 
 export const EVENT_STATUSES = ["FAILED", "SUCCESSFUL", "QUEUED", "SCHEDULED", "HOLD", "CANCELLED"];
-export const REQUEST_STATUSES = ["accepted", "rejected"];
+const REQUEST_STATUSES = ["accepted", "rejected"];
 export const IGNORED_CAUSES = ["FILTERED", "TRANSFORMATION_FAILED", "DEDUPLICATED", "DISABLED", "CLI_DISCONNECTED"];
 
 /** The fields of each kind of record. */
-export const FIELDS = {
+const FIELDS = {
   events: ["status", "webhook_id", "destination_id", "created_after", "created_before", "bulk_retry_id"],
   requests: ["status", "source_id", "created_after", "created_before", "bulk_retry_id"],
   "ignored-events": ["cause", "webhook_id", "created_after", "created_before"],

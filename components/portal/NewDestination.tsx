@@ -17,7 +17,7 @@ import { btn, ErrorNotice, TypeIcon } from "@/components/portal/ui";
 import { InlineCode, SchemaForm, type SchemaSection } from "@/components/ui/SchemaForm";
 
 /** Credentials a tenant may not set itself (generated and rotated by the service). */
-export const SERVICE_MANAGED_CREDENTIALS = ["secret"];
+const SERVICE_MANAGED_CREDENTIALS = ["secret"];
 
 export function sectionsOf(t: DestinationType): SchemaSection[] {
   return [

@@ -14,7 +14,7 @@ import type { toDestination } from "@/lib/outbound/destinations";
 import type { toEvent } from "@/lib/outbound/events";
 import { ApiError, type ApiClientOptions, createApiClient, isRecord, qs } from "@/components/ui/api-client";
 
-export const API_BASE = "/outbound/api/v1";
+const API_BASE = "/outbound/api/v1";
 /** The portal's CSRF header (lib/outbound/auth.ts PORTAL_CSRF_HEADER). */
 const CSRF_HEADER = "x-hookyard-portal";
 

@@ -4,7 +4,7 @@ import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveCont
 import { displayText } from "@/components/ui/text";
 
 export type ChartSeries = { key: string; label: string; color: ChartColor };
-export type ChartColor = "indigo" | "emerald" | "rose" | "amber" | "sky" | "violet";
+type ChartColor = "indigo" | "emerald" | "rose" | "amber" | "sky" | "violet";
 export type ChartPoint = { time: string } & Record<string, number | string | null>;
 
 /** Colours as Tailwind's CSS variables: readable on white and on zinc-950. */

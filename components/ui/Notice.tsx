@@ -1,6 +1,6 @@
 import { cx } from "@/components/ui/cx";
 
-export type NoticeTone = "info" | "warning" | "danger";
+type NoticeTone = "info" | "warning" | "danger";
 
 const TONES: Record<NoticeTone, string> = {
   info: "border-sky-300/70 bg-sky-50 text-sky-900 dark:border-sky-500/30 dark:bg-sky-500/10 dark:text-sky-200",

@@ -13,7 +13,7 @@
 import { useId, useMemo, useRef, useState } from "react";
 import { displayText } from "@/components/ui/text";
 
-export type SchemaField = {
+type SchemaField = {
   key: string;
   type: "text" | "checkbox" | "key_value_map" | "select";
   label: string;
@@ -25,11 +25,11 @@ export type SchemaField = {
   options?: { label: string; value: string }[];
 };
 export type SchemaSection = { name: string; title?: string; fields: SchemaField[] };
-export type SchemaValues = Record<string, Record<string, unknown>>;
+type SchemaValues = Record<string, Record<string, unknown>>;
 
 type Raw = Record<string, Record<string, string | boolean | [string, string][]>>;
 
-export type SchemaFormProps = {
+type SchemaFormProps = {
   sections: SchemaSection[];
   /** Initial values per section (strings; key-value maps as an object or its JSON text). */
   initial?: Record<string, Record<string, unknown>>;

@@ -36,7 +36,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The message of a failed answer, from its status and parsed body; null when the body says nothing useful. */
-export type DescribeError = (status: number, body: unknown) => string | null;
+type DescribeError = (status: number, body: unknown) => string | null;
 
 export type ApiClientOptions = {
   /** The URL of a path: e.g. a base prefix. Default: the path as given. */
@@ -61,7 +61,7 @@ export type ApiRequest = {
 };
 
 /** A surface's fetcher: resolves to the parsed JSON body (null for an empty one); throws {@link ApiError}. */
-export type ApiClient = <T>(path: string, init?: ApiRequest) => Promise<T>;
+type ApiClient = <T>(path: string, init?: ApiRequest) => Promise<T>;
 
 export const NETWORK_ERROR = "Could not reach the server. Check your connection and try again.";
 

@@ -45,14 +45,6 @@ export function DownloadIcon({ className }: IconProps) {
   );
 }
 
-export function ArrowLeftIcon({ className }: IconProps) {
-  return (
-    <svg {...base} className={className}>
-      <path d="M19 12H5m0 0 6-6m-6 6 6 6" />
-    </svg>
-  );
-}
-
 export function ArrowRightIcon({ className }: IconProps) {
   return (
     <svg {...base} className={className}>

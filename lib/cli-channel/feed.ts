@@ -10,7 +10,7 @@ import { databaseUrl } from "@/lib/db/pool";
 export const CLI_CHANNEL = "hookyard_cli";
 /** A session is live while its stream refreshed `last_seen_at` within this many ms. */
 export const SESSION_LIVE_MS = 15_000;
-export type CliNotice = { session_id: string; attempt_id: string; event_id: string };
+type CliNotice = { session_id: string; attempt_id: string; event_id: string };
 
 const g = globalThis as unknown as { __hookyardCliFeed?: CliFeed };
 

@@ -12,7 +12,7 @@ import { getPool } from "@/lib/db/pool";
 import { retryRequest } from "@/lib/gateway/delivery/event-actions";
 import { AppError } from "@/lib/http/errors";
 
-export const ZConsoleAttempt = z.object({
+const ZConsoleAttempt = z.object({
   id: z.string(),
   attempt_number: z.number().int(),
   trigger: z.string(),
@@ -23,7 +23,7 @@ export const ZConsoleAttempt = z.object({
   delivery_latency: z.number().int().nullable().meta({ description: "ms" }),
   created_at: z.iso.datetime(),
 });
-export const ZConsoleEvent = z.object({
+const ZConsoleEvent = z.object({
   id: z.string(),
   connection: z.object({ id: z.string(), name: z.string().nullable() }),
   destination: z.object({ id: z.string(), name: z.string().nullable(), type: z.string().nullable() }),

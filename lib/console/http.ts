@@ -18,7 +18,7 @@ export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
 const MINUTE_MS = 60_000;
 const log = logger("console");
 
-export type ConsoleContext<B> = {
+type ConsoleContext<B> = {
   req: HttpRequest;
   body: B;
   /** The live session named by the cookie, if any. */
@@ -34,7 +34,7 @@ type ConsoleRouteOptions<B> = {
 };
 
 /** Validation messages of a zod error, each prefixed with the field path. */
-export function zodMessages(error: z.ZodError): string[] {
+function zodMessages(error: z.ZodError): string[] {
   return error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message));
 }
 
@@ -86,7 +86,7 @@ export function consoleErrorResponse(err: unknown): HttpResponse {
  * Rate-limits `req` under `name` (per session when the cookie names a live one, else per client IP).
  * Returns the headers to add to the answer; throws a RATE_LIMITED AppError when the limit is exhausted.
  */
-export async function enforceConsoleRateLimit(req: HttpRequest, session: ConsoleSession | null, name: string, perMinute: number) {
+async function enforceConsoleRateLimit(req: HttpRequest, session: ConsoleSession | null, name: string, perMinute: number) {
   const subject = session ? `session:${session.id}` : `ip:${req.clientIp}`;
   const result = await consumeRateLimit(`console:${name}:${subject}`, perMinute, MINUTE_MS);
   if (!result.allowed) {

@@ -3,7 +3,7 @@ import { getConfig } from "@/lib/config";
 import { ZConsoleDeliveries } from "@/lib/console/deliveries";
 import { ZCapturedRequest, ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
 
-export const CONSOLE_API_VERSION = "0.1.0";
+const CONSOLE_API_VERSION = "0.1.0";
 
 // Every schema with an id must be listed, nested ones too (ZCapturedRequest inside ZSourcePreview):
 // an unlisted one ends up under a "__shared" pseudo-component with a $ref that resolves nowhere.

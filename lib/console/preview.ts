@@ -6,7 +6,7 @@ import { getPool } from "@/lib/db/pool";
 import { AppError } from "@/lib/http/errors";
 
 /** Requests listed in a preview. */
-export const PREVIEW_REQUESTS = 100;
+const PREVIEW_REQUESTS = 100;
 
 type Row = {
   id: string;

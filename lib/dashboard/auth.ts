@@ -27,9 +27,9 @@ import { consumeRateLimit } from "@/lib/http/rate-limit";
 import { checkCredentials, consumeSignInToken, MIN_PASSWORD_LENGTH, resetPassword } from "@/lib/dashboard/users";
 
 /** Where next-auth is mounted (away from the gateway's /api/{version} tree). */
-export const AUTH_BASE_PATH = "/dashboard/api/auth";
+const AUTH_BASE_PATH = "/dashboard/api/auth";
 /** The window of the sign-in rate limit, ms. */
-export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** The error a rate-limited sign-in answers (`?error=` of next-auth). */
 export const RATE_LIMITED = "RateLimited";
 

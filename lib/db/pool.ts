@@ -22,7 +22,7 @@ export function databaseUrl(): string {
  * an `error` event without a listener would end the process). The query in flight, if any, rejects as
  * well, and the pool replaces the broken client.
  */
-export function handleClientErrors(pool: pg.Pool): void {
+function handleClientErrors(pool: pg.Pool): void {
   const warn = (err: Error) => logger("db").warn("database connection lost", err.message);
   pool.on("error", warn);
   pool.on("connect", (client) => client.on("error", warn));

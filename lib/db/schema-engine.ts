@@ -70,7 +70,7 @@ async function withEngine<T>(connectionString: string, fn: (engine: SchemaEngine
 }
 
 /** Reads `prisma/migrations/*\/migration.sql` in Prisma's layout, oldest first. */
-export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
   const names = entries
     .filter((e) => e.isDirectory())
@@ -115,24 +115,6 @@ export async function diffSchemaSql(connectionString: string, fromSchema: string
   return withEngine(connectionString, async (engine) => {
     const out = await engine.diff({
       from: fromSchema === null ? { tag: "empty" } : { tag: "schemaDatamodel", files: [{ path: "previous.prisma", content: fromSchema }] },
-      to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: current }] },
-      script: true,
-      exitCode: null,
-      filters: NO_FILTER,
-    });
-    return (out.stdout ?? "").trim();
-  });
-}
-
-/**
- * SQL that turns the live database at `connectionString` into the current schema.prisma.
- * Used by the drift check after applying every migration to a fresh database.
- */
-export async function diffDatabaseSql(connectionString: string): Promise<string> {
-  const current = await fs.readFile(SCHEMA_PATH, "utf8");
-  return withEngine(connectionString, async (engine) => {
-    const out = await engine.diff({
-      from: { tag: "schemaDatasource", files: [{ path: SCHEMA_PATH, content: current }], configDir: path.dirname(SCHEMA_PATH) },
       to: { tag: "schemaDatamodel", files: [{ path: SCHEMA_PATH, content: current }] },
       script: true,
       exitCode: null,

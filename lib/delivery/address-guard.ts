@@ -93,7 +93,7 @@ export function addressPolicy(allowPrivate: boolean, allowedCidrs: readonly stri
 }
 
 /** "10.0.0.0/8" or "10.1.2.3" (= /32, /128 for IPv6) as a CIDR; throws when neither parses. */
-export function parseCidrOrAddress(text: string): Cidr {
+function parseCidrOrAddress(text: string): Cidr {
   const t = text.trim();
   if (t.includes("/")) return ipaddr.parseCIDR(t);
   const ip = parseIp(t);

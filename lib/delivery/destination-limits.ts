@@ -71,8 +71,8 @@ export function endedLastSecond(destinationId: string, now = Date.now()): number
   return a.at === w ? Math.max(a.prev, a.n) : a.n;
 }
 
-export type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
-export type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
+type DestinationLimitConfig = { rate_limit?: number | null; rate_limit_period?: string | null };
+type Permit = { ok: true; release: () => void } | { ok: false; retryAt: Date };
 
 /** Destinations with at least `ceiling` deliveries in flight in this process (their next deliveries would wait). */
 export const saturatedDestinations = (ceiling = getConfig().deliveryDestinationConcurrency) => [...inFlight].filter(([, n]) => n >= ceiling).map(([id]) => id);

@@ -12,7 +12,7 @@
 import type { z } from "zod";
 
 /** The product-specific shapes of a product's destination types (each product fixes these once). */
-export type DestinationTypeShapes = {
+type DestinationTypeShapes = {
   /** `config` (and credentials) as the API received them, before validation. */
   input: unknown;
   /** What validation adds to `input`: the caller, the values stored so far. */

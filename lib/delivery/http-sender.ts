@@ -11,7 +11,7 @@ import { Agent, type Dispatcher, errors as undiciErrors } from "undici";
 import { getConfig } from "@/lib/config";
 import { type AddressPolicy, addressPolicy, guardedConnector, RefusedAddressError, refusedHostReason, type Resolver } from "@/lib/delivery/address-guard";
 
-export type OutgoingRequest = {
+type OutgoingRequest = {
   url: string;
   method: string;
   /** Header names in lower case. */
@@ -111,7 +111,7 @@ const CODE_MAP: Record<string, string> = {
 };
 
 /** The spec's error code for a failed send (`err` as thrown by undici, possibly wrapping a system error). */
-export function classifyNetworkError(err: unknown): string {
+function classifyNetworkError(err: unknown): string {
   let e: unknown = err;
   for (let depth = 0; e && depth < 4; depth++) {
     const code = (e as { code?: string }).code;

@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Wait between two tries to start a runner or to unlock a dead pool's jobs, ms. */
 const RETRY_MS = 1000;
 
-export type JobRunnerHooks = {
+type JobRunnerHooks = {
   /** A pool of this runner started (its id names the jobs it locks). */
   onPoolStart: (poolId: string) => void;
   /** A pool ended (stopped, or died): its id is no longer alive. */
@@ -29,7 +29,7 @@ export type JobRunnerHooks = {
   onCondition: (why: string | null) => void;
 };
 
-export type JobRunner = {
+type JobRunner = {
   /** Stops the current runner (jobs in flight finish) and restarts no more. */
   stop: () => Promise<void>;
   /** Replaces the current runner (`why` is logged); resolves once a new one runs. */

@@ -24,9 +24,7 @@ type Holder = { row: { id: string }; lease: Date };
 const held = new Set<Holder>();
 let renewing: Promise<void> | null = null;
 let inFlight = 0;
-let idleWaiters: (() => void)[] = [];
-/** Leases renewed since the process started (for tests and logs). */
-let renewedTotal = 0;
+const idleWaiters: (() => void)[] = [];
 
 /** A new lease's expiry: DELIVERY_LEASE_MS from `now` (ms since the epoch). */
 export const newLease = (now = Date.now()) => new Date(now + getConfig().deliveryLeaseMs);
@@ -42,14 +40,8 @@ export function holdLease(event: Holder): () => void {
   return () => void held.delete(event);
 }
 
-/** Events whose leases this process renews now. */
-export const heldLeases = () => held.size;
-
 /** Ids of the events this process holds (the sweeper never takes them over, even when a stalled event loop let their leases run out). */
 export const heldEventIds = () => [...held].map((e) => e.row.id);
-
-/** Leases renewed by this process so far. */
-export const renewedLeases = () => renewedTotal;
 
 /**
  * Runs `fn`, a statement that matches leases (`locked_until = lease`), never at the same time as a
@@ -70,7 +62,7 @@ export async function withLeases<T>(fn: () => Promise<T>): Promise<T> {
  * was lost meanwhile (expired and taken over) is no longer held. Returns the number renewed. Throws on
  * database errors (the leases then run out: another worker may deliver those events again).
  */
-export async function renewLeases(now = Date.now()): Promise<number> {
+async function renewLeases(now = Date.now()): Promise<number> {
   if (held.size === 0 || renewing) return 0;
   let done!: () => void;
   renewing = new Promise<void>((r) => (done = r));
@@ -90,7 +82,6 @@ export async function renewLeases(now = Date.now()): Promise<number> {
       if (renewed.has(e.row.id)) e.lease.setTime(next.getTime());
       else held.delete(e);
     }
-    renewedTotal += renewed.size;
     return renewed.size;
   } finally {
     renewing = null;
@@ -110,10 +101,4 @@ export function startLeaseRenewal(): () => void {
   );
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** Tests only: forgets every held lease. */
-export function resetLeasesForTests(): void {
-  held.clear();
-  idleWaiters = [];
 }

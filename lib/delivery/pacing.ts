@@ -10,7 +10,7 @@ import { WINDOW_MS } from "@/lib/ingest/ingest-pressure";
 /** How long one saturation report slows deliveries down, ms (two of the web process's windows). */
 const PRESSURE_HOLD_MS = 2 * WINDOW_MS;
 /** Reports further apart than this begin a new pressure episode (BurstPacer), ms. */
-export const BURST_QUIET_MS = 10_000;
+const BURST_QUIET_MS = 10_000;
 
 /**
  * The pace of deliveries while ingestion is saturated (docs/pipeline.md "Ingestion first, for a bounded

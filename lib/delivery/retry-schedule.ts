@@ -12,9 +12,9 @@ export type RetryRule = {
 };
 
 /** Interval when a rule gives none, ms (one hour, the real product's default). */
-export const DEFAULT_RETRY_INTERVAL_MS = 3_600_000;
+const DEFAULT_RETRY_INTERVAL_MS = 3_600_000;
 /** Longest wait between two attempts, ms (one week). */
-export const MAX_RETRY_DELAY_MS = 7 * 24 * 3_600_000;
+const MAX_RETRY_DELAY_MS = 7 * 24 * 3_600_000;
 
 /**
  * True when HTTP `status` matches the rule's `response_status_codes`: entries are single codes

@@ -5,7 +5,7 @@ import { createHmac } from "node:crypto";
  * HMAC-SHA256 over the raw body, keyed with the team's signing secret. A receiver recomputes it with
  * nothing but the secret: `createHmac("sha256", secret).update(rawBody).digest("base64")`.
  */
-export function gatewaySignature(secret: string, body: Buffer | null): string {
+function gatewaySignature(secret: string, body: Buffer | null): string {
   return createHmac("sha256", secret)
     .update(body ?? Buffer.alloc(0))
     .digest("base64");

@@ -29,7 +29,7 @@ export type WatchedEngine = {
   recover?: (why: string) => Promise<void>;
 };
 
-export type WatchdogOptions = {
+type WatchdogOptions = {
   engines: WatchedEngine[];
   db: Pick<pg.Pool, "query">;
   /** Due work older than this while nothing ran is a stall, ms. */

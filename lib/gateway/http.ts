@@ -22,10 +22,10 @@ import { consumeRateLimit, rateLimitHeaders } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
 
 /** Largest JSON body of the API, bytes. */
-export const GATEWAY_MAX_BODY_BYTES = 1024 * 1024;
+const GATEWAY_MAX_BODY_BYTES = 1024 * 1024;
 const log = logger("gateway");
 
-export type GatewayContext<B, P> = {
+type GatewayContext<B, P> = {
   req: Request;
   url: URL;
   teamId: string;
@@ -35,7 +35,7 @@ export type GatewayContext<B, P> = {
   params: P;
 };
 
-export type GatewayResult = { status?: number; body: unknown };
+type GatewayResult = { status?: number; body: unknown };
 
 type Options<B> = {
   /** The endpoint exists from this version on (404 before). */

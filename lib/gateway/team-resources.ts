@@ -3,15 +3,13 @@
  * name, delete, disable/enable, the common list filters. Scoped by team: another team's id is 404.
  * `table` and `columns` are trusted constants of the calling module, never user input.
  */
-import type pg from "pg";
 import { getPool } from "@/lib/db/pool";
 import { getPrisma, isRecordNotFound, isUniqueViolation, type PrismaDb } from "@/lib/db/prisma";
 import { alreadyExists, notFound } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, dateFilter, type FilterTable, flagParameter, stringFilter } from "@/lib/http/query-schema";
 
-type Db = pg.Pool | pg.PoolClient;
-export type TeamTable = { table: string; alias: string; columns: string };
+type TeamTable = { table: string; alias: string; columns: string };
 
 /**
  * The Prisma delegate operations a named, team-owned model offers (`prisma.source`, `prisma.destination`…),
@@ -128,39 +126,6 @@ export async function setTeamModelTime<R>(t: TeamModel<R>, teamId: string, id: s
 /** Disables (keeping the first time) or enables row `id`: {@link setTeamModelTime} of `disabledAt`. */
 export const setTeamModelDisabled = <R>(t: TeamModel<R>, teamId: string, id: string, disabled: boolean) =>
   setTeamModelTime(t, teamId, id, "disabledAt", disabled);
-
-// The stores still on hand-written SQL (bookmarks, issue triggers) use these; the others the Prisma ones above.
-
-/** The row `id` of `teamId`, or null. */
-export async function findTeamRow<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, db: Db = getPool()): Promise<R | null> {
-  const { rows } = await db.query<R>(`SELECT ${t.columns} FROM ${t.table} ${t.alias} WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2`, [id, teamId]);
-  return rows[0] ?? null;
-}
-
-/** The row `id` of `teamId`; throws 404 NOT_FOUND otherwise. */
-export async function getTeamRow<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, db: Db = getPool()): Promise<R> {
-  const row = await findTeamRow<R>(t, teamId, id, db);
-  if (!row) throw notFound(id);
-  return row;
-}
-
-/** Deletes row `id` of `teamId`; `{id}`; throws 404. */
-export async function deleteTeamRow(t: TeamTable, teamId: string, id: string): Promise<{ id: string }> {
-  const { rowCount } = await getPool().query(`DELETE FROM ${t.table} WHERE id = $1 AND team_id = $2`, [id, teamId]);
-  if (!rowCount) throw notFound(id);
-  return { id };
-}
-
-/** Sets (keeping the first time) or clears `disabled_at` of row `id`; throws 404. */
-export async function setTeamRowDisabled<R extends pg.QueryResultRow>(t: TeamTable, teamId: string, id: string, disabled: boolean): Promise<R> {
-  const { rows } = await getPool().query<R>(
-    `UPDATE ${t.table} AS ${t.alias} SET disabled_at = CASE WHEN $3 THEN coalesce(${t.alias}.disabled_at, now()) ELSE NULL END, updated_at = now()
-      WHERE ${t.alias}.id = $1 AND ${t.alias}.team_id = $2 RETURNING ${t.columns}`,
-    [id, teamId, disabled],
-  );
-  if (!rows[0]) throw notFound(id);
-  return rows[0];
-}
 
 /**
  * The list/count filters every named resource shares (docs/gateway-api.md#lists-and-paging):

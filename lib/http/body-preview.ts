@@ -8,7 +8,7 @@ import { parseCapturedJson } from "@/lib/http/json-input";
 export const PREVIEW_BODY_BYTES = 64 * 1024;
 
 /** A previewed body: `body` as `body_encoding` says; `body_truncated` when only its first bytes are given. */
-export type BodyPreview =
+type BodyPreview =
   | { body: null; body_encoding: null; body_truncated: boolean }
   | { body: string | unknown[] | Record<string, unknown>; body_encoding: "json" | "text" | "base64"; body_truncated: boolean };
 

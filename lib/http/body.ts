@@ -8,7 +8,7 @@
 /** A body as read: its bytes (empty when over the limit), the bytes received, and whether it passed the limit. */
 export type BodyRead = { body: Buffer; size: number; tooLarge: boolean };
 
-export type ReadBodyOptions = {
+type ReadBodyOptions = {
   /** Largest body kept, bytes. */
   maxBytes: number;
   /** The request's Content-Length header, if any: a declared length over `maxBytes` is too large at once. */

@@ -6,7 +6,7 @@
  */
 
 /** The codes of {@link AppError}, each with its HTTP status (the same on every surface). */
-export const APP_ERROR_STATUS = {
+const APP_ERROR_STATUS = {
   /** Malformed input: a bad query parameter, cursor, JSON text. */
   BAD_REQUEST: 400,
   /** No or bad credentials. */
@@ -51,7 +51,7 @@ export const APP_ERROR_NAME: Record<AppErrorCode, string> = {
 };
 
 /** What an {@link AppError} may carry besides its code and message; every field optional. */
-export type AppErrorDetails = {
+type AppErrorDetails = {
   /** Structured details for the client: the gateway's and the outbound service's body `data`. */
   data?: Record<string, unknown>;
   /**

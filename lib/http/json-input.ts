@@ -28,7 +28,7 @@ export const JSON_MAX_DEPTH = 64;
  * Why a JSON input was refused: a 400 AppError; `message` is meant for the client, `details.field` is the
  * dotted path of the offending value (`config.auth.key`), "" for the whole input.
  */
-export const jsonInputError = (message: string, field: string) => new AppError("BAD_REQUEST", message, { field });
+const jsonInputError = (message: string, field: string) => new AppError("BAD_REQUEST", message, { field });
 
 const fieldOf = (path: (string | number)[]) => path.join(".");
 
@@ -71,7 +71,7 @@ export function parseJsonInput(text: string, maxDepth = JSON_MAX_DEPTH): unknown
  * parsed JSON; deeper documents are kept and shown as text, because serialising or rendering them again
  * would overflow the stack (a 10,000-deep body once broke the preview).
  */
-export const CAPTURED_JSON_MAX_DEPTH = 256;
+const CAPTURED_JSON_MAX_DEPTH = 256;
 
 /**
  * JSON.parse for captured content: the parsed value when `text` is JSON nesting at most `maxDepth`

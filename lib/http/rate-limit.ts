@@ -1,6 +1,6 @@
 import { getPool } from "@/lib/db/pool";
 
-export type RateLimitResult = {
+type RateLimitResult = {
   allowed: boolean;
   limit: number;
   /** Calls left in this window (0 when exhausted). */

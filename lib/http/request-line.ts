@@ -15,7 +15,7 @@ import type { HttpResponse } from "@/lib/http/types";
 import { json } from "@/lib/http/types";
 
 /** Methods every surface but ingestion serves. */
-export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const SERVED = new Set<string>(SERVED_METHODS);
 
 /**

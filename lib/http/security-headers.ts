@@ -17,14 +17,14 @@ import { getConfig } from "@/lib/config";
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** The referrer policy of pages outside the portal: full URL to our own origin, only the origin elsewhere. */
-export const PAGE_REFERRER_POLICY = "strict-origin-when-cross-origin";
+const PAGE_REFERRER_POLICY = "strict-origin-when-cross-origin";
 /** The referrer policy of the portal and of every API answer: a portal token or capability URL never leaves in Referer. */
-export const NO_REFERRER = "no-referrer";
+const NO_REFERRER = "no-referrer";
 /** HSTS value when PUBLIC_URL is https (one year; subdomains included). */
 export const HSTS = "max-age=31536000; includeSubDomains";
 
 /** Which policy a page path gets: the portal may be framed by the operator's origins; nothing else may. */
-export type PageSurface = "portal" | "page";
+type PageSurface = "portal" | "page";
 
 /** `portal` for `/portal` and everything under it, else `page`. `pathname` has no query. */
 export function pageSurfaceOf(pathname: string): PageSurface {

@@ -18,7 +18,7 @@ export const CORS_HEADERS: Record<string, string> = {
 };
 
 /** Why a request was not delivered (the `rejection_cause` values produced by ingestion, docs/pipeline.md#ingestion). */
-export type RejectionCause =
+type RejectionCause =
   | "SOURCE_DISABLED"
   | "PAYLOAD_TOO_LARGE"
   | "VERIFICATION_FAILED"
@@ -74,7 +74,7 @@ function answer(status: number, body: unknown, method: string, extra: Record<str
 }
 
 /** The query parameter that allows more methods for one request URL (`?x-gateway-allow-methods=get,put`). */
-export const ALLOW_METHODS_PARAMETER = "x-gateway-allow-methods";
+const ALLOW_METHODS_PARAMETER = "x-gateway-allow-methods";
 
 /**
  * The methods `req` may use: the source's `config.allowed_http_methods`, plus those its URL names in

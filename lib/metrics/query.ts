@@ -12,8 +12,8 @@
 import { AppError } from "@/lib/http/errors";
 import type pg from "pg";
 
-export type GranularityUnit = "s" | "m" | "h" | "d" | "w" | "M";
-export type Granularity = { n: number; unit: GranularityUnit; text: string };
+type GranularityUnit = "s" | "m" | "h" | "d" | "w" | "M";
+type Granularity = { n: number; unit: GranularityUnit; text: string };
 
 export type MetricsRequest = {
   /** Inclusive start and exclusive end of the range. */
@@ -27,7 +27,7 @@ export type MetricsRequest = {
 };
 
 /** A measure: its SQL aggregate (a number or null), and its value in a bucket without rows. */
-export type MeasureDef = { sql: string; empty: 0 | null };
+type MeasureDef = { sql: string; empty: 0 | null };
 
 /** Measure builders: rows (matching `where`), their share of all rows, an average or percentile (null when empty). */
 export const measure = {
@@ -131,9 +131,9 @@ export type MetricsResponse = {
 export const metricsInvalid = (param: string, message: string) => new AppError("BAD_REQUEST", message, { field: param, input: { field: param } });
 
 /** Most rows one answer holds; the rest is cut and `truncated` set. */
-export const ROW_LIMIT = 10_000;
+const ROW_LIMIT = 10_000;
 /** Most time buckets one query may ask for. */
-export const MAX_BUCKETS = 10_000;
+const MAX_BUCKETS = 10_000;
 const UNIT_MS: Record<Exclude<GranularityUnit, "M">, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 /** Buckets are aligned on this instant (a Monday, so weeks start on Mondays, UTC). */
 const ORIGIN_MS = Date.UTC(2000, 0, 3);
@@ -166,7 +166,7 @@ function nextBucket(t: number, g: Granularity): number {
 }
 
 /** The bucket starts covering [start, end) (ms). Throws a 400 AppError (metricsInvalid) when there would be more than MAX_BUCKETS. */
-export function bucketsOf(start: Date, end: Date, g: Granularity): number[] {
+function bucketsOf(start: Date, end: Date, g: Granularity): number[] {
   const out: number[] = [];
   for (let t = bucketStart(start.getTime(), g); t < end.getTime(); t = nextBucket(t, g)) {
     out.push(t);

@@ -22,7 +22,7 @@ const EXHAUSTED_WINDOW_MS = 3_600_000;
 const lastExhausted = new Map<string, number>();
 
 /** Posts one operator event; resolves whatever happens. */
-export async function postOperatorEvent(topic: string, tenantId: string, data: Record<string, unknown>): Promise<void> {
+async function postOperatorEvent(topic: string, tenantId: string, data: Record<string, unknown>): Promise<void> {
   const cfg = outboundConfig();
   if (!cfg.operatorEventsUrl) return;
   const body = Buffer.from(JSON.stringify({ id: `opevt_${base62(randomBytes(16))}`, topic, time: new Date().toISOString(), tenant_id: tenantId, data }));

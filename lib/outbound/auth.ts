@@ -17,7 +17,7 @@ export type OutboundCaller = { kind: "admin"; keyId: string } | { kind: "tenant"
 /** Tenant JWT lifetime, seconds (24 hours, docs/outbound.md#credentials). */
 export const TENANT_TOKEN_SECONDS = 24 * 3600;
 const ISSUER = "hookyard-outbound";
-export const OUTBOUND_KEY_PREFIX = "hko_";
+const OUTBOUND_KEY_PREFIX = "hko_";
 const hash = (key: string) => createHash("sha256").update(key).digest("hex");
 
 /** Stores a new admin key (or `key` when given) and returns it; only its SHA-256 is kept. */

@@ -62,7 +62,7 @@ export async function enqueueOutboundDeliveries(
 export type { Claimed };
 
 /** Seconds before retry number `n` (1-based), or null when the budget is spent. */
-export function retryDelaySeconds(n: number): number | null {
+function retryDelaySeconds(n: number): number | null {
   const cfg = outboundConfig();
   if (n > cfg.maxRetries) return null;
   return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1);

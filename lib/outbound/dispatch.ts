@@ -108,7 +108,7 @@ function finished(): void {
   else if (skippedSaturated) endTimer ??= setTimeout(() => ((endTimer = null), wake()), END_COALESCE_MS);
 }
 
-export type OutboundDispatch = { stop: () => Promise<void> };
+type OutboundDispatch = { stop: () => Promise<void> };
 
 /**
  * Starts this process's dispatcher (a worker process; lib/worker/index.ts). Resolves once it listens.
@@ -159,6 +159,3 @@ export function announceOutboundDeliveries(): void {
 export function outboundDispatchActivity(): { lastActivityAt: () => number; busy: () => boolean } {
   return { lastActivityAt: () => lastActivityAt, busy: () => active >= places() };
 }
-
-/** Tests only: deliveries this process has claimed and not finished. */
-export const activeOutboundDeliveries = () => active;

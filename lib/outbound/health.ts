@@ -11,7 +11,7 @@ import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { type PartHealth, supervisedParts } from "@/lib/supervisor";
 
-export type WorkerStatus = "healthy" | "degraded" | "failed";
+type WorkerStatus = "healthy" | "degraded" | "failed";
 
 /** The spec's status of a supervised part (`null`: not supervised here). */
 export function workerStatus(part: PartHealth | null | undefined, presence: boolean): WorkerStatus {

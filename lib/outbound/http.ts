@@ -27,12 +27,12 @@ import { outboundForbidden, outboundNotFound } from "@/lib/outbound/errors";
 
 const log = logger("outbound");
 /** Largest request body, bytes (every request except publish). */
-export const OUTBOUND_MAX_BODY_BYTES = 1024 * 1024;
+const OUTBOUND_MAX_BODY_BYTES = 1024 * 1024;
 
 export type OutboundForm = "self-hosted" | "managed";
 
-export type OutboundContext<P> = { url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
-export type OutboundResult = { status?: number; body: unknown };
+type OutboundContext<P> = { url: URL; form: OutboundForm; caller: OutboundCaller; params: P; query: ParsedQuery; body: unknown; rawBody: string };
+type OutboundResult = { status?: number; body: unknown };
 
 export type OutboundRoute = {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -96,7 +96,7 @@ function match(route: OutboundRoute, rest: string[]): Record<string, string> | n
 }
 
 /** A request as the outbound surface needs it, from Next.js or from server.ts. */
-export type OutboundInput = {
+type OutboundInput = {
   method: string;
   /** Path segments after `/outbound/`, still percent-encoded. */
   segments: string[];
@@ -107,7 +107,7 @@ export type OutboundInput = {
   /** The body, up to `max` bytes: `tooLarge` past it. */
   readBody: (max: number) => Promise<{ body: Buffer; tooLarge: boolean }>;
 };
-export type OutboundOutput = { status: number; headers: Record<string, string>; body: string };
+type OutboundOutput = { status: number; headers: Record<string, string>; body: string };
 
 function parseBody(buf: Buffer): { body: unknown; rawBody: string } {
   const text = buf.toString("utf8");
@@ -120,7 +120,7 @@ function parseBody(buf: Buffer): { body: unknown; rawBody: string } {
 }
 
 /** Serves one outbound request over `routes` (the steps in this file's header). Never throws. */
-export async function handleOutbound(routes: OutboundRoute[], input: OutboundInput): Promise<OutboundOutput> {
+async function handleOutbound(routes: OutboundRoute[], input: OutboundInput): Promise<OutboundOutput> {
   let status = 200;
   let json: unknown;
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };

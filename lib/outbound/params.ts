@@ -24,7 +24,7 @@ export function values(q: ParsedQuery, name: string): string[] | undefined {
 }
 
 /** A decoded keyset position: the row's time and id, both values PostgreSQL takes. */
-export type CursorPosition = { time: Date; id: string };
+type CursorPosition = { time: Date; id: string };
 
 /** The cursor of the row at `time` with `id` (lib/http/cursor.ts: base64url JSON `{t, i}`). */
 export const encodeCursor = (time: Date, id: string): string => encodeRaw({ t: time.toISOString(), i: id });

@@ -12,7 +12,7 @@ import { outboundInvalid } from "@/lib/outbound/errors";
 
 type OutboundConfig = Config["outbound"];
 /** How long a process keeps the stored settings before reading them again, ms. */
-export const SETTINGS_TTL_MS = 2_000;
+const SETTINGS_TTL_MS = 2_000;
 const PREFIX = "config:";
 
 const num =

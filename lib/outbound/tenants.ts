@@ -16,7 +16,7 @@ import { decodeCursor as decode, encodeCursor as encode, single as one, values a
 type TenantRow = { id: string; metadata: Record<string, unknown>; created_at: Date; updated_at: Date; destinations_count: number; topics: string[] | null };
 
 /** Tenant ids: any caller-chosen string that fits a path segment. */
-export const ZTenantId = z
+const ZTenantId = z
   .string()
   .min(1)
   .max(255)

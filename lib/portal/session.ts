@@ -6,7 +6,7 @@ import { PORTAL_COOKIE, verifyTenantToken } from "@/lib/outbound/auth";
 import { asTheme, PORTAL_THEME_COOKIE, type PortalTheme } from "@/lib/portal/portal";
 
 /** What a portal page needs from the request: the tenant of the session cookie (or why there is none), the theme and the branding. */
-export type PortalSession = {
+type PortalSession = {
   tenantId: string | null;
   reason: "missing" | "expired" | "invalid" | "unknown_tenant" | null;
   theme: PortalTheme | undefined;

@@ -25,14 +25,14 @@ export type TransformRequest = {
   parsed_query: Record<string, unknown>;
 };
 
-export type ConsoleLine = { type: "log" | "info" | "warn" | "error" | "debug"; message: string };
-export type LogLevel = "debug" | "info" | "warn" | "error" | "fatal";
+type ConsoleLine = { type: "log" | "info" | "warn" | "error" | "debug"; message: string };
+type LogLevel = "debug" | "info" | "warn" | "error" | "fatal";
 
 export type TransformationResult =
   | { ok: true; request: TransformRequest; console: ConsoleLine[]; logLevel: Exclude<LogLevel, "fatal"> }
   | { ok: false; error: string; console: ConsoleLine[]; logLevel: "fatal" };
 
-export type TransformationInput = {
+type TransformationInput = {
   /** The transformation's JavaScript source. */
   code: string;
   /** `process.env` inside the sandbox. */
@@ -53,7 +53,7 @@ export type TransformationInput = {
 };
 
 /** Wall-clock limit of one run, ms. */
-export const TRANSFORMATION_TIMEOUT_MS = 1000;
+const TRANSFORMATION_TIMEOUT_MS = 1000;
 /** Memory limit of one run's QuickJS runtime, bytes. */
 export const TRANSFORMATION_MEMORY_BYTES = 5 * 1024 * 1024;
 /** Stack limit of one run, bytes: deep recursion ends in "InternalError: stack overflow" before the host's own stack runs out. */
@@ -61,7 +61,7 @@ const STACK_BYTES = 256 * 1024;
 /** Console lines kept per run; later lines are dropped (one notice says so). */
 export const MAX_CONSOLE_LINES = 100;
 /** Characters kept of one console message. */
-export const MAX_CONSOLE_MESSAGE_CHARS = 4096;
+const MAX_CONSOLE_MESSAGE_CHARS = 4096;
 
 const LEVELS: Exclude<LogLevel, "fatal">[] = ["debug", "info", "warn", "error"];
 const levelOf = (type: ConsoleLine["type"]): Exclude<LogLevel, "fatal"> => (type === "log" ? "info" : type);

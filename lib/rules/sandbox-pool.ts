@@ -22,12 +22,12 @@ import { AppError } from "@/lib/http/errors";
 import { getConfig } from "@/lib/config";
 
 /** Time the main thread allows beyond a run's own `timeoutMs` (thread start, answer) before it kills the thread, ms. */
-export const HARD_LIMIT_GRACE_MS = 2000;
+const HARD_LIMIT_GRACE_MS = 2000;
 /** V8 old-generation limit of one sandbox thread, MiB (the inputs and answers pass through it). */
 const THREAD_OLD_GENERATION_MB = 64;
 
 /** The task sandbox-worker.mjs takes (see its docstring). */
-export type SandboxTask = {
+type SandboxTask = {
   code: string;
   /** JSON of `{env, request, context}`. */
   inputJson: string;
@@ -67,7 +67,7 @@ const globals = globalThis as unknown as Record<symbol, PoolState | undefined>;
  * and Next.js run): under Next.js this module is bundled and its own location says nothing about the
  * source tree.
  */
-export function sandboxWorkerFile(): string {
+function sandboxWorkerFile(): string {
   const file = path.join(process.cwd(), "lib", "rules", "sandbox-worker.mjs");
   if (!existsSync(file)) throw new Error(`The transformation sandbox's worker file is missing: ${file} (start Hookyard from its checkout)`);
   return file;

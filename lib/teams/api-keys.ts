@@ -5,12 +5,12 @@ import type { ApiKey } from "@/lib/generated/prisma/client";
 import { createId, createToken } from "@/lib/ids";
 
 /** An API key as listed: the Prisma model without the key's hash. */
-export type ApiKeyRecord = Omit<ApiKey, "keyHash">;
+type ApiKeyRecord = Omit<ApiKey, "keyHash">;
 /** The columns of an ApiKeyRecord (never `keyHash`). */
 const RECORD = { id: true, teamId: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
 /** API keys look like `hky_` + 40 base64url characters (240 random bits). */
-export const API_KEY_PREFIX = "hky_";
+const API_KEY_PREFIX = "hky_";
 const PREFIX_SHOWN = 12;
 
 export const hashApiKey = (key: string) => createHash("sha256").update(key).digest("hex");

@@ -108,7 +108,7 @@ export async function userFromCookieHeader(header: string | null | undefined): P
  * always; others only with an `Origin` (or, without one, a `Referer`) of PUBLIC_URL's origin — a form or
  * script on another site cannot forge that.
  */
-export function sameOriginForUnsafe(method: string, origin: string | null | undefined, referer: string | null | undefined): boolean {
+function sameOriginForUnsafe(method: string, origin: string | null | undefined, referer: string | null | undefined): boolean {
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   const expected = new URL(getConfig().publicUrl).origin;
   if (origin) return origin === expected;

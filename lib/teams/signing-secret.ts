@@ -7,7 +7,7 @@ import { createToken } from "@/lib/ids";
 export const newSigningSecret = () => createToken(32);
 
 /** A team's stored signing secrets, encrypted (the columns of `teams`, named as delivery rows name them). */
-export type EncryptedSigningSecrets = { s: string; p: string | null; e: Date | null };
+type EncryptedSigningSecrets = { s: string; p: string | null; e: Date | null };
 
 /**
  * The team's signing secrets as stored (encrypted), giving the team its first secret when it has none

@@ -129,7 +129,7 @@ function keepPresence(poolId: string): () => void {
   };
 }
 
-export type WorkerHandle = { stop: () => Promise<void> };
+type WorkerHandle = { stop: () => Promise<void> };
 
 /** The tasks this worker runs, by graphile-worker task name. */
 const TASKS = {

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
  * tables are partitioned on their `time` (migration 20261124172523_outbound_partition_by_time), the
  * others on their id.
  */
-export const PARTITIONED_TABLES = [
+const PARTITIONED_TABLES = [
   "outbound_attempts",
   "outbound_events",
   "attempts",

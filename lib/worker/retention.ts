@@ -6,7 +6,7 @@ import { startPeriodic } from "@/lib/db/periodic";
 const log = logger("retention");
 
 /** Daily partitions kept ready ahead of today: a worker may be down this long before rows reach the DEFAULT partition. */
-export const PARTITION_DAYS_AHEAD = 7;
+const PARTITION_DAYS_AHEAD = 7;
 const RETENTION_LOCK = 727274002;
 
 /**
@@ -16,7 +16,7 @@ const RETENTION_LOCK = 727274002;
  * Serialised across workers with an advisory lock: a pass that finds another one running does nothing and
  * returns null. Throws on database errors.
  */
-export async function runRetention(
+async function runRetention(
   pool: pg.Pool,
   now: number,
   retentionDays: number,

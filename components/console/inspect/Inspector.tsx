@@ -16,7 +16,7 @@ import { RequestDetail } from "@/components/console/inspect/RequestDetail";
 import { RequestList, requestKey } from "@/components/console/inspect/RequestList";
 import { SourcesNav } from "@/components/console/inspect/SourcesNav";
 
-export type InspectorProps = {
+type InspectorProps = {
   /** The source id without `src_`. */
   publicId: string;
   /** The preview as rendered on the server. */

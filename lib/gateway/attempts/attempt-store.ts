@@ -54,7 +54,7 @@ function responseBody(text: string | null | undefined): TAttempt["body"] {
 }
 
 /** Attempt row → API model; `full` adds `body` and `requested_url`. The stored SUCCESSFUL is listed as SUCCESFUL, the API's spelling. */
-export function toAttempt(row: AttemptRow, full: boolean): TAttempt {
+function toAttempt(row: AttemptRow, full: boolean): TAttempt {
   return {
     id: row.id,
     team_id: row.team_id,

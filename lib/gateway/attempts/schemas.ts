@@ -3,11 +3,11 @@
  * made; the listing gives only `SUCCESFUL` or `FAILED`, spelled this way, in every version).
  */
 import { z } from "zod";
-import { dateFilter, enumFilter, type FilterTable, filterSchema, stringFilter } from "@/lib/http/query-schema";
+import { dateFilter, enumFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 
-export const ATTEMPT_TRIGGERS = ["INITIAL", "AUTOMATIC", "MANUAL", "UNPAUSE", "BULK_RETRY"] as const;
+const ATTEMPT_TRIGGERS = ["INITIAL", "AUTOMATIC", "MANUAL", "UNPAUSE", "BULK_RETRY"] as const;
 /** Statuses as the API spells them. */
-export const ATTEMPT_STATUSES = ["SUCCESFUL", "FAILED"] as const;
+const ATTEMPT_STATUSES = ["SUCCESFUL", "FAILED"] as const;
 
 export const ZAttempt = z
   .object({
@@ -50,6 +50,5 @@ export const ATTEMPT_FILTERS = {
   trigger: enumFilter("a.trigger", ATTEMPT_TRIGGERS, "INITIAL, AUTOMATIC, MANUAL, UNPAUSE or BULK_RETRY; or an array."),
   created_at: dateFilter("a.created_at", "Date with operators."),
 } satisfies FilterTable;
-export const ZAttemptQuery = filterSchema(ATTEMPT_FILTERS);
 
 export const ATTEMPT_ORDER_BY = ["created_at"] as const;

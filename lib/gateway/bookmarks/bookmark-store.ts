@@ -37,7 +37,7 @@ const toBookmark = (r: BookmarkRow) => ({
   created_at: r.createdAt.toISOString(),
   updated_at: r.updatedAt.toISOString(),
 });
-export type TBookmark = ReturnType<typeof toBookmark>;
+type TBookmark = ReturnType<typeof toBookmark>;
 
 /**
  * The request behind `eventDataId` of `teamId` (`edt_X` is request `req_X`, or event `evt_X`'s request)

@@ -50,7 +50,7 @@ const COLUMNS = modelColumns("b", Prisma.BulkOperationScalarFieldEnum);
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The API record of `row` (the Prisma model); `type` only from 2025-07-01 and only for the families that have one. */
-export function toBulkOperation(row: BulkOperation, family: BulkFamily, version: ApiVersion): TBulkOperation {
+function toBulkOperation(row: BulkOperation, family: BulkFamily, version: ApiVersion): TBulkOperation {
   return {
     id: row.id,
     team_id: row.teamId,

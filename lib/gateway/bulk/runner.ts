@@ -24,11 +24,11 @@ import { logger } from "@/lib/log";
 
 const log = logger("bulk");
 /** How long one run of the task handles batches before queueing itself again, ms. */
-export const BULK_SLICE_MS = 2_000;
+const BULK_SLICE_MS = 2_000;
 /** Bulk deliveries waiting in the job queue, in batches, above which the runner pauses. */
 const MAX_QUEUED_BATCHES = 1;
 /** Pause after each batch while ingestion is saturated, ms. */
-export const BULK_PRESSURE_PAUSE_MS = 500;
+const BULK_PRESSURE_PAUSE_MS = 500;
 
 type Step = "more" | "done" | "stopped";
 
@@ -67,7 +67,7 @@ async function actIsolated(client: pg.PoolClient, family: BulkFamily, op: Runnin
  * when batches remain, "done" when it completed the operation, "stopped" when the operation is
  * cancelled, completed or gone. Throws database errors (the batch is rolled back and tried again).
  */
-export async function runBatch(bulkId: string, batchSize = getConfig().bulkBatchSize): Promise<Step> {
+async function runBatch(bulkId: string, batchSize = getConfig().bulkBatchSize): Promise<Step> {
   return inTransaction(async (client) => {
     const { rows } = await client.query<BulkRow>("SELECT * FROM bulk_operations WHERE id = $1 FOR UPDATE", [bulkId]);
     const op = rows[0];

@@ -235,21 +235,6 @@ async function updateExisting(teamId: string, existing: ConnectionRow, input: TC
   return updateConnection(teamId, existing.id, { description: input.description, rules: input.rules }, version);
 }
 
-/**
- * Connections a request names by id (e.g. `webhook_ids` of a retry or replay): each must be the
- * team's and enabled, else 422 with `data.id` (docs/gateway-api.md#errors).
- * Returns the rows in the order given.
- */
-export async function requireActiveConnections(teamId: string, ids: string[], field = "webhook_ids", db: PrismaDb = getPrisma()): Promise<ConnectionRow[]> {
-  const rows = (await db.connection.findMany({ where: { teamId, id: { in: ids } } })) as ConnectionRow[];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id, i) => {
-    const row = byId.get(id);
-    if (!row || row.disabledAt) throw unprocessable(`Connection ${id} does not exist or is disabled`, { id, field: `${field}.${i}` });
-    return row;
-  });
-}
-
 /** Pauses (events wait in HOLD) or unpauses connection `id`. Throws 404. */
 export const setConnectionPaused = (teamId: string, id: string, paused: boolean): Promise<ConnectionRow> =>
   setTeamModelTime(CONNECTIONS, teamId, id, "pausedAt", paused);

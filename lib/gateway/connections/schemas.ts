@@ -19,7 +19,7 @@ const ZStatusCode = z
   .regex(STATUS_CODE, 'a status code "404", range "500-599", comparison ">400", ">=500", "<300", "<=299" or exclusion "!401"')
   .refine((v) => !/^\d{3}-\d{3}$/.test(v) || Number(v.slice(0, 3)) <= Number(v.slice(4)), { message: "a range goes from the lower code to the higher" });
 
-export const ZFilterRule = z.strictObject({
+const ZFilterRule = z.strictObject({
   type: z.literal("filter"),
   body: json.optional(),
   headers: z.record(z.string(), json).optional(),
@@ -28,16 +28,16 @@ export const ZFilterRule = z.strictObject({
 });
 /** An inline transformation of a `transform` rule: the limits of `POST /transformations` (code ≤ 100 KiB of UTF-8). */
 /** An inline transformation has exactly the shape of `POST /transformations` (one definition, one limit). */
-export const ZTransformationInput = ZTransformationCreate;
+const ZTransformationInput = ZTransformationCreate;
 /** By `transformation_id`, or inline `transformation` (created on save, returned as its id). */
-export const ZTransformRule = z
+const ZTransformRule = z
   .strictObject({ type: z.literal("transform"), transformation_id: z.string().min(1).optional(), transformation: ZTransformationInput.optional() })
   .refine((r) => Boolean(r.transformation_id) !== Boolean(r.transformation), {
     message: "give transformation_id or transformation",
     path: ["transformation_id"],
   });
-export const ZDelayRule = z.strictObject({ type: z.literal("delay"), delay: z.number().int().min(0).max(86_400_000).meta({ description: "ms" }) });
-export const ZRetryRule = z.strictObject({
+const ZDelayRule = z.strictObject({ type: z.literal("delay"), delay: z.number().int().min(0).max(86_400_000).meta({ description: "ms" }) });
+const ZRetryRule = z.strictObject({
   type: z.literal("retry"),
   strategy: z.enum(["linear", "exponential"]),
   count: z.number().int().min(0).max(50).nullable().optional(),
@@ -50,14 +50,14 @@ export const ZRetryRule = z.strictObject({
  * `include_fields` and `exclude_fields` are field paths; given both, the included fields are compared
  * minus the excluded paths inside them.
  */
-export const ZDeduplicateRule = z.strictObject({
+const ZDeduplicateRule = z.strictObject({
   type: z.literal("deduplicate"),
   window: z.number().int().min(1).max(3600).meta({ description: "seconds in which events are compared (1 to 3600)" }),
   include_fields: z.array(z.string().min(1)).min(1).optional(),
   exclude_fields: z.array(z.string().min(1)).min(1).optional(),
 });
 
-export const ZRule = z.discriminatedUnion("type", [ZFilterRule, ZTransformRule, ZDelayRule, ZRetryRule, ZDeduplicateRule]);
+const ZRule = z.discriminatedUnion("type", [ZFilterRule, ZTransformRule, ZDelayRule, ZRetryRule, ZDeduplicateRule]);
 export type TRule = z.infer<typeof ZRule>;
 
 export const ZConnectionCreate = z

@@ -10,7 +10,7 @@ import { getBackgroundPool } from "@/lib/db/pool";
 import type { AttemptContext } from "@/lib/gateway/delivery/attempt-context";
 import type { EventDelivery } from "@/lib/delivery/outgoing";
 
-export type CliDispatch = AttemptContext & { connectionId: string; delivery: EventDelivery };
+type CliDispatch = AttemptContext & { connectionId: string; delivery: EventDelivery };
 
 /** Hands the delivery to a live CLI session of its connection; false when none listens (CLI_UNAVAILABLE). */
 export async function dispatchToCli(d: CliDispatch): Promise<boolean> {

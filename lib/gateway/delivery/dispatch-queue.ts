@@ -64,9 +64,6 @@ export function startDispatch(): void {
 /** Deliveries this process runs at once from the queue (WORKER_CONCURRENCY). */
 const concurrency = () => getConfig().workerConcurrency;
 
-/** Events waiting here, being delivered or being recorded. */
-export const dispatchBacklog = () => queue.length + active + recording;
-
 /** True when another fan-out batch may be queued: few events waiting, and recording keeps up. */
 const hasRoom = () => queue.length < concurrency() && recording < RECORDING_MAX_FACTOR * concurrency();
 /** Answered deliveries whose recording may lag behind, as a multiple of WORKER_CONCURRENCY. */

@@ -17,7 +17,7 @@ import { storedSigningSecrets } from "@/lib/teams/signing-secret";
 export type TransformedData = { path: string; query: string; headers: Record<string, string>; body: string | null; body_base64?: string };
 
 /** The bytes of transformed data's body, or null for none. Throws a TypeError when the stored body is neither text nor base64. */
-export function transformedBodyBytes(t: Pick<TransformedData, "body" | "body_base64">): Buffer | null {
+function transformedBodyBytes(t: Pick<TransformedData, "body" | "body_base64">): Buffer | null {
   if (typeof t.body_base64 === "string") return Buffer.from(t.body_base64, "base64");
   if (t.body === null || t.body === undefined) return null;
   if (typeof t.body !== "string") throw new TypeError("its stored data has a body that is not text");

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
 
 export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
-export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
+const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
 export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", "BASIC_AUTH", "API_KEY", "BEARER_TOKEN"] as const;
 /** The vendor's other auth types: refused with a 422 that says they are not supported here. */
 export const UNSUPPORTED_AUTH_TYPES = ["OAUTH2_CLIENT_CREDENTIALS", "OAUTH2_AUTHORIZATION_CODE", "AWS_SIGNATURE", "GCP_SERVICE_ACCOUNT"] as const;

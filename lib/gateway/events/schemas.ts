@@ -3,17 +3,7 @@
  * the API answers with and the filters its lists take. The OpenAPI document is generated from them.
  */
 import { z } from "zod";
-import {
-  dateFilter,
-  documentFilter,
-  enumFilter,
-  type FilterTable,
-  filterSchema,
-  linkedFilter,
-  numberFilter,
-  searchFilter,
-  stringFilter,
-} from "@/lib/http/query-schema";
+import { dateFilter, documentFilter, enumFilter, type FilterTable, linkedFilter, numberFilter, searchFilter, stringFilter } from "@/lib/http/query-schema";
 
 /** The event's request raw data (`raw`), for the content filters. */
 const WITH_RAW = "EXISTS (SELECT 1 FROM request_raw_data raw WHERE raw.request_id = e.request_id AND {})";
@@ -34,7 +24,7 @@ const dataFields = {
 };
 
 /** Event `data` in 2025-01-01 and later: what the event delivers. */
-export const ZEventData = z
+const ZEventData = z
   .object({
     url: z.string().nullable().meta({ description: "The URL it is delivered to (null for MOCK_API destinations); for CLI destinations the CLI path." }),
     method: z.string(),
@@ -42,11 +32,10 @@ export const ZEventData = z
     appended_headers: z.array(z.string()),
   })
   .meta({ description: "Event data in 2025-01-01 and later." });
-export type TEventData = z.infer<typeof ZEventData>;
+type TEventData = z.infer<typeof ZEventData>;
 
 /** Event `data` in 2024-09-01: without `url`, `method` and `appended_headers`. */
-export const ZShortEventData = z.object(dataFields);
-export type TShortEventData = z.infer<typeof ZShortEventData>;
+type TShortEventData = z.infer<ReturnType<typeof z.object<typeof dataFields>>>;
 
 export const ZEvent = z
   .object({
@@ -110,7 +99,6 @@ export const EVENT_FILTERS = {
   path: documentFilter("to_jsonb(coalesce(e.data->>'path', raw.path))", WITH_RAW, 'The path: a string, or operators (`path={"$startsWith":"/orders"}`).'),
   search_term: searchFilter(WITH_RAW, "Text found in the request's body, headers, path or query (or the transformed data).", "e.data::text"),
 } satisfies FilterTable;
-export const ZEventQuery = filterSchema(EVENT_FILTERS);
 
 /** `POST /requests/{id}/retry` body: optionally only these connections of the request's source. */
 export const ZRequestRetry = z

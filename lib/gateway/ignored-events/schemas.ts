@@ -3,7 +3,7 @@
  * connection did not create because a rule or its state stopped the request.
  */
 import { z } from "zod";
-import { dateFilter, enumFilter, type FilterTable, filterSchema, stringFilter } from "@/lib/http/query-schema";
+import { dateFilter, enumFilter, type FilterTable, stringFilter } from "@/lib/http/query-schema";
 
 export const IGNORED_CAUSES = ["FILTERED", "TRANSFORMATION_FAILED", "DEDUPLICATED", "DISABLED", "CLI_DISCONNECTED"] as const;
 
@@ -33,7 +33,6 @@ export const IGNORED_EVENT_FILTERS = {
   transformation_id: stringFilter("(i.meta->>'transformation_id')", "Transformation that failed (cause TRANSFORMATION_FAILED), or an array."),
   created_at: dateFilter("i.created_at", "Date with operators."),
 } satisfies FilterTable;
-export const ZIgnoredEventQuery = filterSchema(IGNORED_EVENT_FILTERS);
 
 /** Filters of `GET /requests/{id}/ignored_events`. */
 export const REQUEST_IGNORED_EVENT_FILTERS = { id: IGNORED_EVENT_FILTERS.id } satisfies FilterTable;

@@ -335,7 +335,7 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
  * One detection pass over every stream. Returns how many issues it opened or reopened. Throws
  * database errors (the pass is rolled back and its rows read again next time).
  */
-export async function detectIssues(now = Date.now()): Promise<number> {
+async function detectIssues(now = Date.now()): Promise<number> {
   const notes = await inTransaction(async (db) => {
     const occurrences = [...(await deliveryOccurrences(db, now)), ...(await transformationOccurrences(db, now)), ...(await backpressureOccurrences(db, now))];
     const issueNotes = occurrences.length ? await record(db, occurrences) : [];

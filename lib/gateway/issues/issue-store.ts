@@ -27,7 +27,7 @@ import { applyFilterTable, pathId } from "@/lib/http/query-schema";
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** An `issue_triggers` row: the Prisma model, its JSON columns typed. */
-export type TriggerRow = Omit<IssueTrigger, "configs" | "channels"> & { configs: Record<string, unknown>; channels: Record<string, unknown> };
+type TriggerRow = Omit<IssueTrigger, "configs" | "channels"> & { configs: Record<string, unknown>; channels: Record<string, unknown> };
 const TRIGGERS: TeamModel<TriggerRow> = {
   table: "issue_triggers",
   alias: "t",
@@ -36,7 +36,7 @@ const TRIGGERS: TeamModel<TriggerRow> = {
 };
 
 /** The API model of a trigger (fields in the table's column order, as answers always had them). */
-export const toTrigger = (r: TriggerRow) => ({
+const toTrigger = (r: TriggerRow) => ({
   id: r.id,
   team_id: r.teamId,
   name: r.name,

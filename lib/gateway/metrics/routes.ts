@@ -30,7 +30,7 @@ function list(name: string, value: QueryValue | undefined): string[] {
 }
 
 /** The MetricsRequest of a gateway metrics query string. Throws 400 naming the parameter. */
-export function parseGatewayMetricsQuery(query: ParsedQuery): MetricsRequest {
+function parseGatewayMetricsQuery(query: ParsedQuery): MetricsRequest {
   const range = query.date_range;
   if (!range || typeof range !== "object" || Array.isArray(range))
     throw badRequest('"date_range[start]" and "date_range[end]" are required', { field: "date_range" });

@@ -61,11 +61,11 @@ export type Operation = {
 const filter = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }) => ({ name, description, schema });
 const include = filter("include", "`config.auth` reveals credentials.");
 /** `GET /…/count` answers. */
-export const ZCount = z.object({ count: z.number().int() }).meta({ id: "Count" });
+const ZCount = z.object({ count: z.number().int() }).meta({ id: "Count" });
 /** `GET /…/{id}/raw_body` answers. */
-export const ZRawBody = z.object({ body: z.string() }).meta({ id: "RawBody" });
+const ZRawBody = z.object({ body: z.string() }).meta({ id: "RawBody" });
 /** `DELETE /…/{id}` answers. */
-export const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
+const ZDeleted = z.object({ id: z.string() }).meta({ id: "Deleted" });
 
 /** The query parameters of a list: its filters (from the zod filter table that validates them), `order_by` keys, extra ones. */
 const listQuery = (table: FilterTable, orderBy: readonly string[], ...extra: NonNullable<Operation["query"]>): NonNullable<Operation["query"]> => [

@@ -19,7 +19,7 @@ const log = logger("fanout");
 /** Requests claimed per fan-out transaction. */
 const FANOUT_BATCH = 200;
 
-export type FanoutLoop = { stop: () => Promise<void>; drained: () => Promise<void> };
+type FanoutLoop = { stop: () => Promise<void>; drained: () => Promise<void> };
 
 /** Starts the loop in this process. Resolves once it listens. */
 export async function startFanoutLoop(): Promise<FanoutLoop> {

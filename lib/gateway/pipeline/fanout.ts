@@ -31,7 +31,7 @@ const log = logger("fanout");
 
 type Rule = { type: string } & Record<string, unknown>;
 
-export type FanoutConnection = {
+type FanoutConnection = {
   id: string;
   team_id: string;
   name: string;

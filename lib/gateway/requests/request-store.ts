@@ -58,7 +58,7 @@ export const ZRequest = z
       .optional(),
   })
   .meta({ id: "Request" });
-export type TRequest = z.infer<typeof ZRequest>;
+type TRequest = z.infer<typeof ZRequest>;
 
 // Counts from the pipeline's tables. An event is a CLI event when a CLI session took it (`cli_id`) or
 // its destination is a CLI one; `events_count` counts the others (it excludes CLI).

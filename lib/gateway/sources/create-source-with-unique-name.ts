@@ -1,7 +1,7 @@
 import { getPool } from "@/lib/db/pool";
 import { createId } from "@/lib/ids";
 
-export type CreatedSource = { id: string; teamId: string; name: string; type: string; config: Record<string, unknown>; createdAt: Date };
+type CreatedSource = { id: string; teamId: string; name: string; type: string; config: Record<string, unknown>; createdAt: Date };
 
 const MAX_NAME = 155;
 const MAX_ATTEMPTS = 20;

@@ -17,12 +17,12 @@ export const ZHmacAuth = z.strictObject({
 export const ZBasicAuth = z.strictObject({ username: z.string().min(1).max(255), password: z.string().min(1).max(1000) });
 export const ZApiKeyAuth = z.strictObject({ header_key: z.string().min(1).max(255), api_key: z.string().min(1).max(1000) });
 
-export const ZCustomResponse = z.strictObject({
+const ZCustomResponse = z.strictObject({
   content_type: z.enum(["json", "text", "xml"]),
   body: z.string().max(1000),
 });
 
-export const ZSourceConfigInput = z.strictObject({
+const ZSourceConfigInput = z.strictObject({
   allowed_http_methods: z.array(z.enum(HTTP_METHODS)).min(1).optional(),
   custom_response: ZCustomResponse.nullable().optional(),
   auth_type: z.string().max(64).nullable().optional(),

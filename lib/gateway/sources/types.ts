@@ -6,7 +6,7 @@
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-export type SourceTypeDefinition = {
+type SourceTypeDefinition = {
   /** Upper-case type value, e.g. `STRIPE`. */
   type: string;
   /** Display name. */

@@ -5,7 +5,7 @@ import { findSourceType, type HttpMethod } from "@/lib/gateway/sources/types";
 import { unprocessable } from "@/lib/http/errors";
 
 /** A source's settings after validation: `config` is stored as JSON, `auth` encrypted apart. */
-export type ResolvedSourceConfig = {
+type ResolvedSourceConfig = {
   type: string;
   config: { allowed_http_methods: HttpMethod[]; custom_response: TSourceConfigInput["custom_response"] | null; auth_type: string | null };
   auth: Record<string, unknown> | null;

@@ -8,7 +8,7 @@ import { getPool } from "@/lib/db/pool";
 import { notFound } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
-import { applyFilterTable, dateFilter, enumFilter, type FilterTable, filterSchema, pathId, stringFilter } from "@/lib/http/query-schema";
+import { applyFilterTable, dateFilter, enumFilter, type FilterTable, pathId, stringFilter } from "@/lib/http/query-schema";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "fatal"] as const;
 
@@ -43,7 +43,7 @@ export const ZTransformationExecution = z
     updated_at: z.iso.datetime(),
   })
   .meta({ id: "TransformationExecution" });
-export type TTransformationExecution = z.infer<typeof ZTransformationExecution>;
+type TTransformationExecution = z.infer<typeof ZTransformationExecution>;
 
 /**
  * The issue an execution counts in (lib/gateway/issues/detect.ts groups transformation issues by
@@ -60,7 +60,6 @@ export const EXECUTION_FILTERS = {
   webhook_id: stringFilter("x.webhook_id", "Connection id, or an array."),
   created_at: dateFilter("x.created_at", "Date with operators."),
 } satisfies FilterTable;
-export const ZExecutionQuery = filterSchema(EXECUTION_FILTERS);
 export const EXECUTION_ORDER_BY = ["created_at"] as const;
 
 type ExecutionRow = {

@@ -29,7 +29,7 @@ import type { FilterTable } from "@/lib/http/query-schema";
 import { createId } from "@/lib/ids";
 
 /** Largest `code`, bytes of UTF-8. */
-export const TRANSFORMATION_CODE_MAX_BYTES = 100 * 1024;
+const TRANSFORMATION_CODE_MAX_BYTES = 100 * 1024;
 
 const ZCode = z
   .string()
@@ -42,11 +42,11 @@ const ZEnv = z.record(z.string().min(1), z.string()).meta({ description: "Enviro
 
 export const ZTransformationCreate = z.strictObject({ name: z.string().trim().min(1).max(155), code: ZCode, env: ZEnv.optional() });
 export const ZTransformationUpdate = ZTransformationCreate.partial();
-export type TTransformationCreate = z.infer<typeof ZTransformationCreate>;
-export type TTransformationUpdate = z.infer<typeof ZTransformationUpdate>;
+type TTransformationCreate = z.infer<typeof ZTransformationCreate>;
+type TTransformationUpdate = z.infer<typeof ZTransformationUpdate>;
 
 /** A `transformations` row: the Prisma model. */
-export type TransformationRow = Transformation;
+type TransformationRow = Transformation;
 
 export const ZTransformation = z
   .object({

@@ -22,14 +22,14 @@ export type VerificationInput = Omit<SignedRequest, "now"> & {
   /** Now, ms (timestamp tolerances). */
   now?: number;
 };
-export type HandshakeResponse = { status: number; headers: Record<string, string>; body: string };
+type HandshakeResponse = { status: number; headers: Record<string, string>; body: string };
 export type VerificationResult =
   | { status: "none"; handshake?: HandshakeResponse }
   | { status: "verified"; handshake?: HandshakeResponse }
   | { status: "failed"; rejectStatus: 401 | 200; reason: string };
 
 /** Provider types whose failed verification answers 401 (the spec names four without saying which). */
-export const REJECT_401_PROVIDER_TYPES = ["GITLAB", "POSTMARK", "CHARGEBEE_BILLING", "CHARGEBEE"] as const;
+const REJECT_401_PROVIDER_TYPES = ["GITLAB", "POSTMARK", "CHARGEBEE_BILLING", "CHARGEBEE"] as const;
 
 const json = (body: unknown): HandshakeResponse => ({
   status: 200,

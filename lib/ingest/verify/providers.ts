@@ -18,7 +18,7 @@ export type SignedRequest = {
 };
 export type Credentials = Record<string, string>;
 export type Check = (r: SignedRequest, auth: Credentials) => string | null;
-export type Scheme = { label: string; header: string; description: string; credential: string; check: Check };
+type Scheme = { label: string; header: string; description: string; credential: string; check: Check };
 
 const missing = (h: string) => `missing ${h} header`;
 const bad = "signature does not match";

@@ -43,7 +43,7 @@ export type Outcome = {
 export type OutboundDelivery = { claimed: Claimed; config: Record<string, string>; credentials: Record<string, string> };
 
 /** What the API shows as a destination's target: `target` for people, `target_url` when it is an HTTP endpoint. */
-export type OutboundTarget = { target: string; target_url?: string };
+type OutboundTarget = { target: string; target_url?: string };
 
 /** The values of a create or update: `credentials` undefined keeps the stored ones (an update that does not name them). */
 export type OutboundTypeInput = { config: Record<string, unknown>; credentials?: Record<string, unknown> };
@@ -69,7 +69,7 @@ type Shapes = {
 export type OutboundDestinationType = DestinationType<Shapes> & { readonly info: DestinationTypeInfo };
 
 /** What a type module declares; the rest comes from {@link defineOutboundType}. */
-export type OutboundTypeDefinition = {
+type OutboundTypeDefinition = {
   info: DestinationTypeInfo;
   /** A new signing secret; required when the type has a `secret` credential. */
   newSecret?: () => string;
