@@ -340,7 +340,8 @@ test.describe("bulk operations", () => {
           async () =>
             (
               await db().query<{ n: number }>(
-                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE bulk_operations SET cancelled_at%'",
+                // The cancel's UPDATE of bulk_operations (written by Prisma: quoted names) waiting behind the held row.
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE %bulk_operations%SET %cancelled_at%'",
               )
             ).rows[0].n,
           { timeout: 30_000 },
