@@ -5,16 +5,24 @@
  * (ingest writer, fan-out, claims and leases, dispatch, metrics, retention DDL) keep hand-written SQL.
  */
 import { PrismaPg } from "@prisma/adapter-pg";
+import type pg from "pg";
 import { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 
-const globalForPrisma = globalThis as unknown as { __hookyardPrisma?: PrismaClient };
+const globalForPrisma = globalThis as unknown as { __hookyardPrisma?: { client: PrismaClient; pool: pg.Pool } };
 
-/** The process-wide Prisma client, over the shared pg pool. */
+/**
+ * The process-wide Prisma client, over the shared pg pool. After closePool() the next getPool() makes a
+ * new pool; the client follows it (a client over an ended pool would fail every query).
+ */
 export function getPrisma(): PrismaClient {
-  globalForPrisma.__hookyardPrisma ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
-  return globalForPrisma.__hookyardPrisma;
+  const pool = getPool();
+  const current = globalForPrisma.__hookyardPrisma;
+  if (current?.pool === pool) return current.client;
+  const client = new PrismaClient({ adapter: new PrismaPg(pool) });
+  globalForPrisma.__hookyardPrisma = { client, pool };
+  return client;
 }
 
 /** The client or an interactive transaction's client: what store functions take to run inside a caller's transaction. */
