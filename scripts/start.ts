@@ -15,6 +15,7 @@
  * "Processes"). A start after a SIGKILL'd one whose guard died too stops the orphaned PostgreSQL first.
  * A start that fails prints one sentence of cause and remedy, never a stack trace.
  */
+import "./require-node";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";

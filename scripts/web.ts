@@ -4,6 +4,7 @@
  * /healthz, stops cleanly on SIGTERM/SIGINT and stops when its parent is gone. DATABASE_URL is set by
  * the parent. `--dev` serves Next.js in development mode.
  */
+import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { StartFailure } from "@/lib/processes";

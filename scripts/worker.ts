@@ -5,6 +5,7 @@
  * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
  * and stops when the parent is gone.
  */
+import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";

