@@ -1,20 +1,25 @@
 /**
- * `npm test`: every suite against real parts. Builds the app if needed, starts a fresh migrated
- * database on an embedded PostgreSQL and two real servers (A trusts X-Forwarded-For so each test can
- * be its own client IP; B does not), runs vitest (unit + HTTP integration) and Playwright (browser);
- * then the compatibility pass: the files of {@link COMPAT_FILES} again, on the oldest PostgreSQL the
- * README promises that is installed (docs/scaling.md "Database"), with a database and servers of its
- * own (two servers, as in the main pass, so two workers compete for deliveries). Ends with the line `N passed, N failed` (both passes counted). Exits non-zero on any failure.
+ * `npm test`: every suite against real parts. Builds the app if needed, then two passes, each with a
+ * fresh migrated database and two real servers of its own (A trusts X-Forwarded-For so each test can be
+ * its own client IP; B does not; two workers compete for deliveries):
+ * - the main pass, on the embedded PostgreSQL (18): vitest (unit + HTTP integration), then Playwright;
+ * - the compatibility pass, on the oldest PostgreSQL the README promises that is installed as a system
+ *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
+ *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
+ * The compatibility pass runs beside the main one (its output goes to `.data/test-compat.log` and its
+ * failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Ends with the line
+ * `N passed, N failed` (both passes counted). Exits non-zero on any failure.
  *
  * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
- * arguments), or `compat …` (the compatibility pass only; vitest arguments, default {@link COMPAT_FILES}).
+ * arguments), or `compat …` (the compatibility pass only; vitest arguments, default every server-side file).
  * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) moves
  * the main pass off the embedded PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` choose the
  * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass; `TEST_TYPECHECK=off` skips the
  * type check (CI, after `npm run lint`).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { type RunningServer, startServer, startTestDatabase, systemPostgres, type TestPostgres, testPostgresFromEnv } from "../e2e/support/servers";
 import { buildIfNeeded } from "./build-if-needed";
 
@@ -22,18 +27,10 @@ const log = (m: string) => console.log(`[test] ${m}`);
 const only = process.argv.slice(2); // optional: "vitest", "playwright" or "compat", then their own arguments
 
 /**
- * The compatibility pass: what records delivery results, dispatches outbound events, runs bulk
- * operations and retention, i.e. the statements most likely to use SQL newer than PostgreSQL 14.
- * Chosen to keep the pass short (about a minute with its database and servers on a busy 2-core machine).
+ * Vitest files that never touch the test database: they start an embedded PostgreSQL of their own or
+ * none, so the compatibility pass leaves them out.
  */
-const COMPAT_FILES = [
-  "lib/gateway/delivery/claim.test.ts",
-  "e2e/gateway-pipeline.test.ts",
-  "e2e/gateway-delivery.test.ts",
-  "e2e/outbound-delivery.test.ts",
-  "e2e/gateway-bulk.test.ts",
-  "e2e/retention.test.ts",
-];
+const NOT_SERVER_SIDE = ["scripts/start.test.ts", "scripts/install.test.ts", "lib/db/embedded.test.ts"];
 /** PostgreSQL majors the README promises that are older than the embedded one, oldest first. */
 const COMPAT_MAJORS = [14, 15, 16, 17];
 
@@ -45,7 +42,7 @@ function count(r: { passed: number; failed: number }) {
 }
 
 /** A fresh database on `on` and `servers` Hookyard servers over it; `fn` gets the environment the tests read. */
-async function withStack(label: string, on: TestPostgres, servers: number, fn: (env: NodeJS.ProcessEnv) => void): Promise<void> {
+async function withStack(label: string, on: TestPostgres, servers: number, fn: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
   const db = await startTestDatabase(on);
   log(`${label}: PostgreSQL ${db.version}, database ready: ${db.url.replace(/:[^:@]*@/, ":***@")}`);
   const started: RunningServer[] = [];
@@ -53,7 +50,7 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
     started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true" }));
     if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false" }));
     log(`${label}: servers ready: ${started.map((s) => s.url).join(", ")}`);
-    fn({
+    await fn({
       ...process.env,
       DATABASE_URL: db.url,
       TEST_PG_ADMIN_URL: db.adminUrl,
@@ -66,25 +63,44 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
   }
 }
 
-/** Runs vitest with `args` in `env`; its passed and failed tests (a file that fails to load counts as one failure). */
-function vitest(env: NodeJS.ProcessEnv, args: string[]) {
-  rmSync(".data/vitest.json", { force: true });
-  const r = spawnSync(
-    process.execPath,
-    ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.data/vitest.json", ...args],
-    { stdio: "inherit", env },
-  );
-  if (!existsSync(".data/vitest.json")) return { passed: 0, failed: r.status !== 0 ? 1 : 0 };
-  const report = JSON.parse(readFileSync(".data/vitest.json", "utf8")) as {
+type Counts = { passed: number; failed: number };
+
+/** Passed and failed tests of a vitest JSON report (a file that fails to load counts as one failure). */
+function vitestCounts(reportPath: string, status: number | null): Counts {
+  if (!existsSync(reportPath)) return { passed: 0, failed: status !== 0 ? 1 : 0 };
+  const report = JSON.parse(readFileSync(reportPath, "utf8")) as {
     numPassedTests: number;
     numFailedTests: number;
     numTotalTestSuites: number;
     success: boolean;
+    testResults: { name: string; assertionResults: { status: string; fullName: string }[] }[];
   };
+  for (const file of report.testResults)
+    for (const t of file.assertionResults) if (t.status === "failed") log(`FAILED ${path.relative(process.cwd(), file.name)} > ${t.fullName}`);
   return {
     passed: report.numPassedTests,
     failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0),
   };
+}
+
+/**
+ * Runs vitest with `args` in `env`, its JSON report at `.data/vitest-{label}.json`; output to the terminal,
+ * or to `logFile` when given (a pass running beside another). Resolves with its passed and failed tests.
+ */
+function vitest(label: string, env: NodeJS.ProcessEnv, args: string[], logFile?: string): Promise<Counts> {
+  const reportPath = `.data/vitest-${label}.json`;
+  rmSync(reportPath, { force: true });
+  const child = spawn(
+    process.execPath,
+    ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`, ...args],
+    { stdio: logFile ? ["ignore", "pipe", "pipe"] : "inherit", env },
+  );
+  if (logFile) {
+    const out = createWriteStream(logFile);
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+  }
+  return new Promise((resolve) => child.on("close", (status) => resolve(vitestCounts(reportPath, status))));
 }
 
 /** The compatibility pass's PostgreSQL, or null (with the reason logged) when none is there. */
@@ -101,17 +117,19 @@ function compatPostgres(): TestPostgres | null {
   return null;
 }
 
-buildIfNeeded(log);
-if (only[0] !== "compat") {
-  await withStack("main", testPostgresFromEnv(), 2, (env) => {
+/** The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects. */
+async function mainPass(): Promise<Counts> {
+  const counts = { passed: 0, failed: 0 };
+  const add = (r: Counts) => ((counts.passed += r.passed), (counts.failed += r.failed));
+  await withStack("main", testPostgresFromEnv(), 2, async (env) => {
     if (!only.length && process.env.TEST_TYPECHECK !== "off") {
       // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
       // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
       const r = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit", env });
       log(`typecheck: ${r.status === 0 ? "ok" : "FAILED"}`);
-      count(r.status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+      add(r.status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
     }
-    if (!only.length || only[0] === "vitest") count(vitest(env, only[0] === "vitest" ? only.slice(1) : []));
+    if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
     if (!only.length || only[0] === "playwright") {
       rmSync(".data/playwright.json", { force: true });
       const extra = only[0] === "playwright" ? only.slice(1) : [];
@@ -121,20 +139,32 @@ if (only[0] !== "compat") {
       });
       if (existsSync(".data/playwright.json")) {
         const { stats } = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as { stats: { expected: number; flaky: number; unexpected: number } };
-        count({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
-      } else if (r.status !== 0) count({ passed: 0, failed: 1 });
+        add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
+      } else if (r.status !== 0) add({ passed: 0, failed: 1 });
     }
   });
+  return counts;
 }
-if ((!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat") {
+
+/** The compatibility pass (every server-side vitest file on the oldest installed PostgreSQL); `logFile` when beside the main pass. */
+async function compatPass(logFile?: string): Promise<Counts> {
   const on = compatPostgres();
-  if (!on) count({ passed: 0, failed: 1 });
-  else {
-    const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : COMPAT_FILES;
-    const before = { passed, failed };
-    await withStack("compat", on, 2, (env) => count(vitest(env, args)));
-    log(`compat pass: ${passed - before.passed} passed, ${failed - before.failed} failed`);
-  }
+  if (!on) return { passed: 0, failed: 1 };
+  const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`);
+  let counts: Counts = { passed: 0, failed: 1 };
+  await withStack("compat", on, 2, async (env) => {
+    counts = await vitest("compat", env, args, logFile);
+  });
+  log(`compat pass: ${counts.passed} passed, ${counts.failed} failed${logFile ? ` (output: ${logFile})` : ""}`);
+  return counts;
 }
+
+buildIfNeeded(log);
+const runCompat = (!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat";
+const beside = runCompat && only[0] !== "compat" && process.env.TEST_COMPAT_SERIAL !== "on";
+const compat = beside ? compatPass(".data/test-compat.log") : null;
+if (only[0] !== "compat") count(await mainPass());
+if (compat) count(await compat);
+else if (runCompat) count(await compatPass());
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
