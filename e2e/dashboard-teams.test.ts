@@ -38,7 +38,7 @@ async function dash(cookie: string | null, method: string, path: string, body?: 
     headers: { ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }), origin },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+  return { status: res.status, json: await res.json().catch((): any => null) };
 }
 
 beforeAll(async () => {

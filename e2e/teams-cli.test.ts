@@ -52,8 +52,8 @@ describe("npm run teams, keys --team, users --team", () => {
     expect(op.status, op.err).toBe(0);
     const { rows: users } = await db().query("SELECT email, operator FROM dashboard_users WHERE team_id = $1 ORDER BY email", [teamId]);
     expect(users).toEqual([
-      { email: `cli-${teamId}@example.test`, operator: false },
-      { email: `op-${teamId}@example.test`, operator: true },
+      { email: `cli-${teamId}@example.test`.toLowerCase(), operator: false },
+      { email: `op-${teamId}@example.test`.toLowerCase(), operator: true },
     ]);
 
     expect(unknown.status).toBe(1);

@@ -16,7 +16,10 @@ import { type PartHealth, supervisedParts } from "@/lib/supervisor";
 const unsupervised = (state: PartHealth["state"]): PartHealth => ({ state, restarts: 0, last_exit: null, pid: null });
 
 /** Each part's health as /healthz shows it, and whether all are up. Never throws (lib/dashboard/system.ts shows it too). */
-export async function healthReport(): Promise<{ ok: boolean; parts: { web: PartHealth; worker: PartHealth; database: PartHealth & { error: string | null } } }> {
+export async function healthReport(): Promise<{
+  ok: boolean;
+  parts: { web: PartHealth; worker: PartHealth; database: PartHealth & { error: string | null } };
+}> {
   const supervised = supervisedParts();
   const db = await probeDatabase();
   const web: PartHealth = { ...(supervised?.web ?? unsupervised("up")), state: "up", pid: process.pid };

@@ -25,7 +25,14 @@ export function age(seconds: number | null): string {
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }
 
-const STATE_TONES: Record<string, Tone> = { up: "success", disabled: "neutral", external: "neutral", starting: "info", restarting: "warning", stalled: "warning" };
+const STATE_TONES: Record<string, Tone> = {
+  up: "success",
+  disabled: "neutral",
+  external: "neutral",
+  starting: "info",
+  restarting: "warning",
+  stalled: "warning",
+};
 
 /** The System page: queues, processes, database size, retention. */
 export function System() {
@@ -143,7 +150,12 @@ export function System() {
                 : `Requests, events, attempts and outbound events and attempts are kept ${r.retention.days} whole UTC days (RETENTION_DAYS), then dropped a day's partition at a time.`}
             </p>
           </Card>
-          <Card title="Database" bodyClassName="p-0" className="lg:col-span-2" meta={<span data-testid="database-size">{formatBytes(r.database.bytes)} in all</span>}>
+          <Card
+            title="Database"
+            bodyClassName="p-0"
+            className="lg:col-span-2"
+            meta={<span data-testid="database-size">{formatBytes(r.database.bytes)} in all</span>}
+          >
             <Table caption="Largest tables and partitions">
               <thead>
                 <tr>

@@ -66,8 +66,8 @@ export function Teams() {
         {create.data && (
           <Notice tone="info" role="status" className="mt-3" data-testid="new-team-secrets">
             <p>
-              Team <strong>{create.data.name}</strong> created (<code className="font-mono text-xs">{create.data.id}</code>). Keep these; they are not
-              shown again:
+              Team <strong>{create.data.name}</strong> created (<code className="font-mono text-xs">{create.data.id}</code>). Keep these; they are not shown
+              again:
             </p>
             <Secret label="Signing secret" value={create.data.signing_secret} testId="new-team-signing-secret" />
             <Secret label="CLI key" value={create.data.cli_key} testId="new-team-cli-key" />
@@ -221,13 +221,26 @@ function TeamCard({ team }: { team: Team }) {
             ))}
           </ul>
         )}
-        <form className="mt-2 grid grid-cols-1 gap-2 sm:grid-cols-[1fr_1fr_auto] sm:items-start" onSubmit={(e) => (e.preventDefault(), addUser.mutate())} noValidate>
+        <form
+          className="mt-2 grid grid-cols-1 gap-2 sm:grid-cols-[1fr_1fr_auto] sm:items-start"
+          onSubmit={(e) => (e.preventDefault(), addUser.mutate())}
+          noValidate
+        >
           <Field label="Email" error={addUser.error ? addUser.error.message : null}>
-            {(p) => <Input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ana@example.com" data-testid="new-user-email" />}
+            {(p) => (
+              <Input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ana@example.com" data-testid="new-user-email" />
+            )}
           </Field>
           <Field label="Password (optional)" hint="Empty: a one-time sign-in link sets it.">
             {(p) => (
-              <Input {...p} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} data-testid="new-user-password" />
+              <Input
+                {...p}
+                type="password"
+                autoComplete="new-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                data-testid="new-user-password"
+              />
             )}
           </Field>
           <div className="flex flex-col gap-2 sm:mt-5">
