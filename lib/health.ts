@@ -15,8 +15,11 @@ import { type PartHealth, supervisedParts } from "@/lib/supervisor";
 
 const unsupervised = (state: PartHealth["state"]): PartHealth => ({ state, restarts: 0, last_exit: null, pid: null });
 
-/** The /healthz answer. Never throws. */
-export async function healthz(): Promise<HttpResponse> {
+/** Each part's health as /healthz shows it, and whether all are up. Never throws (lib/dashboard/system.ts shows it too). */
+export async function healthReport(): Promise<{
+  ok: boolean;
+  parts: { web: PartHealth; worker: PartHealth; database: PartHealth & { error: string | null } };
+}> {
   const supervised = supervisedParts();
   const db = await probeDatabase();
   const web: PartHealth = { ...(supervised?.web ?? unsupervised("up")), state: "up", pid: process.pid };
@@ -30,6 +33,13 @@ export async function healthz(): Promise<HttpResponse> {
     error: db.error,
   };
   const ok = dbUp && (worker.state === "up" || worker.state === "disabled");
+  return { ok, parts: { web, worker, database: database as PartHealth & { error: string | null } } };
+}
+
+/** The /healthz answer. Never throws. */
+export async function healthz(): Promise<HttpResponse> {
+  const { ok, parts } = await healthReport();
+  const { web, worker, database } = parts;
   return {
     status: ok ? 200 : 503,
     headers: { "content-type": "application/json", "cache-control": "no-store" },

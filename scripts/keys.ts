@@ -1,25 +1,27 @@
 /**
  * `npm run keys -- <command>`: gateway API keys and the signing secret, without touching the database.
- *   list                         keys of every team (prefixes only)
- *   create [name]                a new key for the gateway team (printed once)
- *   revoke <id | key | prefix>   revoke one key
- *   rotate-secret [hours]        a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
- *   cli-key                      a new cli_key for the gateway team (printed once; the previous one stops working),
- *                                for `hookyard listen` with the team's sources: keys are stored hashed (docs/cli.md)
+ *   list [--team <id>]                   keys of every team, or of one (prefixes only)
+ *   create [name] [--team <id>]          a new key for the gateway team, or for team <id> (printed once; stored hashed)
+ *   revoke <id | key | prefix>           revoke one key
+ *   rotate-secret [hours] [--team <id>]  a new signing secret; the old one still signs (x-gateway-signature-2) for `hours` (default 24)
+ *   cli-key [--team <id>]                a new cli_key for the gateway team (printed once; the previous one stops working),
+ *                                        for `hookyard listen` with the team's sources: keys are stored hashed (docs/cli.md)
  *   outbound list | create [name] | revoke <id|prefix>   admin keys of the outbound API (docs/outbound.md)
+ * Without --team, the gateway team (the oldest; created on the first use). Teams: `npm run teams` (docs/operations.md "Teams and users").
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
-import { closePool } from "@/lib/db/pool";
-import { migrate } from "@/lib/db/migrate";
-import { withDatabase } from "@/lib/db/with-database";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/teams/api-keys";
 import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
 import { rotateCliKey } from "@/lib/teams/cli-key";
 import { rotateSigningSecret } from "@/lib/teams/signing-secret";
-import { getPool } from "@/lib/db/pool";
+import { gatewayTeamId, requireTeam } from "@/lib/teams/teams";
 import { createOutboundKey, listOutboundKeys, revokeOutboundKey } from "@/lib/outbound/auth";
+import { commandLine, runAdminCommand } from "./admin-command";
 
-const [command, arg, arg2] = process.argv.slice(2);
+const USAGE =
+  "usage: npm run keys -- list [--team <id>] | create [name] [--team <id>] | revoke <id|key|prefix> | rotate-secret [hours] [--team <id>] | cli-key [--team <id>] | outbound list|create|revoke";
+const { positionals, team } = commandLine(process.argv.slice(2), USAGE);
+const [command, arg, arg2] = positionals;
 
 /** `npm run keys -- outbound …`: the outbound API's admin keys. Returns the exit code. */
 async function outboundKeys(sub: string | undefined, value: string | undefined): Promise<number> {
@@ -44,63 +46,62 @@ async function outboundKeys(sub: string | undefined, value: string | undefined):
   return 2;
 }
 
-async function gatewayTeamId(): Promise<string> {
+/** Team `--team` (checked: an unknown id is a one-sentence error), else the gateway team (created on a first use). */
+async function targetTeam(): Promise<string> {
+  if (team !== undefined) return (await requireTeam(team)).id;
   await ensureGatewayTeam((m) => console.log(m));
-  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
-  return rows[0].id;
+  return (await gatewayTeamId())!;
 }
 
-const code = await withDatabase(async (url) => {
-  process.env.DATABASE_URL = url;
-  await migrate(url);
-  try {
-    switch (command) {
-      case "outbound":
-        return await outboundKeys(arg, arg2);
-      case "list": {
-        const keys = await listApiKeys();
-        if (!keys.length) console.log("no API keys");
-        for (const k of keys) {
-          console.log(
-            `${k.id}  ${k.prefix}…  ${k.name}  team ${k.teamId}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  REVOKED ${k.revokedAt.toISOString()}` : ""}`,
-          );
-        }
-        return 0;
-      }
-      case "create": {
-        const { key, record } = await createApiKey(await gatewayTeamId(), arg ?? "key");
-        console.log(`created ${record.id} (${record.name}); the key is shown once:\n${key}`);
-        return 0;
-      }
-      case "revoke": {
-        if (!arg) break;
-        const revoked = await revokeApiKey(arg);
-        console.log(revoked ? `revoked ${revoked.id} (${revoked.prefix}…)` : `no single live key matches "${arg}"`);
-        return revoked ? 0 : 1;
-      }
-      case "cli-key": {
-        const key = await rotateCliKey(await gatewayTeamId());
-        console.error("new CLI key of the gateway team (shown once; the previous key no longer works, and CLIs using it must restart with this one):");
-        console.log(key);
-        return 0;
-      }
-      case "rotate-secret": {
-        const hours = arg === undefined ? 24 : Number(arg);
-        if (!Number.isFinite(hours) || hours < 0) break;
-        const { secret, previousExpiresAt } = await rotateSigningSecret(await gatewayTeamId(), hours * 3_600_000);
-        console.log(`new signing secret (shown once): ${secret}`);
+await runAdminCommand(async () => {
+  switch (command) {
+    case "outbound":
+      return await outboundKeys(arg, arg2);
+    case "list": {
+      const keys = await listApiKeys(team === undefined ? undefined : (await requireTeam(team)).id);
+      if (!keys.length) console.log("no API keys");
+      for (const k of keys) {
         console.log(
-          previousExpiresAt
-            ? `the previous secret keeps signing as x-gateway-signature-2 until ${previousExpiresAt.toISOString()}`
-            : "the previous secret is no longer used",
+          `${k.id}  ${k.prefix}…  ${k.name}  team ${k.teamId}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  REVOKED ${k.revokedAt.toISOString()}` : ""}`,
         );
-        return 0;
       }
+      return 0;
     }
-    console.error("usage: npm run keys -- list | create [name] | revoke <id|key|prefix> | rotate-secret [hours] | cli-key | outbound list|create|revoke");
-    return 2;
-  } finally {
-    await closePool();
+    case "create": {
+      const { key, record } = await createApiKey(await targetTeam(), arg ?? "key");
+      console.log(`created ${record.id} (${record.name}) for team ${record.teamId}; the key is shown once:\n${key}`);
+      return 0;
+    }
+    case "revoke": {
+      if (!arg) break;
+      const revoked = await revokeApiKey(arg);
+      if (!revoked) {
+        console.error(`No single live key matches "${arg}" (see npm run keys -- list).`);
+        return 1;
+      }
+      console.log(`revoked ${revoked.id} (${revoked.prefix}…)`);
+      return 0;
+    }
+    case "cli-key": {
+      const teamId = await targetTeam();
+      const key = await rotateCliKey(teamId);
+      console.error(`new CLI key of team ${teamId} (shown once; the previous key no longer works, and CLIs using it must restart with this one):`);
+      console.log(key);
+      return 0;
+    }
+    case "rotate-secret": {
+      const hours = arg === undefined ? 24 : Number(arg);
+      if (!Number.isFinite(hours) || hours < 0) break;
+      const { secret, previousExpiresAt } = await rotateSigningSecret(await targetTeam(), hours * 3_600_000);
+      console.log(`new signing secret (shown once): ${secret}`);
+      console.log(
+        previousExpiresAt
+          ? `the previous secret keeps signing as x-gateway-signature-2 until ${previousExpiresAt.toISOString()}`
+          : "the previous secret is no longer used",
+      );
+      return 0;
+    }
   }
+  console.error(USAGE);
+  return 2;
 });
-process.exit(code);

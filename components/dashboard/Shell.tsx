@@ -15,14 +15,17 @@ const NAV = [
   { href: "/dashboard/bulk", label: "Bulk operations" },
   { href: "/dashboard/connections", label: "Connections" },
   { href: "/dashboard/issues", label: "Issues" },
-  { href: "/dashboard/outbound", label: "Outbound" },
+  { href: "/dashboard/outbound", label: "Outbound", operator: true },
+  { href: "/dashboard/teams", label: "Teams", operator: true },
+  { href: "/dashboard/system", label: "System", operator: true },
 ];
 
 /**
  * The signed-in dashboard's frame: a sidebar of pages (a menu button opens it below the `md` width), the
- * user's email and Sign out, and a skip link to the content.
+ * user's email and Sign out, and a skip link to the content. Outbound, Teams and System are listed for
+ * operators only (docs/operations.md "Teams and users").
  */
-export function Shell({ email, children }: { email: string; children: React.ReactNode }) {
+export function Shell({ email, operator, children }: { email: string; operator: boolean; children: React.ReactNode }) {
   const pathname = usePathname();
   // The menu is open on the page it was opened on: navigating closes it.
   const [openOn, setOpenOn] = useState<string | null>(null);
@@ -70,7 +73,7 @@ export function Shell({ email, children }: { email: string; children: React.Reac
           <Mark className="size-7" /> Hookyard
         </Link>
         <nav aria-label="Dashboard" className="flex flex-col gap-0.5 px-3 py-3 md:py-0">
-          {NAV.map((item) => (
+          {NAV.filter((item) => operator || !item.operator).map((item) => (
             <Link
               key={item.href}
               href={item.href}

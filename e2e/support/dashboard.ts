@@ -9,10 +9,17 @@ import { BASE_URL, uniqueIp } from "./client";
 
 export const AUTH = `${BASE_URL}/dashboard/api/auth`;
 
-/** A new user of `teamId` with a random email; returns the email and password. */
-export async function newUser(teamId: string, password = `pw-${randomBytes(8).toString("hex")}`): Promise<{ id: string; email: string; password: string }> {
+/**
+ * A new user of `teamId` with a random email; returns the email and password. An operator unless
+ * `operator: false` (a member, who sees its team only: docs/operations.md "Teams and users").
+ */
+export async function newUser(
+  teamId: string,
+  password = `pw-${randomBytes(8).toString("hex")}`,
+  { operator = true } = {},
+): Promise<{ id: string; email: string; password: string }> {
   const email = `op-${randomBytes(5).toString("hex")}@example.test`;
-  const user = await createUser(email, password, teamId);
+  const user = await createUser(email, password, teamId, { operator });
   return { id: user.id, email, password };
 }
 

@@ -732,7 +732,7 @@ export async function outboundFuzzContext(base: string, teamId: string): Promise
   // A dashboard session: next-auth's csrf, then the credentials callback.
   const password = `pw-${run}-long-enough`;
   const email = `fuzz-${run}@example.test`;
-  await createUser(email, password, teamId);
+  await createUser(email, password, teamId, { operator: true });
   const ip = { "x-forwarded-for": `10.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` };
   const csrf = await fetch(`${base}/dashboard/api/auth/csrf`, { headers: ip });
   const csrfCookies = csrf.headers

@@ -1,12 +1,7 @@
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
-import { checkCredentials, createSignInToken, createUser, findUser, resetPassword } from "@/lib/dashboard/users";
-
-/** The gateway team (the oldest TEAM-mode team; lib/teams/bootstrap.ts creates it), or null. */
-export async function gatewayTeamId(): Promise<string | null> {
-  const { rows } = await getPool().query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
-  return rows[0]?.id ?? null;
-}
+import { checkCredentials, createSignInToken, createUser, findUser, resetPassword, setOperator } from "@/lib/dashboard/users";
+import { gatewayTeamId } from "@/lib/teams/teams";
 
 /** The address a one-time sign-in link opens (the page sets a password and signs in). */
 export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard/sign-in/link?token=${encodeURIComponent(token)}`;
@@ -16,7 +11,7 @@ export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard
  * with DASHBOARD_ADMIN_EMAIL and DASHBOARD_ADMIN_PASSWORD set, that user exists with that password (created,
  * or its password reset when it no longer matches); otherwise, on a start with no user at all, creates
  * `admin@localhost` without a password and prints (through `log`) a one-time sign-in link, valid 24 hours,
- * that sets one. Serialised by an advisory lock.
+ * that sets one. Either user is an operator (docs/operations.md "Teams and users"). Serialised by an advisory lock.
  */
 export async function ensureDashboardAdmin(log: (message: string) => void): Promise<void> {
   const client = await getPool().connect();
@@ -28,17 +23,18 @@ export async function ensureDashboardAdmin(log: (message: string) => void): Prom
     if (adminEmail && adminPassword) {
       const existing = await findUser(adminEmail);
       if (!existing) {
-        await createUser(adminEmail, adminPassword, teamId);
+        await createUser(adminEmail, adminPassword, teamId, { operator: true });
         log(`dashboard user ${adminEmail} created (DASHBOARD_ADMIN_EMAIL)`);
       } else if (!(await checkCredentials(adminEmail, adminPassword))) {
         await resetPassword(adminEmail, adminPassword);
         log(`dashboard user ${adminEmail}: password set from DASHBOARD_ADMIN_PASSWORD`);
       }
+      if (existing && !existing.operator) await setOperator(existing.id, true);
       return;
     }
     const { rowCount } = await client.query("SELECT 1 FROM dashboard_users LIMIT 1");
     if (rowCount) return;
-    const user = await createUser(adminEmail ?? "admin@localhost", null, teamId);
+    const user = await createUser(adminEmail ?? "admin@localhost", null, teamId, { operator: true });
     const token = await createSignInToken(user.id);
     log(`created the dashboard user ${user.email}. Open this one-time link within 24 hours to choose its password:`);
     log(`  ${signInLink(token)}`);

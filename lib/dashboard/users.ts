@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
-import { getPool } from "@/lib/db/pool";
+import { getPrisma, isUniqueViolation, transactionOptions } from "@/lib/db/prisma";
 import { createId, createToken } from "@/lib/ids";
 import { AppError } from "@/lib/http/errors";
 
@@ -31,7 +31,24 @@ export const MIN_PASSWORD_LENGTH = 12;
 /** How long a one-time sign-in link works, ms. */
 const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 
-type DashboardUser = { id: string; email: string; team_id: string; created_at: Date; has_password: boolean };
+/** A user as this module answers it (never its password hash). `operator`: docs/operations.md "Teams and users". */
+export type DashboardUser = { id: string; email: string; team_id: string; operator: boolean; created_at: Date; has_password: boolean };
+
+/** The columns read for a {@link DashboardUser}. */
+const SELECT = { id: true, email: true, teamId: true, operator: true, createdAt: true, passwordHash: true } as const;
+
+/** The {@link DashboardUser} of a row read with {@link SELECT}. */
+const toUser = (u: { id: string; email: string; teamId: string; operator: boolean; createdAt: Date; passwordHash: string | null }): DashboardUser => ({
+  id: u.id,
+  email: u.email,
+  team_id: u.teamId,
+  operator: u.operator,
+  created_at: u.createdAt,
+  has_password: u.passwordHash !== null,
+});
+
+/** Matches a user by id or (case-insensitively, as stored) email. */
+const byIdOrEmail = (idOrEmail: string) => ({ OR: [{ id: idOrEmail.trim() }, { email: idOrEmail.trim().toLowerCase() }] });
 
 /** `scrypt$N$r$p$salt$hash` (salt and hash base64url) of `password`, with `params` (default {@link SCRYPT_PARAMS}). */
 export async function hashPassword(password: string, params: { N: number; r: number; p: number } = SCRYPT_PARAMS): Promise<string> {
@@ -78,61 +95,81 @@ function checkPassword(password: string): void {
   if (password.length > 1024) throw new AppError("VALIDATION", "a password has at most 1024 characters");
 }
 
-const COLUMNS = "id, email, team_id, created_at, password_hash IS NOT NULL AS has_password";
-
-/** Creates a user of `teamId`. `password` null: no password until a sign-in link sets one. Throws AppError VALIDATION on bad input, CONFLICT for a taken email. */
-export async function createUser(email: string, password: string | null, teamId: string): Promise<DashboardUser> {
+/**
+ * Creates a user of `teamId`; `operator` makes it an operator of the installation (default: a member who
+ * sees its team only). `password` null: no password until a sign-in link sets one. Throws AppError
+ * VALIDATION on bad input, NOT_FOUND for an unknown team, CONFLICT for a taken email.
+ */
+export async function createUser(email: string, password: string | null, teamId: string, { operator = false } = {}): Promise<DashboardUser> {
   const e = normalizeEmail(email);
   if (password !== null) checkPassword(password);
+  const prisma = getPrisma();
+  const team = await prisma.team.findUnique({ where: { id: teamId }, select: { mode: true } });
+  if (team?.mode !== "TEAM") throw new AppError("NOT_FOUND", `no team ${teamId}`);
   const hash = password === null ? null : await hashPassword(password);
-  const { rows } = await getPool().query<DashboardUser>(
-    `INSERT INTO dashboard_users (id, email, password_hash, team_id, created_at, updated_at) VALUES ($1, $2, $3, $4, now(), now())
-     ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
-    [createId("dashboardUser"), e, hash, teamId],
-  );
-  if (!rows[0]) throw new AppError("CONFLICT", `a user with the email ${e} exists`);
-  return rows[0];
+  try {
+    const user = await prisma.dashboardUser.create({
+      data: { id: createId("dashboardUser"), email: e, passwordHash: hash, teamId, operator },
+      select: SELECT,
+    });
+    return toUser(user);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `a user with the email ${e} exists`);
+    throw err;
+  }
 }
 
-/** Every user, oldest first. */
-export async function listUsers(): Promise<DashboardUser[]> {
-  const { rows } = await getPool().query<DashboardUser>(`SELECT ${COLUMNS} FROM dashboard_users ORDER BY created_at, id`);
-  return rows;
+/** Every user (or those of `teamId`), oldest first. */
+export async function listUsers(teamId?: string): Promise<DashboardUser[]> {
+  const users = await getPrisma().dashboardUser.findMany({
+    where: teamId === undefined ? {} : { teamId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: SELECT,
+  });
+  return users.map(toUser);
 }
 
 /** The user with this id or email, or null. */
 export async function findUser(idOrEmail: string): Promise<DashboardUser | null> {
-  const { rows } = await getPool().query<DashboardUser>(`SELECT ${COLUMNS} FROM dashboard_users WHERE id = $1 OR email = lower($1)`, [idOrEmail.trim()]);
-  return rows[0] ?? null;
+  const user = await getPrisma().dashboardUser.findFirst({ where: byIdOrEmail(idOrEmail), select: SELECT });
+  return user ? toUser(user) : null;
 }
 
 /**
  * Sets a new password and ends every session of the user (docs/dashboard.md "Signing in": a changed
- * password signs out every browser, and every copy of a cookie). Throws AppError NOT_FOUND for an
- * unknown user, VALIDATION for a short password.
+ * password signs out every browser, and every copy of a cookie), in one transaction. Throws AppError
+ * NOT_FOUND for an unknown user, VALIDATION for a short password.
  */
 export async function resetPassword(idOrEmail: string, password: string): Promise<DashboardUser> {
   checkPassword(password);
-  const { rows } = await getPool().query<DashboardUser>(
-    `WITH u AS (UPDATE dashboard_users SET password_hash = $2, updated_at = now() WHERE id = $1 OR email = lower($1) RETURNING ${COLUMNS}),
-          ended AS (DELETE FROM dashboard_sessions s USING u WHERE s.user_id = u.id)
-     SELECT * FROM u`,
-    [idOrEmail.trim(), await hashPassword(password)],
-  );
-  if (!rows[0]) throw new AppError("NOT_FOUND", `no user "${idOrEmail}"`);
-  return rows[0];
+  const hash = await hashPassword(password);
+  const user = await getPrisma().$transaction(async (tx) => {
+    const found = await tx.dashboardUser.findFirst({ where: byIdOrEmail(idOrEmail), select: { id: true } });
+    if (!found) return null;
+    const updated = await tx.dashboardUser.update({ where: { id: found.id }, data: { passwordHash: hash }, select: SELECT });
+    await tx.dashboardSession.deleteMany({ where: { userId: found.id } });
+    return updated;
+  }, transactionOptions());
+  if (!user) throw new AppError("NOT_FOUND", `no user "${idOrEmail}"`);
+  return toUser(user);
+}
+
+/** Makes the user an operator or a member (docs/operations.md "Teams and users"). Throws AppError NOT_FOUND for an unknown id. */
+export async function setOperator(userId: string, operator: boolean): Promise<void> {
+  const { count } = await getPrisma().dashboardUser.updateMany({ where: { id: userId }, data: { operator } });
+  if (!count) throw new AppError("NOT_FOUND", `no user "${userId}"`);
 }
 
 /** Ends every session of the user (the reset command when it hands out a sign-in link). Returns how many ended. */
 export async function endUserSessions(userId: string): Promise<number> {
-  const { rowCount } = await getPool().query("DELETE FROM dashboard_sessions WHERE user_id = $1", [userId]);
-  return rowCount ?? 0;
+  const { count } = await getPrisma().dashboardSession.deleteMany({ where: { userId } });
+  return count;
 }
 
-/** Deletes a user (and its sign-in links). Returns whether one was deleted. */
+/** Deletes a user (and its sessions and sign-in links). Returns whether one was deleted. */
 export async function deleteUser(idOrEmail: string): Promise<boolean> {
-  const { rowCount } = await getPool().query("DELETE FROM dashboard_users WHERE id = $1 OR email = lower($1)", [idOrEmail.trim()]);
-  return Boolean(rowCount);
+  const { count } = await getPrisma().dashboardUser.deleteMany({ where: byIdOrEmail(idOrEmail) });
+  return count > 0;
 }
 
 /**
@@ -142,26 +179,18 @@ export async function deleteUser(idOrEmail: string): Promise<boolean> {
  * hash changed meanwhile).
  */
 export async function checkCredentials(email: string, password: string): Promise<DashboardUser | null> {
-  const { rows } = await getPool().query<DashboardUser & { password_hash: string | null }>(
-    `SELECT ${COLUMNS}, password_hash FROM dashboard_users WHERE email = $1`,
-    [email.trim().toLowerCase()],
-  );
-  const row = rows[0];
-  if (!row?.password_hash) {
+  const prisma = getPrisma();
+  const row = await prisma.dashboardUser.findUnique({ where: { email: email.trim().toLowerCase() }, select: SELECT });
+  if (!row?.passwordHash) {
     dummyHash ??= hashPassword(randomBytes(12).toString("hex"));
     await verifyPassword(password, await dummyHash);
     return null;
   }
-  if (!(await verifyPassword(password, row.password_hash))) return null;
-  if (needsRehash(row.password_hash)) {
-    await getPool().query("UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [
-      row.id,
-      row.password_hash,
-      await hashPassword(password),
-    ]);
+  if (!(await verifyPassword(password, row.passwordHash))) return null;
+  if (needsRehash(row.passwordHash)) {
+    await prisma.dashboardUser.updateMany({ where: { id: row.id, passwordHash: row.passwordHash }, data: { passwordHash: await hashPassword(password) } });
   }
-  const { password_hash: _, ...user } = row;
-  return user;
+  return toUser(row);
 }
 
 const sha256 = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -169,20 +198,20 @@ const sha256 = (token: string) => createHash("sha256").update(token).digest("hex
 /** A new one-time sign-in token for the user (returned once; only its hash is stored), valid `ttlMs`. */
 export async function createSignInToken(userId: string, ttlMs = SIGN_IN_LINK_TTL_MS): Promise<string> {
   const token = createToken(32);
-  await getPool().query("INSERT INTO dashboard_sign_in_tokens (id, token_hash, user_id, expires_at, created_at) VALUES ($1, $2, $3, $4, now())", [
-    createId("signInToken"),
-    sha256(token),
-    userId,
-    new Date(Date.now() + ttlMs),
-  ]);
+  await getPrisma().dashboardSignInToken.create({
+    data: { id: createId("signInToken"), tokenHash: sha256(token), userId, expiresAt: new Date(Date.now() + ttlMs) },
+    select: { id: true },
+  });
   return token;
 }
 
 /** Uses a one-time sign-in token: marks it used and returns its user, or null when unknown, used or expired. */
 export async function consumeSignInToken(token: string): Promise<DashboardUser | null> {
-  const { rows } = await getPool().query<{ user_id: string }>(
-    "UPDATE dashboard_sign_in_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id",
-    [sha256(token)],
-  );
-  return rows[0] ? findUser(rows[0].user_id) : null;
+  // One conditional UPDATE: two uses at once cannot both see it unused.
+  const [used] = await getPrisma().dashboardSignInToken.updateManyAndReturn({
+    where: { tokenHash: sha256(token), usedAt: null, expiresAt: { gt: new Date() } },
+    data: { usedAt: new Date() },
+    select: { userId: true },
+  });
+  return used ? findUser(used.userId) : null;
 }

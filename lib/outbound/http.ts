@@ -174,6 +174,8 @@ async function handleOutbound(routes: OutboundRoute[], input: OutboundInput): Pr
       const fromPortal = Boolean(input.header(PORTAL_CSRF_HEADER));
       const session = fromPortal ? null : await sessionCredential(input.method, input.header);
       if (session === "cross-site") throw outboundForbidden();
+      // The outbound service is the installation's, not a team's: only operators reach it (docs/operations.md "Teams and users").
+      if (session && !session.operator) throw outboundForbidden("the outbound service is for operators");
       if (session) caller = { kind: "admin", keyId: `user:${session.id}` };
       else if ((portal = readCookie(input.header("cookie"), PORTAL_COOKIE))) {
         const verified = await authenticateOutbound(portal);

@@ -56,13 +56,18 @@ export async function listApiKeys(teamId?: string): Promise<ApiKeyRecord[]> {
 }
 
 /**
- * Revokes one key, named by its id, its full value, or its shown prefix. Returns it; null when nothing
- * live matches, or when a prefix matches more than one key (nothing is revoked then).
+ * Revokes one key, named by its id, its full value, or its shown prefix (a key of `teamId` only, when
+ * given). Returns it; null when nothing live matches, or when a prefix matches more than one key (nothing
+ * is revoked then).
  */
-export async function revokeApiKey(idKeyOrPrefix: string): Promise<ApiKeyRecord | null> {
+export async function revokeApiKey(idKeyOrPrefix: string, teamId?: string): Promise<ApiKeyRecord | null> {
   const prisma = getPrisma();
   const rows = await prisma.apiKey.findMany({
-    where: { revokedAt: null, OR: [{ id: idKeyOrPrefix }, { keyHash: hashApiKey(idKeyOrPrefix) }, { prefix: idKeyOrPrefix }] },
+    where: {
+      revokedAt: null,
+      ...(teamId === undefined ? {} : { teamId }),
+      OR: [{ id: idKeyOrPrefix }, { keyHash: hashApiKey(idKeyOrPrefix) }, { prefix: idKeyOrPrefix }],
+    },
     select: { id: true },
   });
   if (rows.length !== 1) return null;

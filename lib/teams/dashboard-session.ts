@@ -36,7 +36,8 @@ export const secure = () => getConfig().publicUrl.startsWith("https:");
 /** Name of the session cookie (`__Secure-` over https). */
 export const sessionCookieName = () => `${secure() ? "__Secure-" : ""}hookyard.dashboard-session`;
 
-export type SessionUser = { id: string; email: string; teamId: string };
+/** The signed-in user: its team's data is what it sees; `operator`: docs/operations.md "Teams and users". */
+export type SessionUser = { id: string; email: string; teamId: string; operator: boolean };
 
 /** Session lifetime, seconds (7 days; next-auth renews the cookie while it is used). */
 export const SESSION_SECONDS = 7 * 24 * 3600;
@@ -80,12 +81,12 @@ export async function endDashboardSession(sid: string): Promise<void> {
 export async function sessionUser(claims: { sub?: unknown; sid?: unknown } | null | undefined): Promise<SessionUser | null> {
   const { sub, sid } = claims ?? {};
   if (typeof sub !== "string" || typeof sid !== "string" || !sub || !sid || sid.length > 100 || sub.length > 100) return null;
-  const { rows } = await getPool().query<{ id: string; email: string; team_id: string }>(
-    `SELECT u.id, u.email, u.team_id FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id
+  const { rows } = await getPool().query<{ id: string; email: string; team_id: string; operator: boolean }>(
+    `SELECT u.id, u.email, u.team_id, u.operator FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id
       WHERE s.id = $1 AND s.user_id = $2 AND s.expires_at > now()`,
     [sid, sub],
   );
-  return rows[0] ? { id: rows[0].id, email: rows[0].email, teamId: rows[0].team_id } : null;
+  return rows[0] ? { id: rows[0].id, email: rows[0].email, teamId: rows[0].team_id, operator: rows[0].operator } : null;
 }
 
 /**

@@ -8,5 +8,9 @@ export const metadata: Metadata = { title: { default: "Dashboard", template: "%s
 /** Every signed-in page: refuses an anonymous visitor (redirect to sign-in) before anything renders. */
 export default async function SignedInLayout({ children }: { children: React.ReactNode }) {
   const user = await requireUser();
-  return <Shell email={user.email}>{children}</Shell>;
+  return (
+    <Shell email={user.email} operator={user.operator}>
+      {children}
+    </Shell>
+  );
 }

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { Tenants } from "@/components/dashboard/pages/Tenants";
+import { OperatorsOnly } from "@/components/dashboard/OperatorsOnly";
 import { requireUser } from "@/lib/dashboard/require-user";
 
 export const metadata: Metadata = { title: "Outbound" };
 
 export default async function Page() {
-  await requireUser();
+  if (!(await requireUser()).operator) return <OperatorsOnly title="Outbound" />;
   return <Tenants />;
 }
