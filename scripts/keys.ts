@@ -10,8 +10,10 @@
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
 import { closePool } from "@/lib/db/pool";
-import { migrate } from "@/lib/db/migrate";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { withDatabase } from "@/lib/db/with-database";
+import { StartFailure } from "@/lib/processes";
+import { failStart } from "@/lib/supervisor";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/teams/api-keys";
 import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
 import { rotateCliKey } from "@/lib/teams/cli-key";
@@ -52,7 +54,8 @@ async function gatewayTeamId(): Promise<string> {
 
 const code = await withDatabase(async (url) => {
   process.env.DATABASE_URL = url;
-  await migrate(url);
+  // As a start does: migrations unless MIGRATE_ON_START=false, the schema and SECRET_KEY checks (docs/operations.md).
+  await prepareDatabase(url).catch((err) => failStart(err instanceof StartFailure ? err.message : String(err), 1));
   try {
     switch (command) {
       case "outbound":

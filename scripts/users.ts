@@ -9,8 +9,10 @@
  * Uses DATABASE_URL, or starts the embedded PostgreSQL when the server is not running.
  */
 import { closePool } from "@/lib/db/pool";
-import { migrate } from "@/lib/db/migrate";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { withDatabase } from "@/lib/db/with-database";
+import { StartFailure } from "@/lib/processes";
+import { failStart } from "@/lib/supervisor";
 import { gatewayTeamId, signInLink } from "@/lib/dashboard/bootstrap";
 import { createSignInToken, createUser, deleteUser, endUserSessions, findUser, listUsers, resetPassword } from "@/lib/dashboard/users";
 import { AppError } from "@/lib/http/errors";
@@ -22,7 +24,8 @@ const USAGE = "usage: npm run users -- list | create <email> [password] | reset-
 
 const code = await withDatabase(async (url) => {
   process.env.DATABASE_URL = url;
-  await migrate(url);
+  // As a start does: migrations unless MIGRATE_ON_START=false, the schema and SECRET_KEY checks (docs/operations.md).
+  await prepareDatabase(url).catch((err) => failStart(err instanceof StartFailure ? err.message : String(err), 1));
   try {
     switch (command) {
       case "list": {
