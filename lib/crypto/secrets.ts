@@ -21,7 +21,9 @@ export function missingSecretKeyProblem(): string | null {
   const config = getConfig();
   if (config.secretKey || !config.databaseUrl || process.env[EMBEDDED_DATABASE_ENV] === "1") return null;
   const file = path.join(config.dataDir, "secret.key");
-  const earlier = existsSync(file) ? ` (secrets written so far by this machine used the key in ${file}: set SECRET_KEY to that file's content to keep them)` : "";
+  const earlier = existsSync(file)
+    ? ` (secrets written so far by this machine used the key in ${file}: set SECRET_KEY to that file's content to keep them)`
+    : "";
   return `DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process, e.g. the output of \`openssl rand -base64 32\`${earlier}.`;
 }
 

@@ -17,10 +17,7 @@ import { StartFailure } from "@/lib/processes";
  * @throws StartFailure (one sentence of cause and remedy): SECRET_KEY missing with an external database, a
  *   database migrated by a newer Hookyard, migrations pending (without `migrate`), or another key's fingerprint.
  */
-export async function prepareDatabase(
-  connectionString: string,
-  opts: { migrate?: boolean; log?: (m: string) => void } = {},
-): Promise<string[]> {
+export async function prepareDatabase(connectionString: string, opts: { migrate?: boolean; log?: (m: string) => void } = {}): Promise<string[]> {
   const keyProblem = missingSecretKeyProblem();
   if (keyProblem) throw new StartFailure(keyProblem);
   const migrateNow = opts.migrate ?? getConfig().migrateOnStart;
