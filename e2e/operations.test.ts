@@ -64,6 +64,17 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** The rows of one statement on the database at `url`. */
+async function query(url: string, text: string): Promise<unknown[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** Runs `node --import tsx {script}` with `env` until it exits (at most 60 s); its exit code and output. */
 async function run(script: string, env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   const port = await freePort();
@@ -132,19 +143,17 @@ describe("migrations as their own step", () => {
   it("MIGRATE_ON_START=false on a fresh database: npm start and npm run worker refuse, in one sentence", async () => {
     const env = { DATABASE_URL: urlOf(names.original), SECRET_KEY: KEY, MIGRATE_ON_START: "false" };
     const sentence = `${MIGRATIONS.length} migrations are pending (from ${MIGRATIONS[0]}): run npm run db:migrate`;
-    expectRefusal(await run("scripts/start.ts", env), sentence);
-    expectRefusal(await run("scripts/worker.ts", env), sentence);
+    const [start, worker] = await Promise.all([run("scripts/start.ts", env), run("scripts/worker.ts", env)]);
+    expectRefusal(start, sentence);
+    expectRefusal(worker, sentence);
     // Nothing was migrated.
     expect((await migrationStatus(urlOf(names.original))).pending).toEqual(MIGRATIONS);
   }, 120_000);
 
-  it("npm run db:migrate applies them and prints each one; a second run applies nothing", async () => {
-    const first = await run("scripts/migrate.ts", { DATABASE_URL: urlOf(names.original), SECRET_KEY: undefined });
-    expect(first.code).toBe(0);
-    expect(first.output).toContain(`applied ${MIGRATIONS.length} migrations:\n${MIGRATIONS.map((n) => `  ${n}`).join("\n")}`);
-    const second = await run("scripts/migrate.ts", { DATABASE_URL: urlOf(names.original) });
-    expect(second.code).toBe(0);
-    expect(second.output).toContain("database is up to date");
+  it("npm run db:migrate (no SECRET_KEY needed) applies them and prints each one", async () => {
+    const r = await run("scripts/migrate.ts", { DATABASE_URL: urlOf(names.original), SECRET_KEY: undefined });
+    expect(r.code).toBe(0);
+    expect(r.output).toContain(`applied ${MIGRATIONS.length} migrations:\n${MIGRATIONS.map((n) => `  ${n}`).join("\n")}`);
     expect(await migrationStatus(urlOf(names.original))).toEqual({ pending: [], unknown: [] });
   }, 120_000);
 });
@@ -217,14 +226,23 @@ describe("backup and restore", () => {
 
   it("a process with another SECRET_KEY, or none, refuses the restored database in one sentence", async () => {
     const url = urlOf(names.restored);
+    const [otherKey, noKey] = await Promise.all([
+      run("scripts/start.ts", { DATABASE_URL: url, SECRET_KEY: OTHER_KEY }),
+      run("scripts/worker.ts", { DATABASE_URL: url, SECRET_KEY: undefined }),
+    ]);
+    expectRefusal(otherKey, "SECRET_KEY is not the key this database's secrets are encrypted with");
+    expectRefusal(noKey, "DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process");
+
+    // A database of an earlier version has secrets but no fingerprint: the first key must decrypt them before it is stored.
+    await query(url, "DELETE FROM secret_key_check");
     expectRefusal(
       await run("scripts/start.ts", { DATABASE_URL: url, SECRET_KEY: OTHER_KEY }),
       "SECRET_KEY is not the key this database's secrets are encrypted with",
     );
-    expectRefusal(
-      await run("scripts/worker.ts", { DATABASE_URL: url, SECRET_KEY: undefined }),
-      "DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process",
-    );
+    expect(await query(url, "SELECT * FROM secret_key_check")).toEqual([]);
+    // The right key (this process's) stores it again.
+    await expect(prepareDatabase(url, { migrate: false })).resolves.toEqual([]);
+    expect(await query(url, "SELECT * FROM secret_key_check")).toHaveLength(1);
   }, 120_000);
 });
 
@@ -246,8 +264,12 @@ describe("a database migrated by a newer Hookyard", () => {
 
       await insert("20991231000001_drop_old_columns");
       const sentence = "The database was migrated by a newer Hookyard (migration 20991231000001_drop_old_columns); run that version or restore";
-      expectRefusal(await run("scripts/start.ts", { DATABASE_URL: url, SECRET_KEY: KEY }), sentence);
-      expectRefusal(await run("scripts/migrate.ts", { DATABASE_URL: url }), sentence);
+      const [start, migrate] = await Promise.all([
+        run("scripts/start.ts", { DATABASE_URL: url, SECRET_KEY: KEY }),
+        run("scripts/migrate.ts", { DATABASE_URL: url }),
+      ]);
+      expectRefusal(start, sentence);
+      expectRefusal(migrate, sentence);
       await expect(prepareDatabase(url, { migrate: true })).rejects.toThrow(sentence);
       expect(EXPAND_SUFFIX).toBe("_expand");
     } finally {
