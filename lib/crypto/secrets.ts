@@ -24,7 +24,7 @@ export function missingSecretKeyProblem(): string | null {
   const earlier = existsSync(file)
     ? ` (secrets written so far by this machine used the key in ${file}: set SECRET_KEY to that file's content to keep them)`
     : "";
-  return `DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process, e.g. the output of \`openssl rand -base64 32\`${earlier}.`;
+  return `DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process, e.g. the output of openssl rand -base64 32${earlier}.`;
 }
 
 /**
