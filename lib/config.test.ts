@@ -173,4 +173,11 @@ describe("lib/config parseConfig", () => {
       expect(() => parseConfig({ DELIVERY_ALLOWED_CIDRS: bad })).toThrow(/DELIVERY_ALLOWED_CIDRS/);
     }
   });
+
+  it("parseConfig – MIGRATE_ON_START: true by default, false turns migrating at start off, nonsense is refused", () => {
+    expect(parseConfig({}).migrateOnStart).toBe(true);
+    expect(parseConfig({ MIGRATE_ON_START: "false" }).migrateOnStart).toBe(false);
+    expect(parseConfig({ MIGRATE_ON_START: "0" }).migrateOnStart).toBe(false);
+    expect(() => parseConfig({ MIGRATE_ON_START: "later" })).toThrow(/MIGRATE_ON_START/);
+  });
 });

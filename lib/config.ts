@@ -133,6 +133,8 @@ const ConfigSchema = z.object({
       (v) => splitList(v).every((o) => FRAME_ANCESTOR.test(o)),
       "space or comma separated origins such as https://app.example.com (a host may start with *.)",
     ),
+  // Operations (docs/operations.md "Migrations").
+  MIGRATE_ON_START: booleanish.default(true),
 });
 
 export type Config = {
@@ -267,6 +269,11 @@ export type Config = {
   };
   /** A delivery lease's length, renewed by its live worker every third of it; a dead worker's events are taken over after it, ms. */
   deliveryLeaseMs: number;
+  /**
+   * MIGRATE_ON_START: `npm start` and `npm run worker` apply pending migrations at start (default true); false: they
+   * only check, and refuse to start while migrations are pending (docs/operations.md "Migrations").
+   */
+  migrateOnStart: boolean;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -367,6 +374,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
+    migrateOnStart: e.MIGRATE_ON_START,
     portal: {
       organizationName: e.PORTAL_ORGANIZATION_NAME.trim(),
       brandColor: e.PORTAL_BRAND_COLOR || "#4f46e5",

@@ -1,19 +1,23 @@
 /**
  * The frame of the operator commands (`npm run keys`, `npm run users`, `npm run teams`; docs/operations.md
  * "Teams and users"): a database (DATABASE_URL, or the embedded PostgreSQL when the server is not running),
- * migrated, then `run`. An AppError (a refusal, an unknown id, bad input) is printed as its one sentence and
+ * prepared as a start prepares it (migrations unless MIGRATE_ON_START=false, the schema and SECRET_KEY checks;
+ * a refusal is its one sentence and exit 1), then `run`. An AppError (a refusal, an unknown id, bad input) is printed as its one sentence and
  * exits 1; `run` resolves the exit code otherwise. Never returns.
  */
 import { parseArgs } from "node:util";
-import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { withDatabase } from "@/lib/db/with-database";
 import { AppError } from "@/lib/http/errors";
+import { StartFailure } from "@/lib/processes";
+import { failStart } from "@/lib/supervisor";
 
 export async function runAdminCommand(run: () => Promise<number>): Promise<never> {
   const code = await withDatabase(async (url) => {
     process.env.DATABASE_URL = url;
-    await migrate(url);
+    // As a start does (docs/operations.md "Migrations" and "One key").
+    await prepareDatabase(url).catch((err) => failStart(err instanceof StartFailure ? err.message : String(err), 1));
     try {
       return await run();
     } catch (err) {

@@ -39,6 +39,8 @@ async function npmStart(port: number, pgPort: number, { ownGroup = false } = {})
     PUBLIC_URL: `http://127.0.0.1:${port}`,
   };
   delete env.DATABASE_URL;
+  // The quick start: no SECRET_KEY either (the key generated in DATA_DIR; docs/operations.md "One key").
+  delete env.SECRET_KEY;
   let output = "";
   const child = spawn("npm", ["start", "--", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"], detached: ownGroup });
   children.push(child);
@@ -132,6 +134,9 @@ describe("npm start with the embedded PostgreSQL", () => {
     // The first start created a dashboard user and printed its one-time sign-in link (docs/dashboard.md#signing-in).
     const link = /created the dashboard user admin@localhost[^\n]*\n[^\n]*?(\/dashboard\/sign-in\/link\?token=[\w-]+)/.exec(first.output());
     expect(link, first.output()).not.toBeNull();
+    // No SECRET_KEY: the key was generated in DATA_DIR, and its fingerprint stored (docs/operations.md "One key").
+    expect(existsSync(path.join(dataDir, "secret.key"))).toBe(true);
+    expect(first.output()).toContain("stored the fingerprint of the secret key in the database");
     expect((await fetch(`http://127.0.0.1:${port}${link![1]}`)).status).toBe(200);
 
     // 2. kill -9 of the server process and of its PostgreSQL guard (as `kill -9 -1` or the OOM killer may
@@ -145,6 +150,7 @@ describe("npm start with the embedded PostgreSQL", () => {
     const second = await npmStart(port, pgPort);
     expect(isAlive(orphan)).toBe(false);
     expect(second.output()).not.toContain("/dashboard/sign-in/link");
+    expect(second.output()).not.toContain("stored the fingerprint");
     const preview = await fetch(inspect_url, { headers: { accept: "application/json" } });
     expect(preview.status).toBe(200);
     const body = (await preview.json()) as { name: string; requests: { body: string }[] };
@@ -217,6 +223,7 @@ describe("npm start with the embedded PostgreSQL", () => {
         PUBLIC_URL: `http://127.0.0.1:${port}`,
       };
       delete env.DATABASE_URL;
+      delete env.SECRET_KEY;
       const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], { env, stdio: ["ignore", "pipe", "pipe"] });
       children.push(child);
       let output = "";

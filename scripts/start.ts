@@ -1,7 +1,8 @@
 /**
  * `npm start` (and `npm run dev` with --dev): a supervisor (docs/architecture.md#processes).
  * 1. PostgreSQL: DATABASE_URL when set, else the embedded server under DATA_DIR (its own port).
- * 2. Migrations (prisma/migrations, applied offline).
+ * 2. Migrations (prisma/migrations, applied offline; only checked with MIGRATE_ON_START=false) and the
+ *    SECRET_KEY check (lib/db/prepare.ts; docs/operations.md).
  * 3. `next build` when there is no build of the current sources (not in --dev).
  * 4. The web server (scripts/web.ts → server.ts) on PORT, as a child process.
  * 5. The delivery worker (scripts/worker.ts) as a child process, unless WORKER_ENABLED=false: its own
@@ -22,7 +23,8 @@ import os from "node:os";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
-import { migrate } from "@/lib/db/migrate";
+import { EMBEDDED_DATABASE_ENV } from "@/lib/crypto/secrets";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { closePool } from "@/lib/db/pool";
 import { ensureDashboardAdmin } from "@/lib/dashboard/bootstrap";
 import { ensureGatewayTeam } from "@/lib/teams/bootstrap";
@@ -261,6 +263,7 @@ try {
     await takeLock(lockFile);
     await database!.start();
     process.env.DATABASE_URL = embeddedHandle!.url;
+    process.env[EMBEDDED_DATABASE_ENV] = "1";
     log(`embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.relative(process.cwd(), embeddedHandle!.pgData) || "."})`);
   }
   // PORT is held by this process from here on; the web process serves what it accepts.
@@ -268,8 +271,8 @@ try {
     const message = listenFailureMessage(err, config.port);
     throw message ? new StartFailure(message) : err;
   });
-  const applied = await migrate(process.env.DATABASE_URL!);
-  if (applied.length) log(`applied migrations: ${applied.join(", ")}`);
+  // Migrations (unless MIGRATE_ON_START=false), then the schema and key checks (docs/operations.md).
+  await prepareDatabase(process.env.DATABASE_URL!, { log });
   await ensureGatewayTeam(log);
   await ensureOutboundKey(log);
   await ensureDashboardAdmin(log);

@@ -20,8 +20,19 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { type RunningServer, startServer, startTestDatabase, systemPostgres, type TestPostgres, testPostgresFromEnv } from "../e2e/support/servers";
+import {
+  type RunningServer,
+  startServer,
+  startTestDatabase,
+  systemPostgres,
+  TEST_SECRET_KEY,
+  type TestPostgres,
+  testPostgresFromEnv,
+} from "../e2e/support/servers";
 import { buildIfNeeded } from "./build-if-needed";
+
+// The servers and the tests (which write secrets themselves, and start processes of their own) share one key (docs/operations.md "One key").
+process.env.SECRET_KEY ??= TEST_SECRET_KEY;
 
 const log = (m: string) => console.log(`[test] ${m}`);
 const only = process.argv.slice(2); // optional: "vitest", "playwright" or "compat", then their own arguments

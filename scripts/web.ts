@@ -7,6 +7,7 @@
 import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
+import { prepareDatabase } from "@/lib/db/prepare";
 import { StartFailure } from "@/lib/processes";
 import { listenFailureMessage } from "@/lib/socket-relay";
 import { failStart, receiveHealthMessages, stopWithParent } from "@/lib/supervisor";
@@ -18,6 +19,8 @@ receiveHealthMessages();
 const { startServer } = await import("../server");
 let server: Awaited<ReturnType<typeof startServer>>;
 try {
+  // The supervisor migrated; a web process restarted later still refuses a schema or key it does not know (docs/operations.md).
+  if (config.databaseUrl) await prepareDatabase(config.databaseUrl, { migrate: false });
   // Under the supervisor (`--child`), it holds the listening socket and relays connections (lib/socket-relay.ts).
   server = await startServer({ port: config.port, host: config.host, dev, relayed: process.argv.includes("--child") && typeof process.send === "function" });
 } catch (err) {

@@ -1,15 +1,17 @@
 /**
  * `npm run worker`: a delivery worker alone (docs/scaling.md#several-processes), for running more workers
- * than the one `npm start` includes. Needs DATABASE_URL (the database the web processes use); applies
- * migrations if needed. Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
+ * than the one `npm start` includes. Needs DATABASE_URL (the database the web processes use) and SECRET_KEY;
+ * applies migrations if needed (unless MIGRATE_ON_START=false), and refuses to start on a schema it does not
+ * know or another key (lib/db/prepare.ts; docs/operations.md). Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
  * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
  * and stops when the parent is gone.
  */
 import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
-import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
+import { prepareDatabase } from "@/lib/db/prepare";
+import { StartFailure } from "@/lib/processes";
 import { startWorker } from "@/lib/worker/index";
 import { failStart, stopWithParent } from "@/lib/supervisor";
 
@@ -22,11 +24,15 @@ if (!config.databaseUrl) {
 const child = process.argv.includes("--child");
 let worker: Awaited<ReturnType<typeof startWorker>>;
 try {
-  if (!child) await migrate(config.databaseUrl);
+  // Under `npm start` the supervisor migrated; this process only checks (docs/operations.md "Migrations").
+  await prepareDatabase(config.databaseUrl, { migrate: config.migrateOnStart && !child, log: (m) => console.log(`[hookyard] ${m}`) });
   worker = await startWorker();
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
-  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
+  const message =
+    err instanceof StartFailure
+      ? err.message
+      : `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
   failStart(message, 1);
 }
 let stopping = false;

@@ -133,11 +133,18 @@ export async function privateDatabase(prefix: string): Promise<{ url: string; cl
   };
 }
 
+/**
+ * The SECRET_KEY of test servers on a DATABASE_URL (and of the test runner's own processes: scripts/test.ts),
+ * which every process of a database must share (docs/operations.md "One key").
+ */
+export const TEST_SECRET_KEY = "hookyard-test-secret-key-0123456789";
+
 export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 
 /**
  * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
- * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own. `cwd`:
+ * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own; on a
+ * DATABASE_URL, SECRET_KEY defaults to {@link TEST_SECRET_KEY}. `cwd`:
  * the checkout to run (default this one; benchmarks compare two). Rejects with the server's output when it does not come up in 60 s.
  */
 export async function startServer(env: Record<string, string>, cwd?: string): Promise<RunningServer> {
@@ -159,6 +166,8 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" };
   // DATABASE_URL: "" starts the server on an embedded PostgreSQL of its own (under DATA_DIR), as `npm start` does.
   if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
+  // A server on an external database refuses to start without SECRET_KEY.
+  else childEnv.SECRET_KEY ??= TEST_SECRET_KEY;
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
     cwd,
     env: childEnv,

@@ -1,21 +1,45 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
+import { StartFailure } from "@/lib/processes";
 
 const PREFIX = "v1:";
 let cachedKey: Buffer | undefined;
 
 /**
- * The 32-byte key that encrypts secrets at rest: SHA-256 of SECRET_KEY when set, else a random key
- * created once in `{DATA_DIR}/secret.key` (mode 600). Every process sharing a database must use the
- * same key: set SECRET_KEY when processes run on several machines.
+ * Set (internal) by `npm start` on the processes it runs over its embedded PostgreSQL: their DATABASE_URL
+ * is that database's, and the key generated in DATA_DIR is the right one.
+ */
+export const EMBEDDED_DATABASE_ENV = "HOOKYARD_EMBEDDED_DATABASE";
+
+/**
+ * The refusal for an external database without SECRET_KEY (docs/operations.md "One key"), or null. Each
+ * process would otherwise encrypt with a key of its own machine, which the others cannot read.
+ */
+export function missingSecretKeyProblem(): string | null {
+  const config = getConfig();
+  if (config.secretKey || !config.databaseUrl || process.env[EMBEDDED_DATABASE_ENV] === "1") return null;
+  const file = path.join(config.dataDir, "secret.key");
+  const earlier = existsSync(file)
+    ? ` (secrets written so far by this machine used the key in ${file}: set SECRET_KEY to that file's content to keep them)`
+    : "";
+  return `DATABASE_URL is set but SECRET_KEY is not: set SECRET_KEY to the same value on every Hookyard process, e.g. the output of openssl rand -base64 32${earlier}.`;
+}
+
+/**
+ * The 32-byte key that encrypts secrets at rest: SHA-256 of SECRET_KEY when set, else (embedded database
+ * only) a random key created once in `{DATA_DIR}/secret.key` (mode 600). Every process sharing a database
+ * must use the same key (docs/operations.md "One key").
+ * @throws StartFailure when DATABASE_URL is set without SECRET_KEY ({@link missingSecretKeyProblem}).
  */
 function masterKey(): Buffer {
   if (cachedKey) return cachedKey;
   const config = getConfig();
   let material = config.secretKey;
   if (!material) {
+    const problem = missingSecretKeyProblem();
+    if (problem) throw new StartFailure(problem);
     const file = path.join(config.dataDir, "secret.key");
     if (!existsSync(file)) {
       mkdirSync(config.dataDir, { recursive: true });
@@ -25,6 +49,16 @@ function masterKey(): Buffer {
   }
   cachedKey = createHash("sha256").update(material).digest();
   return cachedKey;
+}
+
+/**
+ * The key's fingerprint kept in the database (lib/crypto/key-check.ts): base64url HMAC-SHA256, under the
+ * key, of a fixed label and `salt`. It reveals nothing a ciphertext in the same database does not already
+ * (either lets a guess of the key be checked), and no two databases share one.
+ * @throws StartFailure as {@link masterKey}.
+ */
+export function keyFingerprint(salt: string): string {
+  return createHmac("sha256", masterKey()).update(`hookyard secret-key fingerprint v1\n${salt}`).digest("base64url");
 }
 
 /** Encrypts `plaintext` with AES-256-GCM; the result is `v1:<iv>.<tag>.<ciphertext>` in base64url. */

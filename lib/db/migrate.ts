@@ -1,5 +1,6 @@
 import { applyMigrations } from "@/lib/db/schema-engine";
 import { quietGraphileLogger } from "@/lib/db/graphile-logger";
+import { migrationStatus } from "@/lib/db/migration-status";
 
 /**
  * Brings the database at `connectionString` up to date with `prisma/migrations` and graphile-worker's schema.
@@ -12,7 +13,8 @@ export async function migrate(connectionString: string): Promise<string[]> {
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock(727274001)");
-    const applied = await applyMigrations(connectionString);
+    // The schema engine (WebAssembly, seconds to load on a busy machine) only when there is something to apply.
+    const applied = (await migrationStatus(connectionString)).pending.length ? await applyMigrations(connectionString) : [];
     // The delivery engine's job tables (graphile-worker's own schema, versioned by graphile-worker).
     const { runMigrations } = await import("graphile-worker");
     await runMigrations({ connectionString, logger: quietGraphileLogger() });

@@ -69,13 +69,18 @@ async function withEngine<T>(connectionString: string, fn: (engine: SchemaEngine
   }
 }
 
-/** Reads `prisma/migrations/*\/migration.sql` in Prisma's layout, oldest first. */
-async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+/** The names of the migrations this code has (`prisma/migrations/<name>/`), oldest first; [] when there is no such directory. */
+export async function localMigrationNames(dir = MIGRATIONS_DIR): Promise<string[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-  const names = entries
+  return entries
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
+}
+
+/** Reads `prisma/migrations/*\/migration.sql` in Prisma's layout, oldest first. */
+async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
+  const names = await localMigrationNames(dir);
   const lockPath = path.join(dir, "migration_lock.toml");
   const lock = await fs.readFile(lockPath, "utf8").catch(() => null);
   return {
