@@ -1,5 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
+import { withAdvisoryLock } from "@/lib/db/transaction";
 import { checkCredentials, createSignInToken, createUser, findUser, resetPassword } from "@/lib/dashboard/users";
 
 /** The gateway team (the oldest TEAM-mode team; lib/teams/bootstrap.ts creates it), or null. */
@@ -19,9 +20,7 @@ export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard
  * that sets one. Serialised by an advisory lock.
  */
 export async function ensureDashboardAdmin(log: (message: string) => void): Promise<void> {
-  const client = await getPool().connect();
-  try {
-    await client.query("SELECT pg_advisory_lock(727274004)");
+  await withAdvisoryLock(727274004, async (client) => {
     const teamId = await gatewayTeamId();
     if (!teamId) return;
     const { adminEmail, adminPassword } = getConfig().dashboard;
@@ -43,8 +42,5 @@ export async function ensureDashboardAdmin(log: (message: string) => void): Prom
     log(`created the dashboard user ${user.email}. Open this one-time link within 24 hours to choose its password:`);
     log(`  ${signInLink(token)}`);
     log("  (manage users with `npm run users`, docs/dashboard.md)");
-  } finally {
-    await client.query("SELECT pg_advisory_unlock(727274004)").catch(() => {});
-    client.release();
-  }
+  });
 }
