@@ -23,6 +23,8 @@ it("delivers every accepted gateway request and outbound publish at least once, 
   expect(report.accepted.gateway).toBeGreaterThan(report.offered.gateway * 0.3);
   expect(report.accepted.outbound).toBeGreaterThan(report.offered.outbound * 0.3);
   expect(report.delivered).toEqual(report.accepted);
+  // Deliveries whose sender was gone before the answer (the killed worker's in flight, or a timed-out
+  // attempt on a busy machine) were each made again.
   expect(report.cutRedelivered).toBe(report.cut);
   for (const k of report.kills) expect(k.caughtUpAfterMs, JSON.stringify(k)).not.toBeNull();
 });

@@ -43,6 +43,8 @@ export type TopologyOptions = {
 
 export type KillRecovery = {
   part: "web" | "worker";
+  /** Deliveries in flight that the kill cut (their sender was gone before the answer). */
+  cut: number;
   /** ms from the kill until everything accepted before it was delivered (null: not within the settle time). */
   caughtUpAfterMs: number | null;
   /** ms from the kill until the last delivery cut by the kill was made again (null: none was cut). */
@@ -60,7 +62,7 @@ export type TopologyReport = {
   delivered: { gateway: number; outbound: number };
   /** Deliveries beyond the first of each accepted id. */
   duplicates: { gateway: number; outbound: number };
-  /** Deliveries whose answer never reached the sender (the connection closed first: the killed worker's), and how many of them were made again. */
+  /** Deliveries whose sender closed its connection before the answer (the killed worker's in flight), and how many of them another worker made again. */
   cut: number;
   cutRedelivered: number;
   kills: KillRecovery[];
@@ -71,7 +73,7 @@ export function formatTopology(r: TopologyReport): string {
   const s = (ms: number | null) => (ms === null ? "never" : `${(ms / 1000).toFixed(1)} s`);
   const kills = r.kills.map(
     (k) =>
-      `${k.part} kill: caught up after ${s(k.caughtUpAfterMs)}, cut deliveries redone after ${k.redeliveredAfterMs === null ? "(none)" : s(k.redeliveredAfterMs)}`,
+      `${k.part} kill: ${k.cut} deliveries cut, caught up after ${s(k.caughtUpAfterMs)}, cut deliveries redone after ${k.redeliveredAfterMs === null ? "(none)" : s(k.redeliveredAfterMs)}`,
   );
   return (
     `topology: accepted ${r.accepted.gateway} gateway + ${r.accepted.outbound} outbound (of ${r.offered.gateway} + ${r.offered.outbound} offered), ` +
@@ -211,29 +213,48 @@ async function startWorkerProcess(env: Record<string, string>): Promise<Worker> 
 
 /**
  * The receiver of both products' deliveries: `/gw` (the gateway request's body is its id) and `/ob` (the
- * outbound event id header). Answers after `delayMs`, so deliveries are in flight when a worker dies; a
- * delivery counts once its answer was written completely (`done`), one whose connection closed first is `cut`.
+ * outbound event id header). Answers after `delayMs`, so deliveries are in flight when a worker dies. A
+ * delivery counts (`done`) once answered to a sender still there; one whose sender closed its connection
+ * before the answer (the killed worker: the kernel closes its sockets) is `cut`.
  */
 async function startDeliveryReceiver(delayMs: number) {
+  type Entry = { product: "gateway" | "outbound"; id: string; at: number; cut: boolean };
   const done = { gateway: new Map<string, number[]>(), outbound: new Map<string, number[]>() };
-  const cut: { product: "gateway" | "outbound"; id: string; at: number }[] = [];
+  const cut: Entry[] = [];
+  const pending = new WeakMap<net.Socket, Set<Entry>>();
+  const inFlight = new Set<Entry>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const product = req.url?.startsWith("/gw") ? "gateway" : "outbound";
       const id = product === "gateway" ? Buffer.concat(chunks).toString() : String(req.headers["x-outbound-event-id"] ?? "");
-      const at = Date.now();
-      let answered = false;
-      res.on("finish", () => {
-        answered = true;
+      const entry: Entry = { product, id, at: Date.now(), cut: false };
+      const socket = req.socket;
+      let open = pending.get(socket);
+      if (!open) {
+        const set = new Set<Entry>();
+        const senderGone = () => {
+          for (const e of set) {
+            e.cut = true;
+            cut.push(e);
+          }
+          set.clear();
+        };
+        socket.on("end", senderGone);
+        socket.on("close", senderGone);
+        pending.set(socket, (open = set));
+      }
+      open.add(entry);
+      inFlight.add(entry);
+      setTimeout(() => {
+        inFlight.delete(entry);
+        if (entry.cut || res.destroyed) return;
+        open.delete(entry);
         const list = done[product].get(id) ?? [];
         list.push(Date.now());
         done[product].set(id, list);
-      });
-      res.on("close", () => answered || cut.push({ product, id, at }));
-      setTimeout(() => {
-        if (!res.destroyed) res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+        res.writeHead(200, { "content-type": "text/plain" }).end("ok");
       }, delayMs);
     });
   });
@@ -242,6 +263,8 @@ async function startDeliveryReceiver(delayMs: number) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     done,
     cut,
+    /** Deliveries received and not answered yet. */
+    inFlight: () => inFlight.size,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
@@ -274,8 +297,9 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       OUTBOUND_API_KEY: outboundKey,
       DELIVERY_ALLOW_PRIVATE_NETWORKS: "true",
       CONSOLE_CREATE_RATE_LIMIT: String(limit),
-      // A killed worker's leased deliveries are taken over after the lease; short, to keep the run short.
+      // A killed worker's leased deliveries are taken over after the lease (outbound: 2 × its timeout + 10 s); short, to keep the run short.
       DELIVERY_LEASE_MS: "4000",
+      OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "3",
       PIPELINE_SWEEP_INTERVAL_MS: "500",
       DB_POOL_SIZE: "10",
       LOG_LEVEL: "warn",
@@ -364,7 +388,7 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     }
     log(`live view across processes: ${liveEventAfterMs === null ? "no event" : `${liveEventAfterMs} ms`}`);
 
-    // The load: `rate` a second in ticks of 20 ms, alternating products and live web processes, at most 400 in flight.
+    // The load: `rate` a second, alternating products and live web processes, at most 400 in flight.
     const offered = { gateway: 0, outbound: 0 };
     const accepted = { gateway: new Map<string, number>(), outbound: new Map<string, number>() };
     const down = new Set<number>();
@@ -397,14 +421,18 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       // No answer: the load balancer takes that web process out (its requests without an answer are not accepted).
       request.catch(() => down.add(web)).finally(() => inFlight--);
     };
+    // Sends are due by the clock (a busy event loop wakes later than 20 ms: the backlog is sent at once).
     const loader = (async () => {
-      let due = 0;
+      const from = Date.now();
+      let sent = 0;
       while (loading) {
-        due += opts.rate / 50;
-        while (due >= 1 && inFlight < 400) {
-          due--;
+        const due = Math.floor(((Date.now() - from) * opts.rate) / 1000);
+        while (sent < due && inFlight < 400) {
+          sent++;
           send();
         }
+        // Beyond 400 in flight the offer is dropped, not queued (a bounded load).
+        sent = due;
         await sleep(20);
       }
     })();
@@ -415,7 +443,7 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     killAt.push({ part: "web", at: Date.now() });
     await killHard(webs[1]);
     await sleep(started + (2 * opts.durationMs) / 3 - Date.now());
-    log(`killing worker 1 (pid ${workers[0].process.pid}) with SIGKILL`);
+    log(`killing worker 1 (pid ${workers[0].process.pid}) with SIGKILL; ${receiver.inFlight()} deliveries in flight`);
     killAt.push({ part: "worker", at: Date.now() });
     workers[0].kill();
     await sleep(started + opts.durationMs - Date.now());
@@ -436,8 +464,9 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       const redone = cutHere.map((c) => receiver.done[c.product].get(c.id)?.find((t) => t > c.at));
       return {
         part,
-        caughtUpAfterMs: before.every((t) => t !== undefined) ? Math.max(at, ...(before)) - at : null,
-        redeliveredAfterMs: cutHere.length === 0 ? null : redone.every((t) => t !== undefined) ? Math.max(...(redone)) - at : null,
+        cut: cutHere.length,
+        caughtUpAfterMs: before.every((t) => t !== undefined) ? Math.max(at, ...before) - at : null,
+        redeliveredAfterMs: cutHere.length === 0 ? null : redone.every((t) => t !== undefined) ? Math.max(...redone) - at : null,
       };
     });
     const count = (p: "gateway" | "outbound") => ({
