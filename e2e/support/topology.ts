@@ -26,7 +26,8 @@ import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/emb
 import { freePort, killHard, type RunningServer, startServer } from "./servers";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PG15 = "/usr/lib/postgresql/15";
+/** Debian's PostgreSQL 15 (what .ci/run installs), else another major the README promises. */
+const PG_DIR = [15, 14, 16, 17].map((v) => `/usr/lib/postgresql/${v}`).find((d) => existsSync(path.join(d, "bin", "postgres"))) ?? "/usr/lib/postgresql/15";
 const PGBOUNCER = "/usr/sbin/pgbouncer";
 
 export type TopologyOptions = {
@@ -97,7 +98,7 @@ export function topologyProblems(r: TopologyReport): string[] {
 
 /** Why the topology cannot run here (PostgreSQL 15 or PgBouncer missing), or null. */
 export function topologyUnavailable(): string | null {
-  if (!existsSync(path.join(PG15, "bin", "postgres"))) return `PostgreSQL 15 is not installed (${PG15}): apt-get install postgresql-15`;
+  if (!existsSync(path.join(PG_DIR, "bin", "postgres"))) return `PostgreSQL 15 is not installed (${PG_DIR}): apt-get install postgresql-15`;
   if (!existsSync(PGBOUNCER)) return `PgBouncer is not installed (${PGBOUNCER}): apt-get install pgbouncer`;
   return null;
 }
@@ -285,10 +286,10 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
   const webs: RunningServer[] = [];
   const workers: Worker[] = [];
   try {
-    database = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "hookyard", binDir: PG15 });
+    database = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "hookyard", binDir: PG_DIR });
     const direct = new URL(database.url);
     bouncer = await startPgBouncer(Number(direct.port), "hookyard", decodeURIComponent(direct.username), decodeURIComponent(direct.password));
-    log(`PostgreSQL 15 on ${direct.port}, PgBouncer (transaction mode) at ${new URL(bouncer.url).port}`);
+    log(`PostgreSQL ${path.basename(PG_DIR)} on ${direct.port}, PgBouncer (transaction mode) at ${new URL(bouncer.url).port}`);
     const env = {
       DATABASE_URL: bouncer.url,
       DIRECT_DATABASE_URL: database.url,
