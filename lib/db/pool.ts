@@ -18,13 +18,13 @@ export function databaseUrl(): string {
 
 /**
  * The URL of a direct (session) connection to the database (docs/operations.md#pooler): DIRECT_DATABASE_URL
- * when it is set and `url` is DATABASE_URL (default), else `url` itself (a script's own database is used as
+ * when it and DATABASE_URL are set and `url` is DATABASE_URL (default), else `url` itself (a script's own database is used as
  * given). For LISTEN, session advisory locks, migrations and worker presence, which a transaction-mode
  * pooler breaks. Throws like {@link databaseUrl}.
  */
 export function directDatabaseUrl(url?: string): string {
   const { directDatabaseUrl: direct, databaseUrl: configured } = getConfig();
-  if (direct && (url === undefined || url === configured)) return direct;
+  if (direct && configured && (url === undefined || url === configured)) return direct;
   return url ?? databaseUrl();
 }
 
