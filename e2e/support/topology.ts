@@ -13,9 +13,9 @@
  *
  * Used by e2e/topology.test.ts (the short form) and `npm run topology` (scripts/topology.ts, 60 s).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
@@ -23,12 +23,12 @@ import os from "node:os";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { PGBOUNCER, startPgBouncer } from "./pgbouncer";
 import { freePort, killHard, type RunningServer, startServer } from "./servers";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Debian's PostgreSQL 15 (what .ci/run installs), else another major the README promises. */
 const PG_DIR = [15, 14, 16, 17].map((v) => `/usr/lib/postgresql/${v}`).find((d) => existsSync(path.join(d, "bin", "postgres"))) ?? "/usr/lib/postgresql/15";
-const PGBOUNCER = "/usr/sbin/pgbouncer";
 
 export type TopologyOptions = {
   /** Offered requests per second in all (half gateway requests, half outbound publishes), spread over both web processes. */
@@ -101,76 +101,6 @@ export function topologyUnavailable(): string | null {
   if (!existsSync(path.join(PG_DIR, "bin", "postgres"))) return `PostgreSQL 15 is not installed (${PG_DIR}): apt-get install postgresql-15`;
   if (!existsSync(PGBOUNCER)) return `PgBouncer is not installed (${PGBOUNCER}): apt-get install pgbouncer`;
   return null;
-}
-
-/** Resolves once something accepts connections on 127.0.0.1:`port` (rejects after `timeoutMs`). */
-async function waitForPort(port: number, timeoutMs: number, exited: () => boolean): Promise<void> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(100)) {
-    if (exited()) throw new Error("the process exited");
-    const open = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, "127.0.0.1", () => (s.destroy(), resolve(true)));
-      s.on("error", () => resolve(false));
-    });
-    if (open) return;
-  }
-  throw new Error(`nothing listens on ${port} after ${timeoutMs} ms`);
-}
-
-/**
- * A PgBouncer in transaction mode on a free loopback port in front of `database` on 127.0.0.1:`pgPort`
- * (user and password as given; `auth_type = plain`). Run as the `postgres` user when this process is
- * root (PgBouncer refuses root). Its files live in a temporary directory removed by `stop`.
- */
-async function startPgBouncer(pgPort: number, database: string, user: string, password: string) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "hookyard-pgbouncer-"));
-  const port = await freePort();
-  writeFileSync(path.join(dir, "userlist.txt"), `"${user}" "${password}"\n`);
-  writeFileSync(
-    path.join(dir, "pgbouncer.ini"),
-    [
-      "[databases]",
-      `${database} = host=127.0.0.1 port=${pgPort} dbname=${database}`,
-      "[pgbouncer]",
-      "listen_addr = 127.0.0.1",
-      `listen_port = ${port}`,
-      "unix_socket_dir =",
-      "auth_type = plain",
-      `auth_file = ${path.join(dir, "userlist.txt")}`,
-      "pool_mode = transaction",
-      "max_client_conn = 1000",
-      "default_pool_size = 20",
-      `pidfile = ${path.join(dir, "pgbouncer.pid")}`,
-      "",
-    ].join("\n"),
-  );
-  const root = process.getuid?.() === 0;
-  if (root) {
-    const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
-    const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
-    for (const f of ["", "userlist.txt", "pgbouncer.ini"]) chownSync(path.join(dir, f), uid, gid);
-  }
-  let output = "";
-  const child = spawn(PGBOUNCER, [...(root ? ["-u", "postgres"] : []), path.join(dir, "pgbouncer.ini")], { stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  try {
-    await waitForPort(port, 10_000, () => child.exitCode !== null);
-  } catch (err) {
-    child.kill("SIGKILL");
-    throw new Error(`PgBouncer did not start (${(err as Error).message}):\n${output}`);
-  }
-  return {
-    url: `postgresql://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await Promise.race([exited, sleep(5000)]);
-        if (child.exitCode === null) child.kill("SIGKILL");
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 type Worker = { process: ChildProcess; output: () => string; kill: () => void; stop: () => Promise<void> };
@@ -288,7 +218,7 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
   try {
     database = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "hookyard", binDir: PG_DIR });
     const direct = new URL(database.url);
-    bouncer = await startPgBouncer(Number(direct.port), "hookyard", decodeURIComponent(direct.username), decodeURIComponent(direct.password));
+    bouncer = await startPgBouncer(database.url);
     log(`PostgreSQL ${path.basename(PG_DIR)} on ${direct.port}, PgBouncer (transaction mode) at ${new URL(bouncer.url).port}`);
     const env = {
       DATABASE_URL: bouncer.url,
