@@ -44,7 +44,7 @@ export type TopologyOptions = {
 
 export type KillRecovery = {
   part: "web" | "worker";
-  /** Deliveries in flight that the kill cut (their sender was gone before the answer). */
+  /** Deliveries in flight whose sender went away within 2 s after the kill, before the answer. */
   cut: number;
   /** ms from the kill until everything accepted before it was delivered (null: not within the settle time). */
   caughtUpAfterMs: number | null;
@@ -149,7 +149,7 @@ async function startWorkerProcess(env: Record<string, string>): Promise<Worker> 
  * before the answer (the killed worker: the kernel closes its sockets) is `cut`.
  */
 async function startDeliveryReceiver(delayMs: number) {
-  type Entry = { product: "gateway" | "outbound"; id: string; at: number; cut: boolean };
+  type Entry = { product: "gateway" | "outbound"; id: string; at: number; cut: boolean; cutAt: number };
   const done = { gateway: new Map<string, number[]>(), outbound: new Map<string, number[]>() };
   const cut: Entry[] = [];
   const pending = new WeakMap<net.Socket, Set<Entry>>();
@@ -160,7 +160,7 @@ async function startDeliveryReceiver(delayMs: number) {
     req.on("end", () => {
       const product = req.url?.startsWith("/gw") ? "gateway" : "outbound";
       const id = product === "gateway" ? Buffer.concat(chunks).toString() : String(req.headers["x-outbound-event-id"] ?? "");
-      const entry: Entry = { product, id, at: Date.now(), cut: false };
+      const entry: Entry = { product, id, at: Date.now(), cut: false, cutAt: 0 };
       const socket = req.socket;
       let open = pending.get(socket);
       if (!open) {
@@ -168,6 +168,7 @@ async function startDeliveryReceiver(delayMs: number) {
         const senderGone = () => {
           for (const e of set) {
             e.cut = true;
+            e.cutAt = Date.now();
             cut.push(e);
           }
           set.clear();
@@ -228,9 +229,10 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       OUTBOUND_API_KEY: outboundKey,
       DELIVERY_ALLOW_PRIVATE_NETWORKS: "true",
       CONSOLE_CREATE_RATE_LIMIT: String(limit),
-      // A killed worker's leased deliveries are taken over after the lease (outbound: 2 × its timeout + 10 s); short, to keep the run short.
+      // A killed worker's leased gateway deliveries are taken over after DELIVERY_LEASE_MS: short, to keep the run short.
+      // (Outbound leases last 2 × OUTBOUND_DELIVERY_TIMEOUT_SECONDS + 10 s; a shorter timeout than the default
+      // 5 s would time out deliveries to this receiver when the machine is busy.)
       DELIVERY_LEASE_MS: "4000",
-      OUTBOUND_DELIVERY_TIMEOUT_SECONDS: "3",
       PIPELINE_SWEEP_INTERVAL_MS: "500",
       DB_POOL_SIZE: "10",
       LOG_LEVEL: "warn",
@@ -391,8 +393,8 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     const first = (p: "gateway" | "outbound", id: string) => receiver.done[p].get(id)?.[0];
     const kills: KillRecovery[] = killAt.map(({ part, at }) => {
       const before = (["gateway", "outbound"] as const).flatMap((p) => [...accepted[p]].filter(([, t]) => t < at).map(([id]) => first(p, id)));
-      // Seen by this process up to a second or two late when its event loop is busy (a shared 2-core machine).
-      const cutHere = receiver.cut.filter((c) => c.at >= at - 1000 && c.at < at + 2000);
+      // The kill closes its sockets at once; this process sees it up to a second or two late when the machine is busy.
+      const cutHere = receiver.cut.filter((c) => c.cutAt >= at && c.cutAt < at + 2000);
       const redone = cutHere.map((c) => receiver.done[c.product].get(c.id)?.find((t) => t > c.at));
       return {
         part,
