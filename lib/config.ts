@@ -20,6 +20,7 @@ const ConfigSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   INGEST_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  DIRECT_DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
@@ -188,6 +189,12 @@ export type Config = {
   ingestUrl: string;
   /** Set when an external PostgreSQL is used; unset means the embedded one. */
   databaseUrl: string | undefined;
+  /**
+   * A direct (session) connection to the same database as `databaseUrl`, for LISTEN, session advisory
+   * locks, migrations and worker presence when `databaseUrl` is a transaction-mode pooler (docs/operations.md#pooler).
+   * Unset: `databaseUrl` is used for everything.
+   */
+  directDatabaseUrl: string | undefined;
   /** Absolute directory for embedded PostgreSQL data and other local state. */
   dataDir: string;
   embeddedPgPort: number;
@@ -313,6 +320,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     publicUrl,
     ingestUrl: trimSlash(e.INGEST_URL ?? `${publicUrl}/e`),
     databaseUrl: e.DATABASE_URL,
+    directDatabaseUrl: e.DIRECT_DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     dbPoolSize: e.DB_POOL_SIZE,

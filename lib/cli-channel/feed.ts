@@ -5,7 +5,7 @@
  * listening connection per process, reconnected after errors.
  */
 import pg from "pg";
-import { databaseUrl } from "@/lib/db/pool";
+import { directDatabaseUrl } from "@/lib/db/pool";
 
 export const CLI_CHANNEL = "hookyard_cli";
 /** A session is live while its stream refreshed `last_seen_at` within this many ms. */
@@ -39,7 +39,7 @@ class CliFeed {
   private ensureListening(): Promise<void> {
     if (this.client) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: databaseUrl() });
+      const client = new pg.Client({ connectionString: directDatabaseUrl() });
       client.on("notification", (msg) => {
         if (msg.channel !== CLI_CHANNEL || !msg.payload) return;
         try {

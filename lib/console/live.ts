@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { databaseUrl } from "@/lib/db/pool";
+import { directDatabaseUrl } from "@/lib/db/pool";
 
 /**
  * Live updates of captured requests, fed by PostgreSQL LISTEN/NOTIFY: every committed request batch
@@ -30,7 +30,7 @@ class RequestFeed {
   private ensureListening(): Promise<void> {
     if (this.client) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: databaseUrl() });
+      const client = new pg.Client({ connectionString: directDatabaseUrl() });
       client.on("notification", (msg) => {
         if (msg.channel === "hookyard_requests") this.emitter.emit("notify", msg.payload ?? "*");
       });

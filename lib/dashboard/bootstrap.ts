@@ -1,5 +1,5 @@
 import { getConfig } from "@/lib/config";
-import { getPool } from "@/lib/db/pool";
+import { withAdvisoryLock } from "@/lib/db/transaction";
 import { checkCredentials, createSignInToken, createUser, findUser, resetPassword, setOperator } from "@/lib/dashboard/users";
 import { gatewayTeamId } from "@/lib/teams/teams";
 
@@ -14,9 +14,7 @@ export const signInLink = (token: string) => `${getConfig().publicUrl}/dashboard
  * that sets one. Either user is an operator (docs/operations.md "Teams and users"). Serialised by an advisory lock.
  */
 export async function ensureDashboardAdmin(log: (message: string) => void): Promise<void> {
-  const client = await getPool().connect();
-  try {
-    await client.query("SELECT pg_advisory_lock(727274004)");
+  await withAdvisoryLock(727274004, async (client) => {
     const teamId = await gatewayTeamId();
     if (!teamId) return;
     const { adminEmail, adminPassword } = getConfig().dashboard;
@@ -39,8 +37,5 @@ export async function ensureDashboardAdmin(log: (message: string) => void): Prom
     log(`created the dashboard user ${user.email}. Open this one-time link within 24 hours to choose its password:`);
     log(`  ${signInLink(token)}`);
     log("  (manage users with `npm run users`, docs/dashboard.md)");
-  } finally {
-    await client.query("SELECT pg_advisory_unlock(727274004)").catch(() => {});
-    client.release();
-  }
+  });
 }

@@ -5,7 +5,7 @@
  * timer, so a notification sent meanwhile is only late, never lost.
  */
 import pg from "pg";
-import { databaseUrl } from "@/lib/db/pool";
+import { directDatabaseUrl } from "@/lib/db/pool";
 import { logger } from "@/lib/log";
 
 const log = logger("listen");
@@ -22,7 +22,7 @@ export async function listenTo(name: string, channels: string[], onNotification:
   let client: pg.Client | null = null;
   let stopped = false;
   const listen = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl() });
+    const c = new pg.Client({ connectionString: directDatabaseUrl() });
     c.on("notification", (msg) => onNotification(msg.channel, msg.payload ?? ""));
     c.on("error", (err) => {
       if (client !== c) return; // a failed connect: listen() rejects and relisten retries

@@ -1,13 +1,16 @@
 import { applyMigrations } from "@/lib/db/schema-engine";
+import { directDatabaseUrl } from "@/lib/db/pool";
 import { quietGraphileLogger } from "@/lib/db/graphile-logger";
 import { migrationStatus } from "@/lib/db/migration-status";
 
 /**
- * Brings the database at `connectionString` up to date with `prisma/migrations` and graphile-worker's schema.
- * Serialised across processes with an advisory lock (two servers starting together apply once).
+ * Brings the database at `url` up to date with `prisma/migrations` and graphile-worker's schema.
+ * Serialised across processes with a session advisory lock (two servers starting together apply once),
+ * so when `url` is DATABASE_URL behind a pooler it runs on DIRECT_DATABASE_URL (docs/operations.md#pooler).
  * Returns the names of the migrations applied now. Throws on SQL errors.
  */
-export async function migrate(connectionString: string): Promise<string[]> {
+export async function migrate(url: string): Promise<string[]> {
+  const connectionString = directDatabaseUrl(url);
   const pg = (await import("pg")).default;
   const client = new pg.Client({ connectionString });
   await client.connect();

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { getPool } from "@/lib/db/pool";
+import { beginStatement, getPool } from "@/lib/db/pool";
 
 /** Opens a transaction on a client of `pool` with `begin`, runs `fn`, COMMITs, or ROLLBACKs and rethrows. */
 async function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.PoolClient, opened: unknown) => Promise<T>): Promise<T> {
@@ -22,7 +22,7 @@ async function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.Pool
  * when it resolves, ROLLBACK (and rethrow) when it throws.
  */
 export function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, pool: pg.Pool = getPool()): Promise<T> {
-  return transaction(pool, "BEGIN", (client) => fn(client));
+  return transaction(pool, beginStatement(pool), (client) => fn(client));
 }
 
 /**
@@ -35,5 +35,16 @@ export function inTransactionFrom<R extends pg.QueryResultRow, T>(
   fn: (client: pg.PoolClient, rows: R[]) => Promise<T>,
   pool: pg.Pool = getPool(),
 ): Promise<T> {
-  return transaction(pool, `BEGIN; ${sql}`, (client, opened) => fn(client, (opened as pg.QueryResult<R>[])[1].rows));
+  return transaction(pool, `${beginStatement(pool)}; ${sql}`, (client, opened) => fn(client, (opened as pg.QueryResult<R>[]).at(-1)!.rows));
+}
+
+/**
+ * Runs `fn` while this process holds the advisory lock `key` (an integer constant), serialising it across
+ * processes. The lock is transaction-scoped (`pg_advisory_xact_lock` in a transaction kept open around
+ * `fn`, released by its COMMIT or ROLLBACK), so it holds behind a transaction-mode pooler, where a session
+ * lock and its unlock could land on different server connections (docs/operations.md#pooler). `fn` gets
+ * that transaction's client for reads; writes it makes elsewhere commit on their own. Throws what `fn` throws.
+ */
+export function withAdvisoryLock<T>(key: number, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransactionFrom(`SELECT pg_advisory_xact_lock(${Math.trunc(key)})`, (client) => fn(client));
 }

@@ -9,6 +9,7 @@ import { errors, jwtVerify, SignJWT } from "jose";
 import { getConfig } from "@/lib/config";
 import { decryptSecret, encryptSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
+import { withAdvisoryLock } from "@/lib/db/transaction";
 import { createId, createToken } from "@/lib/ids";
 
 /** Who is calling: the operator (admin key), or one tenant (its JWT). */
@@ -53,9 +54,7 @@ export async function revokeOutboundKey(idOrPrefix: string): Promise<boolean> {
  * and prints it once through `log`. Serialised by an advisory lock.
  */
 export async function ensureOutboundKey(log: (message: string) => void): Promise<void> {
-  const client = await getPool().connect();
-  try {
-    await client.query("SELECT pg_advisory_lock(727274003)");
+  await withAdvisoryLock(727274003, async (client) => {
     const pinned = getConfig().outbound.apiKey;
     if (pinned) {
       await createOutboundKey("OUTBOUND_API_KEY", pinned);
@@ -67,10 +66,7 @@ export async function ensureOutboundKey(log: (message: string) => void): Promise
       log("created the outbound admin key. Keep it; it is not shown again:");
       log(`  outbound API key: ${key}  (Authorization: Bearer …; manage it with \`npm run keys -- outbound …\`)`);
     }
-  } finally {
-    await client.query("SELECT pg_advisory_unlock(727274003)").catch(() => {});
-    client.release();
-  }
+  });
 }
 
 let secret: Promise<Uint8Array> | null = null;

@@ -1,6 +1,6 @@
 import { getConfig } from "@/lib/config";
 import { encryptSecret } from "@/lib/crypto/secrets";
-import { getPool } from "@/lib/db/pool";
+import { withAdvisoryLock } from "@/lib/db/transaction";
 import { getPrisma } from "@/lib/db/prisma";
 import { createApiKey, hashApiKey } from "@/lib/teams/api-keys";
 import { newSigningSecret } from "@/lib/teams/signing-secret";
@@ -24,11 +24,9 @@ export async function createTeam(name: string): Promise<{ teamId: string; signin
  * no team, creates one with an API key and prints key and signing secret once (through `log`); with
  * GATEWAY_API_KEY set, makes sure that key exists (on the oldest team). Serialised by an advisory lock.
  */
-// Stays SQL on one pg client: the advisory lock is session state held on that connection.
+// Stays SQL on one pg client: the advisory lock belongs to that client's open transaction.
 export async function ensureGatewayTeam(log: (message: string) => void): Promise<void> {
-  const client = await getPool().connect();
-  try {
-    await client.query("SELECT pg_advisory_lock(727274002)");
+  await withAdvisoryLock(727274002, async (client) => {
     const { rows } = await client.query<{ id: string }>("SELECT id FROM teams WHERE mode = 'TEAM' ORDER BY created_at LIMIT 1");
     let teamId = rows[0]?.id;
     const pinned = getConfig().gatewayApiKey;
@@ -51,8 +49,5 @@ export async function ensureGatewayTeam(log: (message: string) => void): Promise
         log("GATEWAY_API_KEY registered as an API key of the gateway team");
       }
     }
-  } finally {
-    await client.query("SELECT pg_advisory_unlock(727274002)").catch(() => {});
-    client.release();
-  }
+  });
 }

@@ -11,7 +11,7 @@
  */
 import pg from "pg";
 import { getConfig } from "@/lib/config";
-import { databaseUrl, getBackgroundPool } from "@/lib/db/pool";
+import { directDatabaseUrl, getBackgroundPool, getSessionPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { deliverEvent } from "@/lib/gateway/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/db/graphile-logger";
@@ -113,7 +113,7 @@ function keepPresence(poolId: string): () => void {
   let stopped = false;
   const connect = () => {
     if (stopped) return;
-    const c = new pg.Client({ connectionString: databaseUrl(), application_name: `${PRESENCE_PREFIX}${poolId}` });
+    const c = new pg.Client({ connectionString: directDatabaseUrl(), application_name: `${PRESENCE_PREFIX}${poolId}` });
     const retry = () => {
       if (client === c) client = null;
       c.end().catch(() => {});
@@ -196,7 +196,8 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
     {
       // graphile-worker's own queries (fetch, complete) also commit asynchronously: a completion lost in
       // a crash only runs the job again, and the event's lease makes that a no-op or a redelivery.
-      pgPool: getBackgroundPool(),
+      // It LISTENs and prepares named statements: a real session (DIRECT_DATABASE_URL behind a pooler).
+      pgPool: getSessionPool(),
       concurrency: config.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 250,
@@ -236,7 +237,8 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
     (err) => log.warn("sweep failed", err instanceof Error ? err.message : err),
     false,
   );
-  const stopRetention = startRetention(getBackgroundPool(), config.retentionDays);
+  // Retention holds a session advisory lock and sets lock_timeout for its DDL: a real session too.
+  const stopRetention = startRetention(getSessionPool(), config.retentionDays);
   // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts).
   const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) =>
     log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err),
