@@ -4,13 +4,18 @@
  * migrations if needed. Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
  * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
  * and stops when the parent is gone.
+ * With METRICS_PORT, it serves /metrics, /livez and /readyz on a listener of its own: on METRICS_PORT,
+ * or METRICS_PORT + 1 as the child of `npm start` (whose web process has METRICS_PORT; docs/operations.md
+ * "Metrics and health").
  */
 import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { closePool } from "@/lib/db/pool";
-import { startWorker } from "@/lib/worker/index";
+import { probeDatabase } from "@/lib/db/health";
+import { type MetricsListener, startMetricsListener } from "@/lib/observability/endpoints";
+import { startWorker, workerReady } from "@/lib/worker/index";
 import { failStart, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -21,9 +26,17 @@ if (!config.databaseUrl) {
 }
 const child = process.argv.includes("--child");
 let worker: Awaited<ReturnType<typeof startWorker>>;
+let metrics: MetricsListener | null = null;
+// The worker child of `npm start` takes the port after its web process's.
+const metricsPort = config.metrics.port === undefined ? undefined : config.metrics.port + (child ? 1 : 0);
 try {
   if (!child) await migrate(config.databaseUrl);
   worker = await startWorker();
+  if (metricsPort !== undefined) {
+    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up }).catch((err) => {
+      throw new Error(`METRICS_PORT ${metricsPort} cannot be used: ${(err as Error).message}`);
+    });
+  }
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
   const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
@@ -34,6 +47,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   const started = Date.now();
+  await metrics?.close();
   await worker.stop();
   console.log(`[hookyard] delivery worker stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await closePool();
