@@ -57,7 +57,7 @@ const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", 
 function firstSegmentIs(url: string, name: string): boolean {
   if (!url.startsWith(name, 1)) return false;
   const next = url.charCodeAt(name.length + 1);
-  return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
+  return Number.isNaN(next) || next === 47 /* / */ || next === 63; /* ? */
 }
 
 /** First path segments of the "other" surface: Next.js's static files and the operations endpoints. */

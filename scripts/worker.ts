@@ -33,9 +33,11 @@ try {
   if (!child) await migrate(config.databaseUrl);
   worker = await startWorker();
   if (metricsPort !== undefined) {
-    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up }).catch((err) => {
-      throw new Error(`METRICS_PORT ${metricsPort} cannot be used: ${(err as Error).message}`);
-    });
+    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up }).catch(
+      (err) => {
+        throw new Error(`METRICS_PORT ${metricsPort} cannot be used: ${(err as Error).message}`);
+      },
+    );
   }
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
