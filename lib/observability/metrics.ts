@@ -117,10 +117,10 @@ function createMetrics() {
   // Label children made once: a recorder is then an index or map lookup and one inc/observe.
   const httpDurationBySurface = HTTP_SURFACES.map((s) => httpDuration.labels(s) as Observer);
   const httpChildren = new Map<number, Child>();
-  const ingestedBy = Object.fromEntries(INGEST_OUTCOMES.map((o) => [o, ingested.labels(o) as Child])) as Record<IngestOutcome, Child>;
+  const ingestedBy = Object.fromEntries(INGEST_OUTCOMES.map((o) => [o, ingested.labels(o)])) as Record<IngestOutcome, Child>;
   const deliveriesBy = {
-    gateway: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("gateway", o) as Child])),
-    outbound: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("outbound", o) as Child])),
+    gateway: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("gateway", o)])),
+    outbound: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("outbound", o)])),
   } as Record<DeliveryProduct, Record<DeliveryOutcome, Child>>;
   const deliveryDurationBy = { gateway: deliveryDuration.labels("gateway") as Observer, outbound: deliveryDuration.labels("outbound") as Observer };
 
@@ -178,7 +178,7 @@ export function recordHttpRequest(surface: HttpSurface, method: string, status: 
   const key = (s * 8 + m) * 1000 + (status >= 100 && status < 1000 ? status : 0);
   let child = metrics.httpChildren.get(key);
   if (!child) {
-    child = metrics.httpRequests.labels(surface, m === METHODS.length ? "other" : METHODS[m], String(status)) as Child;
+    child = metrics.httpRequests.labels(surface, m === METHODS.length ? "other" : METHODS[m], String(status));
     metrics.httpChildren.set(key, child);
   }
   child.inc();
