@@ -240,9 +240,9 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   let metrics: MetricsListener | null = null;
   const metricsPort = getConfig().metrics.port;
   if (metricsPort !== undefined) {
-    metrics = await startMetricsListener({ port: metricsPort, host: opts.host, ready: webReady }).catch((err) => {
+    metrics = await startMetricsListener({ port: metricsPort, host: opts.host, ready: webReady }).catch((err: unknown) => {
       server.close();
-      throw new Error(`METRICS_PORT ${metricsPort} cannot be used: ${(err as Error).message}`);
+      throw err;
     });
   }
   return {

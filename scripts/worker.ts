@@ -16,6 +16,7 @@ import { closePool } from "@/lib/db/pool";
 import { probeDatabase } from "@/lib/db/health";
 import { type MetricsListener, startMetricsListener } from "@/lib/observability/endpoints";
 import { startWorker, workerReady } from "@/lib/worker/index";
+import { StartFailure } from "@/lib/processes";
 import { failStart, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -33,15 +34,14 @@ try {
   if (!child) await migrate(config.databaseUrl);
   worker = await startWorker();
   if (metricsPort !== undefined) {
-    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up }).catch(
-      (err) => {
-        throw new Error(`METRICS_PORT ${metricsPort} cannot be used: ${(err as Error).message}`);
-      },
-    );
+    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up });
   }
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
-  const message = `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
+  const message =
+    err instanceof StartFailure
+      ? err.message
+      : `The delivery worker could not start (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); check that the database at DATABASE_URL is up and migrated (npm run db:migrate).`;
   failStart(message, 1);
 }
 let stopping = false;

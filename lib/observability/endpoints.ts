@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { writeNodeResponse } from "@/lib/http/node";
 import type { HttpResponse } from "@/lib/http/types";
 import { metricsText } from "@/lib/observability/metrics";
+import { StartFailure } from "@/lib/processes";
 
 /** Headers of the JSON answers of the operations endpoints (never cached). */
 export const NO_STORE_JSON = { "content-type": "application/json", "cache-control": "no-store" };
@@ -61,7 +62,8 @@ export type MetricsListener = { port: number; close: () => Promise<void> };
 /**
  * Opens the metrics listener on `port` of `host` (0: any free port): `GET|HEAD /metrics`, `/livez` and
  * `/readyz` (`ready()` decides; it must not throw), without credentials (keep the port private); 404
- * for other paths, 405 for other methods. Resolves once listening; rejects when the port cannot be bound.
+ * for other paths, 405 for other methods. Resolves once listening; rejects with a StartFailure (one
+ * sentence of cause and remedy) when the port cannot be bound.
  */
 export async function startMetricsListener(opts: { port: number; host: string; ready: () => Promise<boolean> }): Promise<MetricsListener> {
   const server = http.createServer((req, res) => {
@@ -80,7 +82,13 @@ export async function startMetricsListener(opts: { port: number; host: string; r
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        new StartFailure(
+          `The metrics listener cannot use port ${opts.port} (${err.code ?? err.message}); stop what uses it or set METRICS_PORT to another port (npm start's worker takes METRICS_PORT + 1).`,
+        ),
+      ),
+    );
     server.listen(opts.port, opts.host, () => resolve());
   });
   return {
