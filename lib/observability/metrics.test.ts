@@ -37,9 +37,9 @@ describe("lib/observability/metrics", () => {
 
   it("reads the queues once per 2 s however often it is scraped, and shows no queue samples when the sampler fails", async () => {
     let calls = 0;
-    setQueueSampler(async () => {
+    setQueueSampler(() => {
       calls++;
-      return { depth: [{ product: "gateway", state: "due", count: 7 }], oldestSeconds: [{ product: "gateway", seconds: 3.5 }] };
+      return Promise.resolve({ depth: [{ product: "gateway", state: "due", count: 7 }], oldestSeconds: [{ product: "gateway", seconds: 3.5 }] });
     });
     expect(await sample("hookyard_queue_depth", 'product="gateway",state="due"')).toBe(7);
     expect(await sample("hookyard_oldest_pending_seconds", 'product="gateway"')).toBe(3.5);
