@@ -54,16 +54,22 @@ async function scrape(url: string): Promise<ReturnType<typeof parseMetrics>> {
   return parseMetrics(await res.text());
 }
 
-/** A free port whose successor is free too (METRICS_PORT and the worker's METRICS_PORT + 1). */
+/** True when 127.0.0.1:`port` can be bound now. */
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+
+/**
+ * A port whose successor is free too (METRICS_PORT and the worker's METRICS_PORT + 1), below Linux's
+ * ephemeral range (32768–60999), so that no outgoing connection of a test running meanwhile takes it.
+ */
 async function freePortPair(): Promise<number> {
   for (;;) {
-    const port = await freePort();
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once("error", () => resolve(false));
-      probe.listen(port + 1, "127.0.0.1", () => probe.close(() => resolve(true)));
-    });
-    if (free && port < 65534) return port;
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if ((await bindable(port)) && (await bindable(port + 1))) return port;
   }
 }
 
@@ -78,8 +84,21 @@ describe("metrics of a server of its own (METRICS_PORT, no METRICS_TOKEN)", () =
   beforeAll(async () => {
     db = await privateDatabase("metrics");
     receiver = await startReceiver();
-    const metricsPort = await freePortPair();
-    server = await startServer({ DATABASE_URL: db.url, METRICS_PORT: String(metricsPort), METRICS_TOKEN: "", GATEWAY_API_KEY: apiKey, LOG_LEVEL: "warn" });
+    let metricsPort = 0;
+    // A port free a moment ago can be taken by another test before the server binds it: try another pair.
+    for (let attempt = 1; !server; attempt++) {
+      metricsPort = await freePortPair();
+      server = await startServer({
+        DATABASE_URL: db.url,
+        METRICS_PORT: String(metricsPort),
+        METRICS_TOKEN: "",
+        GATEWAY_API_KEY: apiKey,
+        LOG_LEVEL: "warn",
+      }).catch((err: unknown) => {
+        if (attempt === 3 || !/metrics listener cannot use port/.test(String(err))) throw err;
+        return undefined as unknown as RunningServer;
+      });
+    }
     web = `http://127.0.0.1:${metricsPort}`;
     worker = `http://127.0.0.1:${metricsPort + 1}`;
   });
