@@ -78,7 +78,9 @@ function surfaceOf(url: string): HttpSurface {
   if (firstSegmentIs(url, "openapi.json")) return "console";
   for (const ops of OTHER_SEGMENTS) if (firstSegmentIs(url, ops)) return "other";
   // A file name (favicon.svg, robots.txt) in the first segment: a static file.
-  const end = url.indexOf("/", 1);
+  let end = url.indexOf("/", 1);
+  const query = url.indexOf("?");
+  if (query !== -1 && (end === -1 || query < end)) end = query;
   const dot = url.indexOf(".", 1);
   return dot !== -1 && (end === -1 || dot < end) ? "other" : "console";
 }
