@@ -13,10 +13,12 @@
  *   POST /{id}/requests/{req}/retry  run it through the test URL's connections again
  *   GET /new                        rate limit, then the page
  *   GET /openapi.json               console OpenAPI
- *   GET /healthz                    each part's state (web, worker, database)     lib/health.ts
+ *   GET /healthz                    ok/unavailable; each part's state for operators lib/health.ts
+ *   GET /livez, GET /readyz         probes; GET /metrics with METRICS_TOKEN       lib/observability/endpoints.ts
  *   /api/… without a version        rewritten to the oldest gateway version
  *   /dashboard/api/…               Next.js (next-auth), with the client address in x-hookyard-client-ip
- * and hands everything else to Next.js. Every answer carries the security headers (lib/http/security-headers.ts).
+ * and hands everything else to Next.js. Every answer carries the security headers (lib/http/security-headers.ts)
+ * and is counted in the HTTP metrics by surface (surfaceOf; docs/operations.md "Metrics and health").
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,7 +30,10 @@ import { streamSourceRequests } from "@/lib/console/live-stream";
 import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute, retryRequestRoute } from "@/lib/console/routes";
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "@/lib/db/health";
 import { closePool } from "@/lib/db/pool";
-import { healthz } from "@/lib/health";
+import { healthz, webReady } from "@/lib/health";
+import { livezResponse, type MetricsListener, protectedMetricsResponse, readyzResponse, startMetricsListener } from "@/lib/observability/endpoints";
+import { type HttpSurface, setQueueSampler, trackHttpResponse } from "@/lib/observability/metrics";
+import { sampleQueues } from "@/lib/worker/queue-metrics";
 import { CLIENT_IP_HEADER, clientIpOf } from "@/lib/http/client-ip";
 import { CONSOLE_MAX_BODY_BYTES } from "@/lib/console/http";
 import { readNodeRequest, writeNodeResponse } from "@/lib/http/node";
@@ -46,7 +51,39 @@ import { logger } from "@/lib/log";
 import { acceptRelayedSockets } from "@/lib/socket-relay";
 
 /** First path segments that are never console source ids. */
-const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", "new", "_next", "healthz", "openapi.json"]);
+const RESERVED = new Set(["e", "api", "cli", "outbound", "dashboard", "portal", "new", "_next", "healthz", "openapi.json", "metrics", "livez", "readyz"]);
+
+/** True when `url`'s first path segment is `name` (no string is made: this runs for every request). */
+function firstSegmentIs(url: string, name: string): boolean {
+  if (!url.startsWith(name, 1)) return false;
+  const next = url.charCodeAt(name.length + 1);
+  return Number.isNaN(next) || next === 47 /* / */ || next === 63; /* ? */
+}
+
+/** First path segments of the "other" surface: Next.js's static files and the operations endpoints. */
+const OTHER_SEGMENTS = ["_next", "healthz", "livez", "readyz", "metrics"];
+
+/**
+ * The surface a request goes to, by its path (the `surface` label of the HTTP metrics; the one place
+ * that decides it): ingestion (`/e/…`), the gateway API (`/api/…` and the CLI channel `/cli/…`), the
+ * outbound API, the dashboard, the portal, the console (`/`, `/new`, `/openapi.json`, test URL pages
+ * and their API), or other (static files, the operations endpoints).
+ */
+function surfaceOf(url: string): HttpSurface {
+  if (url.startsWith("/e/")) return "ingest";
+  if (firstSegmentIs(url, "api") || firstSegmentIs(url, "cli")) return "gateway_api";
+  if (firstSegmentIs(url, "outbound")) return "outbound_api";
+  if (firstSegmentIs(url, "dashboard")) return "dashboard";
+  if (firstSegmentIs(url, "portal")) return "portal";
+  if (firstSegmentIs(url, "openapi.json")) return "console";
+  for (const ops of OTHER_SEGMENTS) if (firstSegmentIs(url, ops)) return "other";
+  // A file name (favicon.svg, robots.txt) in the first segment: a static file.
+  let end = url.indexOf("/", 1);
+  const query = url.indexOf("?");
+  if (query !== -1 && (end === -1 || query < end)) end = query;
+  const dot = url.indexOf(".", 1);
+  return dot !== -1 && (end === -1 || dot < end) ? "other" : "console";
+}
 
 const log = logger("server");
 
@@ -130,6 +167,7 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
   const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const url = req.url ?? "/";
     const method = (req.method ?? "GET").toUpperCase();
+    trackHttpResponse(res, surfaceOf(url), method);
     // Every answer, including errors and Next.js's static files and 404s, starts with the API policy;
     // proxy.ts replaces the policy of pages with their nonce-based one (docs/security-headers.md).
     for (const [name, value] of Object.entries(apiSecurityHeaders())) res.setHeader(name, value);
@@ -140,7 +178,13 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (url.startsWith("/cli/")) return serveCli(req, res, url.split("?")[0]);
       const pathname = url.split("?")[0];
       if (method === "POST" && (pathname === "/outbound/api/v1/publish" || pathname === "/outbound/2025-07-01/publish")) return servePublish(req, res);
-      if (pathname === "/healthz" && (method === "GET" || method === "HEAD")) return writeNodeResponse(res, await healthz());
+      if (method === "GET" || method === "HEAD") {
+        // Operations endpoints (docs/operations.md "Metrics and health").
+        if (pathname === "/healthz") return writeNodeResponse(res, await healthz({ authorization: req.headers.authorization, cookie: req.headers.cookie }));
+        if (pathname === "/livez") return writeNodeResponse(res, livezResponse());
+        if (pathname === "/readyz") return writeNodeResponse(res, readyzResponse(await webReady()));
+        if (pathname === "/metrics") return writeNodeResponse(res, await protectedMetricsResponse(req.headers.authorization, getConfig().metrics.token));
+      }
       const segments = pathname.split("/").filter(Boolean);
       if (pathname === "/" && method === "POST") return serveConsole(req, res, createTestUrlRoute);
       if (pathname === "/openapi.json" && method === "GET") return serveConsole(req, res, openApiRoute);
@@ -193,9 +237,20 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
     });
   }
   const port = opts.relayed ? opts.port : (server.address() as AddressInfo).port;
+  // Metrics: the queues' gauges read on a scrape, and the listener of METRICS_PORT (docs/operations.md "Metrics and health").
+  setQueueSampler(sampleQueues);
+  let metrics: MetricsListener | null = null;
+  const metricsPort = getConfig().metrics.port;
+  if (metricsPort !== undefined) {
+    metrics = await startMetricsListener({ port: metricsPort, host: opts.host, ready: webReady }).catch((err: unknown) => {
+      server.close();
+      throw err;
+    });
+  }
   return {
     port,
     close: async () => {
+      await metrics?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

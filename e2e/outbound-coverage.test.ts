@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { outboundCall } from "./support/outbound";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
-import { privateDatabase, startServer } from "./support/servers";
+import { OPERATOR_HEADERS, privateDatabase, startServer } from "./support/servers";
 
 const run = randomBytes(4).toString("hex");
 const T = `cov-${run}`;
@@ -307,7 +307,7 @@ describe("health with a worker made to fail (servers of their own)", () => {
         return { status: res.status, json: (await res.json()) as { status: string; workers: Record<string, { status: string }> } };
       };
       await eventually(async () => (await health()).json.status === "healthy");
-      const parts = (await (await fetch(`${server.url}/healthz`)).json()) as { parts: { worker: { pid: number } } };
+      const parts = (await (await fetch(`${server.url}/healthz`, { headers: OPERATOR_HEADERS })).json()) as { parts: { worker: { pid: number } } };
       process.kill(parts.parts.worker.pid, "SIGKILL");
       const degraded = await eventually(
         async () => {

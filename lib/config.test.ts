@@ -180,4 +180,14 @@ describe("lib/config parseConfig", () => {
     expect(parseConfig({ MIGRATE_ON_START: "0" }).migrateOnStart).toBe(false);
     expect(() => parseConfig({ MIGRATE_ON_START: "later" })).toThrow(/MIGRATE_ON_START/);
   });
+
+  it("parseConfig – METRICS_PORT and METRICS_TOKEN: off by default, empty is unset, a port that collides with PORT (or npm start's worker's port + 1) is refused", () => {
+    expect(parseConfig({}).metrics).toEqual({ port: undefined, token: undefined });
+    expect(parseConfig({ METRICS_PORT: "", METRICS_TOKEN: "" }).metrics).toEqual({ port: undefined, token: undefined });
+    expect(parseConfig({ METRICS_PORT: "9464", METRICS_TOKEN: "0123456789abcdef" }).metrics).toEqual({ port: 9464, token: "0123456789abcdef" });
+    expect(() => parseConfig({ METRICS_PORT: "3000" })).toThrow(/METRICS_PORT: 3000 collides with PORT 3000/);
+    expect(() => parseConfig({ METRICS_PORT: "2999" })).toThrow(/METRICS_PORT/);
+    for (const bad of ["0", "65535", "http", "9464.5"]) expect(() => parseConfig({ METRICS_PORT: bad }), bad).toThrow(/METRICS_PORT/);
+    expect(() => parseConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+  });
 });

@@ -136,6 +136,9 @@ const ConfigSchema = z.object({
     ),
   // Operations (docs/operations.md "Migrations").
   MIGRATE_ON_START: booleanish.default(true),
+  // Metrics and health (docs/operations.md "Metrics and health").
+  METRICS_PORT: z.union([z.literal(""), z.coerce.number().int().min(1).max(65534)]).optional(),
+  METRICS_TOKEN: z.union([z.literal(""), z.string().min(16)]).optional(),
 });
 
 export type Config = {
@@ -281,6 +284,13 @@ export type Config = {
    * only check, and refuse to start while migrations are pending (docs/operations.md "Migrations").
    */
   migrateOnStart: boolean;
+  /** Prometheus metrics and the operator view of /healthz (docs/operations.md "Metrics and health"). */
+  metrics: {
+    /** METRICS_PORT: each process serves /metrics, /livez, /readyz on a listener of its own there (the worker child of `npm start` on port + 1); undefined: none. */
+    port: number | undefined;
+    /** METRICS_TOKEN: `Authorization: Bearer` token for /metrics on the main port and the detailed /healthz; undefined: /metrics there answers 404. */
+    token: string | undefined;
+  };
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -313,6 +323,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const e = parsed.data;
   const publicUrl = trimSlash(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+  const metricsPort = e.METRICS_PORT === "" || e.METRICS_PORT === undefined ? undefined : e.METRICS_PORT;
+  if (metricsPort !== undefined && (metricsPort === e.PORT || metricsPort + 1 === e.PORT)) {
+    throw new Error(`Invalid configuration: METRICS_PORT: ${metricsPort} collides with PORT ${e.PORT} (the worker of npm start uses METRICS_PORT + 1)`);
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -395,6 +409,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       adminPassword: e.DASHBOARD_ADMIN_PASSWORD,
       signInRateLimit: e.DASHBOARD_SIGN_IN_RATE_LIMIT,
     },
+    metrics: { port: metricsPort, token: e.METRICS_TOKEN || undefined },
   };
 }
 

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GUARD_NAME } from "@/lib/db/embedded";
 import { isAlive } from "@/lib/processes";
-import { freePort } from "../e2e/support/servers";
+import { freePort, OPERATOR_HEADERS, TEST_METRICS_TOKEN } from "../e2e/support/servers";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "hookyard-start-"));
 const children: ChildProcess[] = [];
@@ -37,6 +37,8 @@ async function npmStart(port: number, pgPort: number, { ownGroup = false } = {})
     EMBEDDED_PG_PORT: String(pgPort),
     DATA_DIR: dataDir,
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // The operator view of /healthz (docs/operations.md "Metrics and health") shows the parts' pids.
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
   };
   delete env.DATABASE_URL;
   // The quick start: no SECRET_KEY either (the key generated in DATA_DIR; docs/operations.md "One key").
@@ -82,7 +84,8 @@ const portFree = (port: number) =>
   });
 
 type Parts = Record<"web" | "worker" | "database", { state: string; restarts: number; pid: number | null }>;
-const parts = async (port: number) => ((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { parts: Parts }).parts;
+const parts = async (port: number) =>
+  ((await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: OPERATOR_HEADERS })).json()) as { parts: Parts }).parts;
 
 /** kill -9 of the embedded PostgreSQL; resolves with the parts once the supervisor has restarted it and all are up. */
 async function killPostgresAndAwaitRestart(port: number): Promise<Parts> {

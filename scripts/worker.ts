@@ -5,14 +5,19 @@
  * know or another key (lib/db/prepare.ts; docs/operations.md). Stops cleanly on SIGINT/SIGTERM (deliveries in flight finish first).
  * `npm start` runs this file as its child (`--child`): then it tells its parent when it is ready (IPC)
  * and stops when the parent is gone.
+ * With METRICS_PORT, it serves /metrics, /livez and /readyz on a listener of its own: on METRICS_PORT,
+ * or METRICS_PORT + 1 as the child of `npm start` (whose web process has METRICS_PORT; docs/operations.md
+ * "Metrics and health").
  */
 import "./require-node";
 import { existsSync } from "node:fs";
 import { getConfig } from "@/lib/config";
 import { closePool } from "@/lib/db/pool";
+import { probeDatabase } from "@/lib/db/health";
 import { prepareDatabase } from "@/lib/db/prepare";
+import { type MetricsListener, startMetricsListener } from "@/lib/observability/endpoints";
 import { StartFailure } from "@/lib/processes";
-import { startWorker } from "@/lib/worker/index";
+import { startWorker, workerReady } from "@/lib/worker/index";
 import { failStart, stopWithParent } from "@/lib/supervisor";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
@@ -23,10 +28,16 @@ if (!config.databaseUrl) {
 }
 const child = process.argv.includes("--child");
 let worker: Awaited<ReturnType<typeof startWorker>>;
+let metrics: MetricsListener | null = null;
+// The worker child of `npm start` takes the port after its web process's.
+const metricsPort = config.metrics.port === undefined ? undefined : config.metrics.port + (child ? 1 : 0);
 try {
   // Under `npm start` the supervisor migrated; this process only checks (docs/operations.md "Migrations").
   await prepareDatabase(config.databaseUrl, { migrate: config.migrateOnStart && !child, log: (m) => console.log(`[hookyard] ${m}`) });
   worker = await startWorker();
+  if (metricsPort !== undefined) {
+    metrics = await startMetricsListener({ port: metricsPort, host: config.host, ready: async () => workerReady() && (await probeDatabase()).up });
+  }
 } catch (err) {
   // One sentence, no stack trace; under `npm start` the supervisor restarts this process.
   const message =
@@ -40,6 +51,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   const started = Date.now();
+  await metrics?.close();
   await worker.stop();
   console.log(`[hookyard] delivery worker stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await closePool();

@@ -20,7 +20,7 @@ import path from "node:path";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { type Receiver, startReceiver } from "./receiver";
-import { freePort, type RunningServer, startServer } from "./servers";
+import { freePort, OPERATOR_HEADERS, type RunningServer, startServer } from "./servers";
 
 export type KillMoment = "idle" | "load" | "worker-restart";
 export type OutageSpec = { at: KillMoment; outageMs: number };
@@ -169,7 +169,8 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
 
     const health = async () => {
       try {
-        const r = await fetch(`${base}/healthz`, { dispatcher: agent, signal: AbortSignal.timeout(3000) });
+        // The operator view (docs/operations.md "Metrics and health"): the parts' states and pids.
+        const r = await fetch(`${base}/healthz`, { dispatcher: agent, headers: OPERATOR_HEADERS, signal: AbortSignal.timeout(3000) });
         const body = (await r.json()) as { parts: Record<string, { pid: number | null; state: string }> };
         return { status: r.status, body };
       } catch {

@@ -139,6 +139,14 @@ export async function privateDatabase(prefix: string): Promise<{ url: string; cl
  */
 export const TEST_SECRET_KEY = "hookyard-test-secret-key-0123456789";
 
+/**
+ * The METRICS_TOKEN every test server gets unless its `env` says otherwise: the operator's credential for
+ * `/metrics` on the main port and the detailed `/healthz` (docs/operations.md "Metrics and health").
+ */
+export const TEST_METRICS_TOKEN = "test-metrics-token-0123456789";
+/** Headers that make a request an operator's (the detailed /healthz, /metrics on the main port). */
+export const OPERATOR_HEADERS = { authorization: `Bearer ${TEST_METRICS_TOKEN}` };
+
 export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 
 /**
@@ -163,7 +171,15 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    PUBLIC_URL: url,
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
+    ...env,
+    PORT: String(port),
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
   // DATABASE_URL: "" starts the server on an embedded PostgreSQL of its own (under DATA_DIR), as `npm start` does.
   if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
   // A server on an external database refuses to start without SECRET_KEY.

@@ -179,3 +179,20 @@ export async function closePool(): Promise<void> {
   globalForPool.__hookyardSessionPool = undefined;
   await Promise.all(pools.flatMap((p) => (p ? [p.end()] : [])));
 }
+
+/**
+ * Connection counts of the process-wide pools that exist in this process (none is created here), for
+ * `hookyard_db_pool_connections` (docs/operations.md "Metrics and health"): `pool` is "main" (getPool) or
+ * "background" (getBackgroundPool); `total`, `idle` and `waiting` are pg's totalCount, idleCount and
+ * waitingCount (clients, clients, queued requests for a client).
+ */
+export function poolStats(): { pool: "main" | "background"; total: number; idle: number; waiting: number }[] {
+  const stats: ReturnType<typeof poolStats> = [];
+  for (const [pool, p] of [
+    ["main", globalForPool.__hookyardPool],
+    ["background", globalForPool.__hookyardBackgroundPool],
+  ] as const) {
+    if (p) stats.push({ pool, total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount });
+  }
+  return stats;
+}

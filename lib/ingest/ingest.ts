@@ -9,6 +9,7 @@ import { createId, sourceIdFromPublic } from "@/lib/ids";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
 import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
+import { recordIngested } from "@/lib/observability/metrics";
 import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/ingest/verify";
 
 export const CORS_HEADERS: Record<string, string> = {
@@ -128,8 +129,15 @@ function successBody(source: IngestSource, requestId: string) {
  */
 export async function ingest(publicId: string, req: HttpRequest, opts: { published?: boolean } = {}): Promise<HttpResponse> {
   const sourceId = sourceIdFromPublic(publicId);
-  const source = sourceId ? await findIngestSource(sourceId) : null;
+  let source: IngestSource | null = null;
+  try {
+    if (sourceId) source = await findIngestSource(sourceId);
+  } catch (err) {
+    recordIngested("failed");
+    throw err;
+  }
   if (!source) {
+    recordIngested("not_found");
     return answer(404, { status: "NOT_FOUND", message: "No source with this URL. Check the id, or create a new test URL." }, req.method);
   }
   // Published requests are authenticated by the API key; the others by the source's own verification.
@@ -149,7 +157,7 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
         });
   const rejection = rejectionFor(source, req, verification);
   const requestId = createId("request");
-  await getRequestWriter().write({
+  const written = getRequestWriter().write({
     id: requestId,
     teamId: source.teamId,
     sourceId: source.id,
@@ -165,6 +173,13 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
     contentType: req.headers["content-type"] ?? null,
     clientIp: req.clientIp,
   });
+  try {
+    await written;
+  } catch (err) {
+    recordIngested("failed");
+    throw err;
+  }
+  recordIngested(rejection ? "rejected" : "accepted");
 
   if (req.method === "OPTIONS") {
     const allowHeaders = req.headers["access-control-request-headers"] ?? "*";

@@ -9,6 +9,7 @@
  * events eligible for retry. A disabled or deleted destination is skipped without an attempt. Failures
  * in a row are counted per destination; OUTBOUND_AUTO_DISABLE_DESTINATION disables one at the limit.
  */
+import { recordDelivery } from "@/lib/observability/metrics";
 import { outboundConfig, refreshOutboundSettings } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
@@ -253,6 +254,7 @@ export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay * 1000);
+  recordDelivery("outbound", outcome.success ? "success" : outcome.response?.status_code != null ? "failed" : "error", outcome.latencyMs);
   const { owned, failures } = await recorder.submit({ c, outcome, next, attemptId: cfg.prefixes.attempt + base62(randomBytes(16)) });
   if (!owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now
   let disabled = false;

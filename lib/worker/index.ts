@@ -33,6 +33,8 @@ import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
 import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
 import { outboundDispatchActivity, startOutboundDispatch } from "@/lib/outbound/dispatch";
+import { setQueueSampler } from "@/lib/observability/metrics";
+import { sampleQueues } from "@/lib/worker/queue-metrics";
 
 const log = logger("worker");
 /** A due event nobody claimed for this long gets a spare job (a last resort), ms. */
@@ -175,12 +177,27 @@ async function oldestDueOutboundMs(db: Pick<pg.Pool, "query">, olderThanMs: numb
   return rows[0]?.age ?? null;
 }
 
+/** What `GET /readyz` of this worker reads (workerReady). */
+const readiness = { running: false, condition: null as string | null, lastSweepAt: 0 };
+
 /**
  * Tells `npm start`'s supervisor (when it runs this process) that the worker is degraded (`why`) or
- * healthy again (null), for /healthz.
+ * healthy again (null), for /healthz; /readyz reads it too.
  */
 function reportCondition(why: string | null): void {
+  readiness.condition = why;
   process.send?.({ type: "condition", condition: why }, () => {});
+}
+
+/**
+ * Whether this process's worker does its job now (`GET /readyz` on its metrics listener, docs/operations.md
+ * "Metrics and health"): it runs and is not stopping, neither its job runner nor its watchdog reports a
+ * stall, and its sweeper (a pass over the pipeline's queues every PIPELINE_SWEEP_INTERVAL_MS, on the
+ * database) succeeded within three intervals (at least 10 s). False before startWorker and after stop.
+ */
+export function workerReady(now = Date.now()): boolean {
+  const staleAfterMs = Math.max(10_000, 3 * getConfig().pipelineSweepIntervalMs);
+  return readiness.running && readiness.condition === null && now - readiness.lastSweepAt < staleAfterMs;
 }
 
 /**
@@ -229,6 +246,7 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
   const outbound = await startOutboundDispatch();
   const sweepPass = async () => {
     const r = await sweep();
+    readiness.lastSweepAt = Date.now();
     if (r.events) log.info(`queued ${r.events} deliveries again (left by a stopped process or overdue)`);
   };
   const stopSweeps = startPeriodic(
@@ -271,8 +289,12 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
       }),
   });
   log.info(`delivery worker running (${config.workerConcurrency} at once)`);
+  // The queues' gauges, read when this process is scraped (docs/operations.md "Metrics and health").
+  setQueueSampler(sampleQueues);
+  Object.assign(readiness, { running: true, lastSweepAt: Date.now() });
   handle = {
     stop: async () => {
+      readiness.running = false;
       const watchdogStopped = stopWatchdog();
       const sweepsStopped = stopSweeps();
       const issuesStopped = stopIssues();

@@ -4,6 +4,7 @@
  * sends, and records the attempt and the event's new state in one statement. At-least-once: a worker
  * that dies mid-delivery leaves an expired lease, and the sweeper queues the event again.
  */
+import { recordDelivery } from "@/lib/observability/metrics";
 import { getConfig } from "@/lib/config";
 import { type AttemptContext, type AttemptOutcome, preparationFailure } from "@/lib/gateway/delivery/attempt-context";
 import { getBackgroundPool } from "@/lib/db/pool";
@@ -63,6 +64,8 @@ export async function recordAttempt(a: AttemptContext & { outcome: AttemptOutcom
   const now = new Date();
   const nextAt = delay === null ? null : new Date(now.getTime() + delay);
   const eventStatus = success ? "SUCCESSFUL" : nextAt ? "QUEUED" : "FAILED";
+  // Nothing was sent when the event could not be prepared (no requested URL): no duration then.
+  recordDelivery("gateway", success ? "success" : o.status === null ? "error" : "failed", o.requestedUrl === null ? null : o.deliveryLatency);
   await recordBatcher.submit({ ...a, success, nextAt, eventStatus, now });
 }
 
