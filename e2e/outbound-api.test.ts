@@ -366,7 +366,7 @@ describe("destination answers keep their exact shape (docs/outbound.md#destinati
       type: "rabbitmq",
       topics: ["b.two", "a.one"],
       filter: null,
-      config: { server_url: "localhost:5672", exchange: "orders" },
+      config: { server_url: "localhost:5672", exchange: "orders", tls: "false" },
       credentials: { username: "guest", password: "**" },
       delivery_metadata: null,
       metadata: null,
