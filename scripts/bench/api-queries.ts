@@ -67,7 +67,14 @@ const cases: { name: string; sql: () => Promise<unknown>; prisma: () => Promise<
     // What the create would be through Prisma (outside transactions it stays SQL: lib/gateway/team-resources.ts createTeamModel).
     prisma: () =>
       getPrisma().source.create({
-        data: { id: createId("source"), teamId, name: `prisma-${n++}`, type: "WEBHOOK", config: { allowed_http_methods: ["POST"] }, authEncrypted: encryptJson(undefined) },
+        data: {
+          id: createId("source"),
+          teamId,
+          name: `prisma-${n++}`,
+          type: "WEBHOOK",
+          config: { allowed_http_methods: ["POST"] },
+          authEncrypted: encryptJson(undefined),
+        },
       }),
   },
 ];
