@@ -328,3 +328,84 @@ describe("configuration (managed form; own server, since settings are instance-w
     expect((await at("2025-07-01", "GET", "/config", undefined, jwt)).status).toBe(403);
   }, 60_000);
 });
+
+describe("destination answers keep their exact shape (docs/outbound.md#destinations-and-their-types)", () => {
+  it("key order, null against {}, timestamps with milliseconds, across create, PATCH, disable, enable, list and get", async () => {
+    const T = tid("shape");
+    await call(admin, "PUT", `/tenants/${T}`);
+    const base = `/tenants/${T}/destinations`;
+    const created = await call(admin, "POST", base, {
+      id: `des_shape_${run}`,
+      type: "rabbitmq",
+      topics: ["b.two", "a.one", "b.two"],
+      config: { server_url: "localhost:5672", exchange: "orders" },
+      credentials: { username: "guest", password: "pw" },
+      created_at: "2020-01-02T03:04:05Z",
+      updated_at: "2020-01-02T03:04:05.5+01:00",
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const keys = [
+      "id",
+      "tenant_id",
+      "type",
+      "topics",
+      "filter",
+      "config",
+      "credentials",
+      "delivery_metadata",
+      "metadata",
+      "created_at",
+      "updated_at",
+      "disabled_at",
+      "target",
+    ];
+    expect(Object.keys(created.json)).toEqual(keys);
+    expect(created.json).toEqual({
+      id: `des_shape_${run}`,
+      tenant_id: T,
+      type: "rabbitmq",
+      topics: ["b.two", "a.one"],
+      filter: null,
+      config: { server_url: "localhost:5672", exchange: "orders", tls: "false" },
+      credentials: { username: "guest", password: "**" },
+      delivery_metadata: null,
+      metadata: null,
+      created_at: "2020-01-02T03:04:05.000Z",
+      updated_at: "2020-01-02T02:04:05.500Z",
+      disabled_at: null,
+      target: "localhost:5672 → orders",
+    });
+    expect((await call(admin, "GET", `${base}/${created.json.id}`)).json).toEqual(created.json);
+    // A PATCH writes both maps (absent ones become {}), `filter: {}` is stored as null, updated_at moves on.
+    const patched = await call(admin, "PATCH", `${base}/${created.json.id}`, { filter: {}, metadata: { a: "1" } });
+    expect(Object.keys(patched.json)).toEqual(keys);
+    expect(patched.json).toMatchObject({
+      filter: null,
+      delivery_metadata: {},
+      metadata: { a: "1" },
+      created_at: "2020-01-02T03:04:05.000Z",
+      disabled_at: null,
+    });
+    expect(patched.json.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(patched.json.updated_at)).toBeGreaterThan(Date.parse("2021-01-01"));
+    const disabled = await call(admin, "PUT", `${base}/${created.json.id}/disable`);
+    expect(Object.keys(disabled.json)).toEqual(keys);
+    expect(disabled.json.disabled_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const patchedWhileDisabled = await call(admin, "PATCH", `${base}/${created.json.id}`, { metadata: null });
+    expect(patchedWhileDisabled.json).toMatchObject({ disabled_at: disabled.json.disabled_at, metadata: {} });
+    expect((await call(admin, "PUT", `${base}/${created.json.id}/enable`)).json.disabled_at).toBeNull();
+    expect((await call(admin, "PUT", `/tenants/${T}/destinations/des_none_${run}/disable`)).json).toEqual({ status: 404, message: "destination not found" });
+    expect((await call(admin, "PATCH", `/tenants/${T}/destinations/des_none_${run}`, {})).json).toEqual({ status: 404, message: "destination not found" });
+    expect((await call(admin, "DELETE", `/tenants/${T}/destinations/des_none_${run}`)).json).toEqual({ status: 404, message: "destination not found" });
+    // Lists: oldest first; `topics` matches a listed topic or `*`; `type` filters.
+    const star = await call(admin, "POST", base, { type: "webhook", topics: "*", config: { url: "https://shape.example/h" } });
+    expect(star.json.topics).toEqual(["*"]);
+    const list = async (q: string) => ((await call(admin, "GET", `${base}${q}`)).json as { id: string }[]).map((d) => d.id);
+    expect(await list("")).toEqual([created.json.id, star.json.id]);
+    expect(await list("?topics=a.one")).toEqual([created.json.id, star.json.id]);
+    expect(await list("?topics=c.three")).toEqual([star.json.id]);
+    expect(await list("?type=rabbitmq&topics=c.three")).toEqual([]);
+    expect(await list("?type=webhook&type=rabbitmq")).toEqual([created.json.id, star.json.id]);
+    expect((await call(admin, "GET", base)).json[0]).toEqual((await call(admin, "GET", `${base}/${created.json.id}`)).json);
+  });
+});

@@ -66,7 +66,7 @@ export async function createCliSession(teamId: string, input: z.infer<typeof ZCl
     try {
       await createConnection(
         teamId,
-        { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } } as never,
+        { name, source_id: source.id, destination: { name: destinationName, type: "CLI", config: { path: input.path ?? "/" } } },
         "2025-07-01",
       );
     } catch (err) {

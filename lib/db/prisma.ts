@@ -51,11 +51,15 @@ export const isRecordNotFound = (err: unknown): boolean => err instanceof Prisma
 export function modelColumns(alias: string, fields: Record<string, string>, renamed: Record<string, string> = {}): string {
   return Object.values(fields)
     .map((f) => {
-      const column = renamed[f] ?? f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      const column = columnName(f, renamed);
       return column === f ? `${alias}.${f}` : `${alias}.${column} AS "${f}"`;
     })
     .join(", ");
 }
+
+/** The column of Prisma field `field`: `renamed[field]`, else the field in snake_case (`teamId` → `team_id`). */
+export const columnName = (field: string, renamed: Record<string, string> = {}): string =>
+  renamed[field] ?? field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export { Prisma } from "@/lib/generated/prisma/client";
 

@@ -4,7 +4,7 @@
  * `table` and `columns` are trusted constants of the calling module, never user input.
  */
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, isRecordNotFound, isUniqueViolation, type PrismaDb } from "@/lib/db/prisma";
+import { columnName, getPrisma, isRecordNotFound, isUniqueViolation, type PrismaDb } from "@/lib/db/prisma";
 import { alreadyExists, notFound } from "@/lib/http/errors";
 import type { ParsedQuery } from "@/lib/http/query";
 import { applyFilterTable, dateFilter, type FilterTable, flagParameter, stringFilter } from "@/lib/http/query-schema";
@@ -50,20 +50,41 @@ export const findTeamModelByName = <R>(t: TeamModel<R>, teamId: string, name: st
   t.delegate(db).findFirst({ where: { teamId, name } });
 
 /**
- * Inserts `data` and returns the row; null when a unique name is taken (the caller answers 409). On the
- * client: `create`, its unique violation caught. In a transaction (`db` is a transaction's client):
+ * Inserts `data` (the model's fields, Prisma names; `createdAt` and `updatedAt` default to now) and returns
+ * the row; null when the name is taken in the team (the caller answers 409). On the client: one hand-written
+ * statement, {@link insertTeamRow}. In a transaction (`db` is a transaction's client):
  * `createManyAndReturn` with `skipDuplicates` (INSERT … ON CONFLICT DO NOTHING), so a taken name does not
- * abort the transaction; it costs the Prisma runtime more CPU than `create` (docs/benchmarks.md "API
- * latency"), hence not used on the client.
+ * abort the transaction.
  */
 export async function createTeamModel<R>(t: TeamModel<R>, data: Record<string, unknown>, db: PrismaDb = getPrisma()): Promise<R | null> {
   if (db !== getPrisma()) return (await t.delegate(db).createManyAndReturn({ data: [data], skipDuplicates: true }))[0] ?? null;
-  try {
-    return await t.delegate(db).create({ data });
-  } catch (err) {
-    if (isUniqueViolation(err)) return null;
-    throw err;
-  }
+  return insertTeamRow(t, data);
+}
+
+/**
+ * `INSERT … ON CONFLICT (team_id, name) DO NOTHING RETURNING <t.columns>` of `data` (Prisma field names,
+ * snake_cased to columns; objects written as JSON): the row in the model's shape, or null when the name is
+ * taken. `t.table` must have a unique (team_id, name).
+ */
+async function insertTeamRow<R>(t: TeamModel<R>, data: Record<string, unknown>): Promise<R | null> {
+  // SQL, not Prisma's create: a create is on the API's hot path and Prisma's runtime CPU made it 27 % slower at p50 (docs/benchmarks.md "API latency").
+  const fields = Object.keys(data);
+  const params = fields.map((f) => {
+    const v = data[f];
+    return v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v;
+  });
+  const columns = fields.map((f) => columnName(f));
+  const placeholders = params.map((_, i) => `$${i + 1}`);
+  for (const stamp of ["created_at", "updated_at"])
+    if (!columns.includes(stamp)) {
+      columns.push(stamp);
+      placeholders.push("now()");
+    }
+  const { rows } = await getPool().query(
+    `INSERT INTO ${t.table} AS ${t.alias} (${columns.join(", ")}) VALUES (${placeholders.join(", ")}) ON CONFLICT (team_id, name) DO NOTHING RETURNING ${t.columns}`,
+    params,
+  );
+  return (rows[0] as R | undefined) ?? null;
 }
 
 /**

@@ -4,13 +4,16 @@
  * filters), get, PATCH (merge-patch of config, credentials, delivery_metadata and metadata; `type`
  * cannot change; `rotate_secret`), delete, enable and disable. Config and credentials are validated by
  * the type (lib/outbound/destination-types, docs/destination-types.md); credentials are encrypted at
- * rest and obfuscated on read by the type.
+ * rest and obfuscated on read by the type. Plain CRUD through Prisma Client (docs/architecture.md
+ * "Data access"); delivery's reads of destinations (dispatch, claims) stay SQL in lib/outbound/delivery.ts
+ * and publish.ts.
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
-import { getPool } from "@/lib/db/pool";
+import { asJson, getPrisma, isRecordNotFound, isUniqueViolation, Prisma } from "@/lib/db/prisma";
+import type { OutboundDestination } from "@/lib/generated/prisma/client";
 import { base62 } from "@/lib/ids";
 import { outboundBadRequest, outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import type { ParsedQuery } from "@/lib/http/query";
@@ -20,20 +23,8 @@ import type { OutboundTypeInput, OutboundValidateContext } from "@/lib/outbound/
 import { values } from "@/lib/outbound/params";
 import { getTenant } from "@/lib/outbound/tenants";
 
-type Row = {
-  id: string;
-  tenant_id: string;
-  type: string;
-  topics: string[];
-  filter: Record<string, unknown> | null;
-  config: Record<string, string>;
-  credentials_encrypted: string | null;
-  delivery_metadata: Record<string, string> | null;
-  metadata: Record<string, string> | null;
-  disabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-};
+/** An `outbound_destinations` row as Prisma Client reads it. */
+type Row = OutboundDestination;
 
 const stringMap = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 const topicsSchema = z.union([z.literal("*"), z.array(z.string().min(1).max(255)).min(1).max(100)]);
@@ -80,22 +71,23 @@ export const ZDestinationUpdate = ZDestinationCreate.omit({ id: true, created_at
 
 /** The API model: credentials obfuscated (the webhook secret excepted), `disabled_at` always present, `target` the endpoint shown to people. */
 export function toDestination(r: Row) {
-  const credentials = decryptJson<Record<string, string>>(r.credentials_encrypted) ?? {};
+  const credentials = decryptJson<Record<string, string>>(r.credentialsEncrypted) ?? {};
   const type = OUTBOUND_DESTINATION_TYPES.find(r.type);
+  const config = r.config as Record<string, string>;
   return {
     id: r.id,
-    tenant_id: r.tenant_id,
+    tenant_id: r.tenantId,
     type: r.type,
     topics: r.topics,
-    filter: r.filter ?? null,
-    config: r.config,
+    filter: (r.filter as Record<string, unknown> | null) ?? null,
+    config,
     credentials: type ? type.obfuscate(credentials, Date.now()) : credentials,
-    delivery_metadata: r.delivery_metadata ?? null,
-    metadata: r.metadata ?? null,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-    disabled_at: r.disabled_at ? r.disabled_at.toISOString() : null,
-    ...(type ? type.target(r.config) : { target: "" }),
+    delivery_metadata: (r.deliveryMetadata as Record<string, string> | null) ?? null,
+    metadata: (r.metadata as Record<string, string> | null) ?? null,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    disabled_at: r.disabledAt ? r.disabledAt.toISOString() : null,
+    ...(type ? type.target(config) : { target: "" }),
   };
 }
 
@@ -133,10 +125,24 @@ async function validateWithType(type: string, input: OutboundTypeInput, ctx: Out
 /** A new destination id: the IDGEN_DESTINATION_PREFIX setting, used as-is, then 22 base62 characters. */
 const newDestinationId = () => outboundConfig().prefixes.destination + base62(randomBytes(16));
 
+/** A JSON column's value as Prisma writes it: `null` is SQL NULL (not the JSON value null). */
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? Prisma.DbNull : asJson(value));
+
+/** Destination `id` of tenant `tenantId`; throws 404 `destination not found`. */
 async function row(tenantId: string, id: string): Promise<Row> {
-  const { rows } = await getPool().query<Row>("SELECT * FROM outbound_destinations WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
-  if (!rows[0]) throw outboundNotFound("destination not found");
-  return rows[0];
+  const found = await getPrisma().outboundDestination.findFirst({ where: { id, tenantId } });
+  if (!found) throw outboundNotFound("destination not found");
+  return found;
+}
+
+/** Runs `write` (an update of one destination); Prisma's "record not found" (deleted meanwhile) is the 404. */
+async function orNotFound(write: () => Promise<Row>): Promise<Row> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isRecordNotFound(err)) throw outboundNotFound("destination not found");
+    throw err;
+  }
 }
 
 /** `POST /tenants/{tid}/destinations` → 201. Throws 404 (tenant), 400 (exists, limit reached), 403 (JWT setting timestamps), 422. */
@@ -154,29 +160,32 @@ export async function createDestination(tenantId: string, input: unknown, caller
     { byTenant: caller.kind === "tenant", current: null },
     errors,
   );
-  const { rows: counted } = await getPool().query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_destinations WHERE tenant_id = $1", [tenantId]);
-  if (counted[0].n >= outboundConfig().maxDestinationsPerTenant) throw outboundBadRequest("maximum number of destinations per tenant reached");
+  const prisma = getPrisma();
+  if ((await prisma.outboundDestination.count({ where: { tenantId } })) >= outboundConfig().maxDestinationsPerTenant)
+    throw outboundBadRequest("maximum number of destinations per tenant reached");
   const now = new Date();
-  const { rows } = await getPool().query<Row>(
-    `INSERT INTO outbound_destinations (id, tenant_id, type, topics, filter, config, credentials_encrypted, delivery_metadata, metadata, disabled_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING RETURNING *`,
-    [
-      body.id ?? newDestinationId(),
-      tenantId,
-      type.type,
-      topics,
-      body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null,
-      JSON.stringify(config),
-      encryptJson(credentials),
-      body.delivery_metadata ? JSON.stringify(body.delivery_metadata) : null,
-      body.metadata ? JSON.stringify(body.metadata) : null,
-      body.disabled_at ? new Date(body.disabled_at) : null,
-      body.created_at ? new Date(body.created_at) : now,
-      body.updated_at ? new Date(body.updated_at) : now,
-    ],
-  );
-  if (!rows[0]) throw outboundBadRequest("destination already exists");
-  return { status: 201, body: toDestination(rows[0]) };
+  try {
+    const created = await prisma.outboundDestination.create({
+      data: {
+        id: body.id ?? newDestinationId(),
+        tenantId,
+        type: type.type,
+        topics,
+        filter: jsonOrNull(body.filter && Object.keys(body.filter).length ? body.filter : null),
+        config: asJson(config),
+        credentialsEncrypted: encryptJson(credentials),
+        deliveryMetadata: jsonOrNull(body.delivery_metadata),
+        metadata: jsonOrNull(body.metadata),
+        disabledAt: body.disabled_at ? new Date(body.disabled_at) : null,
+        createdAt: body.created_at ? new Date(body.created_at) : now,
+        updatedAt: body.updated_at ? new Date(body.updated_at) : now,
+      },
+    });
+    return { status: 201, body: toDestination(created) };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw outboundBadRequest("destination already exists");
+    throw err;
+  }
 }
 
 /** `PATCH /tenants/{tid}/destinations/{id}`. Throws 404, 422 (`type cannot be updated`, validation). */
@@ -186,57 +195,75 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   if (body.type !== undefined && body.type !== current.type) throw outboundInvalid(["type cannot be updated"]);
   const errors: string[] = [];
   const topics = body.topics === undefined ? current.topics : checkTopics(body.topics, errors);
-  const stored = decryptJson<Record<string, string>>(current.credentials_encrypted) ?? {};
+  const stored = decryptJson<Record<string, string>>(current.credentialsEncrypted) ?? {};
   const given = {
-    config: mergePatch(current.config, body.config),
+    config: mergePatch(current.config as Record<string, unknown>, body.config),
     credentials: body.credentials === undefined ? undefined : mergePatch(stored, body.credentials),
   };
   const { config, credentials } = await validateWithType(current.type, given, { byTenant: caller.kind === "tenant", current: stored }, errors);
   const filter = body.filter === undefined ? current.filter : body.filter && Object.keys(body.filter).length ? body.filter : null;
-  const { rows } = await getPool().query<Row>(
-    `UPDATE outbound_destinations SET topics = $3, filter = $4, config = $5, credentials_encrypted = $6, delivery_metadata = $7, metadata = $8,
-            disabled_at = $9, updated_at = now() WHERE id = $1 AND tenant_id = $2 RETURNING *`,
-    [
-      id,
-      tenantId,
-      topics,
-      filter ? JSON.stringify(filter) : null,
-      JSON.stringify(config),
-      encryptJson(credentials),
-      JSON.stringify(mergePatch(current.delivery_metadata ?? {}, body.delivery_metadata)),
-      JSON.stringify(mergePatch(current.metadata ?? {}, body.metadata)),
-      body.disabled_at === undefined ? current.disabled_at : body.disabled_at === null ? null : new Date(body.disabled_at),
-    ],
+  const updated = await orNotFound(() =>
+    getPrisma().outboundDestination.update({
+      where: { id, tenantId },
+      data: {
+        topics,
+        filter: jsonOrNull(filter),
+        config: asJson(config),
+        credentialsEncrypted: encryptJson(credentials),
+        deliveryMetadata: asJson(mergePatch((current.deliveryMetadata as Record<string, unknown> | null) ?? {}, body.delivery_metadata)),
+        metadata: asJson(mergePatch((current.metadata as Record<string, unknown> | null) ?? {}, body.metadata)),
+        ...(body.disabled_at === undefined ? {} : { disabledAt: body.disabled_at === null ? null : new Date(body.disabled_at) }),
+        updatedAt: new Date(),
+      },
+    }),
   );
-  return { body: toDestination(rows[0]) };
+  return { body: toDestination(updated) };
 }
 
 export const getDestination = async (tenantId: string, id: string) => ({ body: toDestination(await row(tenantId, id)) });
 
 /** `DELETE`: `{success: true}`; its attempts stay readable through `/attempts`. Throws 404. */
 export async function deleteDestination(tenantId: string, id: string) {
-  const { rowCount } = await getPool().query("DELETE FROM outbound_destinations WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
-  if (!rowCount) throw outboundNotFound("destination not found");
+  const { count } = await getPrisma().outboundDestination.deleteMany({ where: { id, tenantId } });
+  if (!count) throw outboundNotFound("destination not found");
   return { body: { success: true } };
 }
 
-/** `PUT …/enable` / `…/disable` (idempotent). Throws 404. */
+/**
+ * `PUT …/enable` / `…/disable` (idempotent). Disabling keeps the first `disabled_at` (a conditional
+ * update where none is set, else only `updated_at` is bumped; a concurrent enable in between makes it try
+ * again); enabling clears it and the failure count. Throws 404.
+ */
 export async function setDestinationDisabled(tenantId: string, id: string, disabled: boolean) {
-  const { rows } = await getPool().query<Row>(
-    "UPDATE outbound_destinations SET disabled_at = CASE WHEN $3 THEN coalesce(disabled_at, now()) END, consecutive_failures = CASE WHEN $3 THEN consecutive_failures ELSE 0 END, updated_at = now() WHERE id = $1 AND tenant_id = $2 RETURNING *",
-    [id, tenantId, disabled],
-  );
-  if (!rows[0]) throw outboundNotFound("destination not found");
-  return { body: toDestination(rows[0]) };
+  const destinations = getPrisma().outboundDestination;
+  if (!disabled) {
+    const enabled = await orNotFound(() =>
+      destinations.update({ where: { id, tenantId }, data: { disabledAt: null, consecutiveFailures: 0, updatedAt: new Date() } }),
+    );
+    return { body: toDestination(enabled) };
+  }
+  for (;;) {
+    const now = new Date();
+    const [set] = await destinations.updateManyAndReturn({ where: { id, tenantId, disabledAt: null }, data: { disabledAt: now, updatedAt: now } });
+    if (set) return { body: toDestination(set) };
+    const [bumped] = await destinations.updateManyAndReturn({ where: { id, tenantId, disabledAt: { not: null } }, data: { updatedAt: now } });
+    if (bumped) return { body: toDestination(bumped) };
+    await row(tenantId, id);
+  }
 }
 
 /** `GET /tenants/{tid}/destinations?type[]=…&topics[]=…`: every destination (not paged), oldest first. Throws 404 for an unknown tenant. */
 export async function listDestinations(tenantId: string, query: ParsedQuery) {
   await getTenant(tenantId);
-  const list = (name: string) => values(query, name) ?? null;
-  const { rows } = await getPool().query<Row>(
-    "SELECT * FROM outbound_destinations WHERE tenant_id = $1 AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::text[] IS NULL OR topics && $3 OR '*' = ANY(topics)) ORDER BY created_at, id",
-    [tenantId, list("type"), list("topics")],
-  );
+  const types = values(query, "type");
+  const topics = values(query, "topics");
+  const rows = await getPrisma().outboundDestination.findMany({
+    where: {
+      tenantId,
+      ...(types ? { type: { in: types } } : {}),
+      ...(topics ? { OR: [{ topics: { hasSome: topics } }, { topics: { has: "*" } }] } : {}),
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   return { body: rows.map(toDestination) };
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { getPool } from "@/lib/db/pool";
+import { getPrisma } from "@/lib/db/prisma";
 import { measure, type MetricsTable, parseGranularity, runMetrics } from "@/lib/metrics/query";
 import { inTransaction } from "@/lib/db/transaction";
 import { isAppError } from "@/lib/http/errors";
@@ -167,9 +168,7 @@ async function toAttempts(rows: AttemptRow[], include: string[]) {
     for (const r of e) events.set(r.id, r);
   }
   if (include.includes("destination")) {
-    const { rows: d } = await getPool().query<Parameters<typeof toDestination>[0]>("SELECT * FROM outbound_destinations WHERE id = ANY($1)", [
-      [...new Set(rows.map((r) => r.destination_id))],
-    ]);
+    const d = await getPrisma().outboundDestination.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.destination_id))] } } });
     for (const r of d) destinations.set(r.id, r);
   }
   return rows.map((r) => {

@@ -22,7 +22,7 @@ const { getPool, closePool } = await import("@/lib/db/pool");
 const { getPrisma } = await import("@/lib/db/prisma");
 const { createTeam } = await import("@/lib/teams/bootstrap");
 const { createApiKey, hashApiKey } = await import("@/lib/teams/api-keys");
-const { createSource, getSource } = await import("@/lib/gateway/sources/source-store");
+const { createSource } = await import("@/lib/gateway/sources/source-store");
 const { encryptJson } = await import("@/lib/crypto/secrets");
 const { createId } = await import("@/lib/ids");
 
@@ -53,7 +53,8 @@ const cases: { name: string; sql: () => Promise<unknown>; prisma: () => Promise<
   {
     name: "GET source by id",
     sql: () => pool.query(`SELECT ${OLD_COLUMNS} FROM sources s WHERE s.id = $1 AND s.team_id = $2`, [seeded.id, teamId]),
-    prisma: () => getSource(teamId, seeded.id),
+    // What the read would be through Prisma (outside transactions it stays SQL: lib/gateway/team-resources.ts findTeamModel).
+    prisma: () => getPrisma().source.findFirst({ where: { id: seeded.id, teamId } }),
   },
   {
     name: "create source",
@@ -63,7 +64,18 @@ const cases: { name: string; sql: () => Promise<unknown>; prisma: () => Promise<
          VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now()) ON CONFLICT (team_id, name) DO NOTHING RETURNING ${OLD_COLUMNS}`,
         [createId("source"), teamId, `sql-${n++}`, null, "WEBHOOK", JSON.stringify({ allowed_http_methods: ["POST"] }), encryptJson(undefined)],
       ),
-    prisma: () => createSource(teamId, { name: `prisma-${n++}` }, "2025-07-01"),
+    // What the create would be through Prisma (outside transactions it stays SQL: lib/gateway/team-resources.ts createTeamModel).
+    prisma: () =>
+      getPrisma().source.create({
+        data: {
+          id: createId("source"),
+          teamId,
+          name: `prisma-${n++}`,
+          type: "WEBHOOK",
+          config: { allowed_http_methods: ["POST"] },
+          authEncrypted: encryptJson(undefined),
+        },
+      }),
   },
 ];
 

@@ -5,7 +5,7 @@
  * forwards it; no rate limits.
  */
 import { dispatchToCli } from "@/lib/gateway/delivery/cli-dispatch";
-import { ZDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
+import { ZDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
 import { credentialsAsStored, type GatewayDestinationType, invalid, validateShared, ZDestinationAuth } from "@/lib/gateway/destination-types/type";
 
 export const cli: GatewayDestinationType = {

@@ -6,7 +6,7 @@
 import { buildOutgoingRequest, destinationUrl } from "@/lib/delivery/outgoing";
 import { sendHttp } from "@/lib/delivery/http-sender";
 import { preparationFailure } from "@/lib/gateway/delivery/attempt-context";
-import { ZDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
+import { ZDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
 import {
   credentialsAsStored,
   type GatewayDestinationType,

@@ -1,13 +1,29 @@
 import { describe, expect, it } from "vitest";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import type { GatewayDelivery, GatewayIssue } from "@/lib/gateway/destination-types/type";
-import { DESTINATION_TYPES } from "@/lib/gateway/destinations/schemas";
+import { DESTINATION_TYPES, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import { gatewayOpenApi } from "@/lib/gateway/openapi/document";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
 
+type TypeEnum = { properties: { type: { enum: string[] } } };
+
 describe("the gateway destination types", () => {
-  it("are the API's type enum, in its order", () => {
-    expect(GATEWAY_DESTINATION_TYPES.names()).toEqual([...DESTINATION_TYPES]);
-    expect(GATEWAY_DESTINATION_TYPES.names()).toEqual(["HTTP", "CLI", "MOCK_API"]);
+  it("are exactly the types the API accepts and documents, in its order: no registered type missing, no other accepted", () => {
+    const names = GATEWAY_DESTINATION_TYPES.names();
+    expect(names).toEqual(["HTTP", "CLI", "MOCK_API"]);
+    expect([...DESTINATION_TYPES]).toEqual(names);
+    for (const type of names) {
+      expect(ZDestinationCreate.safeParse({ name: "d", type }).success, type).toBe(true);
+      expect(ZDestinationUpdate.safeParse({ type }).success, type).toBe(true);
+    }
+    for (const type of ["SMTP", "http", ""]) expect(ZDestinationCreate.safeParse({ name: "d", type }).success, type).toBe(false);
+    type Doc = {
+      components: { schemas: Record<string, TypeEnum> };
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: TypeEnum }> } } }>;
+    };
+    const doc = gatewayOpenApi() as Doc;
+    expect(doc.components.schemas.Destination.properties.type.enum).toEqual(names);
+    expect(doc.paths["/destinations"].post.requestBody.content["application/json"].schema.properties.type.enum).toEqual(names);
   });
 
   it("stop at the first problem, with the 422's field and message", async () => {

@@ -1,7 +1,7 @@
 /**
  * The gateway's destination types: the one registration list (docs/destination-types.md "Adding a
- * destination type"). The API's `type` enum (lib/gateway/destinations/schemas.ts DESTINATION_TYPES)
- * lists the same names; a unit test keeps the two equal.
+ * destination type"). The API's `type` enum (lib/gateway/destinations/schemas.ts DESTINATION_TYPES) is
+ * built from its names; a unit test checks the API accepts and documents exactly these.
  */
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
 import { cli } from "@/lib/gateway/destination-types/cli";

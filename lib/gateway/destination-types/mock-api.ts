@@ -2,7 +2,7 @@
  * The `MOCK_API` destination type: accepts every event without sending anything (a 200 attempt saying
  * so), to try connections out. HTTP without a URL: rate limits apply.
  */
-import { ZDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
+import { ZDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
 import {
   credentialsAsStored,
   type GatewayDestinationType,

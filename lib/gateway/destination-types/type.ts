@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { DestinationType } from "@/lib/delivery/destination-types";
 import type { EventDelivery } from "@/lib/delivery/outgoing";
 import type { AttemptContext, AttemptOutcome } from "@/lib/gateway/delivery/attempt-context";
-import { AUTH_SHAPES, DESTINATION_AUTH_TYPES, type TDestinationConfigInput, UNSUPPORTED_AUTH_TYPES } from "@/lib/gateway/destinations/schemas";
+import { AUTH_SHAPES, DESTINATION_AUTH_TYPES, type TDestinationConfigInput, UNSUPPORTED_AUTH_TYPES } from "@/lib/gateway/destinations/config-schemas";
 
 /** A destination's stored settings: `config` as JSON (no credentials), `auth` encrypted apart. */
 export type ResolvedDestinationConfig = { config: Record<string, unknown>; auth: Record<string, unknown> };

@@ -1,48 +1,15 @@
 /**
  * Destination shapes of the gateway API in the internal (2025-07-01) form; older versions convert in
  * lib/gateway/versions/destinations.ts. docs/gateway-api.md#destinations,
- * docs/pipeline.md#destination-auth-configauth_type-configauth.
+ * docs/pipeline.md#destination-auth-configauth_type-configauth. The `type` enum is the registered
+ * destination types' names (lib/gateway/destination-types, docs/destination-types.md).
  */
 import { z } from "zod";
-import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
+import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
+import { RATE_LIMIT_PERIODS, ZDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
 
-export const DESTINATION_TYPES = ["HTTP", "CLI", "MOCK_API"] as const;
-const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
-export const DESTINATION_AUTH_TYPES = ["GATEWAY_SIGNATURE", "CUSTOM_SIGNATURE", "BASIC_AUTH", "API_KEY", "BEARER_TOKEN"] as const;
-/** The vendor's other auth types: refused with a 422 that says they are not supported here. */
-export const UNSUPPORTED_AUTH_TYPES = ["OAUTH2_CLIENT_CREDENTIALS", "OAUTH2_AUTHORIZATION_CODE", "AWS_SIGNATURE", "GCP_SERVICE_ACCOUNT"] as const;
-
-const HEADER_NAME_MESSAGE = "must be a header name (letters, digits and !#$%&'*+-.^_`|~)";
-/** A credential sent as a header's name (RFC 9110 token): anything else would fail every delivery. */
-const headerName = z.string().min(1).max(255).regex(HEADER_NAME_TOKEN, HEADER_NAME_MESSAGE);
-
-/** Credentials per destination `auth_type`; what is sent in a header must be sendable (lib/http/header-syntax.ts). */
-export const AUTH_SHAPES: Record<(typeof DESTINATION_AUTH_TYPES)[number], z.ZodType> = {
-  GATEWAY_SIGNATURE: z.strictObject({}),
-  CUSTOM_SIGNATURE: z.strictObject({ key: headerName, signing_secret: z.string().min(1).max(1000) }),
-  BASIC_AUTH: z.strictObject({ username: z.string().min(1).max(255), password: z.string().min(1).max(1000) }),
-  // Sent as a header (`to: header`): a header name and value; as a query parameter: any text (URL-encoded).
-  API_KEY: z
-    .strictObject({ key: z.string().min(1).max(255), api_key: z.string().min(1).max(1000), to: z.enum(["header", "query"]).default("header") })
-    .superRefine((a, ctx) => {
-      if (a.to !== "header") return;
-      if (!HEADER_NAME_TOKEN.test(a.key)) ctx.addIssue({ code: "custom", path: ["key"], message: HEADER_NAME_MESSAGE });
-      if (!HEADER_VALUE.test(a.api_key)) ctx.addIssue({ code: "custom", path: ["api_key"], message: HEADER_VALUE_MESSAGE });
-    }),
-  BEARER_TOKEN: z.strictObject({ token: z.string().min(1).max(4000).regex(HEADER_VALUE, HEADER_VALUE_MESSAGE) }),
-};
-
-export const ZDestinationConfigInput = z.strictObject({
-  url: z.string().max(2000).optional(),
-  path: z.string().max(2000).optional(),
-  rate_limit: z.number().int().min(1).nullable().optional(),
-  rate_limit_period: z.enum(RATE_LIMIT_PERIODS).optional(),
-  http_method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).nullable().optional(),
-  path_forwarding_disabled: z.boolean().optional(),
-  auth_type: z.string().max(64).nullable().optional(),
-  auth: z.record(z.string(), z.unknown()).nullable().optional(),
-});
-export type TDestinationConfigInput = z.infer<typeof ZDestinationConfigInput>;
+/** The API's destination `type` values: the registered types' names, in registration order. */
+export const DESTINATION_TYPES = GATEWAY_DESTINATION_TYPES.names() as [string, ...string[]];
 
 const name = z.string().trim().min(1).max(155);
 

@@ -1,6 +1,6 @@
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import type { ResolvedDestinationConfig } from "@/lib/gateway/destination-types/type";
-import type { TDestinationConfigInput } from "@/lib/gateway/destinations/schemas";
+import type { TDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
 import { unprocessable } from "@/lib/http/errors";
 
 export type { ResolvedDestinationConfig };

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DESTINATION_TYPES, destinationType, OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
+import { ZDestinationCreateByType } from "@/lib/outbound/destinations";
+import { outboundOpenApi } from "@/lib/outbound/openapi";
+import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 
 const asAdmin = { byTenant: false, current: null };
 
@@ -13,6 +16,18 @@ describe("the outbound destination types", () => {
       ["password", true],
     ]);
     expect(destinationType("fax")).toBeUndefined();
+  });
+
+  it("are exactly the types the API accepts and documents: no registered type missing, no other accepted", () => {
+    const names = OUTBOUND_DESTINATION_TYPES.names();
+    expect(ZDestinationCreateByType.options.map((o) => (o.shape.type as { value: unknown }).value)).toEqual(names);
+    for (const type of names) expect(destinationType(type)?.type).toBe(type);
+    for (const type of ["fax", "Webhook", ""]) expect(ZDestinationCreateByType.safeParse({ type, topics: "*" }).success, type).toBe(false);
+    for (const form of ["self-hosted", "managed"] as const) {
+      const doc = outboundOpenApi(form, OUTBOUND_ROUTES) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } } }> } };
+      expect(doc.components.schemas.Destination.properties?.type?.enum).toEqual(names);
+      for (const type of names) expect(Object.keys(doc.components.schemas)).toContain(`${type}_config`);
+    }
   });
 
   it("derive their zod schemas from the same field tables", () => {
