@@ -206,10 +206,27 @@ describe("a web process whose database cannot be reached", () => {
   let base: string;
   let output = "";
 
+  let proxy: net.Server;
+  const piped = new Set<net.Socket>();
+
   beforeAll(async () => {
     const port = await freePort();
-    const closed = await freePort(); // nothing listens there
     base = `http://127.0.0.1:${port}`;
+    // The test database behind a TCP relay that the test closes once the web process is up: the database
+    // becomes unreachable under a running process (a process refuses to start without it: its schema check).
+    const target = new URL(process.env.DATABASE_URL!);
+    proxy = net.createServer((socket) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      for (const s of [socket, upstream]) {
+        piped.add(s);
+        s.on("error", () => s.destroy());
+        s.on("close", () => piped.delete(s));
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const relayed = new URL(target);
+    relayed.port = String((proxy.address() as net.AddressInfo).port);
     // The web process alone (scripts/web.ts, as `npm start` runs it, without the supervisor and its migrations).
     child = spawn(process.execPath, ["--import", "tsx", "scripts/web.ts"], {
       env: {
@@ -218,7 +235,7 @@ describe("a web process whose database cannot be reached", () => {
         PORT: String(port),
         HOST: "127.0.0.1",
         PUBLIC_URL: base,
-        DATABASE_URL: `postgresql://hookyard:none@127.0.0.1:${closed}/hookyard`,
+        DATABASE_URL: relayed.toString(),
         DB_CONNECT_TIMEOUT_MS: "500",
         METRICS_TOKEN: OPERATOR_HEADERS.authorization.slice("Bearer ".length),
         LOG_LEVEL: "silent",
@@ -230,11 +247,17 @@ describe("a web process whose database cannot be reached", () => {
     await eventually(
       async () => {
         if (child.exitCode !== null) throw new Error(`the web process exited (${child.exitCode}): ${output}`);
-        return (await fetch(`${base}/livez`).catch(() => null))?.status === 200 ? true : undefined;
+        return (await fetch(`${base}/readyz`).catch(() => null))?.status === 200 ? true : undefined;
       },
-      30_000,
+      60_000,
       200,
     );
+    // The database goes away: no new connections, and the open ones are cut.
+    await new Promise<void>((r) => {
+      proxy.close(() => r());
+      for (const s of piped) s.destroy();
+    });
+    await eventually(async () => ((await fetch(`${base}/readyz`)).status === 503 ? true : undefined), 10_000, 100);
   });
   afterAll(async () => {
     if (child && child.exitCode === null) {
