@@ -156,7 +156,16 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PUBLIC_URL: url, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" };
+  // Quiet by default (no access log lines piling up in `output`); LOG_LEVEL in the environment or `env` wins.
+  const childEnv: NodeJS.ProcessEnv = {
+    LOG_LEVEL: "warn",
+    ...process.env,
+    PUBLIC_URL: url,
+    ...env,
+    PORT: String(port),
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
   // DATABASE_URL: "" starts the server on an embedded PostgreSQL of its own (under DATA_DIR), as `npm start` does.
   if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
