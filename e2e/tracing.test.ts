@@ -36,7 +36,14 @@ async function startCollector(): Promise<http.Server> {
           const service = String(attributesOf(rs.resource?.attributes)["service.name"]);
           for (const ss of rs.scopeSpans ?? [])
             for (const s of ss.spans ?? [])
-              spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, service, attributes: attributesOf(s.attributes) });
+              spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                name: s.name,
+                service,
+                attributes: attributesOf(s.attributes),
+              });
         }
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
@@ -157,7 +164,12 @@ describe("traces", () => {
     expect(dispatch).toMatchObject({ service: "hookyard-worker", parentSpanId: publish.spanId, attributes: { "hookyard.destination.id": destination.id } });
     expect(attempt).toMatchObject({
       parentSpanId: dispatch.spanId,
-      attributes: { "hookyard.destination.id": destination.id, "hookyard.attempt.number": 1, "hookyard.attempt.outcome": "success", "http.response.status_code": 200 },
+      attributes: {
+        "hookyard.destination.id": destination.id,
+        "hookyard.attempt.number": 1,
+        "hookyard.attempt.outcome": "success",
+        "http.response.status_code": 200,
+      },
     });
     expect(delivered.headers.traceparent).toBe(`00-${traceId}-${attempt.spanId}-01`);
   }, 60_000);

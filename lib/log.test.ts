@@ -34,7 +34,15 @@ describe("logger", () => {
     expect(a).toMatchObject({ level: "info", scope: "unit", msg: "hello" });
     expect(new Date(a.time as string).toISOString()).toBe(a.time);
     expect(a.request_id).toBeUndefined();
-    expect(b).toMatchObject({ level: "warn", scope: "unit", msg: "inside", n: 1, extra_msg: "clash", request_id: "rid-1", trace_id: "0af7651916cd43dd8448eb211c80319c" });
+    expect(b).toMatchObject({
+      level: "warn",
+      scope: "unit",
+      msg: "inside",
+      n: 1,
+      extra_msg: "clash",
+      request_id: "rid-1",
+      trace_id: "0af7651916cd43dd8448eb211c80319c",
+    });
   });
 
   it("honours the level and logs an Error with its stack under err", () => {
@@ -59,7 +67,15 @@ describe("logger", () => {
     log.error("as an error", err);
     log.error("in the message: api_key=msg-apikey-value cli_abcdefghijkl");
     const text = out.lines.join("");
-    for (const secret of [...SECRET_VALUES, "pa55word-value", "t0ken-value", "hky_0123456789abcdef", "plain-secret-value", "msg-apikey-value", "cli_abcdefghijkl"])
+    for (const secret of [
+      ...SECRET_VALUES,
+      "pa55word-value",
+      "t0ken-value",
+      "hky_0123456789abcdef",
+      "plain-secret-value",
+      "msg-apikey-value",
+      "cli_abcdefghijkl",
+    ])
       expect(text, secret).not.toContain(secret);
     expect(text).toContain("[REDACTED]");
     // Names that are not secrets stay readable.

@@ -90,7 +90,9 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
 
 /** Header paths pino itself redacts (a second line of defence for objects logged without {@link scrub}). */
 const REDACT_HEADERS = ["authorization", "cookie", '["set-cookie"]', '["x-api-key"]', '["proxy-authorization"]'];
-const REDACT_PATHS = ["headers", "req.headers", "res.headers", "detail.headers"].flatMap((base) => REDACT_HEADERS.map((h) => `${base}${h.startsWith("[") ? h : `.${h}`}`));
+const REDACT_PATHS = ["headers", "req.headers", "res.headers", "detail.headers"].flatMap((base) =>
+  REDACT_HEADERS.map((h) => `${base}${h.startsWith("[") ? h : `.${h}`}`),
+);
 
 /** Keys of a line that an extra's own fields may not replace. */
 const RESERVED = new Set(["time", "level", "scope", "msg", "pid", "request_id", "trace_id", "span_id"]);
@@ -117,8 +119,7 @@ function prettyDestination(fd: number, colorize: boolean): DestinationStream {
  */
 export function createRootLogger(opts: { level: string; format: LogFormat; destination?: DestinationStream }): Logger {
   const destination =
-    opts.destination ??
-    (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : pino.destination({ dest: 1, sync: false }));
+    opts.destination ?? (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : pino.destination({ dest: 1, sync: false }));
   return pino(
     {
       level: opts.level,

@@ -97,8 +97,9 @@ export function startSpan(name: string, parent: string | null | undefined, attri
 /** Ends `span`, an error status and the exception recorded when `err` is given. */
 export function endSpan(span: Span, err?: unknown): void {
   if (err !== undefined) {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+    const error = err instanceof Error ? err : new Error(typeof err === "string" ? err : JSON.stringify(err));
+    span.recordException(error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   }
   span.end();
 }

@@ -253,17 +253,20 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     // The type sends (lib/gateway/destination-types); it calls `answered` once the destination is done
     // with this delivery, so its slot serves the next one while the attempt is recorded.
     const attributes = { "hookyard.event.id": ev.id, "hookyard.destination.id": ev.destination_id, "hookyard.attempt.number": attemptNumber };
-    const outcome = await attemptSpan(ev.trace_parent, attributes, () =>
-      type.deliver({
-        attempt: base,
-        connectionId: ev.webhook_id,
-        delivery,
-        timeoutMs: config.deliveryTimeoutMs,
-        answered: () => {
-          slot.release();
-          onAnswered();
-        },
-      }),
+    const outcome = await attemptSpan(
+      ev.trace_parent,
+      attributes,
+      () =>
+        type.deliver({
+          attempt: base,
+          connectionId: ev.webhook_id,
+          delivery,
+          timeoutMs: config.deliveryTimeoutMs,
+          answered: () => {
+            slot.release();
+            onAnswered();
+          },
+        }),
       (o) => o && { status: o.status, success: o.status !== null && o.status >= 200 && o.status < 300, errorCode: o.errorCode },
     );
     if (outcome) return recordAttempt({ ...base, outcome });
