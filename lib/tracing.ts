@@ -7,7 +7,7 @@
  * span work altogether.
  */
 import { type Attributes, type Context, context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { currentLogContext } from "@/lib/log";
+import { currentLogContext, logActiveSpans } from "@/lib/log";
 
 const state = globalThis as unknown as { __hookyardTracing?: boolean };
 
@@ -39,8 +39,10 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
     const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName, instrumentations: [] });
     sdk.start();
     state.__hookyardTracing = true;
+    logActiveSpans(true);
     return async () => {
       state.__hookyardTracing = false;
+      logActiveSpans(false);
       await sdk.shutdown().catch(() => {});
     };
   } catch (err) {
