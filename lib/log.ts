@@ -114,12 +114,40 @@ function prettyDestination(fd: number, colorize: boolean): DestinationStream {
 }
 
 /**
- * Builds a root logger writing to `destination` (default: stdout; JSON lines written asynchronously in
- * batches and flushed on exit by pino, pretty lines synchronously). Exported for tests.
+ * JSON lines to stdout, batched per turn of the event loop: the lines of one turn are written together by
+ * one synchronous write in a `setImmediate` (few system calls under load, no write ever in flight), and
+ * whatever is left is written when the process exits, so nothing is lost or reordered by an exit.
+ */
+function stdoutBatched(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: true });
+  let pending = "";
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending) return;
+    const chunk = pending;
+    pending = "";
+    out.write(chunk);
+  };
+  process.on("exit", flush);
+  return {
+    write: (line: string) => {
+      pending += line;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+}
+
+/**
+ * Builds a root logger writing to `destination` (default: stdout; JSON lines batched per event-loop turn
+ * and written synchronously, pretty lines one by one, synchronously). Exported for tests.
  */
 export function createRootLogger(opts: { level: string; format: LogFormat; destination?: DestinationStream }): Logger {
   const destination =
-    opts.destination ?? (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : pino.destination({ dest: 1, sync: false }));
+    opts.destination ?? (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : stdoutBatched());
   return pino(
     {
       level: opts.level,
