@@ -146,8 +146,7 @@ function stdoutBatched(): DestinationStream {
  * and written synchronously, pretty lines one by one, synchronously). Exported for tests.
  */
 export function createRootLogger(opts: { level: string; format: LogFormat; destination?: DestinationStream }): Logger {
-  const destination =
-    opts.destination ?? (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : stdoutBatched());
+  const destination = opts.destination ?? (opts.format === "pretty" ? prettyDestination(1, Boolean(process.stdout.isTTY)) : stdoutBatched());
   return pino(
     {
       level: opts.level,

@@ -17,7 +17,7 @@ export function tracingEnabled(): boolean {
 }
 
 /** Whether `env` asks for traces: an OTLP endpoint is set and OTEL_SDK_DISABLED is not true. */
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+export function tracingRequested(env: Record<string, string | undefined> = process.env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
@@ -29,7 +29,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
  * function that flushes and stops it (call it before the process exits), or null when tracing is off.
  * Never throws: a failure to start is reported on stderr and leaves tracing off.
  */
-export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | null> {
+export async function startTracing(serviceName: string, env: Record<string, string | undefined> = process.env): Promise<(() => Promise<void>) | null> {
   if (!tracingRequested(env)) return null;
   try {
     const { NodeSDK } = await import("@opentelemetry/sdk-node");
