@@ -4,7 +4,7 @@
  * gateway and the outbound service never import each other; browser code never reaches the server's
  * engines or database. Tests may import anything below them and are not checked here.
  */
-const FOUNDATION = "^lib/((config|ids|log|health|processes|supervisor|socket-relay|urls)\\.ts$|(crypto|db|http|metrics|observability|teams)/)";
+const FOUNDATION = "^lib/((config|ids|log|tracing|health|processes|supervisor|socket-relay|urls)\\.ts$|(crypto|db|http|metrics|observability|teams)/)";
 const ENGINES = "^lib/(ingest|delivery|rules)/";
 const PRODUCTS = "^lib/(gateway|outbound|console|cli-channel|dashboard|portal)/";
 const WORKER = "^lib/worker/";
@@ -28,7 +28,7 @@ module.exports = {
     { name: "no-cycles", comment: "No import cycles anywhere.", severity: "error", from: {}, to: { circular: true } },
     forbid(
       "foundation-stays-generic",
-      "The foundation (config, ids, log, crypto, db, http kit, metrics, observability, teams, urls) imports no engine, product or process root.",
+      "The foundation (config, ids, log, tracing, crypto, db, http kit, metrics, observability, teams, urls) imports no engine, product or process root.",
       FOUNDATION,
       `${ENGINES}|${PRODUCTS}|${WORKER}`,
     ),

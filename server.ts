@@ -48,6 +48,8 @@ import { getCliFeed } from "@/lib/cli-channel/feed";
 import { serveCli } from "@/lib/cli-channel/routes";
 import { looksLikeVersion, OLDEST_VERSION } from "@/lib/gateway/versions";
 import { logger } from "@/lib/log";
+import { accessLogger, shortId } from "@/lib/http/access-log";
+import { inSpan, SpanKind } from "@/lib/tracing";
 import { acceptRelayedSockets } from "@/lib/socket-relay";
 
 /** First path segments that are never console source ids. */
@@ -86,6 +88,17 @@ function surfaceOf(url: string): HttpSurface {
 }
 
 const log = logger("server");
+
+/**
+ * The path the access log shows (docs/operations.md "Logs"): source ids (`/e/{id}`, a console `/{id}`) are
+ * capabilities, so only their first characters are kept.
+ */
+function pathForLog(pathname: string): string {
+  const segments = pathname.split("/");
+  const at = segments[1] === "e" && segments[2] && segments[2] !== "v1" ? 2 : segments[1] && !RESERVED.has(segments[1]) && !segments[1].includes(".") ? 1 : 0;
+  if (at) segments[at] = shortId(segments[at]);
+  return segments.join("/");
+}
 
 export type HookyardServer = { port: number; close: () => Promise<void> };
 
@@ -142,7 +155,10 @@ function ingestFailure(err: unknown): HttpResponse {
 async function servePublish(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const config = getConfig();
   const request = await readNodeRequest(req, { maxBodyBytes: config.ingestMaxBodyBytes, trustProxy: config.trustProxy });
-  writeNodeResponse(res, await outboundHttp(OUTBOUND_ROUTES, request, config.publicUrl));
+  // The `outbound publish` span (docs/operations.md "Traces"): a child of the caller's traceparent, parent of the event's dispatch.
+  const respond = () => outboundHttp(OUTBOUND_ROUTES, request, config.publicUrl);
+  const response = await inSpan("outbound publish", request.headers.traceparent, { "http.request.method": "POST" }, respond, SpanKind.SERVER);
+  writeNodeResponse(res, response);
 }
 
 async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse, route: (r: HttpRequest) => Promise<HttpResponse>) {
@@ -164,7 +180,9 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
 
   // Request reads are bounded (docs/gateway-api.md#input-limits): Node checks requestTimeout/headersTimeout every
   // connectionsCheckingInterval; long-lived responses (live streams) are not affected.
+  const observe = accessLogger(pathForLog);
   const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+    observe(req, res);
     const url = req.url ?? "/";
     const method = (req.method ?? "GET").toUpperCase();
     trackHttpResponse(res, surfaceOf(url), method);

@@ -139,9 +139,16 @@ const ConfigSchema = z.object({
   // Metrics and health (docs/operations.md "Metrics and health").
   METRICS_PORT: z.union([z.literal(""), z.coerce.number().int().min(1).max(65534)]).optional(),
   METRICS_TOKEN: z.union([z.literal(""), z.string().min(16)]).optional(),
+  // Logs (docs/operations.md "Logs").
+  LOG_FORMAT: z.enum(["json", "pretty", ""]).default(""),
+  ACCESS_LOG: booleanish.default(true),
 });
 
 export type Config = {
+  /** Log lines as JSON or pretty text; null: pretty on a terminal, JSON otherwise (docs/operations.md "Logs"). */
+  logFormat: "json" | "pretty" | null;
+  /** One info line per HTTP request served by server.ts (docs/operations.md "Logs"). */
+  accessLog: boolean;
   /** The signed-in dashboard (docs/dashboard.md). */
   dashboard: {
     /** Signs the session JWT cookies; unset: a random secret kept in `{dataDir}/auth-secret`. */
@@ -403,6 +410,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       logoUrl: e.PORTAL_LOGO_URL || undefined,
       frameAncestors: splitList(e.PORTAL_FRAME_ANCESTORS).map((o) => o.toLowerCase()),
     },
+    logFormat: e.LOG_FORMAT || null,
+    accessLog: e.ACCESS_LOG,
     dashboard: {
       authSecret: e.AUTH_SECRET,
       adminEmail: e.DASHBOARD_ADMIN_EMAIL?.toLowerCase(),

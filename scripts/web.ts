@@ -11,8 +11,11 @@ import { prepareDatabase } from "@/lib/db/prepare";
 import { StartFailure } from "@/lib/processes";
 import { listenFailureMessage } from "@/lib/socket-relay";
 import { failStart, receiveHealthMessages, stopWithParent } from "@/lib/supervisor";
+import { startTracing } from "@/lib/tracing";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
+// Traces first, before the server's modules run (docs/operations.md "Traces"); nothing is loaded when off.
+const stopTracing = await startTracing("hookyard-web");
 const dev = process.argv.includes("--dev");
 const config = getConfig();
 receiveHealthMessages();
@@ -39,6 +42,7 @@ const stop = async () => {
   const force = setTimeout(() => process.exit(0), 10_000);
   force.unref();
   await server.close().catch(() => {});
+  await stopTracing?.();
   process.exit(0);
 };
 stopWithParent(stop, true);

@@ -19,8 +19,11 @@ import { type MetricsListener, startMetricsListener } from "@/lib/observability/
 import { StartFailure } from "@/lib/processes";
 import { startWorker, workerReady } from "@/lib/worker/index";
 import { failStart, stopWithParent } from "@/lib/supervisor";
+import { startTracing } from "@/lib/tracing";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
+// Traces first (docs/operations.md "Traces"); nothing is loaded when off.
+const stopTracing = await startTracing("hookyard-worker");
 const config = getConfig();
 if (!config.databaseUrl) {
   console.error("npm run worker needs DATABASE_URL (the PostgreSQL your Hookyard web processes use)");
@@ -55,6 +58,7 @@ const stop = async () => {
   await worker.stop();
   console.log(`[hookyard] delivery worker stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await closePool();
+  await stopTracing?.();
   process.exit(0);
 };
 stopWithParent(stop, child);

@@ -171,7 +171,9 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   const port = Number(env.PORT ?? (await freePort()));
   const url = `http://127.0.0.1:${port}`;
   let output = "";
+  // Quiet by default (no access log lines piling up in `output`); LOG_LEVEL in the environment or `env` wins.
   const childEnv: NodeJS.ProcessEnv = {
+    LOG_LEVEL: "warn",
     ...process.env,
     PUBLIC_URL: url,
     METRICS_TOKEN: TEST_METRICS_TOKEN,

@@ -9,6 +9,7 @@
  */
 import { Agent, type Dispatcher, errors as undiciErrors } from "undici";
 import { getConfig } from "@/lib/config";
+import { activeTraceparent } from "@/lib/tracing";
 import { type AddressPolicy, addressPolicy, guardedConnector, RefusedAddressError, refusedHostReason, type Resolver } from "@/lib/delivery/address-guard";
 
 type OutgoingRequest = {
@@ -137,6 +138,19 @@ function describe(err: unknown): string {
 }
 
 /**
+ * `headers` with the W3C `traceparent` of the active span (the delivery attempt's, lib/delivery/attempt-span.ts)
+ * replacing any the request had; `headers` itself when tracing is off or no span is active
+ * (docs/operations.md "Traces").
+ */
+function withTraceparent(headers: Record<string, string>): Record<string, string> {
+  const traceparent = activeTraceparent();
+  if (!traceparent) return headers;
+  const out: Record<string, string> = { traceparent };
+  for (const [name, value] of Object.entries(headers)) if (name !== "traceparent" && name !== "tracestate") out[name] = value;
+  return out;
+}
+
+/**
  * Sends one request and never throws: every outcome is a {@link SendResult}. Redirects are not
  * followed (a 3xx is an answer like any other). A URL that is not http(s) fails with INVALID_URL; a host
  * refused by the address guard (lib/delivery/address-guard.ts: metadata always, private
@@ -235,7 +249,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: req.method,
-          headers: req.headers,
+          headers: withTraceparent(req.headers),
           body: req.body && req.method !== "GET" && req.method !== "HEAD" ? req.body : undefined,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,

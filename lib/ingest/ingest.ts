@@ -11,6 +11,7 @@ import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
 import { recordIngested } from "@/lib/observability/metrics";
 import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/ingest/verify";
+import { inSpan, SpanKind, tracingEnabled, traceparentOf } from "@/lib/tracing";
 
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -127,7 +128,25 @@ function successBody(source: IngestSource, requestId: string) {
  * `opts.published`: the request came through the publish endpoint, authenticated by an API key
  * (recorded as verified; the source's own verification does not apply).
  */
-export async function ingest(publicId: string, req: HttpRequest, opts: { published?: boolean } = {}): Promise<HttpResponse> {
+export function ingest(publicId: string, req: HttpRequest, opts: { published?: boolean } = {}): Promise<HttpResponse> {
+  // With tracing off this is the whole cost of traces on the hot path: one boolean (docs/operations.md "Traces").
+  if (!tracingEnabled()) return capture(publicId, req, opts, null);
+  const attributes = { "hookyard.source.id": `src_${publicId}`, "http.request.method": req.method };
+  return inSpan(
+    "ingest",
+    req.headers.traceparent,
+    attributes,
+    async (span) => {
+      const response = await capture(publicId, req, opts, span && traceparentOf(span));
+      span?.setAttribute("http.response.status_code", response.status);
+      return response;
+    },
+    SpanKind.SERVER,
+  );
+}
+
+/** {@link ingest} itself; `traceParent`: the ingest span's, stored with the request for its fan-out. */
+async function capture(publicId: string, req: HttpRequest, opts: { published?: boolean }, traceParent: string | null): Promise<HttpResponse> {
   const sourceId = sourceIdFromPublic(publicId);
   let source: IngestSource | null = null;
   try {
@@ -172,6 +191,7 @@ export async function ingest(publicId: string, req: HttpRequest, opts: { publish
     bodySize: req.bodySize,
     contentType: req.headers["content-type"] ?? null,
     clientIp: req.clientIp,
+    traceParent,
   });
   try {
     await written;

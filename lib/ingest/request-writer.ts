@@ -4,6 +4,7 @@ import { getPool } from "@/lib/db/pool";
 import { WriterLoad } from "@/lib/ingest/ingest-pressure";
 import { announceRequests } from "@/lib/ingest/request-notifier";
 import { storableJson, storableText } from "@/lib/ingest/storable";
+import { tracingEnabled } from "@/lib/tracing";
 
 /** One request to store: its `requests` row and its raw data. */
 export type RequestRecord = {
@@ -21,6 +22,8 @@ export type RequestRecord = {
   bodySize: number;
   contentType: string | null;
   clientIp: string | null;
+  /** The ingest span's W3C traceparent, kept with the request's fan-out (docs/operations.md "Traces"); null when tracing is off. */
+  traceParent?: string | null;
 };
 
 /** Rows per multi-row INSERT at the most. */
@@ -28,7 +31,9 @@ const MAX_BATCH = 500;
 
 // One statement writes the three tables: atomic without BEGIN/COMMIT round trips. An accepted request
 // (no rejection cause) also gets its request_fanouts row, so its fan-out survives a crash after commit.
-const INSERT_SQL = `
+// With tracing on, the fan-out row also keeps the request's trace context ($15); off, the statement is the same as
+// without traces (docs/operations.md "Traces").
+const insertSql = (traced: boolean) => `
 WITH r AS (
   INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at)
   SELECT t.id, t.team_id, t.source_id, t.verified, t.rejection_cause, t.ingested_at, t.ingested_at, t.ingested_at
@@ -36,8 +41,9 @@ WITH r AS (
          AS t(id, team_id, source_id, verified, rejection_cause, ingested_at)
   RETURNING 1
 ), f AS (
-  INSERT INTO request_fanouts (request_id, created_at)
-  SELECT t.id, t.ingested_at FROM unnest($1::text[], $5::text[], $6::timestamptz[]) AS t(id, rejection_cause, ingested_at)
+  INSERT INTO request_fanouts (request_id, created_at${traced ? ", trace_parent" : ""})
+  SELECT t.id, t.ingested_at${traced ? ", t.trace_parent" : ""}
+    FROM unnest($1::text[], $5::text[], $6::timestamptz[]${traced ? ", $15::text[]" : ""}) AS t(id, rejection_cause, ingested_at${traced ? ", trace_parent" : ""})
    WHERE t.rejection_cause IS NULL
   RETURNING 1
 )
@@ -45,11 +51,14 @@ INSERT INTO request_raw_data (request_id, method, path, query, headers, body, bo
 SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
 
 /** Prepared once per connection: the statement is parsed and planned once, not per batch. */
-const STATEMENT_NAME = "hookyard_ingest_requests_v2";
+const STATEMENTS = {
+  plain: { name: "hookyard_ingest_requests_v2", text: insertSql(false) },
+  traced: { name: "hookyard_ingest_requests_traced_v1", text: insertSql(true) },
+};
 
-function params(rows: RequestRecord[]): unknown[] {
+function params(rows: RequestRecord[], traced: boolean): unknown[] {
   const col = <T>(f: (r: RequestRecord) => T) => rows.map(f);
-  return [
+  const values = [
     col((r) => r.id),
     col((r) => r.teamId),
     col((r) => r.sourceId),
@@ -66,6 +75,8 @@ function params(rows: RequestRecord[]): unknown[] {
     col((r) => storableText(r.contentType)),
     col((r) => storableText(r.clientIp)),
   ];
+  if (traced) values.push(col((r) => r.traceParent ?? null));
+  return values;
 }
 
 /**
@@ -96,7 +107,8 @@ export class RequestWriter {
 
 /** Writes `rows` with one statement (committed when it returns), then tells the live views. */
 async function insert(rows: RequestRecord[]): Promise<void[]> {
-  await getPool().query({ name: STATEMENT_NAME, text: INSERT_SQL, values: params(rows) });
+  const traced = tracingEnabled();
+  await getPool().query({ ...STATEMENTS[traced ? "traced" : "plain"], values: params(rows, traced) });
   announceRequests(rows.map((r) => r.sourceId));
   return new Array<void>(rows.length);
 }

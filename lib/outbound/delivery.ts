@@ -17,10 +17,12 @@ import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/db/batcher";
+import { attemptSpan, type AttemptSummary } from "@/lib/delivery/attempt-span";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/pacing";
 import { base62 } from "@/lib/ids";
 import { logger } from "@/lib/log";
+import { inSpan } from "@/lib/tracing";
 import { alertsAfterFailure } from "@/lib/outbound/alerts";
 import { OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
 import type { Claimed, Outcome } from "@/lib/outbound/destination-types/type";
@@ -81,11 +83,18 @@ async function send(c: Claimed): Promise<Outcome> {
   return type.deliver({ claimed: c, config: c.config ?? {}, credentials });
 }
 
+/** An outcome as the attempt span reports it (lib/delivery/attempt-span.ts). */
+const summaryOf = (o: Outcome): AttemptSummary => ({
+  status: o.response?.status_code ?? null,
+  success: o.success,
+  errorCode: o.success || /^\d+$/.test(o.code) ? null : o.code,
+});
+
 const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destinationId}`;
 
 // The claimed rows (`c`) with their events (from the event's day partition) and destinations.
 const CLAIMED_SELECT = `
-     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data,
+     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data, e.trace_parent,
             d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted, e.id IS NULL AS orphan
        FROM c LEFT JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`;
 const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
@@ -228,7 +237,13 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
  * counts the destination's failures in a row (auto-disable, alerts). Throws only on database errors (the
  * lease then expires and the delivery is claimed again).
  */
-export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
+export function deliverClaimedOutbound(c: Claimed): Promise<void> {
+  const attributes = { "hookyard.event.id": c.event_id, "hookyard.destination.id": c.destination_id, "hookyard.tenant.id": c.tenant_id };
+  return inSpan("outbound dispatch", c.trace_parent, attributes, () => deliverClaimed(c));
+}
+
+/** {@link deliverClaimedOutbound} inside its span. */
+async function deliverClaimed(c: Claimed): Promise<void> {
   const { event_id: eventId, destination_id: destinationId } = c;
   if (c.deleted || c.disabled_at || c.orphan) {
     await getBackgroundPool().query(
@@ -247,7 +262,8 @@ export async function deliverClaimedOutbound(c: Claimed): Promise<void> {
   }
   let outcome: Outcome;
   try {
-    outcome = await send(c);
+    const attributes = { "hookyard.event.id": eventId, "hookyard.destination.id": destinationId, "hookyard.attempt.number": c.attempts + 1 };
+    outcome = await attemptSpan(null, attributes, () => send(c), summaryOf);
   } finally {
     slot.release();
   }

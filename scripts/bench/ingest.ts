@@ -5,7 +5,8 @@
  * (the reference). Prints requests/s, p50/p99 latency (ms), errors, the ratio to the reference, and
  * checks that the number of stored requests equals the number of 2xx answers.
  * Each run sends a fixed number of requests (so every answer is counted) and is timed.
- * Env: BENCH_REQUESTS (per run, default 50000), BENCH_CONNECTIONS (default "10,50,200").
+ * Env: BENCH_REQUESTS (per run, default 50000), BENCH_CONNECTIONS (default "10,50,200"), BENCH_LOG_LEVEL (the
+ * server's LOG_LEVEL, default info: the access log is on).
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -39,7 +40,8 @@ async function load(url: string, connections: number): Promise<Run> {
 
 buildIfNeeded((m) => console.log(`[bench] ${m}`));
 const db = await startTestDatabase();
-const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn" });
+// At the production default (info), so the access log is part of what is measured (BENCH_LOG_LEVEL changes it).
+const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" });
 const refPort = await freePort();
 const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {
   env: { ...process.env, DATABASE_URL: db.url, PORT: String(refPort) },

@@ -11,6 +11,7 @@ import { getBackgroundPool } from "@/lib/db/pool";
 import { inTransaction } from "@/lib/db/transaction";
 import { Batcher } from "@/lib/db/batcher";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/gateway/delivery/event-delivery";
+import { attemptSpan } from "@/lib/delivery/attempt-span";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
@@ -254,16 +255,23 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     }
     // The type sends (lib/gateway/destination-types); it calls `answered` once the destination is done
     // with this delivery, so its slot serves the next one while the attempt is recorded.
-    const outcome = await type.deliver({
-      attempt: base,
-      connectionId: ev.webhook_id,
-      delivery,
-      timeoutMs: config.deliveryTimeoutMs,
-      answered: () => {
-        slot.release();
-        onAnswered();
-      },
-    });
+    const attributes = { "hookyard.event.id": ev.id, "hookyard.destination.id": ev.destination_id, "hookyard.attempt.number": attemptNumber };
+    const outcome = await attemptSpan(
+      ev.trace_parent,
+      attributes,
+      () =>
+        type.deliver({
+          attempt: base,
+          connectionId: ev.webhook_id,
+          delivery,
+          timeoutMs: config.deliveryTimeoutMs,
+          answered: () => {
+            slot.release();
+            onAnswered();
+          },
+        }),
+      (o) => o && { status: o.status, success: o.status !== null && o.status >= 200 && o.status < 300, errorCode: o.errorCode },
+    );
     if (outcome) return recordAttempt({ ...base, outcome });
   } finally {
     slot.release();

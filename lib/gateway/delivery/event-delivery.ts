@@ -34,6 +34,8 @@ export type DeliveryRow = {
   attempts: number;
   next_trigger: string;
   data: TransformedData | null;
+  /** The W3C traceparent its attempts' spans are children of (docs/operations.md "Traces"); null untraced. */
+  trace_parent: string | null;
   connection_name: string | null;
   rules: unknown;
   paused_at: Date | null;
@@ -57,7 +59,7 @@ export type DeliveryRow = {
 };
 
 /** The event columns `SELECT_DELIVERY` expects from `c`. */
-export const EVENT_DELIVERY_COLUMNS = "id, team_id, webhook_id, destination_id, request_id, attempts, next_trigger, data";
+export const EVENT_DELIVERY_COLUMNS = "id, team_id, webhook_id, destination_id, request_id, attempts, next_trigger, data, trace_parent";
 
 /** Everything a delivery needs, joined to the events of a `c` (CTE) with `EVENT_DELIVERY_COLUMNS`. */
 export const SELECT_DELIVERY = `

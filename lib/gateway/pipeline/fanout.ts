@@ -26,6 +26,7 @@ import { runTransformation, type TransformRequest } from "@/lib/rules/run-transf
 import { createId } from "@/lib/ids";
 import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
+import { endSpan, type Span, startSpan, tracingEnabled, traceparentOf } from "@/lib/tracing";
 
 const log = logger("fanout");
 
@@ -58,6 +59,8 @@ type RequestRow = {
   headers: Record<string, string>;
   body: Buffer | null;
   content_type: string | null;
+  /** W3C traceparent its events are created under (the fan-out span's, else the ingest span's); null untraced. */
+  trace_parent?: string | null;
 };
 
 /** `data`: `events.data` as storable JSON text (eventDataJson), null for the request as received. */
@@ -329,10 +332,10 @@ WITH f AS (
   DELETE FROM request_fanouts WHERE request_id IN (
     SELECT request_id FROM request_fanouts ${skip.length ? `WHERE request_id NOT IN (${skip.map(sqlString).join(", ")})` : ""}
      ORDER BY request_id LIMIT ${Math.max(1, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
-  RETURNING request_id),
-q AS (SELECT f.request_id AS id, r.team_id, r.source_id, row_number() OVER (PARTITION BY r.source_id ORDER BY f.request_id) AS n
+  RETURNING request_id, trace_parent),
+q AS (SELECT f.request_id AS id, r.team_id, r.source_id, f.trace_parent, row_number() OVER (PARTITION BY r.source_id ORDER BY f.request_id) AS n
         FROM f LEFT JOIN requests r ON r.id = f.request_id)
-SELECT q.id, q.team_id, q.source_id,
+SELECT q.id, q.team_id, q.source_id, q.trace_parent,
        CASE WHEN q.n = 1 AND q.source_id IS NOT NULL THEN
          (SELECT coalesce(json_agg(c ORDER BY c.created_at, c.id), '[]') FROM (SELECT ${CONNECTION_COLUMNS}, w.created_at FROM ${CONNECTIONS_FROM} WHERE w.source_id = q.source_id) c)
        END AS connections
@@ -370,6 +373,7 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
   type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
   let claimedIds: string[] = [];
   let result: { count: number; claimed: DeliveryRow[] };
+  let spans: FanoutSpans | null = null;
   try {
     result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(
       claimFanoutsSql(limit, heldBackIds(now)),
@@ -377,15 +381,19 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
         claimedIds = rows.map((r) => r.id);
         const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
         if (requests.length === 0) return { count: rows.length, claimed: [] };
+        if (tracingEnabled()) spans = startFanoutSpans(requests);
         const bySource = new Map<string, FanoutConnection[]>();
         for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
         const pairs = await computeOutcomes(requests, now, undefined, bySource);
+        spans?.count(pairs);
         const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
         return { count: rows.length, claimed };
       },
       getBackgroundPool(),
     );
+    (spans as FanoutSpans | null)?.end();
   } catch (err) {
+    (spans as FanoutSpans | null)?.end(err);
     if (!isRecordError(err) || claimedIds.length === 0) throw err;
     log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
     return fanOutIsolated(claimedIds);
@@ -399,8 +407,33 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
 const CLAIM_ONE_SQL = `
 WITH f AS (
   DELETE FROM request_fanouts WHERE request_id IN (SELECT request_id FROM request_fanouts WHERE request_id = $1 FOR UPDATE SKIP LOCKED)
-  RETURNING request_id)
-SELECT r.id, r.team_id, r.source_id FROM f JOIN requests r ON r.id = f.request_id`;
+  RETURNING request_id, trace_parent)
+SELECT r.id, r.team_id, r.source_id, f.trace_parent FROM f JOIN requests r ON r.id = f.request_id`;
+
+type FanoutSpans = { count: (pairs: PairOutcomes[]) => void; end: (err?: unknown) => void };
+
+/**
+ * One `fanout` span per request of a batch (docs/operations.md "Traces"), each a child of its request's
+ * ingest span; each request's `trace_parent` becomes its span's, so the events it creates carry it.
+ */
+function startFanoutSpans(requests: RequestRow[]): FanoutSpans {
+  const spans = new Map<string, Span>();
+  for (const r of requests) {
+    const span = startSpan("fanout", r.trace_parent, { "hookyard.request.id": r.id, "hookyard.source.id": r.source_id });
+    spans.set(r.id, span);
+    r.trace_parent = traceparentOf(span);
+  }
+  return {
+    count: (pairs) => {
+      const events = new Map<string, number>();
+      for (const p of pairs) for (const e of p.events) events.set(e.request.id, (events.get(e.request.id) ?? 0) + 1);
+      for (const [id, span] of spans) span.setAttribute("hookyard.events.count", events.get(id) ?? 0);
+    },
+    end: (err) => {
+      for (const span of spans.values()) endSpan(span, err);
+    },
+  };
+}
 
 /**
  * The slow path after a failed batch: fans out `requestIds` one request per transaction, each
@@ -618,11 +651,11 @@ async function writeIsolated(
 /** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
 const INSERT_EVENTS_SQL = `
 WITH c AS (
-  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at)
+  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at, trace_parent)
   SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
-         CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[])
-         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data)
+         CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10, t.trace_parent
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[], $12::text[])
+         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, trace_parent)
   RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
 ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`;
 
@@ -691,6 +724,7 @@ async function writeOutcomes(
         kept.map((e) => e.data),
         new Date(now),
         lease,
+        kept.map((e) => e.request.trace_parent ?? null),
       ],
     });
     claimed = rows;

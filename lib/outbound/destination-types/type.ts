@@ -29,6 +29,8 @@ export type Claimed = {
   disabled_at: Date | null;
   deleted: boolean;
   orphan: boolean;
+  /** The event's publish span (W3C traceparent), parent of its dispatch span (docs/operations.md "Traces"); null untraced. */
+  trace_parent: string | null;
 };
 
 /** What one delivery gives the attempt record (`outbound_attempts`): `code` the status code or error code, `latencyMs` null when nothing was sent. */
