@@ -4,6 +4,7 @@
  */
 import { randomInt } from "node:crypto";
 import pg from "pg";
+import { type Agent, fetch as undiciFetch } from "undici";
 
 export const BASE_URL = process.env.HOOKYARD_URL ?? "http://127.0.0.1:3000";
 export const BASE_URL_NO_PROXY = process.env.HOOKYARD_URL_NO_PROXY ?? BASE_URL;
@@ -48,4 +49,20 @@ let pool: pg.Pool | undefined;
 export function db(): pg.Pool {
   pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
   return pool;
+}
+
+/**
+ * `method url` on `base` with a bearer `key` and a JSON `body`, through `agent` (keep-alive sockets of
+ * the caller's own): the parsed JSON answer ({} when empty). Throws with the status and body on 3xx-5xx.
+ */
+export async function bearerCall(agent: Agent, base: string, url: string, key: string, method: string, body?: unknown): Promise<Record<string, unknown>> {
+  const r = await undiciFetch(`${base}${url}`, {
+    method,
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }

@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { bearerCall } from "./client";
 import { type Receiver, startReceiver } from "./receiver";
 import { freePort, OPERATOR_HEADERS, type RunningServer, startServer } from "./servers";
 
@@ -101,17 +102,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
       ...opts.env,
     });
     const base = server.url;
-    const call = async (url: string, key: string, method: string, body?: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        dispatcher: agent,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
-      return text ? JSON.parse(text) : null;
-    };
+    const call = (url: string, key: string, method: string, body?: unknown) => bearerCall(agent, base, url, key, method, body);
     const connection = await call("/api/2025-07-01/connections", gatewayKey, "POST", {
       name: "outage",
       source: { name: "outage-src" },

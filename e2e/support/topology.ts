@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { bearerCall } from "./client";
 import { PGBOUNCER, startPgBouncer } from "./pgbouncer";
 import { freePort, killHard, type RunningServer, startServer } from "./servers";
 
@@ -249,17 +250,7 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     const bases = webs.map((w) => w.url);
     log(`web processes ${bases.join(", ")}; 2 workers`);
 
-    const call = async (base: string, url: string, key: string, method: string, body?: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        dispatcher: agent,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
-      return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    };
+    const call = (base: string, url: string, key: string, method: string, body?: unknown) => bearerCall(agent, base, url, key, method, body);
     const connection = await call(bases[0], "/api/2025-07-01/connections", gatewayKey, "POST", {
       name: "topology",
       source: { name: "topology-src" },
