@@ -109,7 +109,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
       destination: { name: "outage-dst", config: { url: `${receiver.url}/gw` } },
       rules: [{ type: "retry", strategy: "linear", count: 5, interval: 1000 }],
     });
-    const sourceUrl = (connection.source.url as string).replace(/^https?:\/\/[^/]+/, base);
+    const sourceUrl = (connection.source as { url: string }).url.replace(/^https?:\/\/[^/]+/, base);
     await call("/outbound/api/v1/tenants/outage", outboundKey, "PUT");
     await call("/outbound/api/v1/tenants/outage/destinations", outboundKey, "POST", { type: "webhook", topics: "*", config: { url: `${receiver.url}/ob` } });
 
