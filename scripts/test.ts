@@ -6,8 +6,8 @@
  * - the compatibility pass, on the oldest PostgreSQL the README promises that is installed as a system
  *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
  *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
- * The compatibility pass runs beside the main one (its output goes to `.data/test-compat.log` and its
- * failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Ends with the line
+ * The compatibility pass runs beside the main pass's Playwright (its output goes to `.data/test-compat.log`
+ * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Ends with the line
  * `N passed, N failed` (both passes counted). Exits non-zero on any failure.
  *
  * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
@@ -17,7 +17,7 @@
  * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass; `TEST_TYPECHECK=off` skips the
  * type check (CI, after `npm run lint`).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import {
@@ -128,30 +128,38 @@ function compatPostgres(): TestPostgres | null {
   return null;
 }
 
-/** The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects. */
-async function mainPass(): Promise<Counts> {
+/** Runs `argv` (after node) in `env` with the terminal's output; resolves with its exit status. */
+function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+  const child = spawn(process.execPath, argv, { stdio: "inherit", env });
+  return new Promise((resolve) => child.on("close", resolve));
+}
+
+/**
+ * The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects.
+ * `afterVitest` starts what may run beside Playwright (the compatibility pass: vitest is CPU-bound and
+ * Playwright's one browser worker mostly waits, so they share the machine with little harm).
+ */
+async function mainPass(afterVitest: () => void): Promise<Counts> {
   const counts = { passed: 0, failed: 0 };
   const add = (r: Counts) => ((counts.passed += r.passed), (counts.failed += r.failed));
   await withStack("main", testPostgresFromEnv(), 2, async (env) => {
     if (!only.length && process.env.TEST_TYPECHECK !== "off") {
       // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
       // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
-      const r = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit", env });
-      log(`typecheck: ${r.status === 0 ? "ok" : "FAILED"}`);
-      add(r.status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+      const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], env);
+      log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
+      add(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
     }
     if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
+    afterVitest();
     if (!only.length || only[0] === "playwright") {
       rmSync(".data/playwright.json", { force: true });
       const extra = only[0] === "playwright" ? only.slice(1) : [];
-      const r = spawnSync(process.execPath, ["node_modules/@playwright/test/cli.js", "test", ...extra], {
-        stdio: "inherit",
-        env: { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" },
-      });
+      const status = await run(["node_modules/@playwright/test/cli.js", "test", ...extra], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
       if (existsSync(".data/playwright.json")) {
         const { stats } = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as { stats: { expected: number; flaky: number; unexpected: number } };
         add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
-      } else if (r.status !== 0) add({ passed: 0, failed: 1 });
+      } else if (status !== 0) add({ passed: 0, failed: 1 });
     }
   });
   return counts;
@@ -173,9 +181,9 @@ async function compatPass(logFile?: string): Promise<Counts> {
 buildIfNeeded(log);
 const runCompat = (!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat";
 const beside = runCompat && only[0] !== "compat" && process.env.TEST_COMPAT_SERIAL !== "on";
-const compat = beside ? compatPass(".data/test-compat.log") : null;
-if (only[0] !== "compat") count(await mainPass());
-if (compat) count(await compat);
+const side: { compat?: Promise<Counts> } = {};
+if (only[0] !== "compat") count(await mainPass(() => void (beside && (side.compat = compatPass(".data/test-compat.log")))));
+if (side.compat) count(await side.compat);
 else if (runCompat) count(await compatPass());
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
