@@ -35,9 +35,13 @@ afterAll(async () => {
   await admin.end();
 });
 
-/** `npm run keys -- …args` on the test database of this file. */
+/** `npm run keys -- …args` on the test database of this file (its script run as npm runs it, without npm's own start-up). */
 function keys(...args: string[]) {
-  const r = spawnSync("npm", ["run", "--silent", "keys", "--", ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/keys.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
