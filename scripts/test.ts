@@ -7,14 +7,18 @@
  *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
  *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
  * The compatibility pass runs beside the main pass's Playwright (its output goes to `.data/test-compat.log`
- * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Ends with the line
- * `N passed, N failed` (both passes counted). Exits non-zero on any failure.
+ * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Then, alone on the machine, the
+ * topology test (`npm run topology`: two web processes and two workers behind PgBouncer on PostgreSQL 15,
+ * 200 requests/s for 60 s with a kill -9 of each kind; docs/operations.md "The topology test"), counted as
+ * one test; `TEST_TOPOLOGY=off` skips it. Ends with the line `N passed, N failed` (everything counted).
+ * Exits non-zero on any failure.
  *
  * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
  * arguments), or `compat …` (the compatibility pass only; vitest arguments, default every server-side file).
  * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) moves
  * the main pass off the embedded PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` choose the
- * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass; `TEST_TYPECHECK=off` skips the
+ * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass (and the topology test, which needs
+ * that PostgreSQL too); `TEST_TYPECHECK=off` skips the
  * type check (CI, after `npm run lint`).
  */
 import { spawn } from "node:child_process";
@@ -41,7 +45,7 @@ const only = process.argv.slice(2); // optional: "vitest", "playwright" or "comp
  * Vitest files that never touch the test database: they start a PostgreSQL of their own (the embedded
  * one, or Debian's 15 behind PgBouncer) or none, so the compatibility pass leaves them out.
  */
-const NOT_SERVER_SIDE = ["scripts/start.test.ts", "scripts/install.test.ts", "lib/db/embedded.test.ts", "e2e/topology.test.ts"];
+const NOT_SERVER_SIDE = ["scripts/start.test.ts", "scripts/install.test.ts", "lib/db/embedded.test.ts"];
 /** PostgreSQL majors the README promises that are older than the embedded one, oldest first. */
 const COMPAT_MAJORS = [14, 15, 16, 17];
 
@@ -185,5 +189,10 @@ const side: { compat?: Promise<Counts> } = {};
 if (only[0] !== "compat") count(await mainPass(() => void (beside && (side.compat = compatPass(".data/test-compat.log")))));
 if (side.compat) count(await side.compat);
 else if (runCompat) count(await compatPass());
+if (!only.length && process.env.TEST_COMPAT_PG !== "off" && process.env.TEST_TOPOLOGY !== "off") {
+  const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], process.env);
+  log(`topology: ${status === 0 ? "passed" : "FAILED"}`);
+  count(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -1,5 +1,5 @@
 /**
- * `npm run topology` (docs/operations.md#pooler): the long form of e2e/topology.test.ts. Two web-only
+ * `npm run topology` (docs/operations.md#pooler; the last step of `npm test`). Two web-only
  * processes and two workers behind a PgBouncer in transaction mode (DATABASE_URL) with a direct
  * PostgreSQL 15 connection (DIRECT_DATABASE_URL), under TOPOLOGY_RATE requests/s (default 200, half
  * gateway requests, half outbound publishes) for TOPOLOGY_SECONDS (default 60); one web process and one

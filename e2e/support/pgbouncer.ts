@@ -1,6 +1,6 @@
 /**
  * A PgBouncer in transaction mode run by a test (docs/operations.md#pooler): Debian's `pgbouncer` binary
- * with an ini of its own, on a free loopback port. Used by e2e/topology.test.ts and e2e/pooler.test.ts.
+ * with an ini of its own, on a free loopback port. Used by `npm run topology` and e2e/pooler.test.ts.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -11,7 +11,7 @@
  * over both web processes, during which one web process and then one worker are killed with SIGKILL.
  * The load balancer of this run stops sending to a web process once a request to it got no answer.
  *
- * Used by e2e/topology.test.ts (the short form) and `npm run topology` (scripts/topology.ts, 60 s).
+ * Used by `npm run topology` (scripts/topology.ts, 60 s; the last step of `npm test`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -89,8 +89,14 @@ export function formatTopology(r: TopologyReport): string {
 export function topologyProblems(r: TopologyReport): string[] {
   const problems: string[] = [];
   for (const p of ["gateway", "outbound"] as const) {
+    // The load really ran through both products (a busy 2-core machine accepts less than it is offered).
+    if (r.accepted[p] <= r.offered[p] * 0.3) problems.push(`only ${r.accepted[p]} of ${r.offered[p]} ${p} requests were accepted`);
     if (r.delivered[p] !== r.accepted[p]) problems.push(`${r.accepted[p] - r.delivered[p]} accepted ${p} requests were never delivered`);
   }
+  // Deliveries whose sender was gone before the answer (the killed worker's in flight) were each made again.
+  if (r.cutRedelivered !== r.cut) problems.push(`${r.cut - r.cutRedelivered} of ${r.cut} deliveries cut by the worker's kill were not made again`);
+  for (const k of r.kills)
+    if (k.caughtUpAfterMs === null) problems.push(`after the kill ${JSON.stringify(k)}, what was accepted before it was never all delivered`);
   if (r.rateLimit.allowed !== r.rateLimit.limit || r.rateLimit.refused !== r.rateLimit.limit)
     problems.push(`the console limit of ${r.rateLimit.limit} was not counted across processes: ${JSON.stringify(r.rateLimit)}`);
   if (r.liveEventAfterMs === null) problems.push("the live view on one web process missed a request ingested by the other");
