@@ -185,27 +185,16 @@ export function recordHttpRequest(surface: HttpSurface, method: string, status: 
   metrics.httpDurationBySurface[s].observe(seconds);
 }
 
-const STARTED = Symbol("hookyard.metrics.started");
-const SURFACE = Symbol("hookyard.metrics.surface");
-const METHOD = Symbol("hookyard.metrics.method");
-type TrackedResponse = ServerResponse & { [STARTED]: number; [SURFACE]: HttpSurface; [METHOD]: string };
-
-/** Records a tracked response once it ended or its client left (`close` comes after `finish`). One function for all responses: no closure per request. */
-function onResponseClose(this: TrackedResponse): void {
-  recordHttpRequest(this[SURFACE], this[METHOD], this.writableFinished ? this.statusCode : 499, (performance.now() - this[STARTED]) / 1000);
-}
-
 /**
  * Counts web request `res` in the HTTP series when it ends (its status then, or 499 when the client left
  * first), timed from now. Call once per request, as it arrives (server.ts).
  */
 export function trackHttpResponse(res: ServerResponse, surface: HttpSurface, method: string): void {
   if (!metrics.enabled) return;
-  const tracked = res as TrackedResponse;
-  tracked[STARTED] = performance.now();
-  tracked[SURFACE] = surface;
-  tracked[METHOD] = method;
-  res.once("close", onResponseClose);
+  const started = performance.now();
+  // A closure rather than properties on `res`: adding properties to every ServerResponse changes its
+  // hidden class and slows the server's own code on it (measured: docs/benchmarks.md "Metrics overhead").
+  res.once("close", () => recordHttpRequest(surface, method, res.writableFinished ? res.statusCode : 499, (performance.now() - started) / 1000));
 }
 
 /** Counts one request sent to an ingestion URL, by what became of it. */
