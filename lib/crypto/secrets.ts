@@ -61,6 +61,16 @@ export function keyFingerprint(salt: string): string {
   return createHmac("sha256", masterKey()).update(`hookyard secret-key fingerprint v1\n${salt}`).digest("base64url");
 }
 
+/**
+ * A secret for another purpose derived from the key (HMAC-SHA256 under it of `purpose`, base64url, 43
+ * characters): every process with the same SECRET_KEY derives the same value, so such secrets need no
+ * setting of their own (docs/operations.md "One key"). Distinct purposes give unrelated values.
+ * @throws StartFailure as {@link masterKey}.
+ */
+export function derivedSecret(purpose: string): string {
+  return createHmac("sha256", masterKey()).update(`hookyard derived secret v1\n${purpose}`).digest("base64url");
+}
+
 /** Encrypts `plaintext` with AES-256-GCM; the result is `v1:<iv>.<tag>.<ciphertext>` in base64url. */
 export function encryptSecret(plaintext: string): string {
   const iv = randomBytes(12);

@@ -10,16 +10,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { decode } from "next-auth/jwt";
 import { getConfig } from "@/lib/config";
+import { derivedSecret } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { readCookie } from "@/lib/http/cookies";
 import { createToken } from "@/lib/ids";
 
 let secret: string | undefined;
-/** AUTH_SECRET, or a random secret created once in `{DATA_DIR}/auth-secret` (mode 600). */
+/**
+ * The secret that signs session cookies (docs/dashboard.md "Signing in"): AUTH_SECRET when set; else, with
+ * SECRET_KEY set, one derived from it (the same on every process sharing that key, so any web process
+ * reads any other's sessions); else (one machine, embedded database) a random secret created once in
+ * `{DATA_DIR}/auth-secret` (mode 600).
+ */
 export function authSecret(): string {
   if (secret) return secret;
   const config = getConfig();
   if (config.dashboard.authSecret) return (secret = config.dashboard.authSecret);
+  if (config.secretKey) return (secret = derivedSecret("dashboard session cookies"));
   const file = path.join(config.dataDir, "auth-secret");
   if (!existsSync(file)) {
     mkdirSync(config.dataDir, { recursive: true });
