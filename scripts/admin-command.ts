@@ -14,7 +14,16 @@ import { StartFailure } from "@/lib/processes";
 import { failStart } from "@/lib/supervisor";
 
 export async function runAdminCommand(run: () => Promise<number>): Promise<never> {
-  const code = await withDatabase(async (url) => {
+  process.exit(await adminCommandStatus(run));
+}
+
+/**
+ * {@link runAdminCommand} without the exit: resolves the exit code (an AppError printed as its one sentence
+ * is 1). For tests that run a command in their own process (the pools are closed afterwards). A database
+ * that cannot be prepared still ends the process (exit 1), as a start does.
+ */
+export async function adminCommandStatus(run: () => Promise<number>): Promise<number> {
+  return withDatabase(async (url) => {
     process.env.DATABASE_URL = url;
     // As a start does (docs/operations.md "Migrations" and "One key").
     await prepareDatabase(url).catch((err) => failStart(err instanceof StartFailure ? err.message : String(err), 1));
@@ -30,7 +39,6 @@ export async function runAdminCommand(run: () => Promise<number>): Promise<never
       await closePool();
     }
   });
-  process.exit(code);
 }
 
 /**

@@ -69,6 +69,7 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
       ...process.env,
       DATABASE_URL: db.url,
       TEST_PG_ADMIN_URL: db.adminUrl,
+      TEST_PG_TEMPLATE: db.template,
       HOOKYARD_URL: started[0].url,
       ...(started[1] ? { HOOKYARD_URL_NO_PROXY: started[1].url } : {}),
     });

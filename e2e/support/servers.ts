@@ -56,6 +56,12 @@ export function testPostgresFromEnv(env: NodeJS.ProcessEnv = process.env): TestP
 export type TestDatabase = {
   /** The fresh, migrated database. */
   url: string;
+  /**
+   * A migrated database nobody connects to, which {@link privateDatabase} copies (`CREATE DATABASE … TEMPLATE`)
+   * instead of migrating an empty one: the schema engine's WebAssembly and the 20-odd migrations cost seconds
+   * of CPU each time (docs/benchmarks.md "The test suite"). The tests get its name as TEST_PG_TEMPLATE.
+   */
+  template: string;
   /** The server's `postgres` database, as a superuser (for databases of their own: {@link privateDatabase}). */
   adminUrl: string;
   /** The server's version, as `SHOW server_version` gives it (e.g. "15.20 (Debian 15.20-0+deb12u1)"). */
@@ -86,19 +92,25 @@ export async function startTestDatabase(on: TestPostgres = {}): Promise<TestData
     for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
   }
   await admin.query(`CREATE DATABASE "${name}"`);
+  // The template of the private databases, migrated too (copied later: the schema engine's idle connections
+  // to it close 10 s after the migration, and a copy waits until nobody is connected: copyDatabase).
+  const template = `${name}_template`;
+  await admin.query(`CREATE DATABASE "${template}"`);
   const version = (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0].server_version;
   await admin.end();
   const url = databaseUrl(adminUrl, name);
   await migrate(url);
+  await migrate(databaseUrl(adminUrl, template));
   const external = adminUrl;
   const stop = handle
     ? handle.stop
     : async () => {
         const c = new pg.Client({ connectionString: external });
         await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+        for (const db of [name, template]) await c.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => {});
+        await c.end();
       };
-  return { url, adminUrl, version, pg: { stop } };
+  return { url, template, adminUrl, version, pg: { stop } };
 }
 
 /** `adminUrl` with its database replaced by `name` (query parameters kept). */
@@ -108,15 +120,20 @@ function databaseUrl(adminUrl: string, name: string): string {
 
 /**
  * A fresh, migrated database of its own on the test PostgreSQL (TEST_PG_ADMIN_URL), for tests that run
- * a server nobody else's worker may touch. `client` is connected to it; `drop()` ends it and drops it.
+ * a server nobody else's worker may touch: a copy of the migrated template TEST_PG_TEMPLATE when `npm test`
+ * gives one ({@link TestDatabase}), else an empty database migrated here. `client` is connected to it;
+ * `drop()` ends it and drops it.
  */
 export async function privateDatabase(prefix: string): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL!;
+  const template = process.env.TEST_PG_TEMPLATE;
   const name = `hookyard_${prefix}_${Date.now()}_${process.pid}`;
   const url = databaseUrl(adminUrl, name);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
+  if (template) await copyDatabase(admin, template, name);
+  else await admin.query(`CREATE DATABASE "${name}"`);
+  // With a template: nothing to apply, which this checks.
   await migrate(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -131,6 +148,22 @@ export async function privateDatabase(prefix: string): Promise<{ url: string; cl
       await admin.end();
     },
   };
+}
+
+/**
+ * `CREATE DATABASE to TEMPLATE from` through `admin`, retried for up to 30 s while another session is still
+ * connected to `from` (PostgreSQL refuses the copy then, after waiting 5 s itself). Throws other errors.
+ */
+async function copyDatabase(admin: pg.Client, from: string, to: string): Promise<void> {
+  for (const end = Date.now() + 30_000; ;) {
+    try {
+      await admin.query(`CREATE DATABASE "${to}" TEMPLATE "${from}"`);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "55006" || Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /**
