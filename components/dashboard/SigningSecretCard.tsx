@@ -27,9 +27,9 @@ export function SigningSecretCard() {
     <Card title="Signing secret" data-testid="signing-secret-card" className="mt-4">
       <div className="space-y-3">
         <p className="text-sm text-zinc-700 dark:text-zinc-300">
-          Every delivery carries <code className="font-mono text-xs">x-gateway-signature</code>, an HMAC-SHA256 of the body keyed with your team&apos;s
-          signing secret. Rotating makes a new one; the old one keeps signing <code className="font-mono text-xs">x-gateway-signature-2</code> for the
-          overlap you choose.
+          Every delivery carries <code className="font-mono text-xs">x-gateway-signature</code>, an HMAC-SHA256 of the body keyed with your team&apos;s signing
+          secret. Rotating makes a new one; the old one keeps signing <code className="font-mono text-xs">x-gateway-signature-2</code> for the overlap you
+          choose.
         </p>
         <div className="flex flex-wrap items-end gap-3">
           <OverlapSelect value={overlap} onChange={setOverlap} />

@@ -70,12 +70,7 @@ export function withJitter(delayMs: number, key?: string): number {
  * Linear waits `interval` each time; exponential waits `interval * 2^(retry-1)`; either ±10 % jitter
  * ({@link withJitter} with `jitterKey`), never more than a week.
  */
-export function nextRetryDelay(
-  rule: RetryRule | null | undefined,
-  attemptsMade: number,
-  responseStatus: number | null,
-  jitterKey?: string,
-): number | null {
+export function nextRetryDelay(rule: RetryRule | null | undefined, attemptsMade: number, responseStatus: number | null, jitterKey?: string): number | null {
   if (!rule) return null;
   const count = rule.count ?? 0;
   const retriesMade = attemptsMade - 1;

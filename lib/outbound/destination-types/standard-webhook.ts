@@ -127,6 +127,8 @@ export const standardWebhook = defineOutboundType({
       headers["webhook-topic"] = c.topic;
       headers["webhook-id"] = c.event_id;
       headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
-      headers["webhook-signature"] = [signWith(credentials.secret), ...(previousSecretValid(credentials) ? [signWith(credentials.previous_secret)] : [])].join(" ");
+      headers["webhook-signature"] = [signWith(credentials.secret), ...(previousSecretValid(credentials) ? [signWith(credentials.previous_secret)] : [])].join(
+        " ",
+      );
     }),
 });

@@ -152,7 +152,8 @@ function settleCredentials(
     if (rotate === true || rotate === "true" || kindChange) {
       const old = ctx.current?.secret ?? out.secret;
       out.secret = generate(old);
-      if (overlap !== undefined && invalidAtGiven) issues.push("credentials.rotate_secret_overlap_seconds and credentials.previous_secret_invalid_at exclude each other");
+      if (overlap !== undefined && invalidAtGiven)
+        issues.push("credentials.rotate_secret_overlap_seconds and credentials.previous_secret_invalid_at exclude each other");
       if (old && (invalidAtGiven || overlap !== 0)) {
         out.previous_secret = old;
         out.previous_secret_invalid_at = invalidAtGiven
