@@ -10,6 +10,7 @@ import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
 import { createSignInToken, createUser } from "@/lib/dashboard/users";
+import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
 import { type Receiver, startReceiver } from "./support/receiver";
@@ -122,6 +123,30 @@ test.describe("sign-in", () => {
     await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
     await page.goto("/dashboard/events");
     await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+  });
+});
+
+test.describe("signing secret", () => {
+  test("Rotate secret on the Overview with a 1-hour overlap: the new secret is shown once, the old one signs x-gateway-signature-2 for an hour", async ({
+    page,
+  }) => {
+    const { teamId, email } = await setup("rotate");
+    const old = (await getSigningSecrets(teamId)).current;
+    await signIn(page, email);
+    const card = page.getByTestId("signing-secret-card");
+    await card.getByLabel("Old secret keeps signing for").selectOption({ label: "1 hour" });
+    const rotatedAt = Date.now();
+    await card.getByRole("button", { name: "Rotate secret" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Rotate secret" }).click();
+    await expect(dialog).toBeHidden();
+    const shown = (await card.getByTestId("new-signing-secret").textContent())!;
+    const now = await getSigningSecrets(teamId);
+    expect(shown).toBe(now.current);
+    expect(now.previous).toBe(old);
+    expect(Math.abs(now.previousExpiresAt!.getTime() - (rotatedAt + 3_600_000))).toBeLessThan(60_000);
+    await expect(card.getByRole("button", { name: "Copy the new signing secret" })).toBeVisible();
   });
 });
 
