@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { CopyButton } from "@/components/ui/CopyButton";
-import { OverlapSelect } from "@/components/ui/OverlapSelect";
+import { OVERLAP_CHOICES, OverlapSelect } from "@/components/ui/OverlapSelect";
 import { AbsoluteTime } from "@/components/ui/Time";
 
 type Rotated = { signing_secret: string; previous_secret_expires_at: string | null };
@@ -68,7 +68,12 @@ export function SigningSecretCard() {
         onConfirm={() => rotate.mutate(overlap)}
         onCancel={() => setConfirm(false)}
       >
-        <p>A new secret signs every delivery from now on. Receivers that only know the old one must be updated before the overlap ends.</p>
+        <p>
+          A new secret signs every delivery from now on.{" "}
+          {overlap === 0
+            ? "The old one stops signing at once: receivers that only know it fail from now on."
+            : `The old one keeps signing x-gateway-signature-2 for ${OVERLAP_CHOICES.find((c) => c.seconds === overlap)?.label ?? `${overlap} seconds`}: update your receivers before then.`}
+        </p>
       </ConfirmDialog>
     </Card>
   );
