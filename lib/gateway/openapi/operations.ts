@@ -40,7 +40,7 @@ import {
   ZNotificationWebhooks,
 } from "@/lib/gateway/issues/schemas";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
-import { ZSigningSecretRotate, ZSigningSecretRotated } from "@/lib/gateway/signing-secret";
+import { ZSigningSecretRotate, ZSigningSecretRotated } from "@/lib/gateway/signing-secret/schemas";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {

@@ -1,5 +1,5 @@
 import { methodNotAllowed } from "@/lib/gateway/http";
-import { signingSecretRotateRoute } from "@/lib/gateway/signing-secret";
+import { signingSecretRotateRoute } from "@/lib/gateway/signing-secret/routes";
 
 export const dynamic = "force-dynamic";
 export { signingSecretRotateRoute as POST };
