@@ -10,6 +10,7 @@ import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
 import { createSignInToken, createUser } from "@/lib/dashboard/users";
+import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
 import { type Receiver, startReceiver } from "./support/receiver";
@@ -113,7 +114,7 @@ test.describe("sign-in", () => {
     await expect(page).toHaveURL(/\/dashboard$/);
     await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
     await expect(page.getByTestId("signed-in-as")).toHaveText(email);
-    await expect(page.getByTestId("chart-0").locator("svg").first()).toBeVisible();
+    await expect(page.getByTestId("chart-0").locator("svg").first()).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("open-issues")).toContainText("0");
     await expectAccessible(page);
     await shoot(page, "overview");
@@ -122,6 +123,35 @@ test.describe("sign-in", () => {
     await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
     await page.goto("/dashboard/events");
     await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+  });
+});
+
+test.describe("signing secret", () => {
+  test("Rotate secret on the Overview with a 1-hour overlap: the new secret is shown once, the old one signs x-gateway-signature-2 for an hour", async ({
+    page,
+  }) => {
+    test.setTimeout(60_000);
+    const { teamId, email } = await setup("rotate");
+    const old = (await getSigningSecrets(teamId)).current;
+    await signIn(page, email);
+    const card = page.getByTestId("signing-secret-card");
+    const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+    // Until the page has hydrated a choice may not reach its state: choose again until the dialog says 1 hour.
+    await expect(async () => {
+      await card.getByLabel("Old secret keeps signing for").selectOption({ label: "1 hour" });
+      if (!(await dialog.isVisible())) await card.getByRole("button", { name: "Rotate secret" }).click({ timeout: 2_000 });
+      await expect(dialog).toContainText("keeps signing x-gateway-signature-2 for 1 hour", { timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    const rotatedAt = Date.now();
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Rotate secret" }).click();
+    await expect(dialog).toBeHidden();
+    const shown = (await card.getByTestId("new-signing-secret").textContent())!;
+    const now = await getSigningSecrets(teamId);
+    expect(shown).toBe(now.current);
+    expect(now.previous).toBe(old);
+    expect(Math.abs(now.previousExpiresAt!.getTime() - (rotatedAt + 3_600_000))).toBeLessThan(60_000);
+    await expect(card.getByRole("button", { name: "Copy the new signing secret" })).toBeVisible();
   });
 });
 

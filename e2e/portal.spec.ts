@@ -219,11 +219,17 @@ test("secret rotation, disable and enable, and editing the settings", async ({ p
   const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
   await expect(dialog).toBeVisible();
   await expectAccessible(page, "rotate dialog");
+  // The overlap is the tenant's choice: the old secret keeps signing for 1 hour, not the default 24.
+  await dialog.getByLabel("Old secret keeps signing for").selectOption({ label: "1 hour" });
+  await expect(dialog).toContainText("signatures of both for the next 1 hour");
+  const rotatedAt = Date.now();
   await dialog.getByRole("button", { name: "Rotate secret" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId("secret-value")).not.toHaveText(before!);
   await expect(page.getByTestId("secret-value")).toHaveText(/^whsec_[0-9a-f]{64}$/);
   await expect(page.getByText("The previous secret keeps signing")).toBeVisible();
+  const until = Date.parse((await adminCall("GET", `/tenants/${tenantA}/destinations/${destinationId}`)).json.credentials.previous_secret_invalid_at);
+  expect(Math.abs(until - (rotatedAt + 3_600_000))).toBeLessThan(60_000);
 
   await page.getByRole("button", { name: "Disable" }).click();
   await expect(page.getByRole("button", { name: "Enable" })).toBeVisible();
@@ -240,6 +246,25 @@ test("secret rotation, disable and enable, and editing the settings", async ({ p
   const stored = (await adminCall("GET", `/tenants/${tenantA}/destinations/${destinationId}`)).json;
   expect(stored.topics).toEqual(["order.created", "order.paid"]);
   expect(stored.config.url).toBe(`${receiver.url}/hook2`);
+});
+
+test("an ed25519 standard_webhook destination shows its public key with a copy button, never the private key", async ({ page }) => {
+  const created = await adminCall("POST", `/tenants/${tenantA}/destinations`, {
+    type: "standard_webhook",
+    topics: ["key.shown"],
+    config: { url: `${receiver.url}/sw` },
+    credentials: { key_type: "ed25519" },
+  });
+  expect(created.status).toBe(201);
+  const publicKey = created.json.credentials.public_key as string;
+  expect(publicKey).toMatch(/^whpk_/);
+  await enter(page, await portalUrl(tenantA));
+  await page.goto(`/portal/destinations/${created.json.id}`);
+  await expect(page.getByTestId("public-key-value")).toHaveText(publicKey);
+  await expect(page.getByRole("button", { name: "Copy the public key" })).toBeVisible();
+  await expect(page.getByText(/whsk_/)).toHaveCount(0);
+  await expectAccessible(page, "public key");
+  expect((await adminCall("DELETE", `/tenants/${tenantA}/destinations/${created.json.id}`)).status).toBe(200);
 });
 
 test("another tenant's portal shows none of it, and its cookie gets 403/404 for the first tenant's resources", async ({ browser }) => {

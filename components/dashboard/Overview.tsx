@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
 import { useNames } from "@/components/dashboard/filters";
+import { SigningSecretCard } from "@/components/dashboard/SigningSecretCard";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, type ChartSeries, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -218,6 +219,7 @@ export function Overview() {
           )}
         </Card>
       </div>
+      <SigningSecretCard />
     </>
   );
 }

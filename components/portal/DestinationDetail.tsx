@@ -1,7 +1,7 @@
 "use client";
 /**
  * One destination: its state (enable, disable, delete with confirmation), the delivery chart, the
- * signing secret (reveal, copy, rotate), its settings (the type's schema form, prefilled; PATCH), and
+ * signing secret (reveal, copy, rotate with a chosen overlap; an ed25519 destination's public key instead), its settings (the type's schema form, prefilled; PATCH), and
  * its events and attempts (components/portal/Activity.tsx).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -26,6 +26,7 @@ import { BackLink, Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { CopyButton } from "@/components/ui/CopyButton";
+import { OVERLAP_CHOICES, OverlapSelect } from "@/components/ui/OverlapSelect";
 import { EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
 
@@ -143,34 +144,59 @@ function SecretPanel({ d }: { d: Destination }) {
   const rotate = useMutation(update("PATCH"));
   const [shown, setShown] = useState(false);
   const [confirm, setConfirm] = useState(false);
+  const [overlap, setOverlap] = useState(86_400);
   const secret = d.credentials.secret ?? "";
+  const publicKey = d.credentials.public_key;
   const previousUntil = d.credentials.previous_secret_invalid_at;
+  const chosen = OVERLAP_CHOICES.find((c) => c.seconds === overlap);
   return (
     <Card bodyClassName="p-0">
-      <CardHeader title="Signing secret" description="Use it to verify that deliveries come from us: each request is signed with it." />
+      <CardHeader
+        title="Signing secret"
+        description={
+          publicKey
+            ? "Deliveries are signed with an ed25519 key only we hold: verify them with this public key (v1a signatures)."
+            : "Use it to verify that deliveries come from us: each request is signed with it."
+        }
+      />
       <div className="space-y-3 p-4 sm:p-5">
-        <div className="flex flex-wrap items-center gap-2">
-          <code
-            data-testid="secret-value"
-            className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
-          >
-            {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
-          </code>
-          <Button variant="secondary" aria-pressed={shown} onClick={() => setShown((s) => !s)}>
-            {shown ? "Hide" : "Reveal"}
-          </Button>
-          <CopyButton value={secret} label="Copy" title="Copy the signing secret" size="md" />
-          <Button variant="secondary" onClick={() => setConfirm(true)}>
-            Rotate
-          </Button>
-        </div>
+        {publicKey ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <code
+              data-testid="public-key-value"
+              className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
+            >
+              {publicKey}
+            </code>
+            <CopyButton value={publicKey} label="Copy" title="Copy the public key" size="md" />
+            <Button variant="secondary" onClick={() => setConfirm(true)}>
+              Rotate
+            </Button>
+          </div>
+        ) : (
+          <div className="flex flex-wrap items-center gap-2">
+            <code
+              data-testid="secret-value"
+              className="min-w-0 basis-full break-all sm:basis-0 sm:flex-1 rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
+            >
+              {shown ? secret : `${secret.slice(0, 6)}${"•".repeat(24)}`}
+            </code>
+            <Button variant="secondary" aria-pressed={shown} onClick={() => setShown((s) => !s)}>
+              {shown ? "Hide" : "Reveal"}
+            </Button>
+            <CopyButton value={secret} label="Copy" title="Copy the signing secret" size="md" />
+            <Button variant="secondary" onClick={() => setConfirm(true)}>
+              Rotate
+            </Button>
+          </div>
+        )}
         <p className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
           {previousUntil ? (
             <>
-              The previous secret keeps signing alongside this one until <When iso={previousUntil} />.
+              The previous {publicKey ? "key" : "secret"} keeps signing alongside this one until <When iso={previousUntil} />.
             </>
           ) : (
-            "Rotating creates a new secret; the old one stays valid for 24 hours so you can update your endpoint."
+            "Rotating creates a new secret; you choose how long the old one stays valid so you can update your endpoint."
           )}
         </p>
       </div>
@@ -181,10 +207,23 @@ function SecretPanel({ d }: { d: Destination }) {
         confirmVariant="brand"
         pending={rotate.isPending}
         error={rotate.isError ? `Not rotated: ${rotate.error.message}` : null}
-        onConfirm={() => rotate.mutate({ credentials: { rotate_secret: true } }, { onSuccess: () => (setConfirm(false), setShown(true)) })}
+        onConfirm={() =>
+          rotate.mutate(
+            { credentials: { rotate_secret: true, rotate_secret_overlap_seconds: overlap } },
+            { onSuccess: () => (setConfirm(false), setShown(true)) },
+          )
+        }
         onCancel={() => setConfirm(false)}
       >
-        <p>A new secret is created now. Deliveries carry signatures of both secrets for the next 24 hours, then only the new one.</p>
+        <div className="space-y-3">
+          <OverlapSelect value={overlap} onChange={setOverlap} />
+          <p>
+            A new {publicKey ? "key" : "secret"} is created now.{" "}
+            {overlap === 0
+              ? "The old one stops signing at once."
+              : `Deliveries carry signatures of both for the next ${chosen?.label ?? `${overlap} seconds`}, then only the new one.`}
+          </p>
+        </div>
       </ConfirmDialog>
     </Card>
   );

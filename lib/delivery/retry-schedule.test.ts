@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { nextRetryDelay, statusMatches } from "@/lib/delivery/retry-schedule";
+import { nextRetryDelay, statusMatches, withJitter } from "@/lib/delivery/retry-schedule";
+
+/** Whether `ms` is `base` ±10 % (the retry jitter), whole ms. */
+const inBand = (ms: number | null, base: number) => ms !== null && ms >= Math.floor(base * 0.9) && ms <= Math.ceil(base * 1.1);
 
 describe("statusMatches", () => {
   it("matches every non-2xx without codes", () => {
@@ -33,18 +36,46 @@ describe("nextRetryDelay", () => {
     expect(nextRetryDelay({ type: "retry", count: 0, interval: 100 }, 1, 500)).toBeNull();
   });
   it("waits the interval with linear and doubles with exponential", () => {
-    const linear = { type: "retry" as const, strategy: "linear" as const, count: 3, interval: 100 };
-    expect([1, 2, 3].map((n) => nextRetryDelay(linear, n, 500))).toEqual([100, 100, 100]);
-    const exp = { type: "retry" as const, strategy: "exponential" as const, count: 4, interval: 100 };
-    expect([1, 2, 3, 4].map((n) => nextRetryDelay(exp, n, 500))).toEqual([100, 200, 400, 800]);
+    const linear = { type: "retry" as const, strategy: "linear" as const, count: 3, interval: 100_000 };
+    expect([1, 2, 3].map((n) => inBand(nextRetryDelay(linear, n, 500), 100_000))).toEqual([true, true, true]);
+    const exp = { type: "retry" as const, strategy: "exponential" as const, count: 4, interval: 100_000 };
+    expect([1, 2, 3, 4].map((n) => nextRetryDelay(exp, n, 500, `evt:${n}`)).map((d, i) => inBand(d, 100_000 * 2 ** i))).toEqual([true, true, true, true]);
+    // Doubling is not lost in the jitter: each exponential delay exceeds the previous one.
+    expect(nextRetryDelay(exp, 4, 500)! > nextRetryDelay(exp, 3, 500)!).toBe(true);
   });
   it("retries network failures always and statuses only when they match", () => {
     const rule = { type: "retry" as const, count: 5, interval: 10, response_status_codes: ["500-599"] };
-    expect(nextRetryDelay(rule, 1, null)).toBe(10);
-    expect(nextRetryDelay(rule, 1, 502)).toBe(10);
+    expect(inBand(nextRetryDelay(rule, 1, null), 10)).toBe(true);
+    expect(inBand(nextRetryDelay(rule, 1, 502), 10)).toBe(true);
     expect(nextRetryDelay(rule, 1, 404)).toBeNull();
   });
   it("defaults the interval to an hour", () => {
-    expect(nextRetryDelay({ type: "retry", count: 1 }, 1, 500)).toBe(3_600_000);
+    expect(inBand(nextRetryDelay({ type: "retry", count: 1 }, 1, 500), 3_600_000)).toBe(true);
+  });
+  it("never waits more than a week, jitter included", () => {
+    const rule = { type: "retry" as const, strategy: "exponential" as const, count: 30, interval: 3_600_000 };
+    for (let k = 0; k < 50; k++) expect(nextRetryDelay(rule, 20, 500, `k${k}`)).toBeLessThanOrEqual(7 * 24 * 3_600_000);
+  });
+});
+
+describe("withJitter", () => {
+  it("spreads 100 retries of one outage over ±10 %, uniformly, never outside the band", () => {
+    const rule = { type: "retry" as const, strategy: "linear" as const, count: 5, interval: 60_000 };
+    // 100 events failed by one outage, each scheduling its first retry.
+    const delays = Array.from({ length: 100 }, (_, i) => nextRetryDelay(rule, 1, 503, `evt_${i}:1`)!);
+    for (const d of delays) expect(d >= 54_000 && d <= 66_000).toBe(true);
+    expect(new Set(delays).size).toBeGreaterThan(90);
+    // Both halves of the band are used (uniform: each holds about half; 30 of 100 would be a 1-in-10^5 draw).
+    expect(delays.filter((d) => d < 60_000).length).toBeGreaterThan(30);
+    expect(delays.filter((d) => d > 60_000).length).toBeGreaterThan(30);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(9_000);
+  });
+  it("gives one key the same delay every time, and never a negative one", () => {
+    expect(withJitter(90_000, "evt_a:1")).toBe(withJitter(90_000, "evt_a:1"));
+    expect(withJitter(0, "x")).toBe(0);
+    expect(withJitter(0)).toBe(0);
+    const unkeyed = Array.from({ length: 100 }, () => withJitter(1000));
+    for (const d of unkeyed) expect(d >= 900 && d <= 1100).toBe(true);
+    expect(new Set(unkeyed).size).toBeGreaterThan(20);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Retry schedules as data (docs/pipeline.md#retry): a connection's `retry` rule
  * `{strategy: linear|exponential, count, interval (ms), response_status_codes}` decides whether a
- * failed attempt is retried and when.
+ * failed attempt is retried and when; every delay carries ±10 % jitter ({@link withJitter}).
  */
+import { createHash } from "node:crypto";
 export type RetryRule = {
   type: "retry";
   strategy?: "linear" | "exponential" | null;
@@ -46,13 +47,30 @@ function matchOne(status: number, code: string): boolean {
   return /^\d{3}$/.test(code) && Number(code) === status;
 }
 
+/** Jitter of a retry delay: at most this fraction of it, either way. */
+export const RETRY_JITTER = 0.1;
+
+/**
+ * `delayMs` with up to ±10 % ({@link RETRY_JITTER}) added, uniformly, rounded to whole ms and never
+ * negative (docs/pipeline.md#retry, docs/outbound.md#publish-delivery-retries): the retries of many
+ * deliveries that failed in one outage are spread instead of arriving in lockstep. `key` (e.g. the
+ * event id and attempt number) makes the jitter a fixed function of the key, so that two computations
+ * of one retry agree (the gateway announces the delay in `x-gateway-will-retry-after` before the
+ * attempt and schedules it after); without a key it is random.
+ */
+export function withJitter(delayMs: number, key?: string): number {
+  const u = key === undefined ? Math.random() : createHash("sha256").update(key).digest().readUInt32BE(0) / 2 ** 32;
+  return Math.max(0, Math.round(delayMs * (1 + RETRY_JITTER * (2 * u - 1))));
+}
+
 /**
  * Delay before the next automatic attempt, ms, or null when there is none.
  * `attemptsMade` counts the attempts already made, this one included (1 after the first).
  * `responseStatus` is null for a failure without a response (always retryable).
- * Linear waits `interval` each time; exponential waits `interval * 2^(retry-1)`.
+ * Linear waits `interval` each time; exponential waits `interval * 2^(retry-1)`; either ±10 % jitter
+ * ({@link withJitter} with `jitterKey`), never more than a week.
  */
-export function nextRetryDelay(rule: RetryRule | null | undefined, attemptsMade: number, responseStatus: number | null): number | null {
+export function nextRetryDelay(rule: RetryRule | null | undefined, attemptsMade: number, responseStatus: number | null, jitterKey?: string): number | null {
   if (!rule) return null;
   const count = rule.count ?? 0;
   const retriesMade = attemptsMade - 1;
@@ -60,5 +78,5 @@ export function nextRetryDelay(rule: RetryRule | null | undefined, attemptsMade:
   if (responseStatus !== null && !statusMatches(responseStatus, rule.response_status_codes)) return null;
   const interval = rule.interval ?? DEFAULT_RETRY_INTERVAL_MS;
   const delay = rule.strategy === "exponential" ? interval * 2 ** retriesMade : interval;
-  return Math.min(delay, MAX_RETRY_DELAY_MS);
+  return Math.min(withJitter(delay, jitterKey), MAX_RETRY_DELAY_MS);
 }

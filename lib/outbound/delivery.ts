@@ -20,6 +20,7 @@ import { Batcher } from "@/lib/db/batcher";
 import { attemptSpan, type AttemptSummary } from "@/lib/delivery/attempt-span";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/pacing";
+import { withJitter } from "@/lib/delivery/retry-schedule";
 import { base62 } from "@/lib/ids";
 import { logger } from "@/lib/log";
 import { inSpan } from "@/lib/tracing";
@@ -64,11 +65,15 @@ export async function enqueueOutboundDeliveries(
 
 export type { Claimed };
 
-/** Seconds before retry number `n` (1-based), or null when the budget is spent. */
-function retryDelaySeconds(n: number): number | null {
+/**
+ * Milliseconds before retry number `n` (1-based) of a delivery, or null when the budget is spent: the
+ * schedule's (or the exponential) delay with ±10 % jitter (lib/delivery/retry-schedule.ts withJitter),
+ * so the retries of one outage do not arrive in lockstep. Exported for its test.
+ */
+export function retryDelayMs(n: number): number | null {
   const cfg = outboundConfig();
   if (n > cfg.maxRetries) return null;
-  return cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1);
+  return withJitter(1000 * (cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1)));
 }
 
 /**
@@ -268,8 +273,8 @@ async function deliverClaimed(c: Claimed): Promise<void> {
     slot.release();
   }
   const cfg = outboundConfig();
-  const delay = outcome.success || !c.eligible_for_retry ? null : retryDelaySeconds(c.attempts + 1);
-  const next = delay === null ? null : new Date(Date.now() + delay * 1000);
+  const delay = outcome.success || !c.eligible_for_retry ? null : retryDelayMs(c.attempts + 1);
+  const next = delay === null ? null : new Date(Date.now() + delay);
   recordDelivery("outbound", outcome.success ? "success" : outcome.response?.status_code != null ? "failed" : "error", outcome.latencyMs);
   const { owned, failures } = await recorder.submit({ c, outcome, next, attemptId: cfg.prefixes.attempt + base62(randomBytes(16)) });
   if (!owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now

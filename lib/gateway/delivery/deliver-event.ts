@@ -21,6 +21,9 @@ import { storableText } from "@/lib/ingest/storable";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import type { GatewayDestinationType } from "@/lib/gateway/destination-types/type";
 
+/** The jitter key of an event's retry after attempt `attemptNumber`: the announced and the scheduled delay agree (lib/delivery/retry-schedule.ts withJitter). */
+const retryJitterKey = (eventId: string, attemptNumber: number) => `${eventId}:${attemptNumber}`;
+
 const CLAIM_SQL = `
 WITH c AS (
   UPDATE events SET locked_until = $2, status = 'QUEUED', updated_at = now()
@@ -61,7 +64,7 @@ export type { AttemptOutcome };
 export async function recordAttempt(a: AttemptContext & { outcome: AttemptOutcome }): Promise<void> {
   const o = a.outcome;
   const success = o.status !== null && o.status >= 200 && o.status < 300;
-  const delay = success ? null : nextRetryDelay(a.retryRule, a.attemptNumber, o.status);
+  const delay = success ? null : nextRetryDelay(a.retryRule, a.attemptNumber, o.status, retryJitterKey(a.eventId, a.attemptNumber));
   const now = new Date();
   const nextAt = delay === null ? null : new Date(now.getTime() + delay);
   const eventStatus = success ? "SUCCESSFUL" : nextAt ? "QUEUED" : "FAILED";
@@ -234,7 +237,7 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
     const attemptId = createId("attempt");
     const attemptNumber = ev.attempts + 1;
-    const retryAfterMs = nextRetryDelay(retryRule, attemptNumber, null);
+    const retryAfterMs = nextRetryDelay(retryRule, attemptNumber, null, retryJitterKey(ev.id, attemptNumber));
     const base = { eventId: ev.id, teamId: ev.team_id, destinationId: ev.destination_id, attemptId, attemptNumber, trigger: ev.next_trigger, lease, retryRule };
     // An event that cannot be prepared (stored data or a destination row nothing can be sent from, a
     // secret that does not decrypt) fails this attempt with the reason, like an answer-less failure,

@@ -40,6 +40,7 @@ import {
   ZNotificationWebhooks,
 } from "@/lib/gateway/issues/schemas";
 import { GATEWAY_METRICS } from "@/lib/gateway/metrics/tables";
+import { ZSigningSecretRotate, ZSigningSecretRotated } from "@/lib/gateway/signing-secret/schemas";
 import { type FilterTable, filterParameters } from "@/lib/http/query-schema";
 
 export type Operation = {
@@ -503,6 +504,16 @@ function issueOperations(): Operation[] {
       errors: [400, 404, 422],
     },
     { method: "delete", path: "/issues/{id}", operationId: "dismissIssue", summary: "Dismiss an issue", tag, response: ZIssue, errors: [404] },
+    {
+      method: "post",
+      path: "/signing-secret/rotate",
+      operationId: "rotateSigningSecret",
+      summary: "Rotate the team's signing secret; the previous one keeps signing as x-gateway-signature-2 for `delay` ms",
+      tag: "Signing secret",
+      body: ZSigningSecretRotate,
+      response: ZSigningSecretRotated,
+      errors: [400, 422],
+    },
     {
       method: "put",
       path: "/notifications/webhooks",

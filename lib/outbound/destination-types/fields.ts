@@ -162,6 +162,13 @@ export function fieldsSchema(t: DestinationTypeInfo, section: "config" | "creden
     shape.previous_secret = z.string().describe("The secret before a rotation; signs too until previous_secret_invalid_at.").optional();
     shape.previous_secret_invalid_at = z.iso.datetime({ offset: true }).optional();
     shape.rotate_secret = z.boolean().describe("true: a new secret; the current one becomes previous_secret for 24 hours.").optional();
+    shape.rotate_secret_overlap_seconds = z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600)
+      .describe("With rotate_secret: how long the previous secret keeps signing, seconds (default 86400; 0: not at all). A tenant may set it.")
+      .optional();
   }
   return z.strictObject(shape);
 }

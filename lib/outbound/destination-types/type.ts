@@ -75,6 +75,18 @@ type OutboundTypeDefinition = {
   info: DestinationTypeInfo;
   /** A new signing secret; required when the type has a `secret` credential. */
   newSecret?: () => string;
+  /**
+   * Kinds of signing secret besides the default one (`newSecret`), told apart by prefix and chosen with the
+   * write-only credential `key_type` (a `select` field of the type, never stored: read from the secret):
+   * the first kind is `newSecret`'s. docs/destination-types.md.
+   */
+  secretKinds?: { key_type: string; prefix: string; generate: () => string }[];
+  /** Checks of the settled credentials beyond their fields' patterns (e.g. that a key pair matches); pushes messages. */
+  checkCredentials?: (credentials: Record<string, string>, issues: string[]) => void;
+  /** Read-only credentials the answer adds (e.g. a public key); given back on an update, they are ignored. */
+  readOnlyCredentials?: string[];
+  /** The credentials as answered, from the obfuscated ones (`shown`: expired previous secret dropped) and the stored ones. */
+  present?: (shown: Record<string, string>, stored: Record<string, string>) => Record<string, string>;
   /** Checks of the validated config beyond its fields (e.g. a database lookup), after the credentials'; pushes messages. Throws database errors. */
   checkConfig?: (config: Record<string, string>, issues: string[]) => Promise<void>;
   target: (config: Record<string, string>) => OutboundTarget;
@@ -83,14 +95,31 @@ type OutboundTypeDefinition = {
 };
 
 const SECRET_KEYS = ["secret", "previous_secret", "previous_secret_invalid_at"];
+/** Longest overlap `rotate_secret_overlap_seconds` takes: 7 days. */
+const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+/** The overlap of a rotation that names none: 24 hours. */
+const DEFAULT_OVERLAP_MS = 24 * 3600_000;
 
 /** A new signing secret: `whsec_` + 64 hex characters (32 random bytes). */
 export const hexSecret = () => `whsec_${randomBytes(32).toString("hex")}`;
 
+/** `rotate_secret_overlap_seconds` as ms: a whole number of seconds from 0 to 7 days (number or digits), else a message. */
+function overlapMs(v: unknown, issues: string[]): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > MAX_OVERLAP_SECONDS) {
+    issues.push(`credentials.rotate_secret_overlap_seconds must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS}`);
+    return undefined;
+  }
+  return n * 1000;
+}
+
 /**
  * The credentials to store: validated, a secret generated when the type has one and none is given,
- * `rotate_secret` applied (the old secret stays valid as `previous_secret` for 24 hours unless
- * `previous_secret_invalid_at` says otherwise). Pushes messages to `issues`.
+ * `rotate_secret` applied (the old secret stays valid as `previous_secret` for
+ * `rotate_secret_overlap_seconds`, 24 hours when not given, unless this request sets
+ * `previous_secret_invalid_at`; an overlap of 0 drops it at once). A `key_type` other than the
+ * secret's rotates into a secret of that kind. Pushes messages to `issues`. docs/outbound.md "Signing secrets".
  */
 function settleCredentials(
   def: OutboundTypeDefinition,
@@ -99,28 +128,53 @@ function settleCredentials(
   issues: string[],
 ): Record<string, string> {
   const t = def.info;
-  const { rotate_secret: rotate, ...values } = given;
+  const { rotate_secret: rotate, rotate_secret_overlap_seconds: overlapGiven, ...values } = given;
+  for (const k of def.readOnlyCredentials ?? []) delete values[k];
   if (ctx.byTenant)
     for (const k of SECRET_KEYS) if (given[k] !== undefined && given[k] !== (ctx.current ?? {})[k]) issues.push(`credentials.${k} is forbidden`);
   const hasSecret = t.credential_fields.some((f) => f.key === "secret");
   const out = checkFields("credentials", t.credential_fields, values, issues, hasSecret ? ["previous_secret", "previous_secret_invalid_at"] : []);
   if (hasSecret) {
-    const newSecret = def.newSecret!;
-    if (rotate === true || rotate === "true") {
+    const kinds = def.secretKinds ?? [];
+    const asked = out.key_type;
+    delete out.key_type; // write-only: the stored secret says its kind
+    const kindOf = (secret: string | undefined) => (secret === undefined ? undefined : kinds.find((k) => secret.startsWith(k.prefix))?.key_type);
+    const generate = (like: string | undefined) => {
+      const kind = asked ?? kindOf(like);
+      return (kinds.find((k) => k.key_type === kind) ?? kinds[0])?.generate() ?? def.newSecret!();
+    };
+    const secretGiven = out.secret !== undefined && out.secret !== ctx.current?.secret;
+    const kindChange = kinds.length > 0 && asked !== undefined && !secretGiven && out.secret !== undefined && kindOf(out.secret) !== asked;
+    const overlap = overlapMs(overlapGiven, issues);
+    // Set by this request (not the stored value a merge-patch carries along).
+    const invalidAtGiven =
+      typeof values.previous_secret_invalid_at === "string" && values.previous_secret_invalid_at !== ctx.current?.previous_secret_invalid_at;
+    if (rotate === true || rotate === "true" || kindChange) {
       const old = ctx.current?.secret ?? out.secret;
-      out.secret = newSecret();
-      if (old) {
+      out.secret = generate(old);
+      if (overlap !== undefined && invalidAtGiven)
+        issues.push("credentials.rotate_secret_overlap_seconds and credentials.previous_secret_invalid_at exclude each other");
+      if (old && (invalidAtGiven || overlap !== 0)) {
         out.previous_secret = old;
-        out.previous_secret_invalid_at =
-          typeof values.previous_secret_invalid_at === "string" ? values.previous_secret_invalid_at : new Date(Date.now() + 24 * 3600_000).toISOString();
+        out.previous_secret_invalid_at = invalidAtGiven
+          ? (values.previous_secret_invalid_at as string)
+          : new Date(Date.now() + (overlap ?? DEFAULT_OVERLAP_MS)).toISOString();
+      } else {
+        delete out.previous_secret;
+        delete out.previous_secret_invalid_at;
       }
-    }
-    out.secret ??= newSecret();
+    } else if (overlapGiven !== undefined) issues.push("credentials.rotate_secret_overlap_seconds goes with rotate_secret");
+    out.secret ??= generate(undefined);
+    if (asked !== undefined && kindOf(out.secret) !== asked) issues.push(`credentials.key_type ${asked} does not match credentials.secret`);
     if ((out.previous_secret === undefined) !== (out.previous_secret_invalid_at === undefined))
       issues.push("credentials.previous_secret and credentials.previous_secret_invalid_at go together");
     if (out.previous_secret_invalid_at !== undefined && !Number.isFinite(Date.parse(out.previous_secret_invalid_at)))
       issues.push("credentials.previous_secret_invalid_at must be an RFC 3339 time");
-  } else if (rotate !== undefined) issues.push("credentials.rotate_secret is forbidden");
+    def.checkCredentials?.(out, issues);
+  } else {
+    if (rotate !== undefined) issues.push("credentials.rotate_secret is forbidden");
+    if (overlapGiven !== undefined) issues.push("credentials.rotate_secret_overlap_seconds is forbidden");
+  }
   return out;
 }
 
@@ -131,7 +185,7 @@ function settleCredentials(
  * Throws an Error at definition when a type with a `secret` credential has no `newSecret`.
  */
 export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestinationType {
-  if (def.info.credential_fields.some((f) => f.key === "secret") && !def.newSecret)
+  if (def.info.credential_fields.some((f) => f.key === "secret") && !def.newSecret && !def.secretKinds?.length)
     throw new Error(`destination type ${def.info.type}: a secret credential needs newSecret`);
   return {
     type: def.info.type,
@@ -143,7 +197,10 @@ export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestina
       await def.checkConfig?.(config, issues);
       return { config, credentials };
     },
-    obfuscate: (credentials, now) => obfuscateFields(def.info.credential_fields, credentials, now),
+    obfuscate: (credentials, now) => {
+      const shown = obfuscateFields(def.info.credential_fields, credentials, now);
+      return def.present ? def.present(shown, credentials) : shown;
+    },
     target: (config) => def.target(config),
     deliver: (delivery) => def.deliver(delivery),
   };
