@@ -12,6 +12,7 @@ import type { OutboundForm, OutboundRoute } from "@/lib/outbound/http";
 import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/destinations";
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";
+import { ZTopicPut } from "@/lib/outbound/catalog";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
@@ -77,7 +78,22 @@ const MODELS: Record<string, unknown> = {
       eligible_for_retry: { type: "boolean" },
       metadata: strMap,
       matched_destination_ids: arrayOf(str),
+      schema_version: { type: "integer", description: "The topic schema version the event was checked against (absent: not checked)." },
+      schema_warnings: { ...arrayOf(str), description: "Validation `warn`: the failures, `/data/<pointer>: <message>` (absent when none)." },
       data: { description: "The data as published." },
+    },
+  },
+  CatalogTopic: {
+    type: "object",
+    properties: {
+      topic: str,
+      description: { type: ["string", "null"] },
+      example: { description: "An example payload (passes the schema)." },
+      validation: { enum: ["off", "warn", "enforce"] },
+      schema_version: { type: ["integer", "null"] },
+      schema: { type: ["object", "null"], description: "JSON Schema draft 2020-12 of the event data." },
+      created_at: time,
+      updated_at: time,
     },
   },
   Attempt: {
@@ -261,6 +277,25 @@ const OPERATIONS: Record<string, Operation> = {
     },
   },
   "GET topics": { tag: "Topics", summary: "The topics of this deployment (OUTBOUND_TOPICS)", response: arrayOf(str) },
+  "GET catalog": {
+    tag: "Topics",
+    summary: "The event catalog: each topic's description, schema and example (a tenant JWT: the topics it can subscribe to)",
+    response: { type: "object", properties: { models: arrayOf(ref("CatalogTopic")) } },
+  },
+  "GET catalog/:topic": { tag: "Topics", summary: "One topic of the event catalog", response: ref("CatalogTopic") },
+  "PUT catalog/:topic": {
+    tag: "Topics",
+    summary: "Set a topic's description, schema, example and validation mode",
+    description: "201 created, 200 updated. Omitted fields keep their value; a new schema becomes the next version. Invalid schemas are a 422.",
+    body: ZTopicPut,
+    response: ref("CatalogTopic"),
+  },
+  "DELETE catalog/:topic": { tag: "Topics", summary: "Remove a topic from the catalog", response: { type: "object", properties: { success: { type: "boolean" } } } },
+  "GET catalog/:topic/schemas/:version": {
+    tag: "Topics",
+    summary: "One version of a topic's schema",
+    response: { type: "object", properties: { topic: str, version: { type: "integer" }, schema: { type: "object" }, created_at: time } },
+  },
   "POST publish": {
     tag: "Publish",
     summary: "Publish an event (admin key only)",

@@ -5,6 +5,7 @@
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { getConfig } from "@/lib/config";
+import { deleteCatalogTopic, getCatalogTopic, getTopicSchema, listCatalog, putCatalogTopic } from "@/lib/outbound/catalog";
 import type { OutboundRoute } from "@/lib/outbound/http";
 import { outboundNotFound } from "@/lib/outbound/errors";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
@@ -74,6 +75,17 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
   { method: "GET", path: "openapi.json", auth: "none", handler: ({ form }) => Promise.resolve({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
   { method: "GET", path: "topics", auth: "any", handler: () => Promise.resolve({ body: outboundConfig().topics }) },
+  // The event catalog (lib/outbound/catalog.ts): everyone reads (a tenant its subscribable topics), the operator writes.
+  { method: "GET", path: "catalog", auth: "any", handler: async ({ caller }) => ({ body: await listCatalog(caller) }) },
+  { method: "GET", path: "catalog/:topic", auth: "any", handler: async ({ params, caller }) => ({ body: await getCatalogTopic(params.topic, caller) }) },
+  { method: "PUT", path: "catalog/:topic", auth: "admin", handler: ({ params, body }) => putCatalogTopic(params.topic, body) },
+  { method: "DELETE", path: "catalog/:topic", auth: "admin", handler: ({ params }) => deleteCatalogTopic(params.topic) },
+  {
+    method: "GET",
+    path: "catalog/:topic/schemas/:version",
+    auth: "any",
+    handler: async ({ params, caller }) => ({ body: await getTopicSchema(params.topic, params.version, caller) }),
+  },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
     method: "POST",
