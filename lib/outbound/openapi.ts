@@ -13,6 +13,7 @@ import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/des
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";
 import { ZTopicPut } from "@/lib/outbound/catalog";
+import { ZRedriveFilter } from "@/lib/outbound/redrive";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
@@ -81,6 +82,25 @@ const MODELS: Record<string, unknown> = {
       schema_version: { type: "integer", description: "The topic schema version the event was checked against (absent: not checked)." },
       schema_warnings: { ...arrayOf(str), description: "Validation `warn`: the failures, `/data/<pointer>: <message>` (absent when none)." },
       data: { description: "The data as published." },
+    },
+  },
+  Redrive: {
+    type: "object",
+    properties: {
+      id: str,
+      tenant_id: { type: ["string", "null"], description: "The tenant that started it (tenant JWT, portal); null for the operator's." },
+      filter: { type: "object" },
+      estimated_count: { type: "integer" },
+      estimated_batch: { type: "integer" },
+      processed_batch: { type: "integer" },
+      completed_count: { type: "integer", description: "Deliveries queued for their new attempt." },
+      failed_count: { type: ["integer", "null"], description: "Deliveries left alone (destination disabled or deleted, changed meanwhile); null before the first batch." },
+      progress: { type: "number", minimum: 0, maximum: 1 },
+      in_progress: { type: "boolean" },
+      created_at: time,
+      updated_at: time,
+      completed_at: { type: ["string", "null"], format: "date-time" },
+      cancelled_at: { type: ["string", "null"], format: "date-time" },
     },
   },
   CatalogTopic: {
@@ -311,6 +331,31 @@ const OPERATIONS: Record<string, Operation> = {
     status: 202,
     response: { type: "object", properties: { success: { type: "boolean" } } },
   },
+  "POST redrives/plan": {
+    tag: "Redrive",
+    summary: "Count the deliveries whose last attempt failed that a redrive with this filter would retry",
+    body: ZRedriveFilter,
+    response: { type: "object", properties: { estimated_count: { type: "integer" }, estimated_batch: { type: "integer" } } },
+  },
+  "POST redrives": {
+    tag: "Redrive",
+    summary: "Start a redrive: one new attempt for every delivery the filter matches now",
+    description: "422 when nothing matches or the same filter is in progress; a tenant JWT: its own destinations, OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429).",
+    body: ZRedriveFilter,
+    status: 202,
+    response: ref("Redrive"),
+  },
+  "GET redrives": {
+    tag: "Redrive",
+    summary: "List redrives, newest first (a tenant JWT: its own)",
+    query: [
+      { name: "limit", description: "1 to 100 (default 20).", schema: { type: "integer", minimum: 1, maximum: 100 } },
+      { name: "next", description: "Cursor of the following page." },
+    ],
+    response: { type: "object", properties: { models: arrayOf(ref("Redrive")), next: { type: ["string", "null"] } } },
+  },
+  "GET redrives/:redrive_id": { tag: "Redrive", summary: "A redrive and its progress", response: ref("Redrive") },
+  "POST redrives/:redrive_id/cancel": { tag: "Redrive", summary: "Cancel a redrive before its next batch", response: ref("Redrive") },
   "GET events": {
     tag: "Events",
     summary: "List events",

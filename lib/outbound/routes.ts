@@ -14,6 +14,7 @@ import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outb
 import { outboundHealth } from "@/lib/outbound/health";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
+import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
@@ -97,6 +98,12 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     handler: ({ body, rawBody }) => publish(body, rawBody),
   },
   { method: "POST", path: "retry", auth: "any", handler: ({ body, caller }) => retry(body, caller) },
+  // Bulk redrive (lib/outbound/redrive.ts): plan, run, progress, cancel; a tenant JWT over its own destinations.
+  { method: "POST", path: "redrives/plan", auth: "any", handler: ({ body, caller }) => planRedrive(body, caller) },
+  { method: "POST", path: "redrives", auth: "any", handler: ({ body, caller }) => createRedrive(body, caller) },
+  { method: "GET", path: "redrives", auth: "any", handler: ({ query, caller }) => listRedrives(query, caller) },
+  { method: "GET", path: "redrives/:redrive_id", auth: "any", handler: ({ params, caller }) => getRedrive(params.redrive_id, caller) },
+  { method: "POST", path: "redrives/:redrive_id/cancel", auth: "any", handler: ({ params, caller }) => cancelRedrive(params.redrive_id, caller) },
   { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
   { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id, caller) },
   { method: "GET", path: "metrics/events", auth: "any", handler: ({ query, caller }) => outboundMetrics("events", query, caller) },
