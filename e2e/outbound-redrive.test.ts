@@ -35,7 +35,7 @@ async function call(method: string, path: string, body?: unknown, token = key) {
 }
 
 const q = async <T = Record<string, unknown>>(sql: string, params: unknown[] = []) => (await database.client.query(sql, params)).rows as T[];
-const redrive = async (id: string) => (await q("SELECT * FROM outbound_redrives WHERE id = $1", [id]))[0];
+const redrive = async (id: string) => (await database.client.query("SELECT * FROM outbound_redrives WHERE id = $1", [id])).rows[0];
 
 beforeAll(async () => {
   database = await privateDatabase("redrive");
