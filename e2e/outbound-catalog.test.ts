@@ -83,7 +83,14 @@ describe("the catalog through the operator API", () => {
   it("creates (201) and updates (200) an entry; a changed schema is the next version, the same one keeps its version", async () => {
     const created = await call(admin, "PUT", `/catalog/${topic}`, { description: "An order was paid", schema, example: { order_id: "o_1", amount: 5 } });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ topic, description: "An order was paid", validation: "off", schema_version: 1, schema, example: { order_id: "o_1", amount: 5 } });
+    expect(created.json).toMatchObject({
+      topic,
+      description: "An order was paid",
+      validation: "off",
+      schema_version: 1,
+      schema,
+      example: { order_id: "o_1", amount: 5 },
+    });
     const same = await call(admin, "PUT", `/catalog/${topic}`, { schema: JSON.parse(JSON.stringify(schema)), validation: "warn" });
     expect(same.status).toBe(200);
     expect(same.json).toMatchObject({ schema_version: 1, validation: "warn", description: "An order was paid" });

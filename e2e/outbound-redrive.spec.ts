@@ -32,8 +32,8 @@ async function adminCall(method: string, path: string, body?: unknown) {
 /** A tenant with a webhook destination to the receiver's `path`, and `n` events that failed while it answered 503 (not eligible for retry: failed for good). */
 async function failedTenant(tenant: string, path: string, n: number): Promise<{ destination: string; events: string[] }> {
   await adminCall("PUT", `/tenants/${tenant}`);
-  const destination = (await adminCall("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${receiver.url}${path}` } })).json
-    .id as string;
+  const destination = (await adminCall("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${receiver.url}${path}` } }))
+    .json.id as string;
   const events: string[] = [];
   for (let i = 0; i < n; i++)
     events.push((await adminCall("POST", "/publish", { tenant_id: tenant, topic: `order.paid.${run}`, eligible_for_retry: false, data: { i } })).json.id);

@@ -64,7 +64,11 @@ beforeAll(async () => {
     t1Events.push(...answers.map((a) => a.json.id as string));
   }
   for (let n = 0; n < 5; n++) await call("POST", "/publish", { tenant_id: "t2", topic: "order.paid", data: { n } });
-  await eventually(async () => (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE status = 'failed'"))[0].n === COUNT + 5, 60_000, 200);
+  await eventually(
+    async () => (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE status = 'failed'"))[0].n === COUNT + 5,
+    60_000,
+    200,
+  );
 }, 180_000);
 afterAll(async () => {
   await server?.stop();
@@ -88,9 +92,17 @@ it("a tenant cannot redrive, plan over or see another tenant's destinations; it 
   expect(own.status, JSON.stringify(own.json)).toBe(202);
   expect(own.json).toMatchObject({ tenant_id: "t2", filter: { tenant_id: "t2" }, estimated_count: 5 });
   await eventually(async () => (await redrive(own.json.id)).completed_at !== null, 30_000, 100);
-  await eventually(async () => (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE destination_id = $1 AND status = 'success'", [d2]))[0].n === 5, 30_000, 100);
+  await eventually(
+    async () =>
+      (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE destination_id = $1 AND status = 'success'", [d2]))[0].n === 5,
+    30_000,
+    100,
+  );
   // Not one of t1's deliveries was touched.
-  expect((await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE tenant_id = 't1' AND (status <> 'failed' OR redrive_id IS NOT NULL)"))[0].n).toBe(0);
+  expect(
+    (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE tenant_id = 't1' AND (status <> 'failed' OR redrive_id IS NOT NULL)"))[0]
+      .n,
+  ).toBe(0);
   // Its limit is 2 per hour: the second matches nothing (422), the third is refused (429).
   expect((await call("POST", "/redrives", {}, jwt2)).status).toBe(422);
   expect(await call("POST", "/redrives", {}, jwt2)).toMatchObject({ status: 429, json: { status: 429, message: "rate limit exceeded" } });
@@ -120,7 +132,8 @@ it("a redrive after the outage delivers each failed event exactly once more, acr
   const done = await eventually(async () => ((await redrive(id)).completed_at ? redrive(id) : null), 60_000, 200);
   expect(done).toMatchObject({ completed_count: COUNT, failed_count: 0, processed_batch: COUNT / 20, in_progress: false, progress: 1 });
   await eventually(
-    async () => (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE destination_id = $1 AND status = 'success'", [d1]))[0].n === COUNT,
+    async () =>
+      (await q<{ n: number }>("SELECT count(*)::int AS n FROM outbound_deliveries WHERE destination_id = $1 AND status = 'success'", [d1]))[0].n === COUNT,
     60_000,
     200,
   );

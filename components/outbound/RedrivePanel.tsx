@@ -32,9 +32,7 @@ function filterOf(f: Form, fixedDestination?: string): RedriveFilter {
     ...(destination ? { destination_id: destination } : {}),
     ...(f.topic.trim() ? { topic: f.topic.trim() } : {}),
     ...(f.status ? { status: f.status } : {}),
-    ...(f.from || f.to
-      ? { time: { ...(f.from ? { gte: new Date(f.from).toISOString() } : {}), ...(f.to ? { lte: new Date(f.to).toISOString() } : {}) } }
-      : {}),
+    ...(f.from || f.to ? { time: { ...(f.from ? { gte: new Date(f.from).toISOString() } : {}), ...(f.to ? { lte: new Date(f.to).toISOString() } : {}) } } : {}),
     ...(f.minAttempts ? { attempts: { gte: Number(f.minAttempts) } } : {}),
   };
 }
@@ -73,7 +71,9 @@ export function RedrivePanel({
   const filter = filterOf(form, fixedDestination);
   const set = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setForm({ ...form, [k]: e.target.value });
 
-  const plan = useMutation({ mutationFn: () => call<{ estimated_count: number; estimated_batch: number }>(`${base}/redrives/plan`, { method: "POST", body: filter }) });
+  const plan = useMutation({
+    mutationFn: () => call<{ estimated_count: number; estimated_batch: number }>(`${base}/redrives/plan`, { method: "POST", body: filter }),
+  });
   const create = useMutation({
     mutationFn: () => call<Redrive>(`${base}/redrives`, { method: "POST", body: filter }),
     onSuccess: (r) => {
@@ -138,7 +138,9 @@ export function RedrivePanel({
           </Field>
           <Field label="Events from">{(p) => <Input {...p} type="datetime-local" value={form.from} onChange={set("from")} />}</Field>
           <Field label="Events until">{(p) => <Input {...p} type="datetime-local" value={form.to} onChange={set("to")} />}</Field>
-          <Field label="At least this many attempts">{(p) => <Input {...p} type="number" min={0} value={form.minAttempts} onChange={set("minAttempts")} />}</Field>
+          <Field label="At least this many attempts">
+            {(p) => <Input {...p} type="number" min={0} value={form.minAttempts} onChange={set("minAttempts")} />}
+          </Field>
           <div className="flex flex-wrap items-end gap-2 sm:col-span-2 lg:col-span-3">
             <Button type="submit" variant="secondary" disabled={plan.isPending}>
               Plan redrive

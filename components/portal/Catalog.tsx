@@ -48,9 +48,13 @@ export function schemaRows(schema: SchemaNode, prefix = "", depth = 0, out: Row[
 }
 
 function TopicCard({ t }: { t: CatalogTopic }) {
-  const rows = t.schema ? schemaRows(t.schema as SchemaNode) : [];
+  const rows = t.schema ? schemaRows(t.schema) : [];
   return (
-    <Card title={<span className="font-mono">{t.topic}</span>} meta={t.schema_version ? `schema version ${t.schema_version}` : "no schema"} data-testid="catalog-topic">
+    <Card
+      title={<span className="font-mono">{t.topic}</span>}
+      meta={t.schema_version ? `schema version ${t.schema_version}` : "no schema"}
+      data-testid="catalog-topic"
+    >
       {t.description && <p className="mb-3 text-sm text-zinc-700 dark:text-zinc-300">{t.description}</p>}
       {rows.length > 0 && (
         <div className="mb-3 overflow-x-auto">

@@ -12,8 +12,8 @@ export function Redrive() {
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Redrive failed deliveries</h1>
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-          Send every event whose last delivery attempt failed once more, for example after your endpoint was down. Plan first: you see how many
-          deliveries it covers.
+          Send every event whose last delivery attempt failed once more, for example after your endpoint was down. Plan first: you see how many deliveries it
+          covers.
         </p>
       </div>
       <RedrivePanel call={api} base="" destinations={(destinations.data ?? []).map((d) => ({ id: d.id, label: d.target || d.id }))} />

@@ -84,7 +84,12 @@ function keyCompare(key: string[], op: "<=" | ">", text: string, params: unknown
 }
 
 /** Runs `kind.act` on `records`; a batch refused on a record is redone record by record under savepoints, the refused ones counted as failed. */
-async function actIsolated<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>(client: pg.PoolClient, kind: BulkKind<Row, Rec>, op: Row, records: Rec[]): Promise<BatchResult> {
+async function actIsolated<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  kind: BulkKind<Row, Rec>,
+  op: Row,
+  records: Rec[],
+): Promise<BatchResult> {
   await client.query("SAVEPOINT hookyard_bulk");
   try {
     const r = await kind.act(client, op, records);
@@ -118,7 +123,11 @@ async function actIsolated<Row extends BulkProgressRow, Rec extends pg.QueryResu
  * "more" when batches remain, "done" when it completed the operation, "stopped" when the operation is
  * cancelled, completed or gone. Throws database errors (the batch is rolled back and tried again).
  */
-export async function runBulkBatch<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>(kind: BulkKind<Row, Rec>, id: string, batchSize: number): Promise<BulkStep> {
+export async function runBulkBatch<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>(
+  kind: BulkKind<Row, Rec>,
+  id: string,
+  batchSize: number,
+): Promise<BulkStep> {
   return inTransaction(async (client) => {
     const { rows } = await client.query<Row>(`SELECT * FROM ${kind.table} WHERE id = $1 FOR UPDATE`, [id]);
     const op = rows[0];

@@ -260,7 +260,13 @@ export async function putCatalogTopic(topic: string, body: unknown): Promise<{ s
       `INSERT INTO outbound_topics (name, description, example, validation, schema_version) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, example = EXCLUDED.example, validation = EXCLUDED.validation,
               schema_version = EXCLUDED.schema_version, updated_at = now()`,
-      [topic, b.description === undefined ? (current?.description ?? null) : b.description, example === null ? null : JSON.stringify(example), validation, version],
+      [
+        topic,
+        b.description === undefined ? (current?.description ?? null) : b.description,
+        example === null ? null : JSON.stringify(example),
+        validation,
+        version,
+      ],
     );
     if (version !== null && version !== current?.schema_version)
       await client.query("INSERT INTO outbound_topic_schemas (topic, version, schema) VALUES ($1, $2, $3)", [topic, version, JSON.stringify(schema)]);

@@ -94,7 +94,10 @@ const MODELS: Record<string, unknown> = {
       estimated_batch: { type: "integer" },
       processed_batch: { type: "integer" },
       completed_count: { type: "integer", description: "Deliveries queued for their new attempt." },
-      failed_count: { type: ["integer", "null"], description: "Deliveries left alone (destination disabled or deleted, changed meanwhile); null before the first batch." },
+      failed_count: {
+        type: ["integer", "null"],
+        description: "Deliveries left alone (destination disabled or deleted, changed meanwhile); null before the first batch.",
+      },
       progress: { type: "number", minimum: 0, maximum: 1 },
       in_progress: { type: "boolean" },
       created_at: time,
@@ -310,7 +313,11 @@ const OPERATIONS: Record<string, Operation> = {
     body: ZTopicPut,
     response: ref("CatalogTopic"),
   },
-  "DELETE catalog/:topic": { tag: "Topics", summary: "Remove a topic from the catalog", response: { type: "object", properties: { success: { type: "boolean" } } } },
+  "DELETE catalog/:topic": {
+    tag: "Topics",
+    summary: "Remove a topic from the catalog",
+    response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
   "GET catalog/:topic/schemas/:version": {
     tag: "Topics",
     summary: "One version of a topic's schema",
@@ -340,7 +347,8 @@ const OPERATIONS: Record<string, Operation> = {
   "POST redrives": {
     tag: "Redrive",
     summary: "Start a redrive: one new attempt for every delivery the filter matches now",
-    description: "422 when nothing matches or the same filter is in progress; a tenant JWT: its own destinations, OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429).",
+    description:
+      "422 when nothing matches or the same filter is in progress; a tenant JWT: its own destinations, OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429).",
     body: ZRedriveFilter,
     status: 202,
     response: ref("Redrive"),

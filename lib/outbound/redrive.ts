@@ -38,7 +38,9 @@ export const ZRedriveFilter = z.strictObject({
     .union([z.enum(["failed", "retrying"]), z.array(z.enum(["failed", "retrying"])).min(1)])
     .optional()
     .meta({ description: "failed: retries exhausted or not eligible; retrying: waiting for an automatic retry. Default both." }),
-  time: range(z.iso.datetime({ offset: true })).optional().meta({ description: "The event's time." }),
+  time: range(z.iso.datetime({ offset: true }))
+    .optional()
+    .meta({ description: "The event's time." }),
   attempts: range(z.number().int().min(0)).optional().meta({ description: "Attempts made so far." }),
 });
 export type RedriveFilter = z.infer<typeof ZRedriveFilter>;
@@ -182,7 +184,10 @@ export async function createRedrive(body: unknown, caller: OutboundCaller) {
     const limit = getConfig().outboundRedriveTenantLimit;
     const rate = await consumeRateLimit(`outbound-redrive:${caller.tenantId}`, limit, 3_600_000);
     if (!rate.allowed || limit === 0)
-      throw new AppError("RATE_LIMITED", "rate limit exceeded", { data: { retry_after_seconds: rate.retryAfterSeconds }, retryAfterSeconds: rate.retryAfterSeconds });
+      throw new AppError("RATE_LIMITED", "rate limit exceeded", {
+        data: { retry_after_seconds: rate.retryAfterSeconds },
+        retryAfterSeconds: rate.retryAfterSeconds,
+      });
   }
   const row = await inTransaction(async (client) => {
     // One creation at a time: the same filter is never started twice concurrently.
