@@ -4,7 +4,8 @@
  * though the server is killed with SIGKILL in the middle of the run (progress is committed with its
  * effects, and the restarted worker resumes from it). A tenant JWT cannot plan or run a redrive over
  * another tenant's destinations nor see its redrives, redrives its own, and is held to
- * OUTBOUND_REDRIVE_TENANT_LIMIT per hour.
+ * OUTBOUND_REDRIVE_TENANT_LIMIT per hour. (Its server also has OUTBOUND_TOPICS set, for the event catalog's
+ * check that a tenant sees only the topics it can subscribe to.)
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -47,6 +48,7 @@ beforeAll(async () => {
     BULK_BATCH_SIZE: "20",
     WORKER_CONCURRENCY: "5",
     OUTBOUND_REDRIVE_TENANT_LIMIT: "2",
+    OUTBOUND_TOPICS: "order.paid,internal.audit",
   };
   receiver = await startReceiver();
   server = await startServer(env);
@@ -150,3 +152,25 @@ it("a redrive after the outage delivers each failed event exactly once more, acr
   const seen = new Set(receiver.received.filter((r) => r.url.startsWith("/t1") && r.at >= redriveStartedAt).map((r) => r.headers["x-outbound-event-id"]));
   expect(t1Events.every((e) => seen.has(e))).toBe(true);
 }, 180_000);
+
+it("the event catalog shows a tenant only the topics it can subscribe to (OUTBOUND_TOPICS as configured now)", async () => {
+  expect((await call("PUT", "/catalog/internal.audit", { description: "Audit trail" })).status).toBe(201);
+  expect((await call("PUT", "/catalog/order.paid", { description: "An order was paid" })).status).toBe(201);
+  expect((await call("PUT", "/catalog/not.a.topic", { description: "x" })).json).toEqual({
+    status: 422,
+    message: "validation error",
+    data: ["topic: not.a.topic is not a topic of this deployment (OUTBOUND_TOPICS)"],
+  });
+  const topics = async (token: string) => (await call("GET", "/catalog", undefined, token)).json.models.map((t: { topic: string }) => t.topic);
+  expect(await topics(jwt2)).toEqual(["internal.audit", "order.paid"]);
+  // The operator narrows the topics (managed configuration): the tenant no longer sees the other one; the operator does.
+  const patched = await fetch(`${server!.url}/outbound/2025-07-01/config`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ TOPICS: "order.paid" }),
+  });
+  expect(patched.status).toBe(200);
+  await eventually(async () => (await topics(jwt2)).join() === "order.paid", 10_000, 200);
+  expect((await call("GET", "/catalog/internal.audit", undefined, jwt2)).status).toBe(404);
+  expect(await topics(key)).toEqual(["internal.audit", "order.paid"]);
+});

@@ -41,7 +41,7 @@ export const ZRedriveFilter = z.strictObject({
   time: range(z.iso.datetime({ offset: true }))
     .optional()
     .meta({ description: "The event's time." }),
-  attempts: range(z.number().int().min(0)).optional().meta({ description: "Attempts made so far." }),
+  attempts: range(z.number().int().min(0).max(1_000_000)).optional().meta({ description: "Attempts made so far." }),
 });
 export type RedriveFilter = z.infer<typeof ZRedriveFilter>;
 
