@@ -10,7 +10,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
-import { Card } from "@/components/ui/Card";
+import { Card, Skeleton } from "@/components/ui/Card";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { ProgressBar } from "@/components/ui/ProgressBar";
@@ -95,6 +95,8 @@ export function RedrivePanel({
   const history = useQuery({
     queryKey: ["redrives", base, run.data?.in_progress],
     queryFn: () => call<{ models: Redrive[] }>(`${base}/redrives?limit=10`),
+    // While a newer list loads (a run just ended), the previous one stays.
+    placeholderData: (previous) => previous,
   });
   const current = run.data;
 
@@ -211,8 +213,10 @@ export function RedrivePanel({
               ))}
             </tbody>
           </Table>
+        ) : history.isPending ? (
+          <Skeleton />
         ) : (
-          <p className="p-4 text-sm text-zinc-600 dark:text-zinc-400">No redrive yet.</p>
+          <p className="p-4 text-sm text-zinc-600 dark:text-zinc-400">{history.isError ? errorText(history.error) : "No redrive yet."}</p>
         )}
       </Card>
     </div>

@@ -83,7 +83,7 @@ function TopicCard({ t }: { t: CatalogTopic }) {
       {t.example !== null && t.example !== undefined && (
         <div>
           <h3 className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">Example</h3>
-          <div className="overflow-x-auto rounded-md bg-zinc-50 p-3 text-xs dark:bg-zinc-950">
+          <div className="overflow-x-auto rounded-md bg-zinc-50 p-3 font-mono text-xs whitespace-pre dark:bg-zinc-950">
             <JsonText text={JSON.stringify(t.example, null, 2)} />
           </div>
         </div>
