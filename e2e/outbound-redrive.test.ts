@@ -88,6 +88,12 @@ it("a tenant cannot redrive, plan over or see another tenant's destinations; it 
   expect(admins.json).toEqual({ estimated_count: COUNT, estimated_batch: COUNT / 20 });
   expect((await call("POST", "/redrives/plan", { tenant_id: "t1", topic: "other" })).json.estimated_count).toBe(0);
   expect((await call("POST", "/redrives/plan", { tenant_id: "t1", status: "nope" })).status).toBe(422);
+  // The operator's redrive never covers everything by accident: an empty filter is refused (the plan may count it).
+  expect((await call("POST", "/redrives", {})).json).toEqual({
+    status: 422,
+    message: "validation error",
+    data: ["the filter is empty: name at least one field (tenant_id, for every failure of a tenant)"],
+  });
 
   receiver.respond({ status: 200, body: "ok" });
   const own = await call("POST", "/redrives", {}, jwt2);

@@ -175,11 +175,13 @@ async function enqueueRedrive(db: Pick<pg.PoolClient, "query">, id: string): Pro
 /**
  * `POST /redrives` `{filter…}`: a new redrive over what the filter matches now (later failures are never
  * swept in), queued for the worker: 202 with the redrive. A tenant's are limited to
- * OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429). Throws 403, 404, 422 (nothing matched; the same filter
- * already running), 429.
+ * OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429). Throws 403, 404, 422 (an operator's empty filter; nothing
+ * matched; the same filter already running), 429.
  */
 export async function createRedrive(body: unknown, caller: OutboundCaller) {
   const f = await filterFor(body, caller);
+  // As the gateway's bulk operations: the operator's redrive never covers every tenant by accident (a tenant's is its own).
+  if (Object.keys(f).length === 0) throw outboundInvalid(["the filter is empty: name at least one field (tenant_id, for every failure of a tenant)"]);
   if (caller.kind === "tenant") {
     const limit = getConfig().outboundRedriveTenantLimit;
     const rate = await consumeRateLimit(`outbound-redrive:${caller.tenantId}`, limit, 3_600_000);
