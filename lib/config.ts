@@ -77,6 +77,8 @@ const ConfigSchema = z.object({
   TRANSFORMATION_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(8),
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  // Bulk redrives of outbound deliveries a tenant (portal, tenant JWT) may start per hour (docs/outbound.md "Bulk redrive").
+  OUTBOUND_REDRIVE_TENANT_LIMIT: z.coerce.number().int().min(0).max(10_000).default(10),
   OUTBOUND_API_KEY: z.string().min(16).optional(),
   OUTBOUND_JWT_SECRET: z.string().min(32).optional(),
   OUTBOUND_TOPICS: z.string().default(""),
@@ -190,6 +192,8 @@ export type Config = {
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
+  /** Redrives a tenant may start per hour (docs/outbound.md "Bulk redrive"); 0 = tenants cannot start any. */
+  outboundRedriveTenantLimit: number;
   nodeEnv: "development" | "production" | "test";
   port: number;
   host: string;
@@ -378,6 +382,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     retentionDays: e.RETENTION_DAYS,
     bulkBatchSize: e.BULK_BATCH_SIZE,
+    outboundRedriveTenantLimit: e.OUTBOUND_REDRIVE_TENANT_LIMIT,
     outbound: {
       apiKey: e.OUTBOUND_API_KEY,
       jwtSecret: e.OUTBOUND_JWT_SECRET,

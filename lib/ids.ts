@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   outboundKey: "okey_",
   dashboardUser: "usr_",
   signInToken: "sit_",
+  outboundRedrive: "rdr_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -41,6 +42,7 @@ const SORTABLE = new Set<IdKind>([
   "issueTrigger",
   "issue",
   "bookmark",
+  "outboundRedrive",
 ]);
 
 // ASCII order, so fixed-width encodings sort like the numbers they encode.

@@ -16,6 +16,7 @@ const NAV = [
   { href: "/dashboard/connections", label: "Connections" },
   { href: "/dashboard/issues", label: "Issues" },
   { href: "/dashboard/outbound", label: "Outbound", operator: true },
+  { href: "/dashboard/redrive", label: "Outbound redrive", operator: true },
   { href: "/dashboard/teams", label: "Teams", operator: true },
   { href: "/dashboard/system", label: "System", operator: true },
 ];

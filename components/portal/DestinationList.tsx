@@ -26,7 +26,15 @@ export function DestinationList() {
           <h1 className="text-2xl font-semibold tracking-tight">Event destinations</h1>
           <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Where your events are delivered: webhooks and other endpoints you control.</p>
         </div>
-        {list.data && list.data.length > 0 && add}
+        <div className="flex flex-wrap gap-2">
+          <Link href="/portal/catalog" className={btn.secondary}>
+            Event catalog
+          </Link>
+          <Link href="/portal/redrive" className={btn.secondary}>
+            Redrive failed
+          </Link>
+          {list.data && list.data.length > 0 && add}
+        </div>
       </div>
       <Card bodyClassName="p-0">
         <CardHeader

@@ -97,6 +97,13 @@ export const OUTBOUND_TEMPLATES = [
   "metrics/attempts",
   "attempts",
   "attempts/:attempt_id",
+  "catalog",
+  "catalog/:topic",
+  "catalog/:topic/schemas/:version",
+  "redrives",
+  "redrives/plan",
+  "redrives/:redrive_id",
+  "redrives/:redrive_id/cancel",
 ];
 /** Outbound bases: both forms, and bad ones. */
 const OUTBOUND_PREFIXES = ["outbound/api/v1", "outbound/2025-07-01", "outbound/api/v1", "outbound/2025-07-01", "outbound/v9", "outbound/api/%FF"];

@@ -21,6 +21,8 @@ export type IngestOutcome = "accepted" | "rejected" | "not_found" | "failed";
 /** Delivery products, and the outcome of one attempt: a 2xx, another answer, no answer (timeout, refused, could not be prepared). */
 export type DeliveryProduct = "gateway" | "outbound";
 export type DeliveryOutcome = "success" | "failed" | "error";
+/** The outcome of checking a published payload against its schema: valid, failed but accepted (warn), failed and refused (enforce). */
+export type SchemaValidationOutcome = "valid" | "warned" | "rejected";
 
 /** What the queues hold now: rows by product and state, and the age of the oldest due work nobody took, s (0 when none). */
 export type QueueSample = {
@@ -31,6 +33,7 @@ export type QueueSample = {
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const INGEST_OUTCOMES: IngestOutcome[] = ["accepted", "rejected", "not_found", "failed"];
 const DELIVERY_OUTCOMES: DeliveryOutcome[] = ["success", "failed", "error"];
+const SCHEMA_OUTCOMES: SchemaValidationOutcome[] = ["valid", "warned", "rejected"];
 /** How long one queue sample serves scrapes, ms. */
 const QUEUE_SAMPLE_TTL_MS = 2_000;
 /** A queue sample that takes longer is given up (the gauges then have no series for that scrape), ms. */
@@ -75,6 +78,12 @@ function createMetrics() {
     help: "Duration of a delivery attempt (sending to the end of the answer, or the failure), s, by product.",
     labelNames: ["product"],
     buckets: DELIVERY_BUCKETS,
+    registers: [registry],
+  });
+  const schemaValidations = new Counter({
+    name: "hookyard_schema_validations_total",
+    help: "Published payloads checked against their topic's JSON Schema, by product and outcome (valid, warned, rejected).",
+    labelNames: ["product", "outcome"],
     registers: [registry],
   });
   const queueDepth = new Gauge({
@@ -122,6 +131,10 @@ function createMetrics() {
     gateway: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("gateway", o)])),
     outbound: Object.fromEntries(DELIVERY_OUTCOMES.map((o) => [o, deliveries.labels("outbound", o)])),
   } as Record<DeliveryProduct, Record<DeliveryOutcome, Child>>;
+  const schemaValidationsBy = Object.fromEntries(SCHEMA_OUTCOMES.map((o) => [o, schemaValidations.labels("outbound", o)])) as Record<
+    SchemaValidationOutcome,
+    Child
+  >;
   const deliveryDurationBy = { gateway: deliveryDuration.labels("gateway") as Observer, outbound: deliveryDuration.labels("outbound") as Observer };
 
   let sampler: (() => Promise<QueueSample>) | null = null;
@@ -152,6 +165,7 @@ function createMetrics() {
     ingestedBy,
     deliveriesBy,
     deliveryDurationBy,
+    schemaValidationsBy,
     setSampler: (s: (() => Promise<QueueSample>) | null) => {
       sampler = s;
       cached = null;
@@ -211,6 +225,11 @@ export function recordDelivery(product: DeliveryProduct, outcome: DeliveryOutcom
   if (!metrics.enabled) return;
   metrics.deliveriesBy[product][outcome].inc();
   if (ms !== null) metrics.deliveryDurationBy[product].observe(ms / 1000);
+}
+
+/** Counts one published payload checked against its topic's schema (docs/outbound.md "Event catalog"), by outcome. */
+export function recordSchemaValidation(product: "outbound", outcome: SchemaValidationOutcome): void {
+  if (metrics.enabled && product === "outbound") metrics.schemaValidationsBy[outcome].inc();
 }
 
 /**

@@ -28,6 +28,8 @@ type EventRow = {
   data: Buffer;
   matched_destination_ids: string[];
   destination_id: string | null;
+  schema_version?: number | null;
+  schema_warnings?: string[] | null;
 };
 type AttemptRow = {
   id: string;
@@ -52,7 +54,7 @@ const parseData = (b: Buffer) => {
     return b.toString("utf8");
   }
 };
-/** An event: the summary (`id, tenant_id, topic, time, eligible_for_retry, metadata, matched_destination_ids`), plus `data` in the full form. */
+/** An event: the summary (`id, tenant_id, topic, time, eligible_for_retry, metadata, matched_destination_ids`, `schema_version` and `schema_warnings` when checked), plus `data` in the full form. */
 export const toEvent = (r: EventRow, full = true) => ({
   id: r.id,
   tenant_id: r.tenant_id,
@@ -61,6 +63,9 @@ export const toEvent = (r: EventRow, full = true) => ({
   eligible_for_retry: r.eligible_for_retry,
   metadata: r.metadata ?? {},
   matched_destination_ids: r.matched_destination_ids,
+  // The schema version it was checked against and the failures `warn` accepted (docs/outbound.md "Event catalog"): only on checked events.
+  ...(r.schema_version != null ? { schema_version: r.schema_version } : {}),
+  ...(r.schema_warnings ? { schema_warnings: r.schema_warnings } : {}),
   ...(full ? { data: parseData(r.data) } : {}),
 });
 

@@ -12,6 +12,8 @@ import type { OutboundForm, OutboundRoute } from "@/lib/outbound/http";
 import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/destinations";
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";
+import { ZTopicPut } from "@/lib/outbound/catalog";
+import { ZRedriveFilter } from "@/lib/outbound/redrive";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
@@ -77,7 +79,44 @@ const MODELS: Record<string, unknown> = {
       eligible_for_retry: { type: "boolean" },
       metadata: strMap,
       matched_destination_ids: arrayOf(str),
+      schema_version: { type: "integer", description: "The topic schema version the event was checked against (absent: not checked)." },
+      schema_warnings: { ...arrayOf(str), description: "Validation `warn`: the failures, `/data/<pointer>: <message>` (absent when none)." },
       data: { description: "The data as published." },
+    },
+  },
+  Redrive: {
+    type: "object",
+    properties: {
+      id: str,
+      tenant_id: { type: ["string", "null"], description: "The tenant that started it (tenant JWT, portal); null for the operator's." },
+      filter: { type: "object" },
+      estimated_count: { type: "integer" },
+      estimated_batch: { type: "integer" },
+      processed_batch: { type: "integer" },
+      completed_count: { type: "integer", description: "Deliveries queued for their new attempt." },
+      failed_count: {
+        type: ["integer", "null"],
+        description: "Deliveries left alone (destination disabled or deleted, changed meanwhile); null before the first batch.",
+      },
+      progress: { type: "number", minimum: 0, maximum: 1 },
+      in_progress: { type: "boolean" },
+      created_at: time,
+      updated_at: time,
+      completed_at: { type: ["string", "null"], format: "date-time" },
+      cancelled_at: { type: ["string", "null"], format: "date-time" },
+    },
+  },
+  CatalogTopic: {
+    type: "object",
+    properties: {
+      topic: str,
+      description: { type: ["string", "null"] },
+      example: { description: "An example payload (passes the schema)." },
+      validation: { enum: ["off", "warn", "enforce"] },
+      schema_version: { type: ["integer", "null"] },
+      schema: { type: ["object", "null"], description: "JSON Schema draft 2020-12 of the event data." },
+      created_at: time,
+      updated_at: time,
     },
   },
   Attempt: {
@@ -261,6 +300,29 @@ const OPERATIONS: Record<string, Operation> = {
     },
   },
   "GET topics": { tag: "Topics", summary: "The topics of this deployment (OUTBOUND_TOPICS)", response: arrayOf(str) },
+  "GET catalog": {
+    tag: "Topics",
+    summary: "The event catalog: each topic's description, schema and example (a tenant JWT: the topics it can subscribe to)",
+    response: { type: "object", properties: { models: arrayOf(ref("CatalogTopic")) } },
+  },
+  "GET catalog/:topic": { tag: "Topics", summary: "One topic of the event catalog", response: ref("CatalogTopic") },
+  "PUT catalog/:topic": {
+    tag: "Topics",
+    summary: "Set a topic's description, schema, example and validation mode",
+    description: "201 created, 200 updated. Omitted fields keep their value; a new schema becomes the next version. Invalid schemas are a 422.",
+    body: ZTopicPut,
+    response: ref("CatalogTopic"),
+  },
+  "DELETE catalog/:topic": {
+    tag: "Topics",
+    summary: "Remove a topic from the catalog",
+    response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
+  "GET catalog/:topic/schemas/:version": {
+    tag: "Topics",
+    summary: "One version of a topic's schema",
+    response: { type: "object", properties: { topic: str, version: { type: "integer" }, schema: { type: "object" }, created_at: time } },
+  },
   "POST publish": {
     tag: "Publish",
     summary: "Publish an event (admin key only)",
@@ -276,6 +338,32 @@ const OPERATIONS: Record<string, Operation> = {
     status: 202,
     response: { type: "object", properties: { success: { type: "boolean" } } },
   },
+  "POST redrives/plan": {
+    tag: "Redrive",
+    summary: "Count the deliveries whose last attempt failed that a redrive with this filter would retry",
+    body: ZRedriveFilter,
+    response: { type: "object", properties: { estimated_count: { type: "integer" }, estimated_batch: { type: "integer" } } },
+  },
+  "POST redrives": {
+    tag: "Redrive",
+    summary: "Start a redrive: one new attempt for every delivery the filter matches now",
+    description:
+      "422 when nothing matches or the same filter is in progress; a tenant JWT: its own destinations, OUTBOUND_REDRIVE_TENANT_LIMIT per hour (429).",
+    body: ZRedriveFilter,
+    status: 202,
+    response: ref("Redrive"),
+  },
+  "GET redrives": {
+    tag: "Redrive",
+    summary: "List redrives, newest first (a tenant JWT: its own)",
+    query: [
+      { name: "limit", description: "1 to 100 (default 20).", schema: { type: "integer", minimum: 1, maximum: 100 } },
+      { name: "next", description: "Cursor of the following page." },
+    ],
+    response: { type: "object", properties: { models: arrayOf(ref("Redrive")), next: { type: ["string", "null"] } } },
+  },
+  "GET redrives/:redrive_id": { tag: "Redrive", summary: "A redrive and its progress", response: ref("Redrive") },
+  "POST redrives/:redrive_id/cancel": { tag: "Redrive", summary: "Cancel a redrive before its next batch", response: ref("Redrive") },
   "GET events": {
     tag: "Events",
     summary: "List events",

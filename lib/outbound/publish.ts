@@ -17,6 +17,7 @@ import { AppError } from "@/lib/http/errors";
 import { outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 import { activeTraceparent } from "@/lib/tracing";
+import { checkEvent, refreshCatalog } from "@/lib/outbound/catalog";
 
 export const ZPublish = z.strictObject({
   id: z
@@ -140,6 +141,9 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
     if (!topic) throw outboundInvalid(["topic is required"]);
     if (topic !== "*" && !cfg.topics.includes(topic)) throw outboundInvalid(["topic is invalid"]);
   }
+  // The topic's schema (docs/outbound.md "Event catalog"): enforce throws the 422 here, before anything is written.
+  await refreshCatalog();
+  const checked = checkEvent(topic, e.data);
   const id = e.id ?? cfg.prefixes.event + base62(random16());
   const time = e.time ? new Date(e.time) : new Date();
   const metadata = e.metadata ?? {};
@@ -157,6 +161,8 @@ export async function publish(body: unknown, raw: string): Promise<{ status: num
     destinationId: e.destination_id ?? null,
     view,
     traceParent: activeTraceparent(),
+    schemaVersion: checked.version,
+    schemaWarnings: checked.warnings,
   });
   if (written.tenantId !== e.tenant_id) throw new AppError("CONFLICT", "event id already used by another tenant");
   return { status: 202, body: { id, duplicate: written.duplicate, destination_ids: written.matched } };
@@ -176,6 +182,9 @@ type Pending = {
   view: View;
   /** The publish span's W3C traceparent (docs/operations.md "Traces"); null untraced. */
   traceParent: string | null;
+  /** The schema version the event was checked against, and the failures `warn` accepted (docs/outbound.md "Event catalog"). */
+  schemaVersion: number | null;
+  schemaWarnings: string[] | null;
 };
 type Written = { duplicate: boolean; tenantId: string; matched: string[] };
 type Db = Parameters<Parameters<typeof inTransaction>[0]>[0];
@@ -208,23 +217,24 @@ async function storedEvents(client: Db, items: Pending[]): Promise<Map<string, {
 // BEGIN/COMMIT round trips, prepared once per connection (like ingestion's writer). `data` travels as
 // text (half the bytes of bytea's hex form) and is stored as its UTF-8 bytes.
 const EVENTS_CTE = `
-  INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids, trace_parent)
-  SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, convert_to(t.data, 'UTF8'), t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched)), t.trace_parent
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::text[], $8::text[], $9::jsonb[], $10::text[])
-         AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched, trace_parent)`;
+  INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data, destination_id, matched_destination_ids, trace_parent, schema_version, schema_warnings)
+  SELECT t.id, t.tenant_id, t.topic, t.time, t.eligible, t.metadata, convert_to(t.data, 'UTF8'), t.destination_id, ARRAY(SELECT jsonb_array_elements_text(t.matched)), t.trace_parent,
+         t.schema_version, t.schema_warnings
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bool[], $6::jsonb[], $7::text[], $8::text[], $9::jsonb[], $10::text[], $11::int[], $12::jsonb[])
+         AS t(id, tenant_id, topic, time, eligible, metadata, data, destination_id, matched, trace_parent, schema_version, schema_warnings)`;
 const WRITE_SQL = `
 WITH ev AS (${EVENTS_CTE}
   RETURNING 1
 ), dl AS (
   INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
-  SELECT e, et, d, t, 'pending', false, now() FROM unnest($11::text[], $12::timestamptz[], $13::text[], $14::text[]) AS x(e, et, d, t)
+  SELECT e, et, d, t, 'pending', false, now() FROM unnest($13::text[], $14::timestamptz[], $15::text[], $16::text[]) AS x(e, et, d, t)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM dl) AS deliveries`;
 /** A group whose events match no destination: the events alone. */
 const WRITE_EVENTS_SQL = EVENTS_CTE;
-const WRITE_STATEMENT = "hookyard_outbound_publish_v4";
-const WRITE_EVENTS_STATEMENT = "hookyard_outbound_publish_events_v2";
+const WRITE_STATEMENT = "hookyard_outbound_publish_v5";
+const WRITE_EVENTS_STATEMENT = "hookyard_outbound_publish_events_v3";
 const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
 
 /**
@@ -270,6 +280,8 @@ async function writeGroup(
       fresh.map((i) => i.destinationId),
       matched.map((m) => JSON.stringify(m)),
       fresh.map((i) => i.traceParent),
+      fresh.map((i) => i.schemaVersion),
+      fresh.map((i) => (i.schemaWarnings ? JSON.stringify(i.schemaWarnings) : null)),
     ];
     if (deliveries.length === 0) await db.query({ name: WRITE_EVENTS_STATEMENT, text: WRITE_EVENTS_SQL, values: events });
     else {

@@ -5,6 +5,7 @@
  */
 import { outboundConfig } from "@/lib/outbound/settings";
 import { getConfig } from "@/lib/config";
+import { deleteCatalogTopic, getCatalogTopic, getTopicSchema, listCatalog, putCatalogTopic } from "@/lib/outbound/catalog";
 import type { OutboundRoute } from "@/lib/outbound/http";
 import { outboundNotFound } from "@/lib/outbound/errors";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
@@ -13,6 +14,7 @@ import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outb
 import { outboundHealth } from "@/lib/outbound/health";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
+import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
@@ -74,6 +76,17 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
   { method: "GET", path: "openapi.json", auth: "none", handler: ({ form }) => Promise.resolve({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
   { method: "GET", path: "topics", auth: "any", handler: () => Promise.resolve({ body: outboundConfig().topics }) },
+  // The event catalog (lib/outbound/catalog.ts): everyone reads (a tenant its subscribable topics), the operator writes.
+  { method: "GET", path: "catalog", auth: "any", handler: async ({ caller }) => ({ body: await listCatalog(caller) }) },
+  { method: "GET", path: "catalog/:topic", auth: "any", handler: async ({ params, caller }) => ({ body: await getCatalogTopic(params.topic, caller) }) },
+  { method: "PUT", path: "catalog/:topic", auth: "admin", handler: ({ params, body }) => putCatalogTopic(params.topic, body) },
+  { method: "DELETE", path: "catalog/:topic", auth: "admin", handler: ({ params }) => deleteCatalogTopic(params.topic) },
+  {
+    method: "GET",
+    path: "catalog/:topic/schemas/:version",
+    auth: "any",
+    handler: async ({ params, caller }) => ({ body: await getTopicSchema(params.topic, params.version, caller) }),
+  },
   // Publish takes bodies up to the ingestion limit (the 1 MiB limit does not apply to it).
   {
     method: "POST",
@@ -85,6 +98,12 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     handler: ({ body, rawBody }) => publish(body, rawBody),
   },
   { method: "POST", path: "retry", auth: "any", handler: ({ body, caller }) => retry(body, caller) },
+  // Bulk redrive (lib/outbound/redrive.ts): plan, run, progress, cancel; a tenant JWT over its own destinations.
+  { method: "POST", path: "redrives/plan", auth: "any", handler: ({ body, caller }) => planRedrive(body, caller) },
+  { method: "POST", path: "redrives", auth: "any", handler: ({ body, caller }) => createRedrive(body, caller) },
+  { method: "GET", path: "redrives", auth: "any", handler: ({ query, caller }) => listRedrives(query, caller) },
+  { method: "GET", path: "redrives/:redrive_id", auth: "any", handler: ({ params, caller }) => getRedrive(params.redrive_id, caller) },
+  { method: "POST", path: "redrives/:redrive_id/cancel", auth: "any", handler: ({ params, caller }) => cancelRedrive(params.redrive_id, caller) },
   { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
   { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id, caller) },
   { method: "GET", path: "metrics/events", auth: "any", handler: ({ query, caller }) => outboundMetrics("events", query, caller) },

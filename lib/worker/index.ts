@@ -30,6 +30,7 @@ import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { startRollups } from "@/lib/metrics/rollup";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
+import { REDRIVE_TASK, runRedriveSlice } from "@/lib/outbound/redrive";
 import { startIssueDetection } from "@/lib/gateway/issues/detect";
 import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
 import { outboundDispatchActivity, startOutboundDispatch } from "@/lib/outbound/dispatch";
@@ -143,6 +144,11 @@ const TASKS = {
   [OUTBOUND_DELIVER_TASK]: async (payload: unknown) => {
     const { event_id: eventId, destination_id: destinationId } = payload as { event_id?: unknown; destination_id?: unknown };
     if (typeof eventId === "string" && typeof destinationId === "string") await deliverOutbound(eventId, destinationId);
+  },
+  // An outbound redrive, a slice of batches at a time (lib/outbound/redrive.ts).
+  [REDRIVE_TASK]: async (payload: unknown) => {
+    const id = (payload as { redrive_id?: unknown }).redrive_id;
+    if (typeof id === "string") await runRedriveSlice(id);
   },
   // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
   [BULK_TASK]: async (payload: unknown) => {

@@ -12,7 +12,8 @@
  *    p99 < 200 ms. Then waits for the backlog and checks every event was delivered exactly once.
  * 3. One event to 100 destinations of one tenant: time from publish to the first, median and last arrival.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50),
- * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3).
+ * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3),
+ * BENCH_VALIDATION (`warn` or `enforce`: the topic's payloads are checked against a JSON Schema they pass; unset: off).
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps").
  */
@@ -67,6 +68,19 @@ async function tenantWith(tenant: string, destinations: number): Promise<void> {
   await api("PUT", `tenants/${tenant}`, {});
   for (let i = 0; i < destinations; i++)
     await api("POST", `tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: `${sinkUrl}/${tenant}/${i}` } });
+}
+// BENCH_VALIDATION=warn|enforce: the topic gets a JSON Schema its payloads pass, checked in that mode (docs/outbound.md "Event catalog").
+const validation = process.env.BENCH_VALIDATION;
+if (validation === "warn" || validation === "enforce") {
+  const schema = {
+    type: "object",
+    required: ["id", "amount", "customer"],
+    properties: { id: { type: "string" }, amount: { type: "integer", minimum: 0 }, customer: { type: "string" }, pad: { type: "string" } },
+  };
+  await api("PUT", "catalog/invoice.paid", { schema, validation });
+  // The publish path reads the catalog again within 2 s.
+  await new Promise((r) => setTimeout(r, 2_500));
+  log(`publish validation: ${validation}`);
 }
 if (process.env.BENCH_MODE === "steps") {
   await tenantWith("open", 0);

@@ -5,6 +5,7 @@
  * how its records are selected, and the action on one batch of them, run in the runner's transaction.
  */
 import type pg from "pg";
+import type { BatchResult } from "@/lib/delivery/bulk-runner";
 import { BULK_JOB_PRIORITY, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { CANCELLABLE } from "@/lib/gateway/delivery/event-actions";
 import { EVENT_FILTERS } from "@/lib/gateway/events/schemas";
@@ -24,7 +25,7 @@ export type BulkRecord = { id: string; request_id?: string; webhook_id?: string 
 /** The operation as the runner sees it. */
 export type RunningOperation = { id: string; teamId: string; query: Record<string, unknown> };
 
-export type BatchResult = { completed: number; failed: number };
+export type { BatchResult };
 
 export type BulkFamily = {
   name: FamilyName;
