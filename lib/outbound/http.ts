@@ -211,6 +211,8 @@ async function handleOutbound(routes: OutboundRoute[], input: OutboundInput): Pr
     json = result.body;
   } catch (err) {
     ({ status, json } = outboundErrorResponse(err));
+    // Any limit a handler enforces (a tenant's redrives per hour, …) says when to come back, as the managed rate limit does.
+    if (err instanceof AppError && err.details.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.details.retryAfterSeconds);
   }
   return { status, headers, body: JSON.stringify(json) };
 }
