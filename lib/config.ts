@@ -39,7 +39,6 @@ const ConfigSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(20_000),
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
-  INGEST_DIRECT_BELOW: z.coerce.number().int().min(0).max(1000).default(16),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   CLI_COMMAND: z.string().min(1).default("npx --no-install hookyard"),
@@ -222,8 +221,6 @@ export type Config = {
   httpHeadersTimeoutMs: number;
   /** Group-commit writes in flight at once per process. */
   ingestWriteConcurrency: number;
-  /** Waiting requests below which a new one is written alone at once (INGEST_DIRECT_BELOW; 0: always group commit). */
-  ingestDirectBelow: number;
   /** `POST /` creations per minute per client. */
   consoleCreateRateLimit: number;
   /** `GET /new` pages per minute per client. */
@@ -354,7 +351,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     httpHeadersTimeoutMs: Math.min(e.HTTP_HEADERS_TIMEOUT_MS, e.HTTP_REQUEST_TIMEOUT_MS),
     ingestWriteConcurrency: e.INGEST_WRITE_CONCURRENCY,
-    ingestDirectBelow: e.INGEST_DIRECT_BELOW,
     consoleCreateRateLimit: e.CONSOLE_CREATE_RATE_LIMIT,
     consoleNewRateLimit: e.CONSOLE_NEW_RATE_LIMIT,
     cliCommand: e.CLI_COMMAND,

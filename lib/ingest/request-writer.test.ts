@@ -42,7 +42,7 @@ const record = (source: string, n: number): RequestRecord => ({
 });
 
 it("answers each request after its row is committed; a row whose source is gone fails alone", async () => {
-  const writer = new RequestWriter(1, undefined, 0);
+  const writer = new RequestWriter(1);
   const records = [record(sourceId, 1), record(sourceId, 2), record(createId("source"), 3), record(sourceId, 4)];
   // Each write checks, from another connection, that its row is visible the moment it resolves.
   const outcomes = await Promise.all(
@@ -67,45 +67,11 @@ it("answers each request after its row is committed; a row whose source is gone 
 
 it("reports its load for the ingestion-pressure meter: busy while writing, rows per multi-row write", async () => {
   const events: string[] = [];
-  const writer = new RequestWriter(1, { busy: () => events.push("busy"), wrote: (n) => events.push(`wrote ${n}`), idle: () => events.push("idle") }, 0);
+  const writer = new RequestWriter(1, { busy: () => events.push("busy"), wrote: (n) => events.push(`wrote ${n}`), idle: () => events.push("idle") });
   const records = Array.from({ length: 30 }, (_, n) => record(sourceId, 100 + n));
   await Promise.all(records.map((r) => writer.write(r)));
   // The first request is written at once; the 29 that arrived meanwhile share the next statement.
   expect(events).toEqual(["busy", "wrote 1", "wrote 29", "idle"]);
   const { rows } = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM requests WHERE id = ANY($1)", [records.map((r) => r.id)]);
   expect(rows[0].n).toBe(30);
-});
-
-it("at low concurrency a request does not wait for the write in flight: it commits alone, and is answered only after its commit", async () => {
-  // A second source, whose row another transaction holds locked: a write of its requests cannot commit.
-  const held = createId("source");
-  await db().query("INSERT INTO sources (id, team_id, name, updated_at) VALUES ($1, $2, 'held', now())", [held, teamId]);
-  const lock = await db().connect();
-  const visible = async (id: string) => (await db().query("SELECT 1 FROM requests r JOIN request_raw_data d ON d.request_id = r.id WHERE r.id = $1", [id])).rowCount;
-  try {
-    await lock.query("BEGIN");
-    await lock.query("SELECT id FROM sources WHERE id = $1 FOR UPDATE", [held]);
-    const events: string[] = [];
-    const writer = new RequestWriter(1, { busy: () => {}, wrote: (n) => events.push(`wrote ${n}`), idle: () => {} }, 16);
-    const first = record(held, 200);
-    let firstDone = false;
-    const firstWritten = writer.write(first).then(() => (firstDone = true));
-    // The first request's write is in flight (blocked by the lock); a second request arrives.
-    const second = record(sourceId, 201);
-    const outcome = await Promise.race([
-      writer.write(second).then(async () => `committed, visible ${await visible(second.id)}`),
-      new Promise((r) => setTimeout(() => r("still waiting"), 5000)),
-    ]);
-    // With the group commit alone, the second request would wait behind the blocked write.
-    expect(outcome).toBe("committed, visible 1");
-    expect(events).toEqual(["wrote 1", "wrote 1"]);
-    expect(firstDone).toBe(false);
-    expect(await visible(first.id)).toBe(0);
-    await lock.query("COMMIT");
-    await firstWritten;
-    expect(await visible(first.id)).toBe(1);
-  } finally {
-    await lock.query("ROLLBACK").catch(() => {});
-    lock.release();
-  }
 });

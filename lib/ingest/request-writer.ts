@@ -86,50 +86,22 @@ function params(rows: RequestRecord[], traced: boolean): unknown[] {
  * write (up to 500 rows). INGEST_WRITE_CONCURRENCY allows more writes in flight (measured: 1 is best on 2
  * cores, docs/benchmarks.md). If a batch fails, its rows are retried one by one, so one bad row (say, its
  * source was deleted) fails only itself. Live views are told after each commit (request-notifier.ts).
- *
- * Low concurrency (docs/benchmarks.md "Ingestion at low concurrency"): while fewer than INGEST_DIRECT_BELOW
- * requests are waiting in the writer, a new one does not queue behind the write in flight (it would wait for
- * that commit, then for its own): it is written at once in a statement of its own, and PostgreSQL flushes
- * concurrent commits together. From that many waiting requests on, they are grouped as above.
  */
 export class RequestWriter {
   private readonly batcher: Batcher<RequestRecord, void>;
-  /** Requests written and not yet committed (or failed), both paths. */
-  private waiting = 0;
 
   /**
    * @param maxInFlight multi-row INSERTs in flight at once (INGEST_WRITE_CONCURRENCY, default 1).
    * @param load how busy the writer is; by default a WriterLoad, which announces saturation to delivery
    *   workers (lib/ingest/ingest-pressure.ts).
-   * @param directBelow waiting requests below which a new one is written alone at once (INGEST_DIRECT_BELOW;
-   *   0: every request goes through the group commit).
    */
-  constructor(
-    maxInFlight = getConfig().ingestWriteConcurrency,
-    private readonly load: BatchLoad = new WriterLoad(),
-    private readonly directBelow = getConfig().ingestDirectBelow,
-  ) {
+  constructor(maxInFlight = getConfig().ingestWriteConcurrency, load: BatchLoad = new WriterLoad()) {
     this.batcher = new Batcher(insert, MAX_BATCH, maxInFlight, load);
   }
 
   /** Stores `record`; resolves after commit, rejects with the database error. */
   write(record: RequestRecord): Promise<void> {
-    // Nothing waiting: the batcher writes it at once anyway, and gathers what follows behind it.
-    const direct = this.waiting > 0 && this.waiting < this.directBelow;
-    this.waiting++;
-    const written = direct ? this.writeAlone(record) : this.batcher.submit(record);
-    return written.finally(() => this.waiting--);
-  }
-
-  /** Writes one record in a statement of its own, now, whatever is in flight. */
-  private async writeAlone(record: RequestRecord): Promise<void> {
-    this.load.busy();
-    this.load.wrote(1);
-    try {
-      await insert([record]);
-    } finally {
-      this.load.idle();
-    }
+    return this.batcher.submit(record);
   }
 }
 

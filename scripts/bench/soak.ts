@@ -188,17 +188,20 @@ const totals = LANES.map((lane) => {
   const median = percentile(p99s, 50);
   if (!(worst < AIM_P99_RATIO * median)) misses.push(`${lane}: worst minute p99 ${Math.round(worst)} ms ≥ ${AIM_P99_RATIO} × median minute p99 ${Math.round(median)} ms`);
   if (sum("errors") > 0) misses.push(`${lane}: ${sum("errors")} sends answered non-2xx or not at all`);
-  if (sum("undelivered") > 0) misses.push(`${lane}: ${sum("undelivered")} accepted sends never delivered (lost)`);
+  if (sum("undelivered") > 0) misses.push(`${lane}: ${sum("undelivered")} accepted sends not delivered within the drain bound`);
   return `${lane}: sent ${sum("sent")}, accepted ${sum("accepted")}, errors ${sum("errors")}, delivered ${sum("delivered")}, lost ${sum("undelivered")}, duplicates ${sum("duplicates")}; minute p99 median ${Math.round(median)} ms, worst ${Math.round(worst)} ms`;
 });
 for (const t of totals) log(t);
 log(`memory growth, last minute against minute ${baseline + 1}: ${growth.join(", ")}`);
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
-const { rows } = await client.query<{ requests: string; events: string }>(
-  "SELECT (SELECT count(*) FROM requests) AS requests, (SELECT count(*) FROM events WHERE status <> 'SUCCESSFUL') AS events",
+const stored = (await client.query<{ n: string }>("SELECT count(*) AS n FROM requests")).rows[0].n;
+const { rows: unfinished } = await client.query<{ status: string; n: string }>(
+  "SELECT status, count(*) AS n FROM events WHERE status <> 'SUCCESSFUL' GROUP BY status ORDER BY status",
 );
-log(`database: ${rows[0].requests} requests stored, ${rows[0].events} gateway events not SUCCESSFUL; load average at the end ${loadAverage()}`);
+log(
+  `database: ${stored} requests stored; gateway events not SUCCESSFUL: ${unfinished.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}; load average at the end ${loadAverage()}`,
+);
 await client.end();
 console.log(`\n[soak] verdict: ${misses.length ? `aims NOT met: ${misses.join("; ")}` : "every aim met, nothing lost"}`);
 
