@@ -30,7 +30,7 @@ export type Sink = {
   ask: <T>(what: "stats" | "count") => Promise<T>;
   openArrivals: (key: string) => Promise<Map<number, number[]>>;
   openCount: (key: string) => Promise<number>;
-  /** Like `openArrivals`, then the sink forgets the key; `failed`: deliveries it answered 503 on purpose (`?fail=`). */
+  /** Like `openArrivals`, then the sink forgets the key's arrivals; `failed`: deliveries it answered 503 on purpose (`?fail=`) since the last take. */
   take: (key: string) => Promise<{ seqs: Map<number, number[]>; failed: number }>;
 };
 
@@ -137,7 +137,10 @@ export const loadAverage = () => (os.loadavg()[0] ? os.loadavg()[0].toFixed(2) :
 
 /** One line naming the machine and the moment, for a bench's output: cores, CPU model, memory, Node, UTC time, load average. */
 export const machineLine = () =>
-  `${os.cpus().length} cores, ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; ${new Date().toISOString()}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+  `${os.cpus().length} cores, ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; ${new Date().toISOString()}; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
 
 /**
  * One call to a Hookyard API (the gateway's or the outbound service's) with `Bearer key`; `body` goes as JSON.

@@ -80,7 +80,9 @@ export async function fanout(c: ModeContext): Promise<boolean> {
   console.log(`\n| fan-out: ${requests} requests × ${width} connections | value |\n|---|---|`);
   console.log(`| requests accepted / errors | ${accepted} / ${run.errors} |`);
   console.log(`| deliveries made / expected | ${accepted * width - missing} / ${accepted * width} |`);
-  console.log(`| ingested_at → sink arrival, every delivery, p50 / p95 / p99 / max ms | ${[50, 95, 99, 100].map((p) => fmt(percentile(latencies, p))).join(" / ")} |`);
+  console.log(
+    `| ingested_at → sink arrival, every delivery, p50 / p95 / p99 / max ms | ${[50, 95, 99, 100].map((p) => fmt(percentile(latencies, p))).join(" / ")} |`,
+  );
   console.log(`| last of a request's ${width} deliveries, p50 / max over requests ms | ${fmt(percentile(lasts, 50))} / ${fmt(lasts[lasts.length - 1])} |`);
   console.log(`| load average at the end | ${loadAverage()} |`);
   console.log(`\n[bench] fan-out aim (p99 < ${AIM_FANOUT_P99_MS} ms, every delivery made): ${met ? "met" : "NOT met"}`);

@@ -6,9 +6,9 @@
  * Open-loop steps (scripts/bench/steps.ts) deliver to `/open/<lane>` (lane: `relay` or `hookyard`) bodies
  * holding `"bench_id":"<tag>:<seq>"`: those are recorded apart, by `<lane>/<tag>` and seq, and `{open: key}`
  * is answered with `{openKey: key, seqs: [seq, [arrival ms…]][]}`, `{openCount: key}` with
- * `{openCountKey: key, n}` (distinct seqs arrived), `{take: key}` like `{open: key}` but forgets the key after
- * answering (`{takeKey: key, seqs, failed}`, `failed` the number of deliveries answered 503), so long runs
- * (npm run soak) keep the sink's memory flat.
+ * `{openCountKey: key, n}` (distinct seqs arrived), `{take: key}` like `{open: key}` but forgets the key's arrivals after
+ * answering (`{takeKey: key, seqs, failed}`, `failed` the deliveries answered 503 since the last take), so long
+ * runs (npm run soak) keep the sink's memory flat (only the seqs failed on purpose are kept).
  * `/open/<lane>?fail=<n>`: the first delivery of every seq divisible by n is answered 503 (and not recorded
  * as an arrival), the next one 200: 1/n of the deliveries fail once and must be retried.
  */
@@ -17,8 +17,10 @@ import type { AddressInfo } from "node:net";
 
 const arrivals = new Map<string, { requestId: string; at: number[] }>();
 const open = new Map<string, Map<number, number[]>>();
-/** `<lane>/<tag>` → seqs whose first delivery was failed on purpose (`?fail=<n>`). */
+/** `<lane>/<tag>` → seqs whose first delivery was failed on purpose (`?fail=<n>`); kept after a take, so a seq fails once only. */
 const failedOnce = new Map<string, Set<number>>();
+/** `<lane>/<tag>` → deliveries failed on purpose since the last take. */
+const failedSinceTake = new Map<string, number>();
 const benchId = /"bench_id":"([^"]+):(\d+)"/;
 /** Records an open-loop delivery; returns the status to answer (503 for a delivery failed on purpose). */
 function recordOpen(lane: string, body: string, failEvery: number): number {
@@ -31,6 +33,7 @@ function recordOpen(lane: string, body: string, failEvery: number): number {
     const failed = failedOnce.get(key) ?? failedOnce.set(key, new Set()).get(key)!;
     if (!failed.has(seq)) {
       failed.add(seq);
+      failedSinceTake.set(key, (failedSinceTake.get(key) ?? 0) + 1);
       return 503;
     }
   }
@@ -65,9 +68,9 @@ process.on("message", (m) => {
   if (m && typeof m === "object" && "open" in m) process.send!({ openKey: m.open, seqs: [...(open.get(String(m.open)) ?? [])] });
   if (m && typeof m === "object" && "take" in m) {
     const key = String(m.take);
-    process.send!({ takeKey: key, seqs: [...(open.get(key) ?? [])], failed: failedOnce.get(key)?.size ?? 0 });
+    process.send!({ takeKey: key, seqs: [...(open.get(key) ?? [])], failed: failedSinceTake.get(key) ?? 0 });
     open.delete(key);
-    failedOnce.delete(key);
+    failedSinceTake.delete(key);
   }
   if (m && typeof m === "object" && "openCount" in m) process.send!({ openCountKey: m.openCount, n: open.get(String(m.openCount))?.size ?? 0 });
 });
