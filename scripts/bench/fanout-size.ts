@@ -65,6 +65,8 @@ export async function fanout(c: ModeContext): Promise<boolean> {
   }
   const latencies: number[] = [];
   const lasts: number[] = [];
+  /** Per request in send order: its first and last delivery, ms after its ingested_at. */
+  const spans: string[] = [];
   let missing = 0;
   for (let seq = 0; seq < run.status.length; seq++) {
     if (!isOk(run.status[seq])) continue;
@@ -72,7 +74,9 @@ export async function fanout(c: ModeContext): Promise<boolean> {
     missing += Math.max(0, width - at.length);
     latencies.push(...at, ...Array<number>(Math.max(0, width - at.length)).fill(Infinity));
     lasts.push(at.length >= width ? at[width - 1] : Infinity);
+    spans.push(`${fmt(at[0] ?? Infinity)}–${fmt(at.length >= width ? at[width - 1] : Infinity)}`);
   }
+  log(`first–last delivery of each request, ms after its ingested_at, in send order: ${spans.join(", ")}`);
   latencies.sort((a, b) => a - b);
   lasts.sort((a, b) => a - b);
   const p99 = percentile(latencies, 99);
@@ -115,7 +119,7 @@ export async function size(c: ModeContext): Promise<boolean> {
   log(`one source, one connection; ${bytes}-byte JSON bodies at ${rate}/s for ${seconds} s`);
   sample();
   const sampler = setInterval(sample, 1000);
-  const run = await openLoop({ url: source.url, rate, seconds, body, timeoutMs: 60_000 });
+  const run = await openLoop({ url: source.url, rate, seconds, body, timeoutMs: 60_000, giveUpAfterMs: 60_000 });
   const drained = await waitFor(() => c.sink.openCount("size/s"), run.ok, 120);
   clearInterval(sampler);
   sample();
