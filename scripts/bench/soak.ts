@@ -161,7 +161,7 @@ for (let m = 0; m < minutes; m++) {
   // Each lane's minute runs on its own; the next minute starts on the clock, whatever this one's answers.
   const runs = LANES.map((lane) => chunk(lane, `m${m}`, 60));
   pending.push(
-    Promise.all(runs).then(async ([gateway, outbound]) => {
+    Promise.all(runs).then(([gateway, outbound]) => {
       results[m] = { gateway: { run: gateway, arrivals: new Map(), failed: 0 }, outbound: { run: outbound, arrivals: new Map(), failed: 0 } };
     }),
   );
