@@ -34,4 +34,6 @@ it.runIf(process.platform === "linux")("reads this process's memory and CPU from
   expect(self!.rss).toBeGreaterThan(10 * 2 ** 20);
   expect(self!.largestRss).toBeLessThanOrEqual(self!.rss);
   expect(self!.cpuMs).toBeGreaterThan(0);
+  expect(self!.runMs).toBeGreaterThan(0);
+  expect(self!.waitMs).toBeGreaterThanOrEqual(0);
 });

@@ -61,8 +61,11 @@ export async function startSink(): Promise<Sink> {
   return { process: child, url: `http://127.0.0.1:${port}`, ask, openArrivals, openCount, take };
 }
 
-/** One process's figures from /proc: its parent, CPU time used so far (ms), resident memory (bytes) and command line. */
-type ProcInfo = { ppid: number; cpuMs: number; rss: number; cmd: string };
+/**
+ * One process's figures from /proc: its parent, CPU time used so far (ms, all threads), resident memory (bytes),
+ * command line, and its main thread's time on a CPU and time runnable but waiting for one (ms, schedstat).
+ */
+type ProcInfo = { ppid: number; cpuMs: number; rss: number; cmd: string; runMs: number; waitMs: number };
 
 /** Every process of the machine this user can read (Linux; empty elsewhere). */
 function readProcs(): Map<number, ProcInfo> {
@@ -78,12 +81,23 @@ function readProcs(): Map<number, ProcInfo> {
         cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
         rss: Number(fields[21]) * 4096,
         cmd: readFileSync(`/proc/${name}/cmdline`, "utf8"),
+        ...schedstat(name),
       });
     } catch {
       /* gone meanwhile */
     }
   }
   return procs;
+}
+
+/** `/proc/<pid>/schedstat` of the main thread: time on a CPU and time waiting in the run queue, ms (0 when unreadable). */
+function schedstat(pid: string): { runMs: number; waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ").map(Number);
+    return { runMs: run / 1e6, waitMs: wait / 1e6 };
+  } catch {
+    return { runMs: 0, waitMs: 0 };
+  }
 }
 
 /** The proportional set size of `pid` (bytes): its private memory plus its share of shared pages; 0 if unreadable. */
@@ -104,9 +118,10 @@ export function testPostmaster(): number {
 
 /**
  * CPU (ms so far) and memory (bytes) of one part of a run; `processes` counts its processes, `largestRss` is
- * the resident set of its largest process.
+ * the resident set of its largest process; `runMs` and `waitMs` sum its main threads' time on a CPU and time
+ * runnable but waiting for one (ms so far): a large wait share means the machine, not the part, is the limit.
  */
-export type PartUsage = { cpuMs: number; rss: number; largestRss: number; processes: number };
+export type PartUsage = { cpuMs: number; rss: number; largestRss: number; processes: number; runMs: number; waitMs: number };
 
 /**
  * CPU time and memory of a run's processes by part, from /proc (Linux; empty elsewhere): `roots` maps a
@@ -123,8 +138,10 @@ export function usageByPart(roots: Map<number, string>): Map<string, PartUsage> 
     for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
     if (!part) continue;
     if (part === "hookyard") part = p.cmd.includes("web.ts") ? "web" : p.cmd.includes("worker.ts") ? "worker" : "supervisor";
-    const u = out.get(part) ?? out.set(part, { cpuMs: 0, rss: 0, largestRss: 0, processes: 0 }).get(part)!;
+    const u = out.get(part) ?? out.set(part, { cpuMs: 0, rss: 0, largestRss: 0, processes: 0, runMs: 0, waitMs: 0 }).get(part)!;
     u.cpuMs += p.cpuMs;
+    u.runMs += p.runMs;
+    u.waitMs += p.waitMs;
     u.largestRss = Math.max(u.largestRss, p.rss);
     u.rss += part === "postgres" ? pss(pid) : p.rss;
     u.processes++;

@@ -9,7 +9,8 @@
  * not counted. Each minute's row is printed once its deliveries had a minute to arrive: sent, accepted
  * (2xx), delivered, p50 / p99 of first successful sink arrival − scheduled send time, and each part's memory
  * (the peak of samples every 5 s: RSS of the web, worker and supervisor processes, proportional set size
- * of all PostgreSQL processes, RSS of the sink). At the end the backlog drains (SOAK_DRAIN_SECONDS, 120).
+ * of all PostgreSQL processes, RSS of the sink), and how much of the minute the web and worker processes' main
+ * threads spent waiting for a CPU while runnable (/proc/<pid>/schedstat; a shared machine's load shows there). At the end the backlog drains (SOAK_DRAIN_SECONDS, 120).
  * Verdict (exit 1 when missed): every Hookyard part's memory in the last minute < 1.1 × its memory in minute 6 (after
  * the first 5 minutes; minute 2 for runs of 6 minutes or less); each lane's worst minute p99 < 2 × its
  * median minute p99; no send answered non-2xx or not at all; every accepted send delivered.
@@ -91,8 +92,24 @@ const roots = new Map<number, string>([
   [hookyard.process.pid ?? -1, "hookyard"],
   [sink.process.pid ?? -1, "sink"],
 ]);
-const samples: { at: number; rss: Map<string, number> }[] = [];
-const sample = () => samples.push({ at: Date.now(), rss: new Map([...usageByPart(roots)].map(([part, u]) => [part, u.rss])) });
+const samples: { at: number; rss: Map<string, number>; sched: Map<string, { runMs: number; waitMs: number }> }[] = [];
+const sample = () => {
+  const usage = usageByPart(roots);
+  samples.push({ at: Date.now(), rss: new Map([...usage].map(([part, u]) => [part, u.rss])), sched: new Map([...usage]) });
+};
+/**
+ * Share of minute `m` that `part`'s main threads spent runnable but waiting for a CPU, of the time they were
+ * runnable (on a CPU or waiting), as "NN %": high means the machine's other load, not Hookyard, set the pace.
+ */
+function cpuWaitOf(part: string, m: number): string {
+  const inMinute = samples.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000 && s.sched.has(part));
+  if (inMinute.length < 2) return "—";
+  const a = inMinute[0].sched.get(part)!;
+  const b = inMinute[inMinute.length - 1].sched.get(part)!;
+  const wait = b.waitMs - a.waitMs;
+  const run = b.runMs - a.runMs;
+  return run + wait > 0 ? `${Math.round((100 * wait) / (run + wait))} %` : "—";
+}
 /** Peak memory (bytes) of `part` over the samples of minute `m` (0-based): the top of the garbage collector's sawtooth. */
 function memoryOf(part: string, m: number): number {
   const inMinute = samples.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000).map((s) => s.rss.get(part) ?? 0);
@@ -146,14 +163,14 @@ sample();
 const sampler = setInterval(sample, 5000);
 const results: Record<Lane, LaneMinute>[] = [];
 const pending: Promise<void>[] = [];
-const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} |`;
+const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker waiting for a CPU |`;
 console.log(`\n${header}\n|${"---|".repeat(header.split("|").length - 2)}`);
 const row = (m: number) => {
   const cells = LANES.map((lane) => {
     const f = figures(results[m][lane]);
     return `${f.sent} | ${f.accepted} | ${f.delivered} | ${Math.round(f.p50)} / ${Math.round(f.p99)} | ${results[m][lane].failed}`;
   });
-  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} |`;
+  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
 };
 const loads: string[] = [];
 for (let m = 0; m < minutes; m++) {
