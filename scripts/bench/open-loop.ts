@@ -25,6 +25,11 @@ export type OpenLoopOptions = {
   body: (seq: number) => string;
   /** A send without a complete answer after this long counts as an error (default 30,000 ms). */
   timeoutMs?: number;
+  /**
+   * Bounds the run: this long after the last scheduled send, every send not answered yet (including those
+   * still waiting for a socket, which `timeoutMs` does not cover) counts as an error (no answer). Default: none.
+   */
+  giveUpAfterMs?: number;
 };
 
 /** Counts of one 1 s window from the first scheduled send: sends written, 2xx answers, errors (non-2xx or no answer). */
@@ -125,6 +130,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
       done(seq, 0);
     }
   };
+  let giveUp: NodeJS.Timeout | undefined;
   // The clock: every send whose time has come is fired, however many that is (a late timer fires a burst).
   await new Promise<void>((resolve) => {
     allAnswered = resolve;
@@ -136,10 +142,17 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopRun> {
       }
       if (fired < total) setTimeout(tick, Math.max(0, (fired * 1000) / o.rate - (performance.now() - t0)));
       else if (open === 0) resolve();
+      else if (o.giveUpAfterMs !== undefined)
+        giveUp = setTimeout(() => {
+          // Fails every send in flight or queued (each reports an error): the run ends.
+          void pool.destroy(new Error("gave up"));
+          for (let seq = 0; seq < total; seq++) done(seq, 0);
+        }, o.giveUpAfterMs);
     };
     tick();
   });
-  await pool.close();
+  clearTimeout(giveUp);
+  await pool.close().catch(() => {});
   const latencies: number[] = [];
   for (let i = 0; i < total; i++) if (run.status[i] >= 200 && run.status[i] < 300) latencies.push(run.answered[i] - run.scheduled[i]);
   latencies.sort((a, b) => a - b);

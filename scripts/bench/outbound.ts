@@ -18,14 +18,12 @@
  * docs/benchmarks.md "Open-loop steps").
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
-import { jsonOfSize, log, percentile, startSink } from "./common";
+import { apiCall, jsonOfSize, log, percentile, startSink, testPostmaster, usageByPart } from "./common";
 import { stepMode } from "./steps";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -59,11 +57,7 @@ const hookyard = await startServer({
 });
 const base = `${hookyard.url}/outbound/api/v1`;
 const auth = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-async function api(method: string, path: string, body?: unknown): Promise<{ id: string }> {
-  const r = await fetch(`${base}/${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as { id: string };
-}
+const api = (method: string, path: string, body?: unknown) => apiCall<{ id: string }>(method, `${base}/${path}`, apiKey, body);
 async function tenantWith(tenant: string, destinations: number): Promise<void> {
   await api("PUT", `tenants/${tenant}`, {});
   for (let i = 0; i < destinations; i++)
@@ -115,35 +109,14 @@ const eventsOf = async (tenant: string) =>
  * (autocannon). From /proc (Linux; empty elsewhere). Other processes on the machine are not counted.
  */
 function cpuByPart(): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!existsSync("/proc/self/stat")) return out;
-  const pidFile = path.resolve(".data/test-pg/pg/postmaster.pid");
-  const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : -1;
-  const procs = new Map<number, { ppid: number; ticks: number; cmd: string }>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const fields = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ");
-      procs.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), cmd: readFileSync(`/proc/${name}/cmdline`, "utf8") });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
   const roots = new Map<number, string>([
-    [postmaster, "postgres"],
+    [testPostmaster(), "postgres"],
     [hookyard.process.pid ?? -1, "hookyard"],
     [reference.pid ?? -1, "reference"],
     [sinkProcess.pid ?? -1, "sink"],
     [process.pid, "autocannon"],
   ]);
-  for (const [pid, p] of procs) {
-    let part: string | undefined;
-    for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
-    if (!part) continue;
-    if (part === "hookyard") part = p.cmd.includes("web.ts") ? "web" : p.cmd.includes("worker.ts") ? "worker" : "supervisor";
-    out.set(part, (out.get(part) ?? 0) + (p.ticks * 1000) / 100); // USER_HZ is 100 on Linux
-  }
-  return out;
+  return new Map([...usageByPart(roots)].map(([part, u]) => [part, u.cpuMs]));
 }
 /** µs of CPU per request of each part between two cpuByPart() readings. */
 const cpuPerRequest = (before: Map<string, number>, after: Map<string, number>, requests: number) =>

@@ -12,7 +12,8 @@
  * event loop.
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
- * docs/benchmarks.md "Open-loop steps").
+ * docs/benchmarks.md "Open-loop steps"); `npm run bench:pipeline -- fanout` and `-- size` (or BENCH_MODE=fanout|size)
+ * run the fan-out and body-size benches instead (scripts/bench/fanout-size.ts, docs/benchmarks.md "Fan-out and size").
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -20,7 +21,8 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
-import { jsonOfSize, log, percentile, startSink } from "./common";
+import { endRun, gatewayConnection, jsonOfSize, log, percentile, startSink } from "./common";
+import { fanout, size } from "./fanout-size";
 import { stepMode } from "./steps";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -46,15 +48,14 @@ const db = await startTestDatabase();
 const apiKey = `hky_bench_${Date.now()}`;
 const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey });
 /** Creates a connection from a new source `name` to an HTTP destination at `url`; returns its source. */
-async function connect(name: string, url: string): Promise<{ url: string; id: string }> {
-  const created = await fetch(`${hookyard.url}/api/2025-07-01/connections`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ name, source: { name }, destination: { name: `${name}-sink`, config: { url } } }),
-  });
-  return ((await created.json()) as { source: { url: string; id: string } }).source;
+const connect = (name: string, url: string) => gatewayConnection(hookyard.url, apiKey, { source: name, destination: `${name}-sink`, url });
+// `npm run bench:pipeline -- fanout` or `-- size` (or BENCH_MODE=fanout|size): scripts/bench/fanout-size.ts.
+const mode = process.argv[2] ?? process.env.BENCH_MODE;
+if (mode === "fanout" || mode === "size") {
+  const context = { hookyard, apiKey, sink, databaseUrl: db.url };
+  await endRun(await (mode === "fanout" ? fanout(context) : size(context)), hookyard, db, sink);
 }
-if (process.env.BENCH_MODE === "steps") {
+if (mode === "steps") {
   const source = await connect("open", `${sinkUrl}/open/hookyard`);
   const bodyOf = (id: string) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: id, data: { id: "in_1", amount: 4200, customer: "cus_1", pad } }));
   await stepMode({ title: "gateway: source → 1 connection → HTTP sink", sink, databaseUrl: db.url, hookyard: { url: source.url }, body: bodyOf }, hookyard, db);

@@ -13,7 +13,7 @@
  */
 import { spawn } from "node:child_process";
 import { freePort } from "../../e2e/support/servers";
-import { log, percentile, type Sink } from "./common";
+import { endRun, log, percentile, type Sink } from "./common";
 import { openLoop, type OpenLoopRun } from "./open-loop";
 
 const steps = (process.env.BENCH_STEPS ?? "500,1000,1500,2000").split(",").map(Number);
@@ -184,9 +184,5 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
  * ends the sink and exits (0 when runSteps met its aims).
  */
 export async function stepMode(o: StepModeOptions, server: { stop: () => Promise<void> }, db: { pg: { stop: () => Promise<void> } }): Promise<never> {
-  const ok = await runSteps(o);
-  await server.stop();
-  await db.pg.stop();
-  o.sink.process.kill();
-  process.exit(ok ? 0 : 1);
+  return endRun(await runSteps(o), server, db, o.sink);
 }
