@@ -190,7 +190,8 @@ export function Explorer<T extends { id: string }>({
         document.querySelector<HTMLElement>('[data-testid="search-search_term"]')?.focus();
         return;
       }
-      const delta = (!inField && e.key === "j") || (inList && e.key === "ArrowDown") ? 1 : (!inField && e.key === "k") || (inList && e.key === "ArrowUp") ? -1 : 0;
+      const delta =
+        (!inField && e.key === "j") || (inList && e.key === "ArrowDown") ? 1 : (!inField && e.key === "k") || (inList && e.key === "ArrowUp") ? -1 : 0;
       if (!delta || rows.length === 0) return;
       e.preventDefault();
       const at = rows.findIndex((r) => r.id === selected);
@@ -220,7 +221,11 @@ export function Explorer<T extends { id: string }>({
     </EmptyState>
   ) : (
     <Card bodyClassName="p-0">
-      <Table caption={`${title}: j and k or the arrow keys move the selection, Enter opens its details`} data-testid="explorer-table" aria-busy={list.isFetching}>
+      <Table
+        caption={`${title}: j and k or the arrow keys move the selection, Enter opens its details`}
+        data-testid="explorer-table"
+        aria-busy={list.isFetching}
+      >
         <thead>
           <tr>
             {columns.map((c) => (
@@ -320,15 +325,7 @@ export function Explorer<T extends { id: string }>({
  * The search box (`search_term`, applied as you stop typing) and the other search fields of `kind` behind
  * "More search fields" (applied with Enter or on leaving the field).
  */
-function SearchControls({
-  kind,
-  value,
-  onChange,
-}: {
-  kind: ExplorerKind;
-  value: Search;
-  onChange: (s: Search) => void;
-}) {
+function SearchControls({ kind, value, onChange }: { kind: ExplorerKind; value: Search; onChange: (s: Search) => void }) {
   const fields: readonly SearchKey[] = SEARCH_FIELDS[kind];
   const [draft, setDraft] = useState<{ base: Search; values: Search }>({ base: value, values: value });
   // The URL changed under the draft (Clear filters, a link): start again from it.

@@ -32,7 +32,7 @@ export const linkTo = {
 export function RequestLine({ method, path, query, testId }: { method?: string | null; path?: string | null; query?: string | null; testId?: string }) {
   return (
     <p className="font-mono text-sm break-all" data-testid={testId}>
-      {method && <span className="mr-2 font-semibold">{method}</span>}
+      {method && <span className="font-semibold">{method} </span>}
       <span>{path ?? "/"}</span>
       {query ? <span className="text-zinc-600 dark:text-zinc-400">?{query}</span> : null}
     </p>
@@ -179,7 +179,7 @@ export function AttemptDetail({ id }: { id: string }) {
   return (
     <div className="flex flex-col gap-5" data-testid="record-detail">
       <p className="font-mono text-sm break-all" data-testid="attempt-line">
-        {a.http_method && <span className="mr-2 font-semibold">{a.http_method}</span>}
+        {a.http_method && <span className="font-semibold">{a.http_method} </span>}
         {a.requested_url ?? "—"}
       </p>
       <Facts>
