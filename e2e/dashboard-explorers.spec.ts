@@ -101,8 +101,8 @@ test("the detail opens beside the list at desktop width and as a full-screen she
   await expect(panel).toContainText(id!);
   await expect(page).toHaveURL(new RegExp(`[?&]id=${id}`));
   // Beside the list: the panel's left edge is right of the table's.
-  const [table, side] = [await page.getByTestId("explorer-table").boundingBox(), await panel.boundingBox()];
-  expect(side!.x).toBeGreaterThan(table!.x + table!.width - 1);
+  const [list, side] = [await page.getByTestId("list-column").boundingBox(), await panel.boundingBox()];
+  expect(side!.x).toBeGreaterThan(list!.x + list!.width - 1);
   // Focus moved into the panel.
   await expect(page.locator("#side-panel-title")).toBeFocused();
   await expect(page.getByTestId("event-detail")).toContainText("SUCCESSFUL");

@@ -54,7 +54,7 @@ export function AttemptsExplorer() {
         { header: "Response", cell: (a) => <span className="font-mono text-xs">{a.response_status ?? a.error_code ?? "—"}</span> },
         { header: "Destination", cell: (a) => <NameOrId names={names} id={a.destination_id} />, className: "hidden lg:table-cell" },
         { header: "Trigger", cell: (a) => <span className="text-xs">{a.trigger}</span>, className: "hidden md:table-cell" },
-        { header: "Latency", cell: (a) => formatDuration(a.response_latency), className: "tabular-nums whitespace-nowrap" },
+        { header: "Latency", cell: (a) => formatDuration(a.response_latency), className: "text-xs tabular-nums whitespace-nowrap" },
         { header: "Age", cell: (a) => <Age iso={a.created_at} /> },
       ]}
       detailTitle={(id) => (

@@ -35,7 +35,9 @@ export function ListWithPanel({
   const open = panel !== null;
   return (
     <div className={cx(open && "lg:grid lg:grid-cols-[minmax(0,1fr)_minmax(22rem,34rem)] lg:items-start lg:gap-4")}>
-      <div className="min-w-0">{list}</div>
+      <div className="min-w-0" data-testid="list-column">
+        {list}
+      </div>
       {open && (
         <section
           role="region"
