@@ -29,9 +29,14 @@ export function ListWithPanel({
   testId?: string;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  // The panel may open a render after the key changes (the selection comes back through the URL): focus once it is there.
+  const focused = useRef<string | null>(null);
   useEffect(() => {
-    if (focusKey && heading.current) heading.current.focus({ preventScroll: false });
-  }, [focusKey]);
+    if (focusKey && focusKey !== focused.current && heading.current) {
+      focused.current = focusKey;
+      heading.current.focus();
+    }
+  });
   const open = panel !== null;
   return (
     <div className={cx(open && "lg:grid lg:grid-cols-[minmax(0,1fr)_minmax(22rem,34rem)] lg:items-start lg:gap-4")}>
