@@ -64,7 +64,8 @@ async function signIn(page: Page) {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByTestId("sign-in-submit").click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  // A sign-in hashes the password with scrypt (128 MiB, docs/dashboard.md): seconds when the machine is busy.
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 20_000 });
 }
 
 /** No serious or critical axe violation on the page as it is now. */

@@ -125,8 +125,9 @@ export function Explorer<T extends { id: string }>({
   const plan = useQuery({
     queryKey: ["plan", bulk?.path, bulkQuery],
     queryFn: () => api<{ estimated_count: number }>(`bulk/${bulk!.path}/plan${qs({ query: bulkQuery })}`),
-    // The bulk page takes the list filters, not the search: no count that would not match the list.
-    enabled: Boolean(bulk) && !searching,
+    // The bulk page takes the list filters, not the search: no count that would not match the list. Asked once
+    // the rows are there: a count over a large team is the slowest call of the page and must not delay them.
+    enabled: Boolean(bulk) && !searching && Boolean(list.data),
     refetchInterval: 15_000,
   });
 

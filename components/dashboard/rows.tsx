@@ -25,13 +25,13 @@ export function topicOf(headers: Record<string, string> | null | undefined, body
 
 /** Method and path (with the query) of a row, in monospace, cut to the cell. */
 export function MethodPath({ method, path, query }: { method?: string | null; path?: string | null; query?: string | null }) {
-  if (!path && !method) return <span className="text-zinc-500">—</span>;
+  if (!path && !method) return <span className="text-zinc-600 dark:text-zinc-400">—</span>;
   return (
     <span className="flex min-w-0 items-baseline gap-1.5 font-mono text-xs">
       {method && <span className="font-semibold">{method}</span>}
       <span className="max-w-[28ch] truncate" title={`${path ?? ""}${query ? `?${query}` : ""}`}>
         {path}
-        {query ? <span className="text-zinc-500 dark:text-zinc-400">?{query}</span> : null}
+        {query ? <span className="text-zinc-600 dark:text-zinc-400">?{query}</span> : null}
       </span>
     </span>
   );
@@ -39,7 +39,7 @@ export function MethodPath({ method, path, query }: { method?: string | null; pa
 
 /** A topic, or a dash. */
 export function Topic({ topic }: { topic: string | null }) {
-  return topic ? <span className="text-xs">{topic}</span> : <span className="text-zinc-500">—</span>;
+  return topic ? <span className="text-xs">{topic}</span> : <span className="text-zinc-600 dark:text-zinc-400">—</span>;
 }
 
 /** A row's age ("3m ago"; the exact time in the tooltip). */
