@@ -165,18 +165,18 @@ test("j / k and the arrow keys move the selection; the keyboard reaches the firs
   await page.keyboard.press("Enter");
   await expect(rows(page).first()).toBeFocused();
 
-  await page.keyboard.press("j");
-  expect(await selectedId(page)).toBe(ids[0]);
-  await page.keyboard.press("j");
-  expect(await selectedId(page)).toBe(ids[1]);
-  await expect(page).toHaveURL(new RegExp(`id=${ids[1]}`));
-  await page.keyboard.press("ArrowDown");
-  expect(await selectedId(page)).toBe(ids[2]);
+  /** Presses `key`, then waits until row `i` is the selected one, in the list and in the URL. */
+  const press = async (key: string, i: number) => {
+    await page.keyboard.press(key);
+    await expect.poll(() => selectedId(page)).toBe(ids[i]);
+    await expect(page).toHaveURL(new RegExp(`id=${ids[i]}`));
+  };
+  await press("j", 0);
+  await press("j", 1);
+  await press("ArrowDown", 2);
   await expect(rows(page).nth(2)).toBeFocused();
-  await page.keyboard.press("k");
-  expect(await selectedId(page)).toBe(ids[1]);
-  await page.keyboard.press("ArrowUp");
-  expect(await selectedId(page)).toBe(ids[0]);
+  await press("k", 1);
+  await press("ArrowUp", 0);
   await expect(page.getByTestId("side-panel")).toContainText(ids[0]!);
   // Enter opens the focused row's detail with focus in it.
   await page.keyboard.press("ArrowDown");

@@ -29,12 +29,15 @@ export function ListWithPanel({
   testId?: string;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  const region = useRef<HTMLElement>(null);
   // The panel may open a render after the key changes (the selection comes back through the URL): focus once it is there.
   const focused = useRef<string | null>(null);
   useEffect(() => {
     if (focusKey && focusKey !== focused.current && heading.current) {
       focused.current = focusKey;
-      heading.current.focus();
+      // The whole panel into view (beside a list below the filters it starts low on the page), then focus its heading.
+      region.current?.scrollIntoView({ block: "nearest" });
+      heading.current.focus({ preventScroll: true });
     }
   });
   const open = panel !== null;
@@ -45,6 +48,7 @@ export function ListWithPanel({
       </div>
       {open && (
         <section
+          ref={region}
           role="region"
           aria-labelledby="side-panel-title"
           data-testid={testId}
