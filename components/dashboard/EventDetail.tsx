@@ -3,24 +3,26 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { AbsoluteTime } from "@/components/ui/Time";
-import { KeyValueTable } from "@/components/ui/KeyValueTable";
+import { Duration, RelativeTime, ZonedTime } from "@/components/ui/Time";
 import { api, type Attempt, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
-import { Card } from "@/components/ui/Card";
+import { CopyButton } from "@/components/ui/CopyButton";
+import { IdLink } from "@/components/ui/IdLink";
+import { ActionResult, DetailSection, Fact, Facts, HeadersTable, linkTo, RequestLine } from "@/components/dashboard/RecordDetail";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { Table, Td, Th, Tr } from "@/components/ui/Table";
 
 const CANCELLABLE = new Set(["SCHEDULED", "QUEUED", "HOLD"]);
 
 /**
- * One event: what it delivers (method, URL, headers, body as text), its attempts with their responses,
- * and Retry (a MANUAL attempt now), Cancel (while it waits) and Mute (no further automatic retries).
+ * One event, in the explorer's side panel: what it delivers (method, path and query, URL, headers, body as
+ * text), when (the viewer's zone), links to its request, connection, destination and attempts (with copy
+ * buttons), its attempts with their responses, and Retry (a MANUAL attempt now), Cancel (while it waits) and Mute (no further automatic retries).
  */
-export function EventDetail({ id, onClose }: { id: string; onClose: () => void }) {
+export function EventDetail({ id }: { id: string }) {
   const client = useQueryClient();
   const event = useQuery({ queryKey: ["event", id], queryFn: () => api<GatewayEvent>(`events/${id}`), refetchInterval: 5_000 });
   const attempts = useQuery({
@@ -29,7 +31,7 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
     refetchInterval: 5_000,
   });
   const [attemptId, setAttemptId] = useState<string | null>(null);
-  const connectionNames = useNames("connections");
+  const names = useNames("connections", "destinations");
   const attempt = useQuery({ queryKey: ["attempt", attemptId], queryFn: () => api<Attempt>(`attempts/${attemptId}`), enabled: Boolean(attemptId) });
   const [notice, setNotice] = useState<string | null>(null);
   const action = useMutation({
@@ -42,87 +44,84 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
 
   const e = event.data;
   return (
-    <Card
-      data-testid="event-detail"
-      title={<span className="font-mono">{id}</span>}
-      actions={
-        <>
-          <Button size="sm" variant="primary" onClick={() => action.mutate({ verb: "retry" })} disabled={action.isPending} data-testid="event-retry">
-            Retry
-          </Button>
-          <Button
-            size="sm"
-            onClick={() => action.mutate({ verb: "cancel" })}
-            disabled={action.isPending || !e || !CANCELLABLE.has(e.status)}
-            title="Only a scheduled, queued or held event can be cancelled"
-          >
-            Cancel
-          </Button>
-          <Button size="sm" onClick={() => action.mutate({ verb: "mute" })} disabled={action.isPending}>
-            Mute
-          </Button>
-          <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close details">
-            Close
-          </Button>
-        </>
-      }
-    >
-      {action.error && <ErrorMessage title="The action failed" error={action.error} />}
-      {notice && !action.error && (
-        <p role="status" className="mb-3 rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:bg-emerald-500/10 dark:text-emerald-200">
-          {notice}
-        </p>
-      )}
+    <div className="flex flex-col gap-5" data-testid="event-detail">
+      <div className="flex flex-wrap gap-2">
+        <Button size="sm" variant="primary" onClick={() => action.mutate({ verb: "retry" })} disabled={action.isPending} data-testid="event-retry">
+          Retry
+        </Button>
+        <Button
+          size="sm"
+          onClick={() => action.mutate({ verb: "cancel" })}
+          disabled={action.isPending || !e || !CANCELLABLE.has(e.status)}
+          title="Only a scheduled, queued or held event can be cancelled"
+        >
+          Cancel
+        </Button>
+        <Button size="sm" onClick={() => action.mutate({ verb: "mute" })} disabled={action.isPending}>
+          Mute
+        </Button>
+      </div>
+      <ActionResult error={action.error} notice={notice} />
       {event.error ? (
         <ErrorMessage title="This event could not be loaded" error={event.error} />
       ) : !e ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading…</p>
       ) : (
-        <div className="flex flex-col gap-5">
-          <dl className="grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
-            <Info label="Status">
-              <StatusBadge status={e.status} />
-            </Info>
-            <Info label="Attempts">{e.attempts}</Info>
-            <Info label="Last response">{e.response_status ?? e.error_code ?? "—"}</Info>
-            <Info label="Created">
-              <AbsoluteTime iso={e.created_at} />
-            </Info>
-            <Info label="Connection">
-              <Link
-                href={`/dashboard/connections/${encodeURIComponent(e.webhook_id)}`}
-                className="text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
-                title={e.webhook_id}
-                data-testid="event-connection"
-              >
-                {connectionNames.get(e.webhook_id) ?? e.webhook_id}
-              </Link>
-            </Info>
-            <Info label="Request">
-              <span className="font-mono text-xs">{e.request_id}</span>
-            </Info>
-            <Info label="Next attempt">
-              <AbsoluteTime iso={e.next_attempt_at} />
-            </Info>
-            <Info label="Delivered">
-              <AbsoluteTime iso={e.successful_at} />
-            </Info>
-          </dl>
+        <>
           {e.data && (
-            <section aria-label="Delivered request">
-              <h3 className="mb-2 text-sm font-semibold">
-                <span className="font-mono">{e.data.method}</span> <span className="font-mono font-normal break-all">{e.data.url ?? e.data.path}</span>
-              </h3>
-              <h4 className="mb-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">Headers</h4>
-              <div className="mb-3 rounded-md border border-zinc-200 dark:border-zinc-800">
-                <KeyValueTable rows={Object.entries(e.data.headers ?? {}).map(([k, v]) => [k, String(v)])} emptyText="No headers." />
-              </div>
-              <h4 className="mb-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">Body</h4>
-              <BodyText value={e.data.body} testId="event-body" />
-            </section>
+            <div>
+              <RequestLine method={e.data.method} path={e.data.path} query={e.data.query} testId="request-line" />
+              {e.data.url && <p className="mt-1 font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">to {e.data.url}</p>}
+            </div>
           )}
-          <section aria-label="Attempts">
-            <h3 className="mb-2 text-sm font-semibold">Attempts</h3>
+          <Facts>
+            <Fact label="Status">
+              <span className="inline-flex items-center gap-2">
+                <StatusBadge status={e.status} />
+                <span className="font-mono text-xs">{e.response_status ?? e.error_code ?? ""}</span>
+              </span>
+            </Fact>
+            <Fact label="Attempts">{e.attempts}</Fact>
+            <Fact label="Created">
+              <ZonedTime iso={e.created_at} />
+            </Fact>
+            <Fact label="Last attempt">
+              <ZonedTime iso={e.last_attempt_at} />
+            </Fact>
+            {e.next_attempt_at && (
+              <Fact label="Next attempt">
+                <ZonedTime iso={e.next_attempt_at} />
+              </Fact>
+            )}
+            {e.successful_at && (
+              <Fact label="Delivered">
+                <ZonedTime iso={e.successful_at} />
+              </Fact>
+            )}
+            <Fact label="Request">
+              <IdLink id={e.request_id} href={linkTo.request(e.request_id)} testId="event-request-link" />
+            </Fact>
+            <Fact label="Connection">
+              <span className="inline-flex items-center gap-1.5">
+                <Link
+                  href={linkTo.connection(e.webhook_id)}
+                  className="truncate text-sm text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+                  title={e.webhook_id}
+                  data-testid="event-connection"
+                >
+                  {names.get(e.webhook_id) ?? e.webhook_id}
+                </Link>
+                <CopyButton value={e.webhook_id} title={`Copy ${e.webhook_id}`} />
+              </span>
+            </Fact>
+            <Fact label="Destination">
+              <IdLink id={e.destination_id} label={names.get(e.destination_id)} href={linkTo.attemptsOfDestination(e.destination_id)} />
+            </Fact>
+            <Fact label="Event id">
+              <IdLink id={e.id} />
+            </Fact>
+          </Facts>
+          <DetailSection title="Attempts">
             {attempts.error ? (
               <ErrorMessage title="Attempts could not be loaded" error={attempts.error} />
             ) : !attempts.data?.models.length ? (
@@ -134,8 +133,7 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
                     <Th>#</Th>
                     <Th>Status</Th>
                     <Th>Response</Th>
-                    <Th>Trigger</Th>
-                    <Th>Latency</Th>
+                    <Th>Time</Th>
                     <Th>At</Th>
                   </tr>
                 </thead>
@@ -146,11 +144,12 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
                       <Td>
                         <StatusBadge status={a.status} />
                       </Td>
-                      <Td className="font-mono">{a.response_status ?? a.error_code ?? "—"}</Td>
-                      <Td className="text-xs">{a.trigger}</Td>
-                      <Td className="tabular-nums">{a.response_latency != null ? `${a.response_latency} ms` : "—"}</Td>
-                      <Td>
-                        <AbsoluteTime iso={a.created_at} />
+                      <Td className="font-mono text-xs">{a.response_status ?? a.error_code ?? "—"}</Td>
+                      <Td className="text-xs whitespace-nowrap tabular-nums">
+                        <Duration ms={a.response_latency} />
+                      </Td>
+                      <Td className="text-xs">
+                        <RelativeTime iso={a.created_at} />
                       </Td>
                     </Tr>
                   ))}
@@ -160,7 +159,7 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
             {attemptId && (
               <div className="mt-3">
                 <h4 className="mb-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">
-                  Response of attempt <span className="font-mono">{attemptId}</span>
+                  Response of attempt <IdLink id={attemptId} href={linkTo.attempt(attemptId)} />
                 </h4>
                 {attempt.error ? (
                   <ErrorMessage error={attempt.error} />
@@ -171,18 +170,19 @@ export function EventDetail({ id, onClose }: { id: string; onClose: () => void }
                 )}
               </div>
             )}
-          </section>
-        </div>
+          </DetailSection>
+          {e.data && (
+            <>
+              <DetailSection title="Headers delivered">
+                <HeadersTable headers={e.data.headers} />
+              </DetailSection>
+              <DetailSection title="Body delivered">
+                <BodyText value={e.data.body} testId="event-body" />
+              </DetailSection>
+            </>
+          )}
+        </>
       )}
-    </Card>
-  );
-}
-
-function Info({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5 truncate">{children}</dd>
     </div>
   );
 }

@@ -1,14 +1,14 @@
 "use client";
 
-import { RelativeTime } from "@/components/ui/Time";
 import type { GatewayEvent } from "@/components/dashboard/api";
 import { EventDetail } from "@/components/dashboard/EventDetail";
 import { Explorer } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
 import { NameOrId } from "@/components/dashboard/OtherExplorers";
+import { Age, MethodPath, Topic, topicOf } from "@/components/dashboard/rows";
 import { StatusBadge } from "@/components/ui/Badge";
 
-/** /dashboard/events: the team's events with the list filters, details, and "Retry all N matching". */
+/** /dashboard/events: the team's events with the list filters and search, details beside the list, and "Retry all N matching". */
 export function EventsExplorer() {
   const names = useNames("connections");
   return (
@@ -17,17 +17,23 @@ export function EventsExplorer() {
       title="Events"
       description="Every delivery of a request to a destination. Select one for its data and attempts."
       path="events"
+      include="data"
       bulk={{ family: "events.retry", path: "events/retry", verb: "Retry" }}
       empty="Events appear when a source with a connection receives a request. Send one to a source's URL."
       columns={[
         { header: "Status", cell: (e) => <StatusBadge status={e.status} /> },
-        { header: "Event", cell: (e) => <span className="font-mono text-xs">{e.id}</span> },
-        { header: "Response", cell: (e) => <span className="font-mono">{e.response_status ?? e.error_code ?? "—"}</span> },
-        { header: "Attempts", cell: (e) => e.attempts, className: "hidden tabular-nums sm:table-cell" },
-        { header: "Connection", cell: (e) => <NameOrId names={names} id={e.webhook_id} />, className: "hidden md:table-cell" },
-        { header: "Created", cell: (e) => <RelativeTime iso={e.created_at} /> },
+        { header: "Request", cell: (e) => <MethodPath method={e.data?.method} path={e.data?.path} query={e.data?.query} /> },
+        { header: "Topic", cell: (e) => <Topic topic={topicOf(e.data?.headers, e.data?.body)} />, className: "hidden sm:table-cell" },
+        { header: "Response", cell: (e) => <span className="font-mono text-xs">{e.response_status ?? e.error_code ?? "—"}</span> },
+        { header: "Connection", cell: (e) => <NameOrId names={names} id={e.webhook_id} />, className: "hidden xl:table-cell" },
+        { header: "Age", cell: (e) => <Age iso={e.created_at} /> },
       ]}
-      detail={(id, close) => <EventDetail key={id} id={id} onClose={close} />}
+      detailTitle={(id) => (
+        <>
+          Event <span className="font-mono font-normal">{id}</span>
+        </>
+      )}
+      detail={(id) => <EventDetail key={id} id={id} />}
     />
   );
 }

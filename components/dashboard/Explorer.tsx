@@ -1,8 +1,8 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
+import { usePathname, useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, type Paged, qs } from "@/components/dashboard/api";
 import {
   type Filter,
@@ -16,6 +16,8 @@ import {
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
+import { Field, Input } from "@/components/ui/Field";
+import { ListWithPanel } from "@/components/ui/SidePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th, Tr } from "@/components/ui/Table";
 
@@ -27,11 +29,52 @@ const PAGE_SIZE = 100;
 /** How often the first page looks for new rows, ms. */
 const LIVE_MS = 3_000;
 
+/** The search fields of each explorer (list endpoint parameters, kept in the URL under the same names). */
+const SEARCH_FIELDS = {
+  events: ["search_term", "path", "response_status", "error_code", "body", "headers", "request_id"],
+  requests: ["search_term", "path", "body", "headers"],
+  attempts: ["event_id"],
+} as const;
+type SearchKey = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS][number];
+export type ExplorerKind = keyof typeof SEARCH_FIELDS;
+type Search = Partial<Record<SearchKey, string>>;
+
+const SEARCH_LABELS: Record<SearchKey, { label: string; hint: string }> = {
+  search_term: { label: "Search", hint: "Text in the body, headers, path or query" },
+  path: { label: "Path starts with", hint: "/orders" },
+  response_status: { label: "Response status", hint: "500" },
+  error_code: { label: "Error code", hint: "TIMEOUT" },
+  body: { label: "Body matches (JSON)", hint: '{"type":"order.paid"}' },
+  headers: { label: "Headers match (JSON)", hint: '{"x-topic":"order.paid"}' },
+  request_id: { label: "Request id", hint: "req_…" },
+  event_id: { label: "Event id", hint: "evt_…" },
+};
+
+/** The search fields of `kind` in `params`. */
+function searchFromParams(params: URLSearchParams, kind: ExplorerKind): Search {
+  const s: Search = {};
+  for (const k of SEARCH_FIELDS[kind]) {
+    const v = params.get(k);
+    if (v) s[k] = v;
+  }
+  return s;
+}
+
+/** The list endpoint's parameters of the search fields: a path is a prefix (`{"$startsWith": …}`) unless given as JSON. */
+function searchToListParams(s: Search): Record<string, string | undefined> {
+  const { path, ...rest } = s;
+  return { ...rest, path: path ? (path.trim().startsWith("{") ? path : JSON.stringify({ $startsWith: path })) : undefined };
+}
+
 /**
- * A list explorer of the gateway API (events, requests, attempts): the list's filters (kept in the URL),
- * keyset paging with the API's cursors, live arrival of new rows on the first page (highlighted), a
- * details panel for the selected row, and a link to a bulk operation over the current filter with the
- * plan's count.
+ * A list explorer of the gateway API (events, requests, attempts): the list's filters and search fields,
+ * keyset paging with the API's cursors, live arrival of new rows on the first page (highlighted), and the
+ * selected row's detail beside the list (a full-screen sheet on phones: components/ui/SidePanel.tsx). The
+ * filters, the search and the selection (`id`) live in the page's URL, written in place (history.replaceState:
+ * no server round trip), so a view can be reloaded, bookmarked and shared. Keyboard: j / k (anywhere but a
+ * field) and the arrow keys (in the list) move the selection, Enter opens a row's detail with focus in it,
+ * Escape closes it, "/" goes to the search box. With a filter that matches anything, a link to a bulk
+ * operation over it with the plan's count (docs/dashboard.md "Requests, events, attempts").
  */
 export function Explorer<T extends { id: string }>({
   kind,
@@ -40,75 +83,213 @@ export function Explorer<T extends { id: string }>({
   path,
   columns,
   detail,
+  detailTitle,
   bulk,
   empty,
+  include,
 }: {
-  kind: RecordKind;
+  kind: RecordKind & ExplorerKind;
   title: string;
   description: string;
   path: string;
   columns: Column<T>[];
-  detail: (id: string, close: () => void) => React.ReactNode;
+  detail: (id: string) => React.ReactNode;
+  /** The panel's heading for a selected id. */
+  detailTitle: (id: string) => React.ReactNode;
   bulk?: BulkLink;
   empty: React.ReactNode;
+  /** `include` of the list call (`data` for the rows' method, path and topic). */
+  include?: string;
 }) {
   const params = useSearchParams();
-  const router = useRouter();
   const pathname = usePathname();
-  const filter = useMemo(() => filterFromParams(new URLSearchParams(params.toString()), kind), [params, kind]);
-  const [cursor, setCursor] = useState<{ next?: string; prev?: string }>({});
-  const [selected, setSelected] = useState<string | null>(params.get("id"));
-  const listParams = filterToListParams(filter);
+  const urlParams = useMemo(() => new URLSearchParams(params.toString()), [params]);
+  const filter = useMemo(() => filterFromParams(urlParams, kind), [urlParams, kind]);
+  const search = useMemo(() => searchFromParams(urlParams, kind), [urlParams, kind]);
+  const selected = urlParams.get("id");
+  const listParams = { ...filterToListParams(filter), ...searchToListParams(search), include };
+  const listKey = JSON.stringify(listParams);
+  const [cursorState, setCursorState] = useState<{ key: string; next?: string; prev?: string }>({ key: listKey });
+  // A cursor belongs to the filter it was given for: another filter starts at the first page.
+  const cursor = cursorState.key === listKey ? { next: cursorState.next, prev: cursorState.prev } : {};
+  const setCursor = (c: { next?: string; prev?: string }) => setCursorState({ key: listKey, ...c });
+  const [focusKey, setFocusKey] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ["list", path, listParams, cursor],
     queryFn: ({ signal }) => api<Paged<T>>(`${path}${qs({ ...listParams, limit: PAGE_SIZE, ...cursor })}`, { signal }),
     placeholderData: keepPreviousData,
     refetchInterval: cursor.next || cursor.prev ? false : LIVE_MS,
   });
+  const searching = Object.keys(search).length > 0;
   const bulkQuery = JSON.stringify(filterToBulkQuery(filter));
   const plan = useQuery({
     queryKey: ["plan", bulk?.path, bulkQuery],
     queryFn: () => api<{ estimated_count: number }>(`bulk/${bulk!.path}/plan${qs({ query: bulkQuery })}`),
-    enabled: Boolean(bulk),
+    // The bulk page takes the list filters, not the search: no count that would not match the list. Asked once
+    // the rows are there: a count over a large team is the slowest call of the page and must not delay them.
+    enabled: Boolean(bulk) && !searching && Boolean(list.data),
     refetchInterval: 15_000,
   });
 
   // Rows that arrived after the first answer of the first page are highlighted once.
   // Kept with the answer and cursor they were computed for, and recomputed (during render) when either changes.
-  const [highlight, setHighlight] = useState<{ data: unknown; cursor: unknown; seen: Set<string> | null; fresh: Set<string> }>({
+  const [highlight, setHighlight] = useState<{ data: unknown; key: string; seen: Set<string> | null; fresh: Set<string> }>({
     data: undefined,
-    cursor: undefined,
+    key: "",
     seen: null,
     fresh: new Set(),
   });
-  if (highlight.data !== list.data || highlight.cursor !== cursor) {
+  const highlightKey = `${listKey}|${cursor.next ?? ""}|${cursor.prev ?? ""}`;
+  if (highlight.data !== list.data || highlight.key !== highlightKey) {
     const rows = list.data?.models ?? [];
-    const first = highlight.seen === null;
-    const seen = new Set(highlight.seen ?? []);
+    const first = highlight.seen === null || highlight.key.split("|")[0] !== listKey;
+    const seen = new Set(first ? [] : (highlight.seen ?? []));
     const arrived = first || cursor.next || cursor.prev ? [] : rows.filter((r) => !seen.has(r.id)).map((r) => r.id);
     for (const r of rows) seen.add(r.id);
-    setHighlight({ data: list.data, cursor, seen, fresh: new Set(arrived) });
+    setHighlight({ data: list.data, key: highlightKey, seen, fresh: new Set(arrived) });
   }
   const fresh = highlight.fresh;
 
-  function setFilter(f: Filter) {
-    setCursor({});
-    setHighlight((h) => ({ ...h, seen: null }));
-    const sp = filterToParams(f);
-    router.replace(`${pathname}${sp.size ? `?${sp}` : ""}`, { scroll: false });
+  /** Writes the URL's parameters in place (Next.js keeps useSearchParams in step with history.replaceState). */
+  const writeUrl = useCallback(
+    (change: (sp: URLSearchParams) => void) => {
+      const sp = new URLSearchParams(window.location.search);
+      change(sp);
+      window.history.replaceState(null, "", `${pathname}${sp.size ? `?${sp}` : ""}`);
+    },
+    [pathname],
+  );
+  function setFilter(f: Filter, s: Search = search) {
+    writeUrl((sp) => {
+      for (const k of [...Object.keys(filterToParams(filter)), ...Object.keys(search)]) sp.delete(k);
+      for (const [k, v] of [...filterToParams(f), ...Object.entries(s)]) if (v) sp.set(k, v);
+    });
   }
+  const select = useCallback(
+    (id: string | null, focus: "panel" | "row" | "none") => {
+      writeUrl((sp) => (id ? sp.set("id", id) : sp.delete("id")));
+      if (focus === "panel" && id) setFocusKey(`${id}:${Date.now()}`);
+      if (focus === "row" && id) {
+        const row = document.querySelector<HTMLElement>(`[data-testid="explorer-row"][data-id="${CSS.escape(id)}"]`);
+        row?.focus({ preventScroll: true });
+        row?.scrollIntoView({ block: "nearest" });
+      }
+    },
+    [writeUrl],
+  );
 
-  const rows = list.data?.models ?? [];
-  const filtered = Object.keys(filter).length > 0;
+  const rows = useMemo(() => list.data?.models ?? [], [list.data]);
+  // j / k anywhere but in a field, arrows in the list: the next or previous row.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey) return;
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      const inField = Boolean(target?.closest("input, textarea, select, [contenteditable=true]"));
+      const inList = Boolean(target?.closest("[data-testid=explorer-table]"));
+      if (e.key === "/" && !inField) {
+        e.preventDefault();
+        document.querySelector<HTMLElement>('[data-testid="search-search_term"]')?.focus();
+        return;
+      }
+      const delta =
+        (!inField && e.key === "j") || (inList && e.key === "ArrowDown") ? 1 : (!inField && e.key === "k") || (inList && e.key === "ArrowUp") ? -1 : 0;
+      if (!delta || rows.length === 0) return;
+      e.preventDefault();
+      const at = rows.findIndex((r) => r.id === selected);
+      const next = at === -1 ? (delta > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, at + delta));
+      select(rows[next].id, inList || !selected ? "row" : "none");
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows, selected, select]);
+
+  const filtered = Object.keys(filter).length > 0 || searching;
   const bulkHref = bulk ? `/dashboard/bulk?${new URLSearchParams({ family: bulk.family, ...Object.fromEntries(filterToParams(filter)) })}` : "";
+  // The one row in the Tab order: the selected one, else the first.
+  const tabStop = rows.some((r) => r.id === selected) ? selected : rows[0]?.id;
+
+  const table = list.error ? (
+    <ErrorMessage title={`${title} could not be loaded`} error={list.error} onRetry={() => list.refetch()} />
+  ) : !list.data ? (
+    <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+  ) : rows.length === 0 ? (
+    <EmptyState
+      title={filtered ? `No ${title.toLowerCase()} match these filters` : `No ${title.toLowerCase()} yet`}
+      data-testid="empty-state"
+      action={filtered ? <Button onClick={() => setFilter({}, {})}>Clear filters</Button> : undefined}
+    >
+      {filtered ? "Widen the date range, change the search or choose Any for a filter." : empty}
+    </EmptyState>
+  ) : (
+    <Card bodyClassName="p-0">
+      <Table
+        caption={`${title}: j and k or the arrow keys move the selection, Enter opens its details`}
+        data-testid="explorer-table"
+        aria-busy={list.isFetching}
+      >
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <Th key={c.header} className={c.className}>
+                {c.header}
+              </Th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <Tr
+              key={row.id}
+              data-testid="explorer-row"
+              data-id={row.id}
+              selected={row.id === selected}
+              onOpen={() => select(row.id, "panel")}
+              tabIndex={row.id === tabStop ? 0 : -1}
+              className={fresh.has(row.id) ? "hy-row-new" : undefined}
+            >
+              {columns.map((c) => (
+                <Td key={c.header} className={c.className}>
+                  {c.cell(row)}
+                </Td>
+              ))}
+            </Tr>
+          ))}
+        </tbody>
+      </Table>
+      <div className="flex items-center justify-between gap-2 px-3 py-2 text-xs text-zinc-600 dark:text-zinc-400">
+        <span aria-live="polite">
+          {rows.length} shown{!cursor.next && !cursor.prev ? " · new rows appear live" : ""}
+        </span>
+        <div className="flex gap-2">
+          <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev })}>
+            Newer
+          </Button>
+          <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next })} data-testid="older">
+            Older
+          </Button>
+        </div>
+      </div>
+    </Card>
+  );
 
   return (
     <>
+      <a
+        href="#explorer-results"
+        onClick={(e) => {
+          e.preventDefault();
+          document.querySelector<HTMLElement>('[data-testid="explorer-row"][tabindex="0"]')?.focus();
+        }}
+        className="sr-only rounded-md bg-white px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:z-50 dark:bg-zinc-900"
+        data-testid="skip-to-results"
+      >
+        Skip to results
+      </a>
       <PageHeader
         title={title}
         description={description}
         actions={
-          bulk && (plan.data?.estimated_count ?? 0) > 0 ? (
+          bulk && !searching && (plan.data?.estimated_count ?? 0) > 0 ? (
             <ButtonLink href={bulkHref} variant="primary" data-testid="bulk-from-filter">
               {bulk.verb} all {plan.data!.estimated_count.toLocaleString()} matching
             </ButtonLink>
@@ -116,73 +297,84 @@ export function Explorer<T extends { id: string }>({
         }
       />
       <Card className="mb-4">
-        <FilterControls kind={kind} value={filter} onChange={setFilter} />
+        <SearchControls kind={kind} value={search} onChange={(s) => setFilter(filter, s)} />
+        <FilterControls kind={kind} value={filter} onChange={(f) => setFilter(f)} />
         {filtered && (
-          <Button variant="ghost" size="sm" className="mt-3" onClick={() => setFilter({})}>
+          <Button variant="ghost" size="sm" className="mt-3" onClick={() => setFilter({}, {})}>
             Clear filters
           </Button>
         )}
       </Card>
-      {list.error ? (
-        <ErrorMessage title={`${title} could not be loaded`} error={list.error} onRetry={() => list.refetch()} />
-      ) : !list.data ? (
-        <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
-      ) : rows.length === 0 ? (
-        <EmptyState
-          title={filtered ? `No ${title.toLowerCase()} match these filters` : `No ${title.toLowerCase()} yet`}
-          data-testid="empty-state"
-          action={filtered ? <Button onClick={() => setFilter({})}>Clear filters</Button> : undefined}
-        >
-          {filtered ? "Widen the date range or choose Any for a filter." : empty}
-        </EmptyState>
-      ) : (
-        <Card bodyClassName="p-0">
-          <Table caption={title} data-testid="explorer-table" aria-busy={list.isFetching}>
-            <thead>
-              <tr>
-                {columns.map((c) => (
-                  <Th key={c.header} className={c.className}>
-                    {c.header}
-                  </Th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <Tr
-                  key={row.id}
-                  data-testid="explorer-row"
-                  data-id={row.id}
-                  selected={row.id === selected}
-                  onOpen={() => setSelected(row.id)}
-                  className={fresh.has(row.id) ? "hy-row-new" : undefined}
-                >
-                  {columns.map((c) => (
-                    <Td key={c.header} className={c.className}>
-                      {c.cell(row)}
-                    </Td>
-                  ))}
-                </Tr>
-              ))}
-            </tbody>
-          </Table>
-          <div className="flex items-center justify-between gap-2 px-3 py-2 text-xs text-zinc-600 dark:text-zinc-400">
-            <span aria-live="polite">
-              {rows.length} shown{!cursor.next && !cursor.prev ? " · new rows appear live" : ""}
-            </span>
-            <div className="flex gap-2">
-              <Button size="sm" disabled={!list.data.pagination.prev} onClick={() => setCursor({ prev: list.data.pagination.prev })}>
-                Newer
-              </Button>
-              <Button size="sm" disabled={!list.data.pagination.next} onClick={() => setCursor({ next: list.data.pagination.next })} data-testid="older">
-                Older
-              </Button>
-            </div>
-          </div>
-        </Card>
-      )}
-      {selected && <div className="mt-4">{detail(selected, () => setSelected(null))}</div>}
+      <div id="explorer-results">
+        <ListWithPanel
+          list={table}
+          panel={selected ? detail(selected) : null}
+          title={selected ? detailTitle(selected) : ""}
+          focusKey={focusKey}
+          onClose={() => {
+            const id = selected;
+            select(null, "none");
+            if (id) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-testid="explorer-row"][data-id="${CSS.escape(id)}"]`)?.focus());
+          }}
+        />
+      </div>
     </>
+  );
+}
+
+/**
+ * The search box (`search_term`, applied as you stop typing) and the other search fields of `kind` behind
+ * "More search fields" (applied with Enter or on leaving the field).
+ */
+function SearchControls({ kind, value, onChange }: { kind: ExplorerKind; value: Search; onChange: (s: Search) => void }) {
+  const fields: readonly SearchKey[] = SEARCH_FIELDS[kind];
+  const [draft, setDraft] = useState<{ base: Search; values: Search }>({ base: value, values: value });
+  // The URL changed under the draft (Clear filters, a link): start again from it.
+  const current = draft.base === value ? draft.values : value;
+  if (draft.base !== value) setDraft({ base: value, values: value });
+  const apply = (values: Search) => {
+    const clean = Object.fromEntries(Object.entries(values).filter(([, v]) => v && v.trim())) as Search;
+    if (JSON.stringify(clean) !== JSON.stringify(value)) onChange(clean);
+  };
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
+  const set = (k: SearchKey, v: string, now: boolean) => {
+    const values = { ...current, [k]: v };
+    setDraft({ base: value, values });
+    if (timer.current) clearTimeout(timer.current);
+    if (now) apply(values);
+    else if (k === "search_term") timer.current = setTimeout(() => apply(values), 400);
+  };
+  const extra = fields.filter((k) => k !== "search_term");
+  const extraSet = extra.some((k) => value[k]);
+  const input = (k: SearchKey) => (
+    <Field key={k} label={SEARCH_LABELS[k].label}>
+      {(p) => (
+        <Input
+          {...p}
+          type={k === "search_term" ? "search" : "text"}
+          inputMode={k === "response_status" ? "numeric" : undefined}
+          placeholder={SEARCH_LABELS[k].hint}
+          value={current[k] ?? ""}
+          onChange={(e) => set(k, e.target.value, false)}
+          onKeyDown={(e) => e.key === "Enter" && set(k, e.currentTarget.value, true)}
+          onBlur={(e) => set(k, e.target.value, true)}
+          className={k === "body" || k === "headers" || k.endsWith("_id") ? "font-mono" : undefined}
+          data-testid={`search-${k}`}
+        />
+      )}
+    </Field>
+  );
+  return (
+    <div className="mb-3 flex flex-col gap-3" data-testid="search">
+      {fields.includes("search_term") && input("search_term")}
+      {extra.length > 0 && (
+        <details open={extraSet} className="group">
+          <summary className="cursor-pointer text-xs font-medium text-zinc-600 select-none dark:text-zinc-400">More search fields</summary>
+          <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{extra.map(input)}</div>
+        </details>
+      )}
+    </div>
   );
 }
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatAbsolute, formatRelative } from "@/components/ui/format";
+import { formatAbsolute, formatDuration, formatRelative, formatZoned } from "@/components/ui/format";
 import { useHydrated, useNow } from "@/components/ui/hooks";
 
 /** "3m ago", live; the exact local time in the tooltip. */
@@ -24,4 +24,23 @@ export function AbsoluteTime({ iso, className }: { iso: string | null | undefine
       {hydrated ? formatAbsolute(iso) : iso}
     </time>
   );
+}
+
+/**
+ * The viewer's local date and time with its zone shown ("Nov 26, 2026, 07:30:12.345 GMT+1"), UTC in the
+ * tooltip; ISO until hydrated (the server does not know the viewer's zone). Use it where the exact moment matters.
+ */
+export function ZonedTime({ iso, className }: { iso: string | null | undefined; className?: string }) {
+  const hydrated = useHydrated();
+  if (!iso) return <span className={className}>—</span>;
+  return (
+    <time dateTime={iso} title={`${iso} (UTC)`} className={className}>
+      {hydrated ? formatZoned(iso) : iso}
+    </time>
+  );
+}
+
+/** A duration in milliseconds with its unit ("61 ms", "1.5 s"); "—" when unknown. */
+export function Duration({ ms, className }: { ms: number | null | undefined; className?: string }) {
+  return <span className={className}>{formatDuration(ms)}</span>;
 }

@@ -52,3 +52,37 @@ export function formatAbsolute(iso: string | null | undefined): string {
   if (Number.isNaN(t)) return iso;
   return ABSOLUTE ? ABSOLUTE.format(t) : new Date(t).toISOString();
 }
+
+const ZONED =
+  typeof Intl !== "undefined"
+    ? new Intl.DateTimeFormat(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        fractionalSecondDigits: 3,
+        timeZoneName: "short",
+      })
+    : null;
+
+/** Local date and time with milliseconds and the zone's short name ("Nov 26, 2026, 07:30:12.345 GMT+1"); browser only. */
+export function formatZoned(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  return ZONED ? ZONED.format(t) : new Date(t).toISOString();
+}
+
+/** A duration in milliseconds with its unit: `61` → "61 ms", `1500` → "1.5 s", `125000` → "2 min 5 s"; "—" for null. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms == null || !Number.isFinite(ms) || ms < 0) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${trimNumber(ms / 1000)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+}

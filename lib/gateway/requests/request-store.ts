@@ -24,6 +24,7 @@ export type RequestRow = {
   events_count?: number;
   cli_events_count?: number;
   ignored_count?: number;
+  method?: string;
   path?: string;
   query?: string;
   headers?: Record<string, string>;
@@ -47,6 +48,7 @@ export const ZRequest = z
     created_at: z.iso.datetime(),
     data: z
       .object({
+        method: z.string().optional().meta({ description: "The HTTP method the request arrived with." }),
         path: z.string(),
         query: z.string().nullable(),
         parsed_query: z.record(z.string(), z.unknown()),
@@ -58,7 +60,7 @@ export const ZRequest = z
       .optional(),
   })
   .meta({ id: "Request" });
-type TRequest = z.infer<typeof ZRequest>;
+export type TRequest = z.infer<typeof ZRequest>;
 
 // Counts from the pipeline's tables. An event is a CLI event when a CLI session took it (`cli_id`) or
 // its destination is a CLI one; `events_count` counts the others (it excludes CLI).
@@ -67,8 +69,9 @@ const COUNTS =
   `(SELECT count(*) FILTER (WHERE NOT ${CLI_EVENT}) FROM events e LEFT JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id)::int AS events_count, ` +
   `(SELECT count(*) FILTER (WHERE ${CLI_EVENT}) FROM events e LEFT JOIN destinations dd ON dd.id = e.destination_id WHERE e.request_id = r.id)::int AS cli_events_count, ` +
   "(SELECT count(*) FROM ignored_events i WHERE i.request_id = r.id)::int AS ignored_count";
-const COLUMNS = `r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at, ${COUNTS}`;
-const DATA_COLUMNS = "d.path, d.query, d.headers, d.body, d.body_size";
+const BASE_COLUMNS = "r.id, r.team_id, r.source_id, r.verified, r.rejection_cause, r.ingested_at, r.created_at, r.updated_at";
+const COLUMNS = `${BASE_COLUMNS}, ${COUNTS}`;
+const DATA_COLUMNS = "d.method, d.path, d.query, d.headers, d.body, d.body_size";
 export const REQUEST_ORDER_BY = ["created_at", "ingested_at"] as const;
 
 /**
@@ -94,6 +97,7 @@ export function toRequest(row: RequestRow): TRequest {
   if (row.path !== undefined) {
     const preview = bodyPreview(row.body ?? null, row.body_size ?? 0);
     model.data = {
+      ...(row.method !== undefined ? { method: row.method } : {}),
       path: row.path,
       query: row.query ? row.query : null,
       parsed_query: parseQueryString(row.query ?? ""),
@@ -140,20 +144,30 @@ function requestFilters(teamId: string, query: ParsedQuery): { where: string[]; 
   return { where, params };
 }
 
-/** One page of the team's requests; `withData` joins the raw data (`include=data`). */
-export function listRequests(teamId: string, query: ParsedQuery, page: PageRequest, withData: boolean): Promise<Page<TRequest>> {
+/**
+ * One page of the team's requests; `withData` joins the raw data (`include=data`). The counts are read
+ * for the page's rows only, once the page is chosen: as columns of the paged SELECT the planner could
+ * compute them for every matching row before sorting (seconds over a large team; docs/benchmarks.md "Explorers").
+ */
+export async function listRequests(teamId: string, query: ParsedQuery, page: PageRequest, withData: boolean): Promise<Page<TRequest>> {
   const { where, params } = requestFilters(teamId, query);
-  return selectPage<RequestRow, TRequest>({
+  const rows = await selectPage<RequestRow, RequestRow>({
     db: getPool(),
-    select: withData ? `${COLUMNS}, ${DATA_COLUMNS.replace("d.body", "substring(d.body from 1 for 65537) AS body")}` : COLUMNS,
+    select: withData ? `${BASE_COLUMNS}, ${DATA_COLUMNS.replace("d.body", "substring(d.body from 1 for 65537) AS body")}` : BASE_COLUMNS,
     from: withData ? "requests r JOIN request_raw_data d ON d.request_id = r.id" : "requests r",
     where,
     params,
     page,
     columns: { created_at: { sql: "r.created_at", type: "date" }, ingested_at: { sql: "r.ingested_at", type: "date" } },
     idColumn: "r.id",
-    toModel: toRequest,
+    toModel: (r) => r,
   });
+  const counts = new Map<string, Pick<RequestRow, "events_count" | "cli_events_count" | "ignored_count">>();
+  if (rows.models.length) {
+    const { rows: found } = await getPool().query<RequestRow>(`SELECT r.id, ${COUNTS} FROM unnest($1::text[]) AS r(id)`, [rows.models.map((r) => r.id)]);
+    for (const c of found) counts.set(c.id, c);
+  }
+  return { ...rows, models: rows.models.map((r) => toRequest({ ...r, ...counts.get(r.id) })) };
 }
 
 /** Request `id` of `teamId` with its data; throws 404. */
