@@ -7,6 +7,7 @@ import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
 import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
+import { redisStream } from "@/lib/outbound/destination-types/redis-stream";
 import { standardWebhook } from "@/lib/outbound/destination-types/standard-webhook";
 import type { OutboundDestinationType } from "@/lib/outbound/destination-types/type";
 import { webhook } from "@/lib/outbound/destination-types/webhook";
@@ -17,6 +18,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   standardWebhook,
   gateway,
   rabbitmq,
+  redisStream,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
