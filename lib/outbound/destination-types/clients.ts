@@ -37,11 +37,12 @@ function closeEntry(id: string, e: Entry): void {
 /**
  * The client of destination `id` for `fingerprint` (a string of the config and credentials it was
  * opened with): the open one when the fingerprint matches, else a new one from `open` (the old one
- * closed). `close` ends a client; it must not throw for a client already broken. A rejected `open` is
+ * closed). `open` gets `drop`, which forgets this client (and only this one: not a newer client of the
+ * destination) for its error and close events. `close` ends a client; it must not throw for a client already broken. A rejected `open` is
  * forgotten (the next delivery tries again) and rejects the caller with its error. Starts the periodic
  * check of this process's clients (unref'd: it never holds the process open).
  */
-export function pooledClient<T>(id: string, fingerprint: string, open: () => Promise<T>, close: (client: T) => unknown): Promise<T> {
+export function pooledClient<T>(id: string, fingerprint: string, open: (drop: () => void) => Promise<T>, close: (client: T) => unknown): Promise<T> {
   const now = Date.now();
   const found = entries.get(id);
   if (found && found.fingerprint === fingerprint) {
@@ -51,8 +52,9 @@ export function pooledClient<T>(id: string, fingerprint: string, open: () => Pro
     return found.client as Promise<T>;
   }
   if (found) dropClient(id);
-  const client = open();
-  const entry: Entry = { fingerprint, client, close, lastUsed: now };
+  const entry: Entry = { fingerprint, client: Promise.resolve(), close, lastUsed: now };
+  const client = open(() => entries.get(id) === entry && dropClient(id));
+  entry.client = client;
   entries.set(id, entry);
   client.catch(() => entries.get(id) === entry && entries.delete(id));
   const max = getConfig().outbound.maxOpenClients;

@@ -6,6 +6,7 @@
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
+import { mqtt } from "@/lib/outbound/destination-types/mqtt";
 import { nats } from "@/lib/outbound/destination-types/nats";
 import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
 import { redisStream } from "@/lib/outbound/destination-types/redis-stream";
@@ -21,6 +22,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   rabbitmq,
   redisStream,
   nats,
+  mqtt,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */

@@ -27,7 +27,7 @@ import { outboundConfig } from "@/lib/outbound/settings";
 const CODE = "nats_error";
 
 /** Opens the connection (guarded, bounded by the attempt timeout); dropped from the pool when it closes. */
-async function open(id: string, config: Record<string, string>, credentials: Record<string, string>): Promise<NatsConnection> {
+async function open(drop: () => void, config: Record<string, string>, credentials: Record<string, string>): Promise<NatsConnection> {
   const target = (config.server_url ?? "").replace(/^nats:\/\//, "");
   const { host, port } = hostPort(target, CODE);
   const address = await guardHost(host, target, CODE);
@@ -46,7 +46,7 @@ async function open(id: string, config: Record<string, string>, credentials: Rec
     target,
     timeout,
   );
-  void nc.closed().then(() => dropClient(id));
+  void nc.closed().then(drop);
   return nc;
 }
 
@@ -68,7 +68,7 @@ async function sendNats({ claimed: c, config, credentials }: OutboundDelivery): 
     const nc = await pooledClient(
       c.destination_id,
       fingerprintOf(config, credentials),
-      () => open(c.destination_id, config, credentials),
+      (drop) => open(drop, config, credentials),
       (n) => n.close(),
     );
     const h = headers();

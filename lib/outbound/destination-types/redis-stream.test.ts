@@ -52,6 +52,15 @@ it("appends the event to the stream: data byte for byte and one field per metada
   expect(openClientIds()).toContain("des_redis1");
 });
 
+it("a changed config replaces the destination's client; closing the old one leaves the new one open", async () => {
+  const base = { server_url: `127.0.0.1:${redis.port}`, stream: "moved-a" };
+  expect((await redisStream.deliver(deliveryOf("des_redis7", base, { password: PASSWORD }))).success).toBe(true);
+  expect((await redisStream.deliver(deliveryOf("des_redis7", { ...base, stream: "moved-b" }, { password: PASSWORD }))).success).toBe(true);
+  await new Promise((r) => setTimeout(r, 200)); // the old client's end event has fired
+  expect(openClientIds()).toContain("des_redis7");
+  expect(await reader.sendCommand<number>(["XLEN", "moved-b"])).toBe(1);
+});
+
 it("a refused password is a failed attempt with Redis's own reason", async () => {
   const outcome = await redisStream.deliver(deliveryOf("des_redis2", { server_url: `redis://127.0.0.1:${redis.port}/0`, stream: "x" }, { password: "wrong" }));
   expect(outcome).toMatchObject({ success: false, code: "redis_error", response: { status_code: null, headers: {} } });

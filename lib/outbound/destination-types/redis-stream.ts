@@ -33,7 +33,7 @@ export function parseRedisUrl(serverUrl: string): { tls: boolean; target: string
 }
 
 /** Connects (guarded, bounded by the attempt timeout); the client is dropped on its first error (no reconnects: the next delivery opens a new one). */
-async function connect(id: string, config: Record<string, string>, credentials: Record<string, string>): Promise<Redis> {
+async function connect(drop: () => void, config: Record<string, string>, credentials: Record<string, string>): Promise<Redis> {
   const { tls, target, host, port, db } = parseRedisUrl(config.server_url ?? "");
   const address = await guardHost(host, target, CODE);
   const timeout = outboundConfig().deliveryTimeoutMs;
@@ -46,8 +46,8 @@ async function connect(id: string, config: Record<string, string>, credentials: 
     database: db || undefined,
     disableClientInfo: true,
   });
-  client.on("error", () => dropClient(id));
-  client.on("end", () => dropClient(id));
+  client.on("error", drop);
+  client.on("end", drop);
   try {
     await withTimeout(client.connect(), `${urlHost(host)}:${port}`, timeout);
   } catch (err) {
@@ -71,7 +71,7 @@ async function sendRedis({ claimed: c, config, credentials }: OutboundDelivery):
     const client = await pooledClient(
       c.destination_id,
       fingerprintOf(config, credentials),
-      () => connect(c.destination_id, config, credentials),
+      (drop) => connect(drop, config, credentials),
       (r) => r.destroy(),
     );
     const id = await withTimeout(client.sendCommand(xaddArgs(config.stream, config.maxlen, metadataOf(c), c.data)), target);
