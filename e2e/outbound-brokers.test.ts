@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { connect, type Msg, type NatsConnection } from "nats";
 import { connectAsync, type IPublishPacket, type MqttClient } from "mqtt";
 import { createClient } from "redis";
+import { type FauxqsServer, startFauxqs } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { type Broker, startMosquitto, startNats, startRedis } from "./support/brokers";
@@ -19,6 +20,7 @@ let key = "";
 const T = `brokers-${randomBytes(4).toString("hex")}`;
 const PASSWORD = "redis-pass-0123";
 let redis: Broker, nats: Broker, mosquitto: Broker;
+let sqs: FauxqsServer;
 let redisReader: ReturnType<typeof createClient>;
 let natsReader: NatsConnection;
 let mqttReader: MqttClient;
@@ -44,7 +46,14 @@ const attemptsOf = (eventId: string, n = 1) =>
   }, 20_000);
 
 beforeAll(async () => {
-  [redis, nats, mosquitto] = await Promise.all([startRedis(PASSWORD), startNats(), startMosquitto()]);
+  [redis, nats, mosquitto, sqs] = await Promise.all([
+    startRedis(PASSWORD),
+    startNats(),
+    startMosquitto(),
+    startFauxqs({ port: 0, host: "127.0.0.1", logger: false }),
+  ]);
+  sqs.createQueue("hy-one");
+  sqs.createQueue("hy-two");
   redisReader = createClient({ socket: { host: "127.0.0.1", port: redis.port }, password: PASSWORD });
   await redisReader.connect();
   natsReader = await connect({ servers: `127.0.0.1:${nats.port}` });
@@ -60,7 +69,7 @@ afterAll(async () => {
   await redisReader?.close();
   await natsReader?.close();
   await mqttReader?.endAsync(true);
-  await Promise.all([redis?.stop(), nats?.stop(), mosquitto?.stop()]);
+  await Promise.all([redis?.stop(), nats?.stop(), mosquitto?.stop(), sqs?.stop()]);
 });
 
 /** The fields of the stream's entries, as objects. */
@@ -75,7 +84,7 @@ type Case = {
   credentials: Record<string, string>;
   obfuscated: Record<string, string>;
   /** The config PATCH that moves deliveries elsewhere. */
-  moved: Record<string, string>;
+  moved: () => Record<string, string>;
   /** What arrived at `where` (stream, subject or topic): bodies and metadata. */
   received: (where: string) => Promise<{ body: string; meta: Record<string, string> }[]>;
   where: [string, string];
@@ -87,7 +96,7 @@ const cases: Case[] = [
     config: () => ({ server_url: `127.0.0.1:${redis.port}`, stream: "hy-one", maxlen: "100" }),
     credentials: { password: PASSWORD },
     obfuscated: { password: "redi***********" },
-    moved: { stream: "hy-two" },
+    moved: () => ({ stream: "hy-two" }),
     received: async (stream) => (await streamOf(stream)).map(({ data, ...meta }) => ({ body: data, meta })),
     where: ["hy-one", "hy-two"],
   },
@@ -96,7 +105,7 @@ const cases: Case[] = [
     config: () => ({ server_url: `nats://127.0.0.1:${nats.port}`, subject: "hy.one" }),
     credentials: {},
     obfuscated: {},
-    moved: { subject: "hy.two" },
+    moved: () => ({ subject: "hy.two" }),
     received: (subject) =>
       Promise.resolve(
         natsGot
@@ -110,7 +119,7 @@ const cases: Case[] = [
     config: () => ({ server_url: `mqtt://127.0.0.1:${mosquitto.port}`, topic: "hy/one" }),
     credentials: { username: "hookyard", password: "mqtt-password" },
     obfuscated: { username: "hookyard", password: "mqtt*********" },
-    moved: { topic: "hy/two" },
+    moved: () => ({ topic: "hy/two" }),
     received: (topic) =>
       Promise.resolve(
         mqttGot
@@ -118,6 +127,22 @@ const cases: Case[] = [
           .map((p) => ({ body: p.payload.toString(), meta: (p.properties?.userProperties ?? {}) as Record<string, string> })),
       ),
     where: ["hy/one", "hy/two"],
+  },
+
+  {
+    type: "aws_sqs",
+    config: () => ({ queue_url: `http://127.0.0.1:${sqs.port}/000000000000/hy-one`, endpoint: `http://127.0.0.1:${sqs.port}` }),
+    credentials: { key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" },
+    obfuscated: { key: "AKIA**********", secret: "wJal****************" },
+    moved: () => ({ queue_url: `http://127.0.0.1:${sqs.port}/000000000000/hy-two` }),
+    received: (queue) =>
+      Promise.resolve(
+        (sqs.inspectQueue(queue)?.messages.ready ?? []).map((m) => ({
+          body: m.body,
+          meta: JSON.parse(m.messageAttributes.metadata.StringValue!) as Record<string, string>,
+        })),
+      ),
+    where: ["hy-one", "hy-two"],
   },
 ];
 
@@ -140,9 +165,9 @@ describe.each(cases)("$type destinations", (c) => {
     expect(got.body).toBe('{"n":1}');
     expect(got.meta).toMatchObject({ "event-id": p.id, topic, region: "eu" });
 
-    const patched = await call("PATCH", path, { config: c.moved });
+    const patched = await call("PATCH", path, { config: c.moved() });
     expect(patched.status, JSON.stringify(patched.json)).toBe(200);
-    expect(patched.json.config).toMatchObject(c.moved);
+    expect(patched.json.config).toMatchObject(c.moved());
     const p2 = await publish(topic, { n: 2 });
     await attemptsOf(p2.id);
     const moved = await eventually(async () => (await c.received(c.where[1])).length > 0 && c.received(c.where[1]));

@@ -15,6 +15,8 @@
  * BENCH_FANOUT (100), BENCH_WARMUP (5000 requests to each server before phase 1, not counted), BENCH_ROUNDS (3).
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps").
+ * `--type <type>` benchmarks one broker or cloud destination type's delivery alone against its local server
+ * instead (scripts/bench/destination-type.ts, docs/benchmarks.md "Destination types").
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -27,6 +29,12 @@ import { buildIfNeeded } from "../build-if-needed";
 import { jsonOfSize, log, percentile, startSink } from "./common";
 import { stepMode } from "./steps";
 
+const typeFlag = process.argv.indexOf("--type");
+if (typeFlag > 0) {
+  const { benchDestinationType } = await import("./destination-type");
+  await benchDestinationType(process.argv[typeFlag + 1] ?? "");
+  process.exit(0);
+}
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const duration = Number(process.env.BENCH_DURATION ?? 60);

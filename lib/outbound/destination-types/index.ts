@@ -4,6 +4,7 @@
  * OpenAPI document's per-type schemas.
  */
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
+import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
 import { mqtt } from "@/lib/outbound/destination-types/mqtt";
@@ -23,6 +24,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   redisStream,
   nats,
   mqtt,
+  awsSqs,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
