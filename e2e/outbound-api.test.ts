@@ -275,7 +275,16 @@ describe("health", () => {
 describe("destination types and topics", () => {
   it("each type's schema, with the fields a form needs", async () => {
     const { json } = await call(admin, "GET", "/destination-types");
-    expect(json.map((t: { type: string }) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq"]);
+    expect(json.map((t: { type: string }) => t.type)).toEqual([
+      "webhook",
+      "standard_webhook",
+      "gateway",
+      "rabbitmq",
+      "redis_stream",
+      "nats",
+      "mqtt",
+      "aws_sqs",
+    ]);
     const webhook = (await call(admin, "GET", "/destination-types/webhook")).json;
     expect(Object.keys(webhook).sort()).toEqual(["config_fields", "credential_fields", "description", "icon", "instructions", "label", "type"]);
     expect(webhook.icon).toMatch(/^<svg/);

@@ -120,7 +120,16 @@ describe("outbound OpenAPI documents", () => {
   it("destination bodies carry each type's config and credentials schema", () => {
     const body = docs["self-hosted"].paths["/tenants/{tenant_id}/destinations"].post.requestBody.content["application/json"].schema;
     const variants = body.oneOf as any[];
-    expect(variants.map((v) => v.properties.type.const).sort()).toEqual(["gateway", "rabbitmq", "standard_webhook", "webhook"]);
+    expect(variants.map((v) => v.properties.type.const).sort()).toEqual([
+      "aws_sqs",
+      "gateway",
+      "mqtt",
+      "nats",
+      "rabbitmq",
+      "redis_stream",
+      "standard_webhook",
+      "webhook",
+    ]);
     const webhook = variants.find((v) => v.properties.type.const === "webhook");
     expect(webhook.properties.config.required).toEqual(["url"]);
     expect(webhook.properties.config.additionalProperties).toBe(false);

@@ -118,6 +118,7 @@ const ConfigSchema = z.object({
     .regex(/^\s*(none|[A-Za-z0-9_]+(\s*,\s*[A-Za-z0-9_]+)*)?\s*$/, 'a comma list of team ids (tm_…), or "none"')
     .optional(),
   OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
+  OUTBOUND_MAX_OPEN_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(500),
   AUTH_SECRET: z.string().min(32).optional(),
   DASHBOARD_ADMIN_EMAIL: z.email().optional(),
   DASHBOARD_ADMIN_PASSWORD: z.string().min(12).optional(),
@@ -189,6 +190,8 @@ export type Config = {
      * start creates); [] ("none") = no team.
      */
     gatewayTeams: string[] | null;
+    /** OUTBOUND_MAX_OPEN_CLIENTS: broker and cloud clients a process keeps open at most (docs/outbound.md "Connections"). */
+    maxOpenClients: number;
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -406,6 +409,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
           ? []
           : e.OUTBOUND_GATEWAY_TEAMS.split(",").map((t) => t.trim()),
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
+      maxOpenClients: e.OUTBOUND_MAX_OPEN_CLIENTS,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
     migrateOnStart: e.MIGRATE_ON_START,

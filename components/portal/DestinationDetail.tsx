@@ -75,7 +75,7 @@ export function DestinationDetail({ id }: { id: string }) {
       )}
       <Header d={d} type={type} />
       <DeliveryChart destinationId={d.id} />
-      {d.credentials.secret !== undefined && <SecretPanel d={d} />}
+      {d.credentials.secret !== undefined && type?.credential_fields.some((f) => f.key === "secret" && !f.sensitive) && <SecretPanel d={d} />}
       <Activity destination={d} />
       {type && <SettingsPanel d={d} type={type} />}
     </div>

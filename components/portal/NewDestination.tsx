@@ -17,12 +17,13 @@ import { btn, ErrorNotice, TypeIcon } from "@/components/portal/ui";
 import { InlineCode, SchemaForm, type SchemaSection } from "@/components/ui/SchemaForm";
 
 /** Credentials a tenant may not set itself (generated and rotated by the service). */
-const SERVICE_MANAGED_CREDENTIALS = ["secret"];
+/** The signing secret: generated and rotated by the service (a `secret` that is not `sensitive`; the AWS secret key is the tenant's). */
+const serviceManaged = (f: { key: string; sensitive?: boolean }) => f.key === "secret" && !f.sensitive;
 
 export function sectionsOf(t: DestinationType): SchemaSection[] {
   return [
     { name: "config", title: "Settings", fields: t.config_fields },
-    { name: "credentials", title: "Credentials", fields: t.credential_fields.filter((f) => !SERVICE_MANAGED_CREDENTIALS.includes(f.key)) },
+    { name: "credentials", title: "Credentials", fields: t.credential_fields.filter((f) => !serviceManaged(f)) },
   ];
 }
 
@@ -129,7 +130,7 @@ function CreateForm({ type }: { type: DestinationType }) {
         >
           <TopicsField value={topics} onChange={setTopics} error={topicsError ?? err?.messages.filter((m) => m.startsWith("topics")).join(" ")} />
         </SchemaForm>
-        {type.credential_fields.some((f) => SERVICE_MANAGED_CREDENTIALS.includes(f.key)) && (
+        {type.credential_fields.some(serviceManaged) && (
           <p className="mt-4 text-xs text-zinc-600 dark:text-zinc-400">
             A signing secret is generated for this destination. You can reveal and rotate it on the destination&apos;s page.
           </p>

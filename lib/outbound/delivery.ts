@@ -26,6 +26,7 @@ import { logger } from "@/lib/log";
 import { inSpan } from "@/lib/tracing";
 import { alertsAfterFailure } from "@/lib/outbound/alerts";
 import { OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
+import { dropClient } from "@/lib/outbound/destination-types/clients";
 import type { Claimed, Outcome } from "@/lib/outbound/destination-types/type";
 
 const log = logger("outbound-delivery");
@@ -251,6 +252,7 @@ export function deliverClaimedOutbound(c: Claimed): Promise<void> {
 async function deliverClaimed(c: Claimed): Promise<void> {
   const { event_id: eventId, destination_id: destinationId } = c;
   if (c.deleted || c.disabled_at || c.orphan) {
+    if (c.deleted || c.disabled_at) dropClient(destinationId); // its broker client, if one is open here (docs/outbound.md "Connections")
     await getBackgroundPool().query(
       "UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
       [eventId, destinationId, c.locked_until],

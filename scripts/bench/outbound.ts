@@ -16,6 +16,8 @@
  * BENCH_VALIDATION (`warn` or `enforce`: the topic's payloads are checked against a JSON Schema they pass; unset: off).
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps").
+ * `--type <type>` benchmarks one broker or cloud destination type's delivery alone against its local server
+ * instead (scripts/bench/destination-type.ts, docs/benchmarks.md "Destination types").
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -26,6 +28,12 @@ import { buildIfNeeded } from "../build-if-needed";
 import { apiCall, jsonOfSize, log, percentile, startSink, testPostmaster, usageByPart } from "./common";
 import { stepMode } from "./steps";
 
+const typeFlag = process.argv.indexOf("--type");
+if (typeFlag > 0) {
+  const { benchDestinationType } = await import("./destination-type");
+  await benchDestinationType(process.argv[typeFlag + 1] ?? "");
+  process.exit(0);
+}
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const duration = Number(process.env.BENCH_DURATION ?? 60);

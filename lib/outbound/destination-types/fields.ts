@@ -20,6 +20,13 @@ export type Field = {
   options?: { label: string; value: string }[];
 };
 
+/**
+ * Whether `f` is a signing secret (generated, rotated, never set by a tenant, not obfuscated on read):
+ * a `secret` credential that is not `sensitive`. A sensitive `secret` (the AWS secret access key) is a
+ * plain credential (docs/destination-types.md).
+ */
+export const isSigningSecret = (f: Pick<Field, "key" | "sensitive">) => f.key === "secret" && !f.sensitive;
+
 /** A destination type as `GET /destination-types` answers it (key order is the answer's). */
 export type DestinationTypeInfo = {
   type: string;
@@ -158,7 +165,7 @@ export function fieldsSchema(t: DestinationTypeInfo, section: "config" | "creden
     s = s.describe(f.description || f.label);
     shape[f.key] = update ? s.nullable().optional() : f.required ? s : s.optional();
   }
-  if (section === "credentials" && t.credential_fields.some((f) => f.key === "secret")) {
+  if (section === "credentials" && t.credential_fields.some(isSigningSecret)) {
     shape.previous_secret = z.string().describe("The secret before a rotation; signs too until previous_secret_invalid_at.").optional();
     shape.previous_secret_invalid_at = z.iso.datetime({ offset: true }).optional();
     shape.rotate_secret = z.boolean().describe("true: a new secret; the current one becomes previous_secret for 24 hours.").optional();

@@ -7,9 +7,9 @@ import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 const asAdmin = { byTenant: false, current: null };
 
 describe("the outbound destination types", () => {
-  it("are webhook, standard_webhook, gateway and rabbitmq, in that order, and GET /destination-types lists their schemas", () => {
-    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq"]);
-    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq"]);
+  it("are the HTTP types, gateway, then the brokers and cloud queues, in that order, and GET /destination-types lists their schemas", () => {
+    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
+    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
     expect(Object.keys(DESTINATION_TYPES[0])).toEqual(["type", "label", "description", "icon", "instructions", "config_fields", "credential_fields"]);
     expect(destinationType("rabbitmq")!.credential_fields.map((f) => [f.key, f.sensitive ?? false])).toEqual([
       ["username", false],
@@ -63,6 +63,24 @@ describe("the outbound destination types", () => {
 
     const sw = await OUTBOUND_DESTINATION_TYPES.get("standard_webhook").validate({ config: { url: "https://x.test/h" }, credentials: {} }, [], asAdmin);
     expect(sw.credentials.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it("treat a sensitive `secret` (the AWS secret access key) as a plain credential: a tenant sets it, nothing is generated, it is obfuscated", async () => {
+    const sqs = OUTBOUND_DESTINATION_TYPES.get("aws_sqs");
+    const issues: string[] = [];
+    const v = await sqs.validate(
+      { config: { queue_url: "https://sqs.eu-west-1.amazonaws.com/1/q" }, credentials: { key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" } },
+      issues,
+      { byTenant: true, current: null },
+    );
+    expect(issues).toEqual([]);
+    expect(v.credentials).toEqual({ key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" });
+    expect(sqs.obfuscate(v.credentials, Date.now())).toEqual({ key: "AKIA**********", secret: "wJal****************" });
+    const missing: string[] = [];
+    await sqs.validate({ config: { queue_url: "https://q" }, credentials: { rotate_secret: true } }, missing, asAdmin);
+    expect(missing).toEqual(["credentials.key is required", "credentials.secret is required", "credentials.rotate_secret is forbidden"]);
+    expect(sqs.schema.credentials.safeParse({ key: "k", secret: "s", session: "t" }).success).toBe(true);
+    expect(sqs.schema.credentials.safeParse({ key: "k", secret: "s", rotate_secret: true }).success).toBe(false);
   });
 
   it("keep the stored credentials when an update does not name them, and forbid a tenant to set a secret", async () => {

@@ -4,9 +4,13 @@
  * OpenAPI document's per-type schemas.
  */
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
+import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
+import { mqtt } from "@/lib/outbound/destination-types/mqtt";
+import { nats } from "@/lib/outbound/destination-types/nats";
 import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
+import { redisStream } from "@/lib/outbound/destination-types/redis-stream";
 import { standardWebhook } from "@/lib/outbound/destination-types/standard-webhook";
 import type { OutboundDestinationType } from "@/lib/outbound/destination-types/type";
 import { webhook } from "@/lib/outbound/destination-types/webhook";
@@ -17,6 +21,10 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   standardWebhook,
   gateway,
   rabbitmq,
+  redisStream,
+  nats,
+  mqtt,
+  awsSqs,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */

@@ -1,18 +1,17 @@
 /**
  * The `rabbitmq` destination type (docs/outbound.md "RabbitMQ"): each event is published to the
- * destination's exchange with its topic as routing key and its metadata as headers, over a confirm
- * channel reused across deliveries; the broker is reached through the delivery engine's address guard.
+ * destination's exchange with its topic as routing key and its metadata as headers, over the destination's confirm
+ * channel, reused across deliveries (./clients.ts: closed when idle, failed, deleted or disabled); the broker is reached through the delivery engine's address guard.
  */
 import { isIP } from "node:net";
 import amqp from "amqplib";
 import { guardedResolve, RefusedAddressError } from "@/lib/delivery/address-guard";
 import { deliveryPolicy, deliveryResolver } from "@/lib/delivery/http-sender";
+import { BrokerError, fingerprintOf, withTimeout } from "@/lib/outbound/destination-types/broker";
+import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
 import { defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 import { outboundConfig } from "@/lib/outbound/settings";
-
-/** Open confirm channels by broker and credentials, reused across deliveries (dropped on any error). */
-const channels = new Map<string, Promise<amqp.ConfirmChannel>>();
 
 /** What a tenant reads on an attempt refused by the address guard: the target as written, no resolved address (docs/outbound.md "Addresses a destination may reach"). */
 const refusedText = (target: string) =>
@@ -68,24 +67,27 @@ async function connectRabbit(config: Record<string, string>, credentials: Record
  */
 async function sendRabbit({ claimed: c, config, credentials }: OutboundDelivery): Promise<Outcome> {
   const started = performance.now();
-  const key = JSON.stringify([config.tls === "true", config.server_url, credentials.username ?? "", credentials.password ?? ""]);
-  let channel = channels.get(key);
-  if (!channel) {
-    channel = (async () => {
+  const channel = pooledClient(
+    c.destination_id,
+    fingerprintOf(config, credentials),
+    async (drop) => {
       const conn = await connectRabbit(config, credentials);
-      const drop = () => channels.delete(key);
       conn.on("error", drop);
       conn.on("close", drop);
-      const ch = await conn.createConfirmChannel();
-      ch.on("error", drop);
-      ch.on("close", drop);
-      return ch;
-    })();
-    channels.set(key, channel);
-    channel.catch(() => channels.delete(key));
-  }
+      try {
+        const ch = await conn.createConfirmChannel();
+        ch.on("error", drop);
+        ch.on("close", drop);
+        return { conn, ch };
+      } catch (err) {
+        await conn.close().catch(() => undefined);
+        throw err;
+      }
+    },
+    ({ conn }) => conn.close().catch(() => undefined),
+  );
   try {
-    const ch = await channel;
+    const { ch } = await withTimeout(channel, config.server_url ?? ""); // a broker that accepts and never completes the handshake
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("timeout")), outboundConfig().deliveryTimeoutMs);
       ch.publish(
@@ -102,9 +104,9 @@ async function sendRabbit({ claimed: c, config, credentials }: OutboundDelivery)
     });
     return { success: true, code: "ok", latencyMs: Math.round(performance.now() - started), response: null };
   } catch (err) {
-    channels.delete(key);
+    dropClient(c.destination_id);
     const message = err instanceof Error ? err.message : String(err);
-    const code = err instanceof RabbitConnectError ? err.code : message === "timeout" ? "timeout" : "rabbitmq_error";
+    const code = err instanceof RabbitConnectError || err instanceof BrokerError ? err.code : message === "timeout" ? "timeout" : "rabbitmq_error";
     return { success: false, code, latencyMs: Math.round(performance.now() - started), response: { status_code: null, body: message, headers: {} } };
   }
 }

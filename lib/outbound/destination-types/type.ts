@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { DestinationType } from "@/lib/delivery/destination-types";
-import { checkFields, type DestinationTypeInfo, fieldsSchema, obfuscateFields } from "@/lib/outbound/destination-types/fields";
+import { checkFields, type DestinationTypeInfo, fieldsSchema, isSigningSecret, obfuscateFields } from "@/lib/outbound/destination-types/fields";
 
 /** A delivery this process holds the lease of (`locked_until`), with its event and destination; `orphan` when its event is gone (retention). */
 export type Claimed = {
@@ -130,9 +130,9 @@ function settleCredentials(
   const t = def.info;
   const { rotate_secret: rotate, rotate_secret_overlap_seconds: overlapGiven, ...values } = given;
   for (const k of def.readOnlyCredentials ?? []) delete values[k];
-  if (ctx.byTenant)
+  const hasSecret = t.credential_fields.some(isSigningSecret);
+  if (ctx.byTenant && hasSecret)
     for (const k of SECRET_KEYS) if (given[k] !== undefined && given[k] !== (ctx.current ?? {})[k]) issues.push(`credentials.${k} is forbidden`);
-  const hasSecret = t.credential_fields.some((f) => f.key === "secret");
   const out = checkFields("credentials", t.credential_fields, values, issues, hasSecret ? ["previous_secret", "previous_secret_invalid_at"] : []);
   if (hasSecret) {
     const kinds = def.secretKinds ?? [];
@@ -185,7 +185,7 @@ function settleCredentials(
  * Throws an Error at definition when a type with a `secret` credential has no `newSecret`.
  */
 export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestinationType {
-  if (def.info.credential_fields.some((f) => f.key === "secret") && !def.newSecret && !def.secretKinds?.length)
+  if (def.info.credential_fields.some(isSigningSecret) && !def.newSecret && !def.secretKinds?.length)
     throw new Error(`destination type ${def.info.type}: a secret credential needs newSecret`);
   return {
     type: def.info.type,
