@@ -59,17 +59,8 @@ type StateRow = {
   window_failures: number;
 };
 
-/** A destination's delivery state as the APIs show it (additive field `delivery_state`). */
-export type DeliveryStateView = {
-  /** ISO time until which deliveries wait for a `Retry-After`, or null. */
-  paused_until: string | null;
-  /** The status that asked for the pause (`429`, `503`), or null. */
-  pause_reason: string | null;
-  /** Deliveries per second while slowed after `429`s, or null (not slowed). */
-  pace: number | null;
-  /** The circuit breaker: its state, when it last changed, and (while open) when the next probe may go. */
-  circuit: { state: BreakerState; changed_at: string | null; next_probe_at: string | null };
-};
+import type { DeliveryStateView } from "@/lib/delivery/delivery-state-schema";
+export type { DeliveryStateView };
 
 /** The cool-down after the breaker's `openings`-th opening in a row, ms. */
 export function cooldownMs(openings: number): number {

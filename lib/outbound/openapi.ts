@@ -15,6 +15,7 @@ import { ZRetry } from "@/lib/outbound/events";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
+import { ZDeliveryState } from "@/lib/delivery/delivery-state-schema";
 
 type Param = { name: string; description: string; schema?: Record<string, unknown>; required?: boolean };
 type Operation = { summary: string; tag: string; description?: string; body?: z.ZodType; status?: number; response?: unknown; query?: Param[] };
@@ -63,10 +64,14 @@ const MODELS: Record<string, unknown> = {
       created_at: time,
       updated_at: time,
       disabled_at: { type: ["string", "null"], format: "date-time" },
+      rate_limit: { type: ["integer", "null"], description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; null: unlimited." },
+      rate_limit_period: { enum: ["second", "minute", "hour", "concurrent", null], description: "Period of rate_limit (default second); null without a limit." },
+      delivery_state: { ...ref("DeliveryState"), description: "On reads (list, get): receiver-driven limits and the circuit breaker (read-only)." },
       target: str,
       target_url: str,
     },
   },
+  DeliveryState: (z.toJSONSchema(ZDeliveryState, { io: "output" }) as { $defs: Record<string, unknown> }).$defs.DeliveryState,
   Event: {
     type: "object",
     properties: {
