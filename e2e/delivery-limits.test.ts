@@ -32,10 +32,11 @@ beforeAll(async () => {
 });
 afterAll(async () => receiver.close());
 
+/** A gateway destination's `delivery_state` (absent until something happened to it: then all clear). */
 const deliveryState = async (t: TestTeam, id: string) => {
   const res = await api(t, "GET", `${V}/destinations/${id}`);
   expect(res.status).toBe(200);
-  return res.json.delivery_state;
+  return res.json.delivery_state ?? { paused_until: null, pace: null, circuit: { state: "closed" } };
 };
 
 /** Sends one event to `conn` and, meanwhile, keeps a healthy destination of the same team and one of another team busy; returns their arrival times. */
@@ -194,7 +195,8 @@ describe("outbound", () => {
   };
   const publish = (topic: string, data: unknown = {}) => call("POST", "/publish", { tenant_id: T, topic, data, eligible_for_retry: false });
   const attemptsFor = async (eventId: string) => (await call("GET", `/attempts?event_id=${eventId}&dir=asc`)).json.models as { attempt_number: number; status: string }[];
-  const stateOf = async (id: string) => (await call("GET", `/tenants/${T}/destinations/${id}`)).json.delivery_state;
+  const stateOf = async (id: string) =>
+    (await call("GET", `/tenants/${T}/destinations/${id}`)).json.delivery_state ?? { paused_until: null, pace: null, circuit: { state: "closed" } };
 
   beforeAll(async () => {
     admin = (await createOutboundKey(`limits-${run}`)).key;
@@ -220,7 +222,9 @@ describe("outbound", () => {
     const times = arrivals(`/${path}`).map((r) => r.at);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1_000);
     const cleared = await call("PATCH", `/tenants/${T}/destinations/${d.id}`, { rate_limit: null });
-    expect(cleared.json).toMatchObject({ rate_limit: null, rate_limit_period: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.json).not.toHaveProperty("rate_limit");
+    expect(cleared.json).not.toHaveProperty("rate_limit_period");
   }, 30_000);
 
   it.concurrent("429 with Retry-After pauses the destination and the delivery comes back as the same attempt number", async () => {

@@ -17,5 +17,5 @@ export const ZDeliveryState = z
       next_probe_at: z.iso.datetime().nullable().meta({ description: "While open: when the probe may go." }),
     }),
   })
-  .meta({ id: "DeliveryState", description: "Receiver-driven limits and the circuit breaker of a destination (read-only)." });
+  .meta({ description: "Receiver-driven limits and the circuit breaker of a destination (read-only)." });
 export type DeliveryStateView = z.infer<typeof ZDeliveryState>;

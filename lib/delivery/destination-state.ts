@@ -103,8 +103,9 @@ export function toDeliveryStateView(r: StateRow | undefined, now = Date.now()): 
 }
 
 /**
- * The delivery states of `ids` of `product` (one statement; API reads, not cached). Ids without a row
- * get the view of a destination nothing happened to. Throws on database errors.
+ * The delivery states of `ids` of `product` (one statement; API reads, not cached): only of the
+ * destinations something happened to (a row exists: a pause, a pace, a failure counted, a breaker
+ * transition); the others have none, and their API answers keep their shape. Throws on database errors.
  */
 export async function readDeliveryStates(product: Product, ids: string[]): Promise<Map<string, DeliveryStateView>> {
   const out = new Map<string, DeliveryStateView>();
@@ -113,8 +114,7 @@ export async function readDeliveryStates(product: Product, ids: string[]): Promi
     product,
     ids,
   ]);
-  const byId = new Map(rows.map((r) => [r.destination_id, r]));
-  for (const id of ids) out.set(id, toDeliveryStateView(byId.get(id)));
+  for (const r of rows) out.set(r.destination_id, toDeliveryStateView(r));
   return out;
 }
 
@@ -319,13 +319,18 @@ async function settleProbe(gate: { product: Product; destinationId: string; owne
  */
 async function flush(): Promise<void> {
   flushTimer = null;
-  const items = [...pending.values()].filter((p) => p.failures > 0 || cache.has(keyOf(p.product, p.destinationId)));
+  // In key order: two workers' flushes lock their rows in the same order (no deadlock).
+  const items = [...pending.entries()]
+    .filter(([key, p]) => p.failures > 0 || cache.has(key))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, p]) => p);
   pending.clear();
   if (items.length === 0) return;
   const c = getConfig().destinationState;
+  let rows: StateRow[];
   try {
     const col = <T>(f: (p: Pending) => T) => items.map(f);
-    const { rows } = await getBackgroundPool().query<StateRow>(
+    ({ rows } = await getBackgroundPool().query<StateRow>(
       `INSERT INTO delivery_destination_state AS s (product, destination_id, owner_id, window_attempts, window_failures, throttled)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[])
        ON CONFLICT (product, destination_id) DO UPDATE SET
@@ -337,8 +342,21 @@ async function flush(): Promise<void> {
          updated_at = now()
        RETURNING *`,
       [col((p) => p.product), col((p) => p.destinationId), col((p) => p.ownerId), col((p) => p.attempts), col((p) => p.failures), col((p) => p.throttled), c.breakerWindowMs, c.paceRecoveryMs],
-    );
-    const byKey = new Map(items.map((p) => [keyOf(p.product, p.destinationId), p]));
+    ));
+  } catch (err) {
+    // The counts are kept for the next flush (a failed statement wrote none of them).
+    for (const p of items) {
+      const key = keyOf(p.product, p.destinationId);
+      const q = pending.get(key);
+      if (q) for (const f of ["attempts", "failures", "throttled", "good"] as const) q[f] += p[f];
+      else pending.set(key, p);
+    }
+    if (!flushTimer) (flushTimer = setTimeout(() => void flush(), FLUSH_MS)).unref();
+    log.warn("could not write destination delivery counts; kept for the next try", err instanceof Error ? err.message : err);
+    return;
+  }
+  const byKey = new Map(items.map((p) => [keyOf(p.product, p.destinationId), p]));
+  try {
     for (const r of rows) {
       remember(r);
       const p = byKey.get(keyOf(r.product, r.destination_id))!;
@@ -347,7 +365,8 @@ async function flush(): Promise<void> {
       else if (r.pace && p.throttled === 0 && p.good > 0 && r.pace_changed_at && Date.now() - r.pace_changed_at.getTime() >= c.paceRecoveryMs) await speedUp(r);
     }
   } catch (err) {
-    log.warn("could not write destination delivery counts", err instanceof Error ? err.message : err);
+    // The counts are written; the next flush that sees them over a threshold applies it.
+    log.warn("could not apply destination delivery counts", err instanceof Error ? err.message : err);
   }
 }
 

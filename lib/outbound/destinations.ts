@@ -91,8 +91,8 @@ export function toDestination(r: Row) {
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
     disabled_at: r.disabledAt ? r.disabledAt.toISOString() : null,
-    rate_limit: r.rateLimit,
-    rate_limit_period: r.rateLimit === null ? null : (r.rateLimitPeriod ?? "second"),
+    // Only when set: the answers of a destination without a limit keep their shape.
+    ...(r.rateLimit !== null && { rate_limit: r.rateLimit, rate_limit_period: r.rateLimitPeriod ?? "second" }),
     ...(type ? type.target(config) : { target: "" }),
   };
 }
@@ -114,13 +114,16 @@ function rateLimitColumns(
   return { rateLimit: limit, rateLimitPeriod: body.rate_limit_period ?? current?.rateLimitPeriod ?? "second" };
 }
 
-/** `destinations` (API models) with their read-only `delivery_state` (one statement; docs/outbound.md "Receiver-driven limits"). */
-async function withDeliveryStates<T extends { id: string }>(destinations: T[]): Promise<(T & { delivery_state: DeliveryStateView })[]> {
+/** `destinations` (API models) with their read-only `delivery_state` when something happened to them (one statement; docs/outbound.md "Receiver-driven limits"). */
+async function withDeliveryStates<T extends { id: string }>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
   const states = await readDeliveryStates(
     "outbound",
     destinations.map((d) => d.id),
   );
-  return destinations.map((d) => ({ ...d, delivery_state: states.get(d.id)! }));
+  return destinations.map((d) => {
+    const state = states.get(d.id);
+    return state ? { ...d, delivery_state: state } : d;
+  });
 }
 
 /** `"*"` or a topic list, checked against OUTBOUND_TOPICS (empty: any) and normalised (`*` stored as `["*"]`, duplicates dropped). */

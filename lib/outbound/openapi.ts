@@ -64,14 +64,14 @@ const MODELS: Record<string, unknown> = {
       created_at: time,
       updated_at: time,
       disabled_at: { type: ["string", "null"], format: "date-time" },
-      rate_limit: { type: ["integer", "null"], description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; null: unlimited." },
-      rate_limit_period: { enum: ["second", "minute", "hour", "concurrent", null], description: "Period of rate_limit (default second); null without a limit." },
-      delivery_state: { ...ref("DeliveryState"), description: "On reads (list, get): receiver-driven limits and the circuit breaker (read-only)." },
+      rate_limit: { type: "integer", description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; absent: unlimited." },
+      rate_limit_period: { enum: ["second", "minute", "hour", "concurrent"], description: "Period of rate_limit (default second); absent without a limit." },
+      delivery_state: { ...ref("DeliveryState"), description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only)." },
       target: str,
       target_url: str,
     },
   },
-  DeliveryState: (z.toJSONSchema(ZDeliveryState, { io: "output" }) as { $defs: Record<string, unknown> }).$defs.DeliveryState,
+  DeliveryState: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZDeliveryState, { io: "output" })),
   Event: {
     type: "object",
     properties: {

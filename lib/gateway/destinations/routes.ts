@@ -29,13 +29,16 @@ const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(qu
 export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) =>
   downgradeDestination(toDestination(row, includeAuth), version);
 
-/** `destinations` with their `delivery_state` (one statement; docs/pipeline.md "Receiver-driven limits"). */
-async function withDeliveryStates<T extends Record<string, unknown>>(destinations: T[]): Promise<(T & { delivery_state: DeliveryStateView })[]> {
+/** `destinations` with their `delivery_state` when something happened to them (one statement; docs/pipeline.md "Receiver-driven limits"). */
+async function withDeliveryStates<T extends Record<string, unknown>>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
   const states = await readDeliveryStates(
     "gateway",
     destinations.map((d) => String(d.id)),
   );
-  return destinations.map((d) => ({ ...d, delivery_state: states.get(String(d.id))! }));
+  return destinations.map((d) => {
+    const state = states.get(String(d.id));
+    return state ? { ...d, delivery_state: state } : d;
+  });
 }
 
 // GET /destinations

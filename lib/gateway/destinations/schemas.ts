@@ -48,7 +48,7 @@ export const ZDestination = z
     disabled_at: z.iso.datetime().nullable(),
     updated_at: z.iso.datetime(),
     created_at: z.iso.datetime(),
-    /** On reads (GET /destinations, GET /destinations/{id}): docs/pipeline.md "Receiver-driven limits". */
+    /** On reads (GET /destinations, GET /destinations/{id}) once something happened to the destination: docs/pipeline.md "Receiver-driven limits". */
     delivery_state: ZDeliveryState.optional(),
   })
   .meta({ id: "Destination" });
