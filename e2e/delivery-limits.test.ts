@@ -147,8 +147,8 @@ describe("gateway: circuit breaker", () => {
       return s.circuit.state === "open" ? s : null;
     }, 5_000);
     expect(Date.parse(open.circuit.next_probe_at) - Date.parse(open.circuit.changed_at)).toBe(5_000);
-    // While open (every worker knows within 0.5 s, its cache's age): a new event is not sent, and spends nothing.
-    await new Promise((r) => setTimeout(r, 700));
+    // While open (every worker knows within 1 s, its cache's greatest age): a new event is not sent, and spends nothing.
+    await new Promise((r) => setTimeout(r, 1_100));
     const before = arrivals(`/${conn.tag}`).length;
     const { requestId } = await send(conn.source.url, { waits: true });
     const healthy = await healthyMeanwhile(1_500);
@@ -262,8 +262,8 @@ describe("outbound", () => {
       const s = await stateOf(d.id);
       return s.circuit.state === "open" ? s : null;
     }, 5_000);
-    // Every worker knows within 0.5 s (its cache's age).
-    await new Promise((r) => setTimeout(r, 700));
+    // Every worker knows within 1 s (its cache's greatest age).
+    await new Promise((r) => setTimeout(r, 1_100));
     const before = arrivals(`/${path}`).length;
     const p = await publish(path, { waits: true });
     await new Promise((r) => setTimeout(r, 1_500));

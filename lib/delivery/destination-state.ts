@@ -17,8 +17,8 @@
  *   DELIVERY_BREAKER_COOLDOWN_MAX_MS) one worker takes the probe (half-open): a success closes it, a
  *   failure opens it again.
  *
- * The hot path reads a per-process cache of the rows that hold anything (refreshed at most every
- * CACHE_MS, by one statement, while deliveries run); a destination nothing is wrong with costs no
+ * The hot path reads a per-process cache of the rows that hold anything (refreshed by one statement
+ * when older than CACHE_MS, while deliveries run; never used older than 2 × CACHE_MS); a destination nothing is wrong with costs no
  * statement per delivery. Attempt counts are kept here and written every FLUSH_MS, and only for
  * destinations with a failure in their window. Transitions are reported to the product's listener.
  */
@@ -167,13 +167,18 @@ async function refresh(): Promise<void> {
   loadedAt = Date.now();
 }
 
-/** The cache, at most CACHE_MS old: the first call waits for it, later ones refresh in the background. */
+/**
+ * The cache, never more than 2 × CACHE_MS old: older than CACHE_MS, it is refreshed in the background
+ * (deliveries go on with it meanwhile); older than 2 × CACHE_MS (the first call, or after a quiet
+ * spell), the call waits for the refresh. Throws on database errors only when it has to wait.
+ */
 async function cached(): Promise<Map<string, StateRow>> {
-  if (Date.now() - loadedAt > CACHE_MS && !loading) {
+  const age = Date.now() - loadedAt;
+  if (age > CACHE_MS && !loading) {
     loading = refresh().finally(() => (loading = null));
-    if (loadedAt === -Infinity) await loading;
-    else loading.catch((err) => log.warn("could not refresh destination states", err instanceof Error ? err.message : err));
-  } else if (loading && loadedAt === -Infinity) await loading;
+    if (age <= 2 * CACHE_MS) loading.catch((err) => log.warn("could not refresh destination states", err instanceof Error ? err.message : err));
+  }
+  if (loading && age > 2 * CACHE_MS) await loading;
   return cache;
 }
 
