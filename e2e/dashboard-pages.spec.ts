@@ -90,7 +90,8 @@ test("connections: create in the browser, a request to the source URL reaches th
     // The destination's receiver-driven limits show as badges (docs/pipeline.md "Receiver-driven limits"): a slowed pace.
     const destinationId = after.json.destination.id;
     await getPool().query(
-      "INSERT INTO delivery_destination_state (product, destination_id, owner_id, pace, pace_origin, pace_changed_at) VALUES ('gateway', $1, $2, 4, 8, now())",
+      `INSERT INTO delivery_destination_state (product, destination_id, owner_id, pace, pace_origin, pace_changed_at) VALUES ('gateway', $1, $2, 4, 8, now())
+       ON CONFLICT (product, destination_id) DO UPDATE SET pace = 4, pace_origin = 8, pace_changed_at = now()`,
       [destinationId, team.teamId],
     );
     await page.reload();

@@ -214,7 +214,8 @@ test("secret rotation, disable and enable, and editing the settings", async ({ p
   await enter(page, await portalUrl(tenantA));
   // An open circuit breaker shows as a badge (docs/outbound.md "Receiver-driven limits").
   await getPool().query(
-    "INSERT INTO delivery_destination_state (product, destination_id, owner_id, breaker_state, breaker_openings) VALUES ('outbound', $1, $2, 'open', 1)",
+    `INSERT INTO delivery_destination_state (product, destination_id, owner_id, breaker_state, breaker_openings) VALUES ('outbound', $1, $2, 'open', 1)
+     ON CONFLICT (product, destination_id) DO UPDATE SET breaker_state = 'open', breaker_openings = 1, breaker_changed_at = now()`,
     [destinationId, tenantA],
   );
   await page.goto(`/portal/destinations/${destinationId}`);
