@@ -23,7 +23,12 @@ export function DeliveryStateBadges({ state }: { state: DeliveryState | null | u
     <span className="inline-flex flex-wrap items-center gap-1.5" data-testid="delivery-state">
       {circuit.state === "open" && (
         <Badge tone="danger" data-circuit="open" title="Deliveries wait without spending retries; one probe goes after the cool-down.">
-          Circuit open{circuit.next_probe_at && <>, probe at <AbsoluteTime iso={circuit.next_probe_at} /></>}
+          Circuit open
+          {circuit.next_probe_at && (
+            <>
+              , probe at <AbsoluteTime iso={circuit.next_probe_at} />
+            </>
+          )}
         </Badge>
       )}
       {circuit.state === "half_open" && (

@@ -52,6 +52,9 @@ describe("toDeliveryStateView", () => {
       pace: 3,
       circuit: { state: "open", changed_at: "2026-01-01T00:00:00.000Z", next_probe_at: "2026-01-01T00:00:10.000Z" },
     });
-    expect(toDeliveryStateView({ ...row, paused_until: new Date(now + 5_000) }, now)).toMatchObject({ paused_until: "2026-01-01T00:00:05.000Z", pause_reason: "429" });
+    expect(toDeliveryStateView({ ...row, paused_until: new Date(now + 5_000) }, now)).toMatchObject({
+      paused_until: "2026-01-01T00:00:05.000Z",
+      pause_reason: "429",
+    });
   });
 });

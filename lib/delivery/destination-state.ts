@@ -206,7 +206,8 @@ function waitsUntil(r: StateRow, now: number): number {
 // ---- the gate before a delivery ---------------------------------------------------------------------
 
 /** The right to make one delivery now, or when to try again. `probe`: this delivery decides a half-open breaker. */
-export type Gate = { ok: true; probe: boolean; product: Product; destinationId: string; ownerId: string } | { ok: false; retryAt: Date; reason: "paused" | "open" | "paced" };
+export type Gate =
+  { ok: true; probe: boolean; product: Product; destinationId: string; ownerId: string } | { ok: false; retryAt: Date; reason: "paused" | "open" | "paced" };
 
 const spread = (at: number) => new Date(at + Math.floor(Math.random() * SPREAD_MS));
 
@@ -225,7 +226,8 @@ export async function destinationGate(product: Product, destinationId: string, o
   if (r.breaker_state !== "closed") {
     const probeAt = r.breaker_changed_at.getTime() + cooldownMs(r.breaker_openings);
     if (r.breaker_state === "open" && now < probeAt) return { ok: false, retryAt: spread(probeAt), reason: "open" };
-    if (r.breaker_state === "half_open" && r.probe_until && now < r.probe_until.getTime()) return { ok: false, retryAt: spread(now + PROBE_WAIT_MS), reason: "open" };
+    if (r.breaker_state === "half_open" && r.probe_until && now < r.probe_until.getTime())
+      return { ok: false, retryAt: spread(now + PROBE_WAIT_MS), reason: "open" };
     // The cool-down is over (or a probe was lost): one worker takes the probe.
     const { rows } = await getBackgroundPool().query<StateRow>(
       `UPDATE delivery_destination_state SET breaker_state = 'half_open', probe_until = now() + $3 * interval '1 millisecond', updated_at = now()
@@ -346,7 +348,16 @@ async function flush(): Promise<void> {
          throttled = EXCLUDED.throttled + CASE WHEN s.throttle_window_start < now() - $8 * interval '1 millisecond' THEN 0 ELSE s.throttled END,
          updated_at = now()
        RETURNING *`,
-      [col((p) => p.product), col((p) => p.destinationId), col((p) => p.ownerId), col((p) => p.attempts), col((p) => p.failures), col((p) => p.throttled), c.breakerWindowMs, c.paceRecoveryMs],
+      [
+        col((p) => p.product),
+        col((p) => p.destinationId),
+        col((p) => p.ownerId),
+        col((p) => p.attempts),
+        col((p) => p.failures),
+        col((p) => p.throttled),
+        c.breakerWindowMs,
+        c.paceRecoveryMs,
+      ],
     ));
   } catch (err) {
     // The counts are kept for the next flush (a failed statement wrote none of them).
@@ -365,7 +376,8 @@ async function flush(): Promise<void> {
     for (const r of rows) {
       remember(r);
       const p = byKey.get(keyOf(r.product, r.destination_id))!;
-      if (r.breaker_state === "closed" && r.window_attempts >= c.breakerMinAttempts && r.window_failures >= c.breakerFailureRate * r.window_attempts) await open(r);
+      if (r.breaker_state === "closed" && r.window_attempts >= c.breakerMinAttempts && r.window_failures >= c.breakerFailureRate * r.window_attempts)
+        await open(r);
       if (r.throttled >= c.paceThrottles) await slowDown(r, p);
       else if (r.pace && p.throttled === 0 && p.good > 0 && r.pace_changed_at && Date.now() - r.pace_changed_at.getTime() >= c.paceRecoveryMs) await speedUp(r);
     }

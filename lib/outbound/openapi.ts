@@ -64,9 +64,15 @@ const MODELS: Record<string, unknown> = {
       created_at: time,
       updated_at: time,
       disabled_at: { type: ["string", "null"], format: "date-time" },
-      rate_limit: { type: "integer", description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; absent: unlimited." },
+      rate_limit: {
+        type: "integer",
+        description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; absent: unlimited.",
+      },
       rate_limit_period: { enum: ["second", "minute", "hour", "concurrent"], description: "Period of rate_limit (default second); absent without a limit." },
-      delivery_state: { ...ref("DeliveryState"), description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only)." },
+      delivery_state: {
+        ...ref("DeliveryState"),
+        description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only).",
+      },
       target: str,
       target_url: str,
     },

@@ -284,7 +284,8 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
     if (!outcome) return;
     const success = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     // A Retry-After was honoured: the event waits for the pause without spending an attempt.
-    const deferUntil = gate && (await noteAnswer(gate, { status: outcome.status, success, retryAfter: outcome.retryAfter, sent: outcome.requestedUrl !== null }));
+    const deferUntil =
+      gate && (await noteAnswer(gate, { status: outcome.status, success, retryAfter: outcome.retryAfter, sent: outcome.requestedUrl !== null }));
     if (deferUntil) return release(ev.id, lease, "QUEUED", deferUntil);
     return recordAttempt({ ...base, outcome });
   } finally {
