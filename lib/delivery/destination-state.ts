@@ -152,6 +152,8 @@ const keyOf = (product: Product, id: string) => `${product}:${id}`;
 let cache = new Map<string, StateRow>();
 let loadedAt = -Infinity;
 let loading: Promise<void> | null = null;
+/** Whether the refresh in flight was started after a quiet spell (calls wait for it). */
+let loadingBlocks = false;
 
 /** Reloads the rows that hold anything (one statement). Throws on database errors. */
 async function refresh(): Promise<void> {
@@ -168,17 +170,20 @@ async function refresh(): Promise<void> {
 }
 
 /**
- * The cache, never more than 2 × CACHE_MS old: older than CACHE_MS, it is refreshed in the background
- * (deliveries go on with it meanwhile); older than 2 × CACHE_MS (the first call, or after a quiet
- * spell), the call waits for the refresh. Throws on database errors only when it has to wait.
+ * The cache: older than CACHE_MS, it is refreshed in the background while deliveries go on with it;
+ * older than 2 × CACHE_MS (the first call, or the first delivery after a quiet spell), the refresh it
+ * starts is awaited, by that call and the ones meanwhile. A background refresh never holds a delivery,
+ * even when the database is slow to answer it. Throws on database errors only when it waits.
  */
 async function cached(): Promise<Map<string, StateRow>> {
   const age = Date.now() - loadedAt;
   if (age > CACHE_MS && !loading) {
-    loading = refresh().finally(() => (loading = null));
-    if (age <= 2 * CACHE_MS) loading.catch((err) => log.warn("could not refresh destination states", err instanceof Error ? err.message : err));
+    const blocking = age > 2 * CACHE_MS;
+    loading = refresh().finally(() => ((loading = null), (loadingBlocks = false)));
+    loadingBlocks = blocking;
+    if (!blocking) loading.catch((err) => log.warn("could not refresh destination states", err instanceof Error ? err.message : err));
   }
-  if (loading && age > 2 * CACHE_MS) await loading;
+  if (loading && loadingBlocks) await loading;
   return cache;
 }
 
