@@ -12,6 +12,7 @@ import { BASE_URL } from "./support/client";
 import { expectAccessible, screenshots, signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
 import { eventually, startReceiver } from "./support/receiver";
+import { getPool } from "@/lib/db/pool";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -85,6 +86,17 @@ test("connections: create in the browser, a request to the source URL reaches th
     expect(after.json.destination.config.rate_limit).toBe(10);
     expect(after.json.rules.map((r: { type: string }) => r.type)).toEqual(["retry", "filter", "delay"]);
     expect(after.json.rules[1].body).toEqual({ kind: "order" });
+
+    // The destination's receiver-driven limits show as badges (docs/pipeline.md "Receiver-driven limits"): a slowed pace.
+    const destinationId = after.json.destination.id;
+    await getPool().query(
+      `INSERT INTO delivery_destination_state (product, destination_id, owner_id, pace, pace_origin, pace_changed_at) VALUES ('gateway', $1, $2, 4, 8, now())
+       ON CONFLICT (product, destination_id) DO UPDATE SET pace = 4, pace_origin = 8, pace_changed_at = now()`,
+      [destinationId, team.teamId],
+    );
+    await page.reload();
+    await expect(page.getByTestId("delivery-state")).toContainText("Pace 4/s");
+    await getPool().query("DELETE FROM delivery_destination_state WHERE product = 'gateway' AND destination_id = $1", [destinationId]);
 
     // Pause from the list, then unpause; the state shows in the row.
     await page.goto("/dashboard/connections");

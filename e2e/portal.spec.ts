@@ -12,7 +12,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { closePool } from "@/lib/db/pool";
+import { closePool, getPool } from "@/lib/db/pool";
 import { createOutboundKey, tenantToken } from "@/lib/outbound/auth";
 import { startReceiver, type Receiver } from "./support/receiver";
 import { startServer } from "./support/servers";
@@ -212,7 +212,15 @@ test("the operator publishes an event; its attempt appears in the portal with th
 
 test("secret rotation, disable and enable, and editing the settings", async ({ page }) => {
   await enter(page, await portalUrl(tenantA));
+  // An open circuit breaker shows as a badge (docs/outbound.md "Receiver-driven limits").
+  await getPool().query(
+    `INSERT INTO delivery_destination_state (product, destination_id, owner_id, breaker_state, breaker_openings) VALUES ('outbound', $1, $2, 'open', 1)
+     ON CONFLICT (product, destination_id) DO UPDATE SET breaker_state = 'open', breaker_openings = 1, breaker_changed_at = now()`,
+    [destinationId, tenantA],
+  );
   await page.goto(`/portal/destinations/${destinationId}`);
+  await expect(page.getByTestId("delivery-state")).toContainText("Circuit open");
+  await getPool().query("DELETE FROM delivery_destination_state WHERE product = 'outbound' AND destination_id = $1", [destinationId]);
   await page.getByRole("button", { name: "Reveal" }).click();
   const before = await page.getByTestId("secret-value").textContent();
   await page.getByRole("button", { name: "Rotate" }).click();

@@ -71,6 +71,15 @@ const ConfigSchema = z.object({
     )
     .refine((list) => list.every(isCidrOrAddress), { message: "expected a comma-separated list of CIDRs such as 10.0.0.0/8,fd12::/16" }),
   DELIVERY_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  // Receiver-driven limits and circuit breakers (docs/pipeline.md "Receiver-driven limits").
+  DELIVERY_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  DELIVERY_PACE_THROTTLES: z.coerce.number().int().min(1).max(1000).default(3),
+  DELIVERY_PACE_RECOVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  DELIVERY_BREAKER_FAILURE_RATE: z.coerce.number().gt(0).max(1).default(0.5),
+  DELIVERY_BREAKER_MIN_ATTEMPTS: z.coerce.number().int().min(1).max(100_000).default(10),
+  DELIVERY_BREAKER_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  DELIVERY_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  DELIVERY_BREAKER_COOLDOWN_MAX_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
   PIPELINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   WORKER_STALL_MS: z.coerce.number().int().min(1_000).default(10_000),
   TRANSFORMATION_THREADS: z.coerce.number().int().min(1).max(64).default(2),
@@ -271,6 +280,24 @@ export type Config = {
   deliveryAllowedCidrs: string[];
   /** Deliveries in flight at once to one destination per worker process (when it sets no `concurrent` limit). */
   deliveryDestinationConcurrency: number;
+  /** Receiver-driven limits and circuit breakers (docs/pipeline.md "Receiver-driven limits"). */
+  destinationState: {
+    /** The longest pause a `Retry-After` may ask for, ms. */
+    retryAfterMaxMs: number;
+    /** 429s without `Retry-After` within DELIVERY_PACE_RECOVERY_MS that halve a destination's pace. */
+    paceThrottles: number;
+    /** Good answers for this long raise a slowed pace by half again, ms. */
+    paceRecoveryMs: number;
+    /** Share of failed attempts (0–1] over the window that opens the breaker. */
+    breakerFailureRate: number;
+    /** Attempts in the window before the breaker may open. */
+    breakerMinAttempts: number;
+    /** The failure window, ms. */
+    breakerWindowMs: number;
+    /** The first cool-down of an open breaker, ms; doubled by each failed probe up to `breakerCooldownMaxMs`. */
+    breakerCooldownMs: number;
+    breakerCooldownMaxMs: number;
+  };
   /** How often each worker looks for left-behind fan-outs and deliveries, ms. */
   pipelineSweepIntervalMs: number;
   /** Due work older than this while the worker ran none is a stall (lib/delivery/watchdog.ts), ms. */
@@ -377,6 +404,16 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS ?? isLoopbackUrl(publicUrl),
     deliveryAllowedCidrs: e.DELIVERY_ALLOWED_CIDRS,
     deliveryDestinationConcurrency: e.DELIVERY_DESTINATION_CONCURRENCY,
+    destinationState: {
+      retryAfterMaxMs: e.DELIVERY_RETRY_AFTER_MAX_MS,
+      paceThrottles: e.DELIVERY_PACE_THROTTLES,
+      paceRecoveryMs: e.DELIVERY_PACE_RECOVERY_MS,
+      breakerFailureRate: e.DELIVERY_BREAKER_FAILURE_RATE,
+      breakerMinAttempts: e.DELIVERY_BREAKER_MIN_ATTEMPTS,
+      breakerWindowMs: e.DELIVERY_BREAKER_WINDOW_MS,
+      breakerCooldownMs: e.DELIVERY_BREAKER_COOLDOWN_MS,
+      breakerCooldownMaxMs: e.DELIVERY_BREAKER_COOLDOWN_MAX_MS,
+    },
     pipelineSweepIntervalMs: e.PIPELINE_SWEEP_INTERVAL_MS,
     workerStallMs: e.WORKER_STALL_MS,
     transformationThreads: e.TRANSFORMATION_THREADS,

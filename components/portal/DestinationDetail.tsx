@@ -29,6 +29,7 @@ import { CopyButton } from "@/components/ui/CopyButton";
 import { OVERLAP_CHOICES, OverlapSelect } from "@/components/ui/OverlapSelect";
 import { EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
+import { DeliveryStateBadges } from "@/components/ui/DeliveryStateBadges";
 
 function useDestinationUpdate(id: string) {
   const path = `${useDestinationsPath()}/${encodeURIComponent(id)}`;
@@ -98,6 +99,7 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
           <h1 className="break-all font-mono text-lg font-semibold tracking-tight sm:text-xl">{d.target || d.id}</h1>
           <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
             <EnabledBadge disabledAt={d.disabled_at} />
+            <DeliveryStateBadges state={d.delivery_state} />
             <span>{type?.label ?? d.type}</span>
             <span aria-hidden>·</span>
             <span>{topicsText(d.topics)}</span>

@@ -13,6 +13,7 @@ import type { DestinationTypeInfo as DestinationType } from "@/lib/outbound/dest
 import type { toDestination } from "@/lib/outbound/destinations";
 import type { toEvent } from "@/lib/outbound/events";
 import { ApiError, type ApiClientOptions, createApiClient, isRecord, qs } from "@/components/ui/api-client";
+import type { DeliveryState } from "@/components/ui/DeliveryStateBadges";
 
 const API_BASE = "/outbound/api/v1";
 /** The portal's CSRF header (lib/outbound/auth.ts PORTAL_CSRF_HEADER). */
@@ -42,7 +43,8 @@ export const api = createApiClient(PORTAL_CLIENT);
  * browser). A destination's dates are ISO strings, as `toDestination` writes them.
  */
 export type { DestinationTypeInfo as DestinationType, Field } from "@/lib/outbound/destination-types";
-export type Destination = ReturnType<typeof toDestination>;
+/** A destination as the outbound API reads it, with its receiver-driven limits (`delivery_state`, on reads). */
+export type Destination = ReturnType<typeof toDestination> & { delivery_state?: DeliveryState };
 export type OutboundEvent = ReturnType<typeof toEvent>;
 export type Attempt = {
   id: string;

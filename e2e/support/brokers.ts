@@ -115,6 +115,8 @@ export function deliveryOf(destinationId: string, config: Record<string, string>
     config,
     credentials_encrypted: null,
     delivery_metadata: null,
+    rate_limit: null,
+    rate_limit_period: null,
     disabled_at: null,
     deleted: false,
     orphan: false,

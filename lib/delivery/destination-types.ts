@@ -51,6 +51,13 @@ export interface DestinationType<S extends DestinationTypeShapes> {
   obfuscate(credentials: S["credentials"], now: number): S["credentials"];
   /** What the API shows as the destination's target. */
   target(config: S["config"], context: S["targetContext"]): S["target"];
+  /**
+   * Whether the engine's receiver-driven limits apply to this type's deliveries (a pause for
+   * `Retry-After`, the adaptive pace, the circuit breaker: lib/delivery/destination-state.ts,
+   * docs/pipeline.md "Receiver-driven limits"). Default true; false for a type with no receiver to
+   * protect (the gateway's `CLI`, whose answers come from a developer's machine).
+   */
+  readonly receiverLimits?: boolean;
   /** Makes one delivery. Never throws for a failed delivery: a failure is an outcome. */
   deliver(delivery: S["delivery"]): Promise<S["outcome"]>;
 }

@@ -36,6 +36,8 @@ export type SendResult = {
   /** When the request was sent, and when its response ended. */
   deliveredAt: Date;
   respondedAt: Date | null;
+  /** The `Retry-After` header of a 429 or 503 answer, as sent (lib/delivery/destination-state.ts reads it). */
+  retryAfter?: string;
 };
 
 let agent: Agent | undefined;
@@ -189,6 +191,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
     let controller: Dispatcher.DispatchController | null = null;
     let status: number | null = null;
     let responseLatency: number | null = null;
+    let retryAfter: string | undefined;
     const max = config.deliveryResponseMaxBytes;
     const chunks: Buffer[] = [];
     let kept = 0;
@@ -217,9 +220,13 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
         controller = c;
         if (timedOut) c.abort(new Error(timeoutMessage));
       },
-      onResponseStart(_c, statusCode) {
+      onResponseStart(_c, statusCode, headers) {
         // 1xx informational answers come first: the final status wins.
         status = statusCode;
+        if (statusCode === 429 || statusCode === 503) {
+          const h = headers["retry-after"];
+          retryAfter = Array.isArray(h) ? h[0] : h;
+        }
         responseLatency = Math.round(performance.now() - started);
       },
       onResponseData(_c, chunk) {
@@ -237,6 +244,7 @@ export async function sendHttp(req: OutgoingRequest): Promise<SendResult> {
           deliveryLatency: Math.round(performance.now() - started),
           deliveredAt,
           respondedAt: new Date(),
+          ...(retryAfter !== undefined && { retryAfter }),
         });
       },
       onResponseError(_c, err) {

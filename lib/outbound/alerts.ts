@@ -8,6 +8,8 @@
  * - `alert.destination.disabled` when auto-disable turns a destination off;
  * - `alert.attempt.exhausted_retries` when an event eligible for retry has no retry left (at most once
  *   per destination per hour and process).
+ * - `alert.destination.circuit_opened` / `alert.destination.circuit_closed` when a destination's circuit
+ *   breaker opens or closes (docs/outbound.md "Receiver-driven limits").
  * One try each; a failure is logged and never affects the delivery that caused it.
  */
 import { createHmac, randomBytes } from "node:crypto";
@@ -68,4 +70,20 @@ export async function alertsAfterFailure(a: {
     sends.push(postOperatorEvent("alert.attempt.exhausted_retries", a.tenantId, { destination_id: a.destinationId, event_id: a.eventId }));
   }
   await Promise.all(sends);
+}
+
+/** A destination's circuit breaker opened or closed: its operator event. Resolves whatever happens. */
+export async function alertCircuitTransition(t: {
+  tenantId: string;
+  destinationId: string;
+  transition: "opened" | "closed";
+  attempts: number;
+  failures: number;
+  nextProbeAt: Date | null;
+}): Promise<void> {
+  await postOperatorEvent(`alert.destination.circuit_${t.transition}`, t.tenantId, {
+    destination_id: t.destinationId,
+    state: t.transition === "opened" ? "open" : "closed",
+    ...(t.transition === "opened" && { attempts: t.attempts, failures: t.failures, next_probe_at: t.nextProbeAt?.toISOString() ?? null }),
+  });
 }

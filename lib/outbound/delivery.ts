@@ -21,6 +21,7 @@ import { attemptSpan, type AttemptSummary } from "@/lib/delivery/attempt-span";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
 import { burstPermit } from "@/lib/delivery/pacing";
 import { withJitter } from "@/lib/delivery/retry-schedule";
+import { destinationGate, noteAnswer } from "@/lib/delivery/destination-state";
 import { base62 } from "@/lib/ids";
 import { logger } from "@/lib/log";
 import { inSpan } from "@/lib/tracing";
@@ -101,7 +102,7 @@ const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destina
 // The claimed rows (`c`) with their events (from the event's day partition) and destinations.
 const CLAIMED_SELECT = `
      SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data, e.trace_parent,
-            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.disabled_at, d.id IS NULL AS deleted, e.id IS NULL AS orphan
+            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.rate_limit, d.rate_limit_period, d.disabled_at, d.id IS NULL AS deleted, e.id IS NULL AS orphan
        FROM c LEFT JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`;
 const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
 
@@ -248,6 +249,14 @@ export function deliverClaimedOutbound(c: Claimed): Promise<void> {
   return inSpan("outbound dispatch", c.trace_parent, attributes, () => deliverClaimed(c));
 }
 
+/** Gives claimed delivery `c` back without an attempt, due again at `at` (one statement; nothing if its lease changed). */
+async function putBack(c: Claimed, at: Date): Promise<void> {
+  await getBackgroundPool().query(
+    "UPDATE outbound_deliveries SET locked_until = NULL, next_attempt_at = $4, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
+    [c.event_id, c.destination_id, c.locked_until, at],
+  );
+}
+
 /** {@link deliverClaimedOutbound} inside its span. */
 async function deliverClaimed(c: Claimed): Promise<void> {
   const { event_id: eventId, destination_id: destinationId } = c;
@@ -259,14 +268,13 @@ async function deliverClaimed(c: Claimed): Promise<void> {
     );
     return;
   }
-  const slot = await acquireDestinationSlot(destinationId, {});
-  if (!slot.ok) {
-    await getBackgroundPool().query(
-      "UPDATE outbound_deliveries SET locked_until = NULL, next_attempt_at = $4, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
-      [eventId, destinationId, c.locked_until, slot.retryAt],
-    );
-    return;
-  }
+  // A paused destination, an open breaker or a used-up pace puts the delivery back without an attempt
+  // (docs/outbound.md "Receiver-driven limits"); a destination nothing is wrong with costs no statement here.
+  const limited = OUTBOUND_DESTINATION_TYPES.find(c.type ?? "")?.receiverLimits !== false;
+  const gate = limited ? await destinationGate("outbound", destinationId, c.tenant_id, 2 * outboundConfig().deliveryTimeoutMs + 10_000) : null;
+  if (gate && !gate.ok) return putBack(c, gate.retryAt);
+  const slot = await acquireDestinationSlot(destinationId, c);
+  if (!slot.ok) return putBack(c, slot.retryAt);
   let outcome: Outcome;
   try {
     const attributes = { "hookyard.event.id": eventId, "hookyard.destination.id": destinationId, "hookyard.attempt.number": c.attempts + 1 };
@@ -274,6 +282,11 @@ async function deliverClaimed(c: Claimed): Promise<void> {
   } finally {
     slot.release();
   }
+  const status = outcome.response?.status_code ?? null;
+  const sent = outcome.code !== "unsupported_destination_type";
+  // A Retry-After was honoured: the delivery waits for the pause without spending an attempt.
+  const deferUntil = gate && (await noteAnswer(gate, { status, success: outcome.success, retryAfter: outcome.retryAfter, sent }));
+  if (deferUntil) return putBack(c, deferUntil);
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelayMs(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay);

@@ -21,6 +21,7 @@ import type { OutboundCaller } from "@/lib/outbound/auth";
 import { DESTINATION_TYPES, fieldsSchema, OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
 import type { OutboundTypeInput, OutboundValidateContext } from "@/lib/outbound/destination-types/type";
 import { values } from "@/lib/outbound/params";
+import { type DeliveryStateView, readDeliveryStates } from "@/lib/delivery/destination-state";
 import { getTenant } from "@/lib/outbound/tenants";
 
 /** An `outbound_destinations` row as Prisma Client reads it. */
@@ -44,6 +45,9 @@ export const ZDestinationCreate = z.strictObject({
   credentials: z.record(z.string(), z.unknown()).optional(),
   delivery_metadata: stringMap.nullable().optional(),
   metadata: stringMap.nullable().optional(),
+  // Per-destination rate limit, as the gateway's (docs/outbound.md "Rate limits"); null: unlimited.
+  rate_limit: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  rate_limit_period: z.enum(["second", "minute", "hour", "concurrent"]).nullable().optional(),
   created_at: timestamp.optional(),
   updated_at: timestamp.optional(),
   disabled_at: timestamp.nullable().optional(),
@@ -87,8 +91,39 @@ export function toDestination(r: Row) {
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
     disabled_at: r.disabledAt ? r.disabledAt.toISOString() : null,
+    // Only when set: the answers of a destination without a limit keep their shape.
+    ...(r.rateLimit !== null && { rate_limit: r.rateLimit, rate_limit_period: r.rateLimitPeriod ?? "second" }),
     ...(type ? type.target(config) : { target: "" }),
   };
+}
+
+/**
+ * The stored rate limit of a create or update body: `rate_limit` null clears it (and its period); a
+ * period without a limit (given or stored) is a 422. Returns the columns to write, or {} for no change.
+ */
+function rateLimitColumns(
+  body: { rate_limit?: number | null; rate_limit_period?: string | null },
+  current: { rateLimit: number | null; rateLimitPeriod: string | null } | null,
+): { rateLimit?: number | null; rateLimitPeriod?: string | null } {
+  if (body.rate_limit === undefined && body.rate_limit_period === undefined) return {};
+  const limit = body.rate_limit === undefined ? (current?.rateLimit ?? null) : body.rate_limit;
+  if (limit === null) {
+    if (body.rate_limit_period) throw outboundInvalid(["rate_limit_period: requires rate_limit"]);
+    return { rateLimit: null, rateLimitPeriod: null };
+  }
+  return { rateLimit: limit, rateLimitPeriod: body.rate_limit_period ?? current?.rateLimitPeriod ?? "second" };
+}
+
+/** `destinations` (API models) with their read-only `delivery_state` when something happened to them (one statement; docs/outbound.md "Receiver-driven limits"). */
+async function withDeliveryStates<T extends { id: string }>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
+  const states = await readDeliveryStates(
+    "outbound",
+    destinations.map((d) => d.id),
+  );
+  return destinations.map((d) => {
+    const state = states.get(d.id);
+    return state ? { ...d, delivery_state: state } : d;
+  });
 }
 
 /** `"*"` or a topic list, checked against OUTBOUND_TOPICS (empty: any) and normalised (`*` stored as `["*"]`, duplicates dropped). */
@@ -176,6 +211,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
         credentialsEncrypted: encryptJson(credentials),
         deliveryMetadata: jsonOrNull(body.delivery_metadata),
         metadata: jsonOrNull(body.metadata),
+        ...rateLimitColumns(body, null),
         disabledAt: body.disabled_at ? new Date(body.disabled_at) : null,
         createdAt: body.created_at ? new Date(body.created_at) : now,
         updatedAt: body.updated_at ? new Date(body.updated_at) : now,
@@ -212,6 +248,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
         credentialsEncrypted: encryptJson(credentials),
         deliveryMetadata: asJson(mergePatch((current.deliveryMetadata as Record<string, unknown> | null) ?? {}, body.delivery_metadata)),
         metadata: asJson(mergePatch((current.metadata as Record<string, unknown> | null) ?? {}, body.metadata)),
+        ...rateLimitColumns(body, current),
         ...(body.disabled_at === undefined ? {} : { disabledAt: body.disabled_at === null ? null : new Date(body.disabled_at) }),
         updatedAt: new Date(),
       },
@@ -220,7 +257,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   return { body: toDestination(updated) };
 }
 
-export const getDestination = async (tenantId: string, id: string) => ({ body: toDestination(await row(tenantId, id)) });
+export const getDestination = async (tenantId: string, id: string) => ({ body: (await withDeliveryStates([toDestination(await row(tenantId, id))]))[0] });
 
 /** `DELETE`: `{success: true}`; its attempts stay readable through `/attempts`. Throws 404. */
 export async function deleteDestination(tenantId: string, id: string) {
@@ -265,5 +302,5 @@ export async function listDestinations(tenantId: string, query: ParsedQuery) {
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  return { body: rows.map(toDestination) };
+  return { body: await withDeliveryStates(rows.map(toDestination)) };
 }

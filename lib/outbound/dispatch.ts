@@ -20,6 +20,7 @@ import { getConfig } from "@/lib/config";
 import { getPool } from "@/lib/db/pool";
 import { listenTo } from "@/lib/db/listen";
 import { saturatedDestinations } from "@/lib/delivery/destination-limits";
+import { blockedDestinations } from "@/lib/delivery/destination-state";
 import { takeStartPermits } from "@/lib/delivery/pacing";
 import { logger } from "@/lib/log";
 import { claimDueDeliveries, deliverClaimedOutbound, OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
@@ -75,7 +76,8 @@ async function pump(): Promise<void> {
           break;
         }
         const saturated = saturatedDestinations();
-        const claimed = await claimDueDeliveries(granted, saturated);
+        // Destinations paused by a Retry-After or with an open breaker are not claimed while they wait.
+        const claimed = await claimDueDeliveries(granted, [...saturated, ...blockedDestinations("outbound")]);
         moreDue = claimed.length === granted;
         skippedSaturated = saturated.length > 0;
         if (claimed.length) lastActivityAt = Date.now();

@@ -17,6 +17,7 @@ import { ZRedriveFilter } from "@/lib/outbound/redrive";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
+import { ZDeliveryState } from "@/lib/delivery/delivery-state-schema";
 
 type Param = { name: string; description: string; schema?: Record<string, unknown>; required?: boolean };
 type Operation = { summary: string; tag: string; description?: string; body?: z.ZodType; status?: number; response?: unknown; query?: Param[] };
@@ -65,10 +66,20 @@ const MODELS: Record<string, unknown> = {
       created_at: time,
       updated_at: time,
       disabled_at: { type: ["string", "null"], format: "date-time" },
+      rate_limit: {
+        type: "integer",
+        description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; absent: unlimited.",
+      },
+      rate_limit_period: { enum: ["second", "minute", "hour", "concurrent"], description: "Period of rate_limit (default second); absent without a limit." },
+      delivery_state: {
+        ...ref("DeliveryState"),
+        description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only).",
+      },
       target: str,
       target_url: str,
     },
   },
+  DeliveryState: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZDeliveryState, { io: "output" })),
   Event: {
     type: "object",
     properties: {

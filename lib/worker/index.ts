@@ -31,7 +31,9 @@ import { startRollups } from "@/lib/metrics/rollup";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
 import { REDRIVE_TASK, runRedriveSlice } from "@/lib/outbound/redrive";
-import { startIssueDetection } from "@/lib/gateway/issues/detect";
+import { recordCircuitTransition, startIssueDetection } from "@/lib/gateway/issues/detect";
+import { onBreakerTransition } from "@/lib/delivery/destination-state";
+import { alertCircuitTransition } from "@/lib/outbound/alerts";
 import { deliverOutbound, OUTBOUND_DELIVER_TASK } from "@/lib/outbound/delivery";
 import { outboundDispatchActivity, startOutboundDispatch } from "@/lib/outbound/dispatch";
 import { setQueueSampler } from "@/lib/observability/metrics";
@@ -268,6 +270,9 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
     log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err),
   );
   const stopIssues = startIssueDetection();
+  // Circuit breaker transitions (lib/delivery/destination-state.ts): a gateway issue and notification, an outbound operator event.
+  onBreakerTransition("gateway", (t) => recordCircuitTransition({ ...t, teamId: t.ownerId }));
+  onBreakerTransition("outbound", (t) => alertCircuitTransition({ ...t, tenantId: t.ownerId }));
   const engines: WatchedEngine[] = [
     {
       name: "job runner",

@@ -17,6 +17,7 @@ import { CodeEditor } from "@/components/ui/CodeEditor";
 import { Textarea } from "@/components/ui/Textarea";
 import { findSourceType, listSourceTypes } from "@/lib/gateway/sources/types";
 import { displayText } from "@/components/ui/text";
+import { type DeliveryState, DeliveryStateBadges } from "@/components/ui/DeliveryStateBadges";
 
 type Errors = Record<string, string>;
 type Named = { id: string; name: string };
@@ -385,7 +386,14 @@ export function ConnectionForm({ id }: { id?: string }) {
           </Card>
           <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
             <SourceCard draft={source} onChange={setSource} errors={errors} options={sources.data?.models} editing={editing} />
-            <DestinationCard draft={destination} onChange={setDestination} errors={errors} options={destinations.data?.models} editing={editing} />
+            <DestinationCard
+              draft={destination}
+              onChange={setDestination}
+              errors={errors}
+              options={destinations.data?.models}
+              editing={editing}
+              deliveryState={(existing.data?.destination as { delivery_state?: DeliveryState } | undefined)?.delivery_state}
+            />
           </div>
           <Card title="Rules" actions={<span className="text-xs text-zinc-600 dark:text-zinc-400">Filters and transformations run in this order</span>}>
             {errors.rules && <p className="mb-3 text-xs text-rose-700 dark:text-rose-300">{errors.rules}</p>}
@@ -630,15 +638,18 @@ function DestinationCard({
   errors,
   options,
   editing,
+  deliveryState,
 }: {
   draft: DestinationDraft;
   onChange: (d: DestinationDraft) => void;
   errors: Errors;
   options?: Named[];
   editing: boolean;
+  /** The destination's receiver-driven limits (docs/pipeline.md "Receiver-driven limits"), when editing. */
+  deliveryState?: DeliveryState;
 }) {
   return (
-    <Card title={editing ? `Destination: ${d.name}` : "Destination"}>
+    <Card title={editing ? `Destination: ${d.name}` : "Destination"} actions={editing ? <DeliveryStateBadges state={deliveryState} /> : undefined}>
       <div className="grid gap-3">
         {!editing && <ModeSwitch mode={d.mode} what="destination" onChange={(mode) => onChange({ ...d, mode })} />}
         {d.mode === "existing" && !editing ? (

@@ -13,6 +13,7 @@ import { Batcher } from "@/lib/db/batcher";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, toEventDelivery, withSigningSecret } from "@/lib/gateway/delivery/event-delivery";
 import { attemptSpan } from "@/lib/delivery/attempt-span";
 import { acquireDestinationSlot } from "@/lib/delivery/destination-limits";
+import { destinationGate, noteAnswer } from "@/lib/delivery/destination-state";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { nextRetryDelay, type RetryRule } from "@/lib/delivery/retry-schedule";
 import { holdLease, newLease, withLeases } from "@/lib/delivery/leases";
@@ -228,9 +229,17 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
   }
   if (ev.paused_at) return release(ev.id, lease, "HOLD", null);
 
+  // A paused destination, an open breaker or a used-up pace puts the event back without an attempt
+  // (docs/pipeline.md "Receiver-driven limits"); a destination nothing is wrong with costs no statement here.
+  const limited = GATEWAY_DESTINATION_TYPES.find(ev.destination_type)?.receiverLimits !== false;
+  const gate = limited ? await destinationGate("gateway", ev.destination_id, ev.team_id, config.deliveryTimeoutMs + 10_000) : null;
+  if (gate && !gate.ok) return release(ev.id, lease, "QUEUED", gate.retryAt);
   const destinationConfig = ev.destination_config ?? {};
   const slot = await acquireDestinationSlot(ev.destination_id, destinationConfig);
-  if (!slot.ok) return release(ev.id, lease, "QUEUED", slot.retryAt);
+  if (!slot.ok) {
+    // A probe that could not go leaves its breaker half-open until its deadline; another worker probes then.
+    return release(ev.id, lease, "QUEUED", slot.retryAt);
+  }
 
   try {
     const rules = Array.isArray(ev.rules) ? (ev.rules as { type: string }[]) : [];
@@ -275,7 +284,13 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
         }),
       (o) => o && { status: o.status, success: o.status !== null && o.status >= 200 && o.status < 300, errorCode: o.errorCode },
     );
-    if (outcome) return recordAttempt({ ...base, outcome });
+    if (!outcome) return;
+    const success = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    // A Retry-After was honoured: the event waits for the pause without spending an attempt.
+    const deferUntil =
+      gate && (await noteAnswer(gate, { status: outcome.status, success, retryAfter: outcome.retryAfter, sent: outcome.requestedUrl !== null }));
+    if (deferUntil) return release(ev.id, lease, "QUEUED", deferUntil);
+    return recordAttempt({ ...base, outcome });
   } finally {
     slot.release();
   }

@@ -20,6 +20,8 @@ export const cli: GatewayDestinationType = {
     return validateShared(c, { path }, issues);
   },
   obfuscate: credentialsAsStored,
+  // A developer's CLI session is no receiver to protect: no pause, pace or circuit breaker.
+  receiverLimits: false,
   target: (config) => (typeof config.path === "string" ? config.path : "/"),
   async deliver(d) {
     const dispatched = await dispatchToCli({ ...d.attempt, connectionId: d.connectionId, delivery: d.delivery });

@@ -1,6 +1,7 @@
 /**
  * Handlers of `/destinations` (same operations as sources), shared by app/api/[version]/destinations.
  */
+import { type DeliveryStateView, readDeliveryStates } from "@/lib/delivery/destination-state";
 import { type DestinationRow, toDestination } from "@/lib/gateway/destinations/destination-model";
 import {
   countDestinations,
@@ -28,11 +29,24 @@ const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(qu
 export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) =>
   downgradeDestination(toDestination(row, includeAuth), version);
 
+/** `destinations` with their `delivery_state` when something happened to them (one statement; docs/pipeline.md "Receiver-driven limits"). */
+async function withDeliveryStates<T extends Record<string, unknown>>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
+  const states = await readDeliveryStates(
+    "gateway",
+    destinations.map((d) => String(d.id)),
+  );
+  return destinations.map((d) => {
+    const state = states.get(String(d.id));
+    return state ? { ...d, delivery_state: state } : d;
+  });
+}
+
 // GET /destinations
 export const listDestinationsRoute = gatewayRoute({}, async ({ teamId, version, query }) => {
   const page = parsePaging(query, DESTINATION_ORDER_BY);
   const auth = includesAuth(query, version);
-  return { body: await listDestinations(teamId, query, page, (row) => presentDestination(row, version, auth)) };
+  const list = await listDestinations(teamId, query, page, (row) => presentDestination(row, version, auth));
+  return { body: { ...list, models: await withDeliveryStates(list.models) } };
 });
 
 // POST /destinations (409 when the name is taken)
@@ -56,7 +70,7 @@ export const countDestinationsRoute = gatewayRoute({}, async ({ teamId, query })
 
 // GET /destinations/{id}
 export const getDestinationRoute = gatewayRoute<undefined, { id: string }>({}, async ({ teamId, version, params, query }) => ({
-  body: presentDestination(await getDestination(teamId, params.id), version, includesAuth(query, version)),
+  body: (await withDeliveryStates([presentDestination(await getDestination(teamId, params.id), version, includesAuth(query, version))]))[0],
 }));
 
 // PUT /destinations/{id}

@@ -4,6 +4,7 @@
  * docs/pipeline.md#destination-auth-configauth_type-configauth. The `type` enum is the registered
  * destination types' names (lib/gateway/destination-types, docs/destination-types.md).
  */
+import { ZDeliveryState } from "@/lib/delivery/delivery-state-schema";
 import { z } from "zod";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import { RATE_LIMIT_PERIODS, ZDestinationConfigInput } from "@/lib/gateway/destinations/config-schemas";
@@ -47,6 +48,8 @@ export const ZDestination = z
     disabled_at: z.iso.datetime().nullable(),
     updated_at: z.iso.datetime(),
     created_at: z.iso.datetime(),
+    /** On reads (GET /destinations, GET /destinations/{id}) once something happened to the destination: docs/pipeline.md "Receiver-driven limits". */
+    delivery_state: ZDeliveryState.optional(),
   })
   .meta({ id: "Destination" });
 export type TDestination = z.infer<typeof ZDestination>;

@@ -351,6 +351,48 @@ async function detectIssues(now = Date.now()): Promise<number> {
   return issues;
 }
 
+/**
+ * A destination's circuit breaker opened or closed (lib/delivery/destination-state.ts, docs/pipeline.md
+ * "Receiver-driven limits"): the team gets the notification `destination.circuit_opened` or
+ * `destination.circuit_closed` (`data`: `{destination_id, circuit}`) when it chose that topic, and each
+ * enabled backpressure trigger of the team that covers the destination opens (or updates) its
+ * backpressure issue of that destination, with `reference.circuit` saying what happened. Throws database errors.
+ */
+export async function recordCircuitTransition(t: {
+  teamId: string;
+  destinationId: string;
+  transition: "opened" | "closed";
+  attempts: number;
+  failures: number;
+  nextProbeAt: Date | null;
+}): Promise<void> {
+  const circuit = {
+    state: t.transition === "opened" ? "open" : "closed",
+    ...(t.transition === "opened" && { attempts: t.attempts, failures: t.failures, next_probe_at: t.nextProbeAt?.toISOString() ?? null }),
+  };
+  const notes = await inTransaction(async (db) => {
+    const { rows: triggers } = await db.query<Trigger & { name: string | null }>(
+      `SELECT t.id, t.team_id, t.type, t.configs, d.name FROM issue_triggers t LEFT JOIN destinations d ON d.id = $2
+        WHERE t.team_id = $1 AND t.type = 'backpressure' AND t.disabled_at IS NULL`,
+      [t.teamId, t.destinationId],
+    );
+    const occurrences: Occurrence[] = triggers
+      .filter((tr) => targets(tr.configs.destinations, t.destinationId, tr.name))
+      .map((tr) => ({
+        teamId: t.teamId,
+        triggerId: tr.id,
+        type: "backpressure",
+        at: new Date(),
+        groupKey: t.destinationId,
+        keys: { destination_id: [t.destinationId] },
+        reference: { destination_id: t.destinationId, circuit },
+      }));
+    return occurrences.length ? record(db, occurrences) : [];
+  }, getBackgroundPool());
+  for (const n of notes) await notifyIssue(n.teamId, n.topic, await noteData(n));
+  await notifyIssue(t.teamId, `destination.circuit_${t.transition}`, { destination_id: t.destinationId, circuit });
+}
+
 /** Runs detectIssues every `everyMs` ms (first after one interval) until the returned function is called; it resolves when a pass in flight ended. */
 export function startIssueDetection(everyMs = 1000): () => Promise<void> {
   return startPeriodic(detectIssues, everyMs, (err) => log.warn("issue detection failed", err instanceof Error ? err.message : err), false);

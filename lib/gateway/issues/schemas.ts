@@ -17,7 +17,15 @@ const targets = z.union([z.string().min(1).max(255), z.array(id).min(1).max(100)
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "fatal"] as const;
 const ISSUE_TYPES = ["delivery", "transformation", "backpressure"] as const;
 const ISSUE_STATUSES = ["OPENED", "ACKNOWLEDGED", "IGNORED", "RESOLVED"] as const;
-const NOTIFICATION_TOPICS = ["issue.opened", "issue.updated", "deprecated.attempt-failed", "event.successful"] as const;
+const NOTIFICATION_TOPICS = [
+  "issue.opened",
+  "issue.updated",
+  "deprecated.attempt-failed",
+  "event.successful",
+  // A destination's circuit breaker opened or closed (docs/pipeline.md "Receiver-driven limits").
+  "destination.circuit_opened",
+  "destination.circuit_closed",
+] as const;
 
 export const ZDeliveryConfigs = z.strictObject({ strategy: z.enum(["first_attempt", "final_attempt"]), connections: targets });
 export const ZTransformationConfigs = z.strictObject({ log_level: z.enum(LOG_LEVELS), transformations: targets });

@@ -40,6 +40,7 @@ export async function deliverHttp(d: OutboundDelivery, sign: (headers: Record<st
     code: r.status !== null ? String(r.status) : (r.errorCode ?? "network_error").toLowerCase(),
     latencyMs: r.deliveryLatency,
     response: r.status !== null ? { status_code: r.status, body, headers: {} } : null,
+    ...(r.retryAfter !== undefined && { retryAfter: r.retryAfter }),
   };
 }
 

@@ -26,6 +26,9 @@ export type Claimed = {
   config: Record<string, string> | null;
   credentials_encrypted: string | null;
   delivery_metadata: Record<string, string> | null;
+  /** The destination's rate limit (docs/outbound.md "Rate limits"): deliveries per `rate_limit_period`, or null. */
+  rate_limit: number | null;
+  rate_limit_period: string | null;
   disabled_at: Date | null;
   deleted: boolean;
   orphan: boolean;
@@ -39,6 +42,8 @@ export type Outcome = {
   code: string;
   latencyMs: number | null;
   response: { status_code: number | null; body: string; headers: Record<string, string> } | null;
+  /** The `Retry-After` header of a 429 or 503 answer (lib/delivery/destination-state.ts honours it); not stored. */
+  retryAfter?: string;
 };
 
 /** One delivery: the claimed row, with its destination's config and decrypted credentials. */
