@@ -75,6 +75,7 @@ const ConfigSchema = z.object({
   DELIVERY_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   DELIVERY_PACE_THROTTLES: z.coerce.number().int().min(1).max(1000).default(3),
   DELIVERY_PACE_RECOVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  DELIVERY_BREAKER_ENABLED: booleanish.default(false),
   DELIVERY_BREAKER_FAILURE_RATE: z.coerce.number().gt(0).max(1).default(0.5),
   DELIVERY_BREAKER_MIN_ATTEMPTS: z.coerce.number().int().min(1).max(100_000).default(10),
   DELIVERY_BREAKER_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
@@ -288,6 +289,11 @@ export type Config = {
     paceThrottles: number;
     /** Good answers for this long raise a slowed pace by half again, ms. */
     paceRecoveryMs: number;
+    /**
+     * Whether breakers open at all (DELIVERY_BREAKER_ENABLED, default off: the specs' retry schedules and
+     * auto-disable run exactly as written unless the operator turns breakers on).
+     */
+    breakerEnabled: boolean;
     /** Share of failed attempts (0–1] over the window that opens the breaker. */
     breakerFailureRate: number;
     /** Attempts in the window before the breaker may open. */
@@ -408,6 +414,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       retryAfterMaxMs: e.DELIVERY_RETRY_AFTER_MAX_MS,
       paceThrottles: e.DELIVERY_PACE_THROTTLES,
       paceRecoveryMs: e.DELIVERY_PACE_RECOVERY_MS,
+      breakerEnabled: e.DELIVERY_BREAKER_ENABLED,
       breakerFailureRate: e.DELIVERY_BREAKER_FAILURE_RATE,
       breakerMinAttempts: e.DELIVERY_BREAKER_MIN_ATTEMPTS,
       breakerWindowMs: e.DELIVERY_BREAKER_WINDOW_MS,

@@ -62,8 +62,9 @@ async function withStack(label: string, on: TestPostgres, servers: number, fn: (
   log(`${label}: PostgreSQL ${db.version}, database ready: ${db.url.replace(/:[^:@]*@/, ":***@")}`);
   const started: RunningServer[] = [];
   try {
-    started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true" }));
-    if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false" }));
+    // Circuit breakers on (off by default): the shared servers run every other test beside them.
+    started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", DELIVERY_BREAKER_ENABLED: "true" }));
+    if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false", DELIVERY_BREAKER_ENABLED: "true" }));
     log(`${label}: servers ready: ${started.map((s) => s.url).join(", ")}`);
     await fn({
       ...process.env,

@@ -10,7 +10,7 @@
  *   the destination's pace (deliveries per second, counted across workers in `rate_limit_counters`); each
  *   DELIVERY_PACE_RECOVERY_MS of answers without such a `429` raises it by half, until it is back where it
  *   started (then it is unlimited again).
- * - **Circuit breaker**: closed → open when at least DELIVERY_BREAKER_MIN_ATTEMPTS attempts in the window
+ * - **Circuit breaker** (only with DELIVERY_BREAKER_ENABLED): closed → open when at least DELIVERY_BREAKER_MIN_ATTEMPTS attempts in the window
  *   (DELIVERY_BREAKER_WINDOW_MS, counted from the destination's first failure in it) failed at a share of
  *   DELIVERY_BREAKER_FAILURE_RATE or more. While open its deliveries wait (no attempt, no retry spent).
  *   After the cool-down (DELIVERY_BREAKER_COOLDOWN_MS, doubled by each failed probe up to
@@ -381,7 +381,12 @@ async function flush(): Promise<void> {
     for (const r of rows) {
       remember(r);
       const p = byKey.get(keyOf(r.product, r.destination_id))!;
-      if (r.breaker_state === "closed" && r.window_attempts >= c.breakerMinAttempts && r.window_failures >= c.breakerFailureRate * r.window_attempts)
+      if (
+        c.breakerEnabled &&
+        r.breaker_state === "closed" &&
+        r.window_attempts >= c.breakerMinAttempts &&
+        r.window_failures >= c.breakerFailureRate * r.window_attempts
+      )
         await open(r);
       if (r.throttled >= c.paceThrottles) await slowDown(r, p);
       else if (r.pace && p.throttled === 0 && p.good > 0 && r.pace_changed_at && Date.now() - r.pace_changed_at.getTime() >= c.paceRecoveryMs) await speedUp(r);
