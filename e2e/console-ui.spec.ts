@@ -42,7 +42,7 @@ test.describe("create from the landing page", () => {
     await page.getByTestId("create-test-url").click();
     const res = await created;
     expect(res.status()).toBe(201);
-    const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string };
+    const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string; name: string };
 
     await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
     const id = new URL(page.url()).pathname.slice(1);
