@@ -4,6 +4,7 @@
  */
 import { requireOwnedConsoleSource, testUrlNotFound } from "@/lib/console/console-source";
 import type { ConsoleSession } from "@/lib/console/sessions";
+import { bumpConfigGeneration } from "@/lib/db/config-generation";
 import { getPrisma, isRecordNotFound, isUniqueViolation } from "@/lib/db/prisma";
 import { AppError } from "@/lib/http/errors";
 
@@ -29,10 +30,12 @@ export async function renameConsoleSource(publicId: string, name: string, sessio
 
 /**
  * Deletes the test URL `publicId` with its captured requests, events and attempts (foreign keys cascade);
- * its ingest URL then answers 404. Throws AppError NOT_FOUND (not a test URL, or already deleted),
+ * its ingest URL then answers 404 (from another server process, within the ingest cache's second). Throws AppError NOT_FOUND (not a test URL, or already deleted),
  * FORBIDDEN (not the owner's session).
  */
 export async function deleteConsoleSource(publicId: string, session: ConsoleSession | null): Promise<void> {
   const source = await requireOwnedConsoleSource(publicId, session);
   await getPrisma().source.deleteMany({ where: { id: source.id } });
+  // Ingestion caches sources for a second: drop this process's copy so its ingest URL answers 404 at once.
+  bumpConfigGeneration();
 }
