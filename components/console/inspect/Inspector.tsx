@@ -162,7 +162,7 @@ function usePausableRows(requests: TCapturedRequest[]) {
     onPointerLeave: () => update("pointer", false),
     onFocus: () => update("focus", true),
     onBlur: (e: React.FocusEvent<HTMLElement>) => {
-      if (!e.currentTarget.contains(e.relatedTarget as Node | null)) update("focus", false);
+      if (!e.currentTarget.contains(e.relatedTarget)) update("focus", false);
     },
   };
   return { rows, paused: frozen !== null, newCount, showNew: () => setFrozen(requests), handlers };
@@ -190,6 +190,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
   const allRequests = preview.requests;
   const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(allRequests);
   const [port, setPort] = useState("3000");
+  const hint = cmdHint ? filledCmdHint(cmdHint, preview.name, port) : null;
   const queryClient = useQueryClient();
   const onRenamed = (name: string) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, name } : p));
 
@@ -302,27 +303,31 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 </code>
                 <CopyButton value={preview.ingest_url} label="Copy" title="Copy ingest URL" data-testid="copy-ingest-url" />
               </div>
-              {cmdHint && (
-                <div className="flex min-w-0 items-start gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                  <TerminalIcon className="mt-1.5 size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
-                  <code
-                    data-testid="cmd-hint"
-                    className="min-w-0 flex-1 py-1 font-mono text-xs break-all whitespace-pre-wrap text-zinc-900 select-all dark:text-zinc-100"
-                    title="Forward requests to your machine with the command-line tool"
-                  >
-                    {filledCmdHint(cmdHint, preview.name, port)}
-                  </code>
-                  <label className="flex shrink-0 items-center gap-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
-                    Port
-                    <input
-                      data-testid="cmd-hint-port"
-                      inputMode="numeric"
-                      value={port}
-                      onChange={(e) => setPort(e.target.value.replace(/[^0-9]/g, "").slice(0, 5))}
-                      className="h-7 w-16 rounded-md border border-zinc-300 bg-white px-1.5 font-mono text-xs text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
-                    />
-                  </label>
-                  <CopyButton value={filledCmdHint(cmdHint, preview.name, port)} label="Copy" title="Copy CLI command" data-testid="copy-cmd-hint" />
+              {hint && (
+                <div className="flex min-w-0 flex-wrap items-start gap-x-2 gap-y-1 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
+                  <div className="flex min-w-0 flex-[1_1_18rem] items-start gap-2">
+                    <TerminalIcon className="mt-1.5 size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
+                    <code
+                      data-testid="cmd-hint"
+                      className="min-w-0 flex-1 py-1 font-mono text-xs whitespace-pre-wrap text-zinc-900 select-all [overflow-wrap:anywhere] dark:text-zinc-100"
+                      title="Forward requests to your machine with the command-line tool"
+                    >
+                      {hint}
+                    </code>
+                  </div>
+                  <div className="ml-auto flex shrink-0 items-center gap-2">
+                    <label className="flex items-center gap-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
+                      Port
+                      <input
+                        data-testid="cmd-hint-port"
+                        inputMode="numeric"
+                        value={port}
+                        onChange={(e) => setPort(e.target.value.replace(/[^0-9]/g, "").slice(0, 5))}
+                        className="h-7 w-16 rounded-md border border-zinc-300 bg-white px-1.5 font-mono text-xs text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
+                      />
+                    </label>
+                    <CopyButton value={hint} label="Copy" title="Copy CLI command" data-testid="copy-cmd-hint" />
+                  </div>
                 </div>
               )}
             </div>
@@ -355,18 +360,19 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 {...pauseHandlers}
                 className="max-h-[45vh] shrink-0 overflow-y-auto border-b border-zinc-200 lg:max-h-none lg:w-96 lg:border-r lg:border-b-0 dark:border-zinc-800"
               >
-                {newCount > 0 && (
-                  <div className="sticky top-0 z-10 border-b border-zinc-200 bg-indigo-50 px-4 py-1.5 dark:border-zinc-800 dark:bg-indigo-950">
+                {/* Zero height: the pill floats over the list, so announcing arrivals moves no row either. */}
+                <div className="sticky top-0 z-10 flex h-0 justify-center overflow-visible" aria-live="polite">
+                  {newCount > 0 && (
                     <button
                       type="button"
                       data-testid="show-new-requests"
                       onClick={showNew}
-                      className="text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-[var(--hy-focus)] dark:text-indigo-200"
+                      className="mt-2 h-7 shrink-0 rounded-full bg-indigo-700 px-3 text-xs font-medium text-white shadow-md hover:bg-indigo-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:bg-indigo-300 dark:text-zinc-950 dark:hover:bg-indigo-200"
                     >
                       {newCount} new — show
                     </button>
-                  </div>
-                )}
+                  )}
+                </div>
                 <RequestList
                   requests={requests}
                   selectedKey={selected ? requestKey(selected, selectedIndex) : null}
