@@ -248,7 +248,11 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       // The dashboard's sign-in rate limit needs the client's address, which Next.js does not expose.
       if (dashboardApi) req.headers[CLIENT_IP_HEADER] = clientIpOf(req.socket.remoteAddress, req.headers as Record<string, string>, getConfig().trustProxy);
       const pageRefusal = first === "api" || first === "outbound" || dashboardApi ? null : pageMethodRefusal(method, pathname);
-      if (pageRefusal) return writeNodeResponse(res, pageRefusal);
+      if (pageRefusal) {
+        // A test URL's `/{id}` also takes PATCH and DELETE (docs/console-api.md "Renaming and deleting a test URL").
+        const testUrlPath = segments.length === 1 && !RESERVED.has(first) && !first.includes(".");
+        return writeNodeResponse(res, testUrlPath ? { ...pageRefusal, headers: { ...pageRefusal.headers, allow: "GET, HEAD, PATCH, DELETE" } } : pageRefusal);
+      }
       return handleNext(req, res, parse(url, true));
     };
     handle().catch((err) => {

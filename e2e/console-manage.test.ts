@@ -75,6 +75,17 @@ describe("DELETE /{id} deletes a test URL", () => {
   });
 });
 
+describe("other methods on /{id}", () => {
+  it("PUT and POST /{id} → 405 with Allow naming PATCH and DELETE", async () => {
+    const t = await newTestUrl({}, { ip: uniqueIp() });
+    for (const m of ["PUT", "POST"]) {
+      const res = await call(m, t.id, t.cookie, { name: "x" });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD, PATCH, DELETE");
+    }
+  });
+});
+
 describe("GET /openapi.json documents rename and delete", () => {
   it("PATCH and DELETE /{id} with their error rows", async () => {
     const doc = await (await fetch(`${BASE_URL}/openapi.json`)).json();
