@@ -7,6 +7,7 @@
  *   /cli/…                         `hookyard listen` sessions and streams (cli_key) lib/cli-channel/routes.ts
  *   POST /                          create a test URL                              lib/console/routes.ts
  *   GET /{id} (Accept: JSON)        source preview; otherwise the page
+ *   PATCH, DELETE /{id}             rename, delete a test URL (owner's cookie)
  *   GET /{id}/live                  server-sent events of new requests
  *   GET /{id}/requests/{req}/raw    raw body download
  *   GET /{id}/requests/{req}/events  its events, attempts and ignored events
@@ -27,7 +28,17 @@ import next from "next";
 import { getConfig } from "@/lib/config";
 import { getRequestFeed } from "@/lib/console/live";
 import { streamSourceRequests } from "@/lib/console/live-stream";
-import { createTestUrlRoute, deliveriesRoute, newPageGate, openApiRoute, previewRoute, rawBodyRoute, retryRequestRoute } from "@/lib/console/routes";
+import {
+  createTestUrlRoute,
+  deleteTestUrlRoute,
+  deliveriesRoute,
+  newPageGate,
+  openApiRoute,
+  previewRoute,
+  rawBodyRoute,
+  renameTestUrlRoute,
+  retryRequestRoute,
+} from "@/lib/console/routes";
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from "@/lib/db/health";
 import { closePool } from "@/lib/db/pool";
 import { healthz, webReady } from "@/lib/health";
@@ -229,11 +240,19 @@ export async function startServer(opts: { port: number; host: string; dev?: bool
       if (first && !RESERVED.has(first) && method === "POST" && segments.length === 4 && second === "requests" && fourth === "retry") {
         return serveConsole(req, res, retryRequestRoute(first, third));
       }
+      if (first && !RESERVED.has(first) && !first.includes(".") && segments.length === 1) {
+        if (method === "PATCH") return serveConsole(req, res, renameTestUrlRoute(first));
+        if (method === "DELETE") return serveConsole(req, res, deleteTestUrlRoute(first));
+      }
       const dashboardApi = first === "dashboard" && second === "api";
       // The dashboard's sign-in rate limit needs the client's address, which Next.js does not expose.
       if (dashboardApi) req.headers[CLIENT_IP_HEADER] = clientIpOf(req.socket.remoteAddress, req.headers as Record<string, string>, getConfig().trustProxy);
       const pageRefusal = first === "api" || first === "outbound" || dashboardApi ? null : pageMethodRefusal(method, pathname);
-      if (pageRefusal) return writeNodeResponse(res, pageRefusal);
+      if (pageRefusal) {
+        // A test URL's `/{id}` also takes PATCH and DELETE (docs/console-api.md "Renaming and deleting a test URL").
+        const testUrlPath = segments.length === 1 && !RESERVED.has(first) && !first.includes(".");
+        return writeNodeResponse(res, testUrlPath ? { ...pageRefusal, headers: { ...pageRefusal.headers, allow: "GET, HEAD, PATCH, DELETE" } } : pageRefusal);
+      }
       return handleNext(req, res, parse(url, true));
     };
     handle().catch((err) => {

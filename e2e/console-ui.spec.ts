@@ -42,7 +42,7 @@ test.describe("create from the landing page", () => {
     await page.getByTestId("create-test-url").click();
     const res = await created;
     expect(res.status()).toBe(201);
-    const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string };
+    const testUrl = (await res.json()) as { inspect_url: string; ingest_url: string; cli_key: string; cmd_hint: string; type: string; name: string };
 
     await page.waitForURL((u) => INSPECT_PATH.test(u.pathname), { timeout: NAV_MS });
     const id = new URL(page.url()).pathname.slice(1);
@@ -57,7 +57,10 @@ test.describe("create from the landing page", () => {
     expect(testUrl.cli_key.length).toBeGreaterThan(10);
     await expect(hint).toContainText("listen");
     await expect(hint).toContainText(testUrl.cli_key);
-    await expect(hint).toHaveText(testUrl.cmd_hint);
+    // The name and a port are filled in: no placeholder is left (docs/console.md "The CLI command").
+    await expect(hint).toHaveText(testUrl.cmd_hint.replace("[port]", "3000").replace("<source-name>", testUrl.name));
+    await expect(hint).not.toContainText("[port]");
+    await expect(hint).not.toContainText("<source-name>");
 
     await expect(page.getByTestId("empty-state")).toBeVisible();
     await expect(page.getByTestId("curl-example")).toContainText(`curl -X POST ${BASE_URL}/e/${id}`);
@@ -417,6 +420,83 @@ test.describe("responsive and dark mode", () => {
     expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
     await page.goto("/");
     expect(await bodyLuminance(page)).toBeGreaterThan(0.9);
+  });
+});
+
+test.describe("managing a test URL", () => {
+  test("rename and delete through the UI", async ({ page }) => {
+    const src = await createInBrowserContext(page, { name: "Old name" });
+    await openInspector(page, src.id);
+    await page.getByTestId("rename-test-url").click();
+    await page.getByTestId("rename-input").fill("Stripe staging");
+    await expectAccessible(page);
+    await page.getByTestId("rename-save").click();
+    await expect(page.getByTestId("source-name")).toHaveText("Stripe staging");
+    await expect(page.getByTestId("cmd-hint")).toContainText("listen 3000 'Stripe staging' --cli-key");
+    await page.getByTestId("cmd-hint-port").fill("8080");
+    await expect(page.getByTestId("cmd-hint")).toContainText("listen 8080 'Stripe staging'");
+    const stored = await db().query("SELECT name FROM sources WHERE id = $1", [`src_${src.id}`]);
+    expect(stored.rows[0].name).toBe("Stripe staging");
+
+    await page.getByTestId("delete-test-url").click();
+    await expectAccessible(page);
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL((u) => u.pathname === "/", { timeout: NAV_MS });
+    expect((await db().query("SELECT 1 FROM sources WHERE id = $1", [`src_${src.id}`])).rowCount).toBe(0);
+    expect((await page.goto(`/${src.id}`))?.status()).toBe(404);
+  });
+
+  test("the CLI command is not clipped at 1280 px, and a plain row shows no 'No connection' badge", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const src = await createInBrowserContext(page, { name: "a-rather-long-test-url-name-for-the-hint" });
+    await send(src.ingest_url, "/plain", { body: "x" });
+    await openInspector(page, src.id);
+    const hint = page.getByTestId("cmd-hint");
+    const clipped = await hint.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    expect(clipped).toBe(false);
+    await expect(hint).toContainText(src.cli_key);
+    await expect(hint).toContainText("--server");
+    await expect(page.getByTestId("request-row")).toHaveCount(1);
+    await expect(page.getByTestId("rejection-badge")).toHaveCount(0);
+    await expect(page.getByText("No connection")).toHaveCount(0);
+    await expect(page.getByText("Verified")).toHaveCount(0);
+  });
+});
+
+test.describe("live rows hold still", () => {
+  test("with the pointer over a row, new arrivals do not move it; 'N new — show' reveals them", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await send(src.ingest_url, "/first", { body: "1" });
+    await openInspector(page, src.id);
+    const row = page.getByTestId("request-row").first();
+    await expect(row).toContainText("/first");
+    await row.hover();
+    const before = await row.boundingBox();
+    await send(src.ingest_url, "/second", { body: "2" });
+    await send(src.ingest_url, "/third", { body: "3" });
+    await expect(page.getByTestId("show-new-requests")).toHaveText("2 new — show", { timeout: LIVE_MS * 2 });
+    await expect(page.getByTestId("request-row")).toHaveCount(1);
+    expect(await page.getByTestId("request-row").first().boundingBox()).toEqual(before);
+    // Focus in the list keeps it paused too (the axe check moves the pointer away).
+    await page.getByTestId("show-new-requests").focus();
+    await expectAccessible(page);
+    await expect(page.getByTestId("request-row")).toHaveCount(1);
+    await page.getByTestId("show-new-requests").click();
+    await expect(page.getByTestId("request-row")).toHaveCount(3);
+    await expect(page.getByTestId("request-row").first()).toContainText("/third");
+    await expect(page.getByTestId("show-new-requests")).toHaveCount(0);
+  });
+
+  test("when the live stream drops, the page says live updates stopped", async ({ page, context }) => {
+    const src = await createInBrowserContext(page);
+    await openInspector(page, src.id);
+    await expect(page.getByTestId("live-offline")).toHaveCount(0);
+    await context.setOffline(true);
+    await expect(page.getByTestId("live-offline")).toContainText("Live updates stopped");
+    await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-state", "offline");
+    await context.setOffline(false);
+    await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-state", "live", { timeout: NAV_MS });
+    await expect(page.getByTestId("live-offline")).toHaveCount(0);
   });
 });
 

@@ -100,3 +100,21 @@ export function retryRequest(publicId: string, requestId: string): Promise<{ eve
     describe: (status, b) => describe(status, b) ?? (status === 429 ? "Too many retries. Please wait a moment." : `Retry failed (${status})`),
   });
 }
+
+/** `PATCH /{id}`: renames the test URL; resolves to the stored name. Throws ApiError (403 not the owner, 409 name taken, 422 bad name). */
+export async function renameTestUrl(publicId: string, name: string): Promise<string> {
+  const data = await api<{ name: string }>(`/${encodeURIComponent(publicId)}`, {
+    method: "PATCH",
+    body: { name },
+    describe: (status, b) => describe(status, b) ?? `Could not rename (HTTP ${status}).`,
+  });
+  return data.name;
+}
+
+/** `DELETE /{id}`: deletes the test URL and its requests. Throws ApiError (403 not the owner, 404 already gone). */
+export async function deleteTestUrl(publicId: string): Promise<void> {
+  await api<unknown>(`/${encodeURIComponent(publicId)}`, {
+    method: "DELETE",
+    describe: (status, b) => describe(status, b) ?? `Could not delete (HTTP ${status}).`,
+  });
+}

@@ -48,3 +48,16 @@ export function fullPath(path: string | undefined, query: string | undefined): s
   const p = path || "/";
   return query ? `${p}?${query}` : p;
 }
+
+/** `value` as one POSIX shell word: unchanged when it is plain, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The CLI hint (`cmd_hint`, with `[port]` and `<source-name>` placeholders: docs/console-api.md) with what the
+ * page knows filled in: the test URL's `name` (shell-quoted when needed) and the local `port` the visitor chose.
+ */
+export function filledCmdHint(cmdHint: string, name: string, port: string): string {
+  return cmdHint.replace("<source-name>", shellWord(name)).replace("[port]", shellWord(port || "3000"));
+}

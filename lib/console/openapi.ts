@@ -1,13 +1,32 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { ZConsoleDeliveries } from "@/lib/console/deliveries";
-import { ZCapturedRequest, ZConsoleError, ZCreateTestUrlRequest, ZRateLimitError, ZSourcePreview, ZTestUrl } from "@/lib/console/schemas";
+import {
+  ZCapturedRequest,
+  ZConsoleError,
+  ZCreateTestUrlRequest,
+  ZRateLimitError,
+  ZRenamedTestUrl,
+  ZRenameTestUrlRequest,
+  ZSourcePreview,
+  ZTestUrl,
+} from "@/lib/console/schemas";
 
 const CONSOLE_API_VERSION = "0.1.0";
 
 // Every schema with an id must be listed, nested ones too (ZCapturedRequest inside ZSourcePreview):
 // an unlisted one ends up under a "__shared" pseudo-component with a $ref that resolves nowhere.
-const SCHEMAS = { ZCreateTestUrlRequest, ZTestUrl, ZCapturedRequest, ZSourcePreview, ZConsoleError, ZRateLimitError, ZConsoleDeliveries };
+const SCHEMAS = {
+  ZCreateTestUrlRequest,
+  ZTestUrl,
+  ZCapturedRequest,
+  ZSourcePreview,
+  ZConsoleError,
+  ZRateLimitError,
+  ZConsoleDeliveries,
+  ZRenameTestUrlRequest,
+  ZRenamedTestUrl,
+};
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonContent = (id: string) => ({ "application/json": { schema: ref(id) } });
 
@@ -76,6 +95,34 @@ export function consoleOpenApi(): Record<string, unknown> {
           responses: {
             "200": { description: "The source preview.", content: { ...jsonContent("SourcePreview"), "text/html": { schema: { type: "string" } } } },
             "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+          },
+        },
+        patch: {
+          operationId: "renameTestUrl",
+          summary: "Rename a test URL",
+          description: "Only for the workspace that created the test URL: send its `hookyard_session` cookie. 60 per minute.",
+          parameters: [idParam],
+          requestBody: { required: true, content: jsonContent("RenameTestUrlRequest") },
+          responses: {
+            "200": { description: "The renamed test URL.", content: jsonContent("RenamedTestUrl") },
+            "403": { description: "No session cookie, or not the cookie of the workspace that created the test URL.", content: jsonContent("ConsoleError") },
+            "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+            "409": { description: "Another test URL of the workspace has that name.", content: jsonContent("ConsoleError") },
+            "422": { description: "Invalid body (missing, empty or too long `name`, unknown properties).", content: jsonContent("ConsoleError") },
+            "429": { description: "Rate limit exceeded.", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },
+          },
+        },
+        delete: {
+          operationId: "deleteTestUrl",
+          summary: "Delete a test URL",
+          description:
+            "Deletes the test URL with its captured requests; its ingest URL then answers 404. Only for the workspace that created it: send its `hookyard_session` cookie. 60 per minute.",
+          parameters: [idParam],
+          responses: {
+            "204": { description: "Deleted." },
+            "403": { description: "No session cookie, or not the cookie of the workspace that created the test URL.", content: jsonContent("ConsoleError") },
+            "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+            "429": { description: "Rate limit exceeded.", headers: rateLimitHeaders, content: jsonContent("RateLimitError") },
           },
         },
       },

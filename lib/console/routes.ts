@@ -7,7 +7,8 @@ import { createTestUrl } from "@/lib/console/create-test-url";
 import { getRequestDeliveries, retryConsoleRequest } from "@/lib/console/deliveries";
 import { consoleOpenApi } from "@/lib/console/openapi";
 import { getRawBody, getSourcePreview } from "@/lib/console/preview";
-import { ZCreateTestUrlRequest } from "@/lib/console/schemas";
+import { deleteConsoleSource, renameConsoleSource } from "@/lib/console/manage";
+import { ZCreateTestUrlRequest, ZRenameTestUrlRequest } from "@/lib/console/schemas";
 import { cookieDomainFor, sessionCookie } from "@/lib/console/sessions";
 import { consoleRoute } from "@/lib/console/http";
 import { json } from "@/lib/http/types";
@@ -32,6 +33,17 @@ export const previewRoute = (publicId: string) =>
   consoleRoute({}, async () => {
     const { team_id: _teamId, ...preview } = await getSourcePreview(publicId);
     return json(200, preview, { "cache-control": "no-store" });
+  });
+
+// PATCH /{id} - rename the test URL; DELETE /{id} - delete it with its requests. Owner's session cookie only (403 otherwise).
+export const renameTestUrlRoute = (publicId: string) =>
+  consoleRoute({ rateLimit: { name: "manage", perMinute: (c) => c.consoleCreateRateLimit }, body: ZRenameTestUrlRequest }, async ({ body, session }) =>
+    json(200, await renameConsoleSource(publicId, body.name, session), { "cache-control": "no-store" }),
+  );
+export const deleteTestUrlRoute = (publicId: string) =>
+  consoleRoute({ rateLimit: { name: "manage", perMinute: (c) => c.consoleCreateRateLimit } }, async ({ session }) => {
+    await deleteConsoleSource(publicId, session);
+    return { status: 204, headers: { "cache-control": "no-store" } };
   });
 
 // GET /{id}/requests/{request_id}/raw - the exact body, always as a download (never rendered)

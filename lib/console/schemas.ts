@@ -90,3 +90,19 @@ export const ZRateLimitError = z
     retry_after: z.number().int().meta({ description: "Seconds until the window resets." }),
   })
   .meta({ id: "RateLimitError" });
+
+/** `PATCH /{id}` body: the test URL's new name (docs/console-api.md "Renaming and deleting a test URL"). */
+export const ZRenameTestUrlRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(155).meta({ description: "The new name, 1–155 characters, unique in the workspace.", example: "Stripe staging" }),
+  })
+  .meta({ id: "RenameTestUrlRequest" });
+export type TRenameTestUrlRequest = z.infer<typeof ZRenameTestUrlRequest>;
+
+/** `PATCH /{id}` 200 body. */
+export const ZRenamedTestUrl = z
+  .object({
+    id: z.string().meta({ description: "The source id, with `src_` prefix." }),
+    name: z.string().meta({ description: "The source name, as stored." }),
+  })
+  .meta({ id: "RenamedTestUrl" });

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { TSourcePreview } from "@/lib/console/schemas";
+import type { TCapturedRequest, TSourcePreview } from "@/lib/console/schemas";
 import { ApiError, type ConsoleSource, fetchPreview } from "@/components/console/api";
 import { CopyButton } from "@/components/ui/CopyButton";
 import { NewTestUrlButton } from "@/components/console/CreateTestUrl";
@@ -10,6 +10,9 @@ import { ChevronDownIcon, TerminalIcon } from "@/components/ui/icons";
 import { buttonClasses } from "@/components/ui/Button";
 import { Logo } from "@/components/ui/Logo";
 import { Tag } from "@/components/console/inspect/badges";
+import { ManageTestUrl } from "@/components/console/inspect/ManageTestUrl";
+import { filledCmdHint } from "@/components/console/format";
+import { Notice } from "@/components/ui/Notice";
 import { EmptyState } from "@/components/console/inspect/EmptyState";
 import { LiveIndicator, type LiveState } from "@/components/console/inspect/LiveIndicator";
 import { RequestDetail } from "@/components/console/inspect/RequestDetail";
@@ -77,8 +80,24 @@ function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
         }
       });
     };
+    // The browser knows when the network is gone before the stream notices: say so at once, reconnect when back.
+    const onOffline = () => {
+      es?.close();
+      es = null;
+      setState("offline");
+    };
+    const onOnline = () => {
+      if (retry) clearTimeout(retry);
+      failures = 0;
+      setState("connecting");
+      connect();
+    };
+    window.addEventListener("offline", onOffline);
+    window.addEventListener("online", onOnline);
     connect();
     return () => {
+      window.removeEventListener("offline", onOffline);
+      window.removeEventListener("online", onOnline);
       disposed = true;
       if (retry) clearTimeout(retry);
       es?.close();
@@ -122,6 +141,33 @@ function useCoalescedRefetch(publicId: string) {
   }, [queryClient, publicId]);
 }
 
+/**
+ * Rows that do not move under the visitor: while the pointer or focus is in the list, the rows shown are
+ * frozen and newer arrivals are only counted (docs/console.md "Live updates"). `showNew` reveals them
+ * (the list stays paused); leaving the list shows everything again.
+ */
+function usePausableRows(requests: TCapturedRequest[]) {
+  const [frozen, setFrozen] = useState<TCapturedRequest[] | null>(null);
+  const inside = useRef({ pointer: false, focus: false });
+  const update = (part: "pointer" | "focus", value: boolean) => {
+    inside.current[part] = value;
+    const paused = inside.current.pointer || inside.current.focus;
+    setFrozen((f) => (paused ? (f ?? requests) : null));
+  };
+  const rows = frozen ?? requests;
+  const shown = new Set(rows.map(requestKey));
+  const newCount = frozen ? requests.filter((r, i) => !shown.has(requestKey(r, i))).length : 0;
+  const handlers = {
+    onPointerEnter: () => update("pointer", true),
+    onPointerLeave: () => update("pointer", false),
+    onFocus: () => update("focus", true),
+    onBlur: (e: React.FocusEvent<HTMLElement>) => {
+      if (!e.currentTarget.contains(e.relatedTarget)) update("focus", false);
+    },
+  };
+  return { rows, paused: frozen !== null, newCount, showNew: () => setFrozen(requests), handlers };
+}
+
 function isTypingTarget(t: EventTarget | null): boolean {
   return t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
 }
@@ -141,11 +187,16 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     retry: (count, err) => !(err instanceof ApiError && err.status === 404) && count < 2,
   });
   const preview = query.data;
-  const requests = preview.requests;
+  const allRequests = preview.requests;
+  const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(allRequests);
+  const [port, setPort] = useState("3000");
+  const hint = cmdHint ? filledCmdHint(cmdHint, preview.name, port) : null;
+  const queryClient = useQueryClient();
+  const onRenamed = (name: string) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, name } : p));
 
   // Rows that arrive after load get a short highlight.
   const [initialKeys] = useState(() => new Set(initial.requests.map(requestKey)));
-  const freshKeys = new Set(requests.map(requestKey).filter((k) => !initialKeys.has(k)));
+  const freshKeys = new Set(allRequests.map(requestKey).filter((k) => !initialKeys.has(k)));
 
   // The newest request is selected by default; after that the selection stays put as requests arrive.
   const [selectedKey, setSelectedKey] = useState<string | null>(requests[0] ? requestKey(requests[0], 0) : null);
@@ -234,12 +285,13 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 </span>
               </Tag>
               {!cmdHint && <Tag tone="info">Shared with you</Tag>}
+              {cmdHint && <ManageTestUrl key={preview.name} publicId={publicId} name={preview.name} onRenamed={onRenamed} />}
               <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
-                {requests.length} {requests.length === 1 ? "request" : "requests"}
-                {requests.length >= 100 && " (latest 100)"}
+                {allRequests.length} {allRequests.length === 1 ? "request" : "requests"}
+                {allRequests.length >= 100 && " (latest 100)"}
               </span>
             </div>
-            <div className={`grid gap-2 ${cmdHint ? "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]" : "max-w-3xl"}`}>
+            <div className="grid max-w-5xl gap-2">
               <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
                 <span className="shrink-0 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Ingest URL</span>
                 <code
@@ -251,17 +303,31 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                 </code>
                 <CopyButton value={preview.ingest_url} label="Copy" title="Copy ingest URL" data-testid="copy-ingest-url" />
               </div>
-              {cmdHint && (
-                <div className="flex min-w-0 items-center gap-2 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
-                  <TerminalIcon className="size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
-                  <code
-                    data-testid="cmd-hint"
-                    className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-900 select-all dark:text-zinc-100"
-                    title="Forward requests to your machine: replace [port] and <source-name>"
-                  >
-                    {cmdHint}
-                  </code>
-                  <CopyButton value={cmdHint} label="Copy" title="Copy CLI command" data-testid="copy-cmd-hint" />
+              {hint && (
+                <div className="flex min-w-0 flex-wrap items-start gap-x-2 gap-y-1 rounded-lg border border-zinc-200 bg-zinc-50 py-1 pr-1 pl-3 dark:border-zinc-800 dark:bg-zinc-900">
+                  <div className="flex min-w-0 flex-[1_1_18rem] items-start gap-2">
+                    <TerminalIcon className="mt-1.5 size-4 shrink-0 text-zinc-600 dark:text-zinc-400" />
+                    <code
+                      data-testid="cmd-hint"
+                      className="min-w-0 flex-1 py-1 font-mono text-xs whitespace-pre-wrap text-zinc-900 select-all [overflow-wrap:anywhere] dark:text-zinc-100"
+                      title="Forward requests to your machine with the command-line tool"
+                    >
+                      {hint}
+                    </code>
+                  </div>
+                  <div className="ml-auto flex shrink-0 items-center gap-2">
+                    <label className="flex items-center gap-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
+                      Port
+                      <input
+                        data-testid="cmd-hint-port"
+                        inputMode="numeric"
+                        value={port}
+                        onChange={(e) => setPort(e.target.value.replace(/[^0-9]/g, "").slice(0, 5))}
+                        className="h-7 w-16 rounded-md border border-zinc-300 bg-white px-1.5 font-mono text-xs text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
+                      />
+                    </label>
+                    <CopyButton value={hint} label="Copy" title="Copy CLI command" data-testid="copy-cmd-hint" />
+                  </div>
                 </div>
               )}
             </div>
@@ -276,6 +342,12 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
             </div>
           )}
 
+          {live === "offline" && (
+            <Notice tone="info" role="status" className="mx-4 mt-3 sm:mx-6" data-testid="live-offline">
+              Live updates stopped (offline). New requests appear when the connection is back; the page checks every few seconds.
+            </Notice>
+          )}
+
           {requests.length === 0 ? (
             <div className="min-h-0 flex-1 overflow-y-auto">
               <EmptyState ingestUrl={preview.ingest_url} />
@@ -284,8 +356,23 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
             <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
               <section
                 aria-label="Requests"
+                data-paused={paused ? "true" : undefined}
+                {...pauseHandlers}
                 className="max-h-[45vh] shrink-0 overflow-y-auto border-b border-zinc-200 lg:max-h-none lg:w-96 lg:border-r lg:border-b-0 dark:border-zinc-800"
               >
+                {/* Zero height: the pill floats over the list, so announcing arrivals moves no row either. */}
+                <div className="sticky top-0 z-10 flex h-0 justify-center overflow-visible" aria-live="polite">
+                  {newCount > 0 && (
+                    <button
+                      type="button"
+                      data-testid="show-new-requests"
+                      onClick={showNew}
+                      className="mt-2 h-7 shrink-0 rounded-full bg-indigo-700 px-3 text-xs font-medium text-white shadow-md hover:bg-indigo-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:bg-indigo-300 dark:text-zinc-950 dark:hover:bg-indigo-200"
+                    >
+                      {newCount} new — show
+                    </button>
+                  )}
+                </div>
                 <RequestList
                   requests={requests}
                   selectedKey={selected ? requestKey(selected, selectedIndex) : null}

@@ -5,7 +5,7 @@ import { requestPath } from "@/components/console/api";
 import { buttonClasses } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
 import { formatBytes } from "@/components/ui/format";
-import { fullPath } from "@/components/console/format";
+import { fullPath, isNeutralRejection } from "@/components/console/format";
 import { DownloadIcon } from "@/components/ui/icons";
 import { AbsoluteTime, RelativeTime } from "@/components/ui/Time";
 import { MethodBadge, RejectionBadge, Tag } from "@/components/console/inspect/badges";
@@ -75,31 +75,24 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
           <Field label="Content type">
             <span className="font-mono text-xs break-all">{r.content_type || "—"}</span>
           </Field>
-          <Field label="Verified">
-            {r.verified === undefined ? (
-              "—"
-            ) : r.verified ? (
+          {/* Verification and rejections matter for gateway sources; a plain test URL shows them only when they say something. */}
+          {r.verified && (
+            <Field label="Verified">
               <span className="inline-flex items-center gap-1 text-emerald-700 dark:text-emerald-400">
                 <span className="size-1.5 rounded-full bg-current" aria-hidden /> Yes
               </span>
-            ) : (
-              <span className="inline-flex items-center gap-1 text-zinc-600 dark:text-zinc-400">
-                <span className="size-1.5 rounded-full bg-current" aria-hidden /> No
-              </span>
-            )}
-          </Field>
-          <Field label="Rejection">
-            {r.rejection_cause ? (
+            </Field>
+          )}
+          {r.rejection_cause && !isNeutralRejection(r.rejection_cause) && (
+            <Field label="Rejection">
               <span className="flex flex-col items-start gap-1">
                 <RejectionBadge cause={r.rejection_cause} />
                 <span data-testid="rejection-cause" className="font-mono text-[11px] break-all text-zinc-600 dark:text-zinc-400">
                   {r.rejection_cause}
                 </span>
               </span>
-            ) : (
-              <span className="text-zinc-600 dark:text-zinc-400">None</span>
-            )}
-          </Field>
+            </Field>
+          )}
           <Field label="Request ID" className="col-span-2 sm:col-span-3 xl:col-span-2">
             <span className="inline-flex max-w-full items-center gap-2">
               <span className="truncate font-mono text-xs">{r.id ?? "—"}</span>

@@ -2,7 +2,7 @@
 
 import type { TCapturedRequest } from "@/lib/console/schemas";
 import { formatBytes } from "@/components/ui/format";
-import { fullPath } from "@/components/console/format";
+import { fullPath, isNeutralRejection } from "@/components/console/format";
 import { RelativeTime } from "@/components/ui/Time";
 import { MethodBadge, RejectionBadge } from "@/components/console/inspect/badges";
 
@@ -51,7 +51,8 @@ export function RequestList({
                 <RelativeTime iso={r.received_at} className="tabular-nums" />
                 <span aria-hidden>·</span>
                 <span className="tabular-nums">{formatBytes(r.body_size)}</span>
-                {r.rejection_cause && (
+                {/* NO_CONNECTION is the normal state of a test URL nothing listens to: no badge for it. */}
+                {r.rejection_cause && !isNeutralRejection(r.rejection_cause) && (
                   <span className="ml-auto">
                     <RejectionBadge cause={r.rejection_cause} />
                   </span>
