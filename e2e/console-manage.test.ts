@@ -3,7 +3,7 @@
  * `PATCH /{id}` and `DELETE /{id}`, only with the session cookie of the workspace that created it.
  */
 import { describe, expect, it } from "vitest";
-import { BASE_URL, newTestUrl, preview, uniqueIp } from "./support/client";
+import { BASE_URL, BASE_URL_NO_PROXY, newTestUrl, preview, uniqueIp } from "./support/client";
 
 const call = (method: string, id: string, cookie: string | undefined, body?: unknown) =>
   fetch(`${BASE_URL}/${id}`, {
@@ -63,6 +63,17 @@ describe("DELETE /{id} deletes a test URL", () => {
     expect((await fetch(`${BASE_URL}/${t.id}`, { headers: { accept: "application/json" } })).status).toBe(404);
     expect((await fetch(t.ingest_url, { method: "POST", body: "x" })).status).toBe(404);
     expect((await call("DELETE", t.id, t.cookie)).status).toBe(404);
+  });
+
+  it("another server process that still has the test URL cached answers its ingest URL 404 at once, never 500", async () => {
+    const t = await newTestUrl({}, { ip: uniqueIp() });
+    // The second server (its own process and source cache) reads the source now and keeps it for a second.
+    const other = t.ingest_url.replace(new URL(t.ingest_url).origin, BASE_URL_NO_PROXY);
+    expect((await fetch(other, { method: "POST", body: "x" })).status).toBe(200);
+    expect((await call("DELETE", t.id, t.cookie)).status).toBe(204);
+    const res = await fetch(other, { method: "POST", body: "x" });
+    expect(res.status).toBe(404);
+    expect((await res.json()).status).toBe("NOT_FOUND");
   });
 
   it("unknown id → 404; without or with another workspace's cookie → 403 and nothing is deleted", async () => {

@@ -7,11 +7,14 @@ import { getConfig } from "@/lib/config";
 import { inspectUrlFor } from "@/lib/urls";
 import { createId, sourceIdFromPublic } from "@/lib/ids";
 import type { HttpRequest, HttpResponse } from "@/lib/http/types";
-import { findIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
+import { findIngestSource, forgetIngestSource, type IngestSource } from "@/lib/ingest/source-cache";
 import { getRequestWriter } from "@/lib/ingest/request-writer";
 import { recordIngested } from "@/lib/observability/metrics";
 import { signatureHeaders, type VerificationResult, verifyRequest } from "@/lib/ingest/verify";
 import { inSpan, SpanKind, tracingEnabled, traceparentOf } from "@/lib/tracing";
+
+/** PostgreSQL's foreign_key_violation: the request's source row is gone. */
+const FOREIGN_KEY_VIOLATION = "23503";
 
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
@@ -196,6 +199,13 @@ async function capture(publicId: string, req: HttpRequest, opts: { published?: b
   try {
     await written;
   } catch (err) {
+    // The source (or its team) was deleted after this process read it, within the cache's second: its
+    // row is gone, so the request has no source to be kept under. The same answer as for an unknown id.
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
+      forgetIngestSource(source.id);
+      recordIngested("not_found");
+      return answer(404, { status: "NOT_FOUND", message: "No source with this URL. Check the id, or create a new test URL." }, req.method);
+    }
     recordIngested("failed");
     throw err;
   }

@@ -55,6 +55,11 @@ async function load(id: string): Promise<IngestSource | null> {
   };
 }
 
+/** Drops `id`'s cached entry (its row was found gone: docs/console-api.md "Renaming and deleting a test URL"). */
+export function forgetIngestSource(id: string): void {
+  cache.delete(id);
+}
+
 /**
  * The source with id `id` (with `src_`), or null when there is none. A found source is kept for
  * one second per process, so a burst to one source costs one read, and a change made by any process
