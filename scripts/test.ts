@@ -57,14 +57,19 @@ function count(r: { passed: number; failed: number }) {
 }
 
 /** A fresh database on `on` and `servers` Hookyard servers over it; `fn` gets the environment the tests read. */
-async function withStack(label: string, on: TestPostgres, servers: number, fn: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
+async function withStack(
+  label: string,
+  on: TestPostgres,
+  servers: number,
+  fn: (env: NodeJS.ProcessEnv) => Promise<void>,
+  serverEnv: Record<string, string> = {},
+): Promise<void> {
   const db = await startTestDatabase(on);
   log(`${label}: PostgreSQL ${db.version}, database ready: ${db.url.replace(/:[^:@]*@/, ":***@")}`);
   const started: RunningServer[] = [];
   try {
-    // Circuit breakers on (off by default): the shared servers run every other test beside them.
-    started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", DELIVERY_BREAKER_ENABLED: "true" }));
-    if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false", DELIVERY_BREAKER_ENABLED: "true" }));
+    started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "true", ...serverEnv }));
+    if (servers > 1) started.push(await startServer({ DATABASE_URL: db.url, TRUST_PROXY: "false", ...serverEnv }));
     log(`${label}: servers ready: ${started.map((s) => s.url).join(", ")}`);
     await fn({
       ...process.env,
@@ -141,6 +146,12 @@ function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
 }
 
 /**
+ * vitest's shared servers (both passes) run with circuit breakers on (off by default: docs/pipeline.md
+ * "Receiver-driven limits"), so every server-side test also runs beside them; Playwright's servers keep the defaults.
+ */
+const BREAKERS = { DELIVERY_BREAKER_ENABLED: "true" };
+
+/**
  * The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects.
  * `afterVitest` starts what may run beside Playwright (the compatibility pass: vitest is CPU-bound and
  * Playwright's one browser worker mostly waits, so they share the machine with little harm).
@@ -148,17 +159,26 @@ function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
 async function mainPass(afterVitest: () => void): Promise<Counts> {
   const counts = { passed: 0, failed: 0 };
   const add = (r: Counts) => ((counts.passed += r.passed), (counts.failed += r.failed));
-  await withStack("main", testPostgresFromEnv(), 2, async (env) => {
-    if (!only.length && process.env.TEST_TYPECHECK !== "off") {
-      // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
-      // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
-      const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], env);
-      log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
-      add(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
-    }
-    if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
-    afterVitest();
-    if (!only.length || only[0] === "playwright") {
+  if (only[0] !== "playwright")
+    await withStack(
+      "main",
+      testPostgresFromEnv(),
+      2,
+      async (env) => {
+        if (!only.length && process.env.TEST_TYPECHECK !== "off") {
+          // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
+          // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
+          const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], env);
+          log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
+          add(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+        }
+        if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
+      },
+      BREAKERS,
+    );
+  afterVitest();
+  if (!only.length || only[0] === "playwright")
+    await withStack("browser", testPostgresFromEnv(), 2, async (env) => {
       rmSync(".data/playwright.json", { force: true });
       const extra = only[0] === "playwright" ? only.slice(1) : [];
       const status = await run(["node_modules/@playwright/test/cli.js", "test", ...extra], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
@@ -166,8 +186,7 @@ async function mainPass(afterVitest: () => void): Promise<Counts> {
         const { stats } = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as { stats: { expected: number; flaky: number; unexpected: number } };
         add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
       } else if (status !== 0) add({ passed: 0, failed: 1 });
-    }
-  });
+    });
   return counts;
 }
 
@@ -177,9 +196,15 @@ async function compatPass(logFile?: string): Promise<Counts> {
   if (!on) return { passed: 0, failed: 1 };
   const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`);
   let counts: Counts = { passed: 0, failed: 1 };
-  await withStack("compat", on, 2, async (env) => {
-    counts = await vitest("compat", env, args, logFile);
-  });
+  await withStack(
+    "compat",
+    on,
+    2,
+    async (env) => {
+      counts = await vitest("compat", env, args, logFile);
+    },
+    BREAKERS,
+  );
   log(`compat pass: ${counts.passed} passed, ${counts.failed} failed${logFile ? ` (output: ${logFile})` : ""}`);
   return counts;
 }

@@ -229,19 +229,18 @@ export async function deliverClaimed(claimed: ClaimedEvent, onAnswered: () => vo
   }
   if (ev.paused_at) return release(ev.id, lease, "HOLD", null);
 
-  // A paused destination, an open breaker or a used-up pace puts the event back without an attempt
-  // (docs/pipeline.md "Receiver-driven limits"); a destination nothing is wrong with costs no statement here.
-  const limited = GATEWAY_DESTINATION_TYPES.find(ev.destination_type)?.receiverLimits !== false;
-  const gate = limited ? await destinationGate("gateway", ev.destination_id, ev.team_id, config.deliveryTimeoutMs + 10_000) : null;
-  if (gate && !gate.ok) return release(ev.id, lease, "QUEUED", gate.retryAt);
+  // The slot first, with no await before it: the dispatch queue starts a delivery only when its destination
+  // has a free slot, and counts on this call taking it (lib/gateway/delivery/dispatch-queue.ts).
   const destinationConfig = ev.destination_config ?? {};
   const slot = await acquireDestinationSlot(ev.destination_id, destinationConfig);
-  if (!slot.ok) {
-    // A probe that could not go leaves its breaker half-open until its deadline; another worker probes then.
-    return release(ev.id, lease, "QUEUED", slot.retryAt);
-  }
+  if (!slot.ok) return release(ev.id, lease, "QUEUED", slot.retryAt);
 
   try {
+    // A paused destination, an open breaker or a used-up pace puts the event back without an attempt
+    // (docs/pipeline.md "Receiver-driven limits"); a destination nothing is wrong with costs no statement here.
+    const limited = GATEWAY_DESTINATION_TYPES.find(ev.destination_type)?.receiverLimits !== false;
+    const gate = limited ? await destinationGate("gateway", ev.destination_id, ev.team_id, config.deliveryTimeoutMs + 10_000) : null;
+    if (gate && !gate.ok) return await release(ev.id, lease, "QUEUED", gate.retryAt);
     const rules = Array.isArray(ev.rules) ? (ev.rules as { type: string }[]) : [];
     const retryRule = (rules.find((r) => r.type === "retry") as RetryRule | undefined) ?? null;
     const attemptId = createId("attempt");
