@@ -32,17 +32,18 @@ export function formatRelative(iso: string | null | undefined, now: number): str
   return new Date(t).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 }
 
-/** Date and time to the millisecond, in the visitor's time zone (formatAbsolute, formatZoned). */
-const DATE_TIME_MS: Intl.DateTimeFormatOptions = {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  fractionalSecondDigits: 3,
-};
-const ABSOLUTE = typeof Intl !== "undefined" ? new Intl.DateTimeFormat(undefined, DATE_TIME_MS) : null;
+const ABSOLUTE =
+  typeof Intl !== "undefined"
+    ? new Intl.DateTimeFormat(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        fractionalSecondDigits: 3,
+      })
+    : null;
 
 /** Local date and time with milliseconds (browser only: depends on the visitor's time zone). */
 export function formatAbsolute(iso: string | null | undefined): string {
@@ -52,7 +53,19 @@ export function formatAbsolute(iso: string | null | undefined): string {
   return ABSOLUTE ? ABSOLUTE.format(t) : new Date(t).toISOString();
 }
 
-const ZONED = typeof Intl !== "undefined" ? new Intl.DateTimeFormat(undefined, { ...DATE_TIME_MS, timeZoneName: "short" }) : null;
+const ZONED =
+  typeof Intl !== "undefined"
+    ? new Intl.DateTimeFormat(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        fractionalSecondDigits: 3,
+        timeZoneName: "short",
+      })
+    : null;
 
 /** Local date and time with milliseconds and the zone's short name ("Nov 26, 2026, 07:30:12.345 GMT+1"); browser only. */
 export function formatZoned(iso: string | null | undefined): string {
