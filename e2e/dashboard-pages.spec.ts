@@ -103,9 +103,10 @@ test("connections: create in the browser, a request to the source URL reaches th
     const row = page.getByTestId("connection-row").filter({ hasText: "orders" });
     await expect(row.getByTestId("source-url")).toHaveText(sourceUrl);
     await row.getByRole("button", { name: "Pause orders" }).click();
-    await expect(row.getByText("Paused")).toBeVisible();
+    // Exact: the buttons' text "Unpause" + "Disable" also contains "paused".
+    await expect(row.getByText("Paused", { exact: true })).toBeVisible();
     await row.getByRole("button", { name: "Unpause orders" }).click();
-    await expect(row.getByText("Active")).toBeVisible();
+    await expect(row.getByText("Active", { exact: true })).toBeVisible();
     await expectAccessible(page);
     await screenshots(page, "connections");
   } finally {

@@ -45,7 +45,21 @@ export function Teams() {
   const list = useQuery({ queryKey: ["teams"], queryFn: () => api<{ models: Team[] }>(TEAMS) });
   const create = useMutation({
     mutationFn: (n: string) => api<NewTeam>(TEAMS, { method: "POST", body: { name: n } }),
-    onSuccess: () => (setName(""), client.invalidateQueries({ queryKey: ["teams"] })),
+    onSuccess: (made) => {
+      setName("");
+      // The new team shows at once (at the end: the list is oldest first), then the list is read again.
+      client.setQueryData<{ models: Team[] }>(["teams"], (old) =>
+        old && !old.models.some((t) => t.id === made.id)
+          ? {
+              models: [
+                ...old.models,
+                { id: made.id, name: made.name, created_at: new Date().toISOString(), api_keys: 0, users: 0, gateway: false, keys: [], members: [] },
+              ],
+            }
+          : old,
+      );
+      void client.invalidateQueries({ queryKey: ["teams"] });
+    },
   });
 
   return (
