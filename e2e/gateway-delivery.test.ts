@@ -61,6 +61,48 @@ describe("signature and request shape", () => {
     expect(got.headers["x-gateway-signature-2"]).toBe(hmac(own.signingSecret, got.body));
   });
 
+  it("CUSTOM_SIGNATURE: a new secret with rotate_secret_overlap_seconds keeps the old one signing {key}-2 until the overlap ends; 0 ends it at once", async () => {
+    const c = await connectionTo(team, receiver, {
+      destination: {
+        config: { url: `${receiver.url}/rot-${Date.now()}`, auth_type: "CUSTOM_SIGNATURE", auth: { key: "X-Sig", signing_secret: "old-secret" } },
+      },
+    });
+    const dest = `/2025-07-01/destinations/${c.destination.id}`;
+    const headersOf = async (body: string) => {
+      const sent = await send(c.source.url, body);
+      await eventsIn(sent.requestId, ["SUCCESSFUL"]);
+      const got = receiver.received.find((r) => r.headers["x-gateway-request-id"] === sent.requestId)!;
+      return { sig: got.headers["x-sig"], sig2: got.headers["x-sig-2"], body: got.body };
+    };
+    const before = await headersOf("before");
+    expect([before.sig, before.sig2]).toEqual([hmac("old-secret", before.body), undefined]);
+
+    const rotatedAt = Date.now();
+    const put = (auth: Record<string, unknown>) => api(team, "PUT", dest, { config: { auth_type: "CUSTOM_SIGNATURE", auth } });
+    const rotated = await put({ key: "X-Sig", signing_secret: "new-secret", rotate_secret_overlap_seconds: 3600 });
+    expect(rotated.status, JSON.stringify(rotated.json)).toBe(200);
+    const read = (await api(team, "GET", `${dest}?include=config.auth`)).json.config.auth;
+    expect(read).toMatchObject({ key: "X-Sig", signing_secret: "new-secret", previous_signing_secret: "old-secret" });
+    expect(read).not.toHaveProperty("rotate_secret_overlap_seconds");
+    expect(Date.parse(read.previous_signing_secret_invalid_at) - rotatedAt).toBeGreaterThanOrEqual(3_595_000);
+    expect(Date.parse(read.previous_signing_secret_invalid_at) - rotatedAt).toBeLessThanOrEqual(3_600_000 + 60_000);
+    const during = await headersOf("during");
+    expect([during.sig, during.sig2]).toEqual([hmac("new-secret", during.body), hmac("old-secret", during.body)]);
+
+    // The same secret given again (a client writing back what it read, or only changing the header) keeps the overlap.
+    expect((await put({ key: "X-Sig", signing_secret: "new-secret" })).status).toBe(200);
+    expect((await api(team, "GET", `${dest}?include=config.auth`)).json.config.auth.previous_signing_secret).toBe("old-secret");
+    // An overlap of 0 ends it at once.
+    expect((await put({ key: "X-Sig", signing_secret: "new-secret", rotate_secret_overlap_seconds: 0 })).status).toBe(200);
+    expect((await api(team, "GET", `${dest}?include=config.auth`)).json.config.auth).toEqual({ key: "X-Sig", signing_secret: "new-secret" });
+    const after = await headersOf("after");
+    expect([after.sig, after.sig2]).toEqual([hmac("new-secret", after.body), undefined]);
+    // A new secret without an overlap replaces the old one at once.
+    expect((await put({ key: "X-Sig", signing_secret: "third-secret" })).status).toBe(200);
+    const third = await headersOf("third");
+    expect([third.sig, third.sig2]).toEqual([hmac("third-secret", third.body), undefined]);
+  });
+
   it("a team stored without a signing secret (guest workspaces of earlier versions) gets one at its first delivery: nothing is signed with an empty key", async () => {
     const own = await newTeam("no-secret");
     const c = await connectionTo(own, receiver);

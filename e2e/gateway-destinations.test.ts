@@ -65,6 +65,24 @@ describe("POST /destinations", () => {
     [{ name: "bad18", config: { url: "https://e.com", auth_type: "API_KEY", auth: { key: "x key", api_key: "v" } } }, "config.auth.key"],
     [{ name: "bad19", config: { url: "https://e.com", auth_type: "BEARER_TOKEN", auth: { token: "t\nx" } } }, "config.auth.token"],
     [{ name: "bad20", config: { url: "https://e.com", auth_type: "CUSTOM_SIGNATURE", auth: { key: "x-sig\r\n", signing_secret: "s" } } }, "config.auth.key"],
+    [
+      {
+        name: "bad21",
+        config: { url: "https://e.com", auth_type: "CUSTOM_SIGNATURE", auth: { key: "x-sig", signing_secret: "s", rotate_secret_overlap_seconds: 604_801 } },
+      },
+      "config.auth.rotate_secret_overlap_seconds",
+    ],
+    [
+      {
+        name: "bad22",
+        config: {
+          url: "https://e.com",
+          auth_type: "CUSTOM_SIGNATURE",
+          auth: { key: "x-sig", signing_secret: "s", previous_signing_secret_invalid_at: "soon" },
+        },
+      },
+      "config.auth.previous_signing_secret_invalid_at",
+    ],
     [{ name: "", config: { url: "https://e.com" } }, "name"],
   ])("POST /destinations – %j → 422 naming %s", async (body, field) => {
     const { status, json } = await api(team, "POST", `${V}/destinations`, body);

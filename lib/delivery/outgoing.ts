@@ -132,10 +132,16 @@ export function buildOutgoingRequest(d: EventDelivery): { url: string; method: s
   const auth = d.destination.auth ?? {};
   switch (config.auth_type) {
     case "CUSTOM_SIGNATURE":
-      if (auth.key && auth.signing_secret)
-        headers[text(auth.key).toLowerCase()] = createHmac("sha256", text(auth.signing_secret))
-          .update(body ?? Buffer.alloc(0))
-          .digest("base64");
+      if (auth.key && auth.signing_secret) {
+        const sign = (secret: unknown) =>
+          createHmac("sha256", text(secret))
+            .update(body ?? Buffer.alloc(0))
+            .digest("base64");
+        headers[text(auth.key).toLowerCase()] = sign(auth.signing_secret);
+        // A rotated secret's predecessor signs `{key}-2` until its overlap ends (lib/gateway/destinations/custom-signature.ts).
+        if (auth.previous_signing_secret && Date.parse(text(auth.previous_signing_secret_invalid_at)) > Date.now())
+          headers[`${text(auth.key).toLowerCase()}-2`] = sign(auth.previous_signing_secret);
+      }
       break;
     case "BASIC_AUTH":
       headers.authorization = `Basic ${Buffer.from(`${text(auth.username)}:${text(auth.password)}`).toString("base64")}`;

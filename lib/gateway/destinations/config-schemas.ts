@@ -4,6 +4,7 @@
  * docs/gateway-api.md#destinations, docs/pipeline.md#destination-auth-configauth_type-configauth.
  */
 import { z } from "zod";
+import { MAX_CUSTOM_SIGNATURE_OVERLAP_SECONDS } from "@/lib/gateway/destinations/custom-signature";
 import { HEADER_NAME_TOKEN, HEADER_VALUE, HEADER_VALUE_MESSAGE } from "@/lib/http/header-syntax";
 
 export const RATE_LIMIT_PERIODS = ["second", "minute", "hour", "concurrent"] as const;
@@ -18,7 +19,15 @@ const headerName = z.string().min(1).max(255).regex(HEADER_NAME_TOKEN, HEADER_NA
 /** Credentials per destination `auth_type`; what is sent in a header must be sendable (lib/http/header-syntax.ts). */
 export const AUTH_SHAPES: Record<(typeof DESTINATION_AUTH_TYPES)[number], z.ZodType> = {
   GATEWAY_SIGNATURE: z.strictObject({}),
-  CUSTOM_SIGNATURE: z.strictObject({ key: headerName, signing_secret: z.string().min(1).max(1000) }),
+  // A new `signing_secret` with `rotate_secret_overlap_seconds` (write-only) keeps the old one signing `{key}-2`
+  // until `previous_signing_secret_invalid_at` (lib/gateway/destinations/custom-signature.ts).
+  CUSTOM_SIGNATURE: z.strictObject({
+    key: headerName,
+    signing_secret: z.string().min(1).max(1000),
+    rotate_secret_overlap_seconds: z.number().int().min(0).max(MAX_CUSTOM_SIGNATURE_OVERLAP_SECONDS).optional(),
+    previous_signing_secret: z.string().min(1).max(1000).optional(),
+    previous_signing_secret_invalid_at: z.iso.datetime({ offset: true }).optional(),
+  }),
   BASIC_AUTH: z.strictObject({ username: z.string().min(1).max(255), password: z.string().min(1).max(1000) }),
   // Sent as a header (`to: header`): a header name and value; as a query parameter: any text (URL-encoded).
   API_KEY: z

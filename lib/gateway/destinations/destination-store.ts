@@ -5,6 +5,7 @@
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
 import { getPrisma, type PrismaDb } from "@/lib/db/prisma";
+import { settleCustomSignature } from "@/lib/gateway/destinations/custom-signature";
 import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
@@ -49,7 +50,15 @@ export async function createDestination(teamId: string, input: TDestinationCreat
   const { config, auth } = await resolveDestinationConfig(type, input.config);
   const row = await createTeamModel(
     DESTINATIONS,
-    { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) },
+    {
+      id: createId("destination"),
+      teamId,
+      name: input.name,
+      description: input.description ?? null,
+      type,
+      config,
+      authEncrypted: encryptJson(settleCustomSignature(config.auth_type, auth, null)),
+    },
     db,
   );
   if (row) return row;
@@ -67,9 +76,11 @@ export async function updateDestination(teamId: string, id: string, input: TDest
   const given = input.config ?? {};
   const merged = type === current.type ? { ...(current.config as object), ...given } : { ...given };
   const authTypeChanged = given.auth_type !== undefined && given.auth_type !== current.config.auth_type;
-  if (given.auth === undefined && !authTypeChanged && type === current.type)
-    (merged as Record<string, unknown>).auth = decryptJson(current.authEncrypted) ?? {};
-  const { config, auth } = await resolveDestinationConfig(type, merged);
+  const stored = decryptJson<Record<string, unknown>>(current.authEncrypted) ?? {};
+  if (given.auth === undefined && !authTypeChanged && type === current.type) (merged as Record<string, unknown>).auth = stored;
+  const resolved = await resolveDestinationConfig(type, merged);
+  const config = resolved.config;
+  const auth = settleCustomSignature(config.auth_type, resolved.auth, current.config.auth_type === "CUSTOM_SIGNATURE" ? stored : null);
   const name = input.name ?? current.name;
   const description = input.description !== undefined ? input.description : current.description;
   const updated = await updateTeamModel(
