@@ -4,7 +4,9 @@ import { defineConfig } from "@playwright/test";
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
-  timeout: 30_000,
+  // A whole test's bound, not an expectation's (those keep their own 5 s): axe in two schemes and full-page
+  // screenshots take 20 s of a test on a quiet CI machine and more beside the compatibility pass.
+  timeout: 90_000,
   workers: 1,
   reporter: [["list"], ["json"]],
   use: {

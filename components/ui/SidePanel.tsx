@@ -59,9 +59,11 @@ export function ListWithPanel({
             }
           }}
           className={cx(
-            // Phone and tablet: a full-screen sheet; wide: a column beside the list that stays in view.
+            // Phone and tablet: a full-screen sheet; wide: a column beside the list that stays in view. Its
+            // height is fixed: brought into view when it opens, it must not grow past the screen's bottom
+            // when its detail arrives a moment later.
             "fixed inset-0 z-40 flex flex-col overflow-hidden bg-white dark:bg-zinc-950",
-            "lg:sticky lg:inset-auto lg:top-4 lg:z-auto lg:max-h-[calc(100dvh-2rem)] lg:rounded-lg lg:border lg:border-zinc-200 lg:shadow-xs lg:dark:border-zinc-800 lg:dark:bg-zinc-900/60",
+            "lg:sticky lg:inset-auto lg:top-4 lg:z-auto lg:h-[calc(100dvh-2rem)] lg:rounded-lg lg:border lg:border-zinc-200 lg:shadow-xs lg:dark:border-zinc-800 lg:dark:bg-zinc-900/60",
           )}
         >
           <header className="flex items-center gap-2 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
