@@ -11,6 +11,9 @@ export default defineConfig({
   // redirects, sandboxed transformation runs) miss their bounds on a busy 2-core machine. PLAYWRIGHT_WORKERS
   // sets more on a larger machine (every test has a team, tenant and client address of its own).
   workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 1),
+  // A browser test that fails is run once more (PLAYWRIGHT_RETRIES); one that then passes is reported as
+  // flaky, by name, in npm test's output, and a test that fails twice fails the run.
+  retries: Number(process.env.PLAYWRIGHT_RETRIES ?? 1),
   reporter: [["list"], ["json"]],
   use: {
     baseURL: process.env.HOOKYARD_URL ?? "http://127.0.0.1:3000",

@@ -183,11 +183,29 @@ async function mainPass(afterVitest: () => void): Promise<Counts> {
       const extra = only[0] === "playwright" ? only.slice(1) : [];
       const status = await run(["node_modules/@playwright/test/cli.js", "test", ...extra], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
       if (existsSync(".data/playwright.json")) {
-        const { stats } = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as { stats: { expected: number; flaky: number; unexpected: number } };
+        const report = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as PlaywrightReport;
+        const { stats } = report;
+        for (const title of flakyTests(report)) log(`browser: FLAKY (failed, then passed on its retry): ${title}`);
         add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
       } else if (status !== 0) add({ passed: 0, failed: 1 });
     });
   return counts;
+}
+
+/** What scripts/test.ts reads of Playwright's JSON report. */
+type PlaywrightSuite = {
+  file?: string;
+  specs?: { title: string; tests: { status: string }[] }[];
+  suites?: PlaywrightSuite[];
+};
+type PlaywrightReport = { stats: { expected: number; flaky: number; unexpected: number }; suites: PlaywrightSuite[] };
+
+/** `file › title` of every test of `report` that passed only on a retry. */
+function flakyTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
+  return suites.flatMap((s) => [
+    ...(s.specs ?? []).filter((sp) => sp.tests.some((t) => t.status === "flaky")).map((sp) => `${s.file ?? file} › ${sp.title}`),
+    ...flakyTests(report, s.suites ?? [], s.file ?? file),
+  ]);
 }
 
 /** The compatibility pass (every server-side vitest file on the oldest installed PostgreSQL); `logFile` when beside the main pass. */
