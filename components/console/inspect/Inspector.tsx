@@ -161,19 +161,29 @@ function useCoalescedRefetch(publicId: string) {
 /**
  * Rows that do not move under the visitor: while the pointer or focus is in the list, the rows shown are
  * frozen and newer arrivals are only counted (docs/console.md "Live updates"). `showNew` reveals them
- * (the list stays paused); leaving the list shows everything again.
+ * (the list stays paused); leaving the list shows everything again. Older rows loaded meanwhile ("Load older
+ * requests") are added below at once: they move nothing. `live` false (search results) shows `requests` as they are.
  */
-function usePausableRows(requests: TCapturedRequest[]) {
+function usePausableRows(requests: TCapturedRequest[], live = true) {
   const [frozen, setFrozen] = useState<TCapturedRequest[] | null>(null);
   const inside = useRef({ pointer: false, focus: false });
   const update = (part: "pointer" | "focus", value: boolean) => {
     inside.current[part] = value;
     const paused = inside.current.pointer || inside.current.focus;
-    setFrozen((f) => (paused ? (f ?? requests) : null));
+    setFrozen((f) => (paused && live ? (f ?? requests) : null));
   };
-  const rows = frozen ?? requests;
-  const shown = new Set(rows.map(requestKey));
-  const newCount = frozen ? requests.filter((r, i) => !shown.has(requestKey(r, i))).length : 0;
+  const held = live ? frozen : null;
+  let rows = requests;
+  let newCount = 0;
+  if (held) {
+    // The frozen rows, then whatever follows the last of them now (older pages).
+    const last = held.at(-1)?.id;
+    const after = last === undefined ? -1 : requests.findIndex((r) => r.id === last);
+    const kept = new Set(held.map(requestKey));
+    rows = after === -1 ? held : [...held, ...requests.slice(after + 1).filter((r) => !kept.has(requestKey(r, 0)))];
+    const shown = new Set(rows.map(requestKey));
+    newCount = requests.filter((r, i) => !shown.has(requestKey(r, i))).length;
+  }
   const handlers = {
     onPointerEnter: () => update("pointer", true),
     onPointerLeave: () => update("pointer", false),
@@ -182,7 +192,7 @@ function usePausableRows(requests: TCapturedRequest[]) {
       if (!e.currentTarget.contains(e.relatedTarget)) update("focus", false);
     },
   };
-  return { rows, paused: frozen !== null, newCount, showNew: () => setFrozen(requests), handlers };
+  return { rows, paused: held !== null, newCount, showNew: () => setFrozen(requests), handlers };
 }
 
 function isTypingTarget(t: EventTarget | null): boolean {
@@ -269,7 +279,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
   const [searchText, setSearchText] = useState("");
   const listed = search.q !== null ? (search.results.data?.requests ?? []) : older.rows;
   const allRequests = preview.requests;
-  const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(listed);
+  const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(listed, search.q === null);
   const [port, setPort] = useState("3000");
   const hint = cmdHint ? filledCmdHint(cmdHint, preview.name, port) : null;
   const onRenamed = (name: string) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, name } : p));
