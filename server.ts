@@ -27,6 +27,7 @@ import { parse } from "node:url";
 import next from "next";
 import { getConfig } from "@/lib/config";
 import { getRequestFeed } from "@/lib/console/live";
+import { compressedResponse } from "@/lib/http/compress";
 import { streamSourceRequests } from "@/lib/console/live-stream";
 import {
   createTestUrlRoute,
@@ -175,7 +176,8 @@ async function servePublish(req: http.IncomingMessage, res: http.ServerResponse)
 async function serveConsole(req: http.IncomingMessage, res: http.ServerResponse, route: (r: HttpRequest) => Promise<HttpResponse>) {
   const config = getConfig();
   const request = await readNodeRequest(req, { maxBodyBytes: CONSOLE_MAX_BODY_BYTES, trustProxy: config.trustProxy });
-  writeNodeResponse(res, await route(request));
+  // JSON answers compressed by Accept-Encoding (docs/console-api.md "Compression"): the JSON itself is unchanged.
+  writeNodeResponse(res, await compressedResponse(await route(request), request.headers["accept-encoding"]));
 }
 
 /**

@@ -310,3 +310,107 @@ describe("GET /{id}/live – server-sent events", () => {
     await garbage.arrayBuffer();
   });
 });
+
+describe('GET /{id}/live – the event carries the new request (docs/console-api.md "Live updates")', () => {
+  it("each `request` event holds its request exactly as the preview lists it, so a viewer fetches nothing", async () => {
+    const t = await newTestUrl({ name: "live-rows" });
+    const ac = new AbortController();
+    const res = await fetch(`${BASE_URL}/${t.id}/live`, { signal: ac.signal });
+    try {
+      const sse = sseReader(res.body!);
+      await sse.next("ready", 2000);
+      const first = await send(t.id, '{"order":1}', "application/json");
+      const second = await send(t.id, "two", "text/plain", BASE_URL_NO_PROXY);
+      const events = [JSON.parse((await sse.next("request", 5000)).data), JSON.parse((await sse.next("request", 5000)).data)];
+      const listed = (await preview(t.id)).requests;
+      expect(listed.map((r) => r.id)).toEqual([second, first]);
+      // Each event: the source id (as before) and the row, equal to the preview's row of that request.
+      const byId = new Map(events.map((e: { request: { id: string } }) => [e.request.id, e]));
+      for (const row of listed) expect(byId.get(row.id)).toEqual({ source_id: `src_${t.id}`, request: row });
+      expect(byId.get(first)?.request).toMatchObject({ verb: "POST", body: { order: 1 }, body_encoding: "json" });
+      await sse.cancel();
+    } finally {
+      ac.abort();
+    }
+  });
+});
+
+describe('GET /{id} – paging past the newest 100 and search (docs/console-api.md "Source preview")', () => {
+  const previewOf = async (id: string, query: string) => {
+    const res = await fetch(`${BASE_URL}/${id}?${query}`, { headers: { accept: "application/json" } });
+    return { status: res.status, body: (await res.json()) as { requests: { id: string; path: string }[]; code?: string; data?: string[] } };
+  };
+
+  it("?before=<request id> gives the requests older than it, newest first; 105 requests are 100 + 5", async () => {
+    const t = await newTestUrl({ name: "paging" });
+    const ids: string[] = [];
+    for (let n = 0; n < 105; n += 15) ids.push(...(await Promise.all(Array.from({ length: Math.min(15, 105 - n) }, (_, k) => send(t.id, `n=${n + k}`)))));
+    const newest = (await preview(t.id)).requests.map((r) => r.id as string);
+    expect(newest).toHaveLength(100);
+    const older = await previewOf(t.id, `before=${newest[99]}`);
+    expect(older.status).toBe(200);
+    expect(older.body.requests).toHaveLength(5);
+    // Together: every request once, in the preview's order.
+    const all = [...newest, ...older.body.requests.map((r) => r.id)];
+    expect(new Set(all)).toEqual(new Set(ids));
+    expect((await previewOf(t.id, `before=${older.body.requests[4].id}`)).body.requests).toEqual([]);
+    // A cursor of another test URL (or none at all) shows nothing of either.
+    const other = await newTestUrl({});
+    const foreign = await send(other.id, "x");
+    expect((await previewOf(t.id, `before=${foreign}`)).body.requests).toEqual([]);
+  });
+
+  it("?q= finds requests by path, query, header or body text (the body byte for byte); bad search text → 422", async () => {
+    const t = await newTestUrl({ name: "search" });
+    const byPath = await fetch(`${BASE_URL}/e/${t.id}/orders/Paid?x=1`, { method: "POST", body: "a" });
+    const byHeader = await fetch(`${BASE_URL}/e/${t.id}/h`, { method: "POST", headers: { "x-trace": "needle-42" }, body: "b" });
+    const byBody = await send(t.id, '{"customer":"cus_NEEDLE_7"}', "application/json");
+    await send(t.id, "nothing to see");
+    const idOf = async (r: Response) => ((await r.json()) as { request_id: string }).request_id;
+    const [pathId, headerId] = [await idOf(byPath), await idOf(byHeader)];
+    const found = async (q: string) => (await previewOf(t.id, `q=${encodeURIComponent(q)}`)).body.requests.map((r) => r.id);
+    expect(await found("orders/paid")).toEqual([pathId]);
+    expect(await found("NEEDLE-42")).toEqual([headerId]);
+    expect(await found("cus_NEEDLE_7")).toEqual([byBody]);
+    expect(await found("cus_needle_7")).toEqual([]);
+    // `%` and `_` are text, not patterns.
+    expect(await found("%")).toEqual([]);
+    const long = await previewOf(t.id, `q=${"x".repeat(201)}`);
+    expect(long.status).toBe(422);
+    expect(long.body).toMatchObject({ code: "UNPROCESSABLE_ENTITY", status: 422 });
+    expect((await previewOf(t.id, "q=")).status).toBe(422);
+  });
+});
+
+describe('GET /{id} – compressed by Accept-Encoding (docs/console-api.md "Compression")', () => {
+  /** The raw answer of GET /{id} with `acceptEncoding` (node:http does not decode it). */
+  const raw = (id: string, acceptEncoding?: string) =>
+    new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const headers: Record<string, string> = { accept: "application/json" };
+      if (acceptEncoding) headers["accept-encoding"] = acceptEncoding;
+      http
+        .get(`${BASE_URL}/${id}`, { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+        .on("error", reject);
+    });
+
+  it("br, gzip or none: the same JSON, fewer bytes", async () => {
+    const zlib = await import("node:zlib");
+    const t = await newTestUrl({ name: "compressed" });
+    await send(t.id, JSON.stringify({ pad: "abc".repeat(5000) }), "application/json");
+    const plain = await raw(t.id);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    const br = await raw(t.id, "gzip, deflate, br");
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(zlib.brotliDecompressSync(br.body).toString()).toBe(plain.body.toString());
+    expect(br.body.length).toBeLessThan(plain.body.length / 5);
+    const gz = await raw(t.id, "gzip");
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(zlib.gunzipSync(gz.body).toString()).toBe(plain.body.toString());
+    expect((await raw(t.id, "br;q=0, identity")).headers["content-encoding"]).toBeUndefined();
+  });
+});

@@ -500,6 +500,70 @@ test.describe("live rows hold still", () => {
   });
 });
 
+test.describe('the live view fetches only what is new (docs/console.md "Live updates")', () => {
+  test("a new arrival comes with its live event: the list is not fetched again", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await send(src.ingest_url, "/before", { body: "0" });
+    // Every read of the list (GET /{id} as JSON, any query) and every (re)connection of the live stream.
+    const listReads: string[] = [];
+    let streamOpens = 0;
+    page.on("request", (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === `/${src.id}` && r.resourceType() === "fetch") listReads.push(url.search);
+      if (url.pathname === `/${src.id}/live`) streamOpens++;
+    });
+    await openInspector(page, src.id);
+    const before = listReads.length;
+    const rows = page.getByTestId("request-row");
+    // One at a time: the old page could show each only by reading the list again (4 reads at least).
+    const arrivals = 4;
+    for (let n = 1; n <= arrivals; n++) {
+      await send(src.ingest_url, `/arrived-${n}`, { headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+      await expect(rows).toHaveCount(1 + n, { timeout: LIVE_MS * 2 });
+      await expect(rows.nth(0)).toContainText(`/arrived-${n}`);
+    }
+    // The new request's details come with it too.
+    await rows.nth(arrivals - 1).click();
+    await expect(page.getByTestId("request-detail")).toContainText('"n": 1');
+    // Only a (re)connection of the stream reads the list (events may have been missed meanwhile), arrivals never.
+    expect(listReads.length - before).toBeLessThanOrEqual(streamOpens);
+    expect(streamOpens).toBeLessThan(arrivals);
+  });
+
+  test("'Load older requests' pages past the newest 100", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    for (let n = 0; n < 105; n += 15)
+      await Promise.all(Array.from({ length: Math.min(15, 105 - n) }, (_, k) => send(src.ingest_url, `/p${n + k}`, { body: String(n + k) })));
+    await openInspector(page, src.id);
+    const rows = page.getByTestId("request-row");
+    await expect(rows).toHaveCount(100);
+    await page.getByTestId("load-older-requests").click();
+    await expect(rows).toHaveCount(105);
+    await expect(page.getByTestId("load-older-requests")).toHaveCount(0);
+    // Each request once: 105 distinct ids.
+    const ids = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-request-id")));
+    expect(new Set(ids).size).toBe(105);
+  });
+
+  test("search finds requests of this test URL by body text; clearing it shows them all again", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await send(src.ingest_url, "/one", { headers: { "content-type": "application/json" }, body: JSON.stringify({ customer: "cus_findme" }) });
+    await send(src.ingest_url, "/two", { body: "nothing here" });
+    await openInspector(page, src.id);
+    const rows = page.getByTestId("request-row");
+    await expect(rows).toHaveCount(2);
+    const search = page.getByTestId("request-search");
+    await search.fill("cus_findme");
+    await search.press("Enter");
+    await expect(page.getByTestId("search-status")).toContainText("1 matching");
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText("/one");
+    await search.fill("");
+    await expect(rows).toHaveCount(2);
+    await expect(page.getByTestId("search-status")).toHaveCount(0);
+  });
+});
+
 test.describe("accessibility", () => {
   test("the landing page and an inspect page with a request and its deliveries have no serious axe violation, light and dark", async ({ page }) => {
     await page.goto("/");

@@ -74,9 +74,17 @@ export async function createTestUrl(input: { type?: string; name?: string } = {}
   return { testUrl: data as TTestUrl, id };
 }
 
-/** `GET /{id}` with `Accept: application/json`: the source preview. Throws ApiError (404: the test URL is gone). */
-export async function fetchPreview(publicId: string, signal?: AbortSignal): Promise<TSourcePreview> {
-  const data = await api<unknown>(`/${encodeURIComponent(publicId)}`, {
+/**
+ * `GET /{id}` with `Accept: application/json`: the source preview, newest 100 first; `filter.before` (a request id)
+ * gives the 100 before that request, `filter.q` only those containing the text (docs/console-api.md "Source preview").
+ * Throws ApiError (404: the test URL is gone; 422: a bad search text).
+ */
+export async function fetchPreview(publicId: string, signal?: AbortSignal, filter: { before?: string; q?: string } = {}): Promise<TSourcePreview> {
+  const params = new URLSearchParams();
+  if (filter.before) params.set("before", filter.before);
+  if (filter.q !== undefined) params.set("q", filter.q);
+  const query = params.size ? `?${params}` : "";
+  const data = await api<unknown>(`/${encodeURIComponent(publicId)}${query}`, {
     signal,
     describe: (status) => (status === 404 ? "This test URL no longer exists." : `Could not load requests (HTTP ${status}).`),
   });

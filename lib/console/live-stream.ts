@@ -2,12 +2,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestFeed } from "@/lib/console/live";
 import { findConsoleSource, testUrlNotFound } from "@/lib/console/console-source";
 import { consoleErrorResponse } from "@/lib/console/http";
+import { capturedRequestsByIds } from "@/lib/console/preview";
+import { logger } from "@/lib/log";
 
 const HEARTBEAT_MS = 15_000;
+const log = logger("live");
 
 /**
- * `GET /{id}/live`: a server-sent-events stream that emits `event: request` (data `{"source_id"}`)
- * each time a request for that source is committed, by any process. Starts with `event: ready`;
+ * `GET /{id}/live`: a server-sent-events stream that emits `event: request` each time a request for that source
+ * is committed, by any process: data `{"source_id", "request"}` with the request in the source preview's shape
+ * (docs/console-api.md "Live updates"), one event per request, oldest first; or `{"source_id"}` alone when
+ * the requests are not known (many at once, or after the stream's database connection came back): then read the list again.
+ * Starts with `event: ready`;
  * a comment line every 15 s keeps proxies from closing it. 404 JSON for unknown ids and for gateway
  * teams' sources alike (the console serves guest workspaces' test URLs only: docs/console-api.md#who-may-read-and-change-a-test-url).
  */
@@ -38,9 +44,18 @@ export async function streamSourceRequests(publicId: string, req: IncomingMessag
   res.on("error", done);
   // Subscribe before announcing `ready`: a client that sends a request as soon as it sees `ready` must
   // get its `request` event (the first subscription of a process waits for its LISTEN connection).
-  unsubscribe = await getRequestFeed().subscribe(sourceId, () => {
-    res.write(`event: request\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
-  });
+  // Rows are read one notification at a time, in order; ids named meanwhile wait for the next read.
+  let reading: Promise<void> = Promise.resolve();
+  const announce = (requestIds: string[] | null) => {
+    reading = reading.then(async () => {
+      if (closed) return;
+      const rows = requestIds ? await capturedRequestsByIds(sourceId, requestIds).catch((err: unknown) => (log.warn("live rows", err), null)) : null;
+      if (closed) return;
+      if (!rows) res.write(`event: request\ndata: ${JSON.stringify({ source_id: sourceId })}\n\n`);
+      else for (const request of rows) res.write(`event: request\ndata: ${JSON.stringify({ source_id: sourceId, request })}\n\n`);
+    });
+  };
+  unsubscribe = await getRequestFeed().subscribe(sourceId, announce);
   if (closed) {
     unsubscribe();
     return;

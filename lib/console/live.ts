@@ -1,10 +1,13 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { directDatabaseUrl } from "@/lib/db/pool";
+import { parseRequestsPayload, REQUESTS_CHANNEL } from "@/lib/ingest/request-notifier";
+
+type Parsed = ReturnType<typeof parseRequestsPayload>;
 
 /**
  * Live updates of captured requests, fed by PostgreSQL LISTEN/NOTIFY: every committed request batch
- * is followed by a NOTIFY on `hookyard_requests` with the source ids (lib/ingest/request-notifier.ts) ('*' for "many"), so a
+ * is followed by a NOTIFY on `hookyard_requests` with the source ids and request ids (lib/ingest/request-notifier.ts) ('*' for "many"), so a
  * request captured by any process reaches viewers on every process. One listening connection per
  * process, reconnected after errors; subscribers are in-process (the SSE streams of this process).
  */
@@ -17,11 +20,17 @@ class RequestFeed {
     this.emitter.setMaxListeners(0);
   }
 
-  /** Calls `onRequest` whenever a request for `sourceId` is committed; returns the unsubscribe function. */
-  async subscribe(sourceId: string, onRequest: () => void): Promise<() => void> {
+  /**
+   * Calls `onRequest` whenever requests for `sourceId` are committed, with their ids, or with null when they are
+   * not known (a notification without them, or after a reconnection: read the list again). Returns the
+   * unsubscribe function.
+   */
+  async subscribe(sourceId: string, onRequest: (requestIds: string[] | null) => void): Promise<() => void> {
     await this.ensureListening();
-    const handler = (ids: string) => {
-      if (ids === "*" || ids.split(",").includes(sourceId)) onRequest();
+    const handler = (parsed: Parsed) => {
+      if (parsed.all) return onRequest(null);
+      const ids = parsed.sources.get(sourceId);
+      if (ids) onRequest(ids.length ? ids : null);
     };
     this.emitter.on("notify", handler);
     return () => this.emitter.off("notify", handler);
@@ -32,12 +41,12 @@ class RequestFeed {
     this.connecting ??= (async () => {
       const client = new pg.Client({ connectionString: directDatabaseUrl() });
       client.on("notification", (msg) => {
-        if (msg.channel === "hookyard_requests") this.emitter.emit("notify", msg.payload ?? "*");
+        if (msg.channel === REQUESTS_CHANNEL) this.emitter.emit("notify", parseRequestsPayload(msg.payload ?? "*"));
       });
       client.on("error", () => this.reset(client));
       client.on("end", () => this.reset(client));
       await client.connect();
-      await client.query("LISTEN hookyard_requests");
+      await client.query(`LISTEN ${REQUESTS_CHANNEL}`);
       this.client = client;
     })().finally(() => {
       this.connecting = null;
@@ -58,7 +67,7 @@ class RequestFeed {
       if (this.emitter.listenerCount("notify") === 0) return; // the next subscriber connects
       this.ensureListening().then(
         // Viewers may have missed a notification while reconnecting: tell them all to refresh.
-        () => this.emitter.emit("notify", "*"),
+        () => this.emitter.emit("notify", parseRequestsPayload("*")),
         () => this.reconnect(Math.min(delayMs * 2, 5000)),
       );
     }, delayMs).unref();

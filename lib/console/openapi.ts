@@ -90,11 +90,29 @@ export function consoleOpenApi(): Record<string, unknown> {
         get: {
           operationId: "getSourcePreview",
           summary: "Inspect a test URL",
-          description: "With `Accept: application/json`, the source preview; otherwise the console web application. Never captured.",
-          parameters: [idParam],
+          description:
+            "With `Accept: application/json`, the source preview; otherwise the console web application. Never captured. JSON of 1 KiB or more is compressed (br, gzip) when `Accept-Encoding` allows.",
+          parameters: [
+            idParam,
+            {
+              name: "before",
+              in: "query",
+              required: false,
+              description: "A request id of this test URL: list the (at most 100) requests captured before it, newest first. Unknown ids give an empty list.",
+              schema: { type: "string" },
+            },
+            {
+              name: "q",
+              in: "query",
+              required: false,
+              description: "List only requests whose method, path, query or headers contain this text (any case) or whose body contains it (exact bytes).",
+              schema: { type: "string", minLength: 1, maxLength: 200 },
+            },
+          ],
           responses: {
             "200": { description: "The source preview.", content: { ...jsonContent("SourcePreview"), "text/html": { schema: { type: "string" } } } },
             "404": { description: "No test URL with that id.", content: jsonContent("ConsoleError") },
+            "422": { description: "A search text (`q`) that is empty or longer than 200 characters.", content: jsonContent("ConsoleError") },
           },
         },
         patch: {

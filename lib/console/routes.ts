@@ -28,10 +28,12 @@ export const createTestUrlRoute = consoleRoute(
   },
 );
 
-// GET /{id} with Accept: application/json - the source preview
+// GET /{id} with Accept: application/json - the source preview; `?before=<request id>` pages past the newest 100, `?q=` searches
 export const previewRoute = (publicId: string) =>
-  consoleRoute({}, async () => {
-    const { team_id: _teamId, ...preview } = await getSourcePreview(publicId);
+  consoleRoute({}, async ({ req }) => {
+    const params = new URLSearchParams(req.query);
+    const filter = { before: params.get("before") || undefined, q: params.get("q") ?? undefined };
+    const { team_id: _teamId, ...preview } = await getSourcePreview(publicId, filter);
     return json(200, preview, { "cache-control": "no-store" });
   });
 

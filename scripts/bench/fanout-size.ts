@@ -108,8 +108,12 @@ export async function size(c: ModeContext): Promise<boolean> {
     [c.sink.process.pid ?? -1, "sink"],
   ]);
   const peak = new Map<string, { sum: number; largest: number }>();
+  // CPU ms of each part over the run, for CPU per request (on a loaded machine steadier than latency).
+  const cpuStart = new Map([...usageByPart(roots)].map(([part, u]) => [part, u.cpuMs]));
+  const cpuEnd = new Map<string, number>();
   const sample = () => {
     for (const [part, u] of usageByPart(roots)) {
+      cpuEnd.set(part, u.cpuMs);
       const p = peak.get(part) ?? peak.set(part, { sum: 0, largest: 0 }).get(part)!;
       p.sum = Math.max(p.sum, u.rss);
       p.largest = Math.max(p.largest, u.largestRss);
@@ -137,6 +141,8 @@ export async function size(c: ModeContext): Promise<boolean> {
   console.log(`| answer − scheduled p50 / p99 ms | ${fmt(run.latency.p50)} / ${fmt(run.latency.p99)} |`);
   console.log(`| delivered / drained | ${delivered} / ${drained ? "yes" : "NO"} |`);
   console.log(`| scheduled send → sink arrival p50 / p99 ms | ${fmt(percentile(latencies, 50))} / ${fmt(percentile(latencies, 99))} |`);
+  for (const [part, end] of cpuEnd)
+    console.log(`| CPU per accepted request, ${part} ms | ${((end - (cpuStart.get(part) ?? 0)) / Math.max(1, run.ok)).toFixed(2)} |`);
   for (const [part, p] of peak)
     console.log(`| peak memory, ${part}: largest process RSS / ${part === "postgres" ? "sum of PSS" : "sum of RSS"} MiB | ${mib(p.largest)} / ${mib(p.sum)} |`);
   console.log(`| load average at the end | ${loadAverage()} |`);

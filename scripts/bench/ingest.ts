@@ -5,6 +5,8 @@
  * (the reference). Prints requests/s, p50/p99 latency (ms), errors, the ratio to the reference, and
  * checks that the number of stored requests equals the number of 2xx answers.
  * Each run sends a fixed number of requests (so every answer is counted) and is timed.
+ * Also prints CPU per request (ms of CPU time of the server's processes and of PostgreSQL's, from /proc, over the
+ * run): on a shared, loaded machine throughput moves with the neighbours, CPU per request much less.
  * Env: BENCH_REQUESTS (per run, default 50000), BENCH_CONNECTIONS (default "10,50,200"), BENCH_LOG_LEVEL (the
  * server's LOG_LEVEL, default info: the access log is on).
  */
@@ -14,6 +16,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
+import { loadAverage, testPostmaster, usageByPart } from "./common";
 
 const amount = Number(process.env.BENCH_REQUESTS ?? 50_000);
 const connectionsList = (process.env.BENCH_CONNECTIONS ?? "10,50,200").split(",").map(Number);
@@ -57,15 +60,34 @@ await client.connect();
 const count = async (sql: string, args: unknown[] = []) => Number((await client.query<{ n: string | number }>(sql, args)).rows[0].n);
 
 console.log(`\n[bench] ${os.cpus().length} cores, ${os.cpus()[0]?.model}; ${amount} requests per run; 1 KiB JSON bodies\n`);
+const roots = new Map<number, string>([
+  [testPostmaster(), "postgres"],
+  [hookyard.process.pid ?? -1, "hookyard"],
+  [reference.pid ?? -1, "reference"],
+]);
+/** CPU ms so far of the server under test (`which`: "reference", or Hookyard's web + worker + supervisor) and of PostgreSQL. */
+const cpuNow = (which: "reference" | "hookyard") => {
+  const u = usageByPart(roots);
+  const part = (n: string) => u.get(n)?.cpuMs ?? 0;
+  return { server: which === "reference" ? part("reference") : part("web") + part("worker") + part("supervisor"), postgres: part("postgres") };
+};
+/** Runs `fn` and returns its result with the CPU ms per request (server, PostgreSQL) it cost. */
+async function measured(which: "reference" | "hookyard", fn: () => Promise<Run>): Promise<Run & { cpu: string }> {
+  const before = cpuNow(which);
+  const r = await fn();
+  const after = cpuNow(which);
+  const per = (ms: number) => ((ms / Math.max(1, r.ok + r.non2xx)) * 1000).toFixed(0);
+  return { ...r, cpu: `${per(after.server - before.server)} / ${per(after.postgres - before.postgres)}` };
+}
 const rows: string[] = [];
 let allConsistent = true;
 for (const connections of connectionsList) {
   const refBefore = await count("SELECT count(*) AS n FROM bench_reference");
-  const ref = await load(`http://127.0.0.1:${refPort}/`, connections);
+  const ref = await measured("reference", () => load(`http://127.0.0.1:${refPort}/`, connections));
   const refStored = (await count("SELECT count(*) AS n FROM bench_reference")) - refBefore;
 
   const before = await count("SELECT count(*) AS n FROM requests WHERE source_id = $1", [sourceId]);
-  const hy = await load(testUrl.ingest_url, connections);
+  const hy = await measured("hookyard", () => load(testUrl.ingest_url, connections));
   const stored = (await count("SELECT count(*) AS n FROM requests WHERE source_id = $1", [sourceId])) - before;
   const consistent = stored === hy.ok && refStored === ref.ok;
   allConsistent &&= consistent;
@@ -74,14 +96,15 @@ for (const connections of connectionsList) {
     ["hookyard /e/{id}", hy, stored],
   ] as const) {
     rows.push(
-      `| ${connections} | ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} | ${r.ok} | ${s} | ${name.startsWith("hookyard") ? (hy.rps / ref.rps).toFixed(2) : "1.00"} |`,
+      `| ${connections} | ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} | ${r.ok} | ${s} | ${r.cpu} | ${name.startsWith("hookyard") ? (hy.rps / ref.rps).toFixed(2) : "1.00"} |`,
     );
   }
 }
-console.log("| connections | server | requests/s | p50 ms | p99 ms | errors | 2xx | stored | ratio |");
-console.log("|---|---|---|---|---|---|---|---|---|");
+console.log("| connections | server | requests/s | p50 ms | p99 ms | errors | 2xx | stored | CPU µs/request server / PostgreSQL | ratio |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
-console.log(`\n[bench] stored == 2xx answers in every run: ${allConsistent ? "yes" : "NO"}`);
+console.log(`\n[bench] load average at the end: ${loadAverage()}`);
+console.log(`[bench] stored == 2xx answers in every run: ${allConsistent ? "yes" : "NO"}`);
 
 await client.end();
 reference.kill("SIGTERM");

@@ -34,17 +34,30 @@ type InspectorProps = {
   sources: ConsoleSource[];
 };
 
+/** The new request a live `request` event carries, or null when it carries none (then the list is read again). */
+function rowOf(data: unknown): TCapturedRequest | null {
+  try {
+    const parsed = JSON.parse(String(data)) as { request?: TCapturedRequest };
+    return parsed.request && typeof parsed.request.id === "string" ? parsed.request : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Live updates from `GET /{id}/live` (server-sent `request` events). EventSource reconnects by
  * itself after network errors; when the server ends the stream for good we reconnect with backoff.
- * `onChange` runs for every event and after every (re)connect, since events may have been missed.
+ * An event that carries its request goes to `onRow` (nothing is fetched: docs/console.md "Live updates");
+ * `onChange` runs for an event without one and after every (re)connect, since events may have been missed.
  */
-function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
+function useLiveUpdates(publicId: string, onChange: () => void, onRow: (row: TCapturedRequest) => void): LiveState {
   const [state, setState] = useState<LiveState>("connecting");
   const onChangeRef = useRef(onChange);
+  const onRowRef = useRef(onRow);
   useEffect(() => {
     onChangeRef.current = onChange;
-  }, [onChange]);
+    onRowRef.current = onRow;
+  }, [onChange, onRow]);
 
   useEffect(() => {
     if (typeof EventSource === "undefined") {
@@ -66,7 +79,11 @@ function useLiveUpdates(publicId: string, onChange: () => void): LiveState {
         setState("live");
         onChangeRef.current();
       });
-      source.addEventListener("request", () => onChangeRef.current());
+      source.addEventListener("request", (e) => {
+        const row = rowOf(e.data);
+        if (row) onRowRef.current(row);
+        else onChangeRef.current();
+      });
       source.addEventListener("error", () => {
         if (disposed || es !== source) return;
         if (source.readyState === EventSource.CLOSED) {
@@ -144,19 +161,29 @@ function useCoalescedRefetch(publicId: string) {
 /**
  * Rows that do not move under the visitor: while the pointer or focus is in the list, the rows shown are
  * frozen and newer arrivals are only counted (docs/console.md "Live updates"). `showNew` reveals them
- * (the list stays paused); leaving the list shows everything again.
+ * (the list stays paused); leaving the list shows everything again. Older rows loaded meanwhile ("Load older
+ * requests") are added below at once: they move nothing. `live` false (search results) shows `requests` as they are.
  */
-function usePausableRows(requests: TCapturedRequest[]) {
+function usePausableRows(requests: TCapturedRequest[], live = true) {
   const [frozen, setFrozen] = useState<TCapturedRequest[] | null>(null);
   const inside = useRef({ pointer: false, focus: false });
   const update = (part: "pointer" | "focus", value: boolean) => {
     inside.current[part] = value;
     const paused = inside.current.pointer || inside.current.focus;
-    setFrozen((f) => (paused ? (f ?? requests) : null));
+    setFrozen((f) => (paused && live ? (f ?? requests) : null));
   };
-  const rows = frozen ?? requests;
-  const shown = new Set(rows.map(requestKey));
-  const newCount = frozen ? requests.filter((r, i) => !shown.has(requestKey(r, i))).length : 0;
+  const held = live ? frozen : null;
+  let rows = requests;
+  let newCount = 0;
+  if (held) {
+    // The frozen rows, then whatever follows the last of them now (older pages).
+    const last = held.at(-1)?.id;
+    const after = last === undefined ? -1 : requests.findIndex((r) => r.id === last);
+    const kept = new Set(held.map(requestKey));
+    rows = after === -1 ? held : [...held, ...requests.slice(after + 1).filter((r) => !kept.has(requestKey(r, 0)))];
+    const shown = new Set(rows.map(requestKey));
+    newCount = requests.filter((r, i) => !shown.has(requestKey(r, i))).length;
+  }
   const handlers = {
     onPointerEnter: () => update("pointer", true),
     onPointerLeave: () => update("pointer", false),
@@ -165,16 +192,75 @@ function usePausableRows(requests: TCapturedRequest[]) {
       if (!e.currentTarget.contains(e.relatedTarget)) update("focus", false);
     },
   };
-  return { rows, paused: frozen !== null, newCount, showNew: () => setFrozen(requests), handlers };
+  return { rows, paused: held !== null, newCount, showNew: () => setFrozen(requests), handlers };
 }
 
 function isTypingTarget(t: EventTarget | null): boolean {
   return t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
 }
 
+/** `rows` with `row` in its place (newest first by `received_at`), or `rows` itself when it is there already. */
+function withRow(rows: TCapturedRequest[], row: TCapturedRequest): TCapturedRequest[] {
+  if (rows.some((r) => r.id === row.id)) return rows;
+  const at = rows.findIndex((r) => (r.received_at ?? "") <= (row.received_at ?? ""));
+  return at === -1 ? [...rows, row] : [...rows.slice(0, at), row, ...rows.slice(at)];
+}
+
+/** Requests of one page of the preview (the server's page size). */
+const PAGE_SIZE = 100;
+
+/**
+ * Older pages of the list (`GET /{id}?before=`): `after` is the id of the newest page's last row they continue
+ * from; when the newest page is read again and ends elsewhere, they no longer follow it and are dropped.
+ */
+type OlderPages = { after: string; rows: TCapturedRequest[]; done: boolean };
+
+function useOlderPages(publicId: string, newest: TCapturedRequest[]) {
+  const [older, setOlder] = useState<OlderPages | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const last = newest.at(-1)?.id ?? null;
+  const current = older && older.after === last ? older : null;
+  const shown = new Set(newest.map((r) => r.id));
+  const rows = current ? [...newest, ...current.rows.filter((r) => !shown.has(r.id))] : newest;
+  const done = current ? current.done : newest.length < PAGE_SIZE;
+  const loadMore = async () => {
+    const cursor = rows.at(-1)?.id;
+    if (!cursor || !last || loading) return;
+    setLoading(true);
+    setError(null);
+    try {
+      const page = (await fetchPreview(publicId, undefined, { before: cursor })).requests;
+      setOlder({ after: last, rows: [...(current?.rows ?? []), ...page], done: page.length < PAGE_SIZE });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Could not load older requests.");
+    } finally {
+      setLoading(false);
+    }
+  };
+  return { rows, done, loading, error, loadMore };
+}
+
+/** Search within the test URL (`GET /{id}?q=`): `q` is the submitted text, null when not searching. */
+function useSearch(publicId: string) {
+  const [q, setQ] = useState<string | null>(null);
+  const results = useQuery({
+    queryKey: ["preview", publicId, "search", q],
+    queryFn: ({ signal }) => fetchPreview(publicId, signal, { q: q ?? "" }),
+    enabled: q !== null,
+    retry: false,
+  });
+  return { q, setQ, results };
+}
+
 export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, sources }: InspectorProps) {
   const refetch = useCoalescedRefetch(publicId);
-  const live = useLiveUpdates(publicId, refetch);
+  const queryClient = useQueryClient();
+  const addRow = useCallback(
+    (row: TCapturedRequest) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, requests: withRow(p.requests, row) } : p)),
+    [queryClient, publicId],
+  );
+  const live = useLiveUpdates(publicId, refetch, addRow);
 
   const query = useQuery({
     queryKey: ["preview", publicId],
@@ -182,16 +268,20 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
     initialData: initial,
     initialDataUpdatedAt: initialAt,
     staleTime: 2_000,
-    // Without the live stream, fall back to polling.
+    // Without the live stream, fall back to polling; with it, events bring every new request (no refetch on focus either).
     refetchInterval: live === "live" ? false : 5_000,
+    refetchOnWindowFocus: live !== "live",
     retry: (count, err) => !(err instanceof ApiError && err.status === 404) && count < 2,
   });
   const preview = query.data;
+  const older = useOlderPages(publicId, preview.requests);
+  const search = useSearch(publicId);
+  const [searchText, setSearchText] = useState("");
+  const listed = search.q !== null ? (search.results.data?.requests ?? []) : older.rows;
   const allRequests = preview.requests;
-  const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(allRequests);
+  const { rows: requests, paused, newCount, showNew, handlers: pauseHandlers } = usePausableRows(listed, search.q === null);
   const [port, setPort] = useState("3000");
   const hint = cmdHint ? filledCmdHint(cmdHint, preview.name, port) : null;
-  const queryClient = useQueryClient();
   const onRenamed = (name: string) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, name } : p));
 
   // Rows that arrive after load get a short highlight.
@@ -287,8 +377,8 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
               {!cmdHint && <Tag tone="info">Shared with you</Tag>}
               {cmdHint && <ManageTestUrl key={preview.name} publicId={publicId} name={preview.name} onRenamed={onRenamed} />}
               <span className="ml-auto text-xs text-zinc-600 tabular-nums dark:text-zinc-400">
-                {allRequests.length} {allRequests.length === 1 ? "request" : "requests"}
-                {allRequests.length >= 100 && " (latest 100)"}
+                {older.rows.length} {older.rows.length === 1 ? "request" : "requests"}
+                {!older.done && ` (latest ${older.rows.length})`}
               </span>
             </div>
             <div className="grid max-w-5xl gap-2">
@@ -348,7 +438,7 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
             </Notice>
           )}
 
-          {requests.length === 0 ? (
+          {allRequests.length === 0 ? (
             <div className="min-h-0 flex-1 overflow-y-auto">
               <EmptyState ingestUrl={preview.ingest_url} />
             </div>
@@ -373,12 +463,67 @@ export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, so
                     </button>
                   )}
                 </div>
+                <form
+                  role="search"
+                  className="flex items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    const text = searchText.trim();
+                    search.setQ(text ? text : null);
+                  }}
+                >
+                  <input
+                    type="search"
+                    data-testid="request-search"
+                    aria-label="Search requests of this test URL"
+                    placeholder="Search path, headers, body…"
+                    maxLength={200}
+                    value={searchText}
+                    onChange={(e) => {
+                      setSearchText(e.target.value);
+                      if (!e.target.value) search.setQ(null);
+                    }}
+                    className="h-8 min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-2 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
+                  />
+                  <button type="submit" className={buttonClasses("secondary", "sm")}>
+                    Search
+                  </button>
+                </form>
+                {search.q !== null && (
+                  <p data-testid="search-status" role="status" className="px-4 py-2 text-xs text-zinc-600 dark:text-zinc-400">
+                    {search.results.isFetching
+                      ? "Searching…"
+                      : search.results.isError
+                        ? search.results.error instanceof Error
+                          ? search.results.error.message
+                          : "Search failed."
+                        : `${requests.length}${requests.length >= PAGE_SIZE ? "+" : ""} matching “${search.q}”`}
+                  </p>
+                )}
                 <RequestList
                   requests={requests}
                   selectedKey={selected ? requestKey(selected, selectedIndex) : null}
                   onSelect={(k) => select(k, true)}
                   freshKeys={freshKeys}
                 />
+                {search.q === null && !older.done && (
+                  <div className="flex flex-col items-center gap-1 px-4 py-3">
+                    <button
+                      type="button"
+                      data-testid="load-older-requests"
+                      disabled={older.loading}
+                      onClick={() => void older.loadMore()}
+                      className={buttonClasses("secondary", "sm")}
+                    >
+                      {older.loading ? "Loading…" : "Load older requests"}
+                    </button>
+                    {older.error && (
+                      <span role="alert" className="text-xs text-red-700 dark:text-red-400">
+                        {older.error}
+                      </span>
+                    )}
+                  </div>
+                )}
               </section>
               <section
                 ref={detailRef}
