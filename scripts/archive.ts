@@ -27,7 +27,7 @@ try {
 }
 const store = archiveStoreOf(getConfig().archive);
 if (!store) {
-  console.error("archiving is off: set ARCHIVE_DIR or ARCHIVE_S3_BUCKET (docs/operations.md \"Archive\")");
+  console.error('archiving is off: set ARCHIVE_DIR or ARCHIVE_S3_BUCKET (docs/operations.md "Archive")');
   process.exit(2);
 }
 if (!values.list && (!values.day || !/^\d{4}-\d{2}-\d{2}$/.test(values.day))) {

@@ -29,6 +29,11 @@ export type ArchiveStore = {
 };
 
 const missing = (err: unknown) => (err as { code?: string }).code === "ENOENT";
+/** `fallback` when `err` is a missing file; `err` rethrown otherwise. */
+function orMissing<T>(err: unknown, fallback: T): T {
+  if (missing(err)) return fallback;
+  throw err;
+}
 
 /** A store under directory `dir` (created on first write). */
 export function directoryStore(dir: string): ArchiveStore {
@@ -48,7 +53,7 @@ export function directoryStore(dir: string): ArchiveStore {
     describe: dir,
     putFile: (key, file) => put(key, (tmp) => copyFile(file, tmp)),
     putText: (key, text) => put(key, (tmp) => writeFile(tmp, text)),
-    getText: (key) => readFile(at(key), "utf8").catch((err) => (missing(err) ? null : Promise.reject(err))),
+    getText: (key) => readFile(at(key), "utf8").catch((err: unknown) => orMissing(err, null)),
     open: async (key) => {
       try {
         await stat(at(key));
@@ -58,10 +63,17 @@ export function directoryStore(dir: string): ArchiveStore {
       }
       return createReadStream(at(key));
     },
-    size: (key) => stat(at(key)).then((s) => s.size, (err) => (missing(err) ? null : Promise.reject(err))),
+    size: (key) =>
+      stat(at(key)).then(
+        (s) => s.size,
+        (err: unknown) => orMissing(err, null),
+      ),
     listPrefixes: async () => {
-      const entries = await readdir(dir, { withFileTypes: true }).catch((err) => (missing(err) ? [] : Promise.reject(err)));
-      return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      const entries = await readdir(dir, { withFileTypes: true }).catch((err: unknown) => orMissing(err, []));
+      return entries
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     },
   };
 }

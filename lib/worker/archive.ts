@@ -36,7 +36,11 @@ const FILES: FileSpec[] = [
     sql: (p) =>
       `SELECT ((to_jsonb(t) - 'data') || jsonb_build_object('data', encode(t.data, 'base64')))::text AS line FROM ${p("outbound_events")} t ORDER BY t.time, t.id`,
   },
-  { name: "outbound_attempts", tables: ["outbound_attempts"], sql: (p) => `SELECT to_jsonb(t)::text AS line FROM ${p("outbound_attempts")} t ORDER BY t.time, t.id` },
+  {
+    name: "outbound_attempts",
+    tables: ["outbound_attempts"],
+    sql: (p) => `SELECT to_jsonb(t)::text AS line FROM ${p("outbound_attempts")} t ORDER BY t.time, t.id`,
+  },
 ];
 
 /** Every table an archive counts. */
@@ -89,7 +93,14 @@ export async function archiveDay(pool: pg.Pool, store: ArchiveStore, day: string
       const present = f.tables.every((t) => t in counts);
       if (!present && previous?.files[f.name]) return { name: f.name, keep: previous.files[f.name] };
       if (!present) return { name: f.name, lines: (async function* () {})() };
-      return { name: f.name, lines: cursorLines(client, f.sql((t) => `"${partitionOf(t, day)}"`), `hookyard_archive_${i}`) };
+      return {
+        name: f.name,
+        lines: cursorLines(
+          client,
+          f.sql((t) => `"${partitionOf(t, day)}"`),
+          `hookyard_archive_${i}`,
+        ),
+      };
     });
     const bySource: Record<string, { team_id: string; requests: number }> = {};
     if ("requests" in counts) {

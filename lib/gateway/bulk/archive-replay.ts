@@ -80,7 +80,7 @@ export function parseArchiveFilter(query: Record<string, unknown>): ArchiveFilte
   const s = query.source_id;
   if (s !== undefined && !(typeof s === "string" && s) && !(Array.isArray(s) && s.length > 0 && s.length <= 100 && s.every((x) => typeof x === "string" && x)))
     throw unprocessable("query.source_id: a source id or an array of 1 to 100 of them", { field: "query.source_id" });
-  return { from, to, sourceIds: s === undefined ? null : Array.isArray(s) ? (s as string[]) : [s as string] };
+  return { from, to, sourceIds: s === undefined ? null : Array.isArray(s) ? (s as string[]) : [s] };
 }
 
 /** The UTC days (`YYYY-MM-DD`) `f` touches, oldest first. */

@@ -191,6 +191,7 @@ const FAMILIES: BulkFamily[] = [
     name: "requests.archive_replay",
     path: "archived-requests/replay",
     type: null,
+    since: "2025-07-01",
     // Its filters (created_at, source_id) are checked by countArchived: the records are archive lines, not rows.
     filters: {},
     extraKeys: ["target", "created_at", "source_id"],
