@@ -145,9 +145,22 @@ it("retention keeps a day whose archive cannot be written", async () => {
   await rm(file);
 }, 120_000);
 
-it("retention archives the day, verifies it and only then drops its partitions; npm run archive --verify checks it; a changed file fails", async () => {
+it("npm run archive writes the day; retention re-archives a damaged archive, verifies it and only then drops the partitions; --verify catches a changed file", async () => {
   const store = directoryStore(dir);
+  // The operator's archive first (partitions kept), then one of its files damaged: retention reads the archive
+  // back before it drops anything on its word, and archives the day again.
+  const archived = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/archive.ts", "--day", DAY], {
+    env: { ...process.env, ARCHIVE_DIR: dir, DATABASE_URL: database.url },
+    encoding: "utf8",
+  });
+  expect(archived.status, archived.stderr).toBe(0);
+  expect(archived.stdout).toContain(`${DAY} archived and verified`);
+  expect(await exists(`requests_p${DAY.replaceAll("-", "")}`)).toBe(true);
+  await cp(path.join(dir, DAY, "requests.ndjson.gz"), path.join(dir, DAY, "events.ndjson.gz"));
+  expect((await verifyDay(store, DAY)).problems.join()).toMatch(/events\.ndjson\.gz: sha256/);
+  const started = Date.now();
   const r = await runRetention(pool, NOW, 30, store);
+  const tookMs = Date.now() - started;
   const suffix = DAY.replaceAll("-", "");
   expect(r?.dropped.filter((n) => n.endsWith(suffix)).sort()).toEqual(
     ["attempts", "events", "ignored_events", "outbound_attempts", "outbound_events", "request_raw_data", "requests", "transformation_executions"].map(
@@ -160,6 +173,11 @@ it("retention archives the day, verifies it and only then drops its partitions; 
   expect(manifest.files.requests.rows).toBe(COUNT);
   expect(manifest.index.requests_by_source).toEqual({ [chosen.source.id]: { team_id: chosen.team_id, requests: COUNT } });
   expect((await verifyDay(store, DAY)).problems).toEqual([]);
+  if (COUNT > 10_000) {
+    // The long form's measurements (docs/operations.md "Archive", sizes).
+    const sizes = Object.entries(manifest.files).map(([n, f]) => `${n} ${f.rows} rows ${f.bytes} B gzip (${f.uncompressed_bytes} B NDJSON)`);
+    console.log(`archived, verified and dropped ${COUNT} requests in ${tookMs} ms: ${sizes.join("; ")}`);
+  }
 
   const cli = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/archive.ts", "--day", DAY, "--verify"], {
     env: { ...process.env, ARCHIVE_DIR: dir },

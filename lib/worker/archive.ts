@@ -8,6 +8,9 @@
 import type pg from "pg";
 import { type ArchiveInput, type DayManifest, readManifest, verifyArchiveFile, writeDayArchive } from "@/lib/archive/day-archive";
 import type { ArchiveStore } from "@/lib/archive/store";
+import { logger } from "@/lib/log";
+
+const log = logger("retention");
 
 /** One archived file: the partitioned tables it reads (a file is rewritten only while all of them still exist), its query over the day's partitions. */
 type FileSpec = { name: string; tables: string[]; sql: (p: (table: string) => string) => string };
@@ -124,14 +127,20 @@ export async function archiveDay(pool: pg.Pool, store: ArchiveStore, day: string
 
 /**
  * Makes sure `day` has a verified archive matching what its partitions hold now: an existing manifest
- * whose counts equal those of the partitions still there is kept; otherwise the day is archived again.
+ * whose counts equal those of the partitions still there, and whose files still verify, is kept;
+ * otherwise the day is archived again.
  * Returns the counts retention must find in each partition before dropping it. Throws on errors (the
  * day is then not dropped).
  */
 export async function ensureDayArchived(pool: pg.Pool, store: ArchiveStore, day: string): Promise<Record<string, number>> {
   const manifest = await readManifest(store, day);
   const counts = await partitionCounts(pool, day);
-  if (manifest && Object.entries(counts).every(([t, n]) => manifest.counts[t] === n)) return manifest.counts;
+  if (manifest && Object.entries(counts).every(([t, n]) => manifest.counts[t] === n)) {
+    // Written at an earlier pass: read back again before anything is dropped on its word.
+    const { problems } = await verifyDay(store, day);
+    if (!problems.length) return manifest.counts;
+    log.warn(`archive of ${day} no longer verifies (${problems[0]}); archiving the day again`);
+  }
   return (await archiveDay(pool, store, day, manifest)).counts;
 }
 
