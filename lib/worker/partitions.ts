@@ -74,27 +74,28 @@ export async function dropExpiredPartitions(
 ): Promise<string[]> {
   if (retentionDays <= 0) return [];
   const cutoff = now - retentionDays * DAY_MS;
+  const { rows } = await pool.query<{ parent: string; name: string }>(
+    `SELECT p.relname AS parent, c.relname AS name FROM pg_inherits i
+       JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND p.relname = ANY($1) AND c.relkind = 'r'`,
+    [PARTITIONED_TABLES],
+  );
+  const expired = rows
+    .map((r) => ({ ...r, day: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
+    .filter((r) => r.day && r.name === `${r.parent}_p${r.day[1]}${r.day[2]}${r.day[3]}`)
+    .filter((r) => Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3])) + DAY_MS <= cutoff)
+    .sort((a, b) => PARTITIONED_TABLES.indexOf(a.parent as never) - PARTITIONED_TABLES.indexOf(b.parent as never) || a.name.localeCompare(b.name));
+  const dayOf = (r: (typeof expired)[number]) => `${r.day![1]}-${r.day![2]}-${r.day![3]}`;
+  // Archives first, before the DDL session takes its connection (archiving holds one of its own).
+  const expected = new Map<string, Record<string, number> | null>();
+  if (archived) for (const r of expired) if (!expected.has(dayOf(r))) expected.set(dayOf(r), await archived(dayOf(r)));
   return withDdlSession(pool, async (client) => {
-    const { rows } = await client.query<{ parent: string; name: string }>(
-      `SELECT p.relname AS parent, c.relname AS name FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-         JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = current_schema() AND p.relname = ANY($1) AND c.relkind = 'r'`,
-      [PARTITIONED_TABLES],
-    );
-    const expired = rows
-      .map((r) => ({ ...r, day: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
-      .filter((r) => r.day && r.name === `${r.parent}_p${r.day[1]}${r.day[2]}${r.day[3]}`)
-      .filter((r) => Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3])) + DAY_MS <= cutoff)
-      .sort((a, b) => PARTITIONED_TABLES.indexOf(a.parent as never) - PARTITIONED_TABLES.indexOf(b.parent as never) || a.name.localeCompare(b.name));
     const dropped: string[] = [];
-    const expected = new Map<string, Record<string, number> | null>();
     for (const r of expired) {
       // The day's metrics rollup rows go with the day's rows, in the same transaction.
       const day = Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3]));
-      const dayText = `${r.day![1]}-${r.day![2]}-${r.day![3]}`;
-      if (archived && !expected.has(dayText)) expected.set(dayText, await archived(dayText));
-      const counts = archived ? expected.get(dayText) : undefined;
+      const counts = archived ? expected.get(dayOf(r)) : undefined;
       if (counts === null) continue;
       await client.query("BEGIN");
       try {
