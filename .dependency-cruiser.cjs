@@ -4,7 +4,7 @@
  * gateway and the outbound service never import each other; browser code never reaches the server's
  * engines or database. Tests may import anything below them and are not checked here.
  */
-const FOUNDATION = "^lib/((config|ids|log|tracing|health|processes|supervisor|socket-relay|urls)\\.ts$|(crypto|db|http|metrics|observability|teams)/)";
+const FOUNDATION = "^lib/((config|ids|log|tracing|health|processes|supervisor|socket-relay|urls)\\.ts$|(archive|crypto|db|http|metrics|observability|teams)/)";
 const ENGINES = "^lib/(ingest|delivery|rules)/";
 const PRODUCTS = "^lib/(gateway|outbound|console|cli-channel|dashboard|portal)/";
 const WORKER = "^lib/worker/";

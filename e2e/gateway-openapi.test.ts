@@ -58,7 +58,7 @@ describe("gateway OpenAPI", () => {
 
   it("GET /api/2025-07-01/openapi – the five operations of each bulk family, with the BatchOperation record", async () => {
     const d = await doc();
-    for (const family of ["events/retry", "events/cancel", "ignored-events/retry", "requests/retry", "requests/replay"]) {
+    for (const family of ["events/retry", "events/cancel", "ignored-events/retry", "requests/retry", "requests/replay", "archived-requests/replay"]) {
       expect(Object.keys(d.paths[`/bulk/${family}`]).sort()).toEqual(["get", "post"]);
       expect(d.paths[`/bulk/${family}/plan`].get).toBeDefined();
       expect(d.paths[`/bulk/${family}/{id}`].get).toBeDefined();

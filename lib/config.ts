@@ -155,6 +155,15 @@ const ConfigSchema = z.object({
   // Logs (docs/operations.md "Logs").
   LOG_FORMAT: z.enum(["json", "pretty", ""]).default(""),
   ACCESS_LOG: booleanish.default(true),
+  // Archive before retention (docs/operations.md "Archive"): a directory, or an S3-compatible bucket.
+  ARCHIVE_DIR: z.string().optional(),
+  ARCHIVE_S3_BUCKET: z.string().optional(),
+  ARCHIVE_S3_PREFIX: z.string().default(""),
+  ARCHIVE_S3_ENDPOINT: z.union([z.literal(""), z.string().url()]).optional(),
+  ARCHIVE_S3_REGION: z.string().default("us-east-1"),
+  ARCHIVE_S3_ACCESS_KEY_ID: z.string().optional(),
+  ARCHIVE_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  ARCHIVE_S3_FORCE_PATH_STYLE: booleanish.default(false),
 });
 
 export type Config = {
@@ -338,6 +347,24 @@ export type Config = {
     /** METRICS_TOKEN: `Authorization: Bearer` token for /metrics on the main port and the detailed /healthz; undefined: /metrics there answers 404. */
     token: string | undefined;
   };
+  /**
+   * Where retention archives a day before dropping it (docs/operations.md "Archive"): ARCHIVE_DIR (a
+   * directory) or ARCHIVE_S3_BUCKET (+ ARCHIVE_S3_*; credentials unset: the SDK's usual chain); null: no
+   * archive, retention drops days as before.
+   */
+  archive:
+    | { kind: "dir"; dir: string }
+    | {
+        kind: "s3";
+        bucket: string;
+        prefix: string;
+        endpoint: string | undefined;
+        region: string;
+        accessKeyId: string | undefined;
+        secretAccessKey: string | undefined;
+        forcePathStyle: boolean;
+      }
+    | null;
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -472,6 +499,20 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       signInRateLimit: e.DASHBOARD_SIGN_IN_RATE_LIMIT,
     },
     metrics: { port: metricsPort, token: e.METRICS_TOKEN || undefined },
+    archive: e.ARCHIVE_S3_BUCKET
+      ? {
+          kind: "s3",
+          bucket: e.ARCHIVE_S3_BUCKET,
+          prefix: e.ARCHIVE_S3_PREFIX.replace(/^\/+|\/+$/g, ""),
+          endpoint: e.ARCHIVE_S3_ENDPOINT || undefined,
+          region: e.ARCHIVE_S3_REGION,
+          accessKeyId: e.ARCHIVE_S3_ACCESS_KEY_ID || undefined,
+          secretAccessKey: e.ARCHIVE_S3_SECRET_ACCESS_KEY || undefined,
+          forcePathStyle: e.ARCHIVE_S3_FORCE_PATH_STYLE,
+        }
+      : e.ARCHIVE_DIR
+        ? { kind: "dir", dir: e.ARCHIVE_DIR }
+        : null,
   };
 }
 

@@ -51,6 +51,12 @@ export type BulkKind<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>
   table: string;
   /** The records of operation `op`. */
   select: (op: Row) => BulkSelection;
+  /**
+   * Picks the next batch itself instead of `select` (records that are not rows of a table: a replay from
+   * the archive reads files): up to `batchSize` records after `op.cursor`, the cursor after them (null:
+   * unchanged) and whether none remain. Throws on errors (the batch is rolled back and tried again).
+   */
+  pick?: (op: Row, batchSize: number) => Promise<{ records: Rec[]; cursor: string | null; last: boolean }>;
   /** The values of a record's key columns, in `select().key` order. */
   keyOf: (record: Rec) => string[];
   /** Acts on one batch inside `client`'s transaction. Throws database errors. */
@@ -118,6 +124,26 @@ async function actIsolated<Row extends BulkProgressRow, Rec extends pg.QueryResu
   return total;
 }
 
+/** The next batch of `op`'s records by `kind.select`: after the saved cursor, up to the bound, in key order. */
+async function selectBatch<Row extends BulkProgressRow, Rec extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  kind: BulkKind<Row, Rec>,
+  op: Row,
+  bound: string,
+  batchSize: number,
+): Promise<{ records: Rec[]; cursor: string | null; last: boolean }> {
+  const { from, columns, key, where, params } = kind.select(op);
+  where.push(keyCompare(key, "<=", bound, params));
+  if (op.cursor) where.push(keyCompare(key, ">", op.cursor, params));
+  params.push(batchSize);
+  const { rows: records } = await client.query<Rec>(
+    `SELECT ${columns} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${key.join(", ")} LIMIT $${params.length}`,
+    params,
+  );
+  const lastRecord = records.at(-1);
+  return { records, cursor: lastRecord === undefined ? null : encodeBulkKey(kind.keyOf(lastRecord)), last: records.length < batchSize };
+}
+
 /**
  * Handles the next batch of operation `id` of `kind`, in one transaction with its progress. Resolves
  * "more" when batches remain, "done" when it completed the operation, "stopped" when the operation is
@@ -132,25 +158,16 @@ export async function runBulkBatch<Row extends BulkProgressRow, Rec extends pg.Q
     const { rows } = await client.query<Row>(`SELECT * FROM ${kind.table} WHERE id = $1 FOR UPDATE`, [id]);
     const op = rows[0];
     if (!op || op.cancelled_at || op.completed_at || !op.upper_bound) return "stopped";
-    const { from, columns, key, where, params } = kind.select(op);
-    where.push(keyCompare(key, "<=", op.upper_bound, params));
-    if (op.cursor) where.push(keyCompare(key, ">", op.cursor, params));
-    params.push(batchSize);
-    const { rows: records } = await client.query<Rec>(
-      `SELECT ${columns} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${key.join(", ")} LIMIT $${params.length}`,
-      params,
-    );
+    const { records, cursor, last } = kind.pick ? await kind.pick(op, batchSize) : await selectBatch(client, kind, op, op.upper_bound, batchSize);
     const result = records.length ? await actIsolated(client, kind, op, records) : { completed: 0, failed: 0 };
-    const last = records.length < batchSize;
     const processed = op.processed_batch + (records.length ? 1 : 0);
     const progress = last ? 1 : Math.min(0.99, processed / Math.max(1, op.estimated_batch));
-    const lastRecord = records.at(-1);
     await client.query(
       `UPDATE ${kind.table} SET cursor = coalesce($2, cursor), processed_batch = $3, completed_count = completed_count + $4,
               failed_count = coalesce(failed_count, 0) + $5, progress = $6, in_progress = NOT $7,
               completed_at = CASE WHEN $7 THEN now() END, updated_at = now()
         WHERE id = $1`,
-      [op.id, lastRecord === undefined ? null : encodeBulkKey(kind.keyOf(lastRecord)), processed, result.completed, result.failed, progress, last],
+      [op.id, cursor, processed, result.completed, result.failed, progress, last],
     );
     return last ? "done" : "more";
   }, getBackgroundPool());

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { getConfig } from "@/lib/config";
 import { type BatchLoad, Batcher } from "@/lib/db/batcher";
 import { byteaArrayParam } from "@/lib/db/binary-params";
@@ -50,6 +51,27 @@ WITH r AS (
 )
 INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type, client_ip)
 SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
+
+// The same rows without request_fanouts: the caller runs the fan-out itself in its transaction (a replay from the archive).
+const INSERT_WITHOUT_FANOUT_SQL = `
+WITH r AS (
+  INSERT INTO requests (id, team_id, source_id, verified, rejection_cause, ingested_at, created_at, updated_at, bulk_retry_id)
+  SELECT t.id, t.team_id, t.source_id, t.verified, t.rejection_cause, t.ingested_at, t.ingested_at, t.ingested_at, $15
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[], $6::timestamptz[])
+         AS t(id, team_id, source_id, verified, rejection_cause, ingested_at)
+  RETURNING 1
+)
+INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type, client_ip)
+SELECT * FROM unnest($1::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::int[], $13::text[], $14::text[])`;
+
+/**
+ * Writes `rows` (requests with their raw data, stored as ingestion stores them) in `client`'s open
+ * transaction, marked with bulk operation `bulkId`, without queueing their fan-out: the caller runs it in
+ * the same transaction (docs/gateway-api.md "Replay from the archive"). Throws database errors.
+ */
+export async function insertRequestsInTransaction(client: Pick<pg.PoolClient, "query">, rows: RequestRecord[], bulkId: string): Promise<void> {
+  if (rows.length) await client.query(INSERT_WITHOUT_FANOUT_SQL, [...params(rows, false), bulkId]);
+}
 
 /** Prepared once per connection: the statement is parsed and planned once, not per batch. */
 const STATEMENTS = {

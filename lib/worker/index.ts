@@ -26,6 +26,7 @@ import { saturatedDestinations } from "@/lib/delivery/destination-limits";
 import { startFanoutLoop } from "@/lib/gateway/pipeline/fanout-queue";
 import { logger } from "@/lib/log";
 import { startRetention } from "@/lib/worker/retention";
+import { archiveStoreOf } from "@/lib/archive/store";
 import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { startRollups } from "@/lib/metrics/rollup";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
@@ -264,7 +265,7 @@ export async function startWorker(onGiveUp?: (why: string) => void): Promise<Wor
     false,
   );
   // Retention holds a session advisory lock and sets lock_timeout for its DDL: a real session too.
-  const stopRetention = startRetention(getSessionPool(), config.retentionDays);
+  const stopRetention = startRetention(getSessionPool(), config.retentionDays, undefined, archiveStoreOf(config.archive));
   // Per-minute metrics rollups of closed minutes (lib/metrics/rollup.ts).
   const stopRollups = startRollups(getBackgroundPool(), Object.values(GATEWAY_ROLLUPS), (err) =>
     log.warn("metrics rollup pass failed", err instanceof Error ? err.message : err),

@@ -61,31 +61,53 @@ export async function ensurePartitions(pool: pg.Pool, now: number, daysAhead: nu
 
 /**
  * Drops the daily partitions whose whole day ended at or before `now - retentionDays` days (ms), children
- * before parents, with the metrics rollup rows of their days (lib/metrics/rollup.ts); returns the names dropped. `retentionDays` 0 keeps everything. The DEFAULT partitions
+ * before parents. With `archived` (archiving on, docs/operations.md "Archive"), a day is dropped only when
+ * it answers the row counts of its verified archive (null: not archived, keep the day), and a partition only
+ * when it still holds that many rows (counted under a lock in the drop's transaction), with the metrics rollup rows of their days (lib/metrics/rollup.ts); returns the names dropped. `retentionDays` 0 keeps everything. The DEFAULT partitions
  * (rows with ids of no day: none in normal operation) are never dropped. Throws on database errors.
  */
-export async function dropExpiredPartitions(pool: pg.Pool, now: number, retentionDays: number): Promise<string[]> {
+export async function dropExpiredPartitions(
+  pool: pg.Pool,
+  now: number,
+  retentionDays: number,
+  archived?: (day: string) => Promise<Record<string, number> | null>,
+): Promise<string[]> {
   if (retentionDays <= 0) return [];
   const cutoff = now - retentionDays * DAY_MS;
+  const { rows } = await pool.query<{ parent: string; name: string }>(
+    `SELECT p.relname AS parent, c.relname AS name FROM pg_inherits i
+       JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND p.relname = ANY($1) AND c.relkind = 'r'`,
+    [PARTITIONED_TABLES],
+  );
+  const expired = rows
+    .map((r) => ({ ...r, day: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
+    .filter((r) => r.day && r.name === `${r.parent}_p${r.day[1]}${r.day[2]}${r.day[3]}`)
+    .filter((r) => Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3])) + DAY_MS <= cutoff)
+    .sort((a, b) => PARTITIONED_TABLES.indexOf(a.parent as never) - PARTITIONED_TABLES.indexOf(b.parent as never) || a.name.localeCompare(b.name));
+  const dayOf = (r: (typeof expired)[number]) => `${r.day![1]}-${r.day![2]}-${r.day![3]}`;
+  // Archives first, before the DDL session takes its connection (archiving holds one of its own).
+  const expected = new Map<string, Record<string, number> | null>();
+  if (archived) for (const r of expired) if (!expected.has(dayOf(r))) expected.set(dayOf(r), await archived(dayOf(r)));
   return withDdlSession(pool, async (client) => {
-    const { rows } = await client.query<{ parent: string; name: string }>(
-      `SELECT p.relname AS parent, c.relname AS name FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-         JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = current_schema() AND p.relname = ANY($1) AND c.relkind = 'r'`,
-      [PARTITIONED_TABLES],
-    );
-    const expired = rows
-      .map((r) => ({ ...r, day: /_p(\d{4})(\d{2})(\d{2})$/.exec(r.name) }))
-      .filter((r) => r.day && r.name === `${r.parent}_p${r.day[1]}${r.day[2]}${r.day[3]}`)
-      .filter((r) => Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3])) + DAY_MS <= cutoff)
-      .sort((a, b) => PARTITIONED_TABLES.indexOf(a.parent as never) - PARTITIONED_TABLES.indexOf(b.parent as never) || a.name.localeCompare(b.name));
     const dropped: string[] = [];
     for (const r of expired) {
       // The day's metrics rollup rows go with the day's rows, in the same transaction.
       const day = Date.UTC(Number(r.day![1]), Number(r.day![2]) - 1, Number(r.day![3]));
+      const counts = archived ? expected.get(dayOf(r)) : undefined;
+      if (counts === null) continue;
       await client.query("BEGIN");
       try {
+        if (counts) {
+          await client.query(`LOCK TABLE "${r.name}" IN SHARE MODE`);
+          const { rows: n } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${r.name}"`);
+          if (n[0].n !== counts[r.parent]) {
+            // Rows changed since the archive: keep the partition; the next pass archives the day again.
+            await client.query("ROLLBACK");
+            continue;
+          }
+        }
         await client.query(`DROP TABLE IF EXISTS "${r.name}"`);
         await dropRollupRange(client, Object.values(GATEWAY_ROLLUPS), r.parent, day, day + DAY_MS);
         await client.query("COMMIT");

@@ -81,13 +81,15 @@ export async function enqueueBulkRun(db: Pick<pg.PoolClient, "query">, id: strin
   ]);
 }
 
-/** The matched count and the newest matched id (the set's upper bound) of `filters`. */
+/** The matched count and the newest matched id (the set's upper bound) of `filters` (`query`'s, for a family that counts itself). */
 async function countMatches(
   db: Pick<pg.PoolClient, "query">,
   family: BulkFamily,
   teamId: string,
   filters: ParsedQuery,
+  query: Record<string, unknown>,
 ): Promise<{ count: number; bound: string | null }> {
+  if (family.count) return family.count(teamId, query);
   const { where, params } = bulkWhere(family, teamId, filters);
   const { rows } = await db.query<{ count: number; bound: string | null }>(
     `SELECT count(*)::int AS count, max(${family.alias}.id) AS bound FROM ${family.from} WHERE ${where.join(" AND ")}`,
@@ -110,7 +112,7 @@ export async function planBulk(
 ): Promise<{ estimated_count: number; estimated_batch: number; progress?: number }> {
   const raw = parseJsonParam(query, "query") ?? {};
   const filters = parseBulkQuery(family, raw);
-  const { count } = await countMatches(getPool(), family, teamId, filters);
+  const { count } = await countMatches(getPool(), family, teamId, filters, raw as Record<string, unknown>);
   return { estimated_count: count, estimated_batch: batches(count), ...(family.planHasProgress ? { progress: 0 } : {}) };
 }
 
@@ -166,7 +168,7 @@ export async function createBulk(family: BulkFamily, teamId: string, query: Reco
       JSON.stringify(stored),
     ]);
     if (running) throw unprocessable("Batch operation using same query is currently in progress, wait for it to complete or cancel it");
-    const { count, bound } = await countMatches(client, family, teamId, filters);
+    const { count, bound } = await countMatches(client, family, teamId, filters, query);
     if (count === 0 && family.emptyIsError) throw unprocessable("The query matches no records: nothing to do");
     const done = count === 0;
     const { rows } = await client.query<BulkOperation>(

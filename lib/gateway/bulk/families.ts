@@ -1,5 +1,5 @@
 /**
- * The five bulk operation families as data (docs/gateway-api.md#bulk-operations):
+ * The bulk operation families as data (docs/gateway-api.md#bulk-operations):
  * each is its path, its record `type`, the filter table of the
  * list it acts on (the same table validates `GET /events` and a bulk query, lib/http/query-schema.ts),
  * how its records are selected, and the action on one batch of them, run in the runner's transaction.
@@ -12,12 +12,13 @@ import { EVENT_FILTERS } from "@/lib/gateway/events/schemas";
 import { IGNORED_EVENT_FILTERS } from "@/lib/gateway/ignored-events/schemas";
 import { activeConnectionsOf, fanOutInTransaction } from "@/lib/gateway/pipeline/fanout";
 import { REQUEST_FILTERS } from "@/lib/gateway/requests/request-store";
+import { type ArchivedRequest, countArchived, replayArchived } from "@/lib/gateway/bulk/archive-replay";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { AppError, unprocessable } from "@/lib/http/errors";
 import type { ParsedQuery, QueryValue } from "@/lib/http/query";
 import { applyFilterTable, type FilterTable } from "@/lib/http/query-schema";
 
-export type FamilyName = "events.retry" | "events.cancel" | "ignored_events.retry" | "requests.retry" | "requests.replay";
+export type FamilyName = "events.retry" | "events.cancel" | "ignored_events.retry" | "requests.retry" | "requests.replay" | "requests.archive_replay";
 
 /** A record picked for a batch: its id and, for ignored events, the request and connection it names. */
 export type BulkRecord = { id: string; request_id?: string; webhook_id?: string };
@@ -49,6 +50,8 @@ export type BulkFamily = {
   planHasProgress: boolean;
   /** Acts on one batch inside `client`'s transaction. Throws database errors (the batch is then redone record by record). */
   act: (client: pg.PoolClient, op: RunningOperation, records: BulkRecord[]) => Promise<BatchResult>;
+  /** Counts the records of `query` itself (records that are not rows: the archive's), with the set's bound; else SQL over `from`. Throws 422. */
+  count?: (teamId: string, query: Record<string, unknown>) => Promise<{ count: number; bound: string | null }>;
 };
 
 const ids = (records: BulkRecord[]) => records.map((r) => r.id);
@@ -183,6 +186,24 @@ const FAMILIES: BulkFamily[] = [
       await markFanout(client, op.id, ids(records), eventIds);
       return { completed: records.length - skipped.length, failed: skipped.length };
     },
+  },
+  {
+    name: "requests.archive_replay",
+    path: "archived-requests/replay",
+    type: null,
+    since: "2025-07-01",
+    // Its filters (created_at, source_id) are checked by countArchived: the records are archive lines, not rows.
+    filters: {},
+    extraKeys: ["target", "created_at", "source_id"],
+    from: "requests r",
+    alias: "r",
+    columns: "r.id",
+    emptyIsError: true,
+    planHasProgress: false,
+    // Ingested again into the target connections (docs/gateway-api.md "Replay from the archive"); the
+    // runner hands it the archived requests (lib/gateway/bulk/runner.ts).
+    act: (client, op, records) => replayArchived(client, op, records as unknown as ArchivedRequest[]),
+    count: countArchived,
   },
 ];
 

@@ -13,6 +13,7 @@ import { BULK_JOB_PRIORITY, DELIVER_TASK } from "@/lib/delivery/jobs";
 import { type BulkRecord, bulkWhere, familyNamed, parseBulkQuery } from "@/lib/gateway/bulk/families";
 import { type BulkRow, enqueueBulkRun } from "@/lib/gateway/bulk/bulk-store";
 import { isRecordError } from "@/lib/gateway/pipeline/fanout";
+import { type ArchivedRequest, pickArchived, replayArchived } from "@/lib/gateway/bulk/archive-replay";
 
 /** Number of bulk deliveries waiting in the job queue (all operations). */
 async function queuedBulkDeliveries(): Promise<number> {
@@ -38,11 +39,25 @@ const GATEWAY_BULK: BulkKind<BulkRow, BulkRecord> = {
   backlog: () => queuedBulkDeliveries(),
 };
 
+/** Replays from the archive (docs/gateway-api.md "Replay from the archive"): their records are archive lines, read by `pick`. */
+const ARCHIVE_REPLAY_BULK: BulkKind<BulkRow, ArchivedRequest> = {
+  ...(GATEWAY_BULK as unknown as BulkKind<BulkRow, ArchivedRequest>),
+  pick: (op, batchSize) => pickArchived(op, batchSize),
+  act: (client, op, records) => replayArchived(client, { id: op.id, teamId: op.team_id, query: op.query }, records),
+};
+
+/** The kind of operation `bulkId` (by its family). */
+async function kindOf(bulkId: string): Promise<BulkKind<BulkRow, BulkRecord> | BulkKind<BulkRow, ArchivedRequest>> {
+  const { rows } = await getBackgroundPool().query<{ family: string }>("SELECT family FROM bulk_operations WHERE id = $1", [bulkId]);
+  return rows[0]?.family === "requests.archive_replay" ? ARCHIVE_REPLAY_BULK : GATEWAY_BULK;
+}
+
 /**
  * The `bulk` task: handles batches of operation `bulkId` for up to `sliceMs`, then queues itself again
  * if batches remain (lib/delivery/bulk-runner.ts). Throws database errors (graphile-worker retries the
  * job; the operation resumes from its saved cursor).
  */
-export function runBulkSlice(bulkId: string, sliceMs = BULK_SLICE_MS): Promise<BulkStep> {
-  return runSlice(GATEWAY_BULK, bulkId, getConfig().bulkBatchSize, sliceMs);
+export async function runBulkSlice(bulkId: string, sliceMs = BULK_SLICE_MS): Promise<BulkStep> {
+  const kind = await kindOf(bulkId);
+  return runSlice(kind as BulkKind<BulkRow, BulkRecord>, bulkId, getConfig().bulkBatchSize, sliceMs);
 }

@@ -660,7 +660,9 @@ function bulkOperations(): Operation[] {
     const what = `${f.path.replace("/", " ")}${f.since ? ` (from ${f.since})` : ""}`;
     const query = filter(
       "query",
-      `JSON filter (URL-encoded JSON, or the bracket form \`query[status]=FAILED\`): the parameters of the ${f.name.startsWith("events") ? "event" : f.name.startsWith("ignored") ? "ignored-event" : "request"} listing${f.extraKeys.includes("target") ? "; `target` is ignored here" : ""}.`,
+      f.count
+        ? 'JSON filter (URL-encoded JSON): `created_at` (required: `gte` or `gt` and `lte` or `lt` date-times) and `source_id` of the archived requests (docs/gateway-api.md "Replay from the archive"); `target` is ignored here.'
+        : `JSON filter (URL-encoded JSON, or the bracket form \`query[status]=FAILED\`): the parameters of the ${f.name.startsWith("events") ? "event" : f.name.startsWith("ignored") ? "ignored-event" : "request"} listing${f.extraKeys.includes("target") ? "; `target` is ignored here" : ""}.`,
     );
     return [
       {

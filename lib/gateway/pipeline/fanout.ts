@@ -49,7 +49,8 @@ type FanoutConnection = {
 };
 
 /** A request to fan out; its raw data (method … content_type) is only loaded when a connection's rules read it. */
-type RequestRow = {
+/** A request as the fan-out reads it: its row, and its raw data when a connection's rules read it. */
+export type RequestRow = {
   id: string;
   team_id: string;
   source_id: string;
@@ -287,7 +288,8 @@ const readsRequest = (c: FanoutConnection) => !c.disabled && c.rules.some((r) =>
 
 /** Adds the raw data to the requests whose connections' rules read it (the others need only their ids). */
 async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutConnection[]>): Promise<void> {
-  const needed = requests.filter((r) => (bySource.get(r.source_id) ?? []).some(readsRequest));
+  // Rows handed in with their raw data (fanOutInTransaction's `requests`) are not read again.
+  const needed = requests.filter((r) => (r as Partial<RequestRow>).method === undefined && (bySource.get(r.source_id) ?? []).some(readsRequest));
   if (needed.length === 0) return;
   const { rows } = await getBackgroundPool().query<Omit<RequestRow, "id" | "team_id" | "source_id"> & { request_id: string }>(RAW_SQL, [
     needed.map((r) => r.id),
@@ -498,17 +500,18 @@ export async function activeConnectionsOf(teamId: string, sourceId: string, conn
  * connections are each request's source's (only `connectionIds` when given), or `targets` for every
  * request (a replay onto another source's connections). Delivery jobs get `priority`. A write refused
  * on a record is redone pair by pair under savepoints; a pair that cannot be written at all is skipped
- * and counted. Returns the new event ids and the ids of the requests that had a pair skipped.
- * Throws database errors that are not record errors (the caller's transaction is then to be rolled back).
+ * and counted. `requests` hands the requests in with their raw data instead of reading them (requests the
+ * caller wrote in `client`'s uncommitted transaction: a replay from the archive). Returns the new event ids
+ * and the ids of the requests that had a pair skipped. Throws database errors that are not record errors (the caller's transaction is then to be rolled back).
  */
 export async function fanOutInTransaction(
   client: pg.PoolClient,
   requestIds: string[],
-  opts: { connectionIds?: readonly string[]; targets?: FanoutConnection[]; priority?: number; now?: number } = {},
+  opts: { connectionIds?: readonly string[]; targets?: FanoutConnection[]; priority?: number; now?: number; requests?: RequestRow[] } = {},
 ): Promise<{ ids: string[]; skipped: string[] }> {
   if (requestIds.length === 0) return { ids: [], skipped: [] };
   const now = opts.now ?? Date.now();
-  const { rows: requests } = await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds]);
+  const requests = opts.requests ?? (await getBackgroundPool().query<RequestRow>(REQUESTS_SQL, [requestIds])).rows;
   const bySource = opts.targets ? new Map(requests.map((r) => [r.source_id, opts.targets!])) : undefined;
   const pairs = await computeOutcomes(requests, now, opts.connectionIds, bySource);
   await client.query("SAVEPOINT hookyard_batch");
