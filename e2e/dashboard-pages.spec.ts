@@ -264,7 +264,10 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await expect(page.getByTestId("attempt-response-status").first()).toHaveText("500");
     await expect(page.getByTestId("attempt-response-body").first()).toHaveText("<b>down</b> for maintenance");
     await expect(page.getByTestId("attempt-payload").first()).toContainText('"user_id": "u_1"');
-    await page.getByTestId("tenant-event").getByRole("button", { name: `Payload of event ${eventId}` }).click();
+    await page
+      .getByTestId("tenant-event")
+      .getByRole("button", { name: `Payload of event ${eventId}` })
+      .click();
     await expect(page.getByTestId("event-payload")).toContainText('"user_id": "u_1"');
 
     await failed.getByRole("button", { name: `Retry event ${eventId}` }).click();
@@ -339,7 +342,9 @@ test("outbound: a tenant's attempts page with Newer and Older; its failure rate 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   expect((await call("PUT", `/tenants/${tenant}`)).status).toBe(201);
-  const dest = (await (await call("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: "https://x.example/h" } })).json()) as {
+  const dest = (await (
+    await call("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: "https://x.example/h" } })
+  ).json()) as {
     id: string;
   };
   // 25 attempts of the last hour, the 20 oldest failed.

@@ -124,7 +124,8 @@ export async function failingDestinations(q: ParsedQuery) {
             ? {
                 type: d.type,
                 target: OUTBOUND_DESTINATION_TYPES.find(d.type)?.target(d.config as Record<string, string>).target ?? "",
-                disabled_at: d.disabledAt ? d.disabledAt.toISOString() : null }
+                disabled_at: d.disabledAt ? d.disabledAt.toISOString() : null,
+              }
             : null,
           health: toHealth(r),
         };

@@ -61,7 +61,7 @@ const MODELS: Record<string, unknown> = {
   },
   DeliveryHealth: {
     type: "object",
-    description: "Attempts of the last window_hours hours (docs/outbound.md \"Delivery health\").",
+    description: 'Attempts of the last window_hours hours (docs/outbound.md "Delivery health").',
     properties: {
       window_hours: { type: "integer" },
       attempts: { type: "integer" },

@@ -64,7 +64,12 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     auth: "any",
     handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true),
   },
-  { method: "GET", path: "destination-types", auth: "any", handler: ({ caller }) => Promise.resolve({ body: DESTINATION_TYPES.filter((t) => typeOffered(t.type, caller)) }) },
+  {
+    method: "GET",
+    path: "destination-types",
+    auth: "any",
+    handler: ({ caller }) => Promise.resolve({ body: DESTINATION_TYPES.filter((t) => typeOffered(t.type, caller)) }),
+  },
   {
     method: "GET",
     path: "destination-types/:type",

@@ -133,7 +133,11 @@ function DeliveryChart({ tenant }: { tenant: string }) {
 
 function Destinations({ tenant, base }: { tenant: string; base: string }) {
   const client = useQueryClient();
-  const list = useQuery({ queryKey: ["tenant-destinations", tenant], queryFn: () => api<Destination[]>(`${base}/destinations?include=health`), refetchInterval: 30_000 });
+  const list = useQuery({
+    queryKey: ["tenant-destinations", tenant],
+    queryFn: () => api<Destination[]>(`${base}/destinations?include=health`),
+    refetchInterval: 30_000,
+  });
   const [type, setType] = useState("webhook");
   const [url, setUrl] = useState("");
   const [topics, setTopics] = useState("*");
@@ -274,7 +278,9 @@ function DangerZone({ tenant, pending, error, onDelete }: { tenant: string; pend
   return (
     <Card title="Delete this tenant" data-testid="tenant-danger-zone">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <p className="text-sm text-zinc-700 dark:text-zinc-300">Deletes the tenant and all its destinations. Its portal links stop working. This cannot be undone.</p>
+        <p className="text-sm text-zinc-700 dark:text-zinc-300">
+          Deletes the tenant and all its destinations. Its portal links stop working. This cannot be undone.
+        </p>
         <Button variant="danger" onClick={() => setOpen(true)} disabled={pending}>
           Delete tenant
         </Button>
