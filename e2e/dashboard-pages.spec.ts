@@ -224,8 +224,9 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await page.getByTestId("create-tenant").click();
     await expect(page).toHaveURL(new RegExp(`/dashboard/outbound/${tenant}$`));
     await expect(page.getByRole("heading", { name: tenant })).toBeVisible();
-    await expect(page.getByText("No destinations")).toBeVisible();
-    await expect(page.getByText("No events yet")).toBeVisible();
+    // A busy machine loads the tenant's lists slowly: a generous bound for the first answers.
+    await expect(page.getByText("No destinations")).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText("No events yet")).toBeVisible({ timeout: 20_000 });
 
     // A bad URL: the outbound API's validation message is shown next to the field.
     await page.getByTestId("outbound-destination-url").fill("not a url");
@@ -252,23 +253,23 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await receiver.waitFor(1, 20_000);
     receiver.respond({ status: 200, body: "ok" });
     await page.reload();
-    await expect(page.getByTestId("tenant-event")).toHaveCount(1);
+    await expect(page.getByTestId("tenant-event")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-event")).toContainText(eventId);
     const failed = page.locator('[data-testid="tenant-attempt"][data-status="failed"]').first();
-    await expect(failed).toBeVisible();
+    await expect(failed).toBeVisible({ timeout: 20_000 });
     // The destination's health: its first attempt failed (an automatic retry may have succeeded meanwhile: 50%).
     await expect(page.getByTestId("tenant-destination").getByTestId("health-badge")).toHaveText(/^Failing · (100|50)% failed$/);
 
     // The attempt opens in place: the response (as text, not markup) and the payload.
     await failed.getByRole("button", { name: /^Details of attempt/ }).click();
-    await expect(page.getByTestId("attempt-response-status").first()).toHaveText("500");
+    await expect(page.getByTestId("attempt-response-status").first()).toHaveText("500", { timeout: 20_000 });
     await expect(page.getByTestId("attempt-response-body").first()).toHaveText("<b>down</b> for maintenance");
     await expect(page.getByTestId("attempt-payload").first()).toContainText('"user_id": "u_1"');
     await page
       .getByTestId("tenant-event")
       .getByRole("button", { name: `Payload of event ${eventId}` })
       .click();
-    await expect(page.getByTestId("event-payload")).toContainText('"user_id": "u_1"');
+    await expect(page.getByTestId("event-payload")).toContainText('"user_id": "u_1"', { timeout: 20_000 });
 
     await failed.getByRole("button", { name: `Retry event ${eventId}` }).click();
     await expect(page.getByText("Retry queued", { exact: false })).toBeVisible();
@@ -301,10 +302,10 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
 
     await page.goto("/dashboard/outbound");
     // The cross-tenant failures: this tenant's destination is among them.
-    await expect(page.locator(`[data-testid="failing-destination"][data-tenant="${tenant}"]`)).toBeVisible();
+    await expect(page.locator(`[data-testid="failing-destination"][data-tenant="${tenant}"]`)).toBeVisible({ timeout: 20_000 });
     // Search: any part of the id, in either case.
     await page.getByTestId("tenant-search").fill(tenant.slice(2).toUpperCase());
-    await expect(page.getByTestId("tenant-row")).toHaveCount(1);
+    await expect(page.getByTestId("tenant-row")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-row")).toContainText("1");
     await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText(/\d+ of \d+ attempts failed in the last 24 hours · last failure/);
     await expectAccessible(page);
@@ -357,7 +358,7 @@ test("outbound: a tenant's attempts page with Newer and Older; its failure rate 
   );
   await signedIn(page);
   await page.goto(`/dashboard/outbound/${tenant}`);
-  await expect(page.getByTestId("tenant-attempt")).toHaveCount(20);
+  await expect(page.getByTestId("tenant-attempt")).toHaveCount(20, { timeout: 20_000 });
   await expect(page.getByTestId("tenant-attempt").first()).toHaveAttribute("data-status", "success");
   await page.getByTestId("attempts-older").click();
   await expect(page.getByTestId("tenant-attempt")).toHaveCount(5);
@@ -368,10 +369,10 @@ test("outbound: a tenant's attempts page with Newer and Older; its failure rate 
 
   await page.goto("/dashboard/outbound");
   await page.getByTestId("tenant-search").fill(tenant);
-  await expect(page.getByTestId("tenant-row").getByTestId("health-badge")).toHaveText("Failing · 80% failed");
+  await expect(page.getByTestId("tenant-row").getByTestId("health-badge")).toHaveText("Failing · 80% failed", { timeout: 20_000 });
   await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText("20 of 25 attempts failed");
   const failing = page.locator(`[data-testid="failing-destination"][data-tenant="${tenant}"]`);
-  await expect(page.getByTestId("failing-destination").first()).toBeVisible();
+  await expect(page.getByTestId("failing-destination").first()).toBeVisible({ timeout: 20_000 });
   const more = page.getByTestId("failing-destinations").getByRole("button", { name: "Show more" });
   if (await more.isVisible()) await more.click();
   await expect(failing).toContainText("https://x.example/h");
