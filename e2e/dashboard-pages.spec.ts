@@ -218,6 +218,8 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await signedIn(page);
     const tenant = `acme-${randomBytes(3).toString("hex")}`;
     await page.goto("/dashboard/outbound");
+    // The failing destinations and the tenants loaded (a busy machine answers slowly), then axe.
+    await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
     await expectAccessible(page);
 
     await page.getByTestId("new-tenant-id").fill(tenant);
@@ -307,6 +309,7 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await page.getByTestId("tenant-search").fill(tenant.slice(2).toUpperCase());
     await expect(page.getByTestId("tenant-row")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-row")).toContainText("1");
+    await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText(/\d+ of \d+ attempts failed in the last 24 hours · last failure/);
     await expectAccessible(page);
     await screenshots(page, "outbound");

@@ -144,7 +144,7 @@ function EventRow({ event: e }: { event: OEvent }) {
             {full.error ? (
               <ErrorMessage title="The event could not be loaded" error={full.error} />
             ) : !full.data ? (
-              <div className="h-10 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+              <div role="status" className="h-10 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
             ) : (
               <Payload data={full.data.data} testId="event-payload" />
             )}
@@ -289,7 +289,7 @@ function AttemptRow({ attempt: a, busy, retried, onRetry }: { attempt: OAttempt;
             {full.error ? (
               <ErrorMessage title="The attempt could not be loaded" error={full.error} />
             ) : !full.data ? (
-              <div className="h-10 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+              <div role="status" className="h-10 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
             ) : (
               <div className="grid gap-3 lg:grid-cols-2">
                 <div className="min-w-0">

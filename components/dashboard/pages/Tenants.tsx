@@ -90,7 +90,7 @@ export function Tenants() {
       {list.error ? (
         <ErrorMessage title="Tenants could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         <EmptyState title={search ? `No tenant “${search}”` : "No tenants yet"}>
           {search
