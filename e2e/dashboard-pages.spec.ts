@@ -218,14 +218,17 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await signedIn(page);
     const tenant = `acme-${randomBytes(3).toString("hex")}`;
     await page.goto("/dashboard/outbound");
+    // The failing destinations and the tenants loaded (a busy machine answers slowly), then axe.
+    await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
     await expectAccessible(page);
 
     await page.getByTestId("new-tenant-id").fill(tenant);
     await page.getByTestId("create-tenant").click();
     await expect(page).toHaveURL(new RegExp(`/dashboard/outbound/${tenant}$`));
     await expect(page.getByRole("heading", { name: tenant })).toBeVisible();
-    await expect(page.getByText("No destinations")).toBeVisible();
-    await expect(page.getByText("No events yet")).toBeVisible();
+    // A busy machine loads the tenant's lists slowly: a generous bound for the first answers.
+    await expect(page.getByText("No destinations")).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText("No events yet")).toBeVisible({ timeout: 20_000 });
 
     // A bad URL: the outbound API's validation message is shown next to the field.
     await page.getByTestId("outbound-destination-url").fill("not a url");
@@ -239,6 +242,8 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     // Topics "*" come back as ["*"] (the API stores "*" as a one-element list): shown as "all".
     await expect(page.getByTestId("tenant-destination-topics")).toHaveText("all");
 
+    // The receiver fails the first delivery with a body that must show as text, then accepts.
+    receiver.respond({ status: 500, body: "<b>down</b> for maintenance" });
     const { key } = await createOutboundKey(`dash-${tenant}`);
     const pub = await fetch(`${BASE_URL}/outbound/api/v1/publish`, {
       method: "POST",
@@ -248,17 +253,39 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     expect(pub.status).toBe(202);
     const { id: eventId } = (await pub.json()) as { id: string };
     await receiver.waitFor(1, 20_000);
+    receiver.respond({ status: 200, body: "ok" });
     await page.reload();
-    await expect(page.getByTestId("tenant-event")).toHaveCount(1);
+    await expect(page.getByTestId("tenant-event")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-event")).toContainText(eventId);
-    await expect(page.getByTestId("tenant-attempt")).toHaveCount(1);
-    await expect(page.getByTestId("tenant-attempt").first()).toHaveAttribute("data-status", "success");
+    const failed = page.locator('[data-testid="tenant-attempt"][data-status="failed"]').first();
+    await expect(failed).toBeVisible({ timeout: 20_000 });
+    // The destination's health: its first attempt failed (an automatic retry may have succeeded meanwhile: 50%).
+    await expect(page.getByTestId("tenant-destination").getByTestId("health-badge")).toHaveText(/^Failing · (100|50)% failed$/);
 
-    await page.getByRole("button", { name: `Retry event ${eventId}` }).click();
-    await expect(page.getByText("Retry queued.")).toBeVisible();
+    // The attempt opens in place: the response (as text, not markup) and the payload.
+    await failed.getByRole("button", { name: /^Details of attempt/ }).click();
+    await expect(page.getByTestId("attempt-response-status").first()).toHaveText("500", { timeout: 20_000 });
+    await expect(page.getByTestId("attempt-response-body").first()).toHaveText("<b>down</b> for maintenance");
+    await expect(page.getByTestId("attempt-payload").first()).toContainText('"user_id": "u_1"');
+    await page
+      .getByTestId("tenant-event")
+      .getByRole("button", { name: `Payload of event ${eventId}` })
+      .click();
+    await expect(page.getByTestId("event-payload")).toContainText('"user_id": "u_1"', { timeout: 20_000 });
+
+    await failed.getByRole("button", { name: `Retry event ${eventId}` }).click();
+    await expect(page.getByText("Retry queued", { exact: false })).toBeVisible();
     await receiver.waitFor(2, 20_000);
-    await expect(page.getByTestId("tenant-attempt")).toHaveCount(2, { timeout: 20_000 });
-    await expect(page.getByTestId("tenant-chart")).toContainText("2 attempts", { timeout: 40_000 });
+    const delivered = page.locator('[data-testid="tenant-attempt"][data-status="success"]').first();
+    await expect(delivered).toBeVisible({ timeout: 20_000 });
+    // No Retry on a delivered attempt.
+    await expect(delivered.getByRole("button", { name: /^Retry/ })).toHaveCount(0);
+    // "Failed" narrows the list to failed attempts.
+    await page.getByTestId("attempts-failed-only").click();
+    await expect(page.locator('[data-testid="tenant-attempt"][data-status="success"]')).toHaveCount(0);
+    await expect(page.locator('[data-testid="tenant-attempt"][data-status="failed"]').first()).toBeVisible();
+    await page.getByTestId("attempts-all").click();
+    await expect(page.getByTestId("tenant-chart")).toContainText("attempts", { timeout: 40_000 });
     await expectAccessible(page);
     await screenshots(page, "outbound-tenant");
 
@@ -276,15 +303,82 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await popup.close();
 
     await page.goto("/dashboard/outbound");
-    await page.getByTestId("tenant-search").fill(tenant);
-    await expect(page.getByTestId("tenant-row")).toHaveCount(1);
+    // The cross-tenant failures: this tenant's destination is among them.
+    await expect(page.locator(`[data-testid="failing-destination"][data-tenant="${tenant}"]`)).toBeVisible({ timeout: 20_000 });
+    // Search: any part of the id, in either case.
+    await page.getByTestId("tenant-search").fill(tenant.slice(2).toUpperCase());
+    await expect(page.getByTestId("tenant-row")).toHaveCount(1, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-row")).toContainText("1");
+    await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
+    await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText(/\d+ of \d+ attempts failed in the last 24 hours · last failure/);
     await expectAccessible(page);
     await screenshots(page, "outbound");
-    page.once("dialog", (d) => d.accept());
-    await page.getByRole("button", { name: `Delete tenant ${tenant}` }).click();
+
+    // Deleting is on the tenant's page, apart from Open portal, behind a dialog (Escape cancels).
+    await expect(page.getByTestId("tenant-row").getByRole("button")).toHaveCount(0);
+    await page.getByTestId("tenant-row").getByRole("link", { name: tenant }).click();
+    await expect(page.getByTestId("open-portal")).toBeVisible();
+    const danger = page.getByTestId("tenant-danger-zone");
+    await danger.getByRole("button", { name: "Delete tenant" }).focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: `Delete tenant “${tenant}”?` });
+    await expect(dialog).toBeVisible();
+    await expectAccessible(page);
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await danger.getByRole("button", { name: "Delete tenant" }).click();
+    await dialog.getByRole("button", { name: "Delete tenant" }).click();
+    await expect(page).toHaveURL(/\/dashboard\/outbound$/);
+    await page.getByTestId("tenant-search").fill(tenant);
     await expect(page.getByText(`No tenant “${tenant}”`)).toBeVisible();
   } finally {
     await receiver.close();
   }
+});
+
+test("outbound: a tenant's attempts page with Newer and Older; its failure rate on the list and among the failing destinations", async ({ page }) => {
+  const tenant = `paged-${randomBytes(3).toString("hex")}`;
+  const { key } = await createOutboundKey(`dash-${tenant}`);
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${BASE_URL}/outbound/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  expect((await call("PUT", `/tenants/${tenant}`)).status).toBe(201);
+  const dest = (await (
+    await call("POST", `/tenants/${tenant}/destinations`, { type: "webhook", topics: "*", config: { url: "https://x.example/h" } })
+  ).json()) as {
+    id: string;
+  };
+  // 25 attempts of the last hour, the 20 oldest failed.
+  await getPool().query(
+    `INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, time)
+     SELECT 'atm_p' || $1 || '_' || g, 'evt_p' || g, $1, $2, 'webhook', 't', CASE WHEN g <= 20 THEN 'failed' ELSE 'success' END,
+            CASE WHEN g <= 20 THEN '500' ELSE '200' END, 0, false, now() - interval '40 minutes' + g * interval '1 second'
+       FROM generate_series(1, 25) g`,
+    [tenant, dest.id],
+  );
+  await signedIn(page);
+  await page.goto(`/dashboard/outbound/${tenant}`);
+  await expect(page.getByTestId("tenant-attempt")).toHaveCount(20, { timeout: 20_000 });
+  await expect(page.getByTestId("tenant-attempt").first()).toHaveAttribute("data-status", "success");
+  await page.getByTestId("attempts-older").click();
+  await expect(page.getByTestId("tenant-attempt")).toHaveCount(5);
+  await expect(page.locator('[data-testid="tenant-attempt"][data-status="success"]')).toHaveCount(0);
+  await page.getByRole("navigation", { name: "Attempts pages" }).getByRole("button", { name: "Newer" }).click();
+  await expect(page.getByTestId("tenant-attempt")).toHaveCount(20);
+  await expect(page.getByTestId("tenant-destination").getByTestId("health-badge")).toHaveText("Failing · 80% failed");
+
+  await page.goto("/dashboard/outbound");
+  await page.getByTestId("tenant-search").fill(tenant);
+  await expect(page.getByTestId("tenant-row").getByTestId("health-badge")).toHaveText("Failing · 80% failed", { timeout: 20_000 });
+  await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText("20 of 25 attempts failed");
+  const failing = page.locator(`[data-testid="failing-destination"][data-tenant="${tenant}"]`);
+  await expect(page.getByTestId("failing-destination").first()).toBeVisible({ timeout: 20_000 });
+  const more = page.getByTestId("failing-destinations").getByRole("button", { name: "Show more" });
+  if (await more.isVisible()) await more.click();
+  await expect(failing).toContainText("https://x.example/h");
+  await failing.getByRole("link", { name: tenant }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/outbound/${tenant}$`));
 });

@@ -35,6 +35,7 @@ const COMMON = [
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts",
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts/{attempt_id}",
   "GET /destination-types",
+  "GET /destination-health",
   "GET /destination-types/{type}",
   "GET /topics",
   "GET /catalog",

@@ -190,4 +190,10 @@ describe("lib/config parseConfig", () => {
     for (const bad of ["0", "65535", "http", "9464.5"]) expect(() => parseConfig({ METRICS_PORT: bad }), bad).toThrow(/METRICS_PORT/);
     expect(() => parseConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
+
+  it("parseConfig – OUTBOUND_TENANT_GATEWAY_TYPE: off unless the operator turns it on", () => {
+    expect(parseConfig({}).outbound.tenantGatewayType).toBe(false);
+    expect(parseConfig({ OUTBOUND_TENANT_GATEWAY_TYPE: "true" }).outbound.tenantGatewayType).toBe(true);
+    expect(() => parseConfig({ OUTBOUND_TENANT_GATEWAY_TYPE: "maybe" })).toThrow(/OUTBOUND_TENANT_GATEWAY_TYPE/);
+  });
 });

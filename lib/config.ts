@@ -129,6 +129,8 @@ const ConfigSchema = z.object({
     .optional(),
   OUTBOUND_OPERATOR_EVENTS_SECRET: z.string().default(""),
   OUTBOUND_MAX_OPEN_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(500),
+  // Offer the gateway destination type to tenants (docs/outbound.md "The gateway type").
+  OUTBOUND_TENANT_GATEWAY_TYPE: booleanish.default(false),
   AUTH_SECRET: z.string().min(32).optional(),
   DASHBOARD_ADMIN_EMAIL: z.email().optional(),
   DASHBOARD_ADMIN_PASSWORD: z.string().min(12).optional(),
@@ -211,6 +213,8 @@ export type Config = {
     gatewayTeams: string[] | null;
     /** OUTBOUND_MAX_OPEN_CLIENTS: broker and cloud clients a process keeps open at most (docs/outbound.md "Connections"). */
     maxOpenClients: number;
+    /** OUTBOUND_TENANT_GATEWAY_TYPE: `GET /destination-types` lists the gateway type to a tenant JWT (the portal); default false. */
+    tenantGatewayType: boolean;
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -481,6 +485,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
           : e.OUTBOUND_GATEWAY_TEAMS.split(",").map((t) => t.trim()),
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
       maxOpenClients: e.OUTBOUND_MAX_OPEN_CLIENTS,
+      tenantGatewayType: e.OUTBOUND_TENANT_GATEWAY_TYPE,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
     migrateOnStart: e.MIGRATE_ON_START,

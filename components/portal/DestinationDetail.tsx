@@ -14,6 +14,7 @@ import {
   type Destination,
   type DestinationType,
   useDestination,
+  useDestinations,
   useDestinationsPath,
   useDestinationTypes,
   useTopics,
@@ -30,6 +31,7 @@ import { OVERLAP_CHOICES, OverlapSelect } from "@/components/ui/OverlapSelect";
 import { EnabledBadge, ErrorNotice, TypeIcon, When } from "@/components/portal/ui";
 import { SchemaForm } from "@/components/ui/SchemaForm";
 import { DeliveryStateBadges } from "@/components/ui/DeliveryStateBadges";
+import { HealthBadge, HealthLine } from "@/components/ui/HealthBadge";
 
 function useDestinationUpdate(id: string) {
   const path = `${useDestinationsPath()}/${encodeURIComponent(id)}`;
@@ -89,6 +91,8 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
   const toggle = useMutation(update("PUT", d.disabled_at ? "/enable" : "/disable"));
   const remove = useMutation({ ...update("DELETE"), onSuccess: () => router.push("/portal") });
   const [confirm, setConfirm] = useState(false);
+  // The delivery health comes with the list (`include=health`), which the portal keeps fresh anyway.
+  const health = useDestinations().data?.find((x) => x.id === d.id)?.health;
   return (
     <div className="flex flex-wrap items-start justify-between gap-4">
       <div className="flex min-w-0 items-start gap-3">
@@ -99,6 +103,7 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
           <h1 className="break-all font-mono text-lg font-semibold tracking-tight sm:text-xl">{d.target || d.id}</h1>
           <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-zinc-600 dark:text-zinc-400">
             <EnabledBadge disabledAt={d.disabled_at} />
+            {!d.disabled_at && <HealthBadge health={health} />}
             <DeliveryStateBadges state={d.delivery_state} />
             <span>{type?.label ?? d.type}</span>
             <span aria-hidden>·</span>
@@ -107,6 +112,7 @@ function Header({ d, type }: { d: Destination; type: DestinationType | undefined
           <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
             <span className="font-mono">{d.id}</span> · Created <When iso={d.created_at} />
           </p>
+          <HealthLine health={health} className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" />
         </div>
       </div>
       <div className="flex flex-wrap gap-2">

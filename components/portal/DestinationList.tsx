@@ -1,10 +1,11 @@
 "use client";
-/** The portal's home: the tenant's destinations (type, target, topics, state) and the delivery chart. */
+/** The portal's home: the tenant's destinations (type, target, topics, state or delivery health of the last day) and the delivery chart. */
 import Link from "next/link";
 import { useDestinations, useDestinationTypes } from "@/components/portal/api";
 import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
 import { btn, EmptyState, EnabledBadge, ErrorNotice, TypeIcon } from "@/components/portal/ui";
+import { HealthBadge, HealthLine } from "@/components/ui/HealthBadge";
 
 export function topicsText(topics: string[]): string {
   return topics.includes("*") ? "All topics" : topics.join(", ");
@@ -72,8 +73,11 @@ export function DestinationList() {
                   <p className="mt-0.5 truncate text-xs text-zinc-600 dark:text-zinc-400">
                     {typeOf(d.type)?.label ?? d.type} · {topicsText(d.topics)}
                   </p>
+                  <HealthLine health={d.health} className="mt-0.5 block truncate text-xs text-zinc-600 dark:text-zinc-400" />
                 </div>
-                <EnabledBadge disabledAt={d.disabled_at} />
+                <div className="flex shrink-0 flex-col items-end gap-1 sm:flex-row sm:items-center">
+                  {d.disabled_at ? <EnabledBadge disabledAt={d.disabled_at} /> : <HealthBadge health={d.health} />}
+                </div>
               </li>
             ))}
           </ul>

@@ -14,6 +14,7 @@ import type { toDestination } from "@/lib/outbound/destinations";
 import type { toEvent } from "@/lib/outbound/events";
 import { ApiError, type ApiClientOptions, createApiClient, isRecord, qs } from "@/components/ui/api-client";
 import type { DeliveryState } from "@/components/ui/DeliveryStateBadges";
+import type { Health } from "@/components/ui/HealthBadge";
 
 const API_BASE = "/outbound/api/v1";
 /** The portal's CSRF header (lib/outbound/auth.ts PORTAL_CSRF_HEADER). */
@@ -44,7 +45,7 @@ export const api = createApiClient(PORTAL_CLIENT);
  */
 export type { DestinationTypeInfo as DestinationType, Field } from "@/lib/outbound/destination-types";
 /** A destination as the outbound API reads it, with its receiver-driven limits (`delivery_state`, on reads). */
-export type Destination = ReturnType<typeof toDestination> & { delivery_state?: DeliveryState };
+export type Destination = ReturnType<typeof toDestination> & { delivery_state?: DeliveryState; health?: Health };
 export type OutboundEvent = ReturnType<typeof toEvent>;
 export type Attempt = {
   id: string;
@@ -79,9 +80,10 @@ export function useTopics() {
   return useQuery({ queryKey: ["portal", "topics"], queryFn: () => api<string[]>("/topics"), staleTime: 5 * 60_000 });
 }
 
+/** The tenant's destinations with their delivery health of the last day (`include=health`, docs/portal.md), refreshed every 30 s. */
 export function useDestinations() {
   const path = useDestinationsPath();
-  return useQuery({ queryKey: ["portal", "destinations"], queryFn: () => api<Destination[]>(path) });
+  return useQuery({ queryKey: ["portal", "destinations"], queryFn: () => api<Destination[]>(`${path}?include=health`), refetchInterval: 30_000 });
 }
 
 export function useDestination(id: string) {

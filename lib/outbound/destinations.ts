@@ -23,6 +23,7 @@ import type { OutboundTypeInput, OutboundValidateContext } from "@/lib/outbound/
 import { values } from "@/lib/outbound/params";
 import { type DeliveryStateView, readDeliveryStates } from "@/lib/delivery/destination-state";
 import { getTenant } from "@/lib/outbound/tenants";
+import { wantsHealth, withDestinationHealth } from "@/lib/outbound/delivery-health";
 
 /** An `outbound_destinations` row as Prisma Client reads it. */
 type Row = OutboundDestination;
@@ -289,7 +290,11 @@ export async function setDestinationDisabled(tenantId: string, id: string, disab
   }
 }
 
-/** `GET /tenants/{tid}/destinations?type[]=…&topics[]=…`: every destination (not paged), oldest first. Throws 404 for an unknown tenant. */
+/**
+ * `GET /tenants/{tid}/destinations?type[]=…&topics[]=…&include=health`: every destination (not paged), oldest
+ * first; with `include=health` each carries `health` (lib/outbound/delivery-health.ts, plus
+ * `consecutive_failures`). Throws 404 for an unknown tenant, 400 for a malformed `include`.
+ */
 export async function listDestinations(tenantId: string, query: ParsedQuery) {
   await getTenant(tenantId);
   const types = values(query, "type");
@@ -302,5 +307,9 @@ export async function listDestinations(tenantId: string, query: ParsedQuery) {
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  return { body: await withDeliveryStates(rows.map(toDestination)) };
+  const list = await withDeliveryStates(rows.map(toDestination));
+  if (!wantsHealth(query)) return { body: list };
+  // `include=health`: the failure rate and last failure of each, plus its failures in a row (docs/outbound.md "Delivery health").
+  const streak = new Map(rows.map((r) => [r.id, r.consecutiveFailures]));
+  return { body: (await withDestinationHealth(list)).map((d) => ({ ...d, health: { ...d.health, consecutive_failures: streak.get(d.id) ?? 0 } })) };
 }

@@ -49,7 +49,28 @@ const page = (item: string, orderBy = "time") => ({
 const MODELS: Record<string, unknown> = {
   Tenant: {
     type: "object",
-    properties: { id: str, destinations_count: { type: "integer" }, topics: arrayOf(str), metadata: strMap, created_at: time, updated_at: time },
+    properties: {
+      id: str,
+      destinations_count: { type: "integer" },
+      topics: arrayOf(str),
+      metadata: strMap,
+      created_at: time,
+      updated_at: time,
+      health: { ...ref("DeliveryHealth"), description: "Only with include=health." },
+    },
+  },
+  DeliveryHealth: {
+    type: "object",
+    description: 'Attempts of the last window_hours hours (docs/outbound.md "Delivery health").',
+    properties: {
+      window_hours: { type: "integer" },
+      attempts: { type: "integer" },
+      failed: { type: "integer" },
+      failure_rate: { type: ["number", "null"], description: "failed / attempts, 0 to 1; null without attempts." },
+      last_failure_at: { type: ["string", "null"], format: "date-time" },
+      last_failure_code: { type: ["string", "null"] },
+      consecutive_failures: { type: "integer", description: "Destinations only: failed attempts in a row." },
+    },
   },
   Destination: {
     type: "object",
@@ -77,6 +98,7 @@ const MODELS: Record<string, unknown> = {
       },
       target: str,
       target_url: str,
+      health: { ...ref("DeliveryHealth"), description: "Only with include=health." },
     },
   },
   DeliveryState: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZDeliveryState, { io: "output" })),
@@ -224,6 +246,8 @@ const OPERATIONS: Record<string, Operation> = {
       { name: "dir", description: "asc or desc." },
       { name: "next", description: "Cursor." },
       { name: "prev", description: "Cursor." },
+      { name: "search", description: "A case-insensitive part of the tenant id." },
+      { name: "include", description: "health: each tenant's delivery health." },
     ],
     response: { ...page("Tenant", "created_at"), properties: { ...page("Tenant", "created_at").properties, count: { type: "integer" } } },
   },
@@ -255,7 +279,7 @@ const OPERATIONS: Record<string, Operation> = {
   "GET tenants/:tenant_id/destinations": {
     tag: "Destinations",
     summary: "List a tenant's destinations (not paged)",
-    query: [repeated("type", "Types."), repeated("topics", "Topics.")],
+    query: [repeated("type", "Types."), repeated("topics", "Topics."), { name: "include", description: "health: each destination's delivery health." }],
     response: arrayOf(ref("Destination")),
   },
   "POST tenants/:tenant_id/destinations": {
@@ -421,6 +445,30 @@ const OPERATIONS: Record<string, Operation> = {
   },
   "GET attempts": { tag: "Attempts", summary: "List attempts", query: attemptQuery, response: page("Attempt") },
   "GET attempts/:attempt_id": { tag: "Attempts", summary: "Get an attempt", query: attemptQuery.filter((q) => q.name === "include"), response: ref("Attempt") },
+  "GET destination-health": {
+    tag: "Destinations",
+    summary: "Destinations of every tenant with failed attempts in the last day, most failures first (admin key only)",
+    query: [{ name: "limit", description: "1 to 100, default 50." }],
+    response: {
+      type: "object",
+      properties: {
+        models: arrayOf({
+          type: "object",
+          properties: {
+            tenant_id: str,
+            destination_id: str,
+            destination: {
+              type: ["object", "null"],
+              description: "null when the destination was deleted.",
+              properties: { type: str, target: str, disabled_at: { type: ["string", "null"], format: "date-time" } },
+            },
+            health: ref("DeliveryHealth"),
+          },
+        }),
+        window_hours: { type: "integer" },
+      },
+    },
+  },
   "GET openapi.json": { tag: "Meta", summary: "This document (no credentials)", response: { type: "object" } },
 };
 

@@ -12,6 +12,8 @@ import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-t
 import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
 import { outboundHealth } from "@/lib/outbound/health";
+import { failingDestinations } from "@/lib/outbound/delivery-health";
+import type { OutboundCaller } from "@/lib/outbound/auth";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
 import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
@@ -19,6 +21,9 @@ import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
 const D = "tenants/:tenant_id/destinations";
+
+/** Whether destination type `type` is offered to `caller`: the gateway type only to the operator, unless OUTBOUND_TENANT_GATEWAY_TYPE (docs/outbound.md "The gateway type"). */
+const typeOffered = (type: string, caller: OutboundCaller) => type !== "gateway" || caller.kind === "admin" || getConfig().outbound.tenantGatewayType;
 
 export const OUTBOUND_ROUTES: OutboundRoute[] = [
   {
@@ -59,14 +64,19 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     auth: "any",
     handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true),
   },
-  { method: "GET", path: "destination-types", auth: "any", handler: () => Promise.resolve({ body: DESTINATION_TYPES }) },
+  {
+    method: "GET",
+    path: "destination-types",
+    auth: "any",
+    handler: ({ caller }) => Promise.resolve({ body: DESTINATION_TYPES.filter((t) => typeOffered(t.type, caller)) }),
+  },
   {
     method: "GET",
     path: "destination-types/:type",
     auth: "any",
-    handler: ({ params }) => {
+    handler: ({ params, caller }) => {
       const t = destinationType(params.type);
-      if (!t) return Promise.reject(outboundNotFound("destination type not found"));
+      if (!t || !typeOffered(t.type, caller)) return Promise.reject(outboundNotFound("destination type not found"));
       return Promise.resolve({ body: t });
     },
   },
@@ -75,6 +85,8 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "GET", path: "healthz", auth: "none", form: "self-hosted", handler: () => outboundHealth() },
   // The OpenAPI document of the form asked for (lib/outbound/openapi.ts), without credentials.
   { method: "GET", path: "openapi.json", auth: "none", handler: ({ form }) => Promise.resolve({ body: outboundOpenApi(form, OUTBOUND_ROUTES) }) },
+  // Delivery health across tenants (lib/outbound/delivery-health.ts): the destinations failing most in the last day.
+  { method: "GET", path: "destination-health", auth: "admin", handler: ({ query }) => failingDestinations(query) },
   { method: "GET", path: "topics", auth: "any", handler: () => Promise.resolve({ body: outboundConfig().topics }) },
   // The event catalog (lib/outbound/catalog.ts): everyone reads (a tenant its subscribable topics), the operator writes.
   { method: "GET", path: "catalog", auth: "any", handler: async ({ caller }) => ({ body: await listCatalog(caller) }) },

@@ -11,6 +11,7 @@ import { getPrisma } from "@/lib/db/prisma";
 import { outboundBadRequest, outboundNotFound } from "@/lib/outbound/errors";
 import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import { tenantToken } from "@/lib/outbound/auth";
+import { wantsHealth, withTenantHealth } from "@/lib/outbound/delivery-health";
 import { decodeCursor as decode, encodeCursor as encode, single as one, values as many } from "@/lib/outbound/params";
 
 type TenantRow = { id: string; metadata: Record<string, unknown>; created_at: Date; updated_at: Date; destinations_count: number; topics: string[] | null };
@@ -68,8 +69,9 @@ export async function deleteTenant(id: string) {
 
 /**
  * `GET /tenants`: `id` (repeatable), `limit` 1–100 (20), `dir` (desc), `order_by` created_at,
- * `created_at[gte|lte]`, `next`/`prev` (not both) → `{models, pagination, count}` (`count`: all that
- * match). `onlyTenant` (a JWT caller) restricts it to that tenant. Throws 400.
+ * `created_at[gte|lte]`, `next`/`prev` (not both), `search` (a case-insensitive part of the id),
+ * `include=health` (each tenant's `health`, lib/outbound/delivery-health.ts) → `{models, pagination, count}`
+ * (`count`: all that match). `onlyTenant` (a JWT caller) restricts it to that tenant. Throws 400.
  */
 export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const limit = Number(one(query, "limit") ?? 20);
@@ -84,6 +86,9 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const where: string[] = [];
   const ids = many(query, "id");
   if (ids) where.push(`t.id = ANY($${params.push(ids)})`);
+  // `search`: a case-insensitive part of the id (docs/outbound.md "Delivery health"); a scan of the tenant ids.
+  const search = one(query, "search")?.trim();
+  if (search) where.push(`strpos(lower(t.id), lower($${params.push(search)})) > 0`);
   if (onlyTenant) where.push(`t.id = $${params.push(onlyTenant)}`);
   const range = query.created_at;
   if (range !== undefined) {
@@ -123,8 +128,9 @@ export async function listTenants(query: ParsedQuery, onlyTenant?: string) {
   const at = (r: TenantRow | undefined) => (r ? encode(r.created_at, r.id) : null);
   const hasNext = backwards ? true : more;
   const hasPrev = backwards ? more : Boolean(cursor);
+  const models = page.map(toTenant);
   return {
-    models: page.map(toTenant),
+    models: wantsHealth(query) ? await withTenantHealth(models) : models,
     pagination: { order_by: "created_at", dir, limit, next: hasNext ? at(page.at(-1)) : null, prev: hasPrev ? at(page[0]) : null },
     count: counted[0].n,
   };

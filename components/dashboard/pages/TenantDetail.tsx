@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
 import { fieldErrors, listField, plural, when } from "@/components/dashboard/forms";
-import { OUTBOUND, type OutboundPage, type Tenant } from "@/components/dashboard/pages/Tenants";
+import { OUTBOUND, type Tenant } from "@/components/dashboard/pages/Tenants";
 import { EnableDeleteActions, QueryView } from "@/components/dashboard/pages/QueryView";
 import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
@@ -14,28 +14,23 @@ import { type ChartPoint, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
+import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
+import { type Health, HealthBadge, HealthLine } from "@/components/ui/HealthBadge";
+import { OutboundAttempts, OutboundEvents } from "@/components/dashboard/pages/OutboundRecords";
 import { Table, Td, Th } from "@/components/ui/Table";
 import type { toDestination } from "@/lib/outbound/destinations";
-import type { toEvent } from "@/lib/outbound/events";
 
 /* The outbound API's models, from the server's own types (type-only imports). */
-type Destination = ReturnType<typeof toDestination>;
-type OEvent = ReturnType<typeof toEvent>;
-type OAttempt = {
-  id: string;
-  event_id: string;
-  destination_id: string;
-  status: "success" | "failed";
-  code: string | null;
-  attempt_number: number;
-  manual: boolean;
-  time: string;
-};
+type Destination = ReturnType<typeof toDestination> & { health?: Health };
 type MetricsRow = { time_bucket: string; metrics: Record<string, number | null> };
 
 const target = (d: Destination) => d.config.url ?? d.config.source_id ?? d.config.server_url ?? "—";
 
-/** One outbound tenant: its portal, delivery chart, destinations, events and attempts (with retry). */
+/**
+ * One outbound tenant (docs/dashboard.md "Outbound"): its portal, delivery chart, destinations with their
+ * delivery health, attempts and events (paged, with responses and payloads; retry on failed attempts), and
+ * deleting it, apart at the bottom behind a confirmation.
+ */
 export function TenantDetail({ tenant }: { tenant: string }) {
   const router = useRouter();
   const client = useQueryClient();
@@ -78,13 +73,6 @@ export function TenantDetail({ tenant }: { tenant: string }) {
             <ButtonLink href="/dashboard/outbound" variant="ghost">
               All tenants
             </ButtonLink>
-            <Button
-              variant="danger"
-              disabled={remove.isPending}
-              onClick={() => window.confirm(`Delete tenant “${tenant}” and all its destinations?`) && remove.mutate()}
-            >
-              Delete tenant
-            </Button>
             <Button variant="primary" onClick={() => void openPortal()} data-testid="open-portal">
               Open portal
             </Button>
@@ -96,18 +84,12 @@ export function TenantDetail({ tenant }: { tenant: string }) {
           <ErrorMessage title="The portal link could not be made" error={portalError} />
         </div>
       )}
-      {remove.error && (
-        <div className="mb-4">
-          <ErrorMessage title="The tenant could not be deleted" error={remove.error} />
-        </div>
-      )}
       <div className="grid grid-cols-1 gap-4">
         <DeliveryChart tenant={tenant} />
         <Destinations tenant={tenant} base={base} />
-        <div className="grid grid-cols-1 gap-4">
-          <Events tenant={tenant} />
-          <Attempts tenant={tenant} />
-        </div>
+        <OutboundAttempts tenant={tenant} />
+        <OutboundEvents tenant={tenant} />
+        <DangerZone tenant={tenant} pending={remove.isPending} error={remove.error} onDelete={() => remove.mutate()} />
       </div>
     </>
   );
@@ -151,7 +133,11 @@ function DeliveryChart({ tenant }: { tenant: string }) {
 
 function Destinations({ tenant, base }: { tenant: string; base: string }) {
   const client = useQueryClient();
-  const list = useQuery({ queryKey: ["tenant-destinations", tenant], queryFn: () => api<Destination[]>(`${base}/destinations`) });
+  const list = useQuery({
+    queryKey: ["tenant-destinations", tenant],
+    queryFn: () => api<Destination[]>(`${base}/destinations?include=health`),
+    refetchInterval: 30_000,
+  });
   const [type, setType] = useState("webhook");
   const [url, setUrl] = useState("");
   const [topics, setTopics] = useState("*");
@@ -203,6 +189,7 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
                 <Th>Target</Th>
                 <Th>Topics</Th>
                 <Th>State</Th>
+                <Th>Last 24 hours</Th>
                 <Th>
                   <span className="sr-only">Actions</span>
                 </Th>
@@ -224,6 +211,10 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
                     {d.topics.includes("*") ? "all" : d.topics.join(", ")}
                   </Td>
                   <Td>{d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
+                  <Td className="min-w-48">
+                    <HealthBadge health={d.health} />
+                    <HealthLine health={d.health} className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" />
+                  </Td>
                   <Td>
                     <EnableDeleteActions
                       disabled={Boolean(d.disabled_at)}
@@ -281,114 +272,35 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
   );
 }
 
-function Events({ tenant }: { tenant: string }) {
-  const path = `${OUTBOUND}/events${qs({ tenant_id: tenant, limit: 20 })}`;
-  const list = useQuery({ queryKey: ["tenant-events", path], queryFn: () => api<OutboundPage<OEvent>>(path), refetchInterval: 15_000 });
+/** Deleting the tenant, apart from everyday actions, behind a confirmation that names what goes with it. */
+function DangerZone({ tenant, pending, error, onDelete }: { tenant: string; pending: boolean; error: unknown; onDelete: () => void }) {
+  const [open, setOpen] = useState(false);
   return (
-    <Card title="Latest events" bodyClassName="p-0!">
-      <QueryView
-        query={list}
-        what="Events"
-        inset
-        height="h-16"
-        isEmpty={(d) => d.models.length === 0}
-        empty={<EmptyState title="No events yet">Publish one: POST /outbound/api/v1/publish with this tenant_id.</EmptyState>}
-      >
-        {(d) => (
-          <Table caption="Latest events">
-            <thead>
-              <tr>
-                <Th>Event</Th>
-                <Th>Topic</Th>
-                <Th>Matched</Th>
-                <Th>Time</Th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.models.map((e) => (
-                <tr key={e.id} data-testid="tenant-event">
-                  <Td className="font-mono text-xs">{e.id}</Td>
-                  <Td className="text-xs">{e.topic || "—"}</Td>
-                  <Td className="text-xs">{e.matched_destination_ids?.length ?? 0}</Td>
-                  <Td className="whitespace-nowrap text-xs">{when(e.time)}</Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </QueryView>
-    </Card>
-  );
-}
-
-function Attempts({ tenant }: { tenant: string }) {
-  const client = useQueryClient();
-  const path = `${OUTBOUND}/attempts${qs({ tenant_id: tenant, limit: 20 })}`;
-  const list = useQuery({ queryKey: ["tenant-attempts", path], queryFn: () => api<OutboundPage<OAttempt>>(path), refetchInterval: 15_000 });
-  const retry = useMutation({
-    mutationFn: (a: OAttempt) => api(`${OUTBOUND}/retry`, { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
-    // The new attempt is made by the delivery worker a moment later.
-    onSuccess: () => setTimeout(() => ["tenant-attempts", "tenant-metrics"].forEach((k) => void client.invalidateQueries({ queryKey: [k] })), 1000),
-  });
-  return (
-    <Card title="Latest attempts" bodyClassName="p-0!">
-      {retry.error && (
-        <div className="p-4">
-          <ErrorMessage title="The retry was refused" error={retry.error} />
+    <Card title="Delete this tenant" data-testid="tenant-danger-zone">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-zinc-700 dark:text-zinc-300">
+          Deletes the tenant and all its destinations. Its portal links stop working. This cannot be undone.
+        </p>
+        <Button variant="danger" onClick={() => setOpen(true)} disabled={pending}>
+          Delete tenant
+        </Button>
+      </div>
+      {error != null && (
+        <div className="mt-3">
+          <ErrorMessage title="The tenant could not be deleted" error={error} />
         </div>
       )}
-      {retry.isSuccess && (
-        <p role="status" className="px-4 pt-3 text-sm text-emerald-700 dark:text-emerald-300">
-          Retry queued.
-        </p>
-      )}
-      <QueryView
-        query={list}
-        what="Attempts"
-        inset
-        height="h-16"
-        isEmpty={(d) => d.models.length === 0}
-        empty={<EmptyState title="No attempts yet">Attempts appear once an event matches one of the destinations above.</EmptyState>}
+      <ConfirmDialog
+        open={open}
+        title={`Delete tenant “${tenant}”?`}
+        confirmLabel="Delete tenant"
+        danger
+        pending={pending}
+        onConfirm={() => (setOpen(false), onDelete())}
+        onCancel={() => setOpen(false)}
       >
-        {(d) => (
-          <Table caption="Latest attempts">
-            <thead>
-              <tr>
-                <Th>Status</Th>
-                <Th>Event</Th>
-                <Th>#</Th>
-                <Th>Time</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.models.map((a) => (
-                <tr key={a.id} data-testid="tenant-attempt" data-status={a.status}>
-                  <Td>
-                    <Badge className="whitespace-nowrap" tone={a.status === "success" ? "success" : "danger"}>
-                      {a.status}
-                      {a.code ? ` · ${a.code}` : ""}
-                    </Badge>
-                  </Td>
-                  <Td className="font-mono text-xs">{a.event_id}</Td>
-                  <Td className="text-xs">
-                    {a.attempt_number}
-                    {a.manual ? " (manual)" : ""}
-                  </Td>
-                  <Td className="whitespace-nowrap text-xs">{when(a.time)}</Td>
-                  <Td>
-                    <Button size="sm" disabled={retry.isPending} onClick={() => retry.mutate(a)} aria-label={`Retry event ${a.event_id}`}>
-                      Retry
-                    </Button>
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </QueryView>
+        The tenant and all its destinations are deleted; events are no longer delivered to them.
+      </ConfirmDialog>
     </Card>
   );
 }

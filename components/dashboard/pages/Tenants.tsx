@@ -14,6 +14,8 @@ import { Field, Input } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { Table, Td, Th } from "@/components/ui/Table";
 import type { toTenant } from "@/lib/outbound/tenants";
+import { FailingDestinations } from "@/components/dashboard/pages/FailingDestinations";
+import { type Health, HealthBadge, HealthLine } from "@/components/ui/HealthBadge";
 
 /** The outbound API as the dashboard calls it (self-hosted form; docs/outbound.md). */
 export const OUTBOUND = "/outbound/api/v1";
@@ -22,7 +24,11 @@ export const OUTBOUND = "/outbound/api/v1";
 export type Tenant = ReturnType<typeof toTenant>;
 export type OutboundPage<T> = { models: T[]; pagination: { next: string | null; prev: string | null }; count?: number };
 
-/** The Outbound page: tenants (newest first, paged), a search by tenant id, create and delete. */
+/**
+ * The Outbound page (docs/dashboard.md "Outbound"): the destinations failing most across tenants, the tenants
+ * (newest first, paged) with their delivery health of the last day, a search by any part of the tenant id, and
+ * create. Deleting a tenant is on its own page.
+ */
 export function Tenants() {
   const router = useRouter();
   const client = useQueryClient();
@@ -30,8 +36,13 @@ export function Tenants() {
   const [cursor, setCursor] = useState<{ next?: string; prev?: string }>({});
   const [newId, setNewId] = useState("");
   const [createErrors, setCreateErrors] = useState<Record<string, string>>({});
-  const path = `${OUTBOUND}/tenants${qs({ id: search.trim(), limit: 20, ...cursor })}`;
-  const list = useQuery({ queryKey: ["tenants", path], queryFn: () => api<OutboundPage<Tenant>>(path), placeholderData: (p) => p });
+  const path = `${OUTBOUND}/tenants${qs({ search: search.trim(), include: "health", limit: 20, ...cursor })}`;
+  const list = useQuery({
+    queryKey: ["tenants", path],
+    queryFn: () => api<OutboundPage<Tenant & { health?: Health }>>(path),
+    placeholderData: (p) => p,
+    refetchInterval: 30_000,
+  });
   const create = useMutation({
     mutationFn: (id: string) => api<Tenant>(`${OUTBOUND}/tenants/${encodeURIComponent(id)}`, { method: "PUT", body: {} }),
     onMutate: () => setCreateErrors({}),
@@ -41,11 +52,6 @@ export function Tenants() {
       router.push(`/dashboard/outbound/${encodeURIComponent(t.id)}`);
     },
   });
-  const remove = useMutation({
-    mutationFn: (id: string) => api(`${OUTBOUND}/tenants/${encodeURIComponent(id)}`, { method: "DELETE" }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["tenants"] }),
-  });
-
   return (
     <>
       <PageHeader
@@ -54,7 +60,7 @@ export function Tenants() {
       />
       <div className="mb-4 grid grid-cols-1 gap-4 md:grid-cols-2">
         <Card title="Find a tenant">
-          <Field label="Tenant id" hint="The exact id, as you gave it when you created the tenant.">
+          <Field label="Tenant id" hint="Any part of the id; upper and lower case match alike.">
             {(p) => (
               <Input
                 {...p}
@@ -78,19 +84,17 @@ export function Tenants() {
           </form>
         </Card>
       </div>
-      {remove.error && (
-        <div className="mb-4">
-          <ErrorMessage title="The tenant could not be deleted" error={remove.error} />
-        </div>
-      )}
+      <div className="mb-4">
+        <FailingDestinations />
+      </div>
       {list.error ? (
         <ErrorMessage title="Tenants could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         <EmptyState title={search ? `No tenant “${search}”` : "No tenants yet"}>
           {search
-            ? "Check the id; the search matches whole ids."
+            ? "No tenant id contains this text."
             : "Create a tenant above (or PUT /tenants/{id} from your product), then give it a destination and publish events."}
         </EmptyState>
       ) : (
@@ -106,11 +110,9 @@ export function Tenants() {
               <tr>
                 <Th>Tenant</Th>
                 <Th>Destinations</Th>
+                <Th>Last 24 hours</Th>
                 <Th>Topics</Th>
                 <Th>Created</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
               </tr>
             </thead>
             <tbody>
@@ -125,6 +127,10 @@ export function Tenants() {
                     </Link>
                   </Td>
                   <Td>{t.destinations_count}</Td>
+                  <Td className="min-w-44" data-testid="tenant-health">
+                    <HealthBadge health={t.health} />
+                    <HealthLine health={t.health} className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" />
+                  </Td>
                   <Td>
                     <div className="flex flex-wrap gap-1">
                       {t.topics.slice(0, 4).map((x) => (
@@ -135,19 +141,6 @@ export function Tenants() {
                     </div>
                   </Td>
                   <Td className="whitespace-nowrap text-xs">{when(t.created_at)}</Td>
-                  <Td>
-                    <div className="flex justify-end">
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        disabled={remove.isPending}
-                        onClick={() => window.confirm(`Delete tenant “${t.id}” and all its destinations?`) && remove.mutate(t.id)}
-                        aria-label={`Delete tenant ${t.id}`}
-                      >
-                        Delete
-                      </Button>
-                    </div>
-                  </Td>
                 </tr>
               ))}
             </tbody>
