@@ -1,7 +1,7 @@
 /**
  * `npm run bench:outbound -- --type <type>` (docs/benchmarks.md "Destination types"): one destination
  * type's delivery alone (its deliver(), the code an outbound worker runs per attempt) against its local
- * server started here (e2e/support/brokers.ts; fauxqs for aws_sqs): BENCH_REQUESTS deliveries (default
+ * server started here (e2e/support/brokers.ts; fauxqs for aws_sqs and aws_s3): BENCH_REQUESTS deliveries (default
  * 5000) at BENCH_CONCURRENCY in flight (default 16), over the destination's one warm client. Prints
  * deliveries/s and the latency p50/p99 of one delivery; any failed delivery fails the run.
  */
@@ -34,7 +34,16 @@ async function serverFor(type: string): Promise<{ config: Record<string, string>
       stop: () => s.stop(),
     };
   }
-  throw new Error(`--type ${type}: no local server for this type (redis_stream, nats, mqtt, aws_sqs)`);
+  if (type === "aws_s3") {
+    const s = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
+    s.createBucket("bench");
+    return {
+      config: { bucket: "bench", region: "us-east-1", key_template: "{date}/{event_id}.json", endpoint: `http://127.0.0.1:${s.port}` },
+      credentials: { key: "AKIABENCH", secret: "bench" },
+      stop: () => s.stop(),
+    };
+  }
+  throw new Error(`--type ${type}: no local server for this type (redis_stream, nats, mqtt, aws_sqs, aws_s3)`);
 }
 
 /** Runs the benchmark of `type` and prints its table row. Throws when a delivery fails. */
