@@ -4,6 +4,7 @@
  * OpenAPI document's per-type schemas.
  */
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
+import { awsKinesis } from "@/lib/outbound/destination-types/aws-kinesis";
 import { awsS3 } from "@/lib/outbound/destination-types/aws-s3";
 import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
@@ -27,6 +28,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   mqtt,
   awsSqs,
   awsS3,
+  awsKinesis,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
