@@ -8,6 +8,7 @@ import { awsKinesis } from "@/lib/outbound/destination-types/aws-kinesis";
 import { awsS3 } from "@/lib/outbound/destination-types/aws-s3";
 import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
+import { gcpPubSub } from "@/lib/outbound/destination-types/gcp-pubsub";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
 import { mqtt } from "@/lib/outbound/destination-types/mqtt";
 import { nats } from "@/lib/outbound/destination-types/nats";
@@ -29,6 +30,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   awsSqs,
   awsS3,
   awsKinesis,
+  gcpPubSub,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
