@@ -284,6 +284,10 @@ describe("destination types and topics", () => {
       "nats",
       "mqtt",
       "aws_sqs",
+      "aws_s3",
+      "aws_kinesis",
+      "gcp_pubsub",
+      "kafka",
     ]);
     const webhook = (await call(admin, "GET", "/destination-types/webhook")).json;
     expect(Object.keys(webhook).sort()).toEqual(["config_fields", "credential_fields", "description", "icon", "instructions", "label", "type"]);

@@ -34,7 +34,7 @@ describe.each([
     expect(typeof token).toBe("string");
     expect((await outpost.tenants.getPortalUrl(tenantId, "dark")).redirectUrl).toContain("/portal?token=");
     const types = await outpost.schemas.listDestinationTypes();
-    expect(types.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
+    expect(types.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs", "aws_s3", "aws_kinesis", "gcp_pubsub", "kafka"]);
     expect(types.find((t) => t.type === "aws_sqs")?.credentialFields?.map((f) => f.key)).toEqual(["key", "secret", "session"]);
     expect(Array.isArray(await outpost.topics.list())).toBe(true);
     const destination = await outpost.destinations.create(tenantId, {

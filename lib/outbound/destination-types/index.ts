@@ -10,6 +10,7 @@ import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
 import { gcpPubSub } from "@/lib/outbound/destination-types/gcp-pubsub";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
+import { kafka } from "@/lib/outbound/destination-types/kafka";
 import { mqtt } from "@/lib/outbound/destination-types/mqtt";
 import { nats } from "@/lib/outbound/destination-types/nats";
 import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
@@ -31,6 +32,7 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   awsS3,
   awsKinesis,
   gcpPubSub,
+  kafka,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */
