@@ -136,7 +136,12 @@ export async function startKinesalite(...streams: string[]): Promise<{ endpoint:
   const server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0 });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-  const admin = new KinesisClient({ region: "us-east-1", endpoint, credentials: { accessKeyId: "a", secretAccessKey: "b" }, requestHandler: new NodeHttpHandler() });
+  const admin = new KinesisClient({
+    region: "us-east-1",
+    endpoint,
+    credentials: { accessKeyId: "a", secretAccessKey: "b" },
+    requestHandler: new NodeHttpHandler(),
+  });
   for (const StreamName of streams) await admin.send(new CreateStreamCommand({ StreamName, ShardCount: 1 }));
   admin.destroy();
   return { endpoint, stop: () => new Promise<void>((r) => server.close(() => r())) };

@@ -41,7 +41,9 @@ it("puts one record per event: metadata and data, the rendered partition key, ov
   expect(first, JSON.stringify(first)).toMatchObject({ success: true, code: "ok", response: { body: expect.stringMatching(/^shardId-000000000000\/\d+$/) } });
   const second = await awsKinesis.deliver(deliveryOf("des_kin1", { ...config, partition_key_template: "" }, KEYS));
   expect(second.success).toBe(true);
-  const { ShardIterator } = await reader.send(new GetShardIteratorCommand({ StreamName: "orders", ShardId: "shardId-000000000000", ShardIteratorType: "TRIM_HORIZON" }));
+  const { ShardIterator } = await reader.send(
+    new GetShardIteratorCommand({ StreamName: "orders", ShardId: "shardId-000000000000", ShardIteratorType: "TRIM_HORIZON" }),
+  );
   const { Records } = await reader.send(new GetRecordsCommand({ ShardIterator }));
   expect(Records!.map((r) => r.PartitionKey)).toEqual(["order.paid:eu", expect.stringMatching(/^evt_des_kin1_/)]);
   expect(JSON.parse(Buffer.from(Records![0].Data!).toString("utf8"))).toEqual({
@@ -62,7 +64,9 @@ it("a server that accepts and never answers costs one attempt's timeout", async 
   const hang = await hangingServer();
   try {
     const started = Date.now();
-    const outcome = await awsKinesis.deliver(deliveryOf("des_kin3", { stream_name: "orders", region: "us-east-1", endpoint: `http://127.0.0.1:${hang.port}` }, KEYS));
+    const outcome = await awsKinesis.deliver(
+      deliveryOf("des_kin3", { stream_name: "orders", region: "us-east-1", endpoint: `http://127.0.0.1:${hang.port}` }, KEYS),
+    );
     expect(outcome).toMatchObject({ success: false, code: "timeout", response: { body: `no answer from 127.0.0.1:${hang.port} within 1000 ms` } });
     expect(Date.now() - started).toBeLessThan(3000);
   } finally {
@@ -76,7 +80,9 @@ it("the delivery address guard checks the endpoint: metadata never, loopback onl
     const metadata = await awsKinesis.deliver(deliveryOf("des_kin4", { stream_name: "orders", region: "us-east-1", endpoint: "http://169.254.169.254" }, KEYS));
     expect(metadata).toMatchObject({ success: false, code: "host_unreachable" });
     await configureSender({ policy: addressPolicy(false) });
-    const outcome = await awsKinesis.deliver(deliveryOf("des_kin5", { stream_name: "orders", region: "us-east-1", endpoint: `http://localhost:${hang.port}` }, KEYS));
+    const outcome = await awsKinesis.deliver(
+      deliveryOf("des_kin5", { stream_name: "orders", region: "us-east-1", endpoint: `http://localhost:${hang.port}` }, KEYS),
+    );
     expect(outcome).toMatchObject({ success: false, code: "host_unreachable" });
     expect(hang.connections()).toBe(0);
   } finally {

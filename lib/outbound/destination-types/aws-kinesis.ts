@@ -21,8 +21,7 @@ export const partitionKeyOf = (template: string | undefined, c: Claimed) =>
   [...(template ? renderTemplate(template, c) : "")].slice(0, MAX_PARTITION_KEY).join("") || c.event_id;
 
 /** The record of event `c`: `{"metadata":…,"data":…}` with the data byte for byte. */
-export const kinesisRecord = (c: Claimed) =>
-  Buffer.concat([Buffer.from(`{"metadata":${JSON.stringify(metadataOf(c))},"data":`), c.data, Buffer.from("}")]);
+export const kinesisRecord = (c: Claimed) => Buffer.concat([Buffer.from(`{"metadata":${JSON.stringify(metadataOf(c))},"data":`), c.data, Buffer.from("}")]);
 
 /** One delivery: PutRecord; `<shard id>/<sequence number>` is the attempt's body. Never throws. */
 async function sendKinesis({ claimed: c, config, credentials }: OutboundDelivery): Promise<Outcome> {
@@ -36,7 +35,9 @@ async function sendKinesis({ claimed: c, config, credentials }: OutboundDelivery
       (k) => k.destroy(),
     );
     const out = await withTimeout(
-      client.send(new PutRecordCommand({ StreamName: config.stream_name, PartitionKey: partitionKeyOf(config.partition_key_template, c), Data: kinesisRecord(c) })),
+      client.send(
+        new PutRecordCommand({ StreamName: config.stream_name, PartitionKey: partitionKeyOf(config.partition_key_template, c), Data: kinesisRecord(c) }),
+      ),
       target,
     );
     return succeeded(started, `${out.ShardId ?? ""}/${out.SequenceNumber ?? ""}`);

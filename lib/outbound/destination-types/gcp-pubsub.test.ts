@@ -74,7 +74,11 @@ it("a missing topic and a refused key are failed attempts with Google's status a
   expect(missing).toMatchObject({ success: false, code: "gcp_pubsub_error", response: { status_code: 404, body: "NOT_FOUND: Topic not found", headers: {} } });
   expect(openClientIds()).not.toContain("des_ps3");
   const refused = await gcpPubSub.deliver(
-    deliveryOf("des_ps4", { project_id: "acme-prod", topic: "orders", endpoint: emulator.url }, { service_account_json: account(`${emulator.url}/token`, other.privateKey) }),
+    deliveryOf(
+      "des_ps4",
+      { project_id: "acme-prod", topic: "orders", endpoint: emulator.url },
+      { service_account_json: account(`${emulator.url}/token`, other.privateKey) },
+    ),
   );
   expect(refused).toMatchObject({
     success: false,
@@ -115,11 +119,23 @@ it("create checks the service account (required without an emulator endpoint) an
   await gcpPubSub.validate({ config: { project_id: "acme-prod", topic: "orders" }, credentials: {} }, issues, asTenant);
   expect(issues).toEqual(["credentials.service_account_json is required (unless config.endpoint names an emulator)"]);
   const bad: string[] = [];
-  await gcpPubSub.validate({ config: { project_id: "acme-prod", topic: "orders" }, credentials: { service_account_json: '{"client_email":"x"}' } }, bad, asTenant);
+  await gcpPubSub.validate(
+    { config: { project_id: "acme-prod", topic: "orders" }, credentials: { service_account_json: '{"client_email":"x"}' } },
+    bad,
+    asTenant,
+  );
   expect(bad).toEqual(["credentials.service_account_json needs client_email and private_key (a service account key file)"]);
-  const ok = await gcpPubSub.validate({ config: { project_id: "acme-prod", topic: "orders" }, credentials: { service_account_json: account("https://oauth2.googleapis.com/token") } }, [], asTenant);
+  const ok = await gcpPubSub.validate(
+    { config: { project_id: "acme-prod", topic: "orders" }, credentials: { service_account_json: account("https://oauth2.googleapis.com/token") } },
+    [],
+    asTenant,
+  );
   expect(gcpPubSub.obfuscate(ok.credentials, Date.now()).service_account_json).toMatch(/^\{"ty\*+$/);
   const emulatorOnly: string[] = [];
-  await gcpPubSub.validate({ config: { project_id: "local-dev", topic: "orders", endpoint: "http://pubsub-emulator:8085" }, credentials: {} }, emulatorOnly, asTenant);
+  await gcpPubSub.validate(
+    { config: { project_id: "local-dev", topic: "orders", endpoint: "http://pubsub-emulator:8085" }, credentials: {} },
+    emulatorOnly,
+    asTenant,
+  );
   expect(emulatorOnly).toEqual([]);
 });

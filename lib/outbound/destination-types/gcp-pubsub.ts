@@ -55,7 +55,7 @@ export function parseServiceAccount(json: string): ServiceAccount | string {
     client_email: o.client_email,
     private_key: o.private_key,
     private_key_id: typeof o.private_key_id === "string" ? o.private_key_id : undefined,
-    token_uri: (o.token_uri as string | undefined) ?? GOOGLE_TOKEN_URI,
+    token_uri: o.token_uri ?? GOOGLE_TOKEN_URI,
   };
 }
 
@@ -128,7 +128,12 @@ async function sendPubSub({ claimed: c, config, credentials }: OutboundDelivery)
   const base = (config.endpoint || GOOGLE_API).replace(/\/$/, "");
   const target = new URL(base).host;
   try {
-    const client = await pooledClient(c.destination_id, fingerprintOf(config, credentials), () => open(credentials), () => undefined);
+    const client = await pooledClient(
+      c.destination_id,
+      fingerprintOf(config, credentials),
+      () => open(credentials),
+      () => undefined,
+    );
     const token = await accessToken(client);
     const orderingKey = config.ordering_key_template ? renderTemplate(config.ordering_key_template, c) : "";
     const message = { data: c.data.toString("base64"), attributes: attributesOf(metadataOf(c)), ...(orderingKey ? { orderingKey } : {}) };
@@ -153,12 +158,28 @@ export const gcpPubSub = defineOutboundType({
     type: "gcp_pubsub",
     label: "Google Cloud Pub/Sub",
     description: "Publish events to a Google Cloud Pub/Sub topic (or the Pub/Sub emulator).",
-    icon: icon('<circle cx="12" cy="12" r="2"/><circle cx="5" cy="6" r="2"/><circle cx="19" cy="6" r="2"/><circle cx="12" cy="20" r="2"/><path d="M6.5 7.5l4 3M17.5 7.5l-4 3M12 14v4"/>'),
+    icon: icon(
+      '<circle cx="12" cy="12" r="2"/><circle cx="5" cy="6" r="2"/><circle cx="19" cy="6" r="2"/><circle cx="12" cy="20" r="2"/><path d="M6.5 7.5l4 3M17.5 7.5l-4 3M12 14v4"/>',
+    ),
     instructions:
       "Each event is one message: data = the event's JSON, attributes = its metadata (event-id, topic, timestamp, yours). Paste the JSON key file of a service account with `roles/pubsub.publisher` on the topic. With an emulator `endpoint` the key may be left empty (no auth).",
     config_fields: [
-      { key: "project_id", type: "text", label: "Project id", description: "The Google Cloud project.", required: true, pattern: "^[a-z][a-z0-9-]{4,28}[a-z0-9]$" },
-      { key: "topic", type: "text", label: "Topic", description: "The topic's id (not its full name).", required: true, pattern: "^[A-Za-z][A-Za-z0-9._~%+-]{2,254}$" },
+      {
+        key: "project_id",
+        type: "text",
+        label: "Project id",
+        description: "The Google Cloud project.",
+        required: true,
+        pattern: "^[a-z][a-z0-9-]{4,28}[a-z0-9]$",
+      },
+      {
+        key: "topic",
+        type: "text",
+        label: "Topic",
+        description: "The topic's id (not its full name).",
+        required: true,
+        pattern: "^[A-Za-z][A-Za-z0-9._~%+-]{2,254}$",
+      },
       {
         key: "endpoint",
         type: "text",

@@ -37,7 +37,11 @@ it("a broker that accepts and never answers costs one attempt's timeout, and its
 it("a closed port is a readable kafka_error naming only the broker and the error code", async () => {
   const port = await freePort();
   const outcome = await kafka.deliver(deliveryOf("des_kafka2", { brokers: `127.0.0.1:${port}`, topic: "orders" }));
-  expect(outcome).toMatchObject({ success: false, code: "kafka_error", response: { status_code: null, body: `could not connect to 127.0.0.1:${port} (ECONNREFUSED)` } });
+  expect(outcome).toMatchObject({
+    success: false,
+    code: "kafka_error",
+    response: { status_code: null, body: `could not connect to 127.0.0.1:${port} (ECONNREFUSED)` },
+  });
 });
 
 it("the delivery address guard refuses metadata and, where the operator forbids private networks, loopback seeds without connecting", async () => {
@@ -62,13 +66,25 @@ it("the delivery address guard refuses metadata and, where the operator forbids 
 it("create checks the brokers list and asks for a user and password with a SASL mechanism", async () => {
   const asTenant = { byTenant: true, current: null };
   const issues: string[] = [];
-  await kafka.validate({ config: { brokers: "k1:9092, k2", topic: "orders" }, credentials: { sasl_mechanism: "scram-sha-512", username: "u" } }, issues, asTenant);
-  expect(issues).toEqual(["config.brokers failed pattern validation", "credentials.username and credentials.password are required with credentials.sasl_mechanism"]);
+  await kafka.validate(
+    { config: { brokers: "k1:9092, k2", topic: "orders" }, credentials: { sasl_mechanism: "scram-sha-512", username: "u" } },
+    issues,
+    asTenant,
+  );
+  expect(issues).toEqual([
+    "config.brokers failed pattern validation",
+    "credentials.username and credentials.password are required with credentials.sasl_mechanism",
+  ]);
   const ok = await kafka.validate(
-    { config: { brokers: "k1:9092,[::1]:9093", topic: "orders", key_template: "{metadata.region}" }, credentials: { sasl_mechanism: "plain", username: "u", password: "pass-word-1" } },
+    {
+      config: { brokers: "k1:9092,[::1]:9093", topic: "orders", key_template: "{metadata.region}" },
+      credentials: { sasl_mechanism: "plain", username: "u", password: "pass-word-1" },
+    },
     [],
     asTenant,
   );
   expect(ok.config).toEqual({ brokers: "k1:9092,[::1]:9093", topic: "orders", key_template: "{metadata.region}", tls: "false" });
   expect(kafka.obfuscate(ok.credentials, Date.now())).toEqual({ sasl_mechanism: "plain", username: "u", password: "pass*******" });
+  const none = await kafka.validate({ config: { brokers: "k1:9092", topic: "orders" }, credentials: {} }, [], asTenant);
+  expect(none.credentials).toEqual({ sasl_mechanism: "none" });
 });

@@ -31,6 +31,9 @@ import { outboundConfig } from "@/lib/outbound/settings";
 const CODE = "kafka_error";
 const MECHANISMS = ["plain", "scram-sha-256", "scram-sha-512"] as const;
 
+/** The SASL mechanism of the credentials, undefined for none (`none`, the select's first option, or unset). */
+const saslOf = (credentials: Record<string, string>) => MECHANISMS.find((m) => m === credentials.sasl_mechanism);
+
 /** The brokers of `config.brokers` (`host:port,host:port`), trimmed. */
 export const brokersOf = (brokers: string) =>
   brokers
@@ -65,7 +68,7 @@ async function connect(config: Record<string, string>, credentials: Record<strin
   const brokers = brokersOf(config.brokers ?? "");
   for (const b of brokers) await guardHost(hostPort(b, CODE).host, b, CODE);
   const timeout = outboundConfig().deliveryTimeoutMs;
-  const mechanism = credentials.sasl_mechanism as (typeof MECHANISMS)[number] | undefined;
+  const mechanism = saslOf(credentials);
   const kafka = new Kafka({
     clientId: "hookyard-outbound",
     brokers,
@@ -131,7 +134,9 @@ export const kafka = defineOutboundType({
     type: "kafka",
     label: "Kafka (experimental)",
     description: "Produce events to an Apache Kafka topic. Experimental, not integration-tested: no Kafka broker runs in Hookyard's test suite.",
-    icon: icon('<circle cx="12" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="8.5" r="2"/><circle cx="19" cy="15.5" r="2"/><path d="M12 7v3M12 14v3M13.8 11l3.4-1.7M13.8 13l3.4 1.7"/>'),
+    icon: icon(
+      '<circle cx="12" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="8.5" r="2"/><circle cx="19" cy="15.5" r="2"/><path d="M12 7v3M12 14v3M13.8 11l3.4-1.7M13.8 13l3.4 1.7"/>',
+    ),
     instructions:
       "Experimental: not integration-tested against a Kafka broker. Each event is one message: value = the event's JSON, headers = its metadata (event-id, topic, timestamp, yours), key from the key template (default: the event id). Acknowledged by all in-sync replicas. The topic must exist.",
     config_fields: [
@@ -143,8 +148,22 @@ export const kafka = defineOutboundType({
         required: true,
         pattern: `^\\s*${HOST_PORT_PATTERN.slice(1, -1)}(\\s*,\\s*${HOST_PORT_PATTERN.slice(1, -1)})*\\s*$`,
       },
-      { key: "topic", type: "text", label: "Topic", description: "The topic to produce to (it must exist).", required: true, pattern: "^[a-zA-Z0-9._-]{1,249}$" },
-      { key: "key_template", type: "text", label: "Key template", description: `The message key (empty: the event id). ${TEMPLATE_HELP}`, required: false, pattern: TEMPLATE_PATTERN },
+      {
+        key: "topic",
+        type: "text",
+        label: "Topic",
+        description: "The topic to produce to (it must exist).",
+        required: true,
+        pattern: "^[a-zA-Z0-9._-]{1,249}$",
+      },
+      {
+        key: "key_template",
+        type: "text",
+        label: "Key template",
+        description: `The message key (empty: the event id). ${TEMPLATE_HELP}`,
+        required: false,
+        pattern: TEMPLATE_PATTERN,
+      },
       { key: "tls", type: "checkbox", label: "TLS", description: "Connect with TLS.", required: false, default: "false" },
     ],
     credential_fields: [
@@ -152,16 +171,17 @@ export const kafka = defineOutboundType({
         key: "sasl_mechanism",
         type: "select",
         label: "SASL mechanism",
-        description: "SASL authentication; leave empty for none.",
+        description: "SASL authentication, or none.",
         required: false,
-        options: MECHANISMS.map((value) => ({ label: value.toUpperCase(), value })),
+        default: "none",
+        options: [{ label: "None", value: "none" }, ...MECHANISMS.map((value) => ({ label: value.toUpperCase(), value }))],
       },
       { key: "username", type: "text", label: "Username", description: "With a SASL mechanism.", required: false },
       { key: "password", type: "text", label: "Password", description: "With a SASL mechanism.", required: false, sensitive: true },
     ],
   },
   checkValues(_config, credentials, issues) {
-    if (credentials.sasl_mechanism && (!credentials.username || !credentials.password))
+    if (saslOf(credentials) && (!credentials.username || !credentials.password))
       issues.push("credentials.username and credentials.password are required with credentials.sasl_mechanism");
   },
   // The seed brokers and the topic (`k1:9092,k2:9092 → orders`).
