@@ -4,7 +4,6 @@
  * no attributes), its partition key what `partition_key_template` renders (./template.ts; default the
  * event id). One SDK client per destination (./clients.ts), through the address guard (./aws.ts).
  */
-import { KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { AWS_CREDENTIALS, awsClientOptions, awsFailed, ENDPOINT_FIELD, REGION_PATTERN } from "@/lib/outbound/destination-types/aws";
 import { fingerprintOf, succeeded, withTimeout } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
@@ -13,6 +12,8 @@ import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/
 import { type Claimed, defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 
 const CODE = "aws_kinesis_error";
+/** The Kinesis SDK, loaded at the first delivery rather than at every process's start (a cached import after it). */
+const sdk = () => import("@aws-sdk/client-kinesis");
 /** Longest partition key Kinesis takes, characters. */
 const MAX_PARTITION_KEY = 256;
 
@@ -31,9 +32,10 @@ async function sendKinesis({ claimed: c, config, credentials }: OutboundDelivery
     const client = await pooledClient(
       c.destination_id,
       fingerprintOf(config, credentials),
-      async () => new KinesisClient(await awsClientOptions(config.region, config, credentials, CODE)),
+      async () => new (await sdk()).KinesisClient(await awsClientOptions(config.region, config, credentials, CODE)),
       (k) => k.destroy(),
     );
+    const { PutRecordCommand } = await sdk();
     const out = await withTimeout(
       client.send(
         new PutRecordCommand({ StreamName: config.stream_name, PartitionKey: partitionKeyOf(config.partition_key_template, c), Data: kinesisRecord(c) }),

@@ -4,7 +4,7 @@
  * event's JSON as body (`application/json`) and its metadata as the object's user metadata
  * (`x-amz-meta-*`). One SDK client per destination (./clients.ts), through the address guard (./aws.ts).
  */
-import { PutObjectCommand, S3Client, type StorageClass } from "@aws-sdk/client-s3";
+import type { StorageClass } from "@aws-sdk/client-s3";
 import { AWS_CREDENTIALS, awsClientOptions, awsFailed, ENDPOINT_FIELD, REGION_PATTERN } from "@/lib/outbound/destination-types/aws";
 import { fingerprintOf, succeeded, withTimeout } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
@@ -13,6 +13,8 @@ import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/
 import { defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 
 const CODE = "aws_s3_error";
+/** The S3 SDK, loaded at the first delivery rather than at every process's start (a cached import after it). */
+const sdk = () => import("@aws-sdk/client-s3");
 /** The object key of a template that renders nothing, and the default template: the real product's default key. */
 export const DEFAULT_KEY_TEMPLATE = "{time}_{event_id}.json";
 const STORAGE_CLASSES = ["STANDARD", "INTELLIGENT_TIERING", "STANDARD_IA", "ONEZONE_IA", "GLACIER_IR", "GLACIER", "DEEP_ARCHIVE", "REDUCED_REDUNDANCY"];
@@ -36,9 +38,10 @@ async function sendS3({ claimed: c, config, credentials }: OutboundDelivery): Pr
     const client = await pooledClient(
       c.destination_id,
       fingerprintOf(config, credentials),
-      async () => new S3Client(await awsClientOptions(config.region, config, credentials, CODE)),
+      async () => new (await sdk()).S3Client(await awsClientOptions(config.region, config, credentials, CODE)),
       (s) => s.destroy(),
     );
+    const { PutObjectCommand } = await sdk();
     const key = renderTemplate(config.key_template || DEFAULT_KEY_TEMPLATE, c) || renderTemplate(DEFAULT_KEY_TEMPLATE, c);
     await withTimeout(
       client.send(

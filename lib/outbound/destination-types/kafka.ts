@@ -8,7 +8,7 @@
  */
 import net from "node:net";
 import tls from "node:tls";
-import { type ISocketFactory, Kafka, logLevel, type Producer, type SASLOptions } from "kafkajs";
+import type { ISocketFactory, Producer, SASLOptions } from "kafkajs";
 import { guardedLookup, refusedHostReason, RefusedAddressError } from "@/lib/delivery/address-guard";
 import { deliveryPolicy, deliveryResolver } from "@/lib/delivery/http-sender";
 import {
@@ -69,6 +69,8 @@ async function connect(config: Record<string, string>, credentials: Record<strin
   for (const b of brokers) await guardHost(hostPort(b, CODE).host, b, CODE);
   const timeout = outboundConfig().deliveryTimeoutMs;
   const mechanism = saslOf(credentials);
+  // kafkajs is loaded at the first delivery rather than at every process's start (a cached import after it).
+  const { Kafka, logLevel } = await import("kafkajs");
   const kafka = new Kafka({
     clientId: "hookyard-outbound",
     brokers,
