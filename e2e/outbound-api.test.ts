@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
-import { BASE_URL } from "./support/client";
+import { BASE_URL, OUTBOUND_TYPE_NAMES } from "./support/client";
 import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 
 let admin = "";
@@ -275,16 +275,7 @@ describe("health", () => {
 describe("destination types and topics", () => {
   it("each type's schema, with the fields a form needs", async () => {
     const { json } = await call(admin, "GET", "/destination-types");
-    expect(json.map((t: { type: string }) => t.type)).toEqual([
-      "webhook",
-      "standard_webhook",
-      "gateway",
-      "rabbitmq",
-      "redis_stream",
-      "nats",
-      "mqtt",
-      "aws_sqs",
-    ]);
+    expect(json.map((t: { type: string }) => t.type)).toEqual(OUTBOUND_TYPE_NAMES);
     const webhook = (await call(admin, "GET", "/destination-types/webhook")).json;
     expect(Object.keys(webhook).sort()).toEqual(["config_fields", "credential_fields", "description", "icon", "instructions", "label", "type"]);
     expect(webhook.icon).toMatch(/^<svg/);

@@ -1,5 +1,6 @@
 /**
- * The broker destination types through the API (docs/outbound.md "Redis Streams", "NATS", "MQTT"),
+ * The broker and cloud destination types through the API (docs/outbound.md "Redis Streams", "NATS", "MQTT",
+ * "AWS SQS", "AWS S3", "AWS Kinesis", "Google Cloud Pub/Sub"; Pub/Sub against the REST stand-in of e2e/support/pubsub-emulator.ts),
  * each against a real server on loopback started here (e2e/support/brokers.ts): created on both API
  * forms, credentials obfuscated on read, listed by type, updated (the next delivery goes where the new
  * config says), disabled (no delivery), enabled and deleted; a published event arrives with its data
@@ -12,7 +13,11 @@ import { createClient } from "redis";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
-import { type Broker, startMosquitto, startNats, startRedis } from "./support/brokers";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { GetRecordsCommand, GetShardIteratorCommand, KinesisClient } from "@aws-sdk/client-kinesis";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { type Broker, startKinesalite, startMosquitto, startNats, startRedis } from "./support/brokers";
+import { startPubSubEmulator } from "./support/pubsub-emulator";
 import { BASE_URL } from "./support/client";
 import { eventually } from "./support/receiver";
 
@@ -21,6 +26,9 @@ const T = `brokers-${randomBytes(4).toString("hex")}`;
 const PASSWORD = "redis-pass-0123";
 let redis: Broker, nats: Broker, mosquitto: Broker;
 let sqs: FauxqsServer;
+let kinesis: Awaited<ReturnType<typeof startKinesalite>>;
+let pubsub: Awaited<ReturnType<typeof startPubSubEmulator>>;
+const AWS_READER = { region: "us-east-1", credentials: { accessKeyId: "a", secretAccessKey: "b" }, requestHandler: new NodeHttpHandler() };
 let redisReader: ReturnType<typeof createClient>;
 let natsReader: NatsConnection;
 let mqttReader: MqttClient;
@@ -46,14 +54,18 @@ const attemptsOf = (eventId: string, n = 1) =>
   }, 20_000);
 
 beforeAll(async () => {
-  [redis, nats, mosquitto, sqs] = await Promise.all([
+  [redis, nats, mosquitto, sqs, kinesis, pubsub] = await Promise.all([
     startRedis(PASSWORD),
     startNats(),
     startMosquitto(),
     startFauxqs({ port: 0, host: "127.0.0.1", logger: false }),
+    startKinesalite("hy-one", "hy-two"),
+    startPubSubEmulator(["projects/hy-project/topics/hy-one", "projects/hy-project/topics/hy-two"]),
   ]);
   sqs.createQueue("hy-one");
   sqs.createQueue("hy-two");
+  sqs.createBucket("hy-one");
+  sqs.createBucket("hy-two");
   redisReader = createClient({ socket: { host: "127.0.0.1", port: redis.port }, password: PASSWORD });
   await redisReader.connect();
   natsReader = await connect({ servers: `127.0.0.1:${nats.port}` });
@@ -69,7 +81,7 @@ afterAll(async () => {
   await redisReader?.close();
   await natsReader?.close();
   await mqttReader?.endAsync(true);
-  await Promise.all([redis?.stop(), nats?.stop(), mosquitto?.stop(), sqs?.stop()]);
+  await Promise.all([redis?.stop(), nats?.stop(), mosquitto?.stop(), sqs?.stop(), kinesis?.stop(), pubsub?.stop()]);
 });
 
 /** The fields of the stream's entries, as objects. */
@@ -142,6 +154,63 @@ const cases: Case[] = [
           meta: JSON.parse(m.messageAttributes.metadata.StringValue!) as Record<string, string>,
         })),
       ),
+    where: ["hy-one", "hy-two"],
+  },
+
+  {
+    type: "aws_s3",
+    config: () => ({ bucket: "hy-one", region: "eu-west-1", key_template: "{topic}/{event_id}.json", endpoint: `http://127.0.0.1:${sqs.port}` }),
+    credentials: { key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" },
+    obfuscated: { key: "AKIA**********", secret: "wJal****************" },
+    moved: () => ({ bucket: "hy-two" }),
+    received: async (bucket) => {
+      const s3 = new S3Client({ ...AWS_READER, endpoint: `http://127.0.0.1:${sqs.port}`, forcePathStyle: true });
+      try {
+        const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+        return await Promise.all(
+          (listed.Contents ?? []).map(async ({ Key }) => {
+            const o = await s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
+            return { body: await o.Body!.transformToString(), meta: o.Metadata ?? {} };
+          }),
+        );
+      } finally {
+        s3.destroy();
+      }
+    },
+    where: ["hy-one", "hy-two"],
+  },
+
+  {
+    type: "aws_kinesis",
+    config: () => ({ stream_name: "hy-one", region: "us-east-1", endpoint: kinesis.endpoint }),
+    credentials: { key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" },
+    obfuscated: { key: "AKIA**********", secret: "wJal****************" },
+    moved: () => ({ stream_name: "hy-two" }),
+    received: async (stream) => {
+      const reader = new KinesisClient({ ...AWS_READER, endpoint: kinesis.endpoint });
+      try {
+        const it = { StreamName: stream, ShardId: "shardId-000000000000", ShardIteratorType: "TRIM_HORIZON" as const };
+        const { ShardIterator } = await reader.send(new GetShardIteratorCommand(it));
+        const { Records } = await reader.send(new GetRecordsCommand({ ShardIterator }));
+        return (Records ?? []).map((r) => {
+          const record = JSON.parse(Buffer.from(r.Data!).toString("utf8")) as { metadata: Record<string, string>; data: unknown };
+          return { body: JSON.stringify(record.data), meta: record.metadata };
+        });
+      } finally {
+        reader.destroy();
+      }
+    },
+    where: ["hy-one", "hy-two"],
+  },
+
+  {
+    type: "gcp_pubsub",
+    config: () => ({ project_id: "hy-project", topic: "hy-one", endpoint: pubsub.url }),
+    credentials: {},
+    obfuscated: {},
+    moved: () => ({ topic: "hy-two" }),
+    received: (topic) =>
+      Promise.resolve(pubsub.messages.filter((m) => m.topic === `projects/hy-project/topics/${topic}`).map((m) => ({ body: m.data, meta: m.attributes }))),
     where: ["hy-one", "hy-two"],
   },
 ];

@@ -122,8 +122,12 @@ describe("outbound OpenAPI documents", () => {
     const body = docs["self-hosted"].paths["/tenants/{tenant_id}/destinations"].post.requestBody.content["application/json"].schema;
     const variants = body.oneOf as any[];
     expect(variants.map((v) => v.properties.type.const).sort()).toEqual([
+      "aws_kinesis",
+      "aws_s3",
       "aws_sqs",
       "gateway",
+      "gcp_pubsub",
+      "kafka",
       "mqtt",
       "nats",
       "rabbitmq",

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { Outpost } from "@hookdeck/outpost-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOutboundKey } from "@/lib/outbound/auth";
-import { BASE_URL } from "./support/client";
+import { BASE_URL, OUTBOUND_TYPE_NAMES } from "./support/client";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 
 let key = "";
@@ -34,7 +34,7 @@ describe.each([
     expect(typeof token).toBe("string");
     expect((await outpost.tenants.getPortalUrl(tenantId, "dark")).redirectUrl).toContain("/portal?token=");
     const types = await outpost.schemas.listDestinationTypes();
-    expect(types.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
+    expect(types.map((t) => t.type)).toEqual(OUTBOUND_TYPE_NAMES);
     expect(types.find((t) => t.type === "aws_sqs")?.credentialFields?.map((f) => f.key)).toEqual(["key", "secret", "session"]);
     expect(Array.isArray(await outpost.topics.list())).toBe(true);
     const destination = await outpost.destinations.create(tenantId, {

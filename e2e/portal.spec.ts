@@ -432,3 +432,34 @@ test("a garbage or expired link, or no session, shows a clear page; nothing cras
   await page.goto("/portal");
   await expect(page.getByRole("heading", { name: "This portal link has expired" })).toBeVisible();
 });
+
+test("an aws_s3 destination created from its generated form: defaults prefilled, a bad key template refused by its field", async ({ page }) => {
+  const tenant = `portal-s3-${run}`;
+  expect((await adminCall("PUT", `/tenants/${tenant}`)).status).toBe(201);
+  await enter(page, await portalUrl(tenant, "dark"));
+  await page.goto("/portal/destinations/new");
+  await page.getByText("AWS S3", { exact: true }).click();
+  await expect(page.getByLabel(/^Key template/)).toHaveValue("{time}_{event_id}.json");
+  await expect(page.getByLabel(/^Storage class/)).toHaveValue("STANDARD");
+  await page.getByLabel(/^Bucket/).fill("orders-archive");
+  await page.getByLabel(/^Region/).fill("eu-west-1");
+  await page.getByLabel(/^Key template/).fill("{topic}/{nope}.json");
+  await page.getByLabel(/^Storage class/).selectOption("GLACIER_IR");
+  await page.getByLabel(/^Access key id/).fill("AKIAEXAMPLEKEY");
+  await page.getByLabel(/^Secret access key/).fill("wJalrXUtnFEMIEXAMPLE");
+  await page.getByRole("button", { name: "Create destination" }).click();
+  await expect(page.getByText("Key template does not have the expected format.")).toBeVisible();
+  await page.getByLabel(/^Key template/).fill("{topic}/{date}/{event_id}.json");
+  await page.screenshot({ path: "test-results/portal-aws-s3-dark.png", fullPage: true });
+  const created = page.waitForResponse((r) => r.url().endsWith(`/tenants/${tenant}/destinations`) && r.request().method() === "POST");
+  await page.getByRole("button", { name: "Create destination" }).click();
+  const res = await created;
+  expect(res.status()).toBe(201);
+  const stored = await adminCall("GET", `/tenants/${tenant}/destinations/${(await res.json()).id}`);
+  expect(stored.json).toMatchObject({
+    type: "aws_s3",
+    target: "s3://orders-archive",
+    config: { bucket: "orders-archive", region: "eu-west-1", key_template: "{topic}/{date}/{event_id}.json", storage_class: "GLACIER_IR" },
+    credentials: { key: "AKIA**********", secret: "wJal****************" },
+  });
+});

@@ -124,3 +124,25 @@ export function deliveryOf(destinationId: string, config: Record<string, string>
   };
   return { claimed, config, credentials };
 }
+
+/**
+ * An in-memory Kinesis server on a free loopback port (kinesalite from npm, no native store) with the
+ * streams `streams` created (one shard each) and active; `endpoint` its URL.
+ */
+export async function startKinesalite(...streams: string[]): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const { default: kinesalite } = await import("kinesalite");
+  const { CreateStreamCommand, KinesisClient } = await import("@aws-sdk/client-kinesis");
+  const { NodeHttpHandler } = await import("@smithy/node-http-handler");
+  const server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0 });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const endpoint = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const admin = new KinesisClient({
+    region: "us-east-1",
+    endpoint,
+    credentials: { accessKeyId: "a", secretAccessKey: "b" },
+    requestHandler: new NodeHttpHandler(),
+  });
+  for (const StreamName of streams) await admin.send(new CreateStreamCommand({ StreamName, ShardCount: 1 }));
+  admin.destroy();
+  return { endpoint, stop: () => new Promise<void>((r) => server.close(() => r())) };
+}

@@ -8,6 +8,21 @@ import { type Agent, fetch as undiciFetch } from "undici";
 
 export const BASE_URL = process.env.HOOKYARD_URL ?? "http://127.0.0.1:3000";
 export const BASE_URL_NO_PROXY = process.env.HOOKYARD_URL_NO_PROXY ?? BASE_URL;
+/** The outbound destination types `GET /destination-types` lists, in its order (docs/outbound.md "Destinations and their types"). */
+export const OUTBOUND_TYPE_NAMES = [
+  "webhook",
+  "standard_webhook",
+  "gateway",
+  "rabbitmq",
+  "redis_stream",
+  "nats",
+  "mqtt",
+  "aws_sqs",
+  "aws_s3",
+  "aws_kinesis",
+  "gcp_pubsub",
+  "kafka",
+];
 
 /** A client IP no other test uses: send it as X-Forwarded-For to get rate-limit buckets of your own. */
 export function uniqueIp(): string {

@@ -210,7 +210,11 @@ function fill(template: string, ctx: FuzzContext): fc.Arbitrary<string> {
     if (p === "[name]") return named(METRICS, ctx);
     if (p === "[...rest]") return fc.array(segmentArb(ctx), { minLength: 1, maxLength: 4 }).map((a) => a.join("/"));
     if (p === "[...nextauth]") return named(AUTH_ACTIONS, ctx);
-    if (p === ":type") return named(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"], ctx);
+    if (p === ":type")
+      return named(
+        ["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs", "aws_s3", "aws_kinesis", "gcp_pubsub", "kafka"],
+        ctx,
+      );
     if (p.startsWith(":") || p === "[tenant]") return outboundSegmentArb(ctx);
     return p.startsWith("[") ? segmentArb(ctx) : fc.constant(p);
   };

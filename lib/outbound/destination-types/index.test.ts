@@ -8,8 +8,34 @@ const asAdmin = { byTenant: false, current: null };
 
 describe("the outbound destination types", () => {
   it("are the HTTP types, gateway, then the brokers and cloud queues, in that order, and GET /destination-types lists their schemas", () => {
-    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
-    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual(["webhook", "standard_webhook", "gateway", "rabbitmq", "redis_stream", "nats", "mqtt", "aws_sqs"]);
+    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual([
+      "webhook",
+      "standard_webhook",
+      "gateway",
+      "rabbitmq",
+      "redis_stream",
+      "nats",
+      "mqtt",
+      "aws_sqs",
+      "aws_s3",
+      "aws_kinesis",
+      "gcp_pubsub",
+      "kafka",
+    ]);
+    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual([
+      "webhook",
+      "standard_webhook",
+      "gateway",
+      "rabbitmq",
+      "redis_stream",
+      "nats",
+      "mqtt",
+      "aws_sqs",
+      "aws_s3",
+      "aws_kinesis",
+      "gcp_pubsub",
+      "kafka",
+    ]);
     expect(Object.keys(DESTINATION_TYPES[0])).toEqual(["type", "label", "description", "icon", "instructions", "config_fields", "credential_fields"]);
     expect(destinationType("rabbitmq")!.credential_fields.map((f) => [f.key, f.sensitive ?? false])).toEqual([
       ["username", false],

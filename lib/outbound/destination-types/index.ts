@@ -4,9 +4,13 @@
  * OpenAPI document's per-type schemas.
  */
 import { DestinationTypeRegistry } from "@/lib/delivery/destination-types";
+import { awsKinesis } from "@/lib/outbound/destination-types/aws-kinesis";
+import { awsS3 } from "@/lib/outbound/destination-types/aws-s3";
 import { awsSqs } from "@/lib/outbound/destination-types/aws-sqs";
 import type { DestinationTypeInfo } from "@/lib/outbound/destination-types/fields";
+import { gcpPubSub } from "@/lib/outbound/destination-types/gcp-pubsub";
 import { gateway } from "@/lib/outbound/destination-types/gateway";
+import { kafka } from "@/lib/outbound/destination-types/kafka";
 import { mqtt } from "@/lib/outbound/destination-types/mqtt";
 import { nats } from "@/lib/outbound/destination-types/nats";
 import { rabbitmq } from "@/lib/outbound/destination-types/rabbitmq";
@@ -25,6 +29,10 @@ export const OUTBOUND_DESTINATION_TYPES = new DestinationTypeRegistry<OutboundDe
   nats,
   mqtt,
   awsSqs,
+  awsS3,
+  awsKinesis,
+  gcpPubSub,
+  kafka,
 );
 
 /** The `GET /destination-types` answer: each type's input schema, in registration order. */

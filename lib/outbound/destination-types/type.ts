@@ -92,6 +92,8 @@ type OutboundTypeDefinition = {
   readOnlyCredentials?: string[];
   /** The credentials as answered, from the obfuscated ones (`shown`: expired previous secret dropped) and the stored ones. */
   present?: (shown: Record<string, string>, stored: Record<string, string>) => Record<string, string>;
+  /** Checks of the settled config and credentials together (e.g. a credential required unless a config field is set), after the credentials'; pushes messages. */
+  checkValues?: (config: Record<string, string>, credentials: Record<string, string>, issues: string[]) => void;
   /** Checks of the validated config beyond its fields (e.g. a database lookup), after the credentials'; pushes messages. Throws database errors. */
   checkConfig?: (config: Record<string, string>, issues: string[]) => Promise<void>;
   target: (config: Record<string, string>) => OutboundTarget;
@@ -186,7 +188,7 @@ function settleCredentials(
 /**
  * An outbound destination type from its definition: `schema` from the field tables (fieldsSchema),
  * `validate` checks config, then credentials (unless the input keeps the stored ones), then
- * `checkConfig`, pushing messages in that order; `obfuscate` masks the `sensitive` credential fields.
+ * `checkValues` and `checkConfig`, pushing messages in that order; `obfuscate` masks the `sensitive` credential fields.
  * Throws an Error at definition when a type with a `secret` credential has no `newSecret`.
  */
 export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestinationType {
@@ -199,6 +201,7 @@ export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestina
     async validate(input, issues, ctx) {
       const config = checkFields("config", def.info.config_fields, input.config, issues);
       const credentials = input.credentials === undefined ? (ctx.current ?? {}) : settleCredentials(def, input.credentials, ctx, issues);
+      def.checkValues?.(config, credentials, issues);
       await def.checkConfig?.(config, issues);
       return { config, credentials };
     },
