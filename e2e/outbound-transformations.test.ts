@@ -120,15 +120,15 @@ describe("outbound destination transformations", () => {
   it("a delivery is sent as transformed, signed over the body sent, and its attempt keeps the output", async () => {
     const published = await call(admin, "POST", "/publish", { tenant_id: A, topic: TOPIC, data: { id: "o_2", total: 3 } });
     expect(published.status).toBe(202);
-    const got = await eventually(() => receiver.received.find((r) => r.url.startsWith(`/tx-${run}`)));
+    const attempt = await eventually(async () => (await call(admin, "GET", `/attempts?event_id=${published.json.id}&include=transformation`)).json.models[0]);
+    expect(attempt, JSON.stringify(attempt)).toMatchObject({ status: "success", code: "200" });
+    const got = receiver.received.find((r) => r.url.startsWith(`/tx-${run}`))!;
     expect(got.url).toBe(`/tx-${run}/orders?v=2`);
     expect(JSON.parse(got.body.toString())).toEqual({ order: "o_2", total_cents: 300 });
     expect(got.headers).toMatchObject({ "x-shop": "demo", "x-team": "blue", "x-outbound-event-id": published.json.id });
     expect(got.headers["x-outbound-topic"]).toBeUndefined();
     expect(got.headers["x-outbound-signature"]).toBe(`v0=${createHmac("sha256", dest.credentials.secret).update(got.body).digest("hex")}`);
 
-    const attempt = await eventually(async () => (await call(admin, "GET", `/attempts?event_id=${published.json.id}&include=transformation`)).json.models[0]);
-    expect(attempt).toMatchObject({ status: "success", code: "200" });
     expect(attempt.transformation).toMatchObject({
       log_level: "info",
       request: { body: { order: "o_2", total_cents: 300 }, url: `${receiver.url}/tx-${run}/orders?v=2` },

@@ -76,7 +76,11 @@ export function TransformationPanel({ d }: { d: Destination }) {
             ? "JavaScript that changes each delivery's body, headers and path before it is sent and signed."
             : "JavaScript that changes each delivery's body and metadata before it is sent.") + (editable ? "" : " Read-only: ask us to change it.")
         }
-        actions={saved ? <Badge tone="success">Active</Badge> : <Badge>None</Badge>}
+        actions={
+          <Badge tone={saved ? "success" : "neutral"} data-testid="transformation-state">
+            {saved ? "Active" : "None"}
+          </Badge>
+        }
       />
       <div className="grid gap-4 p-4 sm:p-5 lg:grid-cols-2">
         <div className="grid min-w-0 content-start gap-3">
