@@ -64,7 +64,7 @@ export const ZTransformationOutput = z
     console: z.array(ZConsoleLine),
     error: z.string().optional().meta({ description: "Why the code failed; the delivery was then not sent" }),
   })
-  .meta({ id: "OutboundTransformationOutput" });
+  .meta({ description: 'What a transformation run made of a delivery (docs/outbound.md "Transformations")' });
 export type TransformationOutput = z.infer<typeof ZTransformationOutput>;
 
 /** `POST …/destinations/{id}/transformation/test`: `code` (default: the saved one) run on an event of the tenant or a sample. */
