@@ -13,17 +13,29 @@ import { applyTransformation, checkTransformationCode } from "@/lib/outbound/tra
 
 afterAll(() => closeSandboxPool());
 
-const claimed = (data: string): Claimed =>
-  ({
-    event_id: "evt_1",
-    destination_id: "des_1",
-    tenant_id: "t1",
-    topic: "order.created",
-    time: new Date("2026-11-26T10:00:00Z"),
-    metadata: { region: "eu" },
-    delivery_metadata: null,
-    data: Buffer.from(data),
-  }) as Claimed;
+const claimed = (data: string): Claimed => ({
+  event_id: "evt_1",
+  destination_id: "des_1",
+  tenant_id: "t1",
+  attempts: 0,
+  manual: false,
+  locked_until: new Date(),
+  topic: "order.created",
+  time: new Date("2026-11-26T10:00:00Z"),
+  eligible_for_retry: true,
+  metadata: { region: "eu" },
+  data: Buffer.from(data),
+  type: null,
+  config: null,
+  credentials_encrypted: null,
+  delivery_metadata: null,
+  rate_limit: null,
+  rate_limit_period: null,
+  disabled_at: null,
+  deleted: false,
+  orphan: false,
+  trace_parent: null,
+});
 
 describe("checkTransformationCode", () => {
   it("accepts code that registers its handler, without calling it", async () => {
