@@ -32,6 +32,7 @@ const COMMON = [
   "DELETE /tenants/{tenant_id}/destinations/{destination_id}",
   "PUT /tenants/{tenant_id}/destinations/{destination_id}/enable",
   "PUT /tenants/{tenant_id}/destinations/{destination_id}/disable",
+  "POST /tenants/{tenant_id}/destinations/{destination_id}/transformation/test",
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts",
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts/{attempt_id}",
   "GET /destination-types",

@@ -89,6 +89,8 @@ const ConfigSchema = z.object({
   BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   // Bulk redrives of outbound deliveries a tenant (portal, tenant JWT) may start per hour (docs/outbound.md "Bulk redrive").
   OUTBOUND_REDRIVE_TENANT_LIMIT: z.coerce.number().int().min(0).max(10_000).default(10),
+  // What tenants (portal, tenant JWT) may do with their destinations' transformations (docs/outbound.md "Transformations").
+  OUTBOUND_PORTAL_TRANSFORMATIONS: z.enum(["edit", "read", "off"]).default("read"),
   OUTBOUND_API_KEY: z.string().min(16).optional(),
   OUTBOUND_JWT_SECRET: z.string().min(32).optional(),
   OUTBOUND_TOPICS: z.string().default(""),
@@ -215,6 +217,12 @@ export type Config = {
     maxOpenClients: number;
     /** OUTBOUND_TENANT_GATEWAY_TYPE: `GET /destination-types` lists the gateway type to a tenant JWT (the portal); default false. */
     tenantGatewayType: boolean;
+    /**
+     * OUTBOUND_PORTAL_TRANSFORMATIONS: what a tenant (portal, tenant JWT) may do with its destinations'
+     * transformations: edit (set, change, test any code), read (see and test the saved code), off (not
+     * shown; no test runs). The admin key always may. docs/outbound.md "Transformations".
+     */
+    portalTransformations: "edit" | "read" | "off";
   };
   /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
   bulkBatchSize: number;
@@ -486,6 +494,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       operatorEventsSecret: e.OUTBOUND_OPERATOR_EVENTS_SECRET,
       maxOpenClients: e.OUTBOUND_MAX_OPEN_CLIENTS,
       tenantGatewayType: e.OUTBOUND_TENANT_GATEWAY_TYPE,
+      portalTransformations: e.OUTBOUND_PORTAL_TRANSFORMATIONS,
     },
     deliveryLeaseMs: e.DELIVERY_LEASE_MS,
     migrateOnStart: e.MIGRATE_ON_START,

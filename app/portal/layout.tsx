@@ -6,6 +6,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PortalProvider } from "@/components/portal/PortalProvider";
 import { portalSession } from "@/lib/portal/session";
+import { outboundConfig, refreshOutboundSettings } from "@/lib/outbound/settings";
 
 export const dynamic = "force-dynamic";
 
@@ -18,6 +19,9 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function PortalLayout({ children }: { children: React.ReactNode }) {
   const session = await portalSession();
   const { brand, theme } = session;
+  // What tenants may do with transformations (docs/outbound.md "Transformations"); the API enforces it, the pages follow it.
+  await refreshOutboundSettings().catch(() => undefined);
+  const transformations = outboundConfig().portalTransformations;
   const name = brand.organizationName || "Event destinations";
   const style = {
     "--brand": brand.brandColor,
@@ -66,7 +70,7 @@ export default async function PortalLayout({ children }: { children: React.React
         </div>
       </header>
       <main id="main" className="mx-auto max-w-5xl px-4 py-6 sm:px-6 sm:py-8">
-        <PortalProvider value={{ tenantId: session.tenantId ?? "", organizationName: brand.organizationName }}>{children}</PortalProvider>
+        <PortalProvider value={{ tenantId: session.tenantId ?? "", organizationName: brand.organizationName, transformations }}>{children}</PortalProvider>
       </main>
     </div>
   );

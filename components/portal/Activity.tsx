@@ -5,6 +5,7 @@
  * body, always rendered as text, never as markup) and the event's payload; failed or not, it can be
  * retried (`POST /retry`), which queues a manual attempt that appears here within seconds.
  */
+import { TransformationResult } from "@/components/ui/TransformationResult";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs, useDestinationsPath } from "@/components/portal/api";
@@ -69,6 +70,7 @@ function AttemptList({ destination }: { destination: Destination }) {
       api<Page<Attempt>>(
         `${path}${qs([
           ["include", "response_data"],
+          ["include", "transformation"],
           ["include", "event"],
           ["limit", String(PAGE)],
           ["next", pageParam],
@@ -191,6 +193,12 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
           <p className="text-sm text-zinc-700 dark:text-zinc-300">No response was received{a.code ? ` (${a.code})` : ""}.</p>
         )}
       </div>
+      {a.transformation && (
+        <div data-testid="attempt-transformation">
+          <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Transformation</h3>
+          <TransformationResult output={a.transformation} />
+        </div>
+      )}
       <div>
         <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Event payload</h3>
         {event.isPending ? (
@@ -278,6 +286,7 @@ function EventItem({ event: e, destination }: { event: OutboundEvent; destinatio
           ["event_id", e.id],
           ["destination_id", destination.id],
           ["include", "response_data"],
+          ["include", "transformation"],
         ])}`,
       ),
     refetchInterval: open ? 5_000 : false,

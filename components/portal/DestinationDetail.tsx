@@ -1,8 +1,8 @@
 "use client";
 /**
  * One destination: its state (enable, disable, delete with confirmation), the delivery chart, the
- * signing secret (reveal, copy, rotate with a chosen overlap; an ed25519 destination's public key instead), its settings (the type's schema form, prefilled; PATCH), and
- * its events and attempts (components/portal/Activity.tsx).
+ * signing secret (reveal, copy, rotate with a chosen overlap; an ed25519 destination's public key instead), its settings (the type's schema form, prefilled; PATCH),
+ * its events and attempts (components/portal/Activity.tsx), and its transformation (components/portal/TransformationPanel.tsx).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -22,6 +22,7 @@ import {
 import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { topicsText } from "@/components/portal/DestinationList";
 import { sectionsOf } from "@/components/portal/NewDestination";
+import { TransformationPanel } from "@/components/portal/TransformationPanel";
 import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
 import { BackLink, Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
@@ -80,6 +81,7 @@ export function DestinationDetail({ id }: { id: string }) {
       <DeliveryChart destinationId={d.id} />
       {d.credentials.secret !== undefined && type?.credential_fields.some((f) => f.key === "secret" && !f.sensitive) && <SecretPanel d={d} />}
       <Activity destination={d} />
+      <TransformationPanel d={d} />
       {type && <SettingsPanel d={d} type={type} />}
     </div>
   );

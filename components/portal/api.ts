@@ -12,6 +12,7 @@ import { createContext, useContext } from "react";
 import type { DestinationTypeInfo as DestinationType } from "@/lib/outbound/destination-types";
 import type { toDestination } from "@/lib/outbound/destinations";
 import type { toEvent } from "@/lib/outbound/events";
+import type { TransformationOutput } from "@/lib/outbound/transformation";
 import { ApiError, type ApiClientOptions, createApiClient, isRecord, qs } from "@/components/ui/api-client";
 import type { DeliveryState } from "@/components/ui/DeliveryStateBadges";
 import type { Health } from "@/components/ui/HealthBadge";
@@ -47,6 +48,7 @@ export type { DestinationTypeInfo as DestinationType, Field } from "@/lib/outbou
 /** A destination as the outbound API reads it, with its receiver-driven limits (`delivery_state`, on reads). */
 export type Destination = ReturnType<typeof toDestination> & { delivery_state?: DeliveryState; health?: Health };
 export type OutboundEvent = ReturnType<typeof toEvent>;
+export type { TransformationOutput };
 export type Attempt = {
   id: string;
   status: "success" | "failed";
@@ -58,12 +60,16 @@ export type Attempt = {
   destination_id: string;
   latency_ms?: number;
   response_data?: { status_code?: number; body?: string; headers?: Record<string, string> } | null;
+  transformation?: TransformationOutput;
   event?: OutboundEvent;
 };
 export type Page<T> = { models: T[]; pagination: { next: string | null; prev: string | null; limit: number } };
 
-/** The portal's tenant id and branding, given by the server layout (app/portal/layout.tsx). */
-export type PortalInfo = { tenantId: string; organizationName: string };
+/**
+ * The portal's tenant id and branding, given by the server layout (app/portal/layout.tsx), and what the
+ * deployment lets tenants do with transformations (OUTBOUND_PORTAL_TRANSFORMATIONS; default read).
+ */
+export type PortalInfo = { tenantId: string; organizationName: string; transformations?: "edit" | "read" | "off" };
 export const PortalContext = createContext<PortalInfo>({ tenantId: "", organizationName: "" });
 export const usePortal = () => useContext(PortalContext);
 

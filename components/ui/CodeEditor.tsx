@@ -19,6 +19,8 @@ type Props = {
   "aria-describedby"?: string;
   "aria-invalid"?: boolean;
   "data-testid"?: string;
+  /** Shown, selectable and copyable, but not editable (fixed when the editor is created). */
+  readOnly?: boolean;
   /** Visible height in lines (it grows no further; the editor scrolls). */
   rows?: number;
   className?: string;
@@ -101,9 +103,9 @@ const darkQuery = () => (typeof window !== "undefined" && window.matchMedia ? wi
  * A JavaScript code editor in the kit's style (CodeMirror 6: syntax highlighting, line numbers, bracket
  * matching, undo history, search), light or dark with the system's colour scheme. Tab indents; Escape
  * then Tab leaves the editor, as CodeMirror documents for keyboard users. Its text is never rendered as
- * markup. Used by the dashboard's transformation editor.
+ * markup. Used by the dashboard's transformation editor and the portal's destination transformation.
  */
-export function CodeEditor({ value, onChange, label, id, rows = 12, className, ...aria }: Props) {
+export function CodeEditor({ value, onChange, label, id, rows = 12, readOnly = false, className, ...aria }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
@@ -119,6 +121,7 @@ export function CodeEditor({ value, onChange, label, id, rows = 12, className, .
     if (aria["aria-describedby"]) content["aria-describedby"] = aria["aria-describedby"];
     if (aria["aria-invalid"]) content["aria-invalid"] = "true";
     if (aria["data-testid"]) content["data-testid"] = aria["data-testid"];
+    if (readOnly) content["aria-readonly"] = "true";
     const v = new EditorView({
       parent: host.current!,
       state: EditorState.create({
@@ -129,6 +132,7 @@ export function CodeEditor({ value, onChange, label, id, rows = 12, className, .
           kitTheme,
           // Long lines wrap: nothing scrolls sideways at a phone's width.
           EditorView.lineWrapping,
+          EditorState.readOnly.of(readOnly),
           EditorView.theme({ ".cm-scroller": { minHeight: `${rows * 20 + 8}px`, maxHeight: `${rows * 40}px` } }),
           theme.of(query?.matches ? DARK : LIGHT),
           EditorView.contentAttributes.of(content),

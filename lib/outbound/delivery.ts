@@ -29,6 +29,7 @@ import { alertsAfterFailure } from "@/lib/outbound/alerts";
 import { OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
 import { dropClient } from "@/lib/outbound/destination-types/clients";
 import type { Claimed, Outcome } from "@/lib/outbound/destination-types/type";
+import { applyTransformation } from "@/lib/outbound/transformation";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -78,16 +79,32 @@ export function retryDelayMs(n: number): number | null {
   return withJitter(1000 * (cfg.retrySchedule.length ? cfg.retrySchedule[n - 1] : cfg.retryIntervalSeconds * 2 ** (n - 1)));
 }
 
+/** The `code` of an attempt whose transformation failed (nothing was sent). */
+const TRANSFORMATION_ERROR = "transformation_error";
+
 /**
  * Sends one delivery through its destination type (lib/outbound/destination-types): a type no longer
- * registered is an `unsupported_destination_type` failure without a request. Never throws for a failed
- * delivery: a failure is an outcome.
+ * registered is an `unsupported_destination_type` failure without a request. The destination's
+ * transformation runs first; its failure is a `transformation_error` without a request, with its output.
+ * Never throws for a failed delivery: a failure is an outcome.
  */
 async function send(c: Claimed): Promise<Outcome> {
   const credentials = decryptJson<Record<string, string>>(c.credentials_encrypted) ?? {};
   const type = OUTBOUND_DESTINATION_TYPES.find(c.type ?? "");
   if (!type) return { success: false, code: "unsupported_destination_type", latencyMs: null, response: null };
-  return type.deliver({ claimed: c, config: c.config ?? {}, credentials });
+  const delivery = { claimed: c, config: c.config ?? {}, credentials };
+  if (!c.transformation) return type.deliver(delivery);
+  // The destination's transformation first (docs/outbound.md "Transformations"): its failure is this
+  // attempt's failure, retried on the schedule like any other; nothing is sent.
+  let applied: Awaited<ReturnType<typeof applyTransformation>>;
+  try {
+    applied = await applyTransformation(type, delivery, c.transformation, { whenBusy: "queue", forStorage: true });
+  } catch (err) {
+    const error = `InternalError: the sandbox failed (${err instanceof Error ? err.message : String(err)})`;
+    applied = { ok: false, output: { log_level: "fatal", console: [{ type: "error", message: error }], error } };
+  }
+  if (!applied.ok) return { success: false, code: TRANSFORMATION_ERROR, latencyMs: null, response: null, transformation: applied.output };
+  return { ...(await type.deliver(applied.delivery)), transformation: applied.output };
 }
 
 /** An outcome as the attempt span reports it (lib/delivery/attempt-span.ts). */
@@ -102,7 +119,7 @@ const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destina
 // The claimed rows (`c`) with their events (from the event's day partition) and destinations.
 const CLAIMED_SELECT = `
      SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data, e.trace_parent,
-            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.rate_limit, d.rate_limit_period, d.disabled_at, d.id IS NULL AS deleted, e.id IS NULL AS orphan
+            d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.rate_limit, d.rate_limit_period, d.disabled_at, d.transformation, d.id IS NULL AS deleted, e.id IS NULL AS orphan
        FROM c LEFT JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`;
 const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
 
@@ -162,15 +179,15 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
     inTransaction(async (db) => {
       const col = <T>(f: (r: Finished) => T) => items.map(f);
       const { rows: owned } = await db.query<{ e: string; d: string }>(
-        `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[])
-                  AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response)),
+        `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[], $15::jsonb[])
+                  AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response, transformation)),
        upd AS (
          UPDATE outbound_deliveries o SET attempts = o.attempts + 1, manual = false, locked_until = NULL, next_attempt_at = r.next, updated_at = now(),
                 status = CASE WHEN r.ok THEN 'success' WHEN r.next IS NULL THEN 'failed' ELSE 'pending' END
            FROM r WHERE o.event_id = r.e AND o.destination_id = r.d AND o.locked_until = r.lease RETURNING r.*),
        att AS (
-         INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, time)
-         SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, now() FROM upd RETURNING 1)
+         INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, transformation, time)
+         SELECT aid, e, tenant, d, type, topic, CASE WHEN ok THEN 'success' ELSE 'failed' END, code, n, manual, latency, response, transformation, now() FROM upd RETURNING 1)
        SELECT e, d, (SELECT count(*) FROM att) AS attempts FROM upd`,
         [
           col((r) => r.c.event_id),
@@ -187,6 +204,7 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
           col((r) => r.c.manual),
           col((r) => r.outcome.latencyMs),
           col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)),
+          col((r) => (r.outcome.transformation ? JSON.stringify(r.outcome.transformation) : null)),
         ],
       );
       const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
@@ -283,7 +301,7 @@ async function deliverClaimed(c: Claimed): Promise<void> {
     slot.release();
   }
   const status = outcome.response?.status_code ?? null;
-  const sent = outcome.code !== "unsupported_destination_type";
+  const sent = outcome.code !== "unsupported_destination_type" && outcome.code !== TRANSFORMATION_ERROR;
   // A Retry-After was honoured: the delivery waits for the pause without spending an attempt.
   const deferUntil = gate && (await noteAnswer(gate, { status, success: outcome.success, retryAfter: outcome.retryAfter, sent }));
   if (deferUntil) return putBack(c, deferUntil);

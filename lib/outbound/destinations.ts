@@ -2,7 +2,7 @@
  * Outbound destinations of a tenant (docs/outbound.md#destinations-and-their-types):
  * create (201), list (not paged; `type` and `topics`
  * filters), get, PATCH (merge-patch of config, credentials, delivery_metadata and metadata; `type`
- * cannot change; `rotate_secret`), delete, enable and disable. Config and credentials are validated by
+ * cannot change; `rotate_secret`; `transformation` replaced or cleared with null), delete, enable and disable. Config and credentials are validated by
  * the type (lib/outbound/destination-types, docs/destination-types.md); credentials are encrypted at
  * rest and obfuscated on read by the type. Plain CRUD through Prisma Client (docs/architecture.md
  * "Data access"); delivery's reads of destinations (dispatch, claims) stay SQL in lib/outbound/delivery.ts
@@ -24,6 +24,7 @@ import { values } from "@/lib/outbound/params";
 import { type DeliveryStateView, readDeliveryStates } from "@/lib/delivery/destination-state";
 import { getTenant } from "@/lib/outbound/tenants";
 import { wantsHealth, withDestinationHealth } from "@/lib/outbound/delivery-health";
+import { assertMayWrite, checkTransformationCode, ZTransformationCode } from "@/lib/outbound/transformation";
 
 /** An `outbound_destinations` row as Prisma Client reads it. */
 type Row = OutboundDestination;
@@ -49,6 +50,8 @@ export const ZDestinationCreate = z.strictObject({
   // Per-destination rate limit, as the gateway's (docs/outbound.md "Rate limits"); null: unlimited.
   rate_limit: z.number().int().min(1).max(1_000_000).nullable().optional(),
   rate_limit_period: z.enum(["second", "minute", "hour", "concurrent"]).nullable().optional(),
+  // Run on each delivery before it is sent (docs/outbound.md "Transformations"); null: none.
+  transformation: ZTransformationCode.optional(),
   created_at: timestamp.optional(),
   updated_at: timestamp.optional(),
   disabled_at: timestamp.nullable().optional(),
@@ -94,6 +97,8 @@ export function toDestination(r: Row) {
     disabled_at: r.disabledAt ? r.disabledAt.toISOString() : null,
     // Only when set: the answers of a destination without a limit keep their shape.
     ...(r.rateLimit !== null && { rate_limit: r.rateLimit, rate_limit_period: r.rateLimitPeriod ?? "second" }),
+    // Likewise only when set (docs/outbound.md "Transformations").
+    ...(r.transformation !== null && { transformation: r.transformation }),
     ...(type ? type.target(config) : { target: "" }),
   };
 }
@@ -181,15 +186,21 @@ async function orNotFound(write: () => Promise<Row>): Promise<Row> {
   }
 }
 
-/** `POST /tenants/{tid}/destinations` → 201. Throws 404 (tenant), 400 (exists, limit reached), 403 (JWT setting timestamps), 422. */
+/**
+ * `POST /tenants/{tid}/destinations` → 201. Throws 404 (tenant), 400 (exists, limit reached), 403 (JWT
+ * setting timestamps, or a transformation without edit access), 422 (also: a transformation that does
+ * not parse or register its handler), 429 (the sandbox pool is busy checking it).
+ */
 export async function createDestination(tenantId: string, input: unknown, caller: OutboundCaller) {
   await getTenant(tenantId);
   const body = ZDestinationCreate.parse(input);
   if (caller.kind === "tenant" && (body.created_at || body.updated_at)) throw outboundForbidden();
+  assertMayWrite(caller, body.transformation ?? null, null);
   const type = OUTBOUND_DESTINATION_TYPES.find(body.type);
   if (!type) throw outboundInvalid([`type: ${body.type} is not a destination type`]);
   const errors: string[] = [];
   const topics = checkTopics(body.topics, errors);
+  if (body.transformation) errors.push(...(await checkTransformationCode(body.transformation)));
   const { config, credentials } = await validateWithType(
     type.type,
     { config: body.config ?? {}, credentials: body.credentials ?? {} },
@@ -213,6 +224,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
         deliveryMetadata: jsonOrNull(body.delivery_metadata),
         metadata: jsonOrNull(body.metadata),
         ...rateLimitColumns(body, null),
+        transformation: body.transformation ?? null,
         disabledAt: body.disabled_at ? new Date(body.disabled_at) : null,
         createdAt: body.created_at ? new Date(body.created_at) : now,
         updatedAt: body.updated_at ? new Date(body.updated_at) : now,
@@ -225,13 +237,15 @@ export async function createDestination(tenantId: string, input: unknown, caller
   }
 }
 
-/** `PATCH /tenants/{tid}/destinations/{id}`. Throws 404, 422 (`type cannot be updated`, validation). */
+/** `PATCH /tenants/{tid}/destinations/{id}`. Throws 404, 403 (a changed transformation without edit access), 422 (`type cannot be updated`, validation), 429 (as create). */
 export async function updateDestination(tenantId: string, id: string, input: unknown, caller: OutboundCaller) {
   const current = await row(tenantId, id);
   const body = ZDestinationUpdate.parse(input ?? {});
   if (body.type !== undefined && body.type !== current.type) throw outboundInvalid(["type cannot be updated"]);
+  assertMayWrite(caller, body.transformation, current.transformation);
   const errors: string[] = [];
   const topics = body.topics === undefined ? current.topics : checkTopics(body.topics, errors);
+  if (body.transformation && body.transformation !== current.transformation) errors.push(...(await checkTransformationCode(body.transformation)));
   const stored = decryptJson<Record<string, string>>(current.credentialsEncrypted) ?? {};
   const given = {
     config: mergePatch(current.config as Record<string, unknown>, body.config),
@@ -250,6 +264,7 @@ export async function updateDestination(tenantId: string, id: string, input: unk
         deliveryMetadata: asJson(mergePatch((current.deliveryMetadata as Record<string, unknown> | null) ?? {}, body.delivery_metadata)),
         metadata: asJson(mergePatch((current.metadata as Record<string, unknown> | null) ?? {}, body.metadata)),
         ...rateLimitColumns(body, current),
+        ...(body.transformation === undefined ? {} : { transformation: body.transformation }),
         ...(body.disabled_at === undefined ? {} : { disabledAt: body.disabled_at === null ? null : new Date(body.disabled_at) }),
         updatedAt: new Date(),
       },

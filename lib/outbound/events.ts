@@ -15,6 +15,7 @@ import { type ParsedQuery, parseDate } from "@/lib/http/query";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { enqueueOutboundDeliveries } from "@/lib/outbound/delivery";
 import { toDestination } from "@/lib/outbound/destinations";
+import { transformationAccess } from "@/lib/outbound/transformation";
 import { decodeCursor as decode, encodeCursor as encode, single, values } from "@/lib/outbound/params";
 import { filterMatches, topicMatches } from "@/lib/outbound/publish";
 
@@ -44,6 +45,8 @@ type AttemptRow = {
   manual: boolean;
   latency_ms: number | null;
   response_data: unknown;
+  /** The destination's transformation output (docs/outbound.md "Transformations"); null when none ran. */
+  transformation: unknown;
   time: Date;
 };
 
@@ -164,8 +167,13 @@ export async function getEvent(id: string, caller: OutboundCaller) {
   return { body: toEvent(rows[0]) };
 }
 
-/** The API model of an attempt, with what `include` asks for (`event`, `event.data`, `response_data`, `destination`). */
-async function toAttempts(rows: AttemptRow[], include: string[]) {
+/**
+ * The API model of an attempt, with what `include` asks for (`event`, `event.data`, `response_data`,
+ * `destination`, `transformation`). `caller`: a tenant whose transformation access is `off` sees neither
+ * the transformation output nor the destination's code.
+ */
+async function toAttempts(rows: AttemptRow[], include: string[], caller: OutboundCaller) {
+  const transformations = transformationAccess(caller) !== "off";
   const events = new Map<string, EventRow>();
   const destinations = new Map<string, Parameters<typeof toDestination>[0]>();
   if (include.some((i) => i.startsWith("event"))) {
@@ -193,8 +201,15 @@ async function toAttempts(rows: AttemptRow[], include: string[]) {
       destination_type: r.destination_type,
       ...(r.latency_ms !== null ? { latency_ms: r.latency_ms } : {}),
       ...(include.includes("response_data") ? { response_data: r.response_data ?? null } : {}),
+      ...(include.includes("transformation") && transformations && r.transformation !== null ? { transformation: r.transformation } : {}),
       ...(event ? { event: toEvent(event, include.includes("event.data")) } : {}),
-      ...(destination ? { destination: (({ credentials: _c, ...rest }) => rest)(toDestination(destination)) } : {}),
+      ...(destination
+        ? {
+            destination: (({ credentials: _c, transformation, ...rest }) => (transformations && transformation ? { ...rest, transformation } : rest))(
+              toDestination(destination),
+            ),
+          }
+        : {}),
     };
   });
 }
@@ -226,7 +241,7 @@ export async function listAttempts(q: ParsedQuery, caller: OutboundCaller, desti
   }
   const include = values(q, "include") ?? [];
   const { rows, pagination } = await page<AttemptRow>("outbound_attempts", where, params, q);
-  return { body: { models: await toAttempts(rows, include), pagination } };
+  return { body: { models: await toAttempts(rows, include, caller), pagination } };
 }
 
 /** `GET /attempts/{id}` (only of `destinationId` on the destination route): 404 otherwise. */
@@ -235,7 +250,7 @@ export async function getAttempt(id: string, q: ParsedQuery, caller: OutboundCal
   const r = rows[0];
   if (!r || (caller.kind === "tenant" && r.tenant_id !== caller.tenantId) || (destinationId && r.destination_id !== destinationId))
     throw outboundNotFound("attempt not found");
-  return { body: (await toAttempts([r], values(q, "include") ?? []))[0] };
+  return { body: (await toAttempts([r], values(q, "include") ?? [], caller))[0] };
 }
 
 /** Throws 404 unless destination `id` of tenant `tenantId` exists (the destination attempt routes). */

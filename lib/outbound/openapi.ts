@@ -17,6 +17,7 @@ import { ZRedriveFilter } from "@/lib/outbound/redrive";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
 import { ZTenantPut } from "@/lib/outbound/tenants";
+import { ZTransformationOutput, ZTransformationTest } from "@/lib/outbound/transformation";
 import { ZDeliveryState } from "@/lib/delivery/delivery-state-schema";
 
 type Param = { name: string; description: string; schema?: Record<string, unknown>; required?: boolean };
@@ -92,6 +93,11 @@ const MODELS: Record<string, unknown> = {
         description: "Deliveries per rate_limit_period (or in flight, for concurrent), counted across workers; absent: unlimited.",
       },
       rate_limit_period: { enum: ["second", "minute", "hour", "concurrent"], description: "Period of rate_limit (default second); absent without a limit." },
+      transformation: {
+        type: "string",
+        description:
+          "JavaScript run on each delivery before it is sent; absent without one (and, for a tenant JWT, when the deployment hides transformations).",
+      },
       delivery_state: {
         ...ref("DeliveryState"),
         description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only).",
@@ -102,6 +108,7 @@ const MODELS: Record<string, unknown> = {
     },
   },
   DeliveryState: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZDeliveryState, { io: "output" })),
+  OutboundTransformationOutput: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZTransformationOutput, { io: "output" })),
   Event: {
     type: "object",
     properties: {
@@ -168,6 +175,10 @@ const MODELS: Record<string, unknown> = {
       destination_type: str,
       latency_ms: { type: "integer" },
       response_data: { type: ["object", "null"] },
+      transformation: {
+        ...ref("OutboundTransformationOutput"),
+        description: "With include=transformation, on attempts of a destination with a transformation.",
+      },
       event: ref("Event"),
       destination: ref("Destination"),
     },
@@ -215,7 +226,7 @@ const attemptQuery: Param[] = [
   repeated("destination_type", "Destination types."),
   repeated("topic", "Topics."),
   { name: "status", description: "success or failed.", schema: { enum: ["success", "failed"] } },
-  { name: "include", description: "event, event.data, response_data, destination. Repeatable.", schema: { oneOf: [str, arrayOf(str)] } },
+  { name: "include", description: "event, event.data, response_data, destination, transformation. Repeatable.", schema: { oneOf: [str, arrayOf(str)] } },
   ...paging,
 ];
 const metricsQuery = (measures: string[], dimensions: string[]): Param[] => [
@@ -302,6 +313,14 @@ const OPERATIONS: Record<string, Operation> = {
     tag: "Destinations",
     summary: "Delete a destination",
     response: { type: "object", properties: { success: { type: "boolean" } } },
+  },
+  "POST tenants/:tenant_id/destinations/:destination_id/transformation/test": {
+    tag: "Destinations",
+    summary: "Test-run a transformation",
+    description:
+      "Runs code (default: the destination's transformation) on an event of the tenant or a sample, as a delivery to this destination would, and sends nothing. 200 even when the code fails (log_level fatal, error). A tenant JWT needs OUTBOUND_PORTAL_TRANSFORMATIONS read (saved code only) or edit; 429 when the sandbox is busy.",
+    body: ZTransformationTest,
+    response: ref("OutboundTransformationOutput"),
   },
   "PUT tenants/:tenant_id/destinations/:destination_id/enable": { tag: "Destinations", summary: "Enable a destination", response: ref("Destination") },
   "PUT tenants/:tenant_id/destinations/:destination_id/disable": { tag: "Destinations", summary: "Disable a destination", response: ref("Destination") },

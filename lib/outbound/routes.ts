@@ -18,6 +18,7 @@ import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
 import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
+import { shownTo, testTransformation } from "@/lib/outbound/transformation";
 import { deleteTenant, getTenant, listTenants, portalFor, putTenant, tokenFor } from "@/lib/outbound/tenants";
 
 const D = "tenants/:tenant_id/destinations";
@@ -42,27 +43,40 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     auth: "admin",
     handler: async ({ params, query }) => ({ body: await portalFor(params.tenant_id, query) }),
   },
-  { method: "GET", path: D, auth: "any", handler: ({ params, query }) => listDestinations(params.tenant_id, query) },
-  { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => createDestination(params.tenant_id, body, caller) },
-  { method: "GET", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => getDestination(params.tenant_id, params.destination_id) },
+  // Destination answers go through shownTo: no `transformation` for a tenant when OUTBOUND_PORTAL_TRANSFORMATIONS=off.
+  { method: "GET", path: D, auth: "any", handler: ({ params, query, caller }) => shownTo(caller, listDestinations(params.tenant_id, query)) },
+  { method: "POST", path: D, auth: "any", handler: ({ params, body, caller }) => shownTo(caller, createDestination(params.tenant_id, body, caller)) },
+  {
+    method: "GET",
+    path: `${D}/:destination_id`,
+    auth: "any",
+    handler: ({ params, caller }) => shownTo(caller, getDestination(params.tenant_id, params.destination_id)),
+  },
   {
     method: "PATCH",
     path: `${D}/:destination_id`,
     auth: "any",
-    handler: ({ params, body, caller }) => updateDestination(params.tenant_id, params.destination_id, body, caller),
+    handler: ({ params, body, caller }) => shownTo(caller, updateDestination(params.tenant_id, params.destination_id, body, caller)),
+  },
+  // Runs code (or the saved transformation) on an event or a sample, sending nothing (lib/outbound/transformation.ts).
+  {
+    method: "POST",
+    path: `${D}/:destination_id/transformation/test`,
+    auth: "any",
+    handler: ({ params, body, caller }) => testTransformation(params.tenant_id, params.destination_id, body, caller),
   },
   { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id, params.destination_id) },
   {
     method: "PUT",
     path: `${D}/:destination_id/enable`,
     auth: "any",
-    handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, false),
+    handler: ({ params, caller }) => shownTo(caller, setDestinationDisabled(params.tenant_id, params.destination_id, false)),
   },
   {
     method: "PUT",
     path: `${D}/:destination_id/disable`,
     auth: "any",
-    handler: ({ params }) => setDestinationDisabled(params.tenant_id, params.destination_id, true),
+    handler: ({ params, caller }) => shownTo(caller, setDestinationDisabled(params.tenant_id, params.destination_id, true)),
   },
   {
     method: "GET",

@@ -59,6 +59,13 @@ const KEYS: Record<string, { apply: (c: OutboundConfig, v: string) => void; show
   ALERT_CONSECUTIVE_FAILURE_COUNT: { apply: (c, v) => (c.consecutiveFailureLimit = num(1, 1_000_000)(v)), show: (c) => String(c.consecutiveFailureLimit) },
   IDGEN_EVENT_PREFIX: { apply: (c, v) => (c.prefixes = { ...c.prefixes, event: prefix(v) }), show: (c) => c.prefixes.event },
   IDGEN_DESTINATION_PREFIX: { apply: (c, v) => (c.prefixes = { ...c.prefixes, destination: prefix(v) }), show: (c) => c.prefixes.destination },
+  PORTAL_TRANSFORMATIONS: {
+    apply: (c, v) => {
+      if (v !== "edit" && v !== "read" && v !== "off") throw new Error('must be "edit", "read" or "off"');
+      c.portalTransformations = v;
+    },
+    show: (c) => c.portalTransformations,
+  },
   IDGEN_ATTEMPT_PREFIX: { apply: (c, v) => (c.prefixes = { ...c.prefixes, attempt: prefix(v) }), show: (c) => c.prefixes.attempt },
 };
 

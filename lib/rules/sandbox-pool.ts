@@ -23,6 +23,13 @@ import { getConfig } from "@/lib/config";
 
 /** Time the main thread allows beyond a run's own `timeoutMs` (thread start, answer) before it kills the thread, ms. */
 const HARD_LIMIT_GRACE_MS = 2000;
+/**
+ * Time the main thread also allows a run that has to wait for a new thread to start (and load QuickJS) before
+ * it kills the thread, ms: a cold start measured 3.3 s on a loaded 2-core machine, past the grace alone, so
+ * the first run on every new thread was killed as a timeout. The code's own limit is unchanged (QuickJS's
+ * interrupt counts from the start of the run).
+ */
+const THREAD_START_GRACE_MS = 15_000;
 /** V8 old-generation limit of one sandbox thread, MiB (the inputs and answers pass through it). */
 const THREAD_OLD_GENERATION_MB = 64;
 
@@ -128,15 +135,18 @@ function release(s: PoolState): void {
 /**
  * Runs `task` on a sandbox thread. `whenBusy`: "queue" waits for a thread however long the queue
  * (the pipeline); "refuse" throws {@link TransformationBusyError} when the queue is full (the API).
- * `hardLimitMs` (default `task.timeoutMs` + {@link HARD_LIMIT_GRACE_MS}) counts from the moment a thread
- * slot is taken; past it the thread is terminated and the answer is `{killed: "timeout"}`. A thread that
+ * `hardLimitMs` (default `task.timeoutMs` + {@link HARD_LIMIT_GRACE_MS}, plus {@link THREAD_START_GRACE_MS}
+ * when no started thread is free for the run) counts from the moment a thread slot is taken; past it the
+ * thread is terminated and the answer is `{killed: "timeout"}`. A thread that
  * exceeds its V8 heap limit answers `{killed: "memory"}`. Other failures of the pool itself throw.
  */
 export async function runInSandbox(task: SandboxTask, options: { whenBusy: "queue" | "refuse"; hardLimitMs?: number }): Promise<SandboxAnswer> {
   const s = state();
   await acquire(s, options.whenBusy === "refuse");
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), options.hardLimitMs ?? task.timeoutMs + HARD_LIMIT_GRACE_MS);
+  // Fewer threads alive than runs holding a slot (this one included): this run waits for a thread to start.
+  const starting = s.pool.threads.length < s.running;
+  const timer = setTimeout(() => abort.abort(), options.hardLimitMs ?? task.timeoutMs + HARD_LIMIT_GRACE_MS + (starting ? THREAD_START_GRACE_MS : 0));
   try {
     return (await s.pool.run(task, { signal: abort.signal })) as SandboxAnswer;
   } catch (err) {

@@ -11,7 +11,8 @@ import { ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { CodeEditor } from "@/components/ui/CodeEditor";
-import { CodeBlock, Textarea } from "@/components/ui/Textarea";
+import { Textarea } from "@/components/ui/Textarea";
+import { TransformationResult } from "@/components/ui/TransformationResult";
 import type { ZTransformationRunOutput } from "@/lib/gateway/transformations/routes";
 import type { ZTransformation } from "@/lib/gateway/transformations/transformation-store";
 import type { z } from "zod";
@@ -229,51 +230,7 @@ export function TransformationEditor() {
             {!output ? (
               <p className="text-sm text-zinc-600 dark:text-zinc-400">Run the test to see the request your destination would get, and what the code logged.</p>
             ) : (
-              <div className="grid gap-3">
-                {failed && (
-                  <div
-                    role="alert"
-                    className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:bg-rose-500/10 dark:text-rose-200"
-                    data-testid="run-error"
-                  >
-                    {output.console.at(-1)?.message ?? "The transformation failed"}
-                  </div>
-                )}
-                {output.request !== undefined && (
-                  <div>
-                    <h3 className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">Output request</h3>
-                    <CodeBlock value={output.request} label="Output request" data-testid="run-output" />
-                  </div>
-                )}
-                <div>
-                  <h3 className="mb-1 text-xs font-medium text-zinc-700 dark:text-zinc-300">Console</h3>
-                  {output.console.length === 0 ? (
-                    <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing logged.</p>
-                  ) : (
-                    <ol
-                      className="divide-y divide-zinc-100 rounded-md font-mono text-xs ring-1 ring-zinc-200 dark:divide-zinc-800 dark:ring-zinc-800"
-                      data-testid="run-console"
-                    >
-                      {output.console.map((l, i) => (
-                        <li key={i} className="flex gap-2 px-2 py-1">
-                          <span
-                            className={
-                              l.type === "error"
-                                ? "text-rose-700 dark:text-rose-300"
-                                : l.type === "warn"
-                                  ? "text-amber-700 dark:text-amber-300"
-                                  : "text-zinc-600 dark:text-zinc-400"
-                            }
-                          >
-                            {l.type}
-                          </span>
-                          <span className="break-all whitespace-pre-wrap">{l.message}</span>
-                        </li>
-                      ))}
-                    </ol>
-                  )}
-                </div>
-              </div>
+              <TransformationResult output={output} />
             )}
           </Card>
         </div>

@@ -19,20 +19,34 @@ export const previousSecretValid = (credentials: Record<string, string>) =>
   Boolean(credentials.previous_secret) && Date.parse(credentials.previous_secret_invalid_at ?? "") > Date.now();
 
 /**
- * POSTs the event to `config.url`: custom headers (names lower-cased), `content-type`, `user-agent`,
- * then what `sign` adds. The outcome: success below 400, `code` the status or the sender's error code
- * (lower-cased), the response body kept up to 128 KiB. Never throws.
+ * The headers of an HTTP delivery before signing: the destination's custom headers (names lower-cased),
+ * `content-type`, `user-agent`, then `extra` (the type's metadata headers).
  */
-export async function deliverHttp(d: OutboundDelivery, sign: (headers: Record<string, string>) => void): Promise<Outcome> {
-  const { config } = d;
-  const custom = config.custom_headers ? (JSON.parse(config.custom_headers) as Record<string, string>) : {};
-  const headers: Record<string, string> = {
+export function httpHeaders(d: OutboundDelivery, extra: Record<string, string>): Record<string, string> {
+  const custom = d.config.custom_headers ? (JSON.parse(d.config.custom_headers) as Record<string, string>) : {};
+  return {
     ...Object.fromEntries(Object.entries(custom).map(([k, v]) => [k.toLowerCase(), v])),
     "content-type": "application/json",
     "user-agent": "Hookyard-Outbound/1.0",
+    ...extra,
   };
+}
+
+/**
+ * POSTs the event to `config.url` with `headersOf(d)` (or, after a transformation, to the URL and with
+ * the headers it returned, `d.request`), then what `sign` adds over the body sent (`d.claimed.data`).
+ * The outcome: success below 400, `code` the status or the sender's error code (lower-cased), the
+ * response body kept up to 128 KiB. Never throws.
+ */
+export async function deliverHttp(
+  d: OutboundDelivery,
+  headersOf: (d: OutboundDelivery) => Record<string, string>,
+  sign: (headers: Record<string, string>) => void,
+): Promise<Outcome> {
+  const headers = { ...(d.request?.headers ?? headersOf(d)) };
   sign(headers);
-  const r = await sendHttp({ url: config.url, method: "POST", headers, body: d.claimed.data, timeoutMs: outboundConfig().deliveryTimeoutMs });
+  const url = d.request?.url ?? d.config.url;
+  const r = await sendHttp({ url, method: "POST", headers, body: d.claimed.data, timeoutMs: outboundConfig().deliveryTimeoutMs });
   const body = (r.body ?? "").length > RESPONSE_MAX_BYTES ? `Response body exceeded ${RESPONSE_MAX_BYTES} bytes and was not stored` : (r.body ?? "");
   const ok = r.status !== null && r.status < 400;
   return {

@@ -9,8 +9,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { customHeaders, icon, URL_PATTERN } from "@/lib/outbound/destination-types/fields";
-import { deliverHttp, httpTarget, previousSecretValid } from "@/lib/outbound/destination-types/http-delivery";
-import { defineOutboundType } from "@/lib/outbound/destination-types/type";
+import { deliverHttp, httpHeaders, httpTarget, previousSecretValid } from "@/lib/outbound/destination-types/http-delivery";
+import { defineOutboundType, type OutboundDelivery } from "@/lib/outbound/destination-types/type";
 
 /** DER prefix of a PKCS#8 ed25519 private key: the 32-byte seed follows (RFC 8410). */
 const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -54,6 +54,12 @@ export function standardSignature(secret: string, id: string, at: Date, body: st
 
 /** A `whsk_` value as answered: the prefix and stars (a private key is never shown). */
 const masked = (v: string) => PRIVATE_PREFIX + "*".repeat(Math.max(0, v.length - PRIVATE_PREFIX.length));
+
+/** A standard webhook delivery's headers before signing: the HTTP ones, the event's metadata (names lower-cased) and `webhook-topic`. */
+function standardHeaders(d: OutboundDelivery): Record<string, string> {
+  const c = d.claimed;
+  return httpHeaders(d, { ...Object.fromEntries(Object.entries(c.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v])), "webhook-topic": c.topic });
+}
 
 export const standardWebhook = defineOutboundType({
   info: {
@@ -117,14 +123,13 @@ export const standardWebhook = defineOutboundType({
     return out;
   },
   target: httpTarget,
+  requestHeaders: standardHeaders,
   deliver: (d) =>
-    deliverHttp(d, (headers) => {
+    deliverHttp(d, standardHeaders, (headers) => {
       const { claimed: c, credentials } = d;
       const at = new Date();
       const body = c.data.toString("utf8");
       const signWith = (secret: string) => standardSignature(secret, c.event_id, at, body);
-      for (const [k, v] of Object.entries(c.metadata ?? {})) headers[k.toLowerCase()] = v;
-      headers["webhook-topic"] = c.topic;
       headers["webhook-id"] = c.event_id;
       headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
       headers["webhook-signature"] = [signWith(credentials.secret), ...(previousSecretValid(credentials) ? [signWith(credentials.previous_secret)] : [])].join(

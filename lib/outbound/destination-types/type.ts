@@ -34,6 +34,13 @@ export type Claimed = {
   orphan: boolean;
   /** The event's publish span (W3C traceparent), parent of its dispatch span (docs/operations.md "Traces"); null untraced. */
   trace_parent: string | null;
+  /** The destination's transformation (docs/outbound.md "Transformations"), or null. */
+  transformation?: string | null;
+  /**
+   * The metadata a transformation returned: {@link metadataOf} answers them instead of the computed ones
+   * (set by lib/outbound/transformation.ts on its copy of the row, never stored).
+   */
+  transformed_metadata?: Record<string, string>;
 };
 
 /** What one delivery gives the attempt record (`outbound_attempts`): `code` the status code or error code, `latencyMs` null when nothing was sent. */
@@ -44,10 +51,21 @@ export type Outcome = {
   response: { status_code: number | null; body: string; headers: Record<string, string> } | null;
   /** The `Retry-After` header of a 429 or 503 answer (lib/delivery/destination-state.ts honours it); not stored. */
   retryAfter?: string;
+  /** What the destination's transformation made of the delivery (docs/outbound.md "Transformations"); stored with the attempt. */
+  transformation?: unknown;
 };
 
-/** One delivery: the claimed row, with its destination's config and decrypted credentials. */
-export type OutboundDelivery = { claimed: Claimed; config: Record<string, string>; credentials: Record<string, string> };
+/**
+ * One delivery: the claimed row, with its destination's config and decrypted credentials. `request`:
+ * an HTTP type's headers (before signing) and URL as the destination's transformation returned them
+ * (docs/outbound.md "Transformations"); absent without one.
+ */
+export type OutboundDelivery = {
+  claimed: Claimed;
+  config: Record<string, string>;
+  credentials: Record<string, string>;
+  request?: { headers: Record<string, string>; url: string };
+};
 
 /** What the API shows as a destination's target: `target` for people, `target_url` when it is an HTTP endpoint. */
 type OutboundTarget = { target: string; target_url?: string };
@@ -73,7 +91,15 @@ type Shapes = {
 };
 
 /** An outbound destination type: the engine's interface plus `info`, the `/destination-types` answer. */
-export type OutboundDestinationType = DestinationType<Shapes> & { readonly info: DestinationTypeInfo };
+export type OutboundDestinationType = DestinationType<Shapes> & {
+  readonly info: DestinationTypeInfo;
+  /**
+   * An HTTP type's request headers before signing (custom headers, content type, metadata headers): what
+   * its transformation sees and may change, along with the URL's path (docs/outbound.md "Transformations").
+   * Absent for the other types, whose transformation changes the body and the metadata only.
+   */
+  readonly requestHeaders?: (delivery: OutboundDelivery) => Record<string, string>;
+};
 
 /** What a type module declares; the rest comes from {@link defineOutboundType}. */
 type OutboundTypeDefinition = {
@@ -97,6 +123,8 @@ type OutboundTypeDefinition = {
   /** Checks of the validated config beyond its fields (e.g. a database lookup), after the credentials'; pushes messages. Throws database errors. */
   checkConfig?: (config: Record<string, string>, issues: string[]) => Promise<void>;
   target: (config: Record<string, string>) => OutboundTarget;
+  /** See {@link OutboundDestinationType.requestHeaders}. */
+  requestHeaders?: (delivery: OutboundDelivery) => Record<string, string>;
   /** One delivery. Never throws: a failure is an outcome. */
   deliver: (delivery: OutboundDelivery) => Promise<Outcome>;
 };
@@ -210,12 +238,17 @@ export function defineOutboundType(def: OutboundTypeDefinition): OutboundDestina
       return def.present ? def.present(shown, credentials) : shown;
     },
     target: (config) => def.target(config),
+    ...(def.requestHeaders ? { requestHeaders: def.requestHeaders } : {}),
     deliver: (delivery) => def.deliver(delivery),
   };
 }
 
-/** The metadata of a delivery: system (event-id, topic, timestamp) < destination delivery_metadata < event metadata. */
+/**
+ * The metadata of a delivery: system (event-id, topic, timestamp) < destination delivery_metadata < event
+ * metadata; or, after a transformation, the metadata it returned.
+ */
 export function metadataOf(c: Claimed): Record<string, string> {
+  if (c.transformed_metadata) return c.transformed_metadata;
   return {
     "event-id": c.event_id,
     topic: c.topic,

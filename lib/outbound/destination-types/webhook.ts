@@ -4,9 +4,15 @@
  * hex HMAC-SHA256 of the body with the secret (two, comma-separated, while a rotated secret is valid).
  */
 import { customHeaders, icon, URL_PATTERN } from "@/lib/outbound/destination-types/fields";
-import { deliverHttp, hmacHex, httpTarget, previousSecretValid } from "@/lib/outbound/destination-types/http-delivery";
-import { defineOutboundType, hexSecret, metadataOf } from "@/lib/outbound/destination-types/type";
+import { deliverHttp, hmacHex, httpHeaders, httpTarget, previousSecretValid } from "@/lib/outbound/destination-types/http-delivery";
+import { defineOutboundType, hexSecret, metadataOf, type OutboundDelivery } from "@/lib/outbound/destination-types/type";
 import { outboundConfig } from "@/lib/outbound/settings";
+
+/** A webhook delivery's headers before signing: the HTTP ones and each metadata entry as `{prefix}{key}`. */
+function webhookHeaders(d: OutboundDelivery): Record<string, string> {
+  const prefix = outboundConfig().webhookHeaderPrefix;
+  return httpHeaders(d, Object.fromEntries(Object.entries(metadataOf(d.claimed)).map(([k, v]) => [`${prefix}${k.toLowerCase()}`, v])));
+}
 
 export const webhook = defineOutboundType({
   info: {
@@ -26,12 +32,11 @@ export const webhook = defineOutboundType({
   },
   newSecret: hexSecret,
   target: httpTarget,
+  requestHeaders: webhookHeaders,
   deliver: (d) =>
-    deliverHttp(d, (headers) => {
-      const prefix = outboundConfig().webhookHeaderPrefix;
+    deliverHttp(d, webhookHeaders, (headers) => {
       const { claimed: c, credentials } = d;
-      for (const [k, v] of Object.entries(metadataOf(c))) headers[`${prefix}${k.toLowerCase()}`] = v;
       const sigs = [hmacHex(credentials.secret, c.data), ...(previousSecretValid(credentials) ? [hmacHex(credentials.previous_secret, c.data)] : [])];
-      headers[`${prefix}signature`] = `v0=${sigs.join(",")}`;
+      headers[`${outboundConfig().webhookHeaderPrefix}signature`] = `v0=${sigs.join(",")}`;
     }),
 });
