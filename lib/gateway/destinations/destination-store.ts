@@ -4,7 +4,7 @@
  */
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, type PrismaDb } from "@/lib/db/prisma";
+import { getPrisma, Prisma, type PrismaDb } from "@/lib/db/prisma";
 import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
 import { resolveDestinationConfig } from "@/lib/gateway/destinations/validate-config";
@@ -26,6 +26,10 @@ import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
+import { normalizeOrdering } from "@/lib/gateway/delivery/ordering";
+
+/** `destinations.ordering` to write from an API input's `ordering` (Prisma writes SQL NULL as DbNull). */
+const orderingColumn = (input: TDestinationCreate["ordering"]) => normalizeOrdering(input ?? null) ?? Prisma.DbNull;
 
 export const DESTINATIONS: TeamModel<DestinationRow> = {
   table: "destinations",
@@ -49,7 +53,16 @@ export async function createDestination(teamId: string, input: TDestinationCreat
   const { config, auth } = await resolveDestinationConfig(type, input.config);
   const row = await createTeamModel(
     DESTINATIONS,
-    { id: createId("destination"), teamId, name: input.name, description: input.description ?? null, type, config, authEncrypted: encryptJson(auth) },
+    {
+      id: createId("destination"),
+      teamId,
+      name: input.name,
+      description: input.description ?? null,
+      type,
+      config,
+      authEncrypted: encryptJson(auth),
+      ordering: orderingColumn(input.ordering),
+    },
     db,
   );
   if (row) return row;
@@ -76,7 +89,15 @@ export async function updateDestination(teamId: string, id: string, input: TDest
     DESTINATIONS,
     teamId,
     id,
-    { name, description, type, config, authEncrypted: encryptJson(auth), updatedAt: new Date() },
+    {
+      name,
+      description,
+      type,
+      config,
+      authEncrypted: encryptJson(auth),
+      updatedAt: new Date(),
+      ...(input.ordering !== undefined ? { ordering: orderingColumn(input.ordering) } : {}),
+    },
     db,
   );
   if (updated) return updated;

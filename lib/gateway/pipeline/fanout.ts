@@ -26,6 +26,7 @@ import { runTransformation, type TransformRequest } from "@/lib/rules/run-transf
 import { createId } from "@/lib/ids";
 import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
+import { freshOrderingPos, type Ordering, orderingKeyOf, storedOrdering } from "@/lib/gateway/delivery/ordering";
 import { endSpan, type Span, startSpan, tracingEnabled, traceparentOf } from "@/lib/tracing";
 
 const log = logger("fanout");
@@ -41,6 +42,8 @@ type FanoutConnection = {
   destination_id: string;
   destination_name: string;
   destination_type: string;
+  /** The destination's ordered delivery setting (docs/pipeline.md "Ordered delivery"), null unordered. */
+  destination_ordering: Ordering | null;
   rules: Rule[];
   rules_version: string;
   paused: boolean;
@@ -72,6 +75,8 @@ type EventRow = {
   nextAttemptAt: Date | null;
   data: string | null;
   dedup?: { digest: string; window: number };
+  /** Its ordering key at an ordered destination, else null. */
+  orderingKey: string | null;
 };
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = {
@@ -91,12 +96,13 @@ type ConnectionRow = Omit<FanoutConnection, "paused" | "disabled"> & { paused_at
 
 /** The columns of a source's connections, in fan-out order (`w` connections, `s` sources, `d` destinations). */
 const CONNECTION_COLUMNS = `w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
-       w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at`;
+       d.ordering AS destination_ordering, w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at`;
 const CONNECTIONS_FROM = "connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id";
 
 const toConnection = (r: ConnectionRow): FanoutConnection => ({
   ...r,
   rules: Array.isArray(r.rules) ? r.rules : [],
+  destination_ordering: storedOrdering(r.destination_ordering),
   paused: r.paused_at !== null,
   disabled: r.disabled_at !== null || r.destination_disabled_at !== null,
 });
@@ -253,14 +259,18 @@ async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo:
           digest = rawDedupDigest(req);
         }
       }
+      const ordering = connection.destination_ordering;
+      const orderingKey = ordering ? orderingKeyOf(ordering, ordering.key ? (outcome.request ?? toRuleRequest(req)) : EMPTY_REQUEST) : null;
       out.events.push({
         id,
         request: req,
         connection,
         status,
-        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
+        // An ordered event waits for its key (no due time) until it is the key's head.
+        nextAttemptAt: status === "HOLD" || (orderingKey !== null && status === "QUEUED") ? null : new Date(now + delayMs),
         data: outcome.data ? eventDataJson(outcome.data) : null,
         dedup: dedupRule ? { digest: digest!, window: dedupRule.window } : undefined,
+        orderingKey,
       });
     }
   } catch (err) {
@@ -279,11 +289,15 @@ async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo:
   return out;
 }
 
+/** The rule view of nothing: what an ordering without a key path reads (it reads nothing). */
+const EMPTY_REQUEST: TransformRequest = { headers: {}, body: null, path: "", query: "", parsed_query: {} };
+
 const REQUESTS_SQL = "SELECT r.id, r.team_id, r.source_id FROM requests r WHERE r.id = ANY($1) ORDER BY r.id";
 const RAW_SQL = "SELECT request_id, method, path, query, headers, body, content_type FROM request_raw_data WHERE request_id = ANY($1)";
 
-/** True when the connection's rules read the request (filter, transform, deduplicate). */
-const readsRequest = (c: FanoutConnection) => !c.disabled && c.rules.some((r) => r.type === "filter" || r.type === "transform" || r.type === "deduplicate");
+/** True when the connection's rules (filter, transform, deduplicate) or its destination's ordering key read the request. */
+const readsRequest = (c: FanoutConnection) =>
+  !c.disabled && (Boolean(c.destination_ordering?.key) || c.rules.some((r) => r.type === "filter" || r.type === "transform" || r.type === "deduplicate"));
 
 /** Adds the raw data to the requests whose connections' rules read it (the others need only their ids). */
 async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutConnection[]>): Promise<void> {
@@ -648,14 +662,19 @@ async function writeIsolated(
   return out;
 }
 
-/** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
+/**
+ * Inserts events; with a lease ($11), the unordered QUEUED ones are inserted claimed and come back with their
+ * delivery rows (ordered ones, $13 a key, go through a job and the claim's ordering check).
+ */
 const INSERT_EVENTS_SQL = `
 WITH c AS (
-  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at, trace_parent)
+  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at, trace_parent,
+                      ordering_key, ordering_pos)
   SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
-         CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10, t.trace_parent
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[], $12::text[])
-         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, trace_parent)
+         CASE WHEN t.status = 'QUEUED' AND t.ordering_key IS NULL THEN $11::timestamptz END, $10, $10, t.trace_parent,
+         t.ordering_key, CASE WHEN t.ordering_key IS NOT NULL THEN COALESCE($14, t.request_id) END
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[], $12::text[], $13::text[])
+         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, trace_parent, ordering_key)
   RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
 ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`;
 
@@ -725,10 +744,23 @@ async function writeOutcomes(
         new Date(now),
         lease,
         kept.map((e) => e.request.trace_parent ?? null),
+        kept.map((e) => e.orderingKey),
+        // Fan-out of a pending request: its place is the request's acceptance (its id); a retry or a
+        // replay accepts the event again now (docs/pipeline.md "Ordered delivery").
+        lease ? null : freshOrderingPos(now),
       ],
     });
     claimed = rows;
-    const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
+    // An ordered QUEUED event gets a job when it is the first of its key in this write (a later one
+    // cannot be its key's head before the first ends, and that end queues the next: ordering.ts).
+    const firstOfKey = new Set<string>();
+    const orderedFirst = (e: EventRow) => {
+      const k = `${e.connection.destination_id}\u0000${e.orderingKey}`;
+      return !firstOfKey.has(k) && Boolean(firstOfKey.add(k));
+    };
+    const deliverable = kept.filter(
+      (e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? orderedFirst(e) : !lease)),
+    );
     await enqueueDeliveries(
       client,
       deliverable.map((e) => e.id),
