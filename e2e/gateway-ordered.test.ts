@@ -115,7 +115,7 @@ describe("ordered delivery", () => {
       const sourceUrl = c.json.source.url.replace(/^https?:\/\/[^/]+/, server!.url);
 
       let accepted = 0;
-      let killed: Promise<void> | null = null;
+      const killed = { done: Promise.resolve() };
       const perKey = Math.ceil(EVENTS / KEYS);
       await Promise.all(
         Array.from({ length: KEYS }, async (_, i) => {
@@ -123,20 +123,18 @@ describe("ordered delivery", () => {
           for (let s = 0; s < perKey; s++) {
             await sendAccepted(sourceUrl, k, s);
             // Halfway: kill the worker (the supervisor restarts it; ingestion keeps answering).
-            if (++accepted === Math.floor((perKey * KEYS) / 2)) killed = killWorker();
+            if (++accepted === Math.floor((perKey * KEYS) / 2)) killed.done = killWorker();
           }
         }),
       );
-      await killed;
+      await killed.done;
       // Every event of every key arrives (answered 2xx) in the end.
-      await eventually(
-        () => [...Array(KEYS).keys()].every((i) => (receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0) === perKey),
-        SETTLE_MS,
-        500,
-      ).catch((err) => {
-        const missing = [...Array(KEYS).keys()].map((i) => `key-${i}: ${receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0}`).join(", ");
-        throw new Error(`${err}; delivered per key: ${missing}`);
-      });
+      await eventually(() => [...Array(KEYS).keys()].every((i) => (receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0) === perKey), SETTLE_MS, 500).catch(
+        (err) => {
+          const missing = [...Array(KEYS).keys()].map((i) => `key-${i}: ${receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0}`).join(", ");
+          throw new Error(`${err}; delivered per key: ${missing}`);
+        },
+      );
       expect(receiver.seen.outOfOrder.slice(0, 5)).toEqual([]);
       expect(receiver.seen.overlaps.slice(0, 5)).toEqual([]);
       // Failures happened and were retried (the 20% is real), and no event failed for good.

@@ -31,7 +31,12 @@ export async function ordered(c: ModeContext): Promise<boolean> {
   log(`${rate} requests/s for ${seconds} s per round, ${keys} keys`);
 
   const round = async (name: string, ordering: unknown): Promise<Round> => {
-    const source = await gatewayConnection(c.hookyard.url, c.apiKey, { source: name, destination: `${name}-sink`, url: `${c.sink.url}/open/${name}`, ordering });
+    const source = await gatewayConnection(c.hookyard.url, c.apiKey, {
+      source: name,
+      destination: `${name}-sink`,
+      url: `${c.sink.url}/open/${name}`,
+      ordering,
+    });
     const body = (seq: number) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: `r:${seq}`, data: { customer: `cus_${seq % keys}`, pad } }));
     const cpuBefore = cpu();
     const started = Date.now();
@@ -71,11 +76,16 @@ export async function ordered(c: ModeContext): Promise<boolean> {
   const unorderedRate = (rounds[0].rate + rounds[2].rate) / 2;
   const unorderedCpu = (rounds[0].cpuPerDelivery + rounds[2].cpuPerDelivery) / 2;
   const f = (n: number, d = 0) => n.toFixed(d);
-  console.log(`\n| round (${rate}/s × ${seconds} s, ${keys} keys) | accepted | delivered | deliveries/s (first→last arrival) | deliveries/s (first send→last arrival) | CPU ms per delivery (server + PostgreSQL) | key-order breaches |`);
+  console.log(
+    `\n| round (${rate}/s × ${seconds} s, ${keys} keys) | accepted | delivered | deliveries/s (first→last arrival) | deliveries/s (first send→last arrival) | CPU ms per delivery (server + PostgreSQL) | key-order breaches |`,
+  );
   console.log("|---|---|---|---|---|---|---|");
-  for (const r of rounds) console.log(`| ${r.name} | ${r.accepted} | ${r.delivered} | ${f(r.rate)} | ${f(r.drainRate)} | ${f(r.cpuPerDelivery, 2)} | ${r.breaches} |`);
+  for (const r of rounds)
+    console.log(`| ${r.name} | ${r.accepted} | ${r.delivered} | ${f(r.rate)} | ${f(r.drainRate)} | ${f(r.cpuPerDelivery, 2)} | ${r.breaches} |`);
   const ratio = rounds[1].rate / unorderedRate;
-  console.log(`| ordered / unordered (same sitting) | | | ${f(ratio, 2)} | ${f(rounds[1].drainRate / ((rounds[0].drainRate + rounds[2].drainRate) / 2), 2)} | ${f(rounds[1].cpuPerDelivery / unorderedCpu, 2)} | |`);
+  console.log(
+    `| ordered / unordered (same sitting) | | | ${f(ratio, 2)} | ${f(rounds[1].drainRate / ((rounds[0].drainRate + rounds[2].drainRate) / 2), 2)} | ${f(rounds[1].cpuPerDelivery / unorderedCpu, 2)} | |`,
+  );
   console.log(`| load average at the end | ${loadAverage()} | | | | | |`);
   const complete = rounds.every((r) => r.delivered >= r.accepted);
   const met = complete && ratio >= 0.5 && rounds[1].breaches === 0;

@@ -71,7 +71,7 @@ it("an ordered event waits while a request accepted before it is still waiting f
   // Held as a fan-out in progress holds it (the test servers' workers skip a locked row; one that drains
   // the row between the insert and the lock makes us insert it again).
   const fanout = await db.connect();
-  for (let locked = 0; locked === 0; ) {
+  for (let locked = 0; locked === 0;) {
     await fanout.query("ROLLBACK").catch(() => {});
     await db.query("INSERT INTO request_fanouts (request_id, created_at) VALUES ($1, now()) ON CONFLICT DO NOTHING", [earlier]);
     await fanout.query("BEGIN");

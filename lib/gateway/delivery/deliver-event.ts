@@ -164,9 +164,7 @@ const recordBatcher = new Batcher<AttemptRecord, void>(
     );
     const ended = rows[0]?.ended;
     if (ended)
-      await promoteHeads(ended).catch((err) =>
-        log.warn("could not queue the next ordered events; the sweeper will", err instanceof Error ? err.message : err),
-      );
+      await promoteHeads(ended).catch((err) => log.warn("could not queue the next ordered events; the sweeper will", err instanceof Error ? err.message : err));
     return items.map(() => undefined);
   },
   500,

@@ -3,7 +3,7 @@ import { normalizeOrdering, orderingKeyOf, storedOrdering, ZOrdering } from "@/l
 
 const request = (body: unknown, headers: Record<string, string> = {}) => ({ headers, body, path: "/", query: "", parsed_query: {} });
 
-describe("orderingKeyOf (docs/pipeline.md \"Ordered delivery\")", () => {
+describe('orderingKeyOf (docs/pipeline.md "Ordered delivery")', () => {
   it("takes the key from a body path or a header (any case); a missing value is the empty key", () => {
     const ordering = { key: "body.customer.id", on_exhausted: "skip" } as const;
     expect(orderingKeyOf(ordering, request({ customer: { id: "cus_1" } }))).toBe("cus_1");

@@ -33,7 +33,9 @@ const ZOrderingKeyPath = z
 /** A destination's `ordering` setting (input and output). null/absent: unordered. */
 export const ZOrdering = z
   .strictObject({
-    key: ZOrderingKeyPath.nullable().optional().describe('Where the ordering key is taken from: "body.<path>" or "headers.<name>"; null: the whole destination is one sequence.'),
+    key: ZOrderingKeyPath.nullable()
+      .optional()
+      .describe('Where the ordering key is taken from: "body.<path>" or "headers.<name>"; null: the whole destination is one sequence.'),
     on_exhausted: z
       .enum(["skip", "block"])
       .optional()

@@ -45,7 +45,7 @@ async function withDeliveryStates<T extends Record<string, unknown>>(destination
   ]);
   return destinations.map((d) => {
     const state = states.get(String(d.id));
-    const withOrdering = d.ordering ? { ...d, ordering: { ...(d.ordering as object), blocked_keys: blocked.get(String(d.id)) ?? [] } } : d;
+    const withOrdering = d.ordering ? { ...d, ordering: { ...d.ordering, blocked_keys: blocked.get(String(d.id)) ?? [] } } : d;
     return state ? { ...withOrdering, delivery_state: state } : withOrdering;
   });
 }
@@ -103,7 +103,10 @@ export const destinationActionRoute = gatewayRoute<undefined, { id: string; acti
 });
 
 // POST /destinations/{id}/ordering/release: releases blocked ordering keys (docs/pipeline.md "Ordered delivery")
-export const releaseOrderingRoute = gatewayRoute<{ keys?: string[] }, { id: string }>({ body: ZOrderingRelease, optionalBody: true }, async ({ teamId, params, body }) => {
-  const destination = await getDestination(teamId, params.id);
-  return { body: { released: await releaseBlockedKeys(destination.id, body.keys) } };
-});
+export const releaseOrderingRoute = gatewayRoute<{ keys?: string[] }, { id: string }>(
+  { body: ZOrderingRelease, optionalBody: true },
+  async ({ teamId, params, body }) => {
+    const destination = await getDestination(teamId, params.id);
+    return { body: { released: await releaseBlockedKeys(destination.id, body.keys) } };
+  },
+);

@@ -31,9 +31,7 @@ export const ZDestinationUpdate = ZDestinationCreate.partial();
 export type TDestinationUpdate = z.infer<typeof ZDestinationUpdate>;
 
 /** `POST /destinations/{id}/ordering/release`: the keys to release (absent: every blocked key). */
-export const ZOrderingRelease = z
-  .strictObject({ keys: z.array(z.string().max(1000)).min(1).max(1000).optional() })
-  .meta({ id: "OrderingRelease" });
+export const ZOrderingRelease = z.strictObject({ keys: z.array(z.string().max(1000)).min(1).max(1000).optional() }).meta({ id: "OrderingRelease" });
 /** Its answer: how many keys were released. */
 export const ZOrderingReleased = z.object({ released: z.number().int() }).meta({ id: "OrderingReleased" });
 

@@ -758,9 +758,7 @@ async function writeOutcomes(
       const k = `${e.connection.destination_id}\u0000${e.orderingKey}`;
       return !firstOfKey.has(k) && Boolean(firstOfKey.add(k));
     };
-    const deliverable = kept.filter(
-      (e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? orderedFirst(e) : !lease)),
-    );
+    const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? orderedFirst(e) : !lease)));
     await enqueueDeliveries(
       client,
       deliverable.map((e) => e.id),
