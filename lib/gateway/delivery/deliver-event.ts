@@ -21,7 +21,7 @@ import { createId } from "@/lib/ids";
 import { storableText } from "@/lib/ingest/storable";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import type { GatewayDestinationType } from "@/lib/gateway/destination-types/type";
-import { ORDERED_CLAIMABLE, type OrderingKeyRef, promoteHeads } from "@/lib/gateway/delivery/ordering";
+import { headsOf, ORDERED_CLAIMABLE, type OrderingKeyRef, promoteHeads, WAITING_HEAD } from "@/lib/gateway/delivery/ordering";
 import { logger } from "@/lib/log";
 
 const log = logger("delivery");
@@ -164,12 +164,53 @@ const recordBatcher = new Batcher<AttemptRecord, void>(
     );
     const ended = rows[0]?.ended;
     if (ended)
-      await promoteHeads(ended).catch((err) => log.warn("could not queue the next ordered events; the sweeper will", err instanceof Error ? err.message : err));
+      await nextHeads(ended).catch((err) => log.warn("could not start the next ordered events; the sweeper will", err instanceof Error ? err.message : err));
     return items.map(() => undefined);
   },
   500,
   1,
 );
+
+/** Where a worker process delivers the heads it claims itself (its dispatch queue); null: give them jobs instead. */
+let headDispatch: ((events: ClaimedEvent[]) => void) | null = null;
+
+/**
+ * Makes this process deliver the next head of an ordered key itself when the event before it ends here
+ * (`dispatch`, the dispatch queue's: no job round trip), or, with null, give it a job. Set by
+ * lib/gateway/delivery/dispatch-queue.ts while it runs.
+ */
+export function setHeadDispatch(dispatch: ((events: ClaimedEvent[]) => void) | null): void {
+  headDispatch = dispatch;
+}
+
+// The due heads of keys whose event before just ended, leased in one statement (docs/pipeline.md "Ordered delivery").
+const CLAIM_HEADS_SQL = `
+WITH h AS (${headsOf("(SELECT DISTINCT d, k FROM unnest($1::text[], $2::text[]) AS k(d, k)) k")}),
+c AS (
+  UPDATE events SET locked_until = $3, status = 'QUEUED', updated_at = now()
+   WHERE id IN (SELECT h.id FROM h WHERE ${WAITING_HEAD} AND (h.next_attempt_at IS NULL OR h.next_attempt_at <= now() + interval '50 milliseconds'))
+     AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now()) AND ${ORDERED_CLAIMABLE}
+  RETURNING ${EVENT_DELIVERY_COLUMNS}
+) ${SELECT_DELIVERY}`;
+
+/**
+ * The next events of ordered keys whose event ended: claimed and delivered by this process when it runs a
+ * dispatch queue, else given jobs (promoteHeads). Throws on database errors (the sweeper then queues them).
+ */
+async function nextHeads(keys: OrderingKeyRef[]): Promise<void> {
+  const dispatch = headDispatch;
+  if (!dispatch) {
+    await promoteHeads(keys);
+    return;
+  }
+  const lease = newLease();
+  const { rows } = await getBackgroundPool().query<DeliveryRow>({
+    name: "hookyard-claim-heads",
+    text: CLAIM_HEADS_SQL,
+    values: [keys.map((k) => k.destination_id), keys.map((k) => k.ordering_key), lease],
+  });
+  if (rows.length) dispatch(rows.map((row) => ({ row, lease })));
+}
 
 /**
  * Claims events `ids` with one statement (one lease for all): returns, in order, each event's claim, or

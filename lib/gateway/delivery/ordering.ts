@@ -113,8 +113,8 @@ export const retryOrderingSet = (posParam: string) =>
 /** One ordering key of one destination. */
 export type OrderingKeyRef = { destination_id: string; ordering_key: string };
 
-/** The head (first unfinished or blocked event) of each key of `keys`, as a `h` row per key. */
-const headsOf = (keysFrom: string) => `
+/** The head (first unfinished or blocked event) of each key of `keysFrom` (a `k(d, k)` relation), as a `h` row per key. */
+export const headsOf = (keysFrom: string) => `
 SELECT h.* FROM ${keysFrom}
  CROSS JOIN LATERAL (SELECT e.id, e.status, e.locked_until, e.next_attempt_at, e.ordering_blocked_at FROM events e
                       WHERE e.destination_id = k.d AND e.ordering_key = k.k
@@ -122,7 +122,7 @@ SELECT h.* FROM ${keysFrom}
                       ORDER BY e.ordering_pos, e.id LIMIT 1) h`;
 
 /** A head that should be claimed now and is not: due, not blocked, not leased (or its lease expired). */
-const WAITING_HEAD = `h.status IN ('QUEUED', 'SCHEDULED') AND h.ordering_blocked_at IS NULL AND (h.locked_until IS NULL OR h.locked_until < now())`;
+export const WAITING_HEAD = `h.status IN ('QUEUED', 'SCHEDULED') AND h.ordering_blocked_at IS NULL AND (h.locked_until IS NULL OR h.locked_until < now())`;
 
 /**
  * Gives the head of each of `keys` a delivery job when it is due and not being delivered (after the event

@@ -14,7 +14,7 @@ import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
-import { newLease } from "@/lib/gateway/delivery/deliver-event";
+import { claimEvents, newLease } from "@/lib/gateway/delivery/deliver-event";
 import { dispatchClaimed } from "@/lib/gateway/delivery/dispatch-queue";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/gateway/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
@@ -386,22 +386,22 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
   const lease = newLease(now);
   type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
   let claimedIds: string[] = [];
-  let result: { count: number; claimed: DeliveryRow[] };
+  let result: { count: number; claimed: DeliveryRow[]; heads: string[] };
   let spans: FanoutSpans | null = null;
   try {
-    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[]; heads: string[] }>(
       claimFanoutsSql(limit, heldBackIds(now)),
       async (client, rows) => {
         claimedIds = rows.map((r) => r.id);
         const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
-        if (requests.length === 0) return { count: rows.length, claimed: [] };
+        if (requests.length === 0) return { count: rows.length, claimed: [], heads: [] };
         if (tracingEnabled()) spans = startFanoutSpans(requests);
         const bySource = new Map<string, FanoutConnection[]>();
         for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
         const pairs = await computeOutcomes(requests, now, undefined, bySource);
         spans?.count(pairs);
-        const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
-        return { count: rows.length, claimed };
+        const { claimed, heads } = await writeOutcomes(client, merged(pairs), now, lease, 0, true);
+        return { count: rows.length, claimed, heads };
       },
       getBackgroundPool(),
     );
@@ -412,8 +412,15 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
     log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
     return fanOutIsolated(claimedIds);
   }
-  // Committed: the QUEUED events are this process's to deliver (direct dispatch).
+  // Committed: the QUEUED events are this process's to deliver (direct dispatch); so are the ordered events
+  // that may be their key's head, if the claim's ordering check lets them go now (else the end of the event
+  // before them starts them; a crash in between leaves them to the sweeper: docs/pipeline.md "Ordered delivery").
   dispatchClaimed(result.claimed.map((row) => ({ row, lease })));
+  if (result.heads.length)
+    await claimEvents(result.heads).then(
+      (claims) => dispatchClaimed(claims.filter((c) => c !== null)),
+      (err: unknown) => log.warn("could not claim ordered events after their fan-out; the sweeper will", errorText(err)),
+    );
   return result.count;
 }
 
@@ -682,7 +689,9 @@ WITH c AS (
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
  * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
  * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
- * Returns the new event ids and the claimed events.
+ * With `orderedDirect`, the ordered events that may be their key's head get no job: their ids come back as
+ * `heads`, for the caller to claim once committed (docs/pipeline.md "Ordered delivery").
+ * Returns the new event ids, the claimed events and those heads.
  */
 async function writeOutcomes(
   client: pg.PoolClient,
@@ -690,8 +699,10 @@ async function writeOutcomes(
   now: number,
   lease: Date | null,
   priority = 0,
-): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  orderedDirect = false,
+): Promise<{ ids: string[]; claimed: DeliveryRow[]; heads: string[] }> {
   let claimed: DeliveryRow[] = [];
+  let heads: string[] = [];
   let kept = events;
   const keptIgnored = [...ignored];
 
@@ -758,7 +769,12 @@ async function writeOutcomes(
       const k = `${e.connection.destination_id}\u0000${e.orderingKey}`;
       return !firstOfKey.has(k) && Boolean(firstOfKey.add(k));
     };
-    const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? orderedFirst(e) : !lease)));
+    const orderedFirsts = new Set(kept.filter((e) => e.status === "QUEUED" && e.orderingKey !== null && orderedFirst(e)));
+    // With `orderedDirect` the caller claims them itself once committed; otherwise they get jobs.
+    if (orderedDirect) heads = [...orderedFirsts].map((e) => e.id);
+    const deliverable = kept.filter(
+      (e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? !orderedDirect && orderedFirsts.has(e) : !lease)),
+    );
     await enqueueDeliveries(
       client,
       deliverable.map((e) => e.id),
@@ -803,5 +819,5 @@ async function writeOutcomes(
       ],
     );
   }
-  return { ids: kept.map((e) => e.id), claimed };
+  return { ids: kept.map((e) => e.id), claimed, heads };
 }
