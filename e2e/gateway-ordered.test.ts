@@ -194,6 +194,20 @@ describe("ordered delivery", () => {
     }
   }, 120_000);
 
+  it("an unordered destination has no ordering field (created by plain SQL or in a connection's transaction)", async () => {
+    const plain = await call("POST", "/destinations", { name: "plain", config: { url: "http://127.0.0.1:9/x" } });
+    expect(plain.status).toBe(200);
+    expect(plain.json).not.toHaveProperty("ordering");
+    expect((await call("GET", `/destinations/${plain.json.id}`)).json).not.toHaveProperty("ordering");
+    const c = await call("POST", "/connections", {
+      name: "plain-c",
+      source: { name: "plain-src" },
+      destination: { name: "plain-dst", config: { url: "http://127.0.0.1:9/y" } },
+    });
+    expect(c.status).toBe(200);
+    expect(c.json.destination).not.toHaveProperty("ordering");
+  });
+
   it("refuses a bad ordering setting with a 422 naming the field", async () => {
     const r = await call("POST", "/destinations", { name: "bad-ordering", config: { url: "http://127.0.0.1:9/x" }, ordering: { key: "query.a" } });
     expect(r.status).toBe(422);

@@ -28,8 +28,13 @@ import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
 import { normalizeOrdering } from "@/lib/gateway/delivery/ordering";
 
-/** `destinations.ordering` to write from an API input's `ordering` (Prisma writes SQL NULL as DbNull). */
+/** `destinations.ordering` to write on an update from an API input's `ordering` (Prisma writes SQL NULL as DbNull). */
 const orderingColumn = (input: TDestinationCreate["ordering"]) => normalizeOrdering(input ?? null) ?? Prisma.DbNull;
+/** The `ordering` field of a create: absent (the column's NULL) for an unordered destination, since a create may be plain SQL. */
+const orderingOnCreate = (input: TDestinationCreate["ordering"]) => {
+  const ordering = normalizeOrdering(input ?? null);
+  return ordering ? { ordering } : {};
+};
 
 export const DESTINATIONS: TeamModel<DestinationRow> = {
   table: "destinations",
@@ -61,7 +66,7 @@ export async function createDestination(teamId: string, input: TDestinationCreat
       type,
       config,
       authEncrypted: encryptJson(auth),
-      ordering: orderingColumn(input.ordering),
+      ...orderingOnCreate(input.ordering),
     },
     db,
   );
