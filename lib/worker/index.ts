@@ -17,6 +17,7 @@ import { deliverEvent } from "@/lib/gateway/delivery/deliver-event";
 import { quietGraphileLogger } from "@/lib/db/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/gateway/delivery/dispatch-queue";
+import { sweepOrderedHeads } from "@/lib/gateway/delivery/ordering";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { startPeriodic } from "@/lib/db/periodic";
 import { startJobRunner } from "@/lib/delivery/job-runner";
@@ -80,13 +81,15 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
     );
     return expired.length + (stalled ?? 0);
   }, getBackgroundPool());
+  // Ordered delivery's safety net: a key whose head was left without a job (docs/pipeline.md "Ordered delivery").
+  const heads = await sweepOrderedHeads();
   if (now - lastCleanup > 60_000) {
     lastCleanup = now;
     // Expired deduplication keys, and destination rate-limit windows (one row per window) past any period.
     await getBackgroundPool().query("DELETE FROM dedup_keys WHERE expires_at < now() - interval '1 minute'");
     await getBackgroundPool().query("DELETE FROM rate_limit_counters WHERE key LIKE 'destination:%' AND window_start < now() - interval '2 hours'");
   }
-  return { events };
+  return { events: events + heads };
 }
 
 /**

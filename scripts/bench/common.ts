@@ -175,17 +175,18 @@ export async function apiCall<T>(method: string, url: string, key: string, body?
 
 /**
  * Creates a gateway connection from source `source` (created on first use, reused by name) to a new HTTP
- * destination `destination` at `url`, with `rules` (docs/pipeline.md "Rules"); resolves with the source.
+ * destination `destination` at `url`, with `rules` (docs/pipeline.md "Rules") and `ordering` (docs/pipeline.md
+ * "Ordered delivery"); resolves with the source.
  */
 export async function gatewayConnection(
   server: string,
   key: string,
-  o: { source: string; destination: string; url: string; rules?: unknown[] },
+  o: { source: string; destination: string; url: string; rules?: unknown[]; ordering?: unknown },
 ): Promise<{ url: string; id: string }> {
   const created = await apiCall<{ source: { url: string; id: string } }>("POST", `${server}/api/2025-07-01/connections`, key, {
     name: o.destination,
     source: { name: o.source },
-    destination: { name: o.destination, config: { url: o.url } },
+    destination: { name: o.destination, config: { url: o.url }, ...(o.ordering ? { ordering: o.ordering } : {}) },
     ...(o.rules ? { rules: o.rules } : {}),
   });
   return created.source;

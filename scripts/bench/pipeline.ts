@@ -13,7 +13,8 @@
  * Env: BENCH_REQUESTS (default 20000), BENCH_RATE (1000), BENCH_DURATION (60 s), BENCH_CONNECTIONS (50).
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps"); `npm run bench:pipeline -- fanout` and `-- size` (or BENCH_MODE=fanout|size)
- * run the fan-out and body-size benches instead (scripts/bench/fanout-size.ts, docs/benchmarks.md "Fan-out and size").
+ * run the fan-out and body-size benches instead (scripts/bench/fanout-size.ts, docs/benchmarks.md "Fan-out and size");
+ * `-- ordered` ordered delivery per key against unordered (scripts/bench/ordered.ts, docs/benchmarks.md "Ordered delivery").
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -23,6 +24,7 @@ import { freePort, startServer, startTestDatabase } from "../../e2e/support/serv
 import { buildIfNeeded } from "../build-if-needed";
 import { endRun, gatewayConnection, jsonOfSize, log, percentile, startSink } from "./common";
 import { fanout, size } from "./fanout-size";
+import { ordered } from "./ordered";
 import { stepMode } from "./steps";
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -51,9 +53,9 @@ const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GA
 const connect = (name: string, url: string) => gatewayConnection(hookyard.url, apiKey, { source: name, destination: `${name}-sink`, url });
 // `npm run bench:pipeline -- fanout` or `-- size` (or BENCH_MODE=fanout|size): scripts/bench/fanout-size.ts.
 const mode = process.argv[2] ?? process.env.BENCH_MODE;
-if (mode === "fanout" || mode === "size") {
+if (mode === "fanout" || mode === "size" || mode === "ordered") {
   const context = { hookyard, apiKey, sink, databaseUrl: db.url };
-  await endRun(await (mode === "fanout" ? fanout(context) : size(context)), hookyard, db, sink);
+  await endRun(await (mode === "fanout" ? fanout(context) : mode === "size" ? size(context) : ordered(context)), hookyard, db, sink);
 }
 if (mode === "steps") {
   const source = await connect("open", `${sinkUrl}/open/hookyard`);

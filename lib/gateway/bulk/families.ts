@@ -7,7 +7,8 @@
 import type pg from "pg";
 import type { BatchResult } from "@/lib/delivery/bulk-runner";
 import { BULK_JOB_PRIORITY, enqueueDeliveries } from "@/lib/delivery/jobs";
-import { CANCELLABLE } from "@/lib/gateway/delivery/event-actions";
+import { CANCEL_SQL, CANCELLABLE } from "@/lib/gateway/delivery/event-actions";
+import { freshOrderingPos, type OrderingKeyRef, promoteHeads, retryOrderingSet } from "@/lib/gateway/delivery/ordering";
 import { EVENT_FILTERS } from "@/lib/gateway/events/schemas";
 import { IGNORED_EVENT_FILTERS } from "@/lib/gateway/ignored-events/schemas";
 import { activeConnectionsOf, fanOutInTransaction } from "@/lib/gateway/pipeline/fanout";
@@ -81,9 +82,10 @@ const FAMILIES: BulkFamily[] = [
     // (delivery reads them when it runs); its jobs yield to live deliveries (BULK_JOB_PRIORITY).
     act: async (client, op, records) => {
       const { rows } = await client.query<{ id: string }>(
-        `UPDATE events SET status = 'QUEUED', next_trigger = 'BULK_RETRY', bulk_retry_id = $3, error_code = NULL, next_attempt_at = now(), updated_at = now()
+        `UPDATE events SET ${retryOrderingSet("$4")}, status = 'QUEUED', next_trigger = 'BULK_RETRY', bulk_retry_id = $3, error_code = NULL,
+                next_attempt_at = now(), updated_at = now()
           WHERE id = ANY($1) AND team_id = $2 RETURNING id`,
-        [ids(records), op.teamId, op.id],
+        [ids(records), op.teamId, op.id, freshOrderingPos()],
       );
       await enqueueDeliveries(
         client,
@@ -107,11 +109,15 @@ const FAMILIES: BulkFamily[] = [
     emptyIsError: true,
     planHasProgress: false,
     // Stops every pending delivery of the matched events; delivered ones keep their history unchanged.
+    // Cancelled ordered events (and released blocked keys) let the next of their keys go, when this commits.
     act: async (client, op, records) => {
-      await client.query(
-        `UPDATE events SET status = 'CANCELLED', error_code = 'CANCELLED', next_attempt_at = NULL, updated_at = now()
-          WHERE id = ANY($1) AND team_id = $2 AND status = ANY($3)`,
+      const { rows } = await client.query<{ destination_id: string; ordering_key: string | null }>(
+        `${CANCEL_SQL("id = ANY($1) AND team_id = $2", "$3")} RETURNING destination_id, ordering_key`,
         [ids(records), op.teamId, CANCELLABLE],
+      );
+      await promoteHeads(
+        rows.filter((r): r is OrderingKeyRef => r.ordering_key !== null),
+        client,
       );
       return { completed: records.length, failed: 0 };
     },

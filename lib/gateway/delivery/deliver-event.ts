@@ -21,6 +21,10 @@ import { createId } from "@/lib/ids";
 import { storableText } from "@/lib/ingest/storable";
 import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import type { GatewayDestinationType } from "@/lib/gateway/destination-types/type";
+import { headsOf, ORDERED_CLAIMABLE, type OrderingKeyRef, promoteHeads, WAITING_HEAD } from "@/lib/gateway/delivery/ordering";
+import { logger } from "@/lib/log";
+
+const log = logger("delivery");
 
 /** The jitter key of an event's retry after attempt `attemptNumber`: the announced and the scheduled delay agree (lib/delivery/retry-schedule.ts withJitter). */
 const retryJitterKey = (eventId: string, attemptNumber: number) => `${eventId}:${attemptNumber}`;
@@ -30,10 +34,14 @@ WITH c AS (
   UPDATE events SET locked_until = $2, status = 'QUEUED', updated_at = now()
    WHERE id = ANY($1) AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now())
      AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '50 milliseconds')
+     AND ${ORDERED_CLAIMABLE}
   RETURNING ${EVENT_DELIVERY_COLUMNS}
 ) ${SELECT_DELIVERY}`;
 
-/** Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at `retryAt`. */
+/**
+ * Puts a claimed event back without an attempt: `status` HOLD (paused) or CANCELLED, or QUEUED again at
+ * `retryAt`. A cancelled ordered event lets the next of its key go (docs/pipeline.md "Ordered delivery").
+ */
 async function release(
   eventId: string,
   lease: Date,
@@ -43,15 +51,19 @@ async function release(
 ): Promise<void> {
   await withLeases(() =>
     inTransaction(async (client) => {
-      const { rowCount } = await client.query(
+      const { rows } = await client.query<OrderingKeyRef>(
         `UPDATE events SET status = $3, next_attempt_at = $4, locked_until = NULL, error_code = COALESCE($5, error_code), updated_at = now()
-        WHERE id = $1 AND locked_until = $2`,
+        WHERE id = $1 AND locked_until = $2 RETURNING destination_id, ordering_key`,
         [eventId, lease, status, retryAt, errorCode],
       );
-      if (rowCount && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
+      if (rows.length && status === "QUEUED") await enqueueDeliveries(client, [eventId], [retryAt]);
+      if (status === "CANCELLED") await promoteHeads(orderedKeys(rows), client);
     }, getBackgroundPool()),
   );
 }
+
+/** The ordered ones of `rows` (an unordered event has no key). */
+const orderedKeys = (rows: { destination_id: string; ordering_key: string | null }[]) => rows.filter((r): r is OrderingKeyRef => r.ordering_key !== null);
 
 /** The outcome of one attempt, to record (lib/gateway/delivery/attempt-context.ts). */
 export type { AttemptOutcome };
@@ -96,12 +108,21 @@ WITH v AS (
   UPDATE events SET status = v.event_status, attempts = events.attempts + 1, last_attempt_at = v.now, next_attempt_at = v.next_at,
          next_trigger = 'AUTOMATIC', response_status = v.response_status, error_code = v.error_code,
          successful_at = CASE WHEN v.success THEN v.now ELSE events.successful_at END,
-         cli_id = COALESCE(v.cli_id, events.cli_id), locked_until = NULL, updated_at = now()
+         cli_id = COALESCE(v.cli_id, events.cli_id), locked_until = NULL, updated_at = now(),
+         -- an ordered event out of retries holds its key when its destination says so (docs/pipeline.md "Ordered delivery")
+         ordering_blocked_at = CASE WHEN v.event_status = 'FAILED' AND events.ordering_key IS NOT NULL
+                                     AND (SELECT d.ordering->>'on_exhausted' FROM destinations d WHERE d.id = events.destination_id) = 'block'
+                                    THEN v.now END
     FROM v WHERE events.id = v.event_id AND events.locked_until = v.lease AND events.status = 'QUEUED'
-  RETURNING events.id, v.next_at
+  RETURNING events.id, v.next_at, events.destination_id, events.ordering_key
+), j AS (
+  SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at => e.next_at, max_attempts => 10::smallint)
+    FROM e WHERE e.next_at IS NOT NULL
 )
-SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at => e.next_at, max_attempts => 10::smallint)
-  FROM e WHERE e.next_at IS NOT NULL`;
+-- the ordered events that ended: the next of their keys may go
+SELECT (SELECT count(*) FROM j) AS jobs,
+       (SELECT json_agg(json_build_object('destination_id', e.destination_id, 'ordering_key', e.ordering_key)) FROM e
+         WHERE e.ordering_key IS NOT NULL AND e.next_at IS NULL) AS ended`;
 
 // Recording is off the delivery's critical path (the destination slot is given back before it): one
 // batch at a time makes the batches large (fewer statements per attempt); the statement is prepared once
@@ -109,8 +130,8 @@ SELECT graphile_worker.add_job($24, json_build_object('event_id', e.id), run_at 
 const recordBatcher = new Batcher<AttemptRecord, void>(
   async (items) => {
     const col = <T>(f: (r: AttemptRecord) => T) => items.map(f);
-    await withLeases(() =>
-      getBackgroundPool().query({
+    const { rows } = await withLeases(() =>
+      getBackgroundPool().query<{ ended: OrderingKeyRef[] | null }>({
         name: "hookyard-record-attempts",
         text: RECORD_SQL,
         values: [
@@ -141,11 +162,55 @@ const recordBatcher = new Batcher<AttemptRecord, void>(
         ],
       }),
     );
+    const ended = rows[0]?.ended;
+    if (ended)
+      await nextHeads(ended).catch((err) => log.warn("could not start the next ordered events; the sweeper will", err instanceof Error ? err.message : err));
     return items.map(() => undefined);
   },
   500,
   1,
 );
+
+/** Where a worker process delivers the heads it claims itself (its dispatch queue); null: give them jobs instead. */
+let headDispatch: ((events: ClaimedEvent[]) => void) | null = null;
+
+/**
+ * Makes this process deliver the next head of an ordered key itself when the event before it ends here
+ * (`dispatch`, the dispatch queue's: no job round trip), or, with null, give it a job. Set by
+ * lib/gateway/delivery/dispatch-queue.ts while it runs.
+ */
+export function setHeadDispatch(dispatch: ((events: ClaimedEvent[]) => void) | null): void {
+  headDispatch = dispatch;
+}
+
+// The due heads of keys whose event before just ended, leased in one statement (docs/pipeline.md "Ordered delivery").
+const CLAIM_HEADS_SQL = `
+WITH h AS (${headsOf("(SELECT DISTINCT d, k FROM unnest($1::text[], $2::text[]) AS k(d, k)) k")}),
+c AS (
+  UPDATE events SET locked_until = $3, status = 'QUEUED', updated_at = now()
+   WHERE id IN (SELECT h.id FROM h WHERE ${WAITING_HEAD} AND (h.next_attempt_at IS NULL OR h.next_attempt_at <= now() + interval '50 milliseconds'))
+     AND status IN ('QUEUED', 'SCHEDULED') AND (locked_until IS NULL OR locked_until < now()) AND ${ORDERED_CLAIMABLE}
+  RETURNING ${EVENT_DELIVERY_COLUMNS}
+) ${SELECT_DELIVERY}`;
+
+/**
+ * The next events of ordered keys whose event ended: claimed and delivered by this process when it runs a
+ * dispatch queue, else given jobs (promoteHeads). Throws on database errors (the sweeper then queues them).
+ */
+async function nextHeads(keys: OrderingKeyRef[]): Promise<void> {
+  const dispatch = headDispatch;
+  if (!dispatch) {
+    await promoteHeads(keys);
+    return;
+  }
+  const lease = newLease();
+  const { rows } = await getBackgroundPool().query<DeliveryRow>({
+    name: "hookyard-claim-heads",
+    text: CLAIM_HEADS_SQL,
+    values: [keys.map((k) => k.destination_id), keys.map((k) => k.ordering_key), lease],
+  });
+  if (rows.length) dispatch(rows.map((row) => ({ row, lease })));
+}
 
 /**
  * Claims events `ids` with one statement (one lease for all): returns, in order, each event's claim, or

@@ -16,7 +16,7 @@
  * Deliveries start at the pace of lib/delivery/pacing.ts while ingestion is saturated.
  */
 import { getConfig } from "@/lib/config";
-import { type ClaimedEvent, deliverClaimed, releaseClaimed } from "@/lib/gateway/delivery/deliver-event";
+import { type ClaimedEvent, deliverClaimed, releaseClaimed, setHeadDispatch } from "@/lib/gateway/delivery/deliver-event";
 import { endedLastSecond, slotFree } from "@/lib/delivery/destination-limits";
 import { holdLease } from "@/lib/delivery/leases";
 import { startPermitWait } from "@/lib/delivery/pacing";
@@ -59,6 +59,8 @@ const idleWaiters: (() => void)[] = [];
 /** (Re)opens the queue when a worker starts in this process. */
 export function startDispatch(): void {
   stopping = false;
+  // The next event of an ordered key is delivered from here too (docs/pipeline.md "Ordered delivery").
+  setHeadDispatch(dispatchClaimed);
 }
 
 /** Deliveries this process runs at once from the queue (WORKER_CONCURRENCY). */
@@ -206,6 +208,7 @@ async function run(event: ClaimedEvent, onAnswered: () => void): Promise<void> {
  */
 export async function stopDispatch(beforeHandBack: () => Promise<void> = async () => {}): Promise<void> {
   stopping = true;
+  setHeadDispatch(null);
   roomWaiters.splice(0).forEach((w) => w());
   await beforeHandBack().catch(() => {});
   const left = queue.splice(0);

@@ -8,6 +8,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
 import { fanOutNow } from "@/lib/gateway/pipeline/fanout";
 import { notFound, unprocessable } from "@/lib/http/errors";
+import { freshOrderingPos, type OrderingKeyRef, promoteHeads, retryOrderingSet } from "@/lib/gateway/delivery/ordering";
 
 /** Statuses an event can be cancelled from (not yet delivered for good). */
 export const CANCELLABLE = ["SCHEDULED", "QUEUED", "HOLD"] as const;
@@ -15,14 +16,15 @@ export const CANCELLABLE = ["SCHEDULED", "QUEUED", "HOLD"] as const;
 /**
  * Queues event `eventId` of `teamId` for a new attempt now, with `trigger` (MANUAL from the API,
  * BULK_RETRY from bulk operations), whatever its status (a manual retry works on any final status).
- * Throws 404 for an unknown or foreign event.
+ * An ordered event that had finished goes to the end of its key's sequence; a blocked one is released and
+ * retried in its place (docs/pipeline.md "Ordered delivery"). Throws 404 for an unknown or foreign event.
  */
 export async function retryEvent(teamId: string, eventId: string, trigger: "MANUAL" | "BULK_RETRY" = "MANUAL"): Promise<void> {
   await inTransaction(async (client) => {
     const { rowCount } = await client.query(
-      `UPDATE events SET status = 'QUEUED', next_trigger = $3, next_attempt_at = now(), updated_at = now()
+      `UPDATE events SET ${retryOrderingSet("$4")}, status = 'QUEUED', next_trigger = $3, next_attempt_at = now(), updated_at = now()
         WHERE id = $1 AND team_id = $2`,
-      [eventId, teamId, trigger],
+      [eventId, teamId, trigger, freshOrderingPos()],
     );
     if (!rowCount) throw notFound(eventId);
     await enqueueDeliveries(client, [eventId]);
@@ -31,19 +33,27 @@ export async function retryEvent(teamId: string, eventId: string, trigger: "MANU
 
 /**
  * Cancels event `eventId` of `teamId`: SCHEDULED, QUEUED or HOLD become CANCELLED (error_code
- * CANCELLED) and are never delivered. Throws 404 for an unknown event, 422 when it is not cancellable.
+ * CANCELLED) and are never delivered; so does a FAILED ordered event that blocks its key, which releases
+ * the key (docs/pipeline.md "Ordered delivery"). Throws 404 for an unknown event, 422 when it is not cancellable.
  */
 export async function cancelEvent(teamId: string, eventId: string): Promise<void> {
-  const { rows } = await getPool().query<{ status: string; cancelled: boolean }>(
-    `WITH u AS (
-       UPDATE events SET status = 'CANCELLED', error_code = 'CANCELLED', next_attempt_at = NULL, updated_at = now()
-        WHERE id = $1 AND team_id = $2 AND status = ANY($3) RETURNING id)
-     SELECT e.status, EXISTS (SELECT 1 FROM u) AS cancelled FROM events e WHERE e.id = $1 AND e.team_id = $2`,
+  const { rows } = await getPool().query<{ status: string; cancelled: boolean } & OrderingKeyRef>(
+    `WITH u AS (${CANCEL_SQL("id = $1 AND team_id = $2", "$3")} RETURNING id)
+     SELECT e.status, e.destination_id, e.ordering_key, EXISTS (SELECT 1 FROM u) AS cancelled FROM events e WHERE e.id = $1 AND e.team_id = $2`,
     [eventId, teamId, CANCELLABLE],
   );
   if (!rows[0]) throw notFound(eventId);
   if (!rows[0].cancelled) throw unprocessable(`Event ${eventId} is ${rows[0].status} and cannot be cancelled`, { id: eventId, status: rows[0].status });
+  if (rows[0].ordering_key !== null) await promoteHeads(rows);
 }
+
+/**
+ * The UPDATE that cancels the events matching `where` whose status is one of `statusesParam` (or that
+ * block their ordering key). Shared by the event cancel and the bulk cancel.
+ */
+export const CANCEL_SQL = (where: string, statusesParam: string) =>
+  `UPDATE events SET status = 'CANCELLED', error_code = 'CANCELLED', next_attempt_at = NULL, ordering_blocked_at = NULL, updated_at = now()
+    WHERE ${where} AND (status = ANY(${statusesParam}) OR ordering_blocked_at IS NOT NULL)`;
 
 /**
  * Runs request `requestId` of `teamId` through its source's active connections again (or only

@@ -3,12 +3,19 @@ import { GATEWAY_DESTINATION_TYPES } from "@/lib/gateway/destination-types";
 import { modelColumns, Prisma } from "@/lib/db/prisma";
 import type { Destination } from "@/lib/generated/prisma/client";
 import type { TDestination } from "@/lib/gateway/destinations/schemas";
+import { storedOrdering } from "@/lib/gateway/delivery/ordering";
 
 /** A `destinations` row as the gateway reads it: the Prisma model, its `type` and `config` typed. */
 export type DestinationRow = Omit<Destination, "type" | "config"> & { type: TDestination["type"]; config: Record<string, unknown> };
 
 /** The SELECT list of a `destinations d` query that returns DestinationRow (the lists, which stay SQL for their filters). */
 export const DESTINATION_COLUMNS = modelColumns("d", Prisma.DestinationScalarFieldEnum);
+
+/** `{ordering}` for an ordered destination, nothing for an unordered one (the field is additive: absent when unset). */
+const orderingField = (stored: unknown) => {
+  const ordering = storedOrdering(stored);
+  return ordering ? { ordering } : {};
+};
 
 /**
  * The API model (newest version). `config.auth` (credentials) only with `includeAuth`
@@ -33,5 +40,6 @@ export function toDestination(row: DestinationRow, includeAuth = false): TDestin
     disabled_at: row.disabledAt?.toISOString() ?? null,
     updated_at: row.updatedAt.toISOString(),
     created_at: row.createdAt.toISOString(),
+    ...orderingField(row.ordering),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { decryptJson, encryptJson } from "@/lib/crypto/secrets";
 import { getPool } from "@/lib/db/pool";
-import { getPrisma, type PrismaDb } from "@/lib/db/prisma";
+import { getPrisma, Prisma, type PrismaDb } from "@/lib/db/prisma";
 import { settleCustomSignature } from "@/lib/gateway/destinations/custom-signature";
 import { DESTINATION_COLUMNS, type DestinationRow } from "@/lib/gateway/destinations/destination-model";
 import type { TDestinationCreate, TDestinationUpdate } from "@/lib/gateway/destinations/schemas";
@@ -27,6 +27,15 @@ import { alreadyExists, AppError } from "@/lib/http/errors";
 import { type Page, type PageRequest, selectPage } from "@/lib/http/paging";
 import type { ParsedQuery } from "@/lib/http/query";
 import { createId } from "@/lib/ids";
+import { normalizeOrdering } from "@/lib/gateway/delivery/ordering";
+
+/** `destinations.ordering` to write on an update from an API input's `ordering` (Prisma writes SQL NULL as DbNull). */
+const orderingColumn = (input: TDestinationCreate["ordering"]) => normalizeOrdering(input ?? null) ?? Prisma.DbNull;
+/** The `ordering` field of a create: absent (the column's NULL) for an unordered destination, since a create may be plain SQL. */
+const orderingOnCreate = (input: TDestinationCreate["ordering"]) => {
+  const ordering = normalizeOrdering(input ?? null);
+  return ordering ? { ordering } : {};
+};
 
 export const DESTINATIONS: TeamModel<DestinationRow> = {
   table: "destinations",
@@ -58,6 +67,7 @@ export async function createDestination(teamId: string, input: TDestinationCreat
       type,
       config,
       authEncrypted: encryptJson(settleCustomSignature(config.auth_type, auth, null)),
+      ...orderingOnCreate(input.ordering),
     },
     db,
   );
@@ -87,7 +97,15 @@ export async function updateDestination(teamId: string, id: string, input: TDest
     DESTINATIONS,
     teamId,
     id,
-    { name, description, type, config, authEncrypted: encryptJson(auth), updatedAt: new Date() },
+    {
+      name,
+      description,
+      type,
+      config,
+      authEncrypted: encryptJson(auth),
+      updatedAt: new Date(),
+      ...(input.ordering !== undefined ? { ordering: orderingColumn(input.ordering) } : {}),
+    },
     db,
   );
   if (updated) return updated;

@@ -14,7 +14,8 @@ import {
   updateDestination,
   upsertDestination,
 } from "@/lib/gateway/destinations/destination-store";
-import { type TDestinationUpdate, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import { type TDestinationUpdate, ZDestinationCreate, ZDestinationUpdate, ZOrderingRelease } from "@/lib/gateway/destinations/schemas";
+import { blockedKeysOf, releaseBlockedKeys } from "@/lib/gateway/delivery/ordering";
 import type { ApiVersion } from "@/lib/gateway/versions";
 import { destinationAuthInclude, destinationFieldFor, downgradeDestination, upgradeDestinationBody } from "@/lib/gateway/versions/destinations";
 import { notFound } from "@/lib/http/errors";
@@ -29,15 +30,23 @@ const includesAuth = (query: ParsedQuery, version: ApiVersion) => includesAny(qu
 export const presentDestination = (row: DestinationRow, version: ApiVersion, includeAuth = false) =>
   downgradeDestination(toDestination(row, includeAuth), version);
 
-/** `destinations` with their `delivery_state` when something happened to them (one statement; docs/pipeline.md "Receiver-driven limits"). */
+/**
+ * `destinations` with their `delivery_state` when something happened to them (one statement; docs/pipeline.md
+ * "Receiver-driven limits"), and the blocked keys of the ordered ones (docs/pipeline.md "Ordered delivery").
+ */
 async function withDeliveryStates<T extends Record<string, unknown>>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
-  const states = await readDeliveryStates(
-    "gateway",
-    destinations.map((d) => String(d.id)),
-  );
+  const ordered = destinations.filter((d) => d.ordering).map((d) => String(d.id));
+  const [states, blocked] = await Promise.all([
+    readDeliveryStates(
+      "gateway",
+      destinations.map((d) => String(d.id)),
+    ),
+    blockedKeysOf(ordered),
+  ]);
   return destinations.map((d) => {
     const state = states.get(String(d.id));
-    return state ? { ...d, delivery_state: state } : d;
+    const withOrdering = d.ordering ? { ...d, ordering: { ...d.ordering, blocked_keys: blocked.get(String(d.id)) ?? [] } } : d;
+    return state ? { ...withOrdering, delivery_state: state } : withOrdering;
   });
 }
 
@@ -92,3 +101,12 @@ export const destinationActionRoute = gatewayRoute<undefined, { id: string; acti
   if (disabled === undefined) throw notFound(`${params.id}/${params.action}`);
   return { body: presentDestination(await setDestinationDisabled(teamId, params.id, disabled), version) };
 });
+
+// POST /destinations/{id}/ordering/release: releases blocked ordering keys (docs/pipeline.md "Ordered delivery")
+export const releaseOrderingRoute = gatewayRoute<{ keys?: string[] }, { id: string }>(
+  { body: ZOrderingRelease, optionalBody: true },
+  async ({ teamId, params, body }) => {
+    const destination = await getDestination(teamId, params.id);
+    return { body: { released: await releaseBlockedKeys(destination.id, body.keys) } };
+  },
+);

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { CONNECTION_FILTERS, CONNECTION_ORDER_BY } from "@/lib/gateway/connections/connection-store";
 import { ZConnection, ZConnectionCreate, ZConnectionUpdate } from "@/lib/gateway/connections/schemas";
 import { DESTINATION_FILTERS, DESTINATION_ORDER_BY } from "@/lib/gateway/destinations/destination-store";
-import { ZDestination, ZDestinationCreate, ZDestinationUpdate } from "@/lib/gateway/destinations/schemas";
+import { ZDestination, ZDestinationCreate, ZDestinationUpdate, ZOrderingRelease, ZOrderingReleased } from "@/lib/gateway/destinations/schemas";
 import { ATTEMPT_FILTERS, ATTEMPT_ORDER_BY, ZAttempt } from "@/lib/gateway/attempts/schemas";
 import { EVENT_FILTERS, EVENT_ORDER_BY, ZEvent, ZRequestRetry } from "@/lib/gateway/events/schemas";
 import { IGNORED_EVENT_FILTERS, IGNORED_EVENT_ORDER_BY, REQUEST_IGNORED_EVENT_FILTERS, ZIgnoredEvent } from "@/lib/gateway/ignored-events/schemas";
@@ -321,6 +321,18 @@ export const OPERATIONS: Operation[] = [
     { model: ZDestination, create: ZDestinationCreate, update: ZDestinationUpdate },
     listQuery(DESTINATION_FILTERS, DESTINATION_ORDER_BY, include),
   ),
+  {
+    method: "post",
+    path: "/destinations/{id}/ordering/release",
+    operationId: "releaseDestinationOrdering",
+    summary: "Release blocked ordering keys",
+    description:
+      "An ordered destination with `on_exhausted: block` holds a key back once an event of it exhausts its retries. This releases the given `keys` (all when absent): the blocking events stay FAILED and the next event of each key goes out.",
+    tag: "Destinations",
+    body: ZOrderingRelease,
+    response: ZOrderingReleased,
+    errors: [404, 422],
+  },
   ...namedResource(
     "connections",
     "connection",

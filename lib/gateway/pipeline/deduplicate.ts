@@ -34,6 +34,9 @@ function pick(value: unknown, segments: Segment[]): unknown {
   return pick((value as Record<string | number, unknown>)[head], rest);
 }
 
+/** The value at field path `path` (`body.id`, `body.items[0].sku`) of `event`, or undefined when absent. */
+export const fieldValue = (event: unknown, path: string): unknown => pick(event, parsePath(path));
+
 function omit(value: unknown, segments: Segment[]): unknown {
   if (segments.length === 0 || value === null || typeof value !== "object") return segments.length === 0 ? undefined : value;
   const [head, ...rest] = segments;
@@ -51,7 +54,7 @@ function omit(value: unknown, segments: Segment[]): unknown {
 }
 
 /** Canonical JSON: object keys sorted, so equal values give equal text. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (value === undefined) return "null";
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;

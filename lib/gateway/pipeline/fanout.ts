@@ -14,7 +14,7 @@ import type pg from "pg";
 import { decryptJson } from "@/lib/crypto/secrets";
 import { getBackgroundPool, getPool } from "@/lib/db/pool";
 import { inTransaction, inTransactionFrom } from "@/lib/db/transaction";
-import { newLease } from "@/lib/gateway/delivery/deliver-event";
+import { claimEvents, newLease } from "@/lib/gateway/delivery/deliver-event";
 import { dispatchClaimed } from "@/lib/gateway/delivery/dispatch-queue";
 import { type DeliveryRow, EVENT_DELIVERY_COLUMNS, SELECT_DELIVERY, type TransformedData } from "@/lib/gateway/delivery/event-delivery";
 import { enqueueDeliveries } from "@/lib/delivery/jobs";
@@ -26,6 +26,7 @@ import { runTransformation, type TransformRequest } from "@/lib/rules/run-transf
 import { createId } from "@/lib/ids";
 import { storableJson } from "@/lib/ingest/storable";
 import { logger } from "@/lib/log";
+import { freshOrderingPos, type Ordering, orderingKeyOf, storedOrdering } from "@/lib/gateway/delivery/ordering";
 import { endSpan, type Span, startSpan, tracingEnabled, traceparentOf } from "@/lib/tracing";
 
 const log = logger("fanout");
@@ -41,6 +42,8 @@ type FanoutConnection = {
   destination_id: string;
   destination_name: string;
   destination_type: string;
+  /** The destination's ordered delivery setting (docs/pipeline.md "Ordered delivery"), null unordered. */
+  destination_ordering: Ordering | null;
   rules: Rule[];
   rules_version: string;
   paused: boolean;
@@ -73,6 +76,8 @@ type EventRow = {
   nextAttemptAt: Date | null;
   data: string | null;
   dedup?: { digest: string; window: number };
+  /** Its ordering key at an ordered destination, else null. */
+  orderingKey: string | null;
 };
 type IgnoredRow = { request: RequestRow; connection: FanoutConnection; cause: string; meta: unknown };
 type ExecutionRow = {
@@ -92,12 +97,13 @@ type ConnectionRow = Omit<FanoutConnection, "paused" | "disabled"> & { paused_at
 
 /** The columns of a source's connections, in fan-out order (`w` connections, `s` sources, `d` destinations). */
 const CONNECTION_COLUMNS = `w.id, w.team_id, w.name, w.source_id, s.name AS source_name, w.destination_id, d.name AS destination_name, d.type AS destination_type,
-       w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at`;
+       d.ordering AS destination_ordering, w.rules, w.rules_version, w.paused_at, w.disabled_at, d.disabled_at AS destination_disabled_at`;
 const CONNECTIONS_FROM = "connections w JOIN sources s ON s.id = w.source_id JOIN destinations d ON d.id = w.destination_id";
 
 const toConnection = (r: ConnectionRow): FanoutConnection => ({
   ...r,
   rules: Array.isArray(r.rules) ? r.rules : [],
+  destination_ordering: storedOrdering(r.destination_ordering),
   paused: r.paused_at !== null,
   disabled: r.disabled_at !== null || r.destination_disabled_at !== null,
 });
@@ -254,14 +260,18 @@ async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo:
           digest = rawDedupDigest(req);
         }
       }
+      const ordering = connection.destination_ordering;
+      const orderingKey = ordering ? orderingKeyOf(ordering, ordering.key ? (outcome.request ?? toRuleRequest(req)) : EMPTY_REQUEST) : null;
       out.events.push({
         id,
         request: req,
         connection,
         status,
-        nextAttemptAt: status === "HOLD" ? null : new Date(now + delayMs),
+        // An ordered event waits for its key (no due time) until it is the key's head.
+        nextAttemptAt: status === "HOLD" || (orderingKey !== null && status === "QUEUED") ? null : new Date(now + delayMs),
         data: outcome.data ? eventDataJson(outcome.data) : null,
         dedup: dedupRule ? { digest: digest!, window: dedupRule.window } : undefined,
+        orderingKey,
       });
     }
   } catch (err) {
@@ -280,11 +290,15 @@ async function pairOutcomes(req: RequestRow, connection: FanoutConnection, memo:
   return out;
 }
 
+/** The rule view of nothing: what an ordering without a key path reads (it reads nothing). */
+const EMPTY_REQUEST: TransformRequest = { headers: {}, body: null, path: "", query: "", parsed_query: {} };
+
 const REQUESTS_SQL = "SELECT r.id, r.team_id, r.source_id FROM requests r WHERE r.id = ANY($1) ORDER BY r.id";
 const RAW_SQL = "SELECT request_id, method, path, query, headers, body, content_type FROM request_raw_data WHERE request_id = ANY($1)";
 
-/** True when the connection's rules read the request (filter, transform, deduplicate). */
-const readsRequest = (c: FanoutConnection) => !c.disabled && c.rules.some((r) => r.type === "filter" || r.type === "transform" || r.type === "deduplicate");
+/** True when the connection's rules (filter, transform, deduplicate) or its destination's ordering key read the request. */
+const readsRequest = (c: FanoutConnection) =>
+  !c.disabled && (Boolean(c.destination_ordering?.key) || c.rules.some((r) => r.type === "filter" || r.type === "transform" || r.type === "deduplicate"));
 
 /** Adds the raw data to the requests whose connections' rules read it (the others need only their ids). */
 async function loadRawData(requests: RequestRow[], bySource: Map<string, FanoutConnection[]>): Promise<void> {
@@ -374,22 +388,22 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
   const lease = newLease(now);
   type ClaimRow = (RequestRow | { id: string; team_id: null; source_id: null }) & { connections: ConnectionRow[] | null };
   let claimedIds: string[] = [];
-  let result: { count: number; claimed: DeliveryRow[] };
+  let result: { count: number; claimed: DeliveryRow[]; heads: string[] };
   let spans: FanoutSpans | null = null;
   try {
-    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[] }>(
+    result = await inTransactionFrom<ClaimRow, { count: number; claimed: DeliveryRow[]; heads: string[] }>(
       claimFanoutsSql(limit, heldBackIds(now)),
       async (client, rows) => {
         claimedIds = rows.map((r) => r.id);
         const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
-        if (requests.length === 0) return { count: rows.length, claimed: [] };
+        if (requests.length === 0) return { count: rows.length, claimed: [], heads: [] };
         if (tracingEnabled()) spans = startFanoutSpans(requests);
         const bySource = new Map<string, FanoutConnection[]>();
         for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
         const pairs = await computeOutcomes(requests, now, undefined, bySource);
         spans?.count(pairs);
-        const { claimed } = await writeOutcomes(client, merged(pairs), now, lease);
-        return { count: rows.length, claimed };
+        const { claimed, heads } = await writeOutcomes(client, merged(pairs), now, lease, 0, true);
+        return { count: rows.length, claimed, heads };
       },
       getBackgroundPool(),
     );
@@ -400,8 +414,15 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
     log.warn(`fan-out of ${claimedIds.length} requests failed on a record (${errorText(err)}); fanning them out one by one`);
     return fanOutIsolated(claimedIds);
   }
-  // Committed: the QUEUED events are this process's to deliver (direct dispatch).
+  // Committed: the QUEUED events are this process's to deliver (direct dispatch); so are the ordered events
+  // that may be their key's head, if the claim's ordering check lets them go now (else the end of the event
+  // before them starts them; a crash in between leaves them to the sweeper: docs/pipeline.md "Ordered delivery").
   dispatchClaimed(result.claimed.map((row) => ({ row, lease })));
+  if (result.heads.length)
+    await claimEvents(result.heads).then(
+      (claims) => dispatchClaimed(claims.filter((c) => c !== null)),
+      (err: unknown) => log.warn("could not claim ordered events after their fan-out; the sweeper will", errorText(err)),
+    );
   return result.count;
 }
 
@@ -651,14 +672,19 @@ async function writeIsolated(
   return out;
 }
 
-/** Inserts events; with a lease ($11), the QUEUED ones are inserted claimed and come back with their delivery rows. */
+/**
+ * Inserts events; with a lease ($11), the unordered QUEUED ones are inserted claimed and come back with their
+ * delivery rows (ordered ones, $13 a key, go through a job and the claim's ordering check).
+ */
 const INSERT_EVENTS_SQL = `
 WITH c AS (
-  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at, trace_parent)
+  INSERT INTO events (id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, locked_until, created_at, updated_at, trace_parent,
+                      ordering_key, ordering_pos)
   SELECT t.id, t.team_id, t.webhook_id, t.source_id, t.destination_id, t.request_id, t.status, t.next_attempt_at, t.data,
-         CASE WHEN t.status = 'QUEUED' THEN $11::timestamptz END, $10, $10, t.trace_parent
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[], $12::text[])
-         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, trace_parent)
+         CASE WHEN t.status = 'QUEUED' AND t.ordering_key IS NULL THEN $11::timestamptz END, $10, $10, t.trace_parent,
+         t.ordering_key, CASE WHEN t.ordering_key IS NOT NULL THEN COALESCE($14, t.request_id) END
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::jsonb[], $12::text[], $13::text[])
+         AS t(id, team_id, webhook_id, source_id, destination_id, request_id, status, next_attempt_at, data, trace_parent, ordering_key)
   RETURNING ${EVENT_DELIVERY_COLUMNS}, locked_until
 ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`;
 
@@ -666,7 +692,9 @@ WITH c AS (
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
  * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
  * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
- * Returns the new event ids and the claimed events.
+ * With `orderedDirect`, the ordered events that may be their key's head get no job: their ids come back as
+ * `heads`, for the caller to claim once committed (docs/pipeline.md "Ordered delivery").
+ * Returns the new event ids, the claimed events and those heads.
  */
 async function writeOutcomes(
   client: pg.PoolClient,
@@ -674,8 +702,10 @@ async function writeOutcomes(
   now: number,
   lease: Date | null,
   priority = 0,
-): Promise<{ ids: string[]; claimed: DeliveryRow[] }> {
+  orderedDirect = false,
+): Promise<{ ids: string[]; claimed: DeliveryRow[]; heads: string[] }> {
   let claimed: DeliveryRow[] = [];
+  let heads: string[] = [];
   let kept = events;
   const keptIgnored = [...ignored];
 
@@ -728,10 +758,26 @@ async function writeOutcomes(
         new Date(now),
         lease,
         kept.map((e) => e.request.trace_parent ?? null),
+        kept.map((e) => e.orderingKey),
+        // Fan-out of a pending request: its place is the request's acceptance (its id); a retry or a
+        // replay accepts the event again now (docs/pipeline.md "Ordered delivery").
+        lease ? null : freshOrderingPos(now),
       ],
     });
     claimed = rows;
-    const deliverable = kept.filter((e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && !lease));
+    // An ordered QUEUED event gets a job when it is the first of its key in this write (a later one
+    // cannot be its key's head before the first ends, and that end queues the next: ordering.ts).
+    const firstOfKey = new Set<string>();
+    const orderedFirst = (e: EventRow) => {
+      const k = `${e.connection.destination_id}\u0000${e.orderingKey}`;
+      return !firstOfKey.has(k) && Boolean(firstOfKey.add(k));
+    };
+    const orderedFirsts = new Set(kept.filter((e) => e.status === "QUEUED" && e.orderingKey !== null && orderedFirst(e)));
+    // With `orderedDirect` the caller claims them itself once committed; otherwise they get jobs.
+    if (orderedDirect) heads = [...orderedFirsts].map((e) => e.id);
+    const deliverable = kept.filter(
+      (e) => e.status === "SCHEDULED" || (e.status === "QUEUED" && (e.orderingKey !== null ? !orderedDirect && orderedFirsts.has(e) : !lease)),
+    );
     await enqueueDeliveries(
       client,
       deliverable.map((e) => e.id),
@@ -776,5 +822,5 @@ async function writeOutcomes(
       ],
     );
   }
-  return { ids: kept.map((e) => e.id), claimed };
+  return { ids: kept.map((e) => e.id), claimed, heads };
 }
