@@ -159,7 +159,7 @@ export function Overview() {
         <Stat
           label="Open issues"
           value={issues.data?.count}
-          href="/dashboard/events?status=FAILED"
+          href="/dashboard/issues"
           testId="open-issues"
           tone={issues.data?.count ? "danger" : "neutral"}
         />
