@@ -12,34 +12,25 @@ import { Explorer } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
 import { NameOrId } from "@/components/dashboard/OtherExplorers";
 import { BodyText } from "@/components/dashboard/Explorer";
-import { DetailSection, Fact, Facts, linkTo } from "@/components/dashboard/RecordDetail";
+import { CauseBadge, DetailSection, Fact, Facts, type IgnoredEvent, linkTo } from "@/components/dashboard/RecordDetail";
 import { Age } from "@/components/dashboard/rows";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Select } from "@/components/ui/Field";
 import { IdLink } from "@/components/ui/IdLink";
 import { ZonedTime } from "@/components/ui/Time";
-import type { TIgnoredEvent } from "@/lib/gateway/ignored-events/schemas";
 import type { ZTransformationExecution } from "@/lib/gateway/transformations/execution-store";
 import type { z } from "zod";
 
-export type IgnoredEvent = TIgnoredEvent;
 export type Execution = z.infer<typeof ZTransformationExecution>;
 
-/** Links of these views: an ignored event or a transformation run opened in its explorer, a transformation's runs filtered. */
-export const diagnoseLinks = {
-  ignored: (id: string) => `/dashboard/ignored-events?id=${encodeURIComponent(id)}`,
-  runs: (transformationId: string, params: Record<string, string> = {}) =>
-    `/dashboard/executions?${new URLSearchParams({ transformation_id: transformationId, ...params })}`,
-};
-
 /** What each cause means, in the words of the person reading it. */
-const CAUSES: Record<IgnoredEvent["cause"], { tone: Tone; why: string }> = {
-  FILTERED: { tone: "neutral", why: "A filter rule of the connection did not match this request." },
-  TRANSFORMATION_FAILED: { tone: "danger", why: "The connection's transformation failed on this request, so no event was made." },
-  DEDUPLICATED: { tone: "neutral", why: "A deduplicate rule of the connection had seen the same request within its window." },
-  DISABLED: { tone: "warning", why: "The connection was disabled when the request arrived." },
-  CLI_DISCONNECTED: { tone: "warning", why: "The connection delivers to the CLI and no `hookyard listen` was connected." },
+const CAUSES: Record<IgnoredEvent["cause"], { why: string }> = {
+  FILTERED: { why: "A filter rule of the connection did not match this request." },
+  TRANSFORMATION_FAILED: { why: "The connection's transformation failed on this request, so no event was made." },
+  DEDUPLICATED: { why: "A deduplicate rule of the connection had seen the same request within its window." },
+  DISABLED: { why: "The connection was disabled when the request arrived." },
+  CLI_DISCONNECTED: { why: "The connection delivers to the CLI and no `hookyard listen` was connected." },
 };
 
 /** The error a failed run ended with (its last `error` line when the level is `fatal`), or null. */
@@ -96,7 +87,7 @@ export function IgnoredEventsExplorer() {
       bulk={{ family: "ignored-events.retry", path: "ignored-events/retry", verb: "Retry" }}
       empty="Nothing was ignored: every request your connections took made an event."
       columns={[
-        { header: "Cause", cell: (i) => <Badge tone={CAUSES[i.cause].tone}>{i.cause}</Badge> },
+        { header: "Cause", cell: (i) => <CauseBadge cause={i.cause} /> },
         { header: "Connection", cell: (i) => <NameOrId names={names} id={i.webhook_id} /> },
         { header: "Request", cell: (i) => <span className="font-mono text-xs">{i.request_id}</span>, className: "hidden md:table-cell" },
         { header: "Age", cell: (i) => <Age iso={i.created_at} /> },
@@ -141,7 +132,7 @@ export function IgnoredEventDetail({ id }: { id: string }) {
       </p>
       <Facts>
         <Fact label="Cause">
-          <Badge tone={CAUSES[i.cause].tone}>{i.cause}</Badge>
+          <CauseBadge cause={i.cause} />
         </Fact>
         <Fact label="When">
           <ZonedTime iso={i.created_at} />
@@ -154,7 +145,7 @@ export function IgnoredEventDetail({ id }: { id: string }) {
         </Fact>
         {transformationId && (
           <Fact label="Transformation">
-            <IdLink id={transformationId} href={diagnoseLinks.runs(transformationId)} />
+            <IdLink id={transformationId} href={linkTo.runs(transformationId)} />
           </Fact>
         )}
       </Facts>
@@ -171,7 +162,7 @@ export function IgnoredEventDetail({ id }: { id: string }) {
             <p className="text-sm">
               <a
                 className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
-                href={diagnoseLinks.runs(transformationId, { id: run.data.id })}
+                href={linkTo.runs(transformationId, { id: run.data.id })}
                 data-testid="ignored-run-link"
               >
                 Open this run with its input
@@ -221,7 +212,8 @@ export function ExecutionsExplorer() {
       )}
     </Field>
   );
-  if (transformations.error) return <ErrorMessage title="Transformations could not be loaded" error={transformations.error} onRetry={() => transformations.refetch()} />;
+  if (transformations.error)
+    return <ErrorMessage title="Transformations could not be loaded" error={transformations.error} onRetry={() => transformations.refetch()} />;
   if (!chosen) {
     return transformations.data ? (
       <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="empty-state">
@@ -294,32 +286,12 @@ export function ExecutionDetail({ transformationId, id }: { transformationId: st
         <BodyText value={x.original_event_data} />
       </DetailSection>
       <DetailSection title="Output">
-        {x.transformed_event_data ? <BodyText value={x.transformed_event_data} /> : <p className="text-sm text-zinc-600 dark:text-zinc-400">None: the run failed.</p>}
+        {x.transformed_event_data ? (
+          <BodyText value={x.transformed_event_data} />
+        ) : (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">None: the run failed.</p>
+        )}
       </DetailSection>
     </div>
-  );
-}
-
-/** The ignored events of request `id` (`GET /requests/{id}/ignored_events`), each linked to its explorer; null when there are none. */
-export function RequestIgnoredEvents({ id }: { id: string }) {
-  const q = useQuery({
-    queryKey: ["ignored-of", id],
-    queryFn: () => api<Paged<IgnoredEvent>>(`requests/${encodeURIComponent(id)}/ignored_events?limit=50`),
-  });
-  const names = useNames("connections");
-  if (q.error) return <ErrorMessage title="Its ignored events could not be loaded" error={q.error} />;
-  if (!q.data || q.data.models.length === 0) return null;
-  return (
-    <DetailSection title="Ignored" testId="request-ignored">
-      <ul className="flex flex-col gap-1.5">
-        {q.data.models.map((i) => (
-          <li key={i.id} className="flex flex-wrap items-center gap-2">
-            <Badge tone={CAUSES[i.cause].tone}>{i.cause}</Badge>
-            <IdLink id={i.id} href={diagnoseLinks.ignored(i.id)} testId="request-ignored-link" />
-            <span className="text-xs text-zinc-600 dark:text-zinc-400">{names.get(i.webhook_id) ?? ""}</span>
-          </li>
-        ))}
-      </ul>
-    </DetailSection>
   );
 }

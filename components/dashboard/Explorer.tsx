@@ -5,15 +5,7 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, ApiError, type Paged, qs } from "@/components/dashboard/api";
 import { isRecord } from "@/components/ui/api-client";
-import {
-  type Filter,
-  FilterControls,
-  filterFromParams,
-  filterToBulkQuery,
-  filterToListParams,
-  filterToParams,
-  type RecordKind,
-} from "@/components/dashboard/filters";
+import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToListParams, filterToParams } from "@/components/dashboard/filters";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -70,7 +62,8 @@ export function searchFieldError(k: SearchKey, v: string | undefined): string | 
   } catch {
     return `This is not JSON. Write an object with double quotes, like ${SEARCH_LABELS[k === "path" ? "body" : k].hint}.`;
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return `Write a JSON object in braces, like ${SEARCH_LABELS[k === "path" ? "body" : k].hint}.`;
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return `Write a JSON object in braces, like ${SEARCH_LABELS[k === "path" ? "body" : k].hint}.`;
   return null;
 }
 
@@ -121,7 +114,7 @@ export function Explorer<T extends { id: string }>({
   include,
   toolbar,
 }: {
-  kind: RecordKind & ExplorerKind;
+  kind: ExplorerKind;
   title: string;
   description: string;
   path: string;

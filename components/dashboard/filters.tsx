@@ -12,16 +12,7 @@ import { Field, Input, Select } from "@/components/ui/Field";
  */
 export type Filter = Partial<Record<FilterKey, string>>;
 type FilterKey =
-  | "status"
-  | "webhook_id"
-  | "destination_id"
-  | "source_id"
-  | "cause"
-  | "log_level"
-  | "bulk_retry_id"
-  | "issue_id"
-  | "created_after"
-  | "created_before";
+  "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "log_level" | "bulk_retry_id" | "issue_id" | "created_after" | "created_before";
 
 export const EVENT_STATUSES = ["FAILED", "SUCCESSFUL", "QUEUED", "SCHEDULED", "HOLD", "CANCELLED"];
 const REQUEST_STATUSES = ["accepted", "rejected"];
