@@ -195,7 +195,7 @@ export function ExecutionsExplorer() {
         <Select
           {...p}
           value={chosen ?? ""}
-          data-testid="run-transformation"
+          data-testid="runs-transformation"
           onChange={(e) => {
             // Another transformation: its own runs, from the first page, nothing selected.
             const sp = new URLSearchParams({ transformation_id: e.target.value });

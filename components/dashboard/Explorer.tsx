@@ -244,7 +244,13 @@ export function Explorer<T extends { id: string }>({
       <div className="flex flex-col items-start gap-3" data-testid="filter-refused">
         <ErrorMessage
           title="These filters cannot be used"
-          error={fieldError ? `${labelOfField(fieldError.field)}: ${fieldError.message}` : list.error.message}
+          error={
+            fieldError && fieldError.field in SEARCH_LABELS
+              ? `“${labelOfField(fieldError.field)}” cannot be searched: see why next to it, or clear the filters.`
+              : fieldError
+                ? `${labelOfField(fieldError.field)}: ${fieldError.message}`
+                : list.error.message
+          }
         />
         <Button onClick={() => setFilter({}, {})}>Clear filters</Button>
       </div>
