@@ -434,7 +434,7 @@ function RunProgress({
       {issueId && (
         <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="bulk-issue">
           These are the failed events of{" "}
-          <a className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" href={`/dashboard/issues/${encodeURIComponent(issueId)}`}>
+          <a className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300" href={`/dashboard/issues/${encodeURIComponent(issueId)}`}>
             issue {issueId}
           </a>
           : it resolves itself once every one of them is delivered.
