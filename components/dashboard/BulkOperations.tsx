@@ -321,7 +321,9 @@ export function BulkOperations() {
               </thead>
               <tbody>
                 {history.data.models.map((h) => {
-                  const s = stateOf(h);
+                  // An events retry's "Completed" says its events were queued, not delivered: not green in the list (its outcome is shown when selected).
+                  const state = stateOf(h);
+                  const s = family.id === "events.retry" && state.tone === "success" ? { ...state, tone: "neutral" as const } : state;
                   return (
                     <Tr key={h.id} onOpen={() => navigate({ op: h.id })} selected={h.id === opId} data-testid="bulk-history-row" data-id={h.id}>
                       <Td className="tabular-nums">{h.number}</Td>
