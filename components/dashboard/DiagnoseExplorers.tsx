@@ -44,10 +44,10 @@ const LEVEL_TONES: Record<Execution["log_level"], Tone> = { fatal: "danger", err
 /** A run's log level as a badge. */
 export const LevelBadge = ({ level }: { level: Execution["log_level"] }) => <Badge tone={LEVEL_TONES[level]}>{level}</Badge>;
 
-/** A run's error (when it failed) and its console lines, in order; the error line itself is not repeated among them. */
+/** A run's error (when it failed) and its console lines, in order; the error itself is not repeated among them (the sandbox and the fan-out may both log it). */
 export function RunOutput({ run }: { run: Execution }) {
   const error = runError(run);
-  const lines = error ? run.logs.slice(0, run.logs.map((l) => l.message).lastIndexOf(error)) : run.logs;
+  const lines = run.logs.filter((l) => !(error && l.type === "error" && l.message === error));
   return (
     <div className="flex flex-col gap-4">
       {error && (
