@@ -321,7 +321,9 @@ export function BulkOperations() {
               </thead>
               <tbody>
                 {history.data.models.map((h) => {
-                  const s = stateOf(h);
+                  // An events retry's "Completed" says its events were queued, not delivered: not green in the list (its outcome is shown when selected).
+                  const state = stateOf(h);
+                  const s = family.id === "events.retry" && state.tone === "success" ? { ...state, tone: "neutral" as const } : state;
                   return (
                     <Tr key={h.id} onOpen={() => navigate({ op: h.id })} selected={h.id === opId} data-testid="bulk-history-row" data-id={h.id}>
                       <Td className="tabular-nums">{h.number}</Td>
@@ -352,6 +354,35 @@ export function BulkOperations() {
   );
 }
 
+/** How the events an events retry queued fared since: delivered, failed again (counted up to a page each; `more` past that). */
+type RetryOutcome = { delivered: number; failed: number; more: boolean };
+const OUTCOME_PAGE = 250;
+
+/**
+ * The delivery outcome of events retry `op` once it has queued events (docs/dashboard.md#bulk-operations: an
+ * operation completes when every event is queued, which says nothing of the deliveries): its events that are
+ * SUCCESSFUL and FAILED now (`bulk_retry_id`), polled until none is left waiting.
+ */
+function useRetryOutcome(op: BulkOperation, enabled: boolean) {
+  const count = (status: string) => api<Paged<{ id: string }>>(`events${qs({ bulk_retry_id: op.id, status, limit: OUTCOME_PAGE })}`);
+  return useQuery({
+    queryKey: ["bulk-outcome", op.id, op.completed_count],
+    enabled,
+    queryFn: async (): Promise<RetryOutcome> => {
+      const [ok, bad] = await Promise.all([count("SUCCESSFUL"), count("FAILED")]);
+      return { delivered: ok.models.length, failed: bad.models.length, more: Boolean(ok.pagination.next || bad.pagination.next) };
+    },
+    refetchInterval: (q) => (q.state.data && (q.state.data.more || q.state.data.delivered + q.state.data.failed >= op.completed_count) ? false : POLL_MS),
+  });
+}
+
+/** A retry's state once its outcome is known: completed and all delivered (success), some failed again (danger), or still delivering. */
+function retryState(op: BulkOperation, o: RetryOutcome | undefined): { label: string; tone: "accent" | "success" | "danger" } {
+  if (o && o.failed > 0) return { label: `Completed, ${o.failed.toLocaleString()}${o.more ? "+" : ""} failed again`, tone: "danger" };
+  if (o && (o.more || o.delivered >= op.completed_count)) return { label: "Completed", tone: "success" };
+  return { label: "Completed, delivering", tone: "accent" };
+}
+
 function RunProgress({
   op,
   family,
@@ -365,8 +396,11 @@ function RunProgress({
   cancelling: boolean;
   cancelError: unknown;
 }) {
-  const s = stateOf(op);
+  const retried = family.id === "events.retry" && Boolean(op.completed_at) && op.completed_count > 0;
+  const outcome = useRetryOutcome(op, retried);
+  const s = retried ? retryState(op, outcome.data) : stateOf(op);
   const done = op.completed_count;
+  const issueId = typeof op.query.issue_id === "string" ? op.query.issue_id : null;
   return (
     <div className="flex flex-col gap-3" data-testid="bulk-progress" data-state={s.label} data-progress={op.progress}>
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -389,6 +423,25 @@ function RunProgress({
         {Math.round(op.progress * 100)}% · {done.toLocaleString()} of {op.estimated_count.toLocaleString()} {family.noun} handled
         {op.failed_count ? ` · ${op.failed_count.toLocaleString()} failed` : ""} · batch {op.processed_batch} of {op.estimated_batch}
       </p>
+      {retried && outcome.data && (
+        <p className="text-sm tabular-nums" data-testid="bulk-outcome" data-delivered={outcome.data.delivered} data-failed={outcome.data.failed}>
+          Deliveries since: <span className="font-medium">{outcome.data.delivered.toLocaleString()}</span> delivered ·{" "}
+          <span className={outcome.data.failed ? "font-medium text-rose-700 dark:text-rose-300" : "font-medium"}>{outcome.data.failed.toLocaleString()}</span>{" "}
+          failed again
+          {outcome.data.more
+            ? ` (first ${OUTCOME_PAGE} of each counted)`
+            : ` · ${Math.max(0, done - outcome.data.delivered - outcome.data.failed).toLocaleString()} still waiting`}
+        </p>
+      )}
+      {issueId && (
+        <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="bulk-issue">
+          These are the failed events of{" "}
+          <a className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300" href={`/dashboard/issues/${encodeURIComponent(issueId)}`}>
+            issue {issueId}
+          </a>
+          : it resolves itself once every one of them is delivered.
+        </p>
+      )}
       {family.id !== "events.cancel" && op.completed_count > 0 && (
         <p>
           <ButtonLink href={`/dashboard/events?bulk_retry_id=${encodeURIComponent(op.id)}`} size="sm" data-testid="bulk-events-link">

@@ -3,16 +3,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api, type Paged, qs } from "@/components/dashboard/api";
-import {
-  type Filter,
-  FilterControls,
-  filterFromParams,
-  filterToBulkQuery,
-  filterToListParams,
-  filterToParams,
-  type RecordKind,
-} from "@/components/dashboard/filters";
+import { api, ApiError, type Paged, qs } from "@/components/dashboard/api";
+import { isRecord } from "@/components/ui/api-client";
+import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToListParams, filterToParams } from "@/components/dashboard/filters";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -34,6 +27,8 @@ const SEARCH_FIELDS = {
   events: ["search_term", "path", "response_status", "error_code", "body", "headers", "request_id"],
   requests: ["search_term", "path", "body", "headers"],
   attempts: ["event_id"],
+  "ignored-events": ["request_id", "transformation_id"],
+  executions: [],
 } as const;
 type SearchKey = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS][number];
 export type ExplorerKind = keyof typeof SEARCH_FIELDS;
@@ -48,7 +43,37 @@ const SEARCH_LABELS: Record<SearchKey, { label: string; hint: string }> = {
   headers: { label: "Headers match (JSON)", hint: '{"x-topic":"order.paid"}' },
   request_id: { label: "Request id", hint: "req_…" },
   event_id: { label: "Event id", hint: "evt_…" },
+  transformation_id: { label: "Transformation id", hint: "trs_…" },
 };
+
+/**
+ * What is wrong with search field `k`'s value, in words a person acts on (shown next to the field, and the
+ * value is not searched), or null when it can be searched.
+ */
+export function searchFieldError(k: SearchKey, v: string | undefined): string | null {
+  const t = v?.trim();
+  if (!t) return null;
+  if (k === "response_status" && !/^[1-5]\d\d$/.test(t)) return "Enter an HTTP status code of three digits, like 500.";
+  const json = k === "body" || k === "headers" || (k === "path" && t.startsWith("{"));
+  if (!json) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(t);
+  } catch {
+    return `This is not JSON. Write an object with double quotes, like ${SEARCH_LABELS[k === "path" ? "body" : k].hint}.`;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return `Write a JSON object in braces, like ${SEARCH_LABELS[k === "path" ? "body" : k].hint}.`;
+  return null;
+}
+
+/** The field an API 400 names (`data.field`, e.g. `body` or `created_at`) and its reason, for showing it next to that field; null otherwise. */
+export function fieldOfError(error: unknown): { field: string; message: string } | null {
+  if (!(error instanceof ApiError) || error.status !== 400) return null;
+  const data = isRecord(error.body) && isRecord(error.body.data) ? error.body.data : null;
+  if (!data || typeof data.field !== "string") return null;
+  return { field: data.field, message: typeof data.message === "string" ? data.message : error.message };
+}
 
 /** The search fields of `kind` in `params`. */
 function searchFromParams(params: URLSearchParams, kind: ExplorerKind): Search {
@@ -87,8 +112,9 @@ export function Explorer<T extends { id: string }>({
   bulk,
   empty,
   include,
+  toolbar,
 }: {
-  kind: RecordKind & ExplorerKind;
+  kind: ExplorerKind;
   title: string;
   description: string;
   path: string;
@@ -100,6 +126,8 @@ export function Explorer<T extends { id: string }>({
   empty: React.ReactNode;
   /** `include` of the list call (`data` for the rows' method, path and topic). */
   include?: string;
+  /** Controls above the search (the transformation runs' picker of a transformation). */
+  toolbar?: React.ReactNode;
 }) {
   const params = useSearchParams();
   const pathname = usePathname();
@@ -208,8 +236,27 @@ export function Explorer<T extends { id: string }>({
   // The one row in the Tab order: the selected one, else the first.
   const tabStop = rows.some((r) => r.id === selected) ? selected : rows[0]?.id;
 
+  // A refused filter (a 4xx) is not tried again as it is: its reason goes next to its field, and the way out is clearing it.
+  const refused = list.error instanceof ApiError && list.error.status >= 400 && list.error.status < 500 && list.error.status !== 429;
+  const fieldError = fieldOfError(list.error);
   const table = list.error ? (
-    <ErrorMessage title={`${title} could not be loaded`} error={list.error} onRetry={() => list.refetch()} />
+    refused ? (
+      <div className="flex flex-col items-start gap-3" data-testid="filter-refused">
+        <ErrorMessage
+          title="These filters cannot be used"
+          error={
+            fieldError && fieldError.field in SEARCH_LABELS
+              ? `“${labelOfField(fieldError.field)}” cannot be searched: see why next to it, or clear the filters.`
+              : fieldError
+                ? `${labelOfField(fieldError.field)}: ${fieldError.message}`
+                : list.error.message
+          }
+        />
+        <Button onClick={() => setFilter({}, {})}>Clear filters</Button>
+      </div>
+    ) : (
+      <ErrorMessage title={`${title} could not be loaded`} error={list.error} onRetry={() => list.refetch()} />
+    )
   ) : !list.data ? (
     <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
   ) : rows.length === 0 ? (
@@ -297,7 +344,8 @@ export function Explorer<T extends { id: string }>({
         }
       />
       <Card className="mb-4">
-        <SearchControls kind={kind} value={search} onChange={(s) => setFilter(filter, s)} />
+        {toolbar}
+        <SearchControls kind={kind} value={search} onChange={(s) => setFilter(filter, s)} serverError={fieldError} />
         <FilterControls kind={kind} value={filter} onChange={(f) => setFilter(f)} />
         {filtered && (
           <Button variant="ghost" size="sm" className="mt-3" onClick={() => setFilter({}, {})}>
@@ -326,13 +374,28 @@ export function Explorer<T extends { id: string }>({
  * The search box (`search_term`, applied as you stop typing) and the other search fields of `kind` behind
  * "More search fields" (applied with Enter or on leaving the field).
  */
-function SearchControls({ kind, value, onChange }: { kind: ExplorerKind; value: Search; onChange: (s: Search) => void }) {
+function SearchControls({
+  kind,
+  value,
+  onChange,
+  serverError,
+}: {
+  kind: ExplorerKind;
+  value: Search;
+  onChange: (s: Search) => void;
+  /** The field the API refused in the URL's search, with its reason. */
+  serverError: { field: string; message: string } | null;
+}) {
   const fields: readonly SearchKey[] = SEARCH_FIELDS[kind];
   const [draft, setDraft] = useState<{ base: Search; values: Search }>({ base: value, values: value });
+  // Fields left (Enter, blur) at least once: their value's problem is shown from then on.
+  const [touched, setTouched] = useState<ReadonlySet<SearchKey>>(new Set());
   // The URL changed under the draft (Clear filters, a link): start again from it.
   const current = draft.base === value ? draft.values : value;
   if (draft.base !== value) setDraft({ base: value, values: value });
   const apply = (values: Search) => {
+    // A value that cannot be searched stays in its field with its reason; the list keeps its last good search.
+    if (fields.some((k) => searchFieldError(k, values[k]))) return;
     const clean = Object.fromEntries(Object.entries(values).filter(([, v]) => v && v.trim())) as Search;
     if (JSON.stringify(clean) !== JSON.stringify(value)) onChange(clean);
   };
@@ -342,13 +405,18 @@ function SearchControls({ kind, value, onChange }: { kind: ExplorerKind; value: 
     const values = { ...current, [k]: v };
     setDraft({ base: value, values });
     if (timer.current) clearTimeout(timer.current);
+    if (now && !touched.has(k)) setTouched(new Set([...touched, k]));
     if (now) apply(values);
     else if (k === "search_term") timer.current = setTimeout(() => apply(values), 400);
   };
   const extra = fields.filter((k) => k !== "search_term");
   const extraSet = extra.some((k) => value[k]);
   const input = (k: SearchKey) => (
-    <Field key={k} label={SEARCH_LABELS[k].label}>
+    <Field
+      key={k}
+      label={SEARCH_LABELS[k].label}
+      error={(touched.has(k) ? searchFieldError(k, current[k]) : null) ?? (serverError?.field === k && current[k] === value[k] ? serverError.message : null)}
+    >
       {(p) => (
         <Input
           {...p}
@@ -376,6 +444,13 @@ function SearchControls({ kind, value, onChange }: { kind: ExplorerKind; value: 
       )}
     </div>
   );
+}
+
+/** The label a person sees for an API parameter named in an error (`created_at` → "Created after / before"). */
+function labelOfField(field: string): string {
+  if (field in SEARCH_LABELS) return SEARCH_LABELS[field as SearchKey].label;
+  const others: Record<string, string> = { created_at: "Created after / before", status: "Status", cause: "Cause", log_level: "Log level" };
+  return others[field] ?? field;
 }
 
 /** A body or any JSON value as text (never interpreted as markup). */

@@ -156,13 +156,7 @@ export function Overview() {
         </div>
       </div>
       <div className="mb-6 grid grid-cols-1 gap-4 sm:grid-cols-3">
-        <Stat
-          label="Open issues"
-          value={issues.data?.count}
-          href="/dashboard/events?status=FAILED"
-          testId="open-issues"
-          tone={issues.data?.count ? "danger" : "neutral"}
-        />
+        <Stat label="Open issues" value={issues.data?.count} href="/dashboard/issues" testId="open-issues" tone={issues.data?.count ? "danger" : "neutral"} />
         <Stat
           label="Events failed"
           value={charts[1]?.data ? sum(charts[1].data.data, "failed_count") : undefined}

@@ -6,12 +6,13 @@ import { useState } from "react";
 import { api, type Attempt, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
-import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { IdLink } from "@/components/ui/IdLink";
 import { KeyValueTable } from "@/components/ui/KeyValueTable";
 import { Duration, ZonedTime } from "@/components/ui/Time";
+import type { TIgnoredEvent } from "@/lib/gateway/ignored-events/schemas";
 import type { TRequest } from "@/lib/gateway/requests/request-store";
 
 export type RequestModel = TRequest;
@@ -26,7 +27,22 @@ export const linkTo = {
   attemptsOfDestination: (id: string) => `/dashboard/attempts?destination_id=${encodeURIComponent(id)}`,
   requestsOfSource: (id: string) => `/dashboard/requests?source_id=${encodeURIComponent(id)}`,
   connection: (id: string) => `/dashboard/connections/${encodeURIComponent(id)}`,
+  ignored: (id: string) => `/dashboard/ignored-events?id=${encodeURIComponent(id)}`,
+  /** A transformation's runs (docs/dashboard.md "Ignored events and transformation runs"), filtered by `params` (`issue_id`, `id`). */
+  runs: (transformationId: string, params: Record<string, string> = {}) =>
+    `/dashboard/executions?${new URLSearchParams({ transformation_id: transformationId, ...params })}`,
 };
+
+export type IgnoredEvent = TIgnoredEvent;
+const CAUSE_TONES: Record<IgnoredEvent["cause"], Tone> = {
+  FILTERED: "neutral",
+  TRANSFORMATION_FAILED: "danger",
+  DEDUPLICATED: "neutral",
+  DISABLED: "warning",
+  CLI_DISCONNECTED: "warning",
+};
+/** An ignored event's cause as a badge (a failed transformation in the danger tone). */
+export const CauseBadge = ({ cause }: { cause: IgnoredEvent["cause"] }) => <Badge tone={CAUSE_TONES[cause]}>{cause}</Badge>;
 
 /** A method, path and query as one line, the way a request starts ("POST /orders?shop=1"). */
 export function RequestLine({ method, path, query, testId }: { method?: string | null; path?: string | null; query?: string | null; testId?: string }) {
@@ -86,7 +102,7 @@ export function ActionResult({ error, notice }: { error: unknown; notice: string
 
 /**
  * A request as a person reads it: method, path and query first; when it arrived (the viewer's zone), from
- * which source, whether it was accepted; its events (links) and **Retry** (`POST /requests/{id}/retry`:
+ * which source, whether it was accepted; its events and ignored events (links) and **Retry** (`POST /requests/{id}/retry`:
  * through the source's connections again); then headers and body as text.
  */
 export function RequestDetail({ id }: { id: string }) {
@@ -155,6 +171,7 @@ export function RequestDetail({ id }: { id: string }) {
           </ul>
         )}
       </DetailSection>
+      {r.ignored_count ? <RequestIgnoredEvents id={r.id} /> : null}
       <DetailSection title="Headers">
         <HeadersTable headers={r.data?.headers} />
       </DetailSection>
@@ -228,5 +245,29 @@ export function AttemptDetail({ id }: { id: string }) {
         <BodyText value={a.body} testId="record-body" />
       </DetailSection>
     </div>
+  );
+}
+
+/** The ignored events of request `id` (`GET /requests/{id}/ignored_events`), each linked to its explorer; null when there are none. */
+export function RequestIgnoredEvents({ id }: { id: string }) {
+  const q = useQuery({
+    queryKey: ["ignored-of", id],
+    queryFn: () => api<Paged<IgnoredEvent>>(`requests/${encodeURIComponent(id)}/ignored_events?limit=50`),
+  });
+  const names = useNames("connections");
+  if (q.error) return <ErrorMessage title="Its ignored events could not be loaded" error={q.error} />;
+  if (!q.data || q.data.models.length === 0) return null;
+  return (
+    <DetailSection title="Ignored" testId="request-ignored">
+      <ul className="flex flex-col gap-1.5">
+        {q.data.models.map((i) => (
+          <li key={i.id} className="flex flex-wrap items-center gap-2">
+            <CauseBadge cause={i.cause} />
+            <IdLink id={i.id} href={linkTo.ignored(i.id)} testId="request-ignored-link" />
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">{names.get(i.webhook_id) ?? ""}</span>
+          </li>
+        ))}
+      </ul>
+    </DetailSection>
   );
 }

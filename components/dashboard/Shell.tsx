@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { authPost } from "@/components/dashboard/api";
+import { api, authPost } from "@/components/dashboard/api";
 import { Button } from "@/components/ui/Button";
 import { cx } from "@/components/ui/cx";
 
@@ -14,6 +15,8 @@ const NAV = [
   { href: "/dashboard/requests", label: "Requests", prefetch: true },
   { href: "/dashboard/events", label: "Events", prefetch: true },
   { href: "/dashboard/attempts", label: "Attempts", prefetch: true },
+  { href: "/dashboard/ignored-events", label: "Ignored events" },
+  { href: "/dashboard/executions", label: "Transformation runs" },
   { href: "/dashboard/bulk", label: "Bulk operations" },
   { href: "/dashboard/connections", label: "Connections" },
   { href: "/dashboard/issues", label: "Issues" },
@@ -26,7 +29,7 @@ const NAV = [
 /**
  * The signed-in dashboard's frame: a sidebar of pages (a menu button opens it below the `md` width), the
  * user's email and Sign out, and a skip link to the content. Outbound, Teams and System are listed for
- * operators only (docs/operations.md "Teams and users").
+ * operators only (docs/operations.md "Teams and users"). Issues shows the number of open ones (docs/dashboard.md "Issues").
  */
 export function Shell({ email, operator, children }: { email: string; operator: boolean; children: React.ReactNode }) {
   const pathname = usePathname();
@@ -34,6 +37,8 @@ export function Shell({ email, operator, children }: { email: string; operator: 
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
   const [signingOut, setSigningOut] = useState(false);
+  // The same query (and cache) as the Overview's "Open issues" card.
+  const openIssues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
   const active = (href: string) => (href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`));
 
   async function signOut() {
@@ -90,6 +95,15 @@ export function Shell({ email, operator, children }: { email: string; operator: 
               )}
             >
               {item.label}
+              {item.href === "/dashboard/issues" && (openIssues.data?.count ?? 0) > 0 && (
+                <span
+                  className="ml-2 inline-flex min-w-5 justify-center rounded-full bg-rose-600 px-1.5 text-xs font-semibold text-white tabular-nums dark:bg-rose-500 dark:text-zinc-950"
+                  data-testid="nav-open-issues"
+                >
+                  <span className="sr-only">open issues: </span>
+                  {openIssues.data!.count}
+                </span>
+              )}
             </Link>
           ))}
         </nav>

@@ -28,7 +28,8 @@ function describe(status: number, body: unknown): string {
       ? (b.data as { message: string }).message
       : null;
   const main = typeof b.message === "string" ? b.message : `HTTP ${status}`;
-  return detail && detail !== main ? `${main}: ${detail}` : main;
+  // The detail is often the end of the message already ("Invalid value for \"body\": …"): said once.
+  return detail && !main.includes(detail) ? `${main}: ${detail}` : main;
 }
 
 /** Sends a signed-out browser (401: signed out, or the user was deleted) to the sign-in page, back here after. */

@@ -11,18 +11,23 @@ import { Field, Input, Select } from "@/components/ui/Field";
  * it converts to the list endpoint's parameters and to a bulk operation's `query` (docs/gateway-api.md).
  */
 export type Filter = Partial<Record<FilterKey, string>>;
-type FilterKey = "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "bulk_retry_id" | "created_after" | "created_before";
+type FilterKey =
+  "status" | "webhook_id" | "destination_id" | "source_id" | "cause" | "log_level" | "bulk_retry_id" | "issue_id" | "created_after" | "created_before";
 
 export const EVENT_STATUSES = ["FAILED", "SUCCESSFUL", "QUEUED", "SCHEDULED", "HOLD", "CANCELLED"];
 const REQUEST_STATUSES = ["accepted", "rejected"];
 export const IGNORED_CAUSES = ["FILTERED", "TRANSFORMATION_FAILED", "DEDUPLICATED", "DISABLED", "CLI_DISCONNECTED"];
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug"];
+/** Filters shown only while set (reached from a link: a bulk operation's events, an issue's events), so they can be cleared. */
+const LINKED_ONLY: readonly FilterKey[] = ["bulk_retry_id", "issue_id"];
 
 /** The fields of each kind of record. */
 const FIELDS = {
-  events: ["status", "webhook_id", "destination_id", "created_after", "created_before", "bulk_retry_id"],
+  events: ["status", "webhook_id", "destination_id", "created_after", "created_before", "bulk_retry_id", "issue_id"],
   requests: ["status", "source_id", "created_after", "created_before", "bulk_retry_id"],
   "ignored-events": ["cause", "webhook_id", "created_after", "created_before"],
   attempts: ["status", "destination_id", "created_after", "created_before"],
+  executions: ["log_level", "webhook_id", "created_after", "created_before", "issue_id"],
 } as const satisfies Record<string, readonly FilterKey[]>;
 export type RecordKind = keyof typeof FIELDS;
 
@@ -108,7 +113,9 @@ const LABELS: Record<FilterKey, string> = {
   destination_id: "Destination",
   source_id: "Source",
   cause: "Cause",
+  log_level: "Log level",
   bulk_retry_id: "Bulk operation",
+  issue_id: "Issue",
   created_after: "Created after",
   created_before: "Created before",
 };
@@ -127,14 +134,15 @@ export function FilterControls({ kind, value, onChange }: { kind: RecordKind; va
     if (k === "status")
       return (kind === "requests" ? REQUEST_STATUSES : kind === "attempts" ? ["SUCCESSFUL", "FAILED"] : EVENT_STATUSES).map((s) => ({ value: s, label: s }));
     if (k === "cause") return IGNORED_CAUSES.map((s) => ({ value: s, label: s }));
+    if (k === "log_level") return LOG_LEVELS.map((s) => ({ value: s, label: s }));
     const list = k === "webhook_id" ? connections.data : k === "destination_id" ? destinations.data : sources.data;
     return (list?.models ?? []).map((m) => ({ value: m.id, label: m.full_name ?? m.name }));
   };
   return (
     <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-5" data-testid="filters">
       {fields.map((k) =>
-        // Only reached from a bulk operation's "See its events" link: shown while set, so it can be cleared.
-        k === "bulk_retry_id" ? (
+        // Only reached from a link (a bulk operation's "See its events", an issue's events): shown while set, so it can be cleared.
+        LINKED_ONLY.includes(k) ? (
           value[k] ? (
             <Field key={k} label={LABELS[k]}>
               {(p) => <Input {...p} value={value[k] ?? ""} onChange={(e) => set(k, e.target.value.trim())} className="font-mono" data-testid={`filter-${k}`} />}

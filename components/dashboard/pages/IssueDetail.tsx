@@ -1,7 +1,10 @@
 "use client";
 
 import Link from "next/link";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type UseQueryResult, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type Execution, LevelBadge, RunOutput, runError } from "@/components/dashboard/DiagnoseExplorers";
+import { linkTo } from "@/components/dashboard/RecordDetail";
+import { RelativeTime } from "@/components/ui/Time";
 import { api, type GatewayEvent, type Paged } from "@/components/dashboard/api";
 import { plural, when } from "@/components/dashboard/forms";
 import { type Issue, issueSummary, useNames } from "@/components/dashboard/pages/IssuesList";
@@ -18,15 +21,33 @@ const ACTIONS = [
   { status: "RESOLVED", label: "Resolve", hint: "Fixed; it opens again if the failure comes back." },
 ] as const;
 
-/** One issue: what failed, when, its status actions (`PUT /issues/{id}`) and the events that belong to it. */
+/** The bulk page set to retry the failed events of issue `id` (docs/dashboard.md "Issues"). */
+export const retryIssueHref = (id: string) => `/dashboard/bulk?${new URLSearchParams({ family: "events.retry", issue_id: id, status: "FAILED" })}`;
+
+/**
+ * One issue: what failed, when, its status actions (`PUT /issues/{id}`) and what belongs to it: a delivery
+ * issue's events (with "Retry failed events": the bulk page on the issue's failed events, after which the issue
+ * resolves itself once they are all delivered), a transformation issue's failed runs with the latest one's
+ * error and console (docs/dashboard.md "Issues").
+ */
 export function IssueDetail({ id }: { id: string }) {
   const client = useQueryClient();
-  const issue = useQuery({ queryKey: ["issue", id], queryFn: () => api<Issue>(`issues/${id}`) });
+  const issue = useQuery({ queryKey: ["issue", id], queryFn: () => api<Issue>(`issues/${id}`), refetchInterval: 15_000 });
+  const trs = issue.data?.type === "transformation" ? issue.data.aggregation_keys.transformation_id?.[0] : undefined;
+  const transformationId = typeof trs === "string" ? trs : "";
   const events = useQuery({
     queryKey: ["issue-events", id],
     queryFn: () => api<Paged<GatewayEvent>>(`events?issue_id=${encodeURIComponent(id)}&limit=100`),
+    enabled: issue.data !== undefined && !transformationId,
     refetchInterval: 15_000,
   });
+  const runs = useQuery({
+    queryKey: ["issue-runs", id],
+    queryFn: () => api<Paged<Execution>>(`transformations/${encodeURIComponent(transformationId)}/executions?issue_id=${encodeURIComponent(id)}&limit=20`),
+    enabled: Boolean(transformationId),
+    refetchInterval: 15_000,
+  });
+  const failed = events.data?.models.filter((e) => e.status === "FAILED").length ?? 0;
   const names = useNames();
   const update = useMutation({
     mutationFn: (status: string) => api<Issue>(`issues/${id}`, { method: "PUT", body: { status } }),
@@ -55,9 +76,25 @@ export function IssueDetail({ id }: { id: string }) {
           </span>
         }
         actions={
-          <ButtonLink href="/dashboard/issues" variant="ghost">
-            Back to issues
-          </ButtonLink>
+          <>
+            <ButtonLink href="/dashboard/issues" variant="ghost">
+              Back to issues
+            </ButtonLink>
+            {transformationId ? (
+              <ButtonLink href={linkTo.runs(transformationId, { issue_id: i.id })} data-testid="issue-runs-link">
+                See its runs
+              </ButtonLink>
+            ) : (
+              <ButtonLink href={`/dashboard/events?issue_id=${encodeURIComponent(i.id)}`} data-testid="issue-events-link">
+                See its events
+              </ButtonLink>
+            )}
+            {failed > 0 && (
+              <ButtonLink href={retryIssueHref(i.id)} variant="primary" data-testid="issue-retry">
+                Retry failed events
+              </ButtonLink>
+            )}
+          </>
         }
       />
       {update.error && (
@@ -122,22 +159,69 @@ export function IssueDetail({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
-      <Card
-        title="Events of this issue"
-        className="mt-4"
-        bodyClassName="p-0!"
-        actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(events.data.count, "event")}</span>}
-      >
-        <QueryView
-          query={events}
-          what="Events"
-          inset
-          isEmpty={(d) => d.models.length === 0}
-          empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}
+      {failed > 0 && (
+        <p className="mt-4 text-sm text-zinc-600 dark:text-zinc-400" data-testid="issue-retry-hint">
+          Fixed the cause? Retry the {plural(failed, "failed event")}: once every retried delivery succeeds, this issue resolves itself.
+        </p>
+      )}
+      {transformationId ? (
+        <IssueRuns issueId={i.id} transformationId={transformationId} runs={runs} />
+      ) : (
+        <Card
+          title="Events of this issue"
+          className="mt-4"
+          bodyClassName="p-0!"
+          actions={events.data && <span className="text-xs text-zinc-600 dark:text-zinc-400">{plural(events.data.count, "event")}</span>}
         >
-          {(d) => <EventsTable events={d.models} caption="Events of this issue" testId="issue-event" />}
-        </QueryView>
-      </Card>
+          <QueryView
+            query={events}
+            what="Events"
+            inset
+            isEmpty={(d) => d.models.length === 0}
+            empty={<EmptyState title="No events">No event is linked to this issue any more (events are kept for the retention period).</EmptyState>}
+          >
+            {(d) => <EventsTable events={d.models} caption="Events of this issue" testId="issue-event" />}
+          </QueryView>
+        </Card>
+      )}
     </>
+  );
+}
+
+/** A transformation issue's failed runs: the latest one's error and console, then the recent ones, each opened in the runs explorer. */
+function IssueRuns({ issueId, transformationId, runs }: { issueId: string; transformationId: string; runs: UseQueryResult<Paged<Execution>> }) {
+  return (
+    <Card title="Failed runs of this issue" className="mt-4" data-testid="issue-runs">
+      <QueryView
+        query={runs}
+        what="Runs"
+        isEmpty={(d) => d.models.length === 0}
+        empty={<EmptyState title="No runs kept">The runs of this issue are older than the retention period.</EmptyState>}
+      >
+        {(d) => (
+          <div className="flex flex-col gap-4">
+            <p className="text-sm">
+              Latest, <RelativeTime iso={d.models[0].created_at} />:
+            </p>
+            <RunOutput run={d.models[0]} />
+            <ul className="flex flex-col gap-1.5" aria-label="Recent runs">
+              {d.models.map((x) => (
+                <li key={x.id} className="flex min-w-0 flex-wrap items-center gap-2 text-sm">
+                  <LevelBadge level={x.log_level} />
+                  <Link
+                    className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+                    href={linkTo.runs(transformationId, { issue_id: issueId, id: x.id })}
+                    data-testid="issue-run-link"
+                  >
+                    {x.id}
+                  </Link>
+                  <span className="min-w-0 truncate font-mono text-xs text-zinc-600 dark:text-zinc-400">{runError(x) ?? ""}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </QueryView>
+    </Card>
   );
 }

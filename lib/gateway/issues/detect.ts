@@ -12,6 +12,8 @@
  * (`issue_events`). Opening sends `issue.opened`, reopening `issue.updated` (notify.ts); attempts
  * send `event.successful` / `deprecated.attempt-failed` to the teams that chose those topics.
  * Only rows older than SETTLE_MS are read, so attempts written out of id order are not skipped.
+ * An issue whose events were all retried by an events bulk retry with its `issue_id`, and all delivered,
+ * resolves itself (resolveRetriedIssues; docs/dashboard.md "Issues").
  */
 import type pg from "pg";
 import { getBackgroundPool } from "@/lib/db/pool";
@@ -221,6 +223,38 @@ async function backpressureOccurrences(db: pg.PoolClient, now: number): Promise<
 /** A notification to publish once the pass committed: an issue's, or an attempt's (`event.successful`, `deprecated.attempt-failed`). */
 type Note = { teamId: string; topic: string; issue?: IssueRow; attempt?: { id: string; event_id: string } };
 
+/** How often finished bulk retries are checked for issues to resolve, ms. */
+const RESOLVE_EVERY_MS = 3_000;
+/** Bulk retries finished longer ago than this no longer resolve their issue, ms. */
+const RESOLVE_WINDOW_MS = 86_400_000;
+let lastResolve = 0;
+/**
+ * Resolves the issues fixed by a bulk retry (docs/dashboard.md "Issues": "Retry these events"): an OPENED or
+ * ACKNOWLEDGED issue named by the `issue_id` (a string) of an `events.retry` operation that completed within
+ * RESOLVE_WINDOW_MS, not cancelled, when every event that operation retried is now SUCCESSFUL, no failure was
+ * seen in the issue since the operation started (`last_seen_at`), and nobody changed the issue since the
+ * last of those deliveries succeeded (a person's reopen stands). Returns an `issue.updated` note per issue.
+ */
+async function resolveRetriedIssues(db: pg.PoolClient, now: number): Promise<Note[]> {
+  if (now - lastResolve < RESOLVE_EVERY_MS) return [];
+  lastResolve = now;
+  const { rows } = await db.query<IssueRow>(
+    `WITH done AS (
+       SELECT b.id, b.team_id, b.query->>'issue_id' AS issue_id, b.created_at,
+              (SELECT max(e.successful_at) FROM events e WHERE e.bulk_retry_id = b.id AND e.team_id = b.team_id) AS succeeded_at
+         FROM bulk_operations b
+        WHERE b.family = 'events.retry' AND b.completed_at > $1 AND b.cancelled_at IS NULL AND jsonb_typeof(b.query->'issue_id') = 'string'
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.bulk_retry_id = b.id AND e.team_id = b.team_id AND e.status <> 'SUCCESSFUL'))
+     UPDATE issues i SET status = 'RESOLVED', updated_at = now()
+       FROM done d
+      WHERE i.id = d.issue_id AND i.team_id = d.team_id AND i.status IN ('OPENED', 'ACKNOWLEDGED') AND i.dismissed_at IS NULL
+        AND d.succeeded_at IS NOT NULL AND i.last_seen_at <= d.created_at AND i.updated_at < d.succeeded_at
+      RETURNING i.*`,
+    [new Date(now - RESOLVE_WINDOW_MS)],
+  );
+  return rows.map((issue) => ({ teamId: issue.team_id, topic: "issue.updated", issue }));
+}
+
 /**
  * Attempts after the watermark of the teams that chose `event.successful` (successful attempts) or
  * `deprecated.attempt-failed` (failed ones) → notes. Attempts of events of the notification source
@@ -332,14 +366,14 @@ async function record(db: pg.PoolClient, occurrences: Occurrence[]): Promise<Not
 }
 
 /**
- * One detection pass over every stream. Returns how many issues it opened or reopened. Throws
+ * One detection pass over every stream. Returns how many issues it opened, reopened or resolved. Throws
  * database errors (the pass is rolled back and its rows read again next time).
  */
 async function detectIssues(now = Date.now()): Promise<number> {
   const notes = await inTransaction(async (db) => {
     const occurrences = [...(await deliveryOccurrences(db, now)), ...(await transformationOccurrences(db, now)), ...(await backpressureOccurrences(db, now))];
     const issueNotes = occurrences.length ? await record(db, occurrences) : [];
-    return [...issueNotes, ...(await attemptNotes(db, now))];
+    return [...issueNotes, ...(await resolveRetriedIssues(db, now)), ...(await attemptNotes(db, now))];
   }, getBackgroundPool());
   let issues = 0;
   for (const n of notes) {
@@ -347,7 +381,7 @@ async function detectIssues(now = Date.now()): Promise<number> {
     const data = await noteData(n).catch((err) => log.warn(`notification ${n.topic}: ${err instanceof Error ? err.message : err}`));
     if (data !== undefined) await notifyIssue(n.teamId, n.topic, data);
   }
-  if (issues) log.info(`${issues} issue(s) opened or reopened`);
+  if (issues) log.info(`${issues} issue(s) opened, reopened or resolved`);
   return issues;
 }
 
