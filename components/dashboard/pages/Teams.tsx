@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { CopyButton } from "@/components/ui/CopyButton";
+import { useConfirm } from "@/components/ui/ConfirmDialog";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Checkbox, Field, Input } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
@@ -125,6 +126,7 @@ function TeamCard({ team }: { team: Team }) {
   });
   const remove = useMutation({ mutationFn: () => api(base, { method: "DELETE" }), onSuccess: refresh });
   const titleId = `team-${team.id}`;
+  const { dialog, confirm } = useConfirm();
 
   return (
     <Card
@@ -145,7 +147,7 @@ function TeamCard({ team }: { team: Team }) {
             size="sm"
             variant="dangerOutline"
             disabled={remove.isPending}
-            onClick={() => window.confirm(`Delete team “${team.name}” with its API keys and users?`) && remove.mutate()}
+            onClick={() => confirm({ title: `Delete team “${team.name}” with its API keys and users?`, confirmLabel: "Delete team", onConfirm: () => remove.mutate() })}
             aria-label={`Delete team ${team.name}`}
           >
             Delete
@@ -154,6 +156,7 @@ function TeamCard({ team }: { team: Team }) {
       }
       bodyClassName="flex flex-col gap-5 p-4"
     >
+      {dialog}
       {remove.error && <ErrorMessage title="The team was not deleted" error={remove.error} />}
       <section aria-label={`API keys of ${team.name}`}>
         <h3 className="mb-2 text-sm font-semibold">API keys</h3>
@@ -189,7 +192,7 @@ function TeamCard({ team }: { team: Team }) {
                             size="sm"
                             variant="ghost"
                             disabled={revoke.isPending}
-                            onClick={() => window.confirm(`Revoke the key ${k.prefix}…? Calls with it fail at once.`) && revoke.mutate(k.id)}
+                            onClick={() => confirm({ title: `Revoke the key ${k.prefix}…?`, body: "Calls with it fail at once.", confirmLabel: "Revoke key", onConfirm: () => revoke.mutate(k.id) })}
                             aria-label={`Revoke key ${k.name} (${k.prefix})`}
                           >
                             Revoke

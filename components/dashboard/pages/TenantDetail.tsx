@@ -11,6 +11,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, TimeChart } from "@/components/ui/Chart";
+import { useConfirm } from "@/components/ui/ConfirmDialog";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input, Select } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -42,6 +43,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
   const base = `${OUTBOUND}/tenants/${encodeURIComponent(tenant)}`;
   const t = useQuery({ queryKey: ["tenant", tenant], queryFn: () => api<Tenant>(base) });
   const [portalError, setPortalError] = useState<unknown>(null);
+  const { dialog, confirm } = useConfirm();
   const remove = useMutation({
     mutationFn: () => api(base, { method: "DELETE" }),
     onSuccess: () => {
@@ -70,6 +72,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
   if (t.error) return <ErrorMessage title={`Tenant “${tenant}” could not be loaded`} error={t.error} onRetry={() => t.refetch()} />;
   return (
     <>
+      {dialog}
       <PageHeader
         title={tenant}
         description={t.data ? `Created ${when(t.data.created_at)} · ${plural(t.data.destinations_count, "destination")}` : "Loading…"}
@@ -81,7 +84,7 @@ export function TenantDetail({ tenant }: { tenant: string }) {
             <Button
               variant="danger"
               disabled={remove.isPending}
-              onClick={() => window.confirm(`Delete tenant “${tenant}” and all its destinations?`) && remove.mutate()}
+              onClick={() => confirm({ title: `Delete tenant “${tenant}” and all its destinations?`, confirmLabel: "Delete tenant", onConfirm: () => remove.mutate() })}
             >
               Delete tenant
             </Button>

@@ -9,6 +9,7 @@ import { fieldErrors, plural, when } from "@/components/dashboard/forms";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { useConfirm } from "@/components/ui/ConfirmDialog";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Field, Input } from "@/components/ui/Field";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -45,9 +46,11 @@ export function Tenants() {
     mutationFn: (id: string) => api(`${OUTBOUND}/tenants/${encodeURIComponent(id)}`, { method: "DELETE" }),
     onSettled: () => client.invalidateQueries({ queryKey: ["tenants"] }),
   });
+  const { dialog, confirm } = useConfirm();
 
   return (
     <>
+      {dialog}
       <PageHeader
         title="Outbound"
         description="Tenants are your customers: each has its own destinations, and every event you publish for them is delivered, signed and retried."
@@ -141,7 +144,7 @@ export function Tenants() {
                         size="sm"
                         variant="ghost"
                         disabled={remove.isPending}
-                        onClick={() => window.confirm(`Delete tenant “${t.id}” and all its destinations?`) && remove.mutate(t.id)}
+                        onClick={() => confirm({ title: `Delete tenant “${t.id}” and all its destinations?`, confirmLabel: "Delete tenant", onConfirm: () => remove.mutate(t.id) })}
                         aria-label={`Delete tenant ${t.id}`}
                       >
                         Delete
