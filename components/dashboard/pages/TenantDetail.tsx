@@ -75,7 +75,15 @@ export function TenantDetail({ tenant }: { tenant: string }) {
       {dialog}
       <PageHeader
         title={tenant}
-        description={t.data ? `Created ${when(t.data.created_at)} · ${plural(t.data.destinations_count, "destination")}` : "Loading…"}
+        description={
+          t.data ? (
+            <>
+              Created {when(t.data.created_at)} · {plural(t.data.destinations_count, "destination")}
+            </>
+          ) : (
+            "Loading…"
+          )
+        }
         actions={
           <>
             <ButtonLink href="/dashboard/outbound" variant="ghost">
