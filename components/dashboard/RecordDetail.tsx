@@ -6,7 +6,7 @@ import { useState } from "react";
 import { api, type Attempt, type Paged } from "@/components/dashboard/api";
 import { BodyText } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
-import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { IdLink } from "@/components/ui/IdLink";
@@ -120,7 +120,7 @@ export function RequestDetail({ id }: { id: string }) {
       </div>
       <ActionResult error={retry.error} notice={notice} />
       <Facts>
-        <Fact label="Status">{r.rejection_cause ? <Badge tone="warning">{r.rejection_cause}</Badge> : <Badge tone="success">accepted</Badge>}</Fact>
+        <Fact label="Status"><StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} /></Fact>
         <Fact label="Received">
           <ZonedTime iso={r.created_at} />
         </Fact>

@@ -137,7 +137,7 @@ function TeamCard({ team }: { team: Team }) {
       meta={
         <>
           <code className="font-mono">{team.id}</code>
-          {team.gateway && <Badge tone="accent">gateway team</Badge>}
+          {team.gateway && <Badge tone="accent">Gateway team</Badge>}
           <span>created {when(team.created_at)}</span>
         </>
       }
@@ -186,7 +186,7 @@ function TeamCard({ team }: { team: Team }) {
                     <Td>
                       <div className="flex justify-end">
                         {k.revoked_at ? (
-                          <Badge tone="neutral">revoked</Badge>
+                          <Badge tone="neutral">Revoked</Badge>
                         ) : (
                           <Button
                             size="sm"
@@ -232,7 +232,7 @@ function TeamCard({ team }: { team: Team }) {
               <li key={u.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm" data-testid="user-row">
                 <span className="min-w-0 break-all">{u.email}</span>
                 <Badge tone={u.operator ? "accent" : "neutral"}>{u.operator ? "operator" : "member"}</Badge>
-                {!u.has_password && <Badge tone="warning">no password yet</Badge>}
+                {!u.has_password && <Badge tone="warning">No password yet</Badge>}
                 <span className="ml-auto text-xs text-zinc-600 dark:text-zinc-400">since {when(u.created_at)}</span>
               </li>
             ))}
