@@ -38,7 +38,8 @@ type ChartDef = {
   name: string;
   measures: string[];
   series: ChartSeries[];
-  stacked?: boolean;
+  /** Counts per bucket are bars side by side, levels and rates lines (docs/dashboard.md "Charts"). */
+  kind?: "bars" | "lines";
   scale?: Record<string, number>;
   format?: (v: number) => string;
   total?: (rows: MetricsRow[]) => string;
@@ -51,7 +52,6 @@ const CHARTS: ChartDef[] = [
     title: "Requests",
     name: "requests",
     measures: ["accepted_count", "rejected_count"],
-    stacked: true,
     series: [
       { key: "accepted_count", label: "Accepted", color: "indigo" },
       { key: "rejected_count", label: "Rejected", color: "amber" },
@@ -62,7 +62,6 @@ const CHARTS: ChartDef[] = [
     title: "Events",
     name: "events",
     measures: ["successful_count", "failed_count", "pending_count"],
-    stacked: true,
     series: [
       { key: "successful_count", label: "Successful", color: "emerald" },
       { key: "failed_count", label: "Failed", color: "rose" },
@@ -74,7 +73,6 @@ const CHARTS: ChartDef[] = [
     title: "Attempts",
     name: "attempts",
     measures: ["successful_count", "failed_count"],
-    stacked: true,
     series: [
       { key: "successful_count", label: "Successful", color: "emerald" },
       { key: "failed_count", label: "Failed", color: "rose" },
@@ -86,6 +84,7 @@ const CHARTS: ChartDef[] = [
     name: "attempts",
     measures: ["error_rate"],
     series: [{ key: "error_rate", label: "Error rate", color: "rose" }],
+    kind: "lines",
     scale: { error_rate: 100 },
     format: pct,
   },
@@ -98,6 +97,7 @@ const CHARTS: ChartDef[] = [
       { key: "response_latency_p95", label: "p95", color: "amber" },
       { key: "response_latency_p99", label: "p99", color: "rose" },
     ],
+    kind: "lines",
     format: ms,
   },
 ];
@@ -197,7 +197,8 @@ export function Overview() {
                 <TimeChart
                   data={toPoints(rows, c.scale)}
                   series={c.series}
-                  stacked={c.stacked}
+                  kind={c.kind}
+                  bucket={RANGES[range].granularity}
                   label={`${c.title}, ${RANGES[range].label.toLowerCase()}`}
                   format={c.format}
                 />
@@ -215,7 +216,7 @@ export function Overview() {
               No event waited for delivery in this range. Backlogs appear here per destination.
             </EmptyState>
           ) : (
-            <TimeChart data={queueSeries.points} series={queueSeries.series} label="Events waiting per destination" />
+            <TimeChart data={queueSeries.points} series={queueSeries.series} kind="lines" bucket={RANGES[range].granularity} label="Events waiting per destination" />
           )}
         </Card>
       </div>

@@ -148,7 +148,7 @@ function DeliveryChart({ tenant }: { tenant: string }) {
       ) : (
         <TimeChart
           data={points}
-          stacked
+          bucket="1h"
           label={`Delivery attempts of ${tenant}, last 24 hours: ${total}`}
           series={[
             { key: "successful_count", label: "Successful", color: "emerald" },
