@@ -6,6 +6,7 @@ import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
 import { useNames } from "@/components/dashboard/filters";
 import { SigningSecretCard } from "@/components/dashboard/SigningSecretCard";
+import { ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, type ChartSeries, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -112,6 +113,7 @@ export function Overview() {
   const queuePath = useMemo(() => metricsPath("queue-depth", range, ["max_depth"], ["destination_id"]), [range]);
   const queue = useQuery({ queryKey: ["metrics", queuePath], queryFn: () => api<{ data: MetricsRow[] }>(queuePath), refetchInterval: 30_000 });
   const issues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
+  const connections = useQuery({ queryKey: ["connections-count"], queryFn: () => api<{ count: number }>("connections/count") });
   const names = useNames("destinations");
 
   const queueSeries = useMemo(() => {
@@ -155,6 +157,7 @@ export function Overview() {
           ))}
         </div>
       </div>
+      {connections.data?.count === 0 && <GetStarted />}
       <div className="mb-6 grid grid-cols-1 gap-4 sm:grid-cols-3">
         <Stat
           label="Open issues"
@@ -216,12 +219,39 @@ export function Overview() {
               No event waited for delivery in this range. Backlogs appear here per destination.
             </EmptyState>
           ) : (
-            <TimeChart data={queueSeries.points} series={queueSeries.series} kind="lines" bucket={RANGES[range].granularity} label="Events waiting per destination" />
+            <TimeChart
+              data={queueSeries.points}
+              series={queueSeries.series}
+              kind="lines"
+              bucket={RANGES[range].granularity}
+              label="Events waiting per destination"
+            />
           )}
         </Card>
       </div>
       <SigningSecretCard />
     </>
+  );
+}
+
+/** The first-run path of a team without connections (docs/dashboard.md "First run"): a connection first, then keys and users. */
+function GetStarted() {
+  return (
+    <Card title="Get started" titleId="get-started" className="mb-6" data-testid="get-started">
+      <ol className="list-decimal space-y-1 pl-5 text-sm text-zinc-700 dark:text-zinc-300">
+        <li>Create a connection: a source URL that receives webhooks, rules, and the destination they are delivered to.</li>
+        <li>Send a request to the source URL: it shows under Requests and Events, and these charts fill.</li>
+        <li>Create an API key for scripts, or invite your team, under Settings.</li>
+      </ol>
+      <div className="mt-4 flex flex-wrap gap-2">
+        <ButtonLink href="/dashboard/connections/new" variant="primary" data-testid="first-connection">
+          Create your first connection
+        </ButtonLink>
+        <ButtonLink href="/dashboard/settings" variant="secondary">
+          API keys and users
+        </ButtonLink>
+      </div>
+    </Card>
   );
 }
 

@@ -18,6 +18,7 @@ const NAV = [
   { href: "/dashboard/bulk", label: "Bulk operations" },
   { href: "/dashboard/connections", label: "Connections" },
   { href: "/dashboard/issues", label: "Issues" },
+  { href: "/dashboard/settings", label: "Settings" },
   { href: "/dashboard/outbound", label: "Outbound", operator: true },
   { href: "/dashboard/redrive", label: "Outbound redrive", operator: true },
   { href: "/dashboard/teams", label: "Teams", operator: true },

@@ -20,14 +20,14 @@ import type { newKey, newTeam, newUser, teamsOverview } from "@/lib/dashboard/te
 const TEAMS = "/dashboard/api/teams";
 
 /** JSON of the server's answers (type-only imports; dates are ISO strings on the wire). */
-type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+export type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
 type Team = Json<Awaited<ReturnType<typeof teamsOverview>>>["models"][number];
 type NewTeam = Awaited<ReturnType<typeof newTeam>>;
 type NewKey = Json<Awaited<ReturnType<typeof newKey>>>;
 type NewUser = Json<Awaited<ReturnType<typeof newUser>>>;
 
 /** A secret shown once, with a copy button. */
-function Secret({ label, value, testId }: { label: string; value: string; testId: string }) {
+export function Secret({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
     <div className="mt-1 flex min-w-0 flex-wrap items-center gap-2">
       <span className="text-xs font-medium">{label}</span>
@@ -106,11 +106,25 @@ export function Teams() {
   );
 }
 
-/** One team: its keys (create, revoke) and users (add), and Delete. */
-function TeamCard({ team }: { team: Team }) {
+/**
+ * One team: its keys (create, revoke) and users (add), and Delete. The Settings page shows the user's own
+ * team with it (docs/dashboard.md "Settings"): `base` is then its endpoints (no Delete), `queryKey` the
+ * query to read again after a change, and `canMakeOperators` false for a member.
+ */
+export function TeamCard({
+  team,
+  base: ownBase,
+  queryKey = ["teams"],
+  canMakeOperators = true,
+}: {
+  team: Pick<Team, "id" | "name" | "keys" | "members"> & Partial<Pick<Team, "gateway" | "created_at">>;
+  base?: string;
+  queryKey?: string[];
+  canMakeOperators?: boolean;
+}) {
   const client = useQueryClient();
-  const refresh = () => client.invalidateQueries({ queryKey: ["teams"] });
-  const base = `${TEAMS}/${encodeURIComponent(team.id)}`;
+  const refresh = () => client.invalidateQueries({ queryKey });
+  const base = ownBase ?? `${TEAMS}/${encodeURIComponent(team.id)}`;
   const [keyName, setKeyName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -138,16 +152,19 @@ function TeamCard({ team }: { team: Team }) {
         <>
           <code className="font-mono">{team.id}</code>
           {team.gateway && <Badge tone="accent">Gateway team</Badge>}
-          <span>created {when(team.created_at)}</span>
+          {team.created_at && <span>created {when(team.created_at)}</span>}
         </>
       }
       actions={
-        !team.gateway && (
+        !team.gateway &&
+        !ownBase && (
           <Button
             size="sm"
             variant="dangerOutline"
             disabled={remove.isPending}
-            onClick={() => confirm({ title: `Delete team “${team.name}” with its API keys and users?`, confirmLabel: "Delete team", onConfirm: () => remove.mutate() })}
+            onClick={() =>
+              confirm({ title: `Delete team “${team.name}” with its API keys and users?`, confirmLabel: "Delete team", onConfirm: () => remove.mutate() })
+            }
             aria-label={`Delete team ${team.name}`}
           >
             Delete
@@ -192,7 +209,14 @@ function TeamCard({ team }: { team: Team }) {
                             size="sm"
                             variant="ghost"
                             disabled={revoke.isPending}
-                            onClick={() => confirm({ title: `Revoke the key ${k.prefix}…?`, body: "Calls with it fail at once.", confirmLabel: "Revoke key", onConfirm: () => revoke.mutate(k.id) })}
+                            onClick={() =>
+                              confirm({
+                                title: `Revoke the key ${k.prefix}…?`,
+                                body: "Calls with it fail at once.",
+                                confirmLabel: "Revoke key",
+                                onConfirm: () => revoke.mutate(k.id),
+                              })
+                            }
                             aria-label={`Revoke key ${k.name} (${k.prefix})`}
                           >
                             Revoke
@@ -261,7 +285,9 @@ function TeamCard({ team }: { team: Team }) {
             )}
           </Field>
           <div className="flex flex-col gap-2 sm:mt-5">
-            <Checkbox label="Operator" checked={operator} onChange={(e) => setOperator(e.target.checked)} data-testid="new-user-operator" />
+            {canMakeOperators && (
+              <Checkbox label="Operator" checked={operator} onChange={(e) => setOperator(e.target.checked)} data-testid="new-user-operator" />
+            )}
             <Button type="submit" disabled={addUser.isPending || !email.trim()} data-testid="create-user">
               {addUser.isPending ? "Adding…" : "Add user"}
             </Button>
