@@ -284,7 +284,10 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     // The kit's styled dialog asks, never window.confirm (docs/dashboard.md "One kit").
     page.once("dialog", (d) => void d.dismiss().then(() => expect.soft(d.message(), "a native dialog appeared").toBe("")));
     await page.getByRole("button", { name: `Delete tenant ${tenant}` }).click();
-    await page.getByRole("dialog", { name: `Delete tenant “${tenant}” and all its destinations?` }).getByRole("button", { name: "Delete tenant" }).click();
+    await page
+      .getByRole("dialog", { name: `Delete tenant “${tenant}” and all its destinations?` })
+      .getByRole("button", { name: "Delete tenant" })
+      .click();
     await expect(page.getByText(`No tenant “${tenant}”`)).toBeVisible();
   } finally {
     await receiver.close();

@@ -120,7 +120,9 @@ export function RequestDetail({ id }: { id: string }) {
       </div>
       <ActionResult error={retry.error} notice={notice} />
       <Facts>
-        <Fact label="Status"><StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} /></Fact>
+        <Fact label="Status">
+          <StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} />
+        </Fact>
         <Fact label="Received">
           <ZonedTime iso={r.created_at} />
         </Fact>

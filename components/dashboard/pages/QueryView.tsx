@@ -105,7 +105,13 @@ export function EnableDeleteActions({
       <Button size="sm" disabled={busy} onClick={onToggle} aria-label={`${disabled ? "Enable" : "Disable"} ${label}`}>
         {disabled ? "Enable" : "Disable"}
       </Button>
-      <Button size="sm" variant="ghost" disabled={busy} onClick={() => confirm({ title: `Delete ${label}?`, confirmLabel: "Delete", onConfirm: onDelete })} aria-label={`Delete ${label}`}>
+      <Button
+        size="sm"
+        variant="ghost"
+        disabled={busy}
+        onClick={() => confirm({ title: `Delete ${label}?`, confirmLabel: "Delete", onConfirm: onDelete })}
+        aria-label={`Delete ${label}`}
+      >
         Delete
       </Button>
     </div>

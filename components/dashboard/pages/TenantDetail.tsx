@@ -92,7 +92,9 @@ export function TenantDetail({ tenant }: { tenant: string }) {
             <Button
               variant="danger"
               disabled={remove.isPending}
-              onClick={() => confirm({ title: `Delete tenant “${tenant}” and all its destinations?`, confirmLabel: "Delete tenant", onConfirm: () => remove.mutate() })}
+              onClick={() =>
+                confirm({ title: `Delete tenant “${tenant}” and all its destinations?`, confirmLabel: "Delete tenant", onConfirm: () => remove.mutate() })
+              }
             >
               Delete tenant
             </Button>

@@ -144,7 +144,13 @@ export function Tenants() {
                         size="sm"
                         variant="ghost"
                         disabled={remove.isPending}
-                        onClick={() => confirm({ title: `Delete tenant “${t.id}” and all its destinations?`, confirmLabel: "Delete tenant", onConfirm: () => remove.mutate(t.id) })}
+                        onClick={() =>
+                          confirm({
+                            title: `Delete tenant “${t.id}” and all its destinations?`,
+                            confirmLabel: "Delete tenant",
+                            onConfirm: () => remove.mutate(t.id),
+                          })
+                        }
                         aria-label={`Delete tenant ${t.id}`}
                       >
                         Delete
