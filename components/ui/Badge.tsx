@@ -52,15 +52,16 @@ const STATUS_TONES: Record<string, Tone> = {
 
 /**
  * The UI's one status badge (docs/dashboard.md "One kit"): an API status (event, attempt, issue, request
- * rejection) in its tone. The text is the exact API value (what filters and the API say), shown in sentence
- * case like every other badge ("Successful", "Opened"); `tone` overrides the status's own tone.
+ * rejection) in its tone. The text is the API value (what filters and the API say; underscores as spaces),
+ * shown in sentence case like every other badge ("Successful", "No connection"); `tone` overrides the
+ * status's own tone. `data-status` keeps the exact value.
  */
 export function StatusBadge({ status, tone }: { status: string | null | undefined; tone?: Tone }) {
   const s = status ?? "—";
   return (
     <Badge tone={tone ?? STATUS_TONES[s] ?? "neutral"} data-status={s}>
       {/* ::first-letter needs a block box: the badge itself is a flex container. */}
-      <span className="inline-block lowercase first-letter:uppercase">{s === "SUCCESFUL" ? "SUCCESSFUL" : s}</span>
+      <span className="inline-block lowercase first-letter:uppercase">{s === "SUCCESFUL" ? "SUCCESSFUL" : s.replaceAll("_", " ")}</span>
     </Badge>
   );
 }
