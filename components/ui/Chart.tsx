@@ -135,7 +135,8 @@ export function TimeChart({
   return (
     <figure className="text-zinc-600 dark:text-zinc-400" data-chart-kind={chartKind} data-y-max={top}>
       <figcaption className="sr-only">{label}</figcaption>
-      <div style={{ height }} aria-hidden>
+      {/* overflow-hidden: the (hidden) tooltip keeps its last place, which may lie outside a chart that has narrowed since. */}
+      <div style={{ height }} className="overflow-hidden" aria-hidden>
         <ResponsiveContainer width="100%" height="100%">
           {chartKind === "bars" ? (
             <BarChart {...common} barGap={1} barCategoryGap="20%">
