@@ -208,7 +208,7 @@ describe("the system report", () => {
   });
 });
 
-describe("the Settings endpoints (docs/dashboard.md \"Settings\")", () => {
+describe('the Settings endpoints (docs/dashboard.md "Settings")', () => {
   it("act on the signed-in user's own team: a member makes and revokes its team's key, adds a member but no operator, never touches another team's key", async () => {
     expect((await dash(null, "GET", "/settings")).status).toBe(401);
     const mine = await dash(memberA, "GET", "/settings");
