@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { headers } from "next/headers";
 import { CreateTestUrlForm, type SourceTypeOption } from "@/components/console/CreateTestUrl";
 import { Badge } from "@/components/ui/Badge";
@@ -55,9 +56,15 @@ export default async function HomePage() {
       />
       <header className="mx-auto flex h-16 w-full max-w-5xl items-center justify-between px-4 sm:px-6">
         <Logo />
-        <a href="/openapi.json" className={buttonClasses("ghost")}>
-          API
-        </a>
+        <nav aria-label="Hookyard" className="flex items-center gap-1">
+          <a href="/openapi.json" className={buttonClasses("ghost")}>
+            API
+          </a>
+          {/* The way in for an operator (docs/console.md "Home"): the gateway's signed-in dashboard. */}
+          <Link href="/dashboard" className={buttonClasses("secondary")} data-testid="dashboard-link">
+            Dashboard
+          </Link>
+        </nav>
       </header>
 
       <main className="mx-auto flex w-full max-w-5xl flex-1 flex-col px-4 sm:px-6">
@@ -98,7 +105,10 @@ export default async function HomePage() {
       </main>
 
       <footer className="border-t border-zinc-200 py-6 text-center text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
-        Hookyard · open-source webhook platform
+        Hookyard · open-source webhook platform ·{" "}
+        <Link href="/dashboard" className="underline underline-offset-2 hover:text-zinc-900 dark:hover:text-zinc-100">
+          Operators: sign in to the dashboard
+        </Link>
       </footer>
     </div>
   );

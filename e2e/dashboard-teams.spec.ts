@@ -37,8 +37,19 @@ test("teams: an operator creates a team, a key shown once and a member, with the
   await expectAccessible(page);
   await screenshots(page, "teams");
 
-  page.once("dialog", (d) => void d.accept());
+  // The kit's styled dialog asks (Escape cancels it), never window.confirm (docs/dashboard.md "One kit").
+  const native: string[] = [];
+  page.on("dialog", (d) => void d.dismiss().then(() => native.push(d.message())));
   await team.getByRole("button", { name: /^Revoke key ci/ }).click();
+  const confirm = page.getByRole("dialog", { name: /^Revoke the key/ });
+  await expect(confirm).toBeVisible();
+  await expectAccessible(page);
+  await page.keyboard.press("Escape");
+  await expect(confirm).toBeHidden();
+  await expect(team.getByText("revoked")).toHaveCount(0);
+  await team.getByRole("button", { name: /^Revoke key ci/ }).click();
+  await confirm.getByRole("button", { name: "Revoke key" }).click();
+  expect(native).toEqual([]);
   await expect(team.getByText("revoked")).toBeVisible();
   expect((await api({ apiKey: key }, "GET", "/2025-07-01/sources")).status).toBe(401);
 });

@@ -207,3 +207,33 @@ describe("the system report", () => {
     }
   });
 });
+
+describe('the Settings endpoints (docs/dashboard.md "Settings")', () => {
+  it("act on the signed-in user's own team: a member makes and revokes its team's key, adds a member but no operator, never touches another team's key", async () => {
+    expect((await dash(null, "GET", "/settings")).status).toBe(401);
+    const mine = await dash(memberA, "GET", "/settings");
+    expect(mine.status).toBe(200);
+    expect(mine.json.team.id).toBe(teamA.teamId);
+    expect(mine.json.operator).toBe(false);
+    // Outbound settings and portal branding are for operators only.
+    expect(mine.json.outbound).toBeUndefined();
+    expect((await dash(operator, "GET", "/settings")).json.portal.brand_color).toMatch(/^#[0-9a-f]{3,8}$/i);
+
+    const made = await dash(memberA, "POST", "/settings/keys", { name: "member key" });
+    expect(made.status).toBe(201);
+    expect((await api({ apiKey: made.json.key }, "GET", `${V}/sources`)).json.models.map((s: { id: string }) => s.id)).toContain(sourceA.id);
+    // Team B's member cannot revoke it (404, as for a key that does not exist), nor from another origin.
+    expect((await dash(memberB, "DELETE", `/settings/keys/${made.json.id}`)).status).toBe(404);
+    expect((await dash(memberA, "DELETE", `/settings/keys/${made.json.id}`, undefined, "https://evil.example")).status).toBe(403);
+    expect((await dash(memberA, "DELETE", `/settings/keys/${made.json.id}`)).status).toBe(200);
+    expect((await api({ apiKey: made.json.key }, "GET", `${V}/sources`)).status).toBe(401);
+
+    expect((await dash(memberA, "POST", "/settings/users", { email: `s-op-${Date.now()}@example.test`, operator: true })).status).toBe(403);
+    const added = await dash(memberA, "POST", "/settings/users", { email: `s-member-${Date.now()}@example.test` });
+    expect(added.status).toBe(201);
+    expect(added.json.operator).toBe(false);
+    expect(added.json.sign_in_link).toContain("/dashboard/sign-in/link?token=");
+    expect((await dash(memberA, "GET", "/settings")).json.team.members.map((m: { email: string }) => m.email)).toContain(added.json.email);
+    expect((await dash(memberA, "POST", "/settings/users", { email: "not an email" })).status).toBe(422);
+  });
+});

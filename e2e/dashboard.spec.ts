@@ -156,13 +156,18 @@ test.describe("signing secret", () => {
 });
 
 test.describe("one-time sign-in link", () => {
-  test("the link's page sets a password and signs in; the link does not work twice", async ({ page }) => {
+  test("the link's page names its account, sets a password and signs in; the link does not work twice", async ({ page }) => {
     const { teamId } = await createTeam("link");
     const email = `link-${Date.now()}@example.test`;
     const user = await createUser(email, null, teamId);
     const token = await createSignInToken(user.id);
     await page.goto(`/dashboard/sign-in/link?token=${token}`);
     await expect(page.getByRole("heading", { name: "Choose your password" })).toBeVisible();
+    // Whom the link is for: the email and the team (reading them does not use the link).
+    await expect(page.getByTestId("link-account")).toHaveText(/^For \S+ in the team link\b/);
+    await expect(page.getByTestId("link-account")).toContainText(email);
+    await page.reload();
+    await expect(page.getByTestId("link-account")).toContainText(email);
     await expectAccessible(page);
     await page.getByTestId("password").fill("my new long password");
     await page.getByTestId("confirm").fill("my new long password");
@@ -173,6 +178,7 @@ test.describe("one-time sign-in link", () => {
     await page.getByTestId("sign-out").click();
     await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
     await page.goto(`/dashboard/sign-in/link?token=${token}`);
+    await expect(page.getByTestId("link-account")).toContainText("already used or has expired");
     await page.getByTestId("password").fill("another long password");
     await page.getByTestId("confirm").fill("another long password");
     await page.getByTestId("sign-in-submit").click();

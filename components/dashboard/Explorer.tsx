@@ -9,6 +9,7 @@ import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filte
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
+import { JsonView } from "@/components/ui/JsonView";
 import { Field, Input } from "@/components/ui/Field";
 import { ListWithPanel } from "@/components/ui/SidePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -453,16 +454,7 @@ function labelOfField(field: string): string {
   return others[field] ?? field;
 }
 
-/** A body or any JSON value as text (never interpreted as markup). */
+/** A body or any JSON value: the kit's one JSON viewer (components/ui/JsonView.tsx). */
 export function BodyText({ value, testId }: { value: unknown; testId?: string }) {
-  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  if (!text) return <p className="text-sm text-zinc-600 dark:text-zinc-400">No body.</p>;
-  return (
-    <pre
-      data-testid={testId}
-      className="max-h-96 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere] dark:bg-zinc-900 dark:text-zinc-100"
-    >
-      {text}
-    </pre>
-  );
+  return <JsonView value={value} testId={testId} />;
 }

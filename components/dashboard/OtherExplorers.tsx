@@ -5,7 +5,7 @@ import { Explorer } from "@/components/dashboard/Explorer";
 import { useNames } from "@/components/dashboard/filters";
 import { AttemptDetail, RequestDetail, type RequestModel } from "@/components/dashboard/RecordDetail";
 import { Age, MethodPath, Topic, topicOf } from "@/components/dashboard/rows";
-import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { StatusBadge } from "@/components/ui/Badge";
 import { formatDuration } from "@/components/ui/format";
 
 /** /dashboard/requests: what the team's sources received, with search, details beside the list and "Retry all N matching". */
@@ -21,7 +21,7 @@ export function RequestsExplorer() {
       bulk={{ family: "requests.retry", path: "requests/retry", verb: "Retry" }}
       empty="Requests appear when a source's URL receives one. Create a source and send it a webhook."
       columns={[
-        { header: "Status", cell: (r) => (r.rejection_cause ? <Badge tone="warning">{r.rejection_cause}</Badge> : <Badge tone="success">accepted</Badge>) },
+        { header: "Status", cell: (r) => <StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} /> },
         { header: "Request", cell: (r) => <MethodPath method={r.data?.method} path={r.data?.path} query={r.data?.query} /> },
         { header: "Topic", cell: (r) => <Topic topic={topicOf(r.data?.headers, r.data?.body)} />, className: "hidden sm:table-cell" },
         { header: "Source", cell: (r) => <NameOrId names={names} id={r.source_id} />, className: "hidden lg:table-cell" },

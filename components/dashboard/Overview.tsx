@@ -6,6 +6,7 @@ import { useMemo, useState } from "react";
 import { api, qs } from "@/components/dashboard/api";
 import { useNames } from "@/components/dashboard/filters";
 import { SigningSecretCard } from "@/components/dashboard/SigningSecretCard";
+import { ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { type ChartPoint, type ChartSeries, TimeChart } from "@/components/ui/Chart";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -38,7 +39,8 @@ type ChartDef = {
   name: string;
   measures: string[];
   series: ChartSeries[];
-  stacked?: boolean;
+  /** Counts per bucket are bars side by side, levels and rates lines (docs/dashboard.md "Charts"). */
+  kind?: "bars" | "lines";
   scale?: Record<string, number>;
   format?: (v: number) => string;
   total?: (rows: MetricsRow[]) => string;
@@ -51,7 +53,6 @@ const CHARTS: ChartDef[] = [
     title: "Requests",
     name: "requests",
     measures: ["accepted_count", "rejected_count"],
-    stacked: true,
     series: [
       { key: "accepted_count", label: "Accepted", color: "indigo" },
       { key: "rejected_count", label: "Rejected", color: "amber" },
@@ -62,7 +63,6 @@ const CHARTS: ChartDef[] = [
     title: "Events",
     name: "events",
     measures: ["successful_count", "failed_count", "pending_count"],
-    stacked: true,
     series: [
       { key: "successful_count", label: "Successful", color: "emerald" },
       { key: "failed_count", label: "Failed", color: "rose" },
@@ -74,7 +74,6 @@ const CHARTS: ChartDef[] = [
     title: "Attempts",
     name: "attempts",
     measures: ["successful_count", "failed_count"],
-    stacked: true,
     series: [
       { key: "successful_count", label: "Successful", color: "emerald" },
       { key: "failed_count", label: "Failed", color: "rose" },
@@ -86,6 +85,7 @@ const CHARTS: ChartDef[] = [
     name: "attempts",
     measures: ["error_rate"],
     series: [{ key: "error_rate", label: "Error rate", color: "rose" }],
+    kind: "lines",
     scale: { error_rate: 100 },
     format: pct,
   },
@@ -98,6 +98,7 @@ const CHARTS: ChartDef[] = [
       { key: "response_latency_p95", label: "p95", color: "amber" },
       { key: "response_latency_p99", label: "p99", color: "rose" },
     ],
+    kind: "lines",
     format: ms,
   },
 ];
@@ -112,6 +113,7 @@ export function Overview() {
   const queuePath = useMemo(() => metricsPath("queue-depth", range, ["max_depth"], ["destination_id"]), [range]);
   const queue = useQuery({ queryKey: ["metrics", queuePath], queryFn: () => api<{ data: MetricsRow[] }>(queuePath), refetchInterval: 30_000 });
   const issues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
+  const connections = useQuery({ queryKey: ["connections-count"], queryFn: () => api<{ count: number }>("connections/count") });
   const names = useNames("destinations");
 
   const queueSeries = useMemo(() => {
@@ -155,6 +157,7 @@ export function Overview() {
           ))}
         </div>
       </div>
+      {connections.data?.count === 0 && <GetStarted />}
       <div className="mb-6 grid grid-cols-1 gap-4 sm:grid-cols-3">
         <Stat label="Open issues" value={issues.data?.count} href="/dashboard/issues" testId="open-issues" tone={issues.data?.count ? "danger" : "neutral"} />
         <Stat
@@ -191,7 +194,8 @@ export function Overview() {
                 <TimeChart
                   data={toPoints(rows, c.scale)}
                   series={c.series}
-                  stacked={c.stacked}
+                  kind={c.kind}
+                  bucket={RANGES[range].granularity}
                   label={`${c.title}, ${RANGES[range].label.toLowerCase()}`}
                   format={c.format}
                 />
@@ -209,12 +213,39 @@ export function Overview() {
               No event waited for delivery in this range. Backlogs appear here per destination.
             </EmptyState>
           ) : (
-            <TimeChart data={queueSeries.points} series={queueSeries.series} label="Events waiting per destination" />
+            <TimeChart
+              data={queueSeries.points}
+              series={queueSeries.series}
+              kind="lines"
+              bucket={RANGES[range].granularity}
+              label="Events waiting per destination"
+            />
           )}
         </Card>
       </div>
       <SigningSecretCard />
     </>
+  );
+}
+
+/** The first-run path of a team without connections (docs/dashboard.md "First run"): a connection first, then keys and users. */
+function GetStarted() {
+  return (
+    <Card title="Get started" titleId="get-started" className="mb-6" data-testid="get-started">
+      <ol className="list-decimal space-y-1 pl-5 text-sm text-zinc-700 dark:text-zinc-300">
+        <li>Create a connection: a source URL that receives webhooks, rules, and the destination they are delivered to.</li>
+        <li>Send a request to the source URL: it shows under Requests and Events, and these charts fill.</li>
+        <li>Create an API key for scripts, or invite your team, under Settings.</li>
+      </ol>
+      <div className="mt-4 flex flex-wrap gap-2">
+        <ButtonLink href="/dashboard/connections/new" variant="primary" data-testid="first-connection">
+          Create your first connection
+        </ButtonLink>
+        <ButtonLink href="/dashboard/settings" variant="secondary">
+          API keys and users
+        </ButtonLink>
+      </div>
+    </Card>
   );
 }
 

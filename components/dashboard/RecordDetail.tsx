@@ -136,7 +136,9 @@ export function RequestDetail({ id }: { id: string }) {
       </div>
       <ActionResult error={retry.error} notice={notice} />
       <Facts>
-        <Fact label="Status">{r.rejection_cause ? <Badge tone="warning">{r.rejection_cause}</Badge> : <Badge tone="success">accepted</Badge>}</Fact>
+        <Fact label="Status">
+          <StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} />
+        </Fact>
         <Fact label="Received">
           <ZonedTime iso={r.created_at} />
         </Fact>

@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, authPost } from "@/components/dashboard/api";
 import { Button } from "@/components/ui/Button";
+import { LogoMark } from "@/components/ui/Logo";
 import { cx } from "@/components/ui/cx";
 
 const NAV = [
@@ -20,6 +21,7 @@ const NAV = [
   { href: "/dashboard/bulk", label: "Bulk operations" },
   { href: "/dashboard/connections", label: "Connections" },
   { href: "/dashboard/issues", label: "Issues" },
+  { href: "/dashboard/settings", label: "Settings" },
   { href: "/dashboard/outbound", label: "Outbound", operator: true },
   { href: "/dashboard/redrive", label: "Outbound redrive", operator: true },
   { href: "/dashboard/teams", label: "Teams", operator: true },
@@ -54,7 +56,7 @@ export function Shell({ email, operator, children }: { email: string; operator: 
       </a>
       <header className="flex items-center justify-between border-b border-zinc-200 bg-white/90 px-4 py-2.5 backdrop-blur md:hidden dark:border-zinc-800 dark:bg-zinc-950/90">
         <Link href="/dashboard" className="inline-flex items-center gap-2 font-semibold">
-          <Mark className="size-6" /> Hookyard
+          <LogoMark className="size-6" /> Hookyard
         </Link>
         <Button
           variant="ghost"
@@ -78,7 +80,7 @@ export function Shell({ email, operator, children }: { email: string; operator: 
         )}
       >
         <Link href="/dashboard" className="hidden items-center gap-2 px-5 pt-5 pb-4 font-semibold tracking-tight md:inline-flex">
-          <Mark className="size-7" /> Hookyard
+          <LogoMark className="size-7" /> Hookyard
         </Link>
         <nav aria-label="Dashboard" className="flex flex-col gap-0.5 px-3 py-3 md:py-0">
           {NAV.filter((item) => operator || !item.operator).map((item) => (
@@ -120,16 +122,5 @@ export function Shell({ email, operator, children }: { email: string; operator: 
         <div className="mx-auto max-w-6xl">{children}</div>
       </main>
     </div>
-  );
-}
-
-/** The Hookyard mark in flat colour (components/Logo.tsx's gradient is defined once per page and hidden with the phone header). */
-function Mark({ className }: { className: string }) {
-  return (
-    <svg viewBox="0 0 32 32" aria-hidden className={className}>
-      <rect width="32" height="32" rx="8" fill="#6366f1" />
-      <circle cx="19" cy="7.25" r="2.25" fill="none" stroke="#fff" strokeWidth="2.2" />
-      <path d="M19 9.5V19a6 6 0 0 1-12 0v-3.5l3.25 3.25" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
-    </svg>
   );
 }

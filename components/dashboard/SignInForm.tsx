@@ -20,9 +20,19 @@ function safeCallback(raw: string | null): string {
 
 /**
  * The sign-in card. `mode` "password": email and password. `mode` "link": a one-time sign-in link's
- * token, and the new password it sets.
+ * token, and the new password it sets; `account` is whom the link is for (null: unknown, used or expired).
  */
-export function SignInForm({ mode, token, initialError }: { mode: "password" | "link"; token?: string; initialError?: string | null }) {
+export function SignInForm({
+  mode,
+  token,
+  initialError,
+  account,
+}: {
+  mode: "password" | "link";
+  token?: string;
+  initialError?: string | null;
+  account?: { email: string; team: string } | null;
+}) {
   const [error, setError] = useState<string | null>(initialError ? signInErrorMessage(initialError) : null);
   const [busy, setBusy] = useState(false);
 
@@ -65,9 +75,18 @@ export function SignInForm({ mode, token, initialError }: { mode: "password" | "
         <div className="mb-6 flex flex-col items-center gap-3 text-center">
           <LogoMark className="size-10" />
           <h1 className="text-xl font-semibold tracking-tight">{mode === "password" ? "Sign in to the dashboard" : "Choose your password"}</h1>
-          {mode === "link" && (
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">This one-time link signs you in once. Set the password you will use from now on.</p>
-          )}
+          {mode === "link" &&
+            (account ? (
+              <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="link-account">
+                For <strong className="font-semibold text-zinc-900 dark:text-zinc-100">{account.email}</strong> in the team{" "}
+                <strong className="font-semibold text-zinc-900 dark:text-zinc-100">{account.team}</strong>. This one-time link signs you in once. Set the
+                password you will use from now on.
+              </p>
+            ) : (
+              <p role="alert" className="text-sm text-rose-700 dark:text-rose-300" data-testid="link-account">
+                This sign-in link was already used or has expired. Ask for a new one with `npm run users -- reset-password &lt;email&gt;`.
+              </p>
+            ))}
         </div>
         <form
           onSubmit={(e) => void submit(e)}

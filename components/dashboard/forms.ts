@@ -1,4 +1,6 @@
+import { createElement } from "react";
 import { ApiError } from "@/components/dashboard/api";
+import { RelativeTime } from "@/components/ui/Time";
 
 /**
  * Field errors of a 422 as `{field path: message}`: the gateway's `data.errors[]` / `data.field` (paths like
@@ -40,8 +42,8 @@ export function listField(text: string): string[] | undefined {
   return items.length ? items : undefined;
 }
 
-/** A date as the user's locale writes it, or "—". */
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+/** A time in the kit's one format (relative, the exact zoned time on hover: components/ui/Time.tsx), or "—". */
+export const when = (iso: string | null | undefined) => createElement(RelativeTime, { iso });
 
 /** "1 event", "2 events". */
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

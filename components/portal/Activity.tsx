@@ -12,6 +12,7 @@ import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs,
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
+import { JsonView } from "@/components/ui/JsonView";
 import { AttemptBadge, EmptyState, ErrorNotice, When } from "@/components/portal/ui";
 
 const PAGE = 20;
@@ -185,9 +186,7 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
                   .join("\n")}
               </pre>
             )}
-            <pre className={pre} data-testid="response-body">
-              {r.body ? r.body : "(empty body)"}
-            </pre>
+            <JsonView value={r.body} testId="response-body" empty="(empty body)" />
           </div>
         ) : (
           <p className="text-sm text-zinc-700 dark:text-zinc-300">No response was received{a.code ? ` (${a.code})` : ""}.</p>
@@ -206,7 +205,7 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
         ) : event.isError ? (
           <ErrorNotice error={event.error} what="The event" />
         ) : (
-          <pre className={pre}>{JSON.stringify(event.data.data, null, 2)}</pre>
+          <JsonView value={event.data.data} empty="No payload." />
         )}
       </div>
       <div className="flex flex-wrap items-center gap-3">
@@ -311,7 +310,7 @@ function EventItem({ event: e, destination }: { event: OutboundEvent; destinatio
         <div id={panel} className="space-y-4 border-t border-zinc-100 bg-zinc-50/60 px-4 py-4 sm:px-5 dark:border-zinc-800 dark:bg-zinc-950/40">
           <div>
             <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Payload</h3>
-            <pre className={pre}>{JSON.stringify(e.data, null, 2)}</pre>
+            <JsonView value={e.data} empty="No payload." />
           </div>
           <div>
             <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Attempts</h3>

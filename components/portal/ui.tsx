@@ -7,6 +7,7 @@
 import { ApiError, usePortal } from "@/components/portal/api";
 import { Badge } from "@/components/ui/Badge";
 import { Button, buttonClasses } from "@/components/ui/Button";
+import { RelativeTime } from "@/components/ui/Time";
 
 /** Kit button classes for the portal's links and buttons: `primary` is the brand colour (docs/portal.md). */
 export const btn = {
@@ -79,12 +80,7 @@ export function EmptyState({ title, children, action }: { title: string; childre
   );
 }
 
-/** A time as a short local date and time, with the ISO form on hover. */
+/** A time in the kit's one format (relative, the exact zoned time on hover: components/ui/Time.tsx). */
 export function When({ iso }: { iso: string }) {
-  const d = new Date(iso);
-  return (
-    <time dateTime={iso} title={iso}>
-      {d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" })}
-    </time>
-  );
+  return <RelativeTime iso={iso} />;
 }

@@ -50,12 +50,18 @@ const STATUS_TONES: Record<string, Tone> = {
   IGNORED: "neutral",
 };
 
-/** An API status (event, attempt, issue) in its tone, the exact status as text. */
-export function StatusBadge({ status }: { status: string | null | undefined }) {
+/**
+ * The UI's one status badge (docs/dashboard.md "One kit"): an API status (event, attempt, issue, request
+ * rejection) in its tone. The text is the API value (what filters and the API say; underscores as spaces),
+ * shown in sentence case like every other badge ("Successful", "No connection"); `tone` overrides the
+ * status's own tone. `data-status` keeps the exact value.
+ */
+export function StatusBadge({ status, tone }: { status: string | null | undefined; tone?: Tone }) {
   const s = status ?? "—";
   return (
-    <Badge tone={STATUS_TONES[s] ?? "neutral"} data-status={s}>
-      {s === "SUCCESFUL" ? "SUCCESSFUL" : s}
+    <Badge tone={tone ?? STATUS_TONES[s] ?? "neutral"} data-status={s}>
+      {/* ::first-letter needs a block box: the badge itself is a flex container. */}
+      <span className="inline-block lowercase first-letter:uppercase">{s === "SUCCESFUL" ? "SUCCESSFUL" : s.replaceAll("_", " ")}</span>
     </Badge>
   );
 }

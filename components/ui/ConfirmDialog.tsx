@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { Button, type ButtonVariant } from "@/components/ui/Button";
 
 /**
@@ -58,4 +58,32 @@ export function ConfirmDialog(p: {
       </div>
     </dialog>
   );
+}
+
+/** What {@link useConfirm}'s `confirm` asks: the dialog's title, body and button, and what a yes does. */
+export type ConfirmRequest = { title: string; body?: React.ReactNode; confirmLabel: string; danger?: boolean; onConfirm: () => void };
+
+/**
+ * The styled replacement of `window.confirm` (docs/dashboard.md "One kit"): render `dialog` once in the
+ * component and call `confirm({...})` from a button; `onConfirm` runs after the yes, Cancel and Escape do
+ * nothing. Danger (a red button) unless `danger: false`.
+ */
+export function useConfirm(): { dialog: React.ReactNode; confirm: (request: ConfirmRequest) => void } {
+  const [request, setRequest] = useState<ConfirmRequest | null>(null);
+  const dialog = (
+    <ConfirmDialog
+      open={request != null}
+      title={request?.title ?? ""}
+      confirmLabel={request?.confirmLabel ?? "Confirm"}
+      danger={request?.danger ?? true}
+      onCancel={() => setRequest(null)}
+      onConfirm={() => {
+        request?.onConfirm();
+        setRequest(null);
+      }}
+    >
+      {request?.body}
+    </ConfirmDialog>
+  );
+  return { dialog, confirm: setRequest };
 }

@@ -1,29 +1,26 @@
 "use client";
 
-import { formatAbsolute, formatDuration, formatRelative, formatZoned } from "@/components/ui/format";
+import { formatDuration, formatRelative, formatZoned } from "@/components/ui/format";
 import { useHydrated, useNow } from "@/components/ui/hooks";
 
-/** "3m ago", live; the exact local time in the tooltip. */
+/**
+ * The UI's one time format (docs/dashboard.md "One kit"): "3m ago", live, with the exact local time and
+ * its zone in the tooltip (the ISO form until hydrated).
+ */
 export function RelativeTime({ iso, className }: { iso: string | null | undefined; className?: string }) {
   const now = useNow();
   const hydrated = useHydrated();
   if (!iso) return <span className={className}>—</span>;
   return (
-    <time dateTime={iso} title={hydrated ? formatAbsolute(iso) : iso} className={className}>
+    <time dateTime={iso} title={hydrated ? formatZoned(iso) : iso} className={className}>
       {now == null ? "\u00a0" : formatRelative(iso, now)}
     </time>
   );
 }
 
-/** The exact local date and time (ISO until hydrated, since the server does not know the visitor's zone). */
-export function AbsoluteTime({ iso, className }: { iso: string | null | undefined; className?: string }) {
-  const hydrated = useHydrated();
-  if (!iso) return <span className={className}>—</span>;
-  return (
-    <time dateTime={iso} className={className}>
-      {hydrated ? formatAbsolute(iso) : iso}
-    </time>
-  );
+/** The exact moment, written out: the same form as {@link RelativeTime}'s tooltip (one absolute format in the UI). */
+export function AbsoluteTime(props: { iso: string | null | undefined; className?: string }) {
+  return <ZonedTime {...props} />;
 }
 
 /**

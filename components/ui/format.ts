@@ -32,27 +32,6 @@ export function formatRelative(iso: string | null | undefined, now: number): str
   return new Date(t).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 }
 
-const ABSOLUTE =
-  typeof Intl !== "undefined"
-    ? new Intl.DateTimeFormat(undefined, {
-        year: "numeric",
-        month: "short",
-        day: "numeric",
-        hour: "2-digit",
-        minute: "2-digit",
-        second: "2-digit",
-        fractionalSecondDigits: 3,
-      })
-    : null;
-
-/** Local date and time with milliseconds (browser only: depends on the visitor's time zone). */
-export function formatAbsolute(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  return ABSOLUTE ? ABSOLUTE.format(t) : new Date(t).toISOString();
-}
-
 const ZONED =
   typeof Intl !== "undefined"
     ? new Intl.DateTimeFormat(undefined, {
@@ -67,7 +46,10 @@ const ZONED =
       })
     : null;
 
-/** Local date and time with milliseconds and the zone's short name ("Nov 26, 2026, 07:30:12.345 GMT+1"); browser only. */
+/**
+ * The one absolute form of a time in the UI (docs/dashboard.md "One kit"): local date and time with
+ * milliseconds and the zone's short name ("Nov 26, 2026, 07:30:12.345 GMT+1"); browser only.
+ */
 export function formatZoned(iso: string | null | undefined): string {
   if (!iso) return "—";
   const t = Date.parse(iso);

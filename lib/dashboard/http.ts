@@ -29,11 +29,17 @@ export function dashboardErrorResponse(err: unknown): Response {
   return dashboardJson(500, { status: 500, message: "internal error" });
 }
 
-/** The signed-in operator of a request, or throws AppError UNAUTHORIZED (no valid session) / FORBIDDEN (cross-site, not an operator). */
-export async function requireOperatorOf(req: Request): Promise<SessionUser> {
+/** The signed-in user of a request, or throws AppError UNAUTHORIZED (no valid session) / FORBIDDEN (cross-site). */
+export async function requireUserOf(req: Request): Promise<SessionUser> {
   const session = await sessionCredential(req.method, (h) => req.headers.get(h));
   if (!session) throw new AppError("UNAUTHORIZED", "Sign in to the dashboard first.");
   if (session === "cross-site") throw new AppError("FORBIDDEN", "A cookie-authenticated request must come from the dashboard's own origin.");
+  return session;
+}
+
+/** The signed-in operator of a request, or throws AppError UNAUTHORIZED (no valid session) / FORBIDDEN (cross-site, not an operator). */
+export async function requireOperatorOf(req: Request): Promise<SessionUser> {
+  const session = await requireUserOf(req);
   if (!session.operator) throw new AppError("FORBIDDEN", "Only operators may do this.");
   return session;
 }
@@ -50,9 +56,28 @@ export function operatorRoute<P extends Record<string, string>, S extends z.ZodT
   handler: (ctx: Ctx<P, z.infer<S>>) => Promise<unknown>,
   options: { body?: S; status?: number } = {},
 ): (req: Request, ctx: { params: Promise<P> }) => Promise<Response> {
+  return sessionRoute(requireOperatorOf, handler, options);
+}
+
+/**
+ * Like {@link operatorRoute}, for any signed-in user (the Settings page's endpoints, which act on the user's
+ * own team only: docs/dashboard.md "Settings").
+ */
+export function userRoute<P extends Record<string, string>, S extends z.ZodType = z.ZodUndefined>(
+  handler: (ctx: Ctx<P, z.infer<S>>) => Promise<unknown>,
+  options: { body?: S; status?: number } = {},
+): (req: Request, ctx: { params: Promise<P> }) => Promise<Response> {
+  return sessionRoute(requireUserOf, handler, options);
+}
+
+function sessionRoute<P extends Record<string, string>, S extends z.ZodType>(
+  requireSession: (req: Request) => Promise<SessionUser>,
+  handler: (ctx: Ctx<P, z.infer<S>>) => Promise<unknown>,
+  options: { body?: S; status?: number },
+): (req: Request, ctx: { params: Promise<P> }) => Promise<Response> {
   return async (req, ctx) => {
     try {
-      const user = await requireOperatorOf(req);
+      const user = await requireSession(req);
       let body: unknown = undefined;
       if (options.body) {
         const raw: unknown = await req.json().catch(() => {

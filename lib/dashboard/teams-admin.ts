@@ -10,6 +10,8 @@ import { createSignInToken, createUser, type DashboardUser, listUsers } from "@/
 import { AppError } from "@/lib/http/errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
+import { rotateCliKey } from "@/lib/teams/cli-key";
+import type { SessionUser } from "@/lib/teams/dashboard-session";
 import { listTeams, requireTeam, teamName, type TeamSummary } from "@/lib/teams/teams";
 
 /** Body of `POST /dashboard/api/teams`. */
@@ -83,4 +85,30 @@ export async function newUser(teamId: string, body: z.infer<typeof ZNewUser>) {
   const password = body.password ? body.password : null;
   const user = await createUser(body.email, password, teamId, { operator: body.operator });
   return { ...userView(user), sign_in_link: password ? null : signInLink(await createSignInToken(user.id)) };
+}
+
+/**
+ * The Settings page's view of the signed-in user's own team (docs/dashboard.md "Settings"): its id and name,
+ * its API keys (newest first, revoked ones included; never a key itself) and its users (oldest first).
+ * Throws AppError NOT_FOUND when the team is gone.
+ */
+export async function ownTeam(teamId: string) {
+  const team = await requireTeam(teamId);
+  const [keys, users] = await Promise.all([listApiKeys(teamId), listUsers(teamId)]);
+  return { id: team.id, name: team.name, keys: keys.map(keyView), members: users.map(userView) };
+}
+
+/**
+ * A new user of `user`'s own team, as {@link newUser}. Only an operator may make an operator: otherwise
+ * throws AppError FORBIDDEN.
+ */
+export async function newOwnUser(user: SessionUser, body: z.infer<typeof ZNewUser>) {
+  if (body.operator && !user.operator) throw new AppError("FORBIDDEN", "Only operators may add operators.");
+  return newUser(user.teamId, body);
+}
+
+/** Replaces the team's CLI key (`hookyard listen --cli-key`) with a new one, answered once; the old key stops working at once. */
+export async function replaceCliKey(teamId: string): Promise<{ cli_key: string }> {
+  await requireTeam(teamId);
+  return { cli_key: await rotateCliKey(teamId) };
 }

@@ -215,3 +215,16 @@ export async function consumeSignInToken(token: string): Promise<DashboardUser |
   });
   return used ? findUser(used.userId) : null;
 }
+
+/**
+ * The account a one-time sign-in token is for, without using it (the link page names it: docs/dashboard.md
+ * "Signing in"): the user's email and team name, or null when the token is unknown, used or expired.
+ */
+export async function signInTokenAccount(token: string): Promise<{ email: string; team: string } | null> {
+  if (!token || token.length > 200) return null;
+  const row = await getPrisma().dashboardSignInToken.findFirst({
+    where: { tokenHash: sha256(token), usedAt: null, expiresAt: { gt: new Date() } },
+    select: { user: { select: { email: true, team: { select: { name: true } } } } },
+  });
+  return row ? { email: row.user.email, team: row.user.team.name } : null;
+}

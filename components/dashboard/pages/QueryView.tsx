@@ -6,6 +6,7 @@ import type { GatewayEvent } from "@/components/dashboard/api";
 import { when } from "@/components/dashboard/forms";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { useConfirm } from "@/components/ui/ConfirmDialog";
 import { ErrorMessage } from "@/components/ui/EmptyState";
 import { Table, Td, Th } from "@/components/ui/Table";
 import { cx } from "@/components/ui/cx";
@@ -97,12 +98,20 @@ export function EnableDeleteActions({
   onToggle: () => void;
   onDelete: () => void;
 }) {
+  const { dialog, confirm } = useConfirm();
   return (
     <div className="flex justify-end gap-1.5">
+      {dialog}
       <Button size="sm" disabled={busy} onClick={onToggle} aria-label={`${disabled ? "Enable" : "Disable"} ${label}`}>
         {disabled ? "Enable" : "Disable"}
       </Button>
-      <Button size="sm" variant="ghost" disabled={busy} onClick={() => window.confirm(`Delete ${label}?`) && onDelete()} aria-label={`Delete ${label}`}>
+      <Button
+        size="sm"
+        variant="ghost"
+        disabled={busy}
+        onClick={() => confirm({ title: `Delete ${label}?`, confirmLabel: "Delete", onConfirm: onDelete })}
+        aria-label={`Delete ${label}`}
+      >
         Delete
       </Button>
     </div>

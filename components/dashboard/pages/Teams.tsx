@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { CopyButton } from "@/components/ui/CopyButton";
+import { useConfirm } from "@/components/ui/ConfirmDialog";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { Checkbox, Field, Input } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
@@ -19,14 +20,14 @@ import type { newKey, newTeam, newUser, teamsOverview } from "@/lib/dashboard/te
 const TEAMS = "/dashboard/api/teams";
 
 /** JSON of the server's answers (type-only imports; dates are ISO strings on the wire). */
-type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+export type Json<T> = T extends Date ? string : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
 type Team = Json<Awaited<ReturnType<typeof teamsOverview>>>["models"][number];
 type NewTeam = Awaited<ReturnType<typeof newTeam>>;
 type NewKey = Json<Awaited<ReturnType<typeof newKey>>>;
 type NewUser = Json<Awaited<ReturnType<typeof newUser>>>;
 
 /** A secret shown once, with a copy button. */
-function Secret({ label, value, testId }: { label: string; value: string; testId: string }) {
+export function Secret({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
     <div className="mt-1 flex min-w-0 flex-wrap items-center gap-2">
       <span className="text-xs font-medium">{label}</span>
@@ -105,11 +106,25 @@ export function Teams() {
   );
 }
 
-/** One team: its keys (create, revoke) and users (add), and Delete. */
-function TeamCard({ team }: { team: Team }) {
+/**
+ * One team: its keys (create, revoke) and users (add), and Delete. The Settings page shows the user's own
+ * team with it (docs/dashboard.md "Settings"): `base` is then its endpoints (no Delete), `queryKey` the
+ * query to read again after a change, and `canMakeOperators` false for a member.
+ */
+export function TeamCard({
+  team,
+  base: ownBase,
+  queryKey = ["teams"],
+  canMakeOperators = true,
+}: {
+  team: Pick<Team, "id" | "name" | "keys" | "members"> & Partial<Pick<Team, "gateway" | "created_at">>;
+  base?: string;
+  queryKey?: string[];
+  canMakeOperators?: boolean;
+}) {
   const client = useQueryClient();
-  const refresh = () => client.invalidateQueries({ queryKey: ["teams"] });
-  const base = `${TEAMS}/${encodeURIComponent(team.id)}`;
+  const refresh = () => client.invalidateQueries({ queryKey });
+  const base = ownBase ?? `${TEAMS}/${encodeURIComponent(team.id)}`;
   const [keyName, setKeyName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -125,6 +140,7 @@ function TeamCard({ team }: { team: Team }) {
   });
   const remove = useMutation({ mutationFn: () => api(base, { method: "DELETE" }), onSuccess: refresh });
   const titleId = `team-${team.id}`;
+  const { dialog, confirm } = useConfirm();
 
   return (
     <Card
@@ -135,17 +151,20 @@ function TeamCard({ team }: { team: Team }) {
       meta={
         <>
           <code className="font-mono">{team.id}</code>
-          {team.gateway && <Badge tone="accent">gateway team</Badge>}
-          <span>created {when(team.created_at)}</span>
+          {team.gateway && <Badge tone="accent">Gateway team</Badge>}
+          {team.created_at && <span>created {when(team.created_at)}</span>}
         </>
       }
       actions={
-        !team.gateway && (
+        !team.gateway &&
+        !ownBase && (
           <Button
             size="sm"
             variant="dangerOutline"
             disabled={remove.isPending}
-            onClick={() => window.confirm(`Delete team “${team.name}” with its API keys and users?`) && remove.mutate()}
+            onClick={() =>
+              confirm({ title: `Delete team “${team.name}” with its API keys and users?`, confirmLabel: "Delete team", onConfirm: () => remove.mutate() })
+            }
             aria-label={`Delete team ${team.name}`}
           >
             Delete
@@ -154,6 +173,7 @@ function TeamCard({ team }: { team: Team }) {
       }
       bodyClassName="flex flex-col gap-5 p-4"
     >
+      {dialog}
       {remove.error && <ErrorMessage title="The team was not deleted" error={remove.error} />}
       <section aria-label={`API keys of ${team.name}`}>
         <h3 className="mb-2 text-sm font-semibold">API keys</h3>
@@ -183,13 +203,20 @@ function TeamCard({ team }: { team: Team }) {
                     <Td>
                       <div className="flex justify-end">
                         {k.revoked_at ? (
-                          <Badge tone="neutral">revoked</Badge>
+                          <Badge tone="neutral">Revoked</Badge>
                         ) : (
                           <Button
                             size="sm"
                             variant="ghost"
                             disabled={revoke.isPending}
-                            onClick={() => window.confirm(`Revoke the key ${k.prefix}…? Calls with it fail at once.`) && revoke.mutate(k.id)}
+                            onClick={() =>
+                              confirm({
+                                title: `Revoke the key ${k.prefix}…?`,
+                                body: "Calls with it fail at once.",
+                                confirmLabel: "Revoke key",
+                                onConfirm: () => revoke.mutate(k.id),
+                              })
+                            }
                             aria-label={`Revoke key ${k.name} (${k.prefix})`}
                           >
                             Revoke
@@ -229,7 +256,7 @@ function TeamCard({ team }: { team: Team }) {
               <li key={u.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm" data-testid="user-row">
                 <span className="min-w-0 break-all">{u.email}</span>
                 <Badge tone={u.operator ? "accent" : "neutral"}>{u.operator ? "operator" : "member"}</Badge>
-                {!u.has_password && <Badge tone="warning">no password yet</Badge>}
+                {!u.has_password && <Badge tone="warning">No password yet</Badge>}
                 <span className="ml-auto text-xs text-zinc-600 dark:text-zinc-400">since {when(u.created_at)}</span>
               </li>
             ))}
@@ -258,7 +285,9 @@ function TeamCard({ team }: { team: Team }) {
             )}
           </Field>
           <div className="flex flex-col gap-2 sm:mt-5">
-            <Checkbox label="Operator" checked={operator} onChange={(e) => setOperator(e.target.checked)} data-testid="new-user-operator" />
+            {canMakeOperators && (
+              <Checkbox label="Operator" checked={operator} onChange={(e) => setOperator(e.target.checked)} data-testid="new-user-operator" />
+            )}
             <Button type="submit" disabled={addUser.isPending || !email.trim()} data-testid="create-user">
               {addUser.isPending ? "Adding…" : "Add user"}
             </Button>

@@ -67,7 +67,15 @@ export function TenantDetail({ tenant }: { tenant: string }) {
     <>
       <PageHeader
         title={tenant}
-        description={t.data ? `Created ${when(t.data.created_at)} · ${plural(t.data.destinations_count, "destination")}` : "Loading…"}
+        description={
+          t.data ? (
+            <>
+              Created {when(t.data.created_at)} · {plural(t.data.destinations_count, "destination")}
+            </>
+          ) : (
+            "Loading…"
+          )
+        }
         actions={
           <>
             <ButtonLink href="/dashboard/outbound" variant="ghost">
@@ -119,7 +127,7 @@ function DeliveryChart({ tenant }: { tenant: string }) {
       ) : (
         <TimeChart
           data={points}
-          stacked
+          bucket="1h"
           label={`Delivery attempts of ${tenant}, last 24 hours: ${total}`}
           series={[
             { key: "successful_count", label: "Successful", color: "emerald" },
