@@ -12,6 +12,8 @@ const SLOW_FIRST = [
   "e2e/gateway-backpressure.test.ts",
   "scripts/start.test.ts",
   "e2e/pipeline-crash.test.ts",
+  "e2e/archive.test.ts",
+  "e2e/gateway-ordered.test.ts",
   "e2e/gateway-bulk-crash.test.ts",
   "e2e/operations.test.ts",
   "e2e/fuzz.test.ts",
