@@ -61,6 +61,18 @@ describe("anonymous visitors are refused", () => {
     expect(res.status).toBeLessThan(500);
   });
 
+  it("a callbackUrl next-auth cannot use is a 400 in the dashboard API's body, never its 500; a garbled callback-url cookie is ignored", async () => {
+    for (const bad of ["constructor", "javascript:alert(1)", "//", "http//x"]) {
+      const res = await fetch(`${AUTH}/session?callbackUrl=${encodeURIComponent(bad)}`);
+      expect([bad, res.status]).toEqual([bad, 400]);
+      expect(await res.json()).toEqual({ status: 400, message: "callbackUrl must be a path on this site (/…) or an http(s) URL" });
+    }
+    expect((await fetch(`${AUTH}/session?callbackUrl=${encodeURIComponent("/dashboard/events")}`)).status).toBe(200);
+    const cookie = await fetch(`${AUTH}/session`, { headers: { cookie: "next-auth.callback-url=constructor" } });
+    expect(cookie.status).toBe(200);
+    expect(await cookie.json()).toEqual({});
+  });
+
   it("the sign-in page itself is served", async () => {
     const res = await fetch(`${BASE_URL}/dashboard/sign-in`);
     expect(res.status).toBe(200);

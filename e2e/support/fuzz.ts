@@ -83,6 +83,8 @@ export const OUTBOUND_TEMPLATES = [
   "tenants/:tenant_id/destinations/:destination_id/disable",
   "tenants/:tenant_id/destinations/:destination_id/attempts",
   "tenants/:tenant_id/destinations/:destination_id/attempts/:attempt_id",
+  "tenants/:tenant_id/destinations/:destination_id/transformation/test",
+  "destination-health",
   "destination-types",
   "destination-types/:type",
   "config",

@@ -31,15 +31,31 @@ async function bodyOf(req: Request): Promise<Record<string, string> | undefined>
 }
 
 /**
+ * Whether next-auth takes `value` as a callback URL: a path on this site or an absolute http(s) URL (what
+ * its own check accepts; anything else it answers with a 500 "server configuration" page).
+ */
+function isCallbackUrl(value: string, base: URL): boolean {
+  try {
+    return /^https?:$/.test(new URL(value, value.startsWith("/") ? base : undefined).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Calls next-auth through its documented `NextAuth(req, res, options)` form so that its cookies come from
  * the app's one cookie parser (lib/http/cookies.ts; docs/architecture.md "Cookies") rather than from Next's.
  */
 async function nextAuth(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {
   const url = new URL(req.url);
+  // A callback-URL cookie next-auth would refuse (a forged or garbled one) is left out: it signs in without it.
+  const cookies = Object.fromEntries(
+    [...parseCookies(req.headers.get("cookie"))].filter(([name, value]) => !name.endsWith("callback-url") || isCallbackUrl(value, url)),
+  );
   const apiReq: ApiRequest = {
     query: { ...Object.fromEntries(url.searchParams), nextauth: (await ctx.params).nextauth ?? [] },
     body: await bodyOf(req),
-    cookies: Object.fromEntries(parseCookies(req.headers.get("cookie"))),
+    cookies,
     headers: Object.fromEntries(req.headers),
     method: req.method,
   };
@@ -80,6 +96,10 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
   // Both providers take credentials, which next-auth accepts by POST only (a GET would throw: 500).
   const [action] = (await ctx.params).nextauth;
   if (action === "callback" && req.method !== "POST") return errorBody(405, `${req.method} is not supported on a sign-in callback`, { allow: "POST" });
+  // A callbackUrl next-auth refuses would be its 500 "server configuration" page: a 400 that says why instead.
+  const url = new URL(req.url);
+  const callbackUrl = url.searchParams.get("callbackUrl");
+  if (callbackUrl !== null && !isCallbackUrl(callbackUrl, url)) return errorBody(400, "callbackUrl must be a path on this site (/…) or an http(s) URL");
   const res = await nextAuth(req, ctx);
   const type = res.headers.get("content-type") ?? "";
   if (res.status >= 400 && res.status < 500 && !type.includes("json") && !type.includes("html"))
