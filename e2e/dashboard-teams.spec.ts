@@ -75,7 +75,7 @@ test("a member sees neither page in the menu, and the notice on them", async ({ 
   await page.goto("/dashboard");
   await expect(page.getByTestId("signed-in-as").first()).toHaveText(email);
   const nav = page.getByRole("navigation", { name: "Dashboard" });
-  await expect(nav.getByRole("link", { name: "Events" })).toBeAttached();
+  await expect(nav.getByRole("link", { name: "Events", exact: true })).toBeAttached();
   for (const item of ["Teams", "System", "Outbound"]) await expect(nav.getByRole("link", { name: item })).toHaveCount(0);
   for (const path of ["/dashboard/teams", "/dashboard/system", "/dashboard/outbound"]) {
     await page.goto(path);

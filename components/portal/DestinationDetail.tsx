@@ -89,9 +89,18 @@ export function DestinationDetail({ id }: { id: string }) {
 
 function Header({ d, type }: { d: Destination; type: DestinationType | undefined }) {
   const router = useRouter();
+  const client = useQueryClient();
   const update = useDestinationUpdate(d.id);
   const toggle = useMutation(update("PUT", d.disabled_at ? "/enable" : "/disable"));
-  const remove = useMutation({ ...update("DELETE"), onSuccess: () => router.push("/portal") });
+  const remove = useMutation({
+    ...update("DELETE"),
+    onSuccess: () => {
+      // The list is cached (this page reads its health from it): drop the destination from it before going back.
+      client.setQueryData<Destination[]>(["portal", "destinations"], (list) => list?.filter((x) => x.id !== d.id));
+      void client.invalidateQueries({ queryKey: ["portal", "destinations"], exact: true });
+      router.push("/portal");
+    },
+  });
   const [confirm, setConfirm] = useState(false);
   // The delivery health comes with the list (`include=health`), which the portal keeps fresh anyway.
   const health = useDestinations().data?.find((x) => x.id === d.id)?.health;
