@@ -8,7 +8,7 @@ import { AWS_CREDENTIALS, awsClientOptions, awsFailed, ENDPOINT_FIELD, REGION_PA
 import { fingerprintOf, succeeded, withTimeout } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
-import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
+import { checkTemplates, renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
 import { type Claimed, defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 
 const CODE = "aws_kinesis_error";
@@ -17,9 +17,9 @@ const sdk = () => import("@aws-sdk/client-kinesis");
 /** Longest partition key Kinesis takes, characters. */
 const MAX_PARTITION_KEY = 256;
 
-/** The partition key of event `c`: the template's rendering cut to 256 characters, the event id when it renders nothing. */
+/** The partition key of event `c`: the template's rendering cut to 256 characters, the event id when it renders nothing. Throws a TemplateError (./template.ts). */
 export const partitionKeyOf = (template: string | undefined, c: Claimed) =>
-  [...(template ? renderTemplate(template, c) : "")].slice(0, MAX_PARTITION_KEY).join("") || c.event_id;
+  [...(template ? renderTemplate(template, c, "config.partition_key_template") : "")].slice(0, MAX_PARTITION_KEY).join("") || c.event_id;
 
 /** The record of event `c`: `{"metadata":…,"data":…}` with the data byte for byte. */
 export const kinesisRecord = (c: Claimed) => Buffer.concat([Buffer.from(`{"metadata":${JSON.stringify(metadataOf(c))},"data":`), c.data, Buffer.from("}")]);
@@ -72,6 +72,7 @@ export const awsKinesis = defineOutboundType({
     ],
     credential_fields: AWS_CREDENTIALS,
   },
+  checkValues: (config, _credentials, issues) => checkTemplates(config, ["partition_key_template"], issues),
   // The stream and its region (`orders (eu-west-1)`).
   target: (config) => ({ target: config.stream_name ? `${config.stream_name} (${config.region ?? ""})` : "" }),
   deliver: sendKinesis,
