@@ -56,7 +56,7 @@ export const awsKinesis = defineOutboundType({
     description: "Put events as records on an Amazon Kinesis data stream (or a compatible service).",
     icon: icon('<path d="M3 6c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/><path d="M3 12c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/><path d="M3 18c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/>'),
     instructions:
-      'Each event is one record: `{"metadata": {…}, "data": <the event\'s JSON>}` (metadata: event-id, topic, timestamp, yours). The partition key comes from the partition key template (default: the event id). The key needs `kinesis:PutRecord` on the stream.',
+      'Each event is one record: `{"metadata": {…}, "data": <the event\'s JSON>}` (metadata: event-id, topic, timestamp, yours). The partition key comes from the partition key template, a JMESPath expression or text with placeholders (default: the event id). The key needs `kinesis:PutRecord` on the stream.',
     config_fields: [
       { key: "stream_name", type: "text", label: "Stream name", description: "The data stream's name.", required: true, pattern: "^[a-zA-Z0-9_.-]{1,128}$" },
       { key: "region", type: "text", label: "Region", description: "The stream's AWS region, e.g. eu-west-1.", required: true, pattern: REGION_PATTERN },

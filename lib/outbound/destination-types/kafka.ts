@@ -2,8 +2,7 @@
  * The `kafka` destination type (docs/outbound.md "Kafka", EXPERIMENTAL: not integration-tested, no Kafka
  * broker runs on the test machines): each event is one message produced with kafkajs to `topic`, value =
  * the event's JSON, key = what `partition_key_template` (alias `key_template`) renders (./template.ts;
- * default the event id), headers =
- * its metadata, acks from all in-sync replicas. One connected producer per destination (./clients.ts).
+ * default the event id), headers = its metadata, acks from all in-sync replicas. One connected producer per destination (./clients.ts).
  * Every broker connection, the seeds' and the ones the cluster advertises, goes through the delivery
  * address guard (the socket factory below); the seeds are checked first for a readable refusal.
  */
@@ -111,7 +110,9 @@ function kafkaFailed(started: number, err: unknown, target: string): Outcome {
  * renders nothing. Throws a TemplateError (./template.ts). docs/outbound.md "Key templates".
  */
 export function messageKey(config: Record<string, string>, c: Claimed): string {
-  const [field, template] = config.partition_key_template ? ["config.partition_key_template", config.partition_key_template] : ["config.key_template", config.key_template];
+  const [field, template] = config.partition_key_template
+    ? ["config.partition_key_template", config.partition_key_template]
+    : ["config.key_template", config.key_template];
   return (template ? renderTemplate(template, c, field) : "") || c.event_id;
 }
 
@@ -201,7 +202,7 @@ export const kafka = defineOutboundType({
       { key: "password", type: "text", label: "Password", description: "With a SASL mechanism.", required: false, sensitive: true },
     ],
   },
-  checkValues(_config, credentials, issues) {
+  checkValues(config, credentials, issues) {
     if (saslOf(credentials) && (!credentials.username || !credentials.password))
       issues.push("credentials.username and credentials.password are required with credentials.sasl_mechanism");
     checkTemplates(config, ["partition_key_template", "key_template"], issues);

@@ -10,7 +10,7 @@
  *   ({@link templateDocument}); its result must be a string or a number (null: renders nothing).
  * Plain text (`orders-eu`) stays literal text, as it always was; see {@link parseTemplate} for the rule.
  */
-import { compile, type ExpressionNode, type JSONValue, TreeInterpreter } from "@jmespath-community/jmespath";
+import { compile, type JSONValue, TreeInterpreter } from "@jmespath-community/jmespath";
 import { type Claimed, metadataOf } from "@/lib/outbound/destination-types/type";
 
 const NAMES = ["event_id", "topic", "tenant_id", "time", "date", "year", "month", "day", "hour", "minute"];
@@ -32,6 +32,8 @@ export const TEMPLATE_HELP =
 /** A template that cannot be parsed or whose JMESPath result is not a string or number; `message` says why. */
 export class TemplateError extends Error {}
 
+/** A compiled JMESPath expression (the library does not export its node type). */
+type ExpressionNode = ReturnType<typeof compile>;
 type Parsed = { kind: "brace" } | { kind: "jmespath"; ast: ExpressionNode };
 
 /** The document's top-level fields ({@link templateDocument}). */
@@ -163,5 +165,7 @@ export function renderTemplate(template: string, c: Claimed, field = "template")
   if (result === null) return "";
   if (typeof result === "string") return result;
   if (typeof result === "number") return String(result);
-  throw new TemplateError(`${field} gave ${Array.isArray(result) ? "an array" : typeof result === "object" ? "an object" : `a ${typeof result}`}, not a string or number`);
+  throw new TemplateError(
+    `${field} gave ${Array.isArray(result) ? "an array" : typeof result === "object" ? "an object" : `a ${typeof result}`}, not a string or number`,
+  );
 }
