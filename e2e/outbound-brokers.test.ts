@@ -4,7 +4,8 @@
  * each against a real server on loopback started here (e2e/support/brokers.ts): created on both API
  * forms, credentials obfuscated on read, listed by type, updated (the next delivery goes where the new
  * config says), disabled (no delivery), enabled and deleted; a published event arrives with its data
- * and metadata and is recorded as an attempt; a failed one is retried by hand.
+ * and metadata and is recorded as an attempt; a failed one is retried by hand; key templates take JMESPath
+ * (docs/outbound.md "Key templates").
  */
 import { randomBytes } from "node:crypto";
 import { connect, type Msg, type NatsConnection } from "nats";
@@ -283,4 +284,31 @@ it("a failed delivery is a readable attempt, and a manual retry delivers it once
   const attempts = await attemptsOf(p.id, 2);
   expect(attempts.find((a) => a.manual)).toMatchObject({ status: "success", attempt_number: 1 });
   expect((await streamOf("hy-wrongtype")).map((f) => f.data)).toEqual(['{"r":1}']);
+}, 60_000);
+
+it("key templates take the real product's JMESPath: its default S3 key names the object; a bad expression is a 422 naming the field", async () => {
+  const credentials = { key: "AKIAEXAMPLEKEY", secret: "wJalrXUtnFEMIEXAMPLE" };
+  const bad = await call("POST", `/tenants/${T}/destinations`, {
+    type: "aws_kinesis",
+    topics: ["jmespath.keys"],
+    config: { stream_name: "hy-one", region: "us-east-1", endpoint: kinesis.endpoint, partition_key_template: "join('', [data.id" },
+    credentials,
+  });
+  expect(bad.status).toBe(422);
+  expect(bad.json.data).toEqual(['config.partition_key_template is not a valid JMESPath expression: Syntax error: invalid token (EOF): ""']);
+
+  sqs.createBucket("hy-keys");
+  const keyTemplate = `join('', [time.rfc3339_nano, '_', metadata."event-id", '.json'])`;
+  const d = await call("POST", `/tenants/${T}/destinations`, {
+    type: "aws_s3",
+    topics: ["jmespath.keys"],
+    config: { bucket: "hy-keys", region: "eu-west-1", key_template: keyTemplate, endpoint: `http://127.0.0.1:${sqs.port}` },
+    credentials,
+  });
+  expect(d.status, JSON.stringify(d.json)).toBe(201);
+  expect(d.json.config.key_template).toBe(keyTemplate);
+  const p = await publish("jmespath.keys", { k: 1 }, { time: "2026-11-20T10:11:12.345Z" });
+  const [attempt] = await attemptsOf(p.id);
+  expect(attempt).toMatchObject({ status: "success", response_data: { body: `2026-11-20T10:11:12.345Z_${p.id}.json` } });
+  expect((await call("DELETE", `/tenants/${T}/destinations/${d.json.id}`)).status).toBeLessThan(300);
 }, 60_000);

@@ -8,7 +8,7 @@ import { AWS_CREDENTIALS, awsClientOptions, awsFailed, ENDPOINT_FIELD, REGION_PA
 import { fingerprintOf, succeeded, withTimeout } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
-import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
+import { checkTemplates, renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
 import { type Claimed, defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 
 const CODE = "aws_kinesis_error";
@@ -17,9 +17,9 @@ const sdk = () => import("@aws-sdk/client-kinesis");
 /** Longest partition key Kinesis takes, characters. */
 const MAX_PARTITION_KEY = 256;
 
-/** The partition key of event `c`: the template's rendering cut to 256 characters, the event id when it renders nothing. */
+/** The partition key of event `c`: the template's rendering cut to 256 characters, the event id when it renders nothing. Throws a TemplateError (./template.ts). */
 export const partitionKeyOf = (template: string | undefined, c: Claimed) =>
-  [...(template ? renderTemplate(template, c) : "")].slice(0, MAX_PARTITION_KEY).join("") || c.event_id;
+  [...(template ? renderTemplate(template, c, "config.partition_key_template") : "")].slice(0, MAX_PARTITION_KEY).join("") || c.event_id;
 
 /** The record of event `c`: `{"metadata":…,"data":…}` with the data byte for byte. */
 export const kinesisRecord = (c: Claimed) => Buffer.concat([Buffer.from(`{"metadata":${JSON.stringify(metadataOf(c))},"data":`), c.data, Buffer.from("}")]);
@@ -56,7 +56,7 @@ export const awsKinesis = defineOutboundType({
     description: "Put events as records on an Amazon Kinesis data stream (or a compatible service).",
     icon: icon('<path d="M3 6c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/><path d="M3 12c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/><path d="M3 18c3 0 3 3 6 3s3-3 6-3 3 3 6 3"/>'),
     instructions:
-      'Each event is one record: `{"metadata": {…}, "data": <the event\'s JSON>}` (metadata: event-id, topic, timestamp, yours). The partition key comes from the partition key template (default: the event id). The key needs `kinesis:PutRecord` on the stream.',
+      'Each event is one record: `{"metadata": {…}, "data": <the event\'s JSON>}` (metadata: event-id, topic, timestamp, yours). The partition key comes from the partition key template, a JMESPath expression or text with placeholders (default: the event id). The key needs `kinesis:PutRecord` on the stream.',
     config_fields: [
       { key: "stream_name", type: "text", label: "Stream name", description: "The data stream's name.", required: true, pattern: "^[a-zA-Z0-9_.-]{1,128}$" },
       { key: "region", type: "text", label: "Region", description: "The stream's AWS region, e.g. eu-west-1.", required: true, pattern: REGION_PATTERN },
@@ -72,6 +72,7 @@ export const awsKinesis = defineOutboundType({
     ],
     credential_fields: AWS_CREDENTIALS,
   },
+  checkValues: (config, _credentials, issues) => checkTemplates(config, ["partition_key_template"], issues),
   // The stream and its region (`orders (eu-west-1)`).
   target: (config) => ({ target: config.stream_name ? `${config.stream_name} (${config.region ?? ""})` : "" }),
   deliver: sendKinesis,

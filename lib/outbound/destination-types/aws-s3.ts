@@ -9,7 +9,7 @@ import { AWS_CREDENTIALS, awsClientOptions, awsFailed, ENDPOINT_FIELD, REGION_PA
 import { fingerprintOf, succeeded, withTimeout } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
-import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
+import { checkTemplates, renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
 import { defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 
 const CODE = "aws_s3_error";
@@ -42,7 +42,7 @@ async function sendS3({ claimed: c, config, credentials }: OutboundDelivery): Pr
       (s) => s.destroy(),
     );
     const { PutObjectCommand } = await sdk();
-    const key = renderTemplate(config.key_template || DEFAULT_KEY_TEMPLATE, c) || renderTemplate(DEFAULT_KEY_TEMPLATE, c);
+    const key = renderTemplate(config.key_template || DEFAULT_KEY_TEMPLATE, c, "config.key_template") || renderTemplate(DEFAULT_KEY_TEMPLATE, c);
     await withTimeout(
       client.send(
         new PutObjectCommand({
@@ -70,7 +70,7 @@ export const awsS3 = defineOutboundType({
     description: "Write each event as an object to an Amazon S3 bucket (or a compatible service).",
     icon: icon('<ellipse cx="12" cy="6" rx="8" ry="3"/><path d="M4 6l2 12c0 1.7 2.7 3 6 3s6-1.3 6-3l2-12"/>'),
     instructions:
-      "Each event is one object: the body is the event's JSON (`application/json`), the object's user metadata (`x-amz-meta-*`) its metadata (event-id, topic, timestamp, yours). The key comes from the key template (default `{time}_{event_id}.json`). The key needs `s3:PutObject` on the bucket.",
+      "Each event is one object: the body is the event's JSON (`application/json`), the object's user metadata (`x-amz-meta-*`) its metadata (event-id, topic, timestamp, yours). The key comes from the key template, a JMESPath expression or text with placeholders (default `{time}_{event_id}.json`). The key needs `s3:PutObject` on the bucket.",
     config_fields: [
       { key: "bucket", type: "text", label: "Bucket", description: "The bucket's name.", required: true, pattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$" },
       { key: "region", type: "text", label: "Region", description: "The bucket's AWS region, e.g. eu-west-1.", required: true, pattern: REGION_PATTERN },
@@ -96,6 +96,7 @@ export const awsS3 = defineOutboundType({
     ],
     credential_fields: AWS_CREDENTIALS,
   },
+  checkValues: (config, _credentials, issues) => checkTemplates(config, ["key_template"], issues),
   // The bucket (`s3://orders-archive`).
   target: (config) => ({ target: config.bucket ? `s3://${config.bucket}` : "" }),
   deliver: sendS3,

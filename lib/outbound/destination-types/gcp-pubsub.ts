@@ -12,7 +12,7 @@ import { sendHttp } from "@/lib/delivery/http-sender";
 import { BrokerError, failed, fingerprintOf, refusedText, succeeded } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
-import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
+import { checkTemplates, renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
 import { defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 import { outboundConfig } from "@/lib/outbound/settings";
 
@@ -135,7 +135,7 @@ async function sendPubSub({ claimed: c, config, credentials }: OutboundDelivery)
       () => undefined,
     );
     const token = await accessToken(client);
-    const orderingKey = config.ordering_key_template ? renderTemplate(config.ordering_key_template, c) : "";
+    const orderingKey = config.ordering_key_template ? renderTemplate(config.ordering_key_template, c, "config.ordering_key_template") : "";
     const message = { data: c.data.toString("base64"), attributes: attributesOf(metadataOf(c)), ...(orderingKey ? { orderingKey } : {}) };
     const url = `${base}/v1/projects/${encodeURIComponent(config.project_id)}/topics/${encodeURIComponent(config.topic)}:publish`;
     const answer = await post(
@@ -213,6 +213,7 @@ export const gcpPubSub = defineOutboundType({
       const account = parseServiceAccount(credentials.service_account_json);
       if (typeof account === "string") issues.push(account);
     } else if (!config.endpoint) issues.push("credentials.service_account_json is required (unless config.endpoint names an emulator)");
+    checkTemplates(config, ["ordering_key_template"], issues);
   },
   // The topic's full name (`projects/acme/topics/orders`).
   target: (config) => ({ target: config.project_id ? `projects/${config.project_id}/topics/${config.topic ?? ""}` : "" }),

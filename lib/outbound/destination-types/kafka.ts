@@ -1,8 +1,8 @@
 /**
  * The `kafka` destination type (docs/outbound.md "Kafka", EXPERIMENTAL: not integration-tested, no Kafka
  * broker runs on the test machines): each event is one message produced with kafkajs to `topic`, value =
- * the event's JSON, key = what `key_template` renders (./template.ts; default the event id), headers =
- * its metadata, acks from all in-sync replicas. One connected producer per destination (./clients.ts).
+ * the event's JSON, key = what `partition_key_template` (alias `key_template`) renders (./template.ts;
+ * default the event id), headers = its metadata, acks from all in-sync replicas. One connected producer per destination (./clients.ts).
  * Every broker connection, the seeds' and the ones the cluster advertises, goes through the delivery
  * address guard (the socket factory below); the seeds are checked first for a readable refusal.
  */
@@ -24,8 +24,8 @@ import {
 } from "@/lib/outbound/destination-types/broker";
 import { dropClient, pooledClient } from "@/lib/outbound/destination-types/clients";
 import { icon } from "@/lib/outbound/destination-types/fields";
-import { renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
-import { defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
+import { checkTemplates, renderTemplate, TEMPLATE_HELP, TEMPLATE_PATTERN } from "@/lib/outbound/destination-types/template";
+import { type Claimed, defineOutboundType, metadataOf, type OutboundDelivery, type Outcome } from "@/lib/outbound/destination-types/type";
 import { outboundConfig } from "@/lib/outbound/settings";
 
 const CODE = "kafka_error";
@@ -104,6 +104,18 @@ function kafkaFailed(started: number, err: unknown, target: string): Outcome {
   return failed(started, new BrokerError(CODE, e?.type ? `${e.type}: ${e.message ?? ""}` : (e?.message ?? String(err))), CODE, target);
 }
 
+/**
+ * The message key of event `c`: what `partition_key_template` (the real product's name) or its alias
+ * `key_template` renders (the former wins when both are set), the event id when neither is set or it
+ * renders nothing. Throws a TemplateError (./template.ts). docs/outbound.md "Key templates".
+ */
+export function messageKey(config: Record<string, string>, c: Claimed): string {
+  const [field, template] = config.partition_key_template
+    ? ["config.partition_key_template", config.partition_key_template]
+    : ["config.key_template", config.key_template];
+  return (template ? renderTemplate(template, c, field) : "") || c.event_id;
+}
+
 /** One delivery: produce, success on the acks of all in-sync replicas; `partition/offset` is the attempt's body. Never throws. */
 async function sendKafka({ claimed: c, config, credentials }: OutboundDelivery): Promise<Outcome> {
   const started = performance.now();
@@ -120,7 +132,7 @@ async function sendKafka({ claimed: c, config, credentials }: OutboundDelivery):
         topic: config.topic,
         acks: -1,
         timeout: outboundConfig().deliveryTimeoutMs,
-        messages: [{ key: renderTemplate(config.key_template || "{event_id}", c) || c.event_id, value: c.data, headers: metadataOf(c) }],
+        messages: [{ key: messageKey(config, c), value: c.data, headers: metadataOf(c) }],
       }),
       target,
     );
@@ -140,7 +152,7 @@ export const kafka = defineOutboundType({
       '<circle cx="12" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="8.5" r="2"/><circle cx="19" cy="15.5" r="2"/><path d="M12 7v3M12 14v3M13.8 11l3.4-1.7M13.8 13l3.4 1.7"/>',
     ),
     instructions:
-      "Experimental: not integration-tested against a Kafka broker. Each event is one message: value = the event's JSON, headers = its metadata (event-id, topic, timestamp, yours), key from the key template (default: the event id). Acknowledged by all in-sync replicas. The topic must exist.",
+      "Experimental: not integration-tested against a Kafka broker. Each event is one message: value = the event's JSON, headers = its metadata (event-id, topic, timestamp, yours), key from the partition key template, a JMESPath expression or text with placeholders (default: the event id). Acknowledged by all in-sync replicas. The topic must exist.",
     config_fields: [
       {
         key: "brokers",
@@ -159,10 +171,18 @@ export const kafka = defineOutboundType({
         pattern: "^[a-zA-Z0-9._-]{1,249}$",
       },
       {
+        key: "partition_key_template",
+        type: "text",
+        label: "Partition key template",
+        description: `The message key (empty: the event id). ${TEMPLATE_HELP}`,
+        required: false,
+        pattern: TEMPLATE_PATTERN,
+      },
+      {
         key: "key_template",
         type: "text",
-        label: "Key template",
-        description: `The message key (empty: the event id). ${TEMPLATE_HELP}`,
+        label: "Key template (alias)",
+        description: "The former name of the partition key template, kept for existing destinations; the partition key template wins when both are set.",
         required: false,
         pattern: TEMPLATE_PATTERN,
       },
@@ -182,9 +202,10 @@ export const kafka = defineOutboundType({
       { key: "password", type: "text", label: "Password", description: "With a SASL mechanism.", required: false, sensitive: true },
     ],
   },
-  checkValues(_config, credentials, issues) {
+  checkValues(config, credentials, issues) {
     if (saslOf(credentials) && (!credentials.username || !credentials.password))
       issues.push("credentials.username and credentials.password are required with credentials.sasl_mechanism");
+    checkTemplates(config, ["partition_key_template", "key_template"], issues);
   },
   // The seed brokers and the topic (`k1:9092,k2:9092 → orders`).
   target: (config) => ({ target: config.brokers ? `${config.brokers} → ${config.topic ?? ""}` : "" }),
