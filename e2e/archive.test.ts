@@ -188,7 +188,13 @@ it("npm run archive writes the day; retention re-archives a damaged archive, ver
   );
   expect(await exists(`requests_p${suffix}`)).toBe(false);
   const manifest = (await readManifest(store, DAY))!;
-  expect(manifest.counts).toMatchObject({ requests: COUNT, request_raw_data: COUNT, events: COUNT, attempts: Math.min(100, COUNT), outbound_events: 6 + OUTBOUND_C });
+  expect(manifest.counts).toMatchObject({
+    requests: COUNT,
+    request_raw_data: COUNT,
+    events: COUNT,
+    attempts: Math.min(100, COUNT),
+    outbound_events: 6 + OUTBOUND_C,
+  });
   expect(manifest.files.requests.rows).toBe(COUNT);
   expect(manifest.index.requests_by_source).toEqual({ [chosen.source.id]: { team_id: chosen.team_id, requests: COUNT } });
   expect((await verifyDay(store, DAY)).problems).toEqual([]);

@@ -51,7 +51,15 @@ type Stored = ArchiveReplayQuery & { kind: typeof KIND; tenant_id: string };
 type Row = Omit<RedriveRow, "query"> & { query: Stored };
 
 /** An outbound event as archived (lib/worker/archive.ts): its row, `data` base64. */
-type ArchivedEvent = { id: string; tenant_id: string; topic: string; time: string; eligible_for_retry: boolean; metadata: Record<string, string> | null; data: string };
+type ArchivedEvent = {
+  id: string;
+  tenant_id: string;
+  topic: string;
+  time: string;
+  eligible_for_retry: boolean;
+  metadata: Record<string, string> | null;
+  data: string;
+};
 
 /** The archive store, or 422 when archiving is off. */
 function store(): ArchiveStore {
@@ -112,10 +120,11 @@ export async function planArchiveReplay(body: unknown, caller: OutboundCaller) {
 
 /** Adds (or keeps) the runner job of replay `id`, in `db`'s transaction. */
 async function enqueueReplay(db: Pick<pg.PoolClient, "query">, id: string): Promise<void> {
-  await db.query(
-    "SELECT graphile_worker.add_job($1, json_build_object('archive_replay_id', $2::text), job_key => $3, max_attempts => 25::smallint)",
-    [ARCHIVE_REPLAY_TASK, id, `archive-replay:${id}`],
-  );
+  await db.query("SELECT graphile_worker.add_job($1, json_build_object('archive_replay_id', $2::text), job_key => $3, max_attempts => 25::smallint)", [
+    ARCHIVE_REPLAY_TASK,
+    id,
+    `archive-replay:${id}`,
+  ]);
 }
 
 /** `POST /archive-replays` `{query…}`: a new replay, queued for the worker: 202 with it. Throws 403, 404, 422 (nothing archived in the range; archiving off). */

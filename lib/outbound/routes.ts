@@ -134,7 +134,12 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   // Replay from the archive (lib/outbound/archive-replay.ts): plan, run, progress, cancel; a tenant JWT to its own destinations.
   { method: "POST", path: "archive-replays/plan", auth: "any", handler: ({ body, caller }) => planArchiveReplay(body, caller) },
   { method: "POST", path: "archive-replays", auth: "any", handler: ({ body, caller }) => createArchiveReplay(body, caller) },
-  { method: "GET", path: "archive-replays/:archive_replay_id", auth: "any", handler: ({ params, caller }) => getArchiveReplay(params.archive_replay_id, caller) },
+  {
+    method: "GET",
+    path: "archive-replays/:archive_replay_id",
+    auth: "any",
+    handler: ({ params, caller }) => getArchiveReplay(params.archive_replay_id, caller),
+  },
   {
     method: "POST",
     path: "archive-replays/:archive_replay_id/cancel",
