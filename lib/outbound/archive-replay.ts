@@ -107,7 +107,7 @@ async function countArchived(q: ArchiveReplayQuery): Promise<{ count: number; bo
 
 /** The API view of an archive replay: a redrive's fields with `query` in place of `filter`. */
 function toReplay(r: Row) {
-  const { filter, ...rest } = toRedrive(r as unknown as RedriveRow);
+  const { filter, ...rest } = toRedrive(r);
   const { kind: _kind, ...query } = filter as unknown as Stored;
   return { ...rest, query };
 }
