@@ -38,6 +38,12 @@ type Conn = { id: string; team_id: string; source: { id: string } };
 let chosen: Conn;
 let other: Conn;
 const bodies = new Map<string, Buffer>();
+/** Archived outbound events of tenant-c: more than a batch (BULK_BATCH_SIZE 100 here). */
+const OUTBOUND_C = 350;
+const outboundKey = `okey_arch_${randomBytes(12).toString("hex")}`;
+/** tenant-a's archived order.created events: id → data. */
+const archivedA = new Map<string, string>();
+let outReceiver: Receiver;
 
 /** The body of archived request `i`: JSON, with a few binary ones (bytes that are not UTF-8). */
 const bodyOf = (i: number) => (i % 50 === 7 ? Buffer.from([0xff, 0xfe, 0x00, i % 256, 0x80]) : Buffer.from(JSON.stringify({ n: i, pad: "z".repeat(i % 40) })));
@@ -59,9 +65,11 @@ beforeAll(async () => {
   pool.on("error", () => {});
   dir = await mkdtemp(path.join(tmpdir(), "hookyard-archive-e2e-"));
   receiver = await startReceiver();
+  outReceiver = await startReceiver();
   server = await startServer({
     DATABASE_URL: database.url,
     GATEWAY_API_KEY: apiKey,
+    OUTBOUND_API_KEY: outboundKey,
     ARCHIVE_DIR: dir,
     RETENTION_DAYS: "0",
     BULK_BATCH_SIZE: COUNT > 10_000 ? "1000" : "100",
@@ -121,15 +129,26 @@ beforeAll(async () => {
         [events.slice(0, 100).map(() => createId("attempt", DAY_START + 1000)), events.slice(0, 100), team, new Date(DAY_START + 1000)],
       );
   }
+  // Outbound events of the day: tenant-a's five (four order.created, one order.paid), tenant-b's one, tenant-c's OUTBOUND_C.
+  const outbound = [
+    ...[0, 1, 2, 3, 4].map((n) => ({ tenant: "tenant-a", topic: n === 4 ? "order.paid" : "order.created", data: JSON.stringify({ n, a: "é" }) })),
+    { tenant: "tenant-b", topic: "order.created", data: JSON.stringify({ n: 99 }) },
+    ...Array.from({ length: OUTBOUND_C }, (_, n) => ({ tenant: "tenant-c", topic: "bulk", data: JSON.stringify({ c: n }) })),
+  ];
+  const outIds = outbound.map(() => `evt_out_${randomBytes(8).toString("hex")}`);
+  outIds.slice(0, 4).forEach((id, n) => archivedA.set(id, outbound[n].data));
   await pool.query(
-    `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, data) VALUES ($1, 'tenant-a', 'order.created', $2, true, '\\x7b7d')`,
-    [`evt_out_${randomBytes(6).toString("hex")}`, new Date(DAY_START + 5000)],
+    `INSERT INTO outbound_events (id, tenant_id, topic, time, eligible_for_retry, metadata, data)
+     SELECT id, t, tp, $5::timestamptz + o::float8 * interval '1 ms', true, '{"origin":"archived"}', convert_to(d, 'UTF8')
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS x(id, t, tp, d, o)`,
+    [outIds, outbound.map((o) => o.tenant), outbound.map((o) => o.topic), outbound.map((o) => o.data), new Date(DAY_START + 5000)],
   );
 }, 600_000);
 
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();
+  await outReceiver?.close();
   await pool?.end();
   await database?.drop();
   await rm(dir, { recursive: true, force: true });
@@ -169,7 +188,13 @@ it("npm run archive writes the day; retention re-archives a damaged archive, ver
   );
   expect(await exists(`requests_p${suffix}`)).toBe(false);
   const manifest = (await readManifest(store, DAY))!;
-  expect(manifest.counts).toMatchObject({ requests: COUNT, request_raw_data: COUNT, events: COUNT, attempts: Math.min(100, COUNT), outbound_events: 1 });
+  expect(manifest.counts).toMatchObject({
+    requests: COUNT,
+    request_raw_data: COUNT,
+    events: COUNT,
+    attempts: Math.min(100, COUNT),
+    outbound_events: 6 + OUTBOUND_C,
+  });
   expect(manifest.files.requests.rows).toBe(COUNT);
   expect(manifest.index.requests_by_source).toEqual({ [chosen.source.id]: { team_id: chosen.team_id, requests: COUNT } });
   expect((await verifyDay(store, DAY)).problems).toEqual([]);
@@ -268,3 +293,98 @@ it("bad queries are 422s; a day with nothing archived matches nothing; a replay 
   // Whatever ran before the cancel went to the other connection only.
   expect(receiver.received.slice(before).every((r) => r.url.startsWith("/other"))).toBe(true);
 }, 120_000);
+
+async function outboundCall(method: string, p: string, body?: unknown, token = outboundKey) {
+  const res = await fetch(`${server!.url}/outbound/api/v1${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+it("republishes archived outbound events to a chosen destination: planned, each once, new events marked as replays; bad queries and other tenants refused; cancel stops it", async () => {
+  for (const t of ["tenant-a", "tenant-b", "tenant-c"]) expect((await outboundCall("PUT", `/tenants/${t}`)).status).toBeLessThan(300);
+  const dest = async (t: string, p: string) => {
+    const d = await outboundCall("POST", `/tenants/${t}/destinations`, { type: "webhook", topics: "*", config: { url: `${outReceiver.url}/${p}` } });
+    expect(d.status, JSON.stringify(d.json)).toBe(201);
+    return d.json.id as string;
+  };
+  const da = await dest("tenant-a", "a");
+  const db = await dest("tenant-b", "b");
+  const dc = await dest("tenant-c", "c");
+  const time = { gte: new Date(DAY_START).toISOString(), lte: new Date(DAY_START + DAY_MS - 1).toISOString() };
+
+  // Bad queries: 422; another tenant's destination: 404.
+  expect((await outboundCall("POST", "/archive-replays", { destination_id: da })).status).toBe(422);
+  expect((await outboundCall("POST", "/archive-replays/plan", { time: { gte: "yesterday", lte: time.lte }, destination_id: da })).status).toBe(422);
+  const long = await outboundCall("POST", "/archive-replays", { time: { gte: "2024-01-01T00:00:00Z", lte: "2025-06-01T00:00:00Z" }, destination_id: da });
+  expect(long.status).toBe(422);
+  expect(JSON.stringify(long.json)).toMatch(/at most 366 days/);
+  expect((await outboundCall("POST", "/archive-replays", { time: { gte: time.lte, lte: time.gte }, destination_id: da })).status).toBe(422);
+  const before = { gte: new Date(DAY_START - 5 * DAY_MS).toISOString(), lte: new Date(DAY_START - 4 * DAY_MS).toISOString() };
+  expect((await outboundCall("POST", "/archive-replays", { time: before, destination_id: da })).status).toBe(422);
+  expect(await outboundCall("POST", "/archive-replays", { time, tenant_id: "tenant-a", destination_id: db })).toEqual({
+    status: 404,
+    json: { status: 404, message: "destination not found" },
+  });
+  const jwtB = (await outboundCall("GET", "/tenants/tenant-b/token")).json.token as string;
+  expect((await outboundCall("POST", "/archive-replays", { time, destination_id: da }, jwtB)).status).toBe(404);
+
+  // The plan: every archived outbound event of the day (an estimate over tenants and topics).
+  const plan = await outboundCall("POST", "/archive-replays/plan", { time, destination_id: da });
+  expect(plan).toEqual({ status: 200, json: { estimated_count: 6 + OUTBOUND_C, estimated_batch: Math.ceil((6 + OUTBOUND_C) / 100) } });
+
+  // tenant-a's order.created events to da: each once, as new events marked with the replay (tenant-b's never).
+  const created = await outboundCall("POST", "/archive-replays", { time, topic: "order.created", destination_id: da });
+  expect(created.status, JSON.stringify(created.json)).toBe(202);
+  expect(created.json).toMatchObject({ query: { time, topic: "order.created", destination_id: da, tenant_id: "tenant-a" }, in_progress: true });
+  const id = created.json.id as string;
+  const done = await eventually(
+    async () => {
+      const op = await outboundCall("GET", `/archive-replays/${id}`);
+      return op.json.completed_at ? op.json : null;
+    },
+    60_000,
+    200,
+  );
+  expect(done).toMatchObject({ completed_count: 4, failed_count: 0, in_progress: false, progress: 1, cancelled_at: null });
+  await outReceiver.waitFor(4, 60_000);
+  const got = outReceiver.received.filter((r) => r.url.startsWith("/a"));
+  expect(got.map((r) => r.body.toString("utf8")).sort()).toEqual([...archivedA.values()].sort());
+  const { rows } = await pool.query<{ id: string; of: string; destination_id: string }>(
+    "SELECT id, metadata->>'hookyard_replay_of' AS of, destination_id FROM outbound_events WHERE metadata->>'hookyard_archive_replay' = $1",
+    [id],
+  );
+  expect(rows.map((r) => r.of).sort()).toEqual([...archivedA.keys()].sort());
+  expect(rows.every((r) => r.destination_id === da && !archivedA.has(r.id))).toBe(true);
+  // Not a redrive.
+  expect((await outboundCall("GET", `/redrives/${id}`)).status).toBe(404);
+  expect((await outboundCall("GET", "/redrives")).json.models).toEqual([]);
+
+  // Cancel: tenant-c's replay (four batches) takes one batch per slice while its destination's queue is backed up
+  // (deliveries held until tomorrow); cancelled after its first, it takes no batch after the cancel.
+  await pool.query(
+    `INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, next_attempt_at)
+     SELECT 'evt_held_' || g, now(), $1, 'tenant-c', 'pending', now() + interval '1 day' FROM generate_series(1, 150) AS g`,
+    [dc],
+  );
+  const c = await outboundCall("POST", "/archive-replays", { time, destination_id: dc });
+  expect(c.status).toBe(202);
+  await eventually(async () => (await outboundCall("GET", `/archive-replays/${c.json.id}`)).json.processed_batch >= 1, 60_000, 100);
+  const cancelled = await outboundCall("POST", `/archive-replays/${c.json.id}/cancel`);
+  expect(cancelled.json).toMatchObject({ in_progress: false, completed_at: null });
+  expect(cancelled.json.cancelled_at).not.toBeNull();
+  const k = cancelled.json.processed_batch as number;
+  expect(k).toBeLessThan(4);
+  expect(cancelled.json.completed_count).toBe(100 * k);
+  await eventually(
+    async () => (await pool.query("SELECT 1 FROM graphile_worker.jobs WHERE key = $1", [`archive-replay:${c.json.id}`])).rowCount === 0,
+    30_000,
+    200,
+  );
+  expect((await outboundCall("GET", `/archive-replays/${c.json.id}`)).json).toMatchObject({ processed_batch: k, completed_count: 100 * k, completed_at: null });
+  const { rows: republished } = await pool.query("SELECT 1 FROM outbound_events WHERE metadata->>'hookyard_archive_replay' = $1", [c.json.id]);
+  expect(republished.length).toBe(100 * k);
+}, 180_000);

@@ -106,6 +106,10 @@ export const OUTBOUND_TEMPLATES = [
   "redrives/plan",
   "redrives/:redrive_id",
   "redrives/:redrive_id/cancel",
+  "archive-replays",
+  "archive-replays/plan",
+  "archive-replays/:archive_replay_id",
+  "archive-replays/:archive_replay_id/cancel",
 ];
 /** Outbound bases: both forms, and bad ones. */
 const OUTBOUND_PREFIXES = ["outbound/api/v1", "outbound/2025-07-01", "outbound/api/v1", "outbound/2025-07-01", "outbound/v9", "outbound/api/%FF"];

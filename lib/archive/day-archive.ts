@@ -157,3 +157,73 @@ export async function* archiveLines(store: ArchiveStore, day: string, name: stri
     body.destroy();
   }
 }
+
+/** An open read position in an operation's archive: the day, the lines of it read, the stream. */
+type Reader = { cursor: string | null; days: string[]; day: number; line: number; lines: AsyncGenerator<string> | null };
+
+/** One open reader per operation this process is running (dropped when the saved cursor no longer matches it). */
+const readers = new Map<string, Reader>();
+
+/** The next line of file `name` of `r`, across days; null at the end. */
+async function nextLine(store: ArchiveStore, name: string, r: Reader): Promise<string | null> {
+  while (r.day < r.days.length) {
+    r.lines ??= archiveLines(store, r.days[r.day], name);
+    const n = await r.lines.next();
+    if (!n.done) {
+      r.line += 1;
+      return n.value;
+    }
+    r.day += 1;
+    r.line = 0;
+    r.lines = null;
+  }
+  return null;
+}
+
+/**
+ * The next batch of a replay from the archive (a bulk runner's `pick`): up to `batchSize` records of file
+ * `name` of `days` (oldest first) that `match` keeps (`parse` makes a record of a line), after `cursor`
+ * (`YYYY-MM-DD:<lines read>`, null: the start), reading at most `scanLimit` lines; the cursor after them,
+ * and whether the files are read to their end. A reader stays open per operation `opId` between batches
+ * (reopened and skipped to the cursor otherwise, e.g. after a crash). Throws on I/O errors and for a
+ * malformed line (the batch is tried again).
+ */
+export async function pickArchiveLines<T>(
+  store: ArchiveStore,
+  opId: string,
+  spec: { name: string; days: string[]; cursor: string | null; batchSize: number; scanLimit: number; parse: (line: string) => T; match: (rec: T) => boolean },
+): Promise<{ records: T[]; cursor: string | null; last: boolean }> {
+  let r = readers.get(opId);
+  if (!r || r.cursor !== spec.cursor) {
+    await r?.lines?.return(undefined);
+    r = { cursor: spec.cursor, days: spec.days, day: 0, line: 0, lines: null };
+    if (spec.cursor) {
+      const [day, lines] = spec.cursor.split(":");
+      r.day = Math.max(0, spec.days.indexOf(day));
+      for (let i = 0; i < Number(lines); i++) if ((await nextLine(store, spec.name, r)) === null) break;
+    }
+  }
+  readers.delete(opId);
+  const records: T[] = [];
+  let last = false;
+  for (let scanned = 0; records.length < spec.batchSize && scanned < spec.scanLimit; scanned++) {
+    const line = await nextLine(store, spec.name, r);
+    if (line === null) {
+      last = true;
+      break;
+    }
+    const rec = spec.parse(line);
+    if (spec.match(rec)) records.push(rec);
+  }
+  r.cursor = r.day < r.days.length ? `${r.days[r.day]}:${r.line}` : `${r.days.at(-1)}:end`;
+  if (!last) readers.set(opId, r);
+  return { records, cursor: r.cursor, last };
+}
+
+/** The UTC days (`YYYY-MM-DD`) the time range [`from`, `to`) (ms) touches, oldest first. */
+export function archiveDaysOf(from: number, to: number): string[] {
+  const DAY_MS = 86_400_000;
+  const out: string[] = [];
+  for (let d = Math.floor(from / DAY_MS) * DAY_MS; d < to; d += DAY_MS) out.push(new Date(d).toISOString().slice(0, 10));
+  return out;
+}

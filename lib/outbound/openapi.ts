@@ -13,6 +13,7 @@ import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/des
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";
 import { ZTopicPut } from "@/lib/outbound/catalog";
+import { ZArchiveReplayQuery } from "@/lib/outbound/archive-replay";
 import { ZRedriveFilter } from "@/lib/outbound/redrive";
 import { ZPublish } from "@/lib/outbound/publish";
 import { ZConfigPatch } from "@/lib/outbound/settings";
@@ -137,6 +138,32 @@ const MODELS: Record<string, unknown> = {
       failed_count: {
         type: ["integer", "null"],
         description: "Deliveries left alone (destination disabled or deleted, changed meanwhile); null before the first batch.",
+      },
+      progress: { type: "number", minimum: 0, maximum: 1 },
+      in_progress: { type: "boolean" },
+      created_at: time,
+      updated_at: time,
+      completed_at: { type: ["string", "null"], format: "date-time" },
+      cancelled_at: { type: ["string", "null"], format: "date-time" },
+    },
+  },
+  ArchiveReplay: {
+    type: "object",
+    properties: {
+      id: str,
+      tenant_id: { type: ["string", "null"], description: "The tenant that started it (tenant JWT, portal); null for the operator's." },
+      query: {
+        type: "object",
+        description: "The replay's query; `tenant_id` is the destination's.",
+        properties: { time: { type: "object" }, tenant_id: str, topic: {}, destination_id: str },
+      },
+      estimated_count: { type: "integer", description: "Outbound events the range's archived days hold (every tenant's and topic's): an estimate." },
+      estimated_batch: { type: "integer" },
+      processed_batch: { type: "integer" },
+      completed_count: { type: "integer", description: "Events republished." },
+      failed_count: {
+        type: ["integer", "null"],
+        description: "Archived events not republished (the destination disabled or deleted meanwhile); null before the first batch.",
       },
       progress: { type: "number", minimum: 0, maximum: 1 },
       in_progress: { type: "boolean" },
@@ -418,6 +445,28 @@ const OPERATIONS: Record<string, Operation> = {
   },
   "GET redrives/:redrive_id": { tag: "Redrive", summary: "A redrive and its progress", response: ref("Redrive") },
   "POST redrives/:redrive_id/cancel": { tag: "Redrive", summary: "Cancel a redrive before its next batch", response: ref("Redrive") },
+  "POST archive-replays/plan": {
+    tag: "Archive replay",
+    summary: "Estimate a replay from the archive: the outbound events the archived days of the time range hold",
+    description: "422 for a bad query or when the server has no archive; 404 when the destination is not the tenant's.",
+    body: ZArchiveReplayQuery,
+    response: { type: "object", properties: { estimated_count: { type: "integer" }, estimated_batch: { type: "integer" } } },
+  },
+  "POST archive-replays": {
+    tag: "Archive replay",
+    summary: "Start a replay from the archive: every archived event of the query republished to the destination, as a new event marked as a replay",
+    description:
+      "Each event gets a new id and the time of its republishing, goes to `destination_id` only, and carries `hookyard_replay_of` (the archived event's id) and `hookyard_archive_replay` (this operation's id) in its metadata. 422 when no day of the range is archived.",
+    body: ZArchiveReplayQuery,
+    status: 202,
+    response: ref("ArchiveReplay"),
+  },
+  "GET archive-replays/:archive_replay_id": { tag: "Archive replay", summary: "A replay from the archive and its progress", response: ref("ArchiveReplay") },
+  "POST archive-replays/:archive_replay_id/cancel": {
+    tag: "Archive replay",
+    summary: "Cancel a replay from the archive before its next batch",
+    response: ref("ArchiveReplay"),
+  },
   "GET events": {
     tag: "Events",
     summary: "List events",

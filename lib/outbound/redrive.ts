@@ -63,7 +63,8 @@ export type Redrive = {
   cancelled_at: string | null;
 };
 
-type RedriveRow = BulkProgressRow & {
+/** A row of `outbound_redrives` (redrives and, `query.kind` "archive_replay", replays from the archive). */
+export type RedriveRow = BulkProgressRow & {
   tenant_id: string | null;
   query: RedriveFilter;
   estimated_count: number;
@@ -75,7 +76,8 @@ type RedriveRow = BulkProgressRow & {
 type DeliveryKey = { event_id: string; destination_id: string };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const toRedrive = (r: RedriveRow): Redrive => ({
+/** The API view of a row of `outbound_redrives` (its stored query as `filter`). */
+export const toRedrive = (r: RedriveRow): Redrive => ({
   id: r.id,
   tenant_id: r.tenant_id,
   filter: r.query,
@@ -143,7 +145,8 @@ async function filterFor(body: unknown, caller: OutboundCaller): Promise<Redrive
   return f;
 }
 
-const batches = (count: number) => Math.ceil(count / getConfig().bulkBatchSize);
+/** Batches of BULK_BATCH_SIZE records `count` records make. */
+export const batches = (count: number) => Math.ceil(count / getConfig().bulkBatchSize);
 
 /** Count and greatest key of what `f` matches now. */
 async function countMatches(db: Pick<pg.PoolClient, "query">, f: RedriveFilter): Promise<{ count: number; bound: string | null }> {
@@ -210,7 +213,7 @@ export async function createRedrive(body: unknown, caller: OutboundCaller) {
 
 /** Redrive `id` as `caller` may see it (a tenant: only its own); 404 `redrive not found` otherwise. */
 async function findRedrive(id: string, caller: OutboundCaller): Promise<RedriveRow> {
-  const { rows } = await getPool().query<RedriveRow>("SELECT * FROM outbound_redrives WHERE id = $1", [id]);
+  const { rows } = await getPool().query<RedriveRow>("SELECT * FROM outbound_redrives WHERE id = $1 AND NOT query ? 'kind'", [id]);
   const r = rows[0];
   if (!r || (caller.kind === "tenant" && r.tenant_id !== caller.tenantId)) throw outboundNotFound("redrive not found");
   return r;
@@ -236,7 +239,8 @@ export async function listRedrives(q: ParsedQuery, caller: OutboundCaller) {
   const limit = Number(single(q, "limit") ?? 20);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw outboundBadRequest("limit must be an integer from 1 to 100");
   const params: unknown[] = [];
-  const where: string[] = [];
+  // Replays from the archive share the table (lib/outbound/archive-replay.ts): not redrives.
+  const where: string[] = ["NOT query ? 'kind'"];
   if (caller.kind === "tenant") where.push(`tenant_id = $${params.push(caller.tenantId)}`);
   const next = single(q, "next");
   if (next) {

@@ -16,6 +16,7 @@ import { failingDestinations } from "@/lib/outbound/delivery-health";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
+import { cancelArchiveReplay, createArchiveReplay, getArchiveReplay, planArchiveReplay } from "@/lib/outbound/archive-replay";
 import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { shownTo, testTransformation } from "@/lib/outbound/transformation";
@@ -130,6 +131,21 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   { method: "GET", path: "redrives", auth: "any", handler: ({ query, caller }) => listRedrives(query, caller) },
   { method: "GET", path: "redrives/:redrive_id", auth: "any", handler: ({ params, caller }) => getRedrive(params.redrive_id, caller) },
   { method: "POST", path: "redrives/:redrive_id/cancel", auth: "any", handler: ({ params, caller }) => cancelRedrive(params.redrive_id, caller) },
+  // Replay from the archive (lib/outbound/archive-replay.ts): plan, run, progress, cancel; a tenant JWT to its own destinations.
+  { method: "POST", path: "archive-replays/plan", auth: "any", handler: ({ body, caller }) => planArchiveReplay(body, caller) },
+  { method: "POST", path: "archive-replays", auth: "any", handler: ({ body, caller }) => createArchiveReplay(body, caller) },
+  {
+    method: "GET",
+    path: "archive-replays/:archive_replay_id",
+    auth: "any",
+    handler: ({ params, caller }) => getArchiveReplay(params.archive_replay_id, caller),
+  },
+  {
+    method: "POST",
+    path: "archive-replays/:archive_replay_id/cancel",
+    auth: "any",
+    handler: ({ params, caller }) => cancelArchiveReplay(params.archive_replay_id, caller),
+  },
   { method: "GET", path: "events", auth: "any", handler: ({ query, caller }) => listEvents(query, caller) },
   { method: "GET", path: "events/:event_id", auth: "any", handler: ({ params, caller }) => getEvent(params.event_id, caller) },
   { method: "GET", path: "metrics/events", auth: "any", handler: ({ query, caller }) => outboundMetrics("events", query, caller) },

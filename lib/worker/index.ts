@@ -32,6 +32,7 @@ import { GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { startRollups } from "@/lib/metrics/rollup";
 import { BULK_TASK } from "@/lib/gateway/bulk/bulk-store";
 import { runBulkSlice } from "@/lib/gateway/bulk/runner";
+import { ARCHIVE_REPLAY_TASK, runArchiveReplaySlice } from "@/lib/outbound/archive-replay";
 import { REDRIVE_TASK, runRedriveSlice } from "@/lib/outbound/redrive";
 import { recordCircuitTransition, startIssueDetection } from "@/lib/gateway/issues/detect";
 import { onBreakerTransition } from "@/lib/delivery/destination-state";
@@ -155,6 +156,11 @@ const TASKS = {
   [REDRIVE_TASK]: async (payload: unknown) => {
     const id = (payload as { redrive_id?: unknown }).redrive_id;
     if (typeof id === "string") await runRedriveSlice(id);
+  },
+  // An outbound replay from the archive, a slice of batches at a time (lib/outbound/archive-replay.ts).
+  [ARCHIVE_REPLAY_TASK]: async (payload: unknown) => {
+    const id = (payload as { archive_replay_id?: unknown }).archive_replay_id;
+    if (typeof id === "string") await runArchiveReplaySlice(id);
   },
   // A bulk operation, a slice of batches at a time (lib/gateway/bulk/runner.ts).
   [BULK_TASK]: async (payload: unknown) => {

@@ -7,7 +7,7 @@
  * worker keeps the open stream between batches (reopening and skipping to the cursor otherwise).
  */
 import type pg from "pg";
-import { archiveLines, readManifest } from "@/lib/archive/day-archive";
+import { archiveDaysOf, pickArchiveLines, readManifest } from "@/lib/archive/day-archive";
 import { type ArchiveStore, archiveStoreOf } from "@/lib/archive/store";
 import { getConfig } from "@/lib/config";
 import { BULK_JOB_PRIORITY } from "@/lib/delivery/jobs";
@@ -83,12 +83,7 @@ export function parseArchiveFilter(query: Record<string, unknown>): ArchiveFilte
   return { from, to, sourceIds: s === undefined ? null : Array.isArray(s) ? (s as string[]) : [s] };
 }
 
-/** The UTC days (`YYYY-MM-DD`) `f` touches, oldest first. */
-function daysOf(f: ArchiveFilter): string[] {
-  const out: string[] = [];
-  for (let d = Math.floor(f.from / DAY_MS) * DAY_MS; d < f.to; d += DAY_MS) out.push(new Date(d).toISOString().slice(0, 10));
-  return out;
-}
+const daysOf = (f: ArchiveFilter) => archiveDaysOf(f.from, f.to);
 
 /**
  * The plan of an archive replay: the team's archived requests of the days `query` spans, from the
@@ -116,38 +111,6 @@ export async function countArchived(teamId: string, query: Record<string, unknow
   return { count, bound: last };
 }
 
-/** An open read position in an operation's archive: the day, the lines of it read, the stream. */
-type Reader = { cursor: string | null; days: string[]; day: number; line: number; lines: AsyncGenerator<string> | null; store: ArchiveStore };
-
-/** One open reader per operation this process is running (dropped when the saved cursor no longer matches it). */
-const readers = new Map<string, Reader>();
-
-/** The next line of `r`, across days; null at the end. */
-async function nextLine(r: Reader): Promise<string | null> {
-  while (r.day < r.days.length) {
-    r.lines ??= archiveLines(r.store, r.days[r.day], "requests");
-    const n = await r.lines.next();
-    if (!n.done) {
-      r.line += 1;
-      return n.value;
-    }
-    r.day += 1;
-    r.line = 0;
-    r.lines = null;
-  }
-  return null;
-}
-
-/** A reader of `days` at `cursor` (`YYYY-MM-DD:<lines read>`, null: the start), skipping to it. */
-async function openReader(days: string[], cursor: string | null): Promise<Reader> {
-  const r: Reader = { cursor, days, day: 0, line: 0, lines: null, store: store() };
-  if (!cursor) return r;
-  const [day, lines] = cursor.split(":");
-  r.day = Math.max(0, days.indexOf(day));
-  for (let i = 0; i < Number(lines); i++) if ((await nextLine(r)) === null) break;
-  return r;
-}
-
 const matches = (rec: ArchivedRequest, teamId: string, f: ArchiveFilter) => {
   if (rec.team_id !== teamId || rec.rejection_cause || !rec.raw) return false;
   const at = Date.parse(rec.created_at);
@@ -164,26 +127,15 @@ export async function pickArchived(
   batchSize: number,
 ): Promise<{ records: ArchivedRequest[]; cursor: string | null; last: boolean }> {
   const f = parseArchiveFilter(op.query);
-  let r = readers.get(op.id);
-  if (!r || r.cursor !== op.cursor) {
-    await r?.lines?.return(undefined);
-    r = await openReader(daysOf(f), op.cursor);
-  }
-  readers.delete(op.id);
-  const records: ArchivedRequest[] = [];
-  let last = false;
-  for (let scanned = 0; records.length < batchSize && scanned < batchSize * SCAN_FACTOR; scanned++) {
-    const line = await nextLine(r);
-    if (line === null) {
-      last = true;
-      break;
-    }
-    const rec = JSON.parse(line) as ArchivedRequest;
-    if (matches(rec, op.team_id, f)) records.push(rec);
-  }
-  r.cursor = r.day < r.days.length ? `${r.days[r.day]}:${r.line}` : `${r.days.at(-1)}:end`;
-  if (!last) readers.set(op.id, r);
-  return { records, cursor: r.cursor, last };
+  return pickArchiveLines(store(), op.id, {
+    name: "requests",
+    days: daysOf(f),
+    cursor: op.cursor,
+    batchSize,
+    scanLimit: batchSize * SCAN_FACTOR,
+    parse: (line) => JSON.parse(line) as ArchivedRequest,
+    match: (rec) => matches(rec, op.team_id, f),
+  });
 }
 
 /**
