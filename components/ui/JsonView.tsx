@@ -53,7 +53,7 @@ function Scalar({ v }: { v: unknown }) {
 }
 
 function Value({ v, depth, openAll, label }: { v: unknown; depth: number; openAll: boolean; label: string }) {
-  return isContainer(v) ? <Node v={v} depth={depth} openAll={openAll} label={label} /> : <Scalar v={v} />;
+  return isContainer(v) ? <JsonNode v={v} depth={depth} openAll={openAll} label={label} /> : <Scalar v={v} />;
 }
 
 /**
@@ -61,7 +61,7 @@ function Value({ v, depth, openAll, label }: { v: unknown; depth: number; openAl
  * rendered only while it is open, at most PAGE of them until asked for more. Open, its text is exactly
  * what JSON.stringify(…, null, 2) writes; the toggle has no text of its own (its glyph is CSS).
  */
-function Node({ v, depth, openAll, label }: { v: Record<string, unknown> | unknown[]; depth: number; openAll: boolean; label: string }) {
+function JsonNode({ v, depth, openAll, label }: { v: Record<string, unknown> | unknown[]; depth: number; openAll: boolean; label: string }) {
   const array = Array.isArray(v);
   const entries: [string, unknown][] = array ? v.map((x, i) => [String(i), x]) : Object.entries(v);
   const [open, setOpen] = useState(openAll || depth === 0);
