@@ -47,7 +47,8 @@ export function hexDump(bytes: Uint8Array, max = HEX_MAX): string {
   return lines.join("\n");
 }
 
-const PRE = "max-h-96 overflow-auto rounded-md border border-zinc-200 bg-zinc-50 p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
+const PRE =
+  "max-h-96 overflow-auto rounded-md border border-zinc-200 bg-zinc-50 p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
 
 /**
  * Says plainly that a body is a cut preview ("First 64 KiB of 200 KiB shown"), with a way to the whole
@@ -116,12 +117,10 @@ export function BinaryView({ base64, testId }: { base64: string; testId?: string
     <div className="space-y-2">
       <div>
         <div className="mb-1 flex items-center justify-between gap-2">
-          <h4 className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-            {`Hex${bytes.length > HEX_MAX ? ` (first ${formatBytes(HEX_MAX)})` : ""}`}
-          </h4>
+          <h4 className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{`Hex${bytes.length > HEX_MAX ? ` (first ${formatBytes(HEX_MAX)})` : ""}`}</h4>
           <CopyButton value={hex} label="Copy hex" data-testid="copy-hex" />
         </div>
-        <pre data-testid="body-hex" className={`${PRE} whitespace-pre`}>
+        <pre data-testid="body-hex" tabIndex={0} aria-label="Hex dump" className={`${PRE} whitespace-pre`}>
           {hex}
         </pre>
       </div>
@@ -130,7 +129,7 @@ export function BinaryView({ base64, testId }: { base64: string; testId?: string
           <h4 className="text-xs font-medium text-zinc-600 dark:text-zinc-400">Base64</h4>
           <CopyButton value={base64} label="Copy base64" data-testid="copy-base64" />
         </div>
-        <pre data-testid={testId ?? "body-base64"} data-body-kind="base64" className={`${PRE} break-all whitespace-pre-wrap`}>
+        <pre data-testid={testId ?? "body-base64"} data-body-kind="base64" tabIndex={0} aria-label="Base64" className={`${PRE} break-all whitespace-pre-wrap`}>
           {base64}
         </pre>
       </div>

@@ -170,14 +170,12 @@ export function JsonView({
       {notice}
       <div className="flex flex-wrap items-center justify-end gap-1.5">
         <CopyButton value={text} label="Copy" data-testid="json-copy" />
-        <DownloadButton
-          source={download ?? { text, type: json ? "application/json" : "text/plain" }}
-          name={fileName ?? (json ? "body.json" : "body.txt")}
-        />
+        <DownloadButton source={download ?? { text, type: json ? "application/json" : "text/plain" }} name={fileName ?? (json ? "body.json" : "body.txt")} />
       </div>
       <pre
         data-testid={testId}
         data-json={json ? "tree" : "text"}
+        tabIndex={0} // a scrollable region the keyboard can scroll (axe scrollable-region-focusable)
         className="max-h-96 overflow-auto rounded-md border border-zinc-200 bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap text-zinc-900 [overflow-wrap:anywhere] dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100"
       >
         {/* Keyed by the document, so another body opens with its own folds. */}

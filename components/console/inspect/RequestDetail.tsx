@@ -152,16 +152,21 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
             {r.body_truncated && (
               <CutNotice shown={PREVIEW_BYTES} total={r.body_size} download={rawHref ? { href: rawHref } : undefined} name={`${r.id ?? "body"}.bin`} />
             )}
-            {image && rawHref && <ImagePreview key={r.id} contentType={r.content_type!} base64={body.kind === "base64" && !r.body_truncated ? body.text : null} raw={loadRaw} />}
+            {image && rawHref && (
+              <ImagePreview key={r.id} contentType={r.content_type!} base64={body.kind === "base64" && !r.body_truncated ? body.text : null} raw={loadRaw} />
+            )}
             {body.kind === "base64" ? (
               <>
-                <p className="text-xs text-violet-800 dark:text-violet-300">Binary content, shown as hex and base64. Download the raw body for the original bytes.</p>
+                <p className="text-xs text-violet-800 dark:text-violet-300">
+                  Binary content, shown as hex and base64. Download the raw body for the original bytes.
+                </p>
                 <BinaryView base64={body.text} testId="request-body" />
               </>
             ) : (
               <pre
                 data-testid="request-body"
                 data-body-kind={body.kind}
+                tabIndex={0} // a scrollable region the keyboard can scroll (axe scrollable-region-focusable)
                 className="max-h-[32rem] overflow-auto rounded-md bg-zinc-50/60 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-zinc-800 [overflow-wrap:anywhere] dark:bg-zinc-950/40 dark:text-zinc-200"
               >
                 {body.kind === "json" ? <JsonTree key={r.id} doc={r.body} size={body.text.length} /> : body.text}
