@@ -14,7 +14,7 @@ const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.
 
 /** The bare media type of a Content-Type header value (`image/png; q=1` → `image/png`), lower case, or "". */
 export function mediaType(contentType: string | null | undefined): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  return (contentType ?? "").split(";")[0].trim().toLowerCase();
 }
 
 /** Whether a body of `contentType` is previewed as an image (never SVG). */
@@ -167,7 +167,7 @@ export function BodyView({ body, encoding, contentType, size, truncated, raw, te
   const image = isPreviewableImage(contentType) && body !== null && body !== undefined && (whole64 !== null || !!raw);
   const notice = truncated ? <CutNotice shown={PREVIEW_BYTES} total={size} download={download} name="body.bin" /> : null;
   if (encoding === "base64" && typeof body === "string") {
-    const source = download ?? { load: async () => new Blob([base64Bytes(body).slice().buffer], { type: "application/octet-stream" }) };
+    const source = download ?? { load: () => Promise.resolve(new Blob([base64Bytes(body).slice().buffer], { type: "application/octet-stream" })) };
     return (
       <div className="space-y-2">
         {notice}
