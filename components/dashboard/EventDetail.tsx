@@ -177,7 +177,7 @@ export function EventDetail({ id }: { id: string }) {
                 <HeadersTable headers={e.data.headers} />
               </DetailSection>
               <DetailSection title="Body delivered">
-                <BodyText value={e.data.body} testId="event-body" />
+                <BodyText value={e.data.body} testId="event-body" record={e.data} rawPath={`events/${encodeURIComponent(e.id)}/raw_body`} />
               </DetailSection>
             </>
           )}

@@ -10,6 +10,7 @@ import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { JsonView } from "@/components/ui/JsonView";
+import { base64Bytes, BodyView } from "@/components/ui/BodyView";
 import { Field, Input } from "@/components/ui/Field";
 import { ListWithPanel } from "@/components/ui/SidePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -454,7 +455,36 @@ function labelOfField(field: string): string {
   return others[field] ?? field;
 }
 
-/** A body or any JSON value: the kit's one JSON viewer (components/ui/JsonView.tsx). */
-export function BodyText({ value, testId }: { value: unknown; testId?: string }) {
-  return <JsonView value={value} testId={testId} />;
+/** The previewed body of a gateway request or event (docs/gateway-api.md "Requests"): `data` of the record. */
+type PreviewedData = { body?: unknown; body_encoding?: "json" | "text" | "base64" | null; is_large_payload?: boolean; headers?: unknown };
+
+/** The value of the `content-type` header in a record's headers (any case), or null. */
+function contentTypeOf(headers: unknown): string | null {
+  if (!isRecord(headers)) return null;
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === "content-type");
+  const v = key ? headers[key] : null;
+  return typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : null;
+}
+
+/**
+ * A body or any JSON value: the kit's body view (components/ui/BodyView.tsx). With `record` (a request's
+ * or event's `data`) and `rawPath` (its `…/raw_body` API path) it knows the encoding, says when the
+ * preview is cut, previews images, and downloads the exact bytes from the API.
+ */
+export function BodyText({ value, testId, record, rawPath }: { value: unknown; testId?: string; record?: PreviewedData; rawPath?: string }) {
+  const encoding = record?.body_encoding ?? null;
+  const contentType = contentTypeOf(record?.headers);
+  const raw = useMemo(
+    () =>
+      rawPath
+        ? async () => {
+            // raw_body answers UTF-8 text, or base64 when the bytes are not UTF-8 (the preview says which).
+            const { body } = await api<{ body: string }>(rawPath);
+            return encoding === "base64" ? new Blob([base64Bytes(body).slice().buffer]) : new Blob([body], { type: "text/plain" });
+          }
+        : undefined,
+    [rawPath, encoding],
+  );
+  if (!record) return <JsonView value={value} testId={testId} />;
+  return <BodyView key={rawPath} body={value} encoding={encoding} contentType={contentType} truncated={record.is_large_payload} raw={raw} testId={testId} />;
 }

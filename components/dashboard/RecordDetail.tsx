@@ -178,7 +178,7 @@ export function RequestDetail({ id }: { id: string }) {
         <HeadersTable headers={r.data?.headers} />
       </DetailSection>
       <DetailSection title="Body">
-        <BodyText value={r.data?.body} testId="record-body" />
+        <BodyText value={r.data?.body} testId="record-body" record={r.data} rawPath={`requests/${encodeURIComponent(r.id)}/raw_body`} />
       </DetailSection>
     </div>
   );

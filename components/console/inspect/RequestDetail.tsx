@@ -1,5 +1,6 @@
 "use client";
 
+import { useCallback } from "react";
 import type { TCapturedRequest } from "@/lib/console/schemas";
 import { requestPath } from "@/components/console/api";
 import { buttonClasses } from "@/components/ui/Button";
@@ -9,7 +10,8 @@ import { fullPath, isNeutralRejection } from "@/components/console/format";
 import { DownloadIcon } from "@/components/ui/icons";
 import { AbsoluteTime, RelativeTime } from "@/components/ui/Time";
 import { MethodBadge, RejectionBadge, Tag } from "@/components/console/inspect/badges";
-import { JsonText } from "@/components/ui/JsonText";
+import { JsonTree } from "@/components/ui/JsonView";
+import { BinaryView, CutNotice, ImagePreview, isPreviewableImage, PREVIEW_BYTES } from "@/components/ui/BodyView";
 import { Deliveries } from "@/components/console/inspect/Deliveries";
 import { KeyValueTable } from "@/components/ui/KeyValueTable";
 import { Field, Section } from "@/components/console/inspect/Section";
@@ -51,6 +53,13 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
   const path = fullPath(r.path, r.query);
   const formRows = body.kind === "text" && !r.body_truncated && isForm(r.content_type) ? queryRows(body.text) : [];
   const rawHref = r.id ? requestPath(publicId, r.id, "raw") : null;
+  const image = isPreviewableImage(r.content_type) && (r.body_size ?? 0) > 0;
+  // The exact stored bytes, for the image preview (a blob URL; never markup).
+  const loadRaw = useCallback(async () => {
+    const res = await fetch(rawHref!, { credentials: "same-origin" });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return res.blob();
+  }, [rawHref]);
 
   return (
     <article data-testid="request-detail" data-request-id={r.id} className="space-y-4">
@@ -139,27 +148,31 @@ export function RequestDetail({ publicId, request: r, owner }: { publicId: strin
               : "This request has no body."}
           </p>
         ) : (
-          <>
-            {body.kind === "base64" && (
-              <p className="border-b border-zinc-200 bg-violet-50/60 px-4 py-2 text-xs text-violet-800 dark:border-zinc-800 dark:bg-violet-500/5 dark:text-violet-300">
-                Binary content, shown base64-encoded. Download the raw body for the original bytes.
-              </p>
-            )}
-            <pre
-              data-testid="request-body"
-              data-body-kind={body.kind}
-              className={`max-h-[32rem] overflow-auto bg-zinc-50/60 px-4 py-3 font-mono text-xs leading-relaxed text-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-200 ${
-                body.kind === "base64" ? "break-all whitespace-pre-wrap" : "whitespace-pre-wrap [overflow-wrap:anywhere]"
-              }`}
-            >
-              {body.kind === "json" ? <JsonText text={body.text} /> : body.text}
-            </pre>
+          <div className="space-y-3 px-4 py-3">
             {r.body_truncated && (
-              <p className="border-t border-zinc-200 px-4 py-2 text-xs text-amber-700 dark:border-zinc-800 dark:text-amber-400">
-                Only the first part of the body is shown ({formatBytes(r.body_size)} in total). Download the raw body for all of it.
-              </p>
+              <CutNotice shown={PREVIEW_BYTES} total={r.body_size} download={rawHref ? { href: rawHref } : undefined} name={`${r.id ?? "body"}.bin`} />
             )}
-          </>
+            {image && rawHref && (
+              <ImagePreview key={r.id} contentType={r.content_type!} base64={body.kind === "base64" && !r.body_truncated ? body.text : null} raw={loadRaw} />
+            )}
+            {body.kind === "base64" ? (
+              <>
+                <p className="text-xs text-violet-800 dark:text-violet-300">
+                  Binary content, shown as hex and base64. Download the raw body for the original bytes.
+                </p>
+                <BinaryView base64={body.text} testId="request-body" />
+              </>
+            ) : (
+              <pre
+                data-testid="request-body"
+                data-body-kind={body.kind}
+                tabIndex={0} // a scrollable region the keyboard can scroll (axe scrollable-region-focusable)
+                className="max-h-[32rem] overflow-auto rounded-md bg-zinc-50/60 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-zinc-800 [overflow-wrap:anywhere] dark:bg-zinc-950/40 dark:text-zinc-200"
+              >
+                {body.kind === "json" ? <JsonTree key={r.id} doc={r.body} size={body.text.length} /> : body.text}
+              </pre>
+            )}
+          </div>
         )}
       </Section>
 

@@ -15,7 +15,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
-import { JsonText } from "@/components/ui/JsonText";
+import { JsonView } from "@/components/ui/JsonView";
 import { Table, Td, Th } from "@/components/ui/Table";
 import type { toEvent } from "@/lib/outbound/events";
 
@@ -40,14 +40,9 @@ const PAGE = 20;
 const pre =
   "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
 
-/** A payload as pretty JSON text (the raw text when it is not JSON). */
+/** A payload: the kit's JSON viewer (folding, Copy, Download; docs/dashboard.md "Bodies"). */
 function Payload({ data, testId }: { data: unknown; testId?: string }) {
-  const text = typeof data === "string" ? data : JSON.stringify(data, null, 2);
-  return (
-    <pre className={pre} data-testid={testId}>
-      {typeof data === "string" ? text : <JsonText text={text ?? "null"} />}
-    </pre>
-  );
+  return <JsonView value={data} testId={testId} empty="No payload." />;
 }
 
 /** Newer and Older buttons over a page's cursors (none when there is one page). */
@@ -310,9 +305,7 @@ function AttemptRow({ attempt: a, busy, retried, onRetry }: { attempt: OAttempt;
                             .join("\n")}
                         </pre>
                       )}
-                      <pre className={pre} data-testid="attempt-response-body">
-                        {r.body ? r.body : "(empty body)"}
-                      </pre>
+                      <JsonView value={r.body} testId="attempt-response-body" empty="(empty body)" />
                     </div>
                   ) : (
                     <p className="text-sm">No response was received{a.code ? ` (${a.code})` : ""}.</p>
