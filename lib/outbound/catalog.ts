@@ -147,9 +147,17 @@ let rules = new Map<string, Rule>();
 let loadedAt = 0;
 let loading: Promise<void> | null = null;
 
-/** Reads the catalog's rules again when older than CATALOG_TTL_MS (or `force`). Throws database errors. */
+/**
+ * Reads the catalog's rules again when older than CATALOG_TTL_MS (or `force`). A forced read never joins a
+ * read already under way (it may have started before the change the caller just committed): it starts
+ * after it. Throws database errors.
+ */
 export function refreshCatalog(force = false): Promise<void> {
   if (!force && Date.now() - loadedAt < CATALOG_TTL_MS) return Promise.resolve();
+  if (force && loading) {
+    const again = () => refreshCatalog(true);
+    return loading.then(again, again);
+  }
   loading ??= getPool()
     .query<TopicRow>(SELECT_TOPICS)
     .then(({ rows }) => {
