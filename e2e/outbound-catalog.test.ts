@@ -107,11 +107,20 @@ describe("the catalog through the operator API", () => {
 describe("publish validation", () => {
   it("warn: accepted, the failures recorded on the event with the version, and counted", async () => {
     await call(admin, "PUT", `/catalog/${topic}`, { validation: "warn" });
-    const r = await publishUntil({ order_id: 7, amount: -1, extra: true }, 202);
-    const event = await eventually(async () => {
-      const e = await call(admin, "GET", `/events/${r.json.id}`);
-      return e.status === 200 ? e.json : null;
-    });
+    // Publishes until the event was checked: the server's catalog cache may be re-read after a concurrent
+    // test file's change to the shared server's settings (the fuzz test sends PATCH /config).
+    const event = await eventually(
+      async () => {
+        const r = await publishUntil({ order_id: 7, amount: -1, extra: true }, 202);
+        const e = await eventually(async () => {
+          const got = await call(admin, "GET", `/events/${r.json.id}`);
+          return got.status === 200 ? got.json : null;
+        });
+        return e.schema_version === 3 ? e : null;
+      },
+      20_000,
+      500,
+    );
     expect(event.schema_version).toBe(3);
     expect(event.schema_warnings).toEqual(
       expect.arrayContaining(["/data/order_id: must be string", "/data/amount: must be >= 0", "/data: must NOT have additional properties (extra)"]),
