@@ -220,7 +220,7 @@ export function ExecutionsExplorer() {
         No transformation yet: add a transform rule to a connection, and each run shows here.
       </p>
     ) : (
-      <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+      <div role="status" className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
     );
   }
   return (

@@ -260,7 +260,7 @@ export function Explorer<T extends { id: string }>({
       <ErrorMessage title={`${title} could not be loaded`} error={list.error} onRetry={() => list.refetch()} />
     )
   ) : !list.data ? (
-    <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+    <div role="status" className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
   ) : rows.length === 0 ? (
     <EmptyState
       title={filtered ? `No ${title.toLowerCase()} match these filters` : `No ${title.toLowerCase()} yet`}

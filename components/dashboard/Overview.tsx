@@ -189,7 +189,7 @@ export function Overview() {
               {q.error ? (
                 <ErrorMessage title={`${c.title} could not be loaded`} error={q.error} onRetry={() => q.refetch()} />
               ) : !q.data ? (
-                <div className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+                <div role="status" className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
               ) : (
                 <TimeChart
                   data={toPoints(rows, c.scale)}
@@ -207,7 +207,7 @@ export function Overview() {
           {queue.error ? (
             <ErrorMessage title="Queue depth could not be loaded" error={queue.error} onRetry={() => queue.refetch()} />
           ) : !queue.data ? (
-            <div className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+            <div role="status" className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
           ) : queueSeries.series.length === 0 ? (
             <EmptyState title="Nothing waiting" className="h-[200px] justify-center">
               No event waited for delivery in this range. Backlogs appear here per destination.

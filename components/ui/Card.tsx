@@ -65,7 +65,7 @@ export function CardHeader({ title, description, actions, id }: { title: string;
 /** Grey bars while something loads (`aria-busy`). */
 export function Skeleton({ lines = 3 }: { lines?: number }) {
   return (
-    <div className="space-y-3 p-5" aria-busy="true" aria-label="Loading">
+    <div role="status" className="space-y-3 p-5" aria-busy="true" aria-label="Loading">
       {Array.from({ length: lines }, (_, i) => (
         <div key={i} className="h-4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" style={{ width: `${90 - i * 15}%` }} />
       ))}

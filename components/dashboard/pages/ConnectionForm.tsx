@@ -315,7 +315,7 @@ export function ConnectionForm({ id }: { id?: string }) {
   const justCreated = typeof window !== "undefined" && new URLSearchParams(window.location.search).has("created");
 
   if (editing && existing.error) return <ErrorMessage title="The connection could not be loaded" error={existing.error} onRetry={() => existing.refetch()} />;
-  if (editing && !c) return <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />;
+  if (editing && !c) return <div role="status" className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />;
 
   return (
     <>

@@ -65,7 +65,7 @@ export function ConnectionsList() {
       {list.error ? (
         <ErrorMessage title="Connections could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         <EmptyState
           title={search ? `No connection matches “${search}”` : "No connections yet"}

@@ -59,7 +59,7 @@ export function IssueDetail({ id }: { id: string }) {
 
   if (issue.error) return <ErrorMessage title="The issue could not be loaded" error={issue.error} onRetry={() => issue.refetch()} />;
   const i = issue.data;
-  if (!i) return <div className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />;
+  if (!i) return <div role="status" className="h-64 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />;
   const nameOf = names.data ?? new Map<string, string>();
 
   return (

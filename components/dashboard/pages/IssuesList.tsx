@@ -85,7 +85,7 @@ export function IssuesList() {
       {list.error ? (
         <ErrorMessage title="Issues could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         triggers.data && triggers.data.count === 0 ? (
           <EmptyState

@@ -43,7 +43,7 @@ export function QueryView<T>({
   if (query.data === undefined)
     return (
       <div className={pad}>
-        <div className={cx(height, "animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60")} aria-label="Loading" />
+        <div role="status" className={cx(height, "animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60")} aria-label="Loading" />
       </div>
     );
   if (isEmpty(query.data)) return <div className={pad}>{empty}</div>;

@@ -40,7 +40,7 @@ export function Settings() {
       />
       {dialog}
       {!s ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : (
         <div className="flex flex-col gap-4">
           <TeamCard team={s.team} base={SETTINGS} queryKey={["settings"]} canMakeOperators={s.operator} />

@@ -60,7 +60,7 @@ export function System() {
         </div>
       )}
       {!r ? (
-        !report.error && <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        !report.error && <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : (
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <Card title="Queues" bodyClassName="p-0" className="lg:col-span-2">

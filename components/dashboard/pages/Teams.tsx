@@ -92,7 +92,7 @@ export function Teams() {
       {list.error ? (
         <ErrorMessage title="Teams could not be loaded" error={list.error} onRetry={() => list.refetch()} />
       ) : !list.data ? (
-        <div className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-40 animate-pulse rounded-lg bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : list.data.models.length === 0 ? (
         <EmptyState title="No teams yet">Create one above; the first start of the server creates the gateway team.</EmptyState>
       ) : (

@@ -123,7 +123,7 @@ function DeliveryChart({ tenant }: { tenant: string }) {
       {m.error ? (
         <ErrorMessage title="The chart could not be loaded" error={m.error} onRetry={() => m.refetch()} />
       ) : !m.data ? (
-        <div className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
+        <div role="status" className="h-[200px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
       ) : (
         <TimeChart
           data={points}
