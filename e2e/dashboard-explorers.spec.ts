@@ -232,3 +232,24 @@ test("the search finds a request by its body; its detail shows method, path and 
   await expect(page).toHaveURL(/\/dashboard\/attempts\?destination_id=des_/);
   await expect(rows(page)).toHaveCount(N);
 });
+
+test("the pointer on an explorer's link asks for its rows; the click shows them without asking again", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/dashboard/connections");
+  await page.getByRole("heading", { name: "Connections" }).waitFor();
+  const lists: number[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith("/api/2025-07-01/events") && u.searchParams.get("include") === "data") lists.push(Date.now());
+  });
+  const link = page.getByRole("link", { name: "Events", exact: true });
+  const asked = page.waitForRequest((r) => new URL(r.url()).pathname.endsWith("/api/2025-07-01/events"));
+  await link.hover();
+  expect(new URL((await asked).url()).searchParams.get("limit")).toBe("100");
+  expect(lists).toHaveLength(1);
+  await link.click();
+  await expect(rows(page)).toHaveCount(N);
+  await expect(page).toHaveURL(/\/dashboard\/events$/);
+  // The prefetched page is fresh (2 s): the mount asks for nothing more; a later call is the live refresh (every 3 s).
+  expect(lists.slice(1).filter((t) => t - lists[0] < 2_000)).toEqual([]);
+});

@@ -3,6 +3,7 @@
 import type { GatewayEvent } from "@/components/dashboard/api";
 import { EventDetail } from "@/components/dashboard/EventDetail";
 import { Explorer } from "@/components/dashboard/Explorer";
+import { EXPLORER_PAGES } from "@/components/dashboard/explorer-query";
 import { useNames } from "@/components/dashboard/filters";
 import { NameOrId } from "@/components/dashboard/OtherExplorers";
 import { Age, MethodPath, Topic, topicOf } from "@/components/dashboard/rows";
@@ -13,11 +14,9 @@ export function EventsExplorer() {
   const names = useNames("connections");
   return (
     <Explorer<GatewayEvent>
-      kind="events"
+      {...EXPLORER_PAGES["/dashboard/events"]}
       title="Events"
       description="Every delivery of a request to a destination. Select one for its data and attempts."
-      path="events"
-      include="data"
       bulk={{ family: "events.retry", path: "events/retry", verb: "Retry" }}
       empty="Events appear when a source with a connection receives a request. Send one to a source's URL."
       columns={[

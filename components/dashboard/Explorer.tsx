@@ -3,9 +3,18 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api, ApiError, type Paged, qs } from "@/components/dashboard/api";
+import { api, ApiError, qs } from "@/components/dashboard/api";
+import {
+  explorerListParams,
+  explorerListQuery,
+  type ExplorerKind,
+  SEARCH_FIELDS,
+  type Search,
+  searchFromParams,
+  type SearchKey,
+} from "@/components/dashboard/explorer-query";
 import { isRecord } from "@/components/ui/api-client";
-import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToListParams, filterToParams } from "@/components/dashboard/filters";
+import { type Filter, FilterControls, filterFromParams, filterToBulkQuery, filterToParams } from "@/components/dashboard/filters";
 import { Button, ButtonLink } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
@@ -20,21 +29,8 @@ type Column<T> = { header: string; cell: (row: T) => React.ReactNode; className?
 /** A bulk family this list can start from its current filter ("Retry all 1,240 matching"). */
 type BulkLink = { family: string; path: string; verb: string };
 
-const PAGE_SIZE = 100;
 /** How often the first page looks for new rows, ms. */
 const LIVE_MS = 3_000;
-
-/** The search fields of each explorer (list endpoint parameters, kept in the URL under the same names). */
-const SEARCH_FIELDS = {
-  events: ["search_term", "path", "response_status", "error_code", "body", "headers", "request_id"],
-  requests: ["search_term", "path", "body", "headers"],
-  attempts: ["event_id"],
-  "ignored-events": ["request_id", "transformation_id"],
-  executions: [],
-} as const;
-type SearchKey = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS][number];
-export type ExplorerKind = keyof typeof SEARCH_FIELDS;
-type Search = Partial<Record<SearchKey, string>>;
 
 const SEARCH_LABELS: Record<SearchKey, { label: string; hint: string }> = {
   search_term: { label: "Search", hint: "Text in the body, headers, path or query" },
@@ -75,22 +71,6 @@ export function fieldOfError(error: unknown): { field: string; message: string }
   const data = isRecord(error.body) && isRecord(error.body.data) ? error.body.data : null;
   if (!data || typeof data.field !== "string") return null;
   return { field: data.field, message: typeof data.message === "string" ? data.message : error.message };
-}
-
-/** The search fields of `kind` in `params`. */
-function searchFromParams(params: URLSearchParams, kind: ExplorerKind): Search {
-  const s: Search = {};
-  for (const k of SEARCH_FIELDS[kind]) {
-    const v = params.get(k);
-    if (v) s[k] = v;
-  }
-  return s;
-}
-
-/** The list endpoint's parameters of the search fields: a path is a prefix (`{"$startsWith": …}`) unless given as JSON. */
-function searchToListParams(s: Search): Record<string, string | undefined> {
-  const { path, ...rest } = s;
-  return { ...rest, path: path ? (path.trim().startsWith("{") ? path : JSON.stringify({ $startsWith: path })) : undefined };
 }
 
 /**
@@ -137,7 +117,7 @@ export function Explorer<T extends { id: string }>({
   const filter = useMemo(() => filterFromParams(urlParams, kind), [urlParams, kind]);
   const search = useMemo(() => searchFromParams(urlParams, kind), [urlParams, kind]);
   const selected = urlParams.get("id");
-  const listParams = { ...filterToListParams(filter), ...searchToListParams(search), include };
+  const listParams = explorerListParams(filter, search, include);
   const listKey = JSON.stringify(listParams);
   const [cursorState, setCursorState] = useState<{ key: string; next?: string; prev?: string }>({ key: listKey });
   // A cursor belongs to the filter it was given for: another filter starts at the first page.
@@ -145,8 +125,7 @@ export function Explorer<T extends { id: string }>({
   const setCursor = (c: { next?: string; prev?: string }) => setCursorState({ key: listKey, ...c });
   const [focusKey, setFocusKey] = useState<string | null>(null);
   const list = useQuery({
-    queryKey: ["list", path, listParams, cursor],
-    queryFn: ({ signal }) => api<Paged<T>>(`${path}${qs({ ...listParams, limit: PAGE_SIZE, ...cursor })}`, { signal }),
+    ...explorerListQuery<T>(path, listParams, cursor),
     placeholderData: keepPreviousData,
     refetchInterval: cursor.next || cursor.prev ? false : LIVE_MS,
   });
@@ -205,7 +184,7 @@ export function Explorer<T extends { id: string }>({
         row?.scrollIntoView({ block: "nearest" });
       }
     },
-    [writeUrl],
+    [writeUrl, setFocusKey],
   );
 
   const rows = useMemo(() => list.data?.models ?? [], [list.data]);

@@ -2,6 +2,7 @@
 
 import type { Attempt } from "@/components/dashboard/api";
 import { Explorer } from "@/components/dashboard/Explorer";
+import { EXPLORER_PAGES } from "@/components/dashboard/explorer-query";
 import { useNames } from "@/components/dashboard/filters";
 import { AttemptDetail, RequestDetail, type RequestModel } from "@/components/dashboard/RecordDetail";
 import { Age, MethodPath, Topic, topicOf } from "@/components/dashboard/rows";
@@ -13,11 +14,9 @@ export function RequestsExplorer() {
   const names = useNames("sources");
   return (
     <Explorer<RequestModel>
-      kind="requests"
+      {...EXPLORER_PAGES["/dashboard/requests"]}
       title="Requests"
       description="Everything your sources received, as ingestion stored it."
-      path="requests"
-      include="data"
       bulk={{ family: "requests.retry", path: "requests/retry", verb: "Retry" }}
       empty="Requests appear when a source's URL receives one. Create a source and send it a webhook."
       columns={[
@@ -43,10 +42,9 @@ export function AttemptsExplorer() {
   const names = useNames("destinations");
   return (
     <Explorer<Attempt>
-      kind="attempts"
+      {...EXPLORER_PAGES["/dashboard/attempts"]}
       title="Attempts"
       description="Every delivery made to a destination, with its response."
-      path="attempts"
       empty="Attempts are recorded when events are delivered. Connect a source to a destination and send it a request."
       columns={[
         { header: "Status", cell: (a) => <StatusBadge status={a.status} /> },

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, authPost } from "@/components/dashboard/api";
+import { prefetchExplorer } from "@/components/dashboard/explorer-query";
 import { Button } from "@/components/ui/Button";
 import { LogoMark } from "@/components/ui/Logo";
 import { cx } from "@/components/ui/cx";
@@ -40,6 +41,8 @@ export function Shell({ email, operator, children }: { email: string; operator: 
   const open = openOn === pathname;
   const [signingOut, setSigningOut] = useState(false);
   // The same query (and cache) as the Overview's "Open issues" card.
+  // An explorer's rows are asked for when the pointer or focus reaches its link, so they arrive while the page mounts.
+  const queryClient = useQueryClient();
   const openIssues = useQuery({ queryKey: ["issues-count"], queryFn: () => api<{ count: number }>("issues/count?status=OPENED"), refetchInterval: 30_000 });
   const active = (href: string) => (href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`));
 
@@ -88,6 +91,8 @@ export function Shell({ email, operator, children }: { email: string; operator: 
               key={item.href}
               href={item.href}
               prefetch={"prefetch" in item ? item.prefetch : undefined}
+              onPointerEnter={() => prefetchExplorer(queryClient, item.href)}
+              onFocus={() => prefetchExplorer(queryClient, item.href)}
               aria-current={active(item.href) ? "page" : undefined}
               className={cx(
                 "rounded-md px-3 py-2 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600",
