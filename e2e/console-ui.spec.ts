@@ -577,5 +577,13 @@ test.describe("accessibility", () => {
     await expect(page.getByTestId("request-row")).toHaveCount(1, { timeout: LIVE_MS });
     await expect(page.getByTestId("deliveries-empty")).toBeVisible();
     await expectAccessible(page);
+    // The README's and docs/console.md's pictures of the inspect page.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `docs/console/inspect-${colorScheme}.png` });
+    }
+    await page.emulateMedia({ colorScheme: "light" });
   });
 });
