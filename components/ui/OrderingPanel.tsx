@@ -93,7 +93,7 @@ export function OrderingPanel({
             <tr>
               <Th>Key</Th>
               <Th>Blocking event</Th>
-              <Th>Blocked since</Th>
+              <Th className="hidden sm:table-cell">Blocked since</Th>
               <Th>
                 <span className="sr-only">Actions</span>
               </Th>
@@ -102,11 +102,17 @@ export function OrderingPanel({
           <tbody>
             {shown.map((b) => (
               <tr key={entryId(b)} data-testid="blocked-key" data-key={b.key}>
-                <Td className="max-w-48 font-mono text-xs break-all">{b.key === "" ? <span className="font-sans italic">{keyText(b.key)}</span> : b.key}</Td>
-                <Td className="max-w-56">
+                <Td className="max-w-48 min-w-16 text-xs break-words">
+                  {b.key === "" ? <span className="italic">{keyText(b.key)}</span> : <span className="font-mono">{b.key}</span>}
+                  {/* On a phone the time goes under the key (its column is hidden). */}
+                  <span className="mt-0.5 block text-zinc-600 sm:hidden dark:text-zinc-400">
+                    since <RelativeTime iso={b.blocked_at} />
+                  </span>
+                </Td>
+                <Td className="max-w-32 sm:max-w-56">
                   <IdLink id={b.event_id} href={eventHref?.(b.event_id)} testId="blocking-event" />
                 </Td>
-                <Td className="text-xs whitespace-nowrap">
+                <Td className="hidden text-xs whitespace-nowrap sm:table-cell">
                   <RelativeTime iso={b.blocked_at} />
                 </Td>
                 <Td className="text-right">

@@ -819,11 +819,7 @@ function OrderingFields({ draft: d, onChange, errors }: { draft: DestinationDraf
   return (
     <fieldset className="grid gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800" data-testid="ordering-fields">
       <legend className="sr-only">Ordered delivery</legend>
-      <Field
-        label="Ordered delivery"
-        error={errors["destination.ordering"]}
-        hint="On: each key's events go one at a time, in the order they were accepted."
-      >
+      <Field label="Ordered delivery" error={errors["destination.ordering"]} hint="On: each key's events go one at a time, in the order they were accepted.">
         {(p) => (
           <Select {...p} value={d.ordered ? "on" : "off"} onChange={(e) => onChange({ ...d, ordered: e.target.value === "on" })} data-testid="ordering-mode">
             <option value="off">Off</option>
@@ -897,11 +893,7 @@ function BlockedKeys({ destinationId, initial }: { destinationId: string; initia
       <h3 id={`blocked-${destinationId}`} className="text-sm font-semibold">
         Blocked keys
       </h3>
-      <OrderingPanel
-        blockedKeys={read.data}
-        onRelease={release}
-        eventHref={(id) => `/dashboard/events?id=${encodeURIComponent(id)}`}
-      />
+      <OrderingPanel blockedKeys={read.data} onRelease={release} eventHref={(id) => `/dashboard/events?id=${encodeURIComponent(id)}`} />
     </section>
   );
 }
