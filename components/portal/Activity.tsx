@@ -9,6 +9,7 @@ import { TransformationResult } from "@/components/ui/TransformationResult";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { api, type Attempt, type Destination, type OutboundEvent, type Page, qs, useDestinationsPath } from "@/components/portal/api";
+import { AttemptResponse, DetailHeading } from "@/components/ui/AttemptResponse";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
@@ -150,16 +151,12 @@ function AttemptItem({ attempt: a, destination, showTopic = true }: { attempt: A
   );
 }
 
-const pre =
-  "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
-
 function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destination: Destination }) {
   const client = useQueryClient();
   const retry = useMutation({
     mutationFn: () => api<{ success: boolean }>("/retry", { method: "POST", body: { event_id: a.event_id, destination_id: a.destination_id } }),
     onSuccess: () => client.invalidateQueries({ queryKey: ["portal", "attempts"] }),
   });
-  const r = a.response_data;
   const event = useQuery({ queryKey: ["portal", "event", a.event_id], queryFn: () => api<OutboundEvent>(`/events/${encodeURIComponent(a.event_id)}`) });
   return (
     <>
@@ -169,37 +166,15 @@ function AttemptDetail({ attempt: a, destination }: { attempt: Attempt; destinat
         <dt className="text-zinc-600 dark:text-zinc-400">Event</dt>
         <dd className="break-all font-mono">{a.event_id}</dd>
       </dl>
-      <div>
-        <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Response</h3>
-        {r ? (
-          <div className="space-y-2">
-            <p className="text-sm">
-              Status{" "}
-              <span className="font-mono font-semibold" data-testid="response-status">
-                {r.status_code ?? "—"}
-              </span>
-            </p>
-            {r.headers && Object.keys(r.headers).length > 0 && (
-              <pre className={pre}>
-                {Object.entries(r.headers)
-                  .map(([k, v]) => `${k}: ${v}`)
-                  .join("\n")}
-              </pre>
-            )}
-            <JsonView value={r.body} testId="response-body" empty="(empty body)" />
-          </div>
-        ) : (
-          <p className="text-sm text-zinc-700 dark:text-zinc-300">No response was received{a.code ? ` (${a.code})` : ""}.</p>
-        )}
-      </div>
+      <AttemptResponse response={a.response_data} code={a.code} />
       {a.transformation && (
         <div data-testid="attempt-transformation">
-          <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Transformation</h3>
+          <DetailHeading>Transformation</DetailHeading>
           <TransformationResult output={a.transformation} />
         </div>
       )}
       <div>
-        <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Event payload</h3>
+        <DetailHeading>Event payload</DetailHeading>
         {event.isPending ? (
           <Skeleton lines={1} />
         ) : event.isError ? (
@@ -309,11 +284,11 @@ function EventItem({ event: e, destination }: { event: OutboundEvent; destinatio
       {open && (
         <div id={panel} className="space-y-4 border-t border-zinc-100 bg-zinc-50/60 px-4 py-4 sm:px-5 dark:border-zinc-800 dark:bg-zinc-950/40">
           <div>
-            <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Payload</h3>
+            <DetailHeading>Payload</DetailHeading>
             <JsonView value={e.data} empty="No payload." />
           </div>
           <div>
-            <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Attempts</h3>
+            <DetailHeading>Attempts</DetailHeading>
             {attempts.isPending ? (
               <Skeleton lines={1} />
             ) : attempts.isError ? (

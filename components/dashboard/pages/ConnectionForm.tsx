@@ -18,6 +18,7 @@ import { Textarea } from "@/components/ui/Textarea";
 import { findSourceType, listSourceTypes } from "@/lib/gateway/sources/types";
 import { displayText } from "@/components/ui/text";
 import { type DeliveryState, DeliveryStateBadges } from "@/components/ui/DeliveryStateBadges";
+import { type BlockedKey, OrderingPanel } from "@/components/ui/OrderingPanel";
 
 type Errors = Record<string, string>;
 type Named = { id: string; name: string };
@@ -62,7 +63,13 @@ type DestinationDraft = {
   rate_limit_period: string;
   auth_type: string;
   auth: Record<string, string>;
+  /** Ordered delivery (docs/pipeline.md "Ordered delivery"): on or off, the key path ("" = one sequence), on exhaustion. */
+  ordered: boolean;
+  ordering_key: string;
+  on_exhausted: "skip" | "block";
 };
+/** A destination's `ordering` as reads show it (docs/gateway-api.md "Ordered delivery"). */
+type OrderingRead = { key: string | null; on_exhausted: "skip" | "block"; blocked_keys?: BlockedKey[] };
 type RuleDraft =
   | { key: number; type: "filter"; body: string; headers: string; query: string; path: string }
   | { key: number; type: "transform"; mode: "existing" | "new"; transformation_id: string; name: string; code: string }
@@ -128,6 +135,9 @@ function ruleDraft(r: Record<string, unknown>): RuleDraft {
   }
 }
 
+/** The saved destination's `ordering` of a loaded connection; null when unordered (or not loaded). */
+const orderingOf = (c: FullConnection | undefined): OrderingRead | null => (c?.destination as { ordering?: OrderingRead } | undefined)?.ordering ?? null;
+
 const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
 
 /** The API form of a rule draft; throws an Error naming the rule when a JSON field does not parse. */
@@ -183,6 +193,15 @@ function destinationConfig(d: DestinationDraft) {
   };
 }
 
+/**
+ * The `ordering` field of a destination create or update: the setting when on; when off, null on an update of
+ * a destination that was ordered (turns it off), else absent (unchanged: the field is optional).
+ */
+function orderingBody(d: DestinationDraft, wasOrdered: boolean) {
+  if (d.ordered) return { ordering: { key: d.ordering_key.trim() || null, on_exhausted: d.on_exhausted } };
+  return wasOrdered ? { ordering: null } : {};
+}
+
 const EMPTY_SOURCE: SourceDraft = { mode: "new", id: "", name: "", type: "WEBHOOK", auth_type: "", auth: {} };
 const EMPTY_DESTINATION: DestinationDraft = {
   mode: "new",
@@ -196,6 +215,9 @@ const EMPTY_DESTINATION: DestinationDraft = {
   rate_limit_period: "second",
   auth_type: "GATEWAY_SIGNATURE",
   auth: {},
+  ordered: false,
+  ordering_key: "",
+  on_exhausted: "skip",
 };
 
 /**
@@ -250,6 +272,7 @@ export function ConnectionForm({ id }: { id?: string }) {
       auth: Object.fromEntries(Object.entries(sauth).map(([k, v]) => [k, str(v)])),
     });
     const dc = c.destination.config;
+    const ordering = orderingOf(c);
     setDestination({
       mode: "existing",
       id: c.destination.id,
@@ -262,6 +285,9 @@ export function ConnectionForm({ id }: { id?: string }) {
       rate_limit_period: dc.rate_limit_period ?? "second",
       auth_type: dc.auth_type ?? "GATEWAY_SIGNATURE",
       auth: Object.fromEntries(Object.entries(dc.auth ?? {}).map(([k, v]) => [k, str(v)])),
+      ordered: Boolean(ordering),
+      ordering_key: ordering?.key ?? "",
+      on_exhausted: ordering?.on_exhausted ?? "skip",
     });
     setRules(c.rules.map(ruleDraft));
   }
@@ -285,7 +311,14 @@ export function ConnectionForm({ id }: { id?: string }) {
             : { source: { name: source.name.trim(), type: source.type, config: sourceConfig(source) } }),
           ...(destination.mode === "existing"
             ? { destination_id: destination.id }
-            : { destination: { name: destination.name.trim(), type: destination.type, config: destinationConfig(destination) } }),
+            : {
+                destination: {
+                  name: destination.name.trim(),
+                  type: destination.type,
+                  config: destinationConfig(destination),
+                  ...orderingBody(destination, false),
+                },
+              }),
           rules: ruleBodies,
         };
         const created = await api<FullConnection>("connections", { method: "POST", body });
@@ -296,7 +329,10 @@ export function ConnectionForm({ id }: { id?: string }) {
       step = "source.";
       await api(`sources/${source.id}`, { method: "PUT", body: { config: sourceConfig(source) } });
       step = "destination.";
-      await api(`destinations/${destination.id}`, { method: "PUT", body: { config: destinationConfig(destination) } });
+      await api(`destinations/${destination.id}`, {
+        method: "PUT",
+        body: { config: destinationConfig(destination), ...orderingBody(destination, Boolean(orderingOf(existing.data))) },
+      });
       step = "";
       await api(`connections/${id}`, { method: "PUT", body: { name: name.trim(), description: description.trim() || null, rules: ruleBodies } });
       await client.invalidateQueries({ queryKey: ["connections"] });
@@ -393,6 +429,7 @@ export function ConnectionForm({ id }: { id?: string }) {
               options={destinations.data?.models}
               editing={editing}
               deliveryState={(existing.data?.destination as { delivery_state?: DeliveryState } | undefined)?.delivery_state}
+              blocked={c && orderingOf(c) ? <BlockedKeys destinationId={c.destination.id} initial={orderingOf(c)?.blocked_keys ?? []} /> : undefined}
             />
           </div>
           <Card title="Rules" actions={<span className="text-xs text-zinc-600 dark:text-zinc-400">Filters and transformations run in this order</span>}>
@@ -639,6 +676,7 @@ function DestinationCard({
   options,
   editing,
   deliveryState,
+  blocked,
 }: {
   draft: DestinationDraft;
   onChange: (d: DestinationDraft) => void;
@@ -647,6 +685,8 @@ function DestinationCard({
   editing: boolean;
   /** The destination's receiver-driven limits (docs/pipeline.md "Receiver-driven limits"), when editing. */
   deliveryState?: DeliveryState;
+  /** The saved ordered destination's blocked keys, when editing one. */
+  blocked?: React.ReactNode;
 }) {
   return (
     <Card title={editing ? `Destination: ${d.name}` : "Destination"} actions={editing ? <DeliveryStateBadges state={deliveryState} /> : undefined}>
@@ -765,10 +805,96 @@ function DestinationCard({
                 </div>
               </>
             )}
+            <OrderingFields draft={d} onChange={onChange} errors={errors} />
+            {blocked}
           </>
         )}
       </div>
     </Card>
+  );
+}
+
+/** The destination's ordered delivery setting (docs/pipeline.md "Ordered delivery"): off or on, the key path, on exhaustion. */
+function OrderingFields({ draft: d, onChange, errors }: { draft: DestinationDraft; onChange: (d: DestinationDraft) => void; errors: Errors }) {
+  return (
+    <fieldset className="grid gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800" data-testid="ordering-fields">
+      <legend className="sr-only">Ordered delivery</legend>
+      <Field label="Ordered delivery" error={errors["destination.ordering"]} hint="On: each key's events go one at a time, in the order they were accepted.">
+        {(p) => (
+          <Select {...p} value={d.ordered ? "on" : "off"} onChange={(e) => onChange({ ...d, ordered: e.target.value === "on" })} data-testid="ordering-mode">
+            <option value="off">Off</option>
+            <option value="on">On</option>
+          </Select>
+        )}
+      </Field>
+      {d.ordered && (
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field
+            label="Ordering key"
+            error={errors["destination.ordering.key"]}
+            hint="A path into the event: body.customer_id or headers.x-key. Empty: the whole destination is one sequence."
+          >
+            {(p) => (
+              <Input
+                {...p}
+                value={d.ordering_key}
+                onChange={(e) => onChange({ ...d, ordering_key: e.target.value })}
+                placeholder="body.customer_id"
+                autoComplete="off"
+                spellCheck={false}
+                data-testid="ordering-key"
+              />
+            )}
+          </Field>
+          <Field
+            label="When an event runs out of retries"
+            error={errors["destination.ordering.on_exhausted"]}
+            hint="Block: its key waits until you release it below."
+          >
+            {(p) => (
+              <Select
+                {...p}
+                value={d.on_exhausted}
+                onChange={(e) => onChange({ ...d, on_exhausted: e.target.value as DestinationDraft["on_exhausted"] })}
+                data-testid="ordering-on-exhausted"
+              >
+                <option value="skip">Skip it: the next event goes</option>
+                <option value="block">Block the key</option>
+              </Select>
+            )}
+          </Field>
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+/**
+ * The blocked keys of a saved ordered destination (re-read every 10 s) with Release per key and Release all
+ * (`POST /destinations/{id}/ordering/release`). A release shows at once: the panel drops the released
+ * entries, and the cached read is updated before it is read again.
+ */
+function BlockedKeys({ destinationId, initial }: { destinationId: string; initial: BlockedKey[] }) {
+  const client = useQueryClient();
+  const queryKey = ["destination-blocked-keys", destinationId];
+  const read = useQuery({
+    queryKey,
+    queryFn: async () => (await api<{ ordering?: OrderingRead }>(`destinations/${destinationId}`)).ordering?.blocked_keys ?? [],
+    initialData: initial,
+    refetchInterval: 10_000,
+  });
+  async function release(keys?: string[]) {
+    await api(`destinations/${destinationId}/ordering/release`, { method: "POST", body: keys ? { keys } : undefined });
+    client.setQueryData<BlockedKey[]>(queryKey, (before) => (keys ? (before ?? []).filter((b) => !keys.includes(b.key)) : []));
+    void client.invalidateQueries({ queryKey });
+  }
+  return (
+    <section aria-labelledby={`blocked-${destinationId}`} className="grid gap-2 border-t border-zinc-200 pt-3 dark:border-zinc-800" data-testid="blocked-keys">
+      <h3 id={`blocked-${destinationId}`} className="text-sm font-semibold">
+        Blocked keys
+      </h3>
+      <OrderingPanel blockedKeys={read.data} onRelease={release} eventHref={(id) => `/dashboard/events?id=${encodeURIComponent(id)}`} />
+    </section>
   );
 }
 

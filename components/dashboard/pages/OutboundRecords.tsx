@@ -11,6 +11,7 @@ import { api, qs } from "@/components/dashboard/api";
 import { when } from "@/components/dashboard/forms";
 import { OUTBOUND, type OutboundPage } from "@/components/dashboard/pages/Tenants";
 import { QueryView } from "@/components/dashboard/pages/QueryView";
+import { AttemptResponse, type AttemptResponseData, DetailHeading } from "@/components/ui/AttemptResponse";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
@@ -31,14 +32,12 @@ type OAttempt = {
   manual: boolean;
   time: string;
   latency_ms?: number;
-  response_data?: { status_code?: number; body?: string; headers?: Record<string, string> } | null;
+  response_data?: AttemptResponseData;
   event?: OEvent;
 };
 type Cursor = { next?: string; prev?: string };
 
 const PAGE = 20;
-const pre =
-  "max-h-72 overflow-auto whitespace-pre-wrap break-all rounded-md border border-zinc-200 bg-white p-3 font-mono text-xs text-zinc-900 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100";
 
 /** A payload: the kit's JSON viewer (folding, Copy, Download; docs/dashboard.md "Bodies"). */
 function Payload({ data, testId }: { data: unknown; testId?: string }) {
@@ -135,7 +134,7 @@ function EventRow({ event: e }: { event: OEvent }) {
       {open && (
         <tr id={id}>
           <Td colSpan={5} className="bg-zinc-50/60 dark:bg-zinc-950/40">
-            <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Payload</h3>
+            <DetailHeading>Payload</DetailHeading>
             {full.error ? (
               <ErrorMessage title="The event could not be loaded" error={full.error} />
             ) : !full.data ? (
@@ -250,7 +249,6 @@ function AttemptRow({ attempt: a, busy, retried, onRetry }: { attempt: OAttempt;
     queryFn: () => api<OAttempt>(`${OUTBOUND}/attempts/${encodeURIComponent(a.id)}${qs({ include: ["response_data", "event.data"] })}`),
     enabled: open,
   });
-  const r = full.data?.response_data;
   return (
     <>
       <tr data-testid="tenant-attempt" data-status={a.status} data-id={a.id}>
@@ -287,32 +285,15 @@ function AttemptRow({ attempt: a, busy, retried, onRetry }: { attempt: OAttempt;
               <div role="status" className="h-10 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800/60" aria-label="Loading" />
             ) : (
               <div className="grid gap-3 lg:grid-cols-2">
+                <AttemptResponse
+                  className="min-w-0"
+                  response={full.data.response_data}
+                  code={a.code}
+                  latencyMs={a.latency_ms}
+                  testIds={{ status: "attempt-response-status", body: "attempt-response-body" }}
+                />
                 <div className="min-w-0">
-                  <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Response</h3>
-                  {r ? (
-                    <div className="space-y-2">
-                      <p className="text-sm">
-                        Status{" "}
-                        <span className="font-mono font-semibold" data-testid="attempt-response-status">
-                          {r.status_code ?? "—"}
-                        </span>
-                        {a.latency_ms !== undefined && <span className="text-zinc-600 dark:text-zinc-400"> · {a.latency_ms} ms</span>}
-                      </p>
-                      {r.headers && Object.keys(r.headers).length > 0 && (
-                        <pre className={pre}>
-                          {Object.entries(r.headers)
-                            .map(([k, v]) => `${k}: ${v}`)
-                            .join("\n")}
-                        </pre>
-                      )}
-                      <JsonView value={r.body} testId="attempt-response-body" empty="(empty body)" />
-                    </div>
-                  ) : (
-                    <p className="text-sm">No response was received{a.code ? ` (${a.code})` : ""}.</p>
-                  )}
-                </div>
-                <div className="min-w-0">
-                  <h3 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">Payload</h3>
+                  <DetailHeading>Payload</DetailHeading>
                   {full.data.event ? <Payload data={full.data.event.data} testId="attempt-payload" /> : <p className="text-sm">—</p>}
                 </div>
               </div>

@@ -2,40 +2,16 @@ import { describe, expect, it } from "vitest";
 import { DESTINATION_TYPES, destinationType, OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
 import { ZDestinationCreateByType } from "@/lib/outbound/destinations";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
+// The one written-out list of the types and their order, which the API tests (e2e/outbound-api.test.ts) check too.
+import { OUTBOUND_TYPE_NAMES } from "@/e2e/support/client";
 import { OUTBOUND_ROUTES } from "@/lib/outbound/routes";
 
 const asAdmin = { byTenant: false, current: null };
 
 describe("the outbound destination types", () => {
   it("are the HTTP types, gateway, then the brokers and cloud queues, in that order, and GET /destination-types lists their schemas", () => {
-    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual([
-      "webhook",
-      "standard_webhook",
-      "gateway",
-      "rabbitmq",
-      "redis_stream",
-      "nats",
-      "mqtt",
-      "aws_sqs",
-      "aws_s3",
-      "aws_kinesis",
-      "gcp_pubsub",
-      "kafka",
-    ]);
-    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual([
-      "webhook",
-      "standard_webhook",
-      "gateway",
-      "rabbitmq",
-      "redis_stream",
-      "nats",
-      "mqtt",
-      "aws_sqs",
-      "aws_s3",
-      "aws_kinesis",
-      "gcp_pubsub",
-      "kafka",
-    ]);
+    expect(OUTBOUND_DESTINATION_TYPES.names()).toEqual(OUTBOUND_TYPE_NAMES);
+    expect(DESTINATION_TYPES.map((t) => t.type)).toEqual(OUTBOUND_TYPE_NAMES);
     expect(Object.keys(DESTINATION_TYPES[0])).toEqual(["type", "label", "description", "icon", "instructions", "config_fields", "credential_fields"]);
     expect(destinationType("rabbitmq")!.credential_fields.map((f) => [f.key, f.sensitive ?? false])).toEqual([
       ["username", false],
