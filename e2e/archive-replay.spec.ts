@@ -173,10 +173,15 @@ test("dashboard: replays the archived requests into a connection; the receiver g
   await signIn(page);
   await page.goto(`${server.url}/dashboard/bulk?family=archived-requests.replay`);
   await expect(page.getByTestId("archive-range-needed")).toBeVisible();
+  // Each pick is kept in the page address: the next one waits for it.
   await page.getByTestId("filter-created_after").fill(FROM);
+  await expect(page).toHaveURL(/created_after=/);
   await page.getByTestId("filter-created_before").fill(TO);
+  await expect(page).toHaveURL(/created_before=/);
   await page.getByTestId("target-source").selectOption(conn.source.id);
-  await page.getByTestId(`target-connection-${conn.id}`).check();
+  await expect(page).toHaveURL(/target_source=/);
+  await page.getByTestId(`target-connection-${conn.id}`).click();
+  await expect(page.getByTestId(`target-connection-${conn.id}`)).toBeChecked();
   await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(REQUESTS));
   await page.getByTestId("bulk-start").click();
   await page.getByTestId("bulk-confirm").click();
@@ -210,6 +215,7 @@ test("portal: the tenant replays its archived events to its destination and sees
   await page.getByRole("button", { name: "Replay from archive" }).click();
   await expect(page.getByTestId("redrive-progress")).toHaveText("3 archived events republished as new events marked as replays.", { timeout: 60_000 });
   await expect(page.getByTestId("redrive-history").getByRole("cell", { name: "Completed", exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId("redrive-history")).toContainText(`${d.json.id} · ${new Date(DAY_START - DAY_MS).toISOString().slice(0, 10)}`);
   await eventually(() => receiver.received.filter((r) => r.url.startsWith("/tenant")).length >= 3, 60_000);
   const got = receiver.received.filter((r) => r.url.startsWith("/tenant")).map((r) => r.body.toString("utf8"));
   expect(got.sort()).toEqual([...eventData].sort());

@@ -236,7 +236,7 @@ export function BulkOperations() {
           <FilterControls kind={family.kind} value={filter} onChange={(f) => navigate({ filter: f })} />
           {replay && <ReplayTargetPicker value={target} onChange={(t) => navigate({ target: t })} />}
           <div className="mt-4 flex flex-col gap-3 border-t border-zinc-200 pt-4 sm:flex-row sm:items-center sm:justify-between dark:border-zinc-800">
-            <div aria-live="polite" data-testid="plan-estimate" data-count={plan.data?.estimated_count ?? ""}>
+            <div aria-live="polite" data-testid="plan-estimate" data-count={ranged ? (plan.data?.estimated_count ?? "") : ""}>
               {archiveOff ? (
                 <ArchiveOffNotice />
               ) : plan.error ? (

@@ -39,6 +39,7 @@ const KINDS = {
     current: "This redrive",
     done: (r: Run) =>
       `${r.completed_count} of ${r.estimated_count} queued for a new attempt${r.failed_count ? `, ${r.failed_count} skipped (destination disabled or changed)` : ""}.`,
+    describe: (r: Run) => JSON.stringify(r.filter),
     recent: "Recent redrives",
     none: "No redrive yet.",
   },
@@ -51,6 +52,11 @@ const KINDS = {
     current: "This replay",
     done: (r: Run) =>
       `${r.completed_count} archived ${r.completed_count === 1 ? "event" : "events"} republished as new events marked as replays${r.failed_count ? `, ${r.failed_count} skipped (destination disabled or deleted)` : ""}${r.completed_at ? "" : " so far"}.`,
+    // "des_… · 2026-10-16 to 2026-10-18 · order.created": where to, the days, the topics.
+    describe: (r: Run) =>
+      r.query
+        ? [r.query.destination_id, `${r.query.time.gte.slice(0, 10)} to ${r.query.time.lte.slice(0, 10)}`, ...[r.query.topic ?? []].flat()].join(" · ")
+        : "",
     recent: "Past replays from the archive",
     none: "No replay from the archive yet.",
   },
@@ -289,7 +295,7 @@ export function RedrivePanel({
                   <Td>
                     <RelativeTime iso={r.created_at} />
                   </Td>
-                  <Td className="font-mono text-xs break-all">{JSON.stringify(r.filter ?? r.query)}</Td>
+                  <Td className="font-mono text-xs break-all">{k.describe(r)}</Td>
                   <Td>{stateOf(r).label}</Td>
                   <Td>
                     {r.completed_count} / {r.estimated_count}
