@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { writeDayArchive } from "@/lib/archive/day-archive";
 import { directoryStore } from "@/lib/archive/store";
 import { createId } from "@/lib/ids";
@@ -136,9 +137,7 @@ test.beforeAll(async () => {
       data: Buffer.from(data).toString("base64"),
     });
   });
-  const lines = async function* (l: string[]) {
-    yield* l;
-  };
+  const lines = (l: string[]): AsyncIterable<string> => Readable.from(l);
   await writeDayArchive(
     directoryStore(dir),
     DAY,
