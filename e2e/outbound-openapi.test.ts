@@ -51,6 +51,7 @@ const COMMON = [
   "POST /redrives/{redrive_id}/cancel",
   "POST /archive-replays/plan",
   "POST /archive-replays",
+  "GET /archive-replays",
   "GET /archive-replays/{archive_replay_id}",
   "POST /archive-replays/{archive_replay_id}/cancel",
   "POST /publish",

@@ -24,6 +24,7 @@ import { EmptyState, ErrorMessage } from "@/components/ui/EmptyState";
 import { cx } from "@/components/ui/cx";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { ProgressBar } from "@/components/ui/ProgressBar";
+import { ArchiveOffNotice, isArchiveOff } from "@/components/outbound/RedrivePanel";
 import { Table, Td, Th, Tr } from "@/components/ui/Table";
 
 type Family = { id: string; path: string; kind: RecordKind; label: string; verb: string; noun: string; effect: string };
@@ -67,6 +68,16 @@ export const FAMILIES: Family[] = [
       "Each request goes through the full pipeline (rules, transformations, deduplication) of the target connections, even ones created after it arrived.",
   },
   {
+    id: "archived-requests.replay",
+    path: "archived-requests/replay",
+    kind: "archived-requests",
+    label: "Replay from archive",
+    verb: "Replay",
+    noun: "archived requests",
+    effect:
+      "Each request of the archived days (kept after retention dropped them) is ingested again as a new request of the target source, through its connections.",
+  },
+  {
     id: "ignored-events.retry",
     path: "ignored-events/retry",
     kind: "ignored-events",
@@ -78,6 +89,11 @@ export const FAMILIES: Family[] = [
 ];
 
 const POLL_MS = 1_000;
+/** Families that send records into a chosen target (`query.target`). */
+const isReplay = (familyId: string) => familyId.endsWith(".replay");
+const ARCHIVE = "archived-requests.replay";
+/** A range the archive family is planned over while none is chosen: only to learn whether the server keeps an archive. */
+const PROBE = { created_at: { gte: "2000-01-01T00:00:00.000Z", lte: "2000-01-01T23:59:59.999Z" } };
 
 /** A replay's target as kept in the page address: `target_source` and `target_webhooks` (comma-separated). */
 type Target = { source_id?: string; webhook_ids: string[] };
@@ -106,14 +122,17 @@ export function BulkOperations() {
   const family = FAMILIES.find((f) => f.id === params.get("family")) ?? FAMILIES[0];
   const filter = useMemo(() => filterFromParams(new URLSearchParams(params.toString()), family.kind), [params, family.kind]);
   const opId = params.get("op");
-  const replay = family.id === "requests.replay";
+  const replay = isReplay(family.id);
+  const archive = family.id === ARCHIVE;
   const target = useMemo(() => targetFromParams(new URLSearchParams(params.toString())), [params]);
   const query = useMemo(() => filterToBulkQuery(filter), [filter]);
   // The plan ignores a replay's target (docs/gateway-api.md "Bulk operations"); only the create carries it.
   const createQuery = replay
     ? { ...query, target: { source_id: target.source_id, ...(target.webhook_ids.length ? { webhook_ids: target.webhook_ids } : {}) } }
     : query;
-  const queryJson = JSON.stringify(query);
+  // The archive replay needs both ends of its range: until then its plan only probes for an archive.
+  const ranged = !archive || (filter.created_after && filter.created_before);
+  const queryJson = JSON.stringify(ranged ? query : PROBE);
   const [confirming, setConfirming] = useState(false);
   const confirmRef = useRef<HTMLDivElement>(null);
 
@@ -121,7 +140,7 @@ export function BulkOperations() {
     const sp = filterToParams(next.filter ?? filter);
     sp.set("family", next.family ?? family.id);
     const t = next.target ?? target;
-    if ((next.family ?? family.id) === "requests.replay" && t.source_id) {
+    if (isReplay(next.family ?? family.id) && t.source_id) {
       sp.set("target_source", t.source_id);
       if (t.webhook_ids.length) sp.set("target_webhooks", t.webhook_ids.join(","));
     }
@@ -170,7 +189,8 @@ export function BulkOperations() {
     void client.invalidateQueries({ queryKey: ["plan"] });
   }, [finished, client]);
 
-  const count = plan.data?.estimated_count ?? 0;
+  const count = ranged ? (plan.data?.estimated_count ?? 0) : 0;
+  const archiveOff = archive && isArchiveOff(plan.error);
   const names = useNames("sources", "connections", "destinations");
 
   return (
@@ -183,7 +203,7 @@ export function BulkOperations() {
         <Card title="1. What to do">
           <fieldset>
             <legend className="sr-only">Operation</legend>
-            <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
+            <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 lg:grid-cols-3">
               {FAMILIES.map((f) => (
                 <label
                   key={f.id}
@@ -216,9 +236,15 @@ export function BulkOperations() {
           <FilterControls kind={family.kind} value={filter} onChange={(f) => navigate({ filter: f })} />
           {replay && <ReplayTargetPicker value={target} onChange={(t) => navigate({ target: t })} />}
           <div className="mt-4 flex flex-col gap-3 border-t border-zinc-200 pt-4 sm:flex-row sm:items-center sm:justify-between dark:border-zinc-800">
-            <div aria-live="polite" data-testid="plan-estimate" data-count={plan.data?.estimated_count ?? ""}>
-              {plan.error ? (
+            <div aria-live="polite" data-testid="plan-estimate" data-count={ranged ? (plan.data?.estimated_count ?? "") : ""}>
+              {archiveOff ? (
+                <ArchiveOffNotice />
+              ) : plan.error ? (
                 <ErrorMessage title="This filter cannot be used" error={plan.error} />
+              ) : !ranged ? (
+                <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="archive-range-needed">
+                  Choose the archived days: set both Created after and Created before.
+                </p>
               ) : !plan.data ? (
                 <span className="text-sm text-zinc-600 dark:text-zinc-400">Counting…</span>
               ) : (
@@ -234,7 +260,7 @@ export function BulkOperations() {
                 </p>
               )}
             </div>
-            {plan.data && count === 0 ? (
+            {archiveOff || !ranged ? null : plan.data && count === 0 ? (
               <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="bulk-nothing">
                 Nothing to do: widen the filter, or choose another operation.
               </p>

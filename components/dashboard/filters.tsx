@@ -28,6 +28,8 @@ const FIELDS = {
   "ignored-events": ["cause", "webhook_id", "created_after", "created_before"],
   attempts: ["status", "destination_id", "created_after", "created_before"],
   executions: ["log_level", "webhook_id", "created_after", "created_before", "issue_id"],
+  // Requests of archived days (docs/gateway-api.md "Replay from the archive"): the filters that replay accepts.
+  "archived-requests": ["source_id", "created_after", "created_before"],
 } as const satisfies Record<string, readonly FilterKey[]>;
 export type RecordKind = keyof typeof FIELDS;
 

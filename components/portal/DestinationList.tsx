@@ -34,6 +34,9 @@ export function DestinationList() {
           <Link href="/portal/redrive" className={btn.secondary}>
             Redrive failed
           </Link>
+          <Link href="/portal/archive-replay" className={btn.secondary}>
+            Replay from archive
+          </Link>
           {list.data && list.data.length > 0 && add}
         </div>
       </div>

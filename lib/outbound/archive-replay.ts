@@ -23,7 +23,9 @@ import { base62, createId, random16 } from "@/lib/ids";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
 import { outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
-import { batches, type RedriveRow, toRedrive } from "@/lib/outbound/redrive";
+import type { ParsedQuery } from "@/lib/http/query";
+import { single } from "@/lib/outbound/params";
+import { batches, pageOfRuns, type RedriveRow, toRedrive } from "@/lib/outbound/redrive";
 import { outboundConfig } from "@/lib/outbound/settings";
 
 /** graphile-worker task that runs a replay from the archive; payload `{archive_replay_id}`. */
@@ -154,6 +156,24 @@ async function findReplay(id: string, caller: OutboundCaller): Promise<Row> {
 /** `GET /archive-replays/{id}`: the replay with its progress. Throws 404. */
 export async function getArchiveReplay(id: string, caller: OutboundCaller) {
   return { body: toReplay(await findReplay(id, caller)) };
+}
+
+/**
+ * `GET /archive-replays` (docs/outbound.md "Replay from the archive"): replays newest first, keyset-paged
+ * like `GET /redrives` (`limit` 1 to 100, default 20; `next`: the cursor of the previous page's answer),
+ * optionally only those to destinations of `tenant_id` or to `destination_id`; a tenant JWT sees only the
+ * replays it started. Returns `{models, next}` (`next` null on the last page). Throws 400 for a bad
+ * `limit` or cursor.
+ */
+export async function listArchiveReplays(q: ParsedQuery, caller: OutboundCaller) {
+  const params: unknown[] = [KIND];
+  const where = ["query->>'kind' = $1"];
+  const tenant = single(q, "tenant_id");
+  if (tenant) where.push(`query->>'tenant_id' = $${params.push(tenant)}`);
+  const destination = single(q, "destination_id");
+  if (destination) where.push(`query->>'destination_id' = $${params.push(destination)}`);
+  const { rows, next } = await pageOfRuns<Row>(q, caller, where, params);
+  return { body: { models: rows.map(toReplay), next } };
 }
 
 /** `POST /archive-replays/{id}/cancel`: stops it before its next batch (`cancelled_at`, `in_progress` false); twice keeps the first time. Throws 404. */

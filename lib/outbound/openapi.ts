@@ -461,6 +461,18 @@ const OPERATIONS: Record<string, Operation> = {
     status: 202,
     response: ref("ArchiveReplay"),
   },
+  "GET archive-replays": {
+    tag: "Archive replay",
+    summary: "List replays from the archive, newest first (a tenant JWT: those it started)",
+    description: "400 for a bad limit or cursor.",
+    query: [
+      { name: "tenant_id", description: "Only replays to this tenant's destinations." },
+      { name: "destination_id", description: "Only replays to this destination." },
+      { name: "limit", description: "1 to 100 (default 20).", schema: { type: "integer", minimum: 1, maximum: 100 } },
+      { name: "next", description: "Cursor of the following page." },
+    ],
+    response: { type: "object", properties: { models: arrayOf(ref("ArchiveReplay")), next: { type: ["string", "null"] } } },
+  },
   "GET archive-replays/:archive_replay_id": { tag: "Archive replay", summary: "A replay from the archive and its progress", response: ref("ArchiveReplay") },
   "POST archive-replays/:archive_replay_id/cancel": {
     tag: "Archive replay",

@@ -234,26 +234,36 @@ export async function cancelRedrive(id: string, caller: OutboundCaller) {
   return { body: toRedrive(rows[0]) };
 }
 
-/** `GET /redrives`: newest first, keyset-paged (`limit` 20 up to 100, `next`); a tenant sees its own. Throws 400. */
-export async function listRedrives(q: ParsedQuery, caller: OutboundCaller) {
+/**
+ * A page of `outbound_redrives` rows matching `where` (SQL conditions over `params`, $1…), newest first,
+ * keyset-paged (`limit` 20 up to 100, `next` a cursor from the previous page); a tenant sees the rows it
+ * started. Returns the rows and the cursor of the following page (null: the last). Throws 400 for a bad
+ * `limit` or cursor.
+ */
+export async function pageOfRuns<R extends RedriveRow>(q: ParsedQuery, caller: OutboundCaller, where: string[], params: unknown[]) {
   const limit = Number(single(q, "limit") ?? 20);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw outboundBadRequest("limit must be an integer from 1 to 100");
-  const params: unknown[] = [];
-  // Replays from the archive share the table (lib/outbound/archive-replay.ts): not redrives.
-  const where: string[] = ["NOT query ? 'kind'"];
-  if (caller.kind === "tenant") where.push(`tenant_id = $${params.push(caller.tenantId)}`);
+  const all = [...where];
+  if (caller.kind === "tenant") all.push(`tenant_id = $${params.push(caller.tenantId)}`);
   const next = single(q, "next");
   if (next) {
     const c = decodeCursor(next);
-    where.push(`(created_at, id) < ($${params.push(c.time)}, $${params.push(c.id)})`);
+    all.push(`(created_at, id) < ($${params.push(c.time)}, $${params.push(c.id)})`);
   }
-  const { rows } = await getPool().query<RedriveRow>(
-    `SELECT * FROM outbound_redrives ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+  const { rows } = await getPool().query<R>(
+    `SELECT * FROM outbound_redrives ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
     params,
   );
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { body: { models: page.map(toRedrive), next: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null } };
+  return { rows: page, next: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+}
+
+/** `GET /redrives`: newest first, keyset-paged (`limit` 20 up to 100, `next`); a tenant sees its own. Throws 400. */
+export async function listRedrives(q: ParsedQuery, caller: OutboundCaller) {
+  // Replays from the archive share the table (lib/outbound/archive-replay.ts): not redrives.
+  const { rows, next } = await pageOfRuns(q, caller, ["NOT query ? 'kind'"], []);
+  return { body: { models: rows.map(toRedrive), next } };
 }
 
 /** Redriven deliveries of `id` waiting to be sent, counted up to `cap`. */

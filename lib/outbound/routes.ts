@@ -16,7 +16,7 @@ import { failingDestinations } from "@/lib/outbound/delivery-health";
 import type { OutboundCaller } from "@/lib/outbound/auth";
 import { outboundOpenApi } from "@/lib/outbound/openapi";
 import { publish } from "@/lib/outbound/publish";
-import { cancelArchiveReplay, createArchiveReplay, getArchiveReplay, planArchiveReplay } from "@/lib/outbound/archive-replay";
+import { cancelArchiveReplay, createArchiveReplay, getArchiveReplay, listArchiveReplays, planArchiveReplay } from "@/lib/outbound/archive-replay";
 import { cancelRedrive, createRedrive, getRedrive, listRedrives, planRedrive } from "@/lib/outbound/redrive";
 import { getManagedConfig, patchManagedConfig } from "@/lib/outbound/settings";
 import { shownTo, testTransformation } from "@/lib/outbound/transformation";
@@ -134,6 +134,7 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
   // Replay from the archive (lib/outbound/archive-replay.ts): plan, run, progress, cancel; a tenant JWT to its own destinations.
   { method: "POST", path: "archive-replays/plan", auth: "any", handler: ({ body, caller }) => planArchiveReplay(body, caller) },
   { method: "POST", path: "archive-replays", auth: "any", handler: ({ body, caller }) => createArchiveReplay(body, caller) },
+  { method: "GET", path: "archive-replays", auth: "any", handler: ({ query, caller }) => listArchiveReplays(query, caller) },
   {
     method: "GET",
     path: "archive-replays/:archive_replay_id",

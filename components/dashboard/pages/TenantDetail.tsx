@@ -81,6 +81,9 @@ export function TenantDetail({ tenant }: { tenant: string }) {
             <ButtonLink href="/dashboard/outbound" variant="ghost">
               All tenants
             </ButtonLink>
+            <ButtonLink href={`/dashboard/outbound/${encodeURIComponent(tenant)}/archive-replay`} data-testid="tenant-archive-replay">
+              Replay from archive
+            </ButtonLink>
             <Button variant="primary" onClick={() => void openPortal()} data-testid="open-portal">
               Open portal
             </Button>
