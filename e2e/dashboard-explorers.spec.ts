@@ -253,3 +253,33 @@ test("the pointer on an explorer's link asks for its rows; the click shows them 
   // The prefetched page is fresh (2 s): the mount asks for nothing more; a later call is the live refresh (every 3 s).
   expect(lists.slice(1).filter((t) => t - lists[0] < 2_000)).toEqual([]);
 });
+
+test("rows on screen when the page opens are not marked new; a row that arrives live is, alone", async ({ page }) => {
+  // A team of its own: the other tests count this file's team's rows.
+  const team = await createTeam("explorers-live");
+  const { key } = await createApiKey(team.teamId, "test");
+  const liveEmail = `explorers-live-${Date.now()}@example.test`;
+  await createUser(liveEmail, PASSWORD, team.teamId);
+  const res = await fetch(`${V}/connections`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "live", source: { name: "live" }, destination: { name: "live", config: { url: `${receiver.url}/live` } } }),
+  });
+  expect(res.status).toBe(200);
+  const url = (await res.json()).source.url as string;
+  const send = (path: string) => fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  for (const path of ["/orders/a", "/orders/b"]) expect((await send(path)).status).toBe(200);
+  await page.goto("/dashboard/sign-in");
+  await page.getByLabel("Email").fill(liveEmail);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByTestId("sign-in-submit").click();
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 20_000 });
+  await page.goto("/dashboard/events");
+  await expect(rows(page)).toHaveCount(2, { timeout: 20_000 });
+  await expect(page.locator(".hy-row-new")).toHaveCount(0);
+  expect((await send("/orders/live")).status).toBe(200);
+  // The first page looks for new rows every 3 s.
+  await expect(rows(page)).toHaveCount(3, { timeout: 20_000 });
+  await expect(page.locator(".hy-row-new")).toHaveCount(1);
+  await expect(page.locator(".hy-row-new")).toContainText("/orders/live");
+});

@@ -149,13 +149,15 @@ export function Explorer<T extends { id: string }>({
     fresh: new Set(),
   });
   const highlightKey = `${listKey}|${cursor.next ?? ""}|${cursor.prev ?? ""}`;
+  // The first answer of a list (not the previous filter's rows kept on screen meanwhile) is what was there, not new.
+  const settled = list.data !== undefined && !list.isPlaceholderData;
   if (highlight.data !== list.data || highlight.key !== highlightKey) {
-    const rows = list.data?.models ?? [];
+    const rows = settled ? list.data.models : [];
     const first = highlight.seen === null || highlight.key.split("|")[0] !== listKey;
     const seen = new Set(first ? [] : (highlight.seen ?? []));
     const arrived = first || cursor.next || cursor.prev ? [] : rows.filter((r) => !seen.has(r.id)).map((r) => r.id);
     for (const r of rows) seen.add(r.id);
-    setHighlight({ data: list.data, key: highlightKey, seen, fresh: new Set(arrived) });
+    setHighlight({ data: list.data, key: highlightKey, seen: settled ? seen : null, fresh: new Set(arrived) });
   }
   const fresh = highlight.fresh;
 
