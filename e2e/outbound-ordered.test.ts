@@ -182,6 +182,12 @@ describe("outbound ordered delivery", () => {
     const kept = await call("PATCH", `/tenants/t1/destinations/${plain.json.id}`, { metadata: { a: "1" } });
     expect(kept.json.ordering).toEqual({ key: null, on_exhausted: "block" });
     expect((await call("GET", `/tenants/t1/destinations/${plain.json.id}`)).json.ordering).toEqual({ key: null, on_exhausted: "block", blocked_keys: [] });
+    // A key longer than 255 characters is kept as its SHA-256 (an index entry must stay small): the publish is accepted.
+    await call("PATCH", `/tenants/t1/destinations/${plain.json.id}`, { topics: ["long"], ordering: { key: "data.k" } });
+    const long = await call("POST", "/publish", { tenant_id: "t1", topic: "long", data: { k: "x".repeat(5000) } });
+    expect(long.status).toBe(202);
+    const { rows } = await database.client.query("SELECT ordering_key FROM outbound_deliveries WHERE event_id = $1", [long.json.id]);
+    expect(rows).toEqual([{ ordering_key: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }]);
     const off = await call("PATCH", `/tenants/t1/destinations/${plain.json.id}`, { ordering: null });
     expect(off.status).toBe(200);
     expect(off.json).not.toHaveProperty("ordering");

@@ -17,6 +17,7 @@
  *
  * Hand-written SQL over pg: these statements sit on the delivery hot path (docs/architecture.md).
  */
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { getBackgroundPool } from "@/lib/db/pool";
@@ -59,14 +60,19 @@ export const ZOutboundOrderingView = z
 /**
  * The ordering key of a publish (`event`: its topic, metadata and data) for a destination ordered by
  * `ordering`: the value at its path as text (lib/rules/field-path.ts keyText: a missing value, or a
- * `key` of null, is the empty key "").
+ * `key` of null, is the empty key ""); a text longer than MAX_KEY_LENGTH is replaced by its SHA-256.
  */
 export function outboundOrderingKey(ordering: Ordering, event: { topic: string; metadata: Record<string, string>; data: unknown }): string {
   if (!ordering.key) return "";
   if (ordering.key === "topic") return event.topic;
-  if (ordering.key.startsWith("metadata.")) return keyText(event.metadata[ordering.key.slice("metadata.".length)]);
-  return keyText(fieldValue({ data: event.data }, ordering.key));
+  if (ordering.key.startsWith("metadata.")) return boundedKey(keyText(event.metadata[ordering.key.slice("metadata.".length)]));
+  return boundedKey(keyText(fieldValue({ data: event.data }, ordering.key)));
 }
+
+/** Longest key kept as it is, characters; a longer one is stored as `sha256:<hex>` of its text (an index entry has to stay small). */
+export const MAX_KEY_LENGTH = 255;
+
+const boundedKey = (key: string) => (key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`);
 
 /** The key of each publish for a stored `ordering` column value, or null when the destination is unordered. */
 export function orderingKeyFor(stored: unknown, event: { topic: string; metadata: Record<string, string>; data: unknown }): string | null {
