@@ -163,6 +163,35 @@ describe("outbound ordered delivery", () => {
     }
   }, 120_000);
 
+  it('`on_exhausted: "skip"` (default): a delivery out of retries lets the next of its key go, after it and never before', async () => {
+    const receiver = await orderedReceiver(0, (k, s) => k === "x" && s === 0);
+    try {
+      const d = await call("POST", "/tenants/t1/destinations", {
+        type: "webhook",
+        topics: ["skips"],
+        config: { url: `${receiver.url}/in` },
+        ordering: { key: "data.k" },
+      });
+      expect(d.status, JSON.stringify(d.json)).toBe(201);
+      // Not eligible for retry: "x" 0 fails once and is exhausted at once.
+      const x0 = await publishAccepted("x", 0, { topic: "skips", eligible_for_retry: false });
+      const x1 = await publishAccepted("x", 1, { topic: "skips", eligible_for_retry: false });
+      await eventually(() => receiver.seen.succeeded.get("x")?.has(1), 30_000);
+      const { rows } = await database.client.query(
+        `SELECT a.event_id, a.status, a.time, o.ordering_blocked_at FROM outbound_attempts a JOIN outbound_deliveries o USING (event_id, destination_id)
+          WHERE a.destination_id = $1 ORDER BY a.time`,
+        [d.json.id],
+      );
+      expect(rows.map((r) => [r.event_id, r.status, r.ordering_blocked_at])).toEqual([
+        [x0, "failed", null],
+        [x1, "success", null],
+      ]);
+      expect((await call("GET", `/tenants/t1/destinations/${d.json.id}`)).json.ordering).toEqual({ key: "data.k", on_exhausted: "skip", blocked_keys: [] });
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("validates the setting (422 by field), leaves it out on unordered destinations, keeps it when absent and turns it off with null", async () => {
     const base = { type: "webhook", topics: ["none"], config: { url: "http://127.0.0.1:9/x" } };
     for (const ordering of [{ key: "query.a" }, { key: "data" }, { on_exhausted: "later" }, { key: "topic", extra: 1 }, "topic"]) {
