@@ -7,57 +7,12 @@
  * released, and the API shows the setting and the blocked keys.
  */
 import { randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./support/receiver";
-import { OPERATOR_HEADERS, privateDatabase, type RunningServer, startServer } from "./support/servers";
+import { EVENTS, expectAllInOrder, KEYS, killWorkerOf, orderedReceiver } from "./support/ordered";
+import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 
-const EVENTS = Number(process.env.ORDERED_EVENTS ?? 300);
-const KEYS = Number(process.env.ORDERED_KEYS ?? 20);
-const SETTLE_MS = Number(process.env.ORDERED_SETTLE_MS ?? Math.max(90_000, EVENTS * 60));
 const apiKey = `hky_ordered_${randomBytes(12).toString("hex")}`;
-
-/** What the receiver saw: per key, the sequence numbers it got, and every breach of order or of one-at-a-time. */
-type Seen = { received: number; outOfOrder: string[]; overlaps: string[]; succeeded: Map<string, Set<number>> };
-
-/**
- * A receiver of `{k, s}` bodies that answers 500 to `failRate` of the deliveries (after 0-5 ms) and checks,
- * as each delivery arrives, that every earlier event of its key was answered 2xx already and that no
- * other delivery of its key is in flight. `fail(k, s)` forces failures.
- */
-async function orderedReceiver(failRate: number, fail: (k: string, s: number) => boolean = () => false) {
-  const seen: Seen = { received: 0, outOfOrder: [], overlaps: [], succeeded: new Map() };
-  const inFlight = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const { k, s } = JSON.parse(Buffer.concat(chunks).toString()) as { k: string; s: number };
-      seen.received++;
-      const done = seen.succeeded.get(k) ?? new Set<number>();
-      seen.succeeded.set(k, done);
-      for (let earlier = 0; earlier < s; earlier++) if (!done.has(earlier)) seen.outOfOrder.push(`${k}#${s} before ${k}#${earlier} succeeded`);
-      if (inFlight.get(k)) seen.overlaps.push(`${k}#${s}`);
-      inFlight.set(k, (inFlight.get(k) ?? 0) + 1);
-      const ok = !fail(k, s) && Math.random() >= failRate;
-      setTimeout(
-        () => {
-          inFlight.set(k, inFlight.get(k)! - 1);
-          if (ok) done.add(s);
-          res.writeHead(ok ? 200 : 500).end(ok ? "ok" : "no");
-        },
-        Math.floor(Math.random() * 5),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
 
 let database: Awaited<ReturnType<typeof privateDatabase>>;
 let server: RunningServer | undefined;
@@ -123,20 +78,13 @@ describe("ordered delivery", () => {
           for (let s = 0; s < perKey; s++) {
             await sendAccepted(sourceUrl, k, s);
             // Halfway: kill the worker (the supervisor restarts it; ingestion keeps answering).
-            if (++accepted === Math.floor((perKey * KEYS) / 2)) killed.done = killWorker();
+            if (++accepted === Math.floor((perKey * KEYS) / 2)) killed.done = killWorkerOf(server!);
           }
         }),
       );
       await killed.done;
       // Every event of every key arrives (answered 2xx) in the end.
-      await eventually(() => [...Array(KEYS).keys()].every((i) => (receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0) === perKey), SETTLE_MS, 500).catch(
-        (err) => {
-          const missing = [...Array(KEYS).keys()].map((i) => `key-${i}: ${receiver.seen.succeeded.get(`key-${i}`)?.size ?? 0}`).join(", ");
-          throw new Error(`${err}; delivered per key: ${missing}`);
-        },
-      );
-      expect(receiver.seen.outOfOrder.slice(0, 5)).toEqual([]);
-      expect(receiver.seen.overlaps.slice(0, 5)).toEqual([]);
+      await expectAllInOrder(receiver.seen, KEYS, perKey);
       // Failures happened and were retried (the 20% is real), and no event failed for good.
       expect(receiver.seen.received).toBeGreaterThan(perKey * KEYS);
       const { rows } = await database.client.query("SELECT status, count(*)::int AS n FROM events GROUP BY status");
@@ -214,11 +162,3 @@ describe("ordered delivery", () => {
     expect(JSON.stringify(r.json)).toContain("ordering.key");
   });
 });
-
-/** SIGKILLs the worker part of the running server (its supervisor restarts it). */
-async function killWorker(): Promise<void> {
-  const h = (await (await fetch(`${server!.url}/healthz`, { headers: OPERATOR_HEADERS })).json()) as { parts: Record<string, { pid: number | null }> };
-  const pid = h.parts.worker?.pid;
-  if (!pid) throw new Error(`no worker pid in /healthz: ${JSON.stringify(h)}`);
-  process.kill(pid, "SIGKILL");
-}

@@ -33,6 +33,7 @@ const COMMON = [
   "PUT /tenants/{tenant_id}/destinations/{destination_id}/enable",
   "PUT /tenants/{tenant_id}/destinations/{destination_id}/disable",
   "POST /tenants/{tenant_id}/destinations/{destination_id}/transformation/test",
+  "POST /tenants/{tenant_id}/destinations/{destination_id}/ordering/release",
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts",
   "GET /tenants/{tenant_id}/destinations/{destination_id}/attempts/{attempt_id}",
   "GET /destination-types",

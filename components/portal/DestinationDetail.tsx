@@ -2,7 +2,8 @@
 /**
  * One destination: its state (enable, disable, delete with confirmation), the delivery chart, the
  * signing secret (reveal, copy, rotate with a chosen overlap; an ed25519 destination's public key instead), its settings (the type's schema form, prefilled; PATCH),
- * its events and attempts (components/portal/Activity.tsx), and its transformation (components/portal/TransformationPanel.tsx).
+ * its events and attempts (components/portal/Activity.tsx), its transformation (components/portal/TransformationPanel.tsx)
+ * and its ordered delivery (components/portal/OrderingPanel.tsx).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -23,6 +24,7 @@ import { DeliveryChart } from "@/components/portal/DeliveryChart";
 import { topicsText } from "@/components/portal/DestinationList";
 import { sectionsOf } from "@/components/portal/NewDestination";
 import { TransformationPanel } from "@/components/portal/TransformationPanel";
+import { OrderingPanel } from "@/components/portal/OrderingPanel";
 import { TopicsField, topicsOf, type TopicsValue, topicsValueOf } from "@/components/portal/TopicsField";
 import { BackLink, Button } from "@/components/ui/Button";
 import { Card, CardHeader, Skeleton } from "@/components/ui/Card";
@@ -82,6 +84,7 @@ export function DestinationDetail({ id }: { id: string }) {
       {d.credentials.secret !== undefined && type?.credential_fields.some((f) => f.key === "secret" && !f.sensitive) && <SecretPanel d={d} />}
       <Activity destination={d} />
       <TransformationPanel d={d} />
+      <OrderingPanel d={d} />
       {type && <SettingsPanel d={d} type={type} />}
     </div>
   );

@@ -84,6 +84,7 @@ export const OUTBOUND_TEMPLATES = [
   "tenants/:tenant_id/destinations/:destination_id/attempts",
   "tenants/:tenant_id/destinations/:destination_id/attempts/:attempt_id",
   "tenants/:tenant_id/destinations/:destination_id/transformation/test",
+  "tenants/:tenant_id/destinations/:destination_id/ordering/release",
   "destination-health",
   "destination-types",
   "destination-types/:type",

@@ -30,6 +30,7 @@ import { OUTBOUND_DESTINATION_TYPES } from "@/lib/outbound/destination-types";
 import { dropClient } from "@/lib/outbound/destination-types/clients";
 import type { Claimed, Outcome } from "@/lib/outbound/destination-types/type";
 import { applyTransformation } from "@/lib/outbound/transformation";
+import { ORDERED_CLAIMABLE, promoteOutboundHeads, retrySet, storedOrdering, type OrderingKeyRef } from "@/lib/outbound/ordering";
 
 const log = logger("outbound-delivery");
 /** graphile-worker task of one delivery; payload `{event_id, destination_id}`. */
@@ -49,6 +50,7 @@ export const OUTBOUND_CHANNEL = "hookyard_outbound";
 /**
  * Adds deliveries (due now; `manual` for POST /retry), in the caller's transaction, and wakes the
  * dispatchers when it commits (a NOTIFY: this is the low-volume path; publish wakes them without one).
+ * A delivery to an ordered destination keeps its place or goes to the end of its key (retrySet).
  */
 export async function enqueueOutboundDeliveries(
   db: Db,
@@ -57,12 +59,14 @@ export async function enqueueOutboundDeliveries(
 ): Promise<void> {
   if (deliveries.length === 0) return;
   const cols = [deliveries.map((d) => d.eventId), deliveries.map((d) => d.destinationId), deliveries.map((d) => d.tenantId)];
-  await db.query(
+  const { rows } = await db.query<OrderingKeyRef>(
     `INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
      SELECT e, et, d, t, 'pending', $4, now() FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS x(e, d, t, et)
-     ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, next_attempt_at = now(), updated_at = now()`,
+     ON CONFLICT (event_id, destination_id) DO UPDATE SET status = 'pending', manual = EXCLUDED.manual, updated_at = now(), ${retrySet("outbound_deliveries")}
+     RETURNING destination_id, ordering_key`,
     [...cols, manual, deliveries.map((d) => d.eventTime)],
   );
+  await promoteOutboundHeads(rows, db);
   await db.query("SELECT pg_notify($1, '')", [OUTBOUND_CHANNEL]);
 }
 
@@ -118,10 +122,11 @@ const keyOf = (eventId: string, destinationId: string) => `${eventId}\0${destina
 
 // The claimed rows (`c`) with their events (from the event's day partition) and destinations.
 const CLAIMED_SELECT = `
-     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data, e.trace_parent,
+     SELECT c.event_id, c.destination_id, c.tenant_id, c.attempts, c.manual, c.locked_until, c.ordering_key, d.ordering, e.topic, e.time, e.eligible_for_retry, e.metadata, e.data, e.trace_parent,
             d.type, d.config, d.credentials_encrypted, d.delivery_metadata, d.rate_limit, d.rate_limit_period, d.disabled_at, d.transformation, d.id IS NULL AS deleted, e.id IS NULL AS orphan
        FROM c LEFT JOIN outbound_events e ON e.id = c.event_id AND e.time = c.event_time LEFT JOIN outbound_destinations d ON d.id = c.destination_id`;
-const DUE = "o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())";
+// Due, not leased, and (ordered delivery, docs/outbound.md "Ordered delivery") the head of its key.
+const DUE = `o.status = 'pending' AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now()) AND ${ORDERED_CLAIMABLE}`;
 
 /**
  * Claims (group execution, lib/db/batcher.ts): the deliveries asked for by jobs meanwhile are leased
@@ -155,7 +160,7 @@ const claimer = new Batcher<{ eventId: string; destinationId: string }, Claimed 
 export async function claimDueDeliveries(limit: number, skipDestinations: string[] = []): Promise<Claimed[]> {
   if (limit <= 0) return [];
   const { rows } = await getBackgroundPool().query<Claimed>({
-    name: "hookyard-outbound-claim-due",
+    name: "hookyard-outbound-claim-due-v2",
     text: `WITH k AS (SELECT o.event_id, o.destination_id FROM outbound_deliveries o WHERE ${DUE} AND NOT (o.destination_id = ANY($3))
                     ORDER BY o.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      c AS (UPDATE outbound_deliveries o SET locked_until = $2, updated_at = now() FROM k WHERE o.event_id = k.event_id AND o.destination_id = k.destination_id RETURNING o.*)
@@ -179,11 +184,12 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
     inTransaction(async (db) => {
       const col = <T>(f: (r: Finished) => T) => items.map(f);
       const { rows: owned } = await db.query<{ e: string; d: string }>(
-        `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[], $15::jsonb[])
-                  AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response, transformation)),
+        `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::bool[], $13::int[], $14::jsonb[], $15::jsonb[], $16::bool[])
+                  AS r(e, d, ok, next, lease, aid, tenant, type, topic, code, n, manual, latency, response, transformation, block)),
        upd AS (
          UPDATE outbound_deliveries o SET attempts = o.attempts + 1, manual = false, locked_until = NULL, next_attempt_at = r.next, updated_at = now(),
-                status = CASE WHEN r.ok THEN 'success' WHEN r.next IS NULL THEN 'failed' ELSE 'pending' END
+                status = CASE WHEN r.ok THEN 'success' WHEN r.next IS NULL THEN 'failed' ELSE 'pending' END,
+                ordering_blocked_at = CASE WHEN r.block AND NOT r.ok AND r.next IS NULL AND o.ordering_key IS NOT NULL THEN now() ELSE o.ordering_blocked_at END
            FROM r WHERE o.event_id = r.e AND o.destination_id = r.d AND o.locked_until = r.lease RETURNING r.*),
        att AS (
          INSERT INTO outbound_attempts (id, event_id, tenant_id, destination_id, destination_type, topic, status, code, attempt_number, manual, latency_ms, response_data, transformation, time)
@@ -205,6 +211,7 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
           col((r) => r.outcome.latencyMs),
           col((r) => (r.outcome.response ? JSON.stringify(r.outcome.response) : null)),
           col((r) => (r.outcome.transformation ? JSON.stringify(r.outcome.transformation) : null)),
+          col((r) => storedOrdering(r.c.ordering)?.on_exhausted === "block"),
         ],
       );
       const isOwned = new Set(owned.map((o) => keyOf(o.e, o.d)));
@@ -242,6 +249,24 @@ const recorder = new Batcher<Finished, { owned: boolean; failures: number }>(
 );
 
 /**
+ * Promotions (group execution): the keys whose head ended meanwhile get their next delivery made due by
+ * one statement, after the end committed (docs/outbound.md "Ordered delivery"). Each caller gets
+ * whether a delivery became due.
+ */
+const promoter = new Batcher<OrderingKeyRef, boolean>(
+  async (keys) => {
+    const n = await promoteOutboundHeads(keys);
+    return keys.map(() => n > 0);
+  },
+  200,
+  2,
+);
+
+/** After ordered delivery `c` ended (its end committed): makes the next of its key due. True when one became due. Throws database errors. */
+const promoteAfter = (c: Claimed): Promise<boolean> =>
+  c.ordering_key == null ? Promise.resolve(false) : promoter.submit({ destination_id: c.destination_id, ordering_key: c.ordering_key });
+
+/**
  * The `outbound_deliver` task (jobs queued before deliveries were dispatched directly): delivers event
  * `eventId` to destination `destinationId` if its delivery is due and not leased by another worker;
  * otherwise does nothing (a repeated job is harmless). Throws only on database errors.
@@ -259,10 +284,11 @@ export async function deliverOutbound(eventId: string, destinationId: string): P
  * DELIVERY_DESTINATION_CONCURRENCY deliveries in flight here gets it back, due again within a second
  * (one slow or dead destination never takes all of a worker's places); otherwise it sends,
  * records the attempt and the delivery's next state (retry due at its time, or final), and on a failure
- * counts the destination's failures in a row (auto-disable, alerts). Throws only on database errors (the
- * lease then expires and the delivery is claimed again).
+ * counts the destination's failures in a row (auto-disable, alerts). Resolves true when the end of an
+ * ordered delivery made the next of its key due (the dispatcher then claims again at once). Throws only
+ * on database errors (the lease then expires and the delivery is claimed again).
  */
-export function deliverClaimedOutbound(c: Claimed): Promise<void> {
+export function deliverClaimedOutbound(c: Claimed): Promise<boolean> {
   const attributes = { "hookyard.event.id": c.event_id, "hookyard.destination.id": c.destination_id, "hookyard.tenant.id": c.tenant_id };
   return inSpan("outbound dispatch", c.trace_parent, attributes, () => deliverClaimed(c));
 }
@@ -276,23 +302,23 @@ async function putBack(c: Claimed, at: Date): Promise<void> {
 }
 
 /** {@link deliverClaimedOutbound} inside its span. */
-async function deliverClaimed(c: Claimed): Promise<void> {
+async function deliverClaimed(c: Claimed): Promise<boolean> {
   const { event_id: eventId, destination_id: destinationId } = c;
   if (c.deleted || c.disabled_at || c.orphan) {
     if (c.deleted || c.disabled_at) dropClient(destinationId); // its broker client, if one is open here (docs/outbound.md "Connections")
-    await getBackgroundPool().query(
+    const { rowCount } = await getBackgroundPool().query(
       "UPDATE outbound_deliveries SET status = 'skipped', locked_until = NULL, updated_at = now() WHERE event_id = $1 AND destination_id = $2 AND locked_until = $3",
       [eventId, destinationId, c.locked_until],
     );
-    return;
+    return rowCount ? promoteAfter(c) : false;
   }
   // A paused destination, an open breaker or a used-up pace puts the delivery back without an attempt
   // (docs/outbound.md "Receiver-driven limits"); a destination nothing is wrong with costs no statement here.
   const limited = OUTBOUND_DESTINATION_TYPES.find(c.type ?? "")?.receiverLimits !== false;
   const gate = limited ? await destinationGate("outbound", destinationId, c.tenant_id, 2 * outboundConfig().deliveryTimeoutMs + 10_000) : null;
-  if (gate && !gate.ok) return putBack(c, gate.retryAt);
+  if (gate && !gate.ok) return putBack(c, gate.retryAt).then(() => false);
   const slot = await acquireDestinationSlot(destinationId, c);
-  if (!slot.ok) return putBack(c, slot.retryAt);
+  if (!slot.ok) return putBack(c, slot.retryAt).then(() => false);
   let outcome: Outcome;
   try {
     const attributes = { "hookyard.event.id": eventId, "hookyard.destination.id": destinationId, "hookyard.attempt.number": c.attempts + 1 };
@@ -304,13 +330,17 @@ async function deliverClaimed(c: Claimed): Promise<void> {
   const sent = outcome.code !== "unsupported_destination_type" && outcome.code !== TRANSFORMATION_ERROR;
   // A Retry-After was honoured: the delivery waits for the pause without spending an attempt.
   const deferUntil = gate && (await noteAnswer(gate, { status, success: outcome.success, retryAfter: outcome.retryAfter, sent }));
-  if (deferUntil) return putBack(c, deferUntil);
+  if (deferUntil) return putBack(c, deferUntil).then(() => false);
   const cfg = outboundConfig();
   const delay = outcome.success || !c.eligible_for_retry ? null : retryDelayMs(c.attempts + 1);
   const next = delay === null ? null : new Date(Date.now() + delay);
   recordDelivery("outbound", outcome.success ? "success" : outcome.response?.status_code != null ? "failed" : "error", outcome.latencyMs);
   const { owned, failures } = await recorder.submit({ c, outcome, next, attemptId: cfg.prefixes.attempt + base62(randomBytes(16)) });
-  if (!owned || outcome.success) return; // success, or the lease was lost: another worker owns this delivery now
+  if (!owned) return false; // the lease was lost: another worker owns this delivery now
+  // The end of an ordered delivery (delivered, or out of retries and not blocking its key) lets the next of its key go.
+  const ended = outcome.success || (next === null && storedOrdering(c.ordering)?.on_exhausted !== "block");
+  const promoted = ended ? await promoteAfter(c) : false;
+  if (outcome.success) return promoted;
   let disabled = false;
   if (cfg.autoDisable && failures >= cfg.consecutiveFailureLimit) {
     const { rowCount } = await getBackgroundPool().query(
@@ -328,4 +358,5 @@ async function deliverClaimed(c: Claimed): Promise<void> {
     disabled,
     exhausted: c.eligible_for_retry && next === null,
   });
+  return promoted;
 }

@@ -25,6 +25,16 @@ import { type DeliveryStateView, readDeliveryStates } from "@/lib/delivery/desti
 import { getTenant } from "@/lib/outbound/tenants";
 import { wantsHealth, withDestinationHealth } from "@/lib/outbound/delivery-health";
 import { assertMayWrite, checkTransformationCode, ZTransformationCode } from "@/lib/outbound/transformation";
+import {
+  type BlockedKey,
+  blockedKeysOf,
+  normalizeOrdering,
+  type Ordering,
+  releaseOutboundKeys,
+  storedOrdering,
+  ZOutboundOrdering,
+} from "@/lib/outbound/ordering";
+import { OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
 
 /** An `outbound_destinations` row as Prisma Client reads it. */
 type Row = OutboundDestination;
@@ -52,6 +62,8 @@ export const ZDestinationCreate = z.strictObject({
   rate_limit_period: z.enum(["second", "minute", "hour", "concurrent"]).nullable().optional(),
   // Run on each delivery before it is sent (docs/outbound.md "Transformations"); null: none.
   transformation: ZTransformationCode.optional(),
+  // Ordered delivery per key (docs/outbound.md "Ordered delivery"); null (or absent): unordered.
+  ordering: ZOutboundOrdering.nullable().optional(),
   created_at: timestamp.optional(),
   updated_at: timestamp.optional(),
   disabled_at: timestamp.nullable().optional(),
@@ -82,6 +94,7 @@ export function toDestination(r: Row) {
   const credentials = decryptJson<Record<string, string>>(r.credentialsEncrypted) ?? {};
   const type = OUTBOUND_DESTINATION_TYPES.find(r.type);
   const config = r.config as Record<string, string>;
+  const ordering = storedOrdering(r.ordering);
   return {
     id: r.id,
     tenant_id: r.tenantId,
@@ -99,6 +112,8 @@ export function toDestination(r: Row) {
     ...(r.rateLimit !== null && { rate_limit: r.rateLimit, rate_limit_period: r.rateLimitPeriod ?? "second" }),
     // Likewise only when set (docs/outbound.md "Transformations").
     ...(r.transformation !== null && { transformation: r.transformation }),
+    // Likewise (docs/outbound.md "Ordered delivery"); reads add its blocked keys (withReadState).
+    ...(ordering && { ordering: ordering as Ordering & { blocked_keys?: BlockedKey[] } }),
     ...(type ? type.target(config) : { target: "" }),
   };
 }
@@ -120,15 +135,24 @@ function rateLimitColumns(
   return { rateLimit: limit, rateLimitPeriod: body.rate_limit_period ?? current?.rateLimitPeriod ?? "second" };
 }
 
-/** `destinations` (API models) with their read-only `delivery_state` when something happened to them (one statement; docs/outbound.md "Receiver-driven limits"). */
-async function withDeliveryStates<T extends { id: string }>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
-  const states = await readDeliveryStates(
-    "outbound",
-    destinations.map((d) => d.id),
-  );
+/**
+ * `destinations` (API models) as reads show them: with their read-only `delivery_state` when something
+ * happened to them (one statement; docs/outbound.md "Receiver-driven limits"), and the ordered ones with
+ * `ordering.blocked_keys` (one more statement, only when one of them is ordered; docs/outbound.md "Ordered delivery").
+ */
+async function withReadState<T extends { id: string; ordering?: Ordering }>(destinations: T[]): Promise<(T & { delivery_state?: DeliveryStateView })[]> {
+  const ordered = destinations.filter((d) => d.ordering).map((d) => d.id);
+  const [states, blocked] = await Promise.all([
+    readDeliveryStates(
+      "outbound",
+      destinations.map((d) => d.id),
+    ),
+    blockedKeysOf(ordered),
+  ]);
   return destinations.map((d) => {
     const state = states.get(d.id);
-    return state ? { ...d, delivery_state: state } : d;
+    const shown = d.ordering ? { ...d, ordering: { ...d.ordering, blocked_keys: blocked.get(d.id) ?? [] } } : d;
+    return state ? { ...shown, delivery_state: state } : shown;
   });
 }
 
@@ -225,6 +249,7 @@ export async function createDestination(tenantId: string, input: unknown, caller
         metadata: jsonOrNull(body.metadata),
         ...rateLimitColumns(body, null),
         transformation: body.transformation ?? null,
+        ordering: jsonOrNull(normalizeOrdering(body.ordering ?? null)),
         disabledAt: body.disabled_at ? new Date(body.disabled_at) : null,
         createdAt: body.created_at ? new Date(body.created_at) : now,
         updatedAt: body.updated_at ? new Date(body.updated_at) : now,
@@ -265,6 +290,8 @@ export async function updateDestination(tenantId: string, id: string, input: unk
         metadata: asJson(mergePatch((current.metadata as Record<string, unknown> | null) ?? {}, body.metadata)),
         ...rateLimitColumns(body, current),
         ...(body.transformation === undefined ? {} : { transformation: body.transformation }),
+        // Replaced as a whole (null turns it off); absent keeps it (docs/outbound.md "Ordered delivery").
+        ...(body.ordering === undefined ? {} : { ordering: jsonOrNull(normalizeOrdering(body.ordering)) }),
         ...(body.disabled_at === undefined ? {} : { disabledAt: body.disabled_at === null ? null : new Date(body.disabled_at) }),
         updatedAt: new Date(),
       },
@@ -273,7 +300,25 @@ export async function updateDestination(tenantId: string, id: string, input: unk
   return { body: toDestination(updated) };
 }
 
-export const getDestination = async (tenantId: string, id: string) => ({ body: (await withDeliveryStates([toDestination(await row(tenantId, id))]))[0] });
+export const getDestination = async (tenantId: string, id: string) => ({ body: (await withReadState([toDestination(await row(tenantId, id))]))[0] });
+
+/**
+ * `POST …/destinations/{id}/ordering/release` with `{keys?: string[]}` (no body: every key): the blocked
+ * keys of the destination go on; the blocking deliveries stay failed (docs/outbound.md "Ordered delivery").
+ * Answers `{released}` (how many keys). Throws 404 (destination of another tenant or none), 422 (body).
+ */
+export async function releaseOrdering(tenantId: string, id: string, input: unknown) {
+  await row(tenantId, id);
+  const body = ZOrderingRelease.parse(input ?? {});
+  const { released, promoted } = await releaseOutboundKeys(id, body.keys);
+  if (promoted) await getPrisma().$executeRaw`SELECT pg_notify(${OUTBOUND_CHANNEL}, '')`;
+  return { body: { released } };
+}
+
+/** The body of `POST …/ordering/release`: the keys to release; absent: every blocked key. */
+export const ZOrderingRelease = z.strictObject({
+  keys: z.array(z.string().max(1000)).min(1).max(1000).optional().describe("The keys to release; absent: every blocked key of the destination."),
+});
 
 /** `DELETE`: `{success: true}`; its attempts stay readable through `/attempts`. Throws 404. */
 export async function deleteDestination(tenantId: string, id: string) {
@@ -322,7 +367,7 @@ export async function listDestinations(tenantId: string, query: ParsedQuery) {
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  const list = await withDeliveryStates(rows.map(toDestination));
+  const list = await withReadState(rows.map(toDestination));
   if (!wantsHealth(query)) return { body: list };
   // `include=health`: the failure rate and last failure of each, plus its failures in a row (docs/outbound.md "Delivery health").
   const streak = new Map(rows.map((r) => [r.id, r.consecutiveFailures]));

@@ -84,13 +84,14 @@ async function pump(): Promise<void> {
         for (const c of claimed) {
           active++;
           void deliverClaimedOutbound(c)
-            .catch((err) =>
+            .catch((err) => {
               log.warn(
                 `delivery ${c.event_id} to ${c.destination_id} failed; its lease will expire and it is claimed again`,
                 err instanceof Error ? err.message : err,
-              ),
-            )
-            .finally(finished);
+              );
+              return false;
+            })
+            .then(finished);
         }
         if (!moreDue) break;
       }
@@ -100,11 +101,13 @@ async function pump(): Promise<void> {
   } while (again && started);
 }
 
-function finished(): void {
+/** A claimed delivery ended; `promoted`: it was ordered and made the next of its key due (claimed at once, docs/outbound.md "Ordered delivery"). */
+function finished(promoted: boolean): void {
   active--;
   lastActivityAt = Date.now();
   if (active === 0) idleWaiters.splice(0).forEach((w) => w());
-  if (moreDue && places() - active >= Math.min(CLAIM_AT_LEAST, places())) wake();
+  if (promoted) endTimer ??= setTimeout(() => ((endTimer = null), wake()), END_COALESCE_MS);
+  else if (moreDue && places() - active >= Math.min(CLAIM_AT_LEAST, places())) wake();
   // The last claim left out a destination at its ceiling: deliveries ending within END_COALESCE_MS share
   // one look, so its backlog resumes as soon as it has room, not at the next poll.
   else if (skippedSaturated) endTimer ??= setTimeout(() => ((endTimer = null), wake()), END_COALESCE_MS);

@@ -9,7 +9,8 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import type { OutboundForm, OutboundRoute } from "@/lib/outbound/http";
-import { ZDestinationCreateByType, ZDestinationUpdate } from "@/lib/outbound/destinations";
+import { ZDestinationCreateByType, ZDestinationUpdate, ZOrderingRelease } from "@/lib/outbound/destinations";
+import { ZOutboundOrderingView } from "@/lib/outbound/ordering";
 import { DESTINATION_TYPES, fieldsSchema } from "@/lib/outbound/destination-types";
 import { ZRetry } from "@/lib/outbound/events";
 import { ZTopicPut } from "@/lib/outbound/catalog";
@@ -99,6 +100,7 @@ const MODELS: Record<string, unknown> = {
         description:
           "JavaScript run on each delivery before it is sent; absent without one (and, for a tenant JWT, when the deployment hides transformations).",
       },
+      ordering: ref("OutboundDestinationOrdering"),
       delivery_state: {
         ...ref("DeliveryState"),
         description: "On reads (list, get), once something happened to the destination: receiver-driven limits and the circuit breaker (read-only).",
@@ -109,6 +111,10 @@ const MODELS: Record<string, unknown> = {
     },
   },
   DeliveryState: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZDeliveryState, { io: "output" })),
+  OutboundDestinationOrdering: {
+    ...(({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZOutboundOrderingView, { io: "output" })),
+    description: 'Ordered delivery per key (docs/outbound.md "Ordered delivery"); absent on unordered destinations. blocked_keys on reads (list, get).',
+  },
   OutboundTransformationOutput: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(ZTransformationOutput, { io: "output" })),
   Event: {
     type: "object",
@@ -348,6 +354,14 @@ const OPERATIONS: Record<string, Operation> = {
       "Runs code (default: the destination's transformation) on an event of the tenant or a sample, as a delivery to this destination would, and sends nothing. 200 even when the code fails (log_level fatal, error). A tenant JWT needs OUTBOUND_PORTAL_TRANSFORMATIONS read (saved code only) or edit; 429 when the sandbox is busy.",
     body: ZTransformationTest,
     response: ref("OutboundTransformationOutput"),
+  },
+  "POST tenants/:tenant_id/destinations/:destination_id/ordering/release": {
+    tag: "Destinations",
+    summary: "Release blocked ordering keys",
+    description:
+      'Lets the keys blocked by a delivery that exhausted its retries under ordering.on_exhausted "block" go on (all of them without a body); the blocking deliveries stay failed (docs/outbound.md "Ordered delivery").',
+    body: ZOrderingRelease,
+    response: { type: "object", properties: { released: { type: "integer", description: "How many keys were released." } } },
   },
   "PUT tenants/:tenant_id/destinations/:destination_id/enable": { tag: "Destinations", summary: "Enable a destination", response: ref("Destination") },
   "PUT tenants/:tenant_id/destinations/:destination_id/disable": { tag: "Destinations", summary: "Disable a destination", response: ref("Destination") },

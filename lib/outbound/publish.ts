@@ -18,6 +18,10 @@ import { outboundInvalid } from "@/lib/outbound/errors";
 import { announceOutboundDeliveries } from "@/lib/outbound/dispatch";
 import { activeTraceparent } from "@/lib/tracing";
 import { checkEvent, refreshCatalog } from "@/lib/outbound/catalog";
+import { logger } from "@/lib/log";
+import { orderingKeyFor, promoteOutboundHeads, type OrderingKeyRef } from "@/lib/outbound/ordering";
+
+const log = logger("outbound-publish");
 
 export const ZPublish = z.strictObject({
   id: z
@@ -226,36 +230,41 @@ const WRITE_SQL = `
 WITH ev AS (${EVENTS_CTE}
   RETURNING 1
 ), dl AS (
-  INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at)
-  SELECT e, et, d, t, 'pending', false, now() FROM unnest($13::text[], $14::timestamptz[], $15::text[], $16::text[]) AS x(e, et, d, t)
+  INSERT INTO outbound_deliveries (event_id, event_time, destination_id, tenant_id, status, manual, next_attempt_at, ordering_key, ordering_pos)
+  SELECT e, et, d, t, 'pending', false, CASE WHEN ok IS NULL THEN now() END, ok, CASE WHEN ok IS NOT NULL THEN nextval('outbound_ordering_seq') END
+    FROM unnest($13::text[], $14::timestamptz[], $15::text[], $16::text[], $17::text[]) AS x(e, et, d, t, ok)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM dl) AS deliveries`;
 /** A group whose events match no destination: the events alone. */
 const WRITE_EVENTS_SQL = EVENTS_CTE;
-const WRITE_STATEMENT = "hookyard_outbound_publish_v5";
+const WRITE_STATEMENT = "hookyard_outbound_publish_v6";
 const WRITE_EVENTS_STATEMENT = "hookyard_outbound_publish_events_v3";
-const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v1";
+const DESTINATIONS_STATEMENT = "hookyard_outbound_publish_destinations_v2";
 
 /**
  * Writes a group of publishes with `db` (the pool, or a transaction's client when ids were looked up):
  * reads the tenants' enabled destinations, matches each new event, and writes events and deliveries
- * with one statement (the events alone when none matched). `stored`: the ids already stored (duplicates). Returns one answer per item.
+ * with one statement (the events alone when none matched). `stored`: the ids already stored (duplicates).
+ * Adds the keys of the ordered deliveries written to `ordered`. Returns one answer per item.
  */
 async function writeGroup(
   db: Pick<Db, "query">,
   items: Pending[],
   stored: Map<string, { tenant_id: string; matched_destination_ids: string[] }>,
+  ordered: OrderingKeyRef[],
 ): Promise<Written[]> {
   const seen = new Set<string>();
   // The same id twice in one batch: the first is new, the second a duplicate of it.
   const isNew = items.map((i) => !stored.has(i.id) && !seen.has(i.id) && (seen.add(i.id), true));
   const fresh = items.filter((_, n) => isNew[n]);
-  const { rows: destinations } = await db.query<{ id: string; tenant_id: string; topics: string[]; filter: Record<string, unknown> | null }>({
-    name: DESTINATIONS_STATEMENT,
-    text: "SELECT id, tenant_id, topics, filter FROM outbound_destinations WHERE tenant_id = ANY($1) AND disabled_at IS NULL ORDER BY created_at, id",
-    values: [[...new Set(fresh.map((i) => i.tenantId))]],
-  });
+  const { rows: destinations } = await db.query<{ id: string; tenant_id: string; topics: string[]; filter: Record<string, unknown> | null; ordering: unknown }>(
+    {
+      name: DESTINATIONS_STATEMENT,
+      text: "SELECT id, tenant_id, topics, filter, ordering FROM outbound_destinations WHERE tenant_id = ANY($1) AND disabled_at IS NULL ORDER BY created_at, id",
+      values: [[...new Set(fresh.map((i) => i.tenantId))]],
+    },
+  );
   const matched = fresh.map((i) =>
     destinations
       .filter(
@@ -267,8 +276,11 @@ async function writeGroup(
       )
       .map((d) => d.id),
   );
+  // Ordered destinations (docs/outbound.md "Ordered delivery"): each delivery's key; null (unordered) for the others.
+  const orderingOf = new Map(destinations.filter((d) => d.ordering !== null).map((d) => [d.id, d.ordering]));
   if (fresh.length) {
-    const deliveries = fresh.flatMap((i, n) => matched[n].map((d) => ({ i, d })));
+    const deliveries = fresh.flatMap((i, n) => matched[n].map((d) => ({ i, d, key: orderingOf.has(d) ? orderingKeyFor(orderingOf.get(d), i.view) : null })));
+    for (const x of deliveries) if (x.key !== null) ordered.push({ destination_id: x.d, ordering_key: x.key });
     const events = [
       fresh.map((i) => i.id),
       fresh.map((i) => i.tenantId),
@@ -288,7 +300,14 @@ async function writeGroup(
       await db.query({
         name: WRITE_STATEMENT,
         text: WRITE_SQL,
-        values: [...events, deliveries.map((x) => x.i.id), deliveries.map((x) => x.i.time), deliveries.map((x) => x.d), deliveries.map((x) => x.i.tenantId)],
+        values: [
+          ...events,
+          deliveries.map((x) => x.i.id),
+          deliveries.map((x) => x.i.time),
+          deliveries.map((x) => x.d),
+          deliveries.map((x) => x.i.tenantId),
+          deliveries.map((x) => x.key),
+        ],
       });
     }
   }
@@ -310,9 +329,16 @@ async function writeGroup(
  */
 const writer = new Batcher<Pending, Written>(
   async (items) => {
+    const ordered: OrderingKeyRef[] = [];
     const written = await (items.some((i) => i.chosenId)
-      ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items)))
-      : writeGroup(getPool(), items, new Map()));
+      ? inTransaction(async (client) => writeGroup(client, items, await storedEvents(client, items), ordered))
+      : writeGroup(getPool(), items, new Map(), ordered));
+    // Ordered deliveries were written parked: after the commit, each key's head is made due (a statement
+    // only when some were written; the worker's sweep covers a failure here, docs/outbound.md "Ordered delivery").
+    if (ordered.length)
+      await promoteOutboundHeads(ordered, getPool()).catch((err) =>
+        log.warn("could not make ordered deliveries due; the sweep will", err instanceof Error ? err.message : err),
+      );
     // Committed: the dispatchers may claim the new deliveries now (lib/outbound/dispatch.ts).
     if (written.some((w) => !w.duplicate && w.matched.length > 0)) announceOutboundDeliveries();
     return written;

@@ -22,6 +22,7 @@ import type { OutboundCaller } from "@/lib/outbound/auth";
 import { OUTBOUND_CHANNEL } from "@/lib/outbound/delivery";
 import { outboundBadRequest, outboundForbidden, outboundInvalid, outboundNotFound } from "@/lib/outbound/errors";
 import { decodeCursor, encodeCursor, single } from "@/lib/outbound/params";
+import { promoteOutboundHeads, retrySet, type OrderingKeyRef } from "@/lib/outbound/ordering";
 
 /** graphile-worker task that runs a redrive; payload `{redrive_id}`. */
 export const REDRIVE_TASK = "outbound_redrive";
@@ -287,13 +288,16 @@ const REDRIVE_KIND: BulkKind<RedriveRow, DeliveryKey> = {
   // Due now, manual (like POST /retry), marked with the run; only while the destination is enabled and
   // the delivery still failed and is not in flight. The others count as failed.
   act: async (client, op, records) => {
-    const { rowCount } = await client.query(
-      `UPDATE outbound_deliveries o SET status = 'pending', manual = true, next_attempt_at = now(), redrive_id = $3, updated_at = now()
+    // A delivery to an ordered destination keeps its place or goes to the end of its key (docs/outbound.md "Ordered delivery").
+    const { rowCount, rows } = await client.query<OrderingKeyRef>(
+      `UPDATE outbound_deliveries o SET status = 'pending', manual = true, redrive_id = $3, updated_at = now(), ${retrySet("o")}
          FROM unnest($1::text[], $2::text[]) AS k(e, d), outbound_destinations dst
         WHERE o.event_id = k.e AND o.destination_id = k.d AND dst.id = o.destination_id AND dst.disabled_at IS NULL
-          AND (${STATUS_SQL.failed} OR ${STATUS_SQL.retrying}) AND ${NOT_LEASED}`,
+          AND (${STATUS_SQL.failed} OR ${STATUS_SQL.retrying}) AND ${NOT_LEASED}
+       RETURNING o.destination_id, o.ordering_key`,
       [records.map((r) => r.event_id), records.map((r) => r.destination_id), op.id],
     );
+    await promoteOutboundHeads(rows, client);
     if (rowCount) await client.query("SELECT pg_notify($1, '')", [OUTBOUND_CHANNEL]);
     return { completed: rowCount ?? 0, failed: records.length - (rowCount ?? 0) };
   },

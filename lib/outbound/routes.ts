@@ -9,7 +9,15 @@ import { deleteCatalogTopic, getCatalogTopic, getTopicSchema, listCatalog, putCa
 import type { OutboundRoute } from "@/lib/outbound/http";
 import { outboundNotFound } from "@/lib/outbound/errors";
 import { DESTINATION_TYPES, destinationType } from "@/lib/outbound/destination-types";
-import { createDestination, deleteDestination, getDestination, listDestinations, setDestinationDisabled, updateDestination } from "@/lib/outbound/destinations";
+import {
+  createDestination,
+  deleteDestination,
+  getDestination,
+  listDestinations,
+  releaseOrdering,
+  setDestinationDisabled,
+  updateDestination,
+} from "@/lib/outbound/destinations";
 import { assertDestination, getAttempt, getEvent, listAttempts, listEvents, outboundMetrics, retry } from "@/lib/outbound/events";
 import { outboundHealth } from "@/lib/outbound/health";
 import { failingDestinations } from "@/lib/outbound/delivery-health";
@@ -67,6 +75,13 @@ export const OUTBOUND_ROUTES: OutboundRoute[] = [
     handler: ({ params, body, caller }) => testTransformation(params.tenant_id, params.destination_id, body, caller),
   },
   { method: "DELETE", path: `${D}/:destination_id`, auth: "any", handler: ({ params }) => deleteDestination(params.tenant_id, params.destination_id) },
+  // Ordered delivery (lib/outbound/ordering.ts): lets blocked keys go on; a tenant JWT only its own destinations (404 otherwise).
+  {
+    method: "POST",
+    path: `${D}/:destination_id/ordering/release`,
+    auth: "any",
+    handler: ({ params, body }) => releaseOrdering(params.tenant_id, params.destination_id, body),
+  },
   {
     method: "PUT",
     path: `${D}/:destination_id/enable`,

@@ -18,6 +18,7 @@ import { quietGraphileLogger } from "@/lib/db/graphile-logger";
 import { closeSender } from "@/lib/delivery/http-sender";
 import { startDispatch, stopDispatch } from "@/lib/gateway/delivery/dispatch-queue";
 import { sweepOrderedHeads } from "@/lib/gateway/delivery/ordering";
+import { sweepOutboundOrderedHeads } from "@/lib/outbound/ordering";
 import { DELIVER_TASK, enqueueDeliveries } from "@/lib/delivery/jobs";
 import { startPeriodic } from "@/lib/db/periodic";
 import { startJobRunner } from "@/lib/delivery/job-runner";
@@ -84,6 +85,8 @@ export async function sweep(now = Date.now()): Promise<{ events: number }> {
   }, getBackgroundPool());
   // Ordered delivery's safety net: a key whose head was left without a job (docs/pipeline.md "Ordered delivery").
   const heads = await sweepOrderedHeads();
+  // The same for outbound destinations: a key whose head was left parked (docs/outbound.md "Ordered delivery").
+  await sweepOutboundOrderedHeads();
   if (now - lastCleanup > 60_000) {
     lastCleanup = now;
     // Expired deduplication keys, and destination rate-limit windows (one row per window) past any period.

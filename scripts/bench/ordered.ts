@@ -8,6 +8,8 @@
  * first send) and the CPU the server and PostgreSQL spent per delivery (CPU-relative, so that a machine busy
  * with other work moves both sides alike); the ordered round also counts key-order breaches at the sink.
  * The aim: ordered ≥ half the unordered rate (the two unordered rounds averaged).
+ * `-- ordered-outbound` runs the same rounds on the outbound service (docs/outbound.md "Ordered delivery"):
+ * publishes (`data.customer` the ordering key) to a webhook destination of one tenant per round.
  */
 import { gatewayConnection, jsonOfSize, loadAverage, log, machineLine, testPostmaster, usageByPart } from "./common";
 import type { ModeContext } from "./fanout-size";
@@ -17,8 +19,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Round = { name: string; accepted: number; delivered: number; rate: number; drainRate: number; cpuPerDelivery: number; breaches: number };
 
-/** The ordered mode (module doc); resolves true when the aim is met and every accepted request was delivered. */
-export async function ordered(c: ModeContext): Promise<boolean> {
+/** Where a round sends: the URL, the headers and the body of request `seq`. */
+type Target = { url: string; headers?: Record<string, string>; body: (seq: number) => string };
+
+/**
+ * A round's target on the outbound service: tenant `name` with one webhook destination to `url`, ordered by
+ * `data.customer` when `ordering` is set; publishes carry the round's `data`. Throws when the API refuses.
+ */
+async function outboundTarget(c: ModeContext, name: string, url: string, ordering: unknown, data: (seq: number) => string): Promise<Target> {
+  const base = `${c.hookyard.url}/outbound/api/v1`;
+  const headers = { authorization: `Bearer ${c.apiKey}`, "content-type": "application/json" };
+  const put = await fetch(`${base}/tenants/${name}`, { method: "PUT", headers });
+  const dest = await fetch(`${base}/tenants/${name}/destinations`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ type: "webhook", topics: "*", config: { url }, ...(ordering ? { ordering } : {}) }),
+  });
+  if (put.status >= 300 || dest.status !== 201) throw new Error(`outbound setup failed: ${put.status} ${dest.status} ${await dest.text()}`);
+  return { url: `${base}/publish`, headers, body: (seq) => `{"tenant_id":${JSON.stringify(name)},"topic":"invoice.paid","data":${data(seq)}}` };
+}
+
+/** The ordered mode (module doc) of `product`; resolves true when the aim is met and every accepted request was delivered. */
+export async function ordered(c: ModeContext, product: "gateway" | "outbound" = "gateway"): Promise<boolean> {
   const rate = Number(process.env.BENCH_ORDERED_RATE ?? 600);
   const seconds = Number(process.env.BENCH_ORDERED_SECONDS ?? 10);
   const keys = Number(process.env.BENCH_ORDERED_KEYS ?? 100);
@@ -27,20 +49,23 @@ export async function ordered(c: ModeContext): Promise<boolean> {
     [c.hookyard.process.pid ?? -1, "hookyard"],
   ]);
   const cpu = () => [...usageByPart(roots).values()].reduce((n, u) => n + u.cpuMs, 0);
-  log(`ordered: ${machineLine()}`);
+  log(`ordered (${product}): ${machineLine()}`);
   log(`${rate} requests/s for ${seconds} s per round, ${keys} keys`);
 
   const round = async (name: string, ordering: unknown): Promise<Round> => {
-    const source = await gatewayConnection(c.hookyard.url, c.apiKey, {
-      source: name,
-      destination: `${name}-sink`,
-      url: `${c.sink.url}/open/${name}`,
-      ordering,
-    });
-    const body = (seq: number) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: `r:${seq}`, data: { customer: `cus_${seq % keys}`, pad } }));
+    const url = `${c.sink.url}/open/${name}`;
+    let target: Target;
+    if (product === "outbound") {
+      const data = (seq: number) => jsonOfSize((pad) => ({ bench_id: `r:${seq}`, customer: `cus_${seq % keys}`, pad }));
+      target = await outboundTarget(c, name, url, ordering && { key: "data.customer" }, data);
+    } else {
+      const source = await gatewayConnection(c.hookyard.url, c.apiKey, { source: name, destination: `${name}-sink`, url, ordering });
+      const body = (seq: number) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: `r:${seq}`, data: { customer: `cus_${seq % keys}`, pad } }));
+      target = { url: source.url, body };
+    }
     const cpuBefore = cpu();
     const started = Date.now();
-    const run = await openLoop({ url: source.url, rate, seconds, body });
+    const run = await openLoop({ url: target.url, headers: target.headers, rate, seconds, body: target.body });
     const accepted = run.ok;
     const key = `${name}/r`;
     const deadline = Date.now() + 180_000;

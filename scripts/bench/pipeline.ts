@@ -14,7 +14,8 @@
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps"); `npm run bench:pipeline -- fanout` and `-- size` (or BENCH_MODE=fanout|size)
  * run the fan-out and body-size benches instead (scripts/bench/fanout-size.ts, docs/benchmarks.md "Fan-out and size");
- * `-- ordered` ordered delivery per key against unordered (scripts/bench/ordered.ts, docs/benchmarks.md "Ordered delivery").
+ * `-- ordered` ordered delivery per key against unordered (scripts/bench/ordered.ts, docs/benchmarks.md "Ordered delivery"),
+ * `-- ordered-outbound` the same for outbound destinations (publishes through the outbound API).
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -48,14 +49,16 @@ const deliveredCount = async () => (await ask<{ count: number }>("count")).count
 buildIfNeeded(log);
 const db = await startTestDatabase();
 const apiKey = `hky_bench_${Date.now()}`;
-const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey });
+// The same key for the outbound API (`-- ordered-outbound` publishes through it).
+const hookyard = await startServer({ DATABASE_URL: db.url, LOG_LEVEL: "warn", GATEWAY_API_KEY: apiKey, OUTBOUND_API_KEY: apiKey });
 /** Creates a connection from a new source `name` to an HTTP destination at `url`; returns its source. */
 const connect = (name: string, url: string) => gatewayConnection(hookyard.url, apiKey, { source: name, destination: `${name}-sink`, url });
 // `npm run bench:pipeline -- fanout` or `-- size` (or BENCH_MODE=fanout|size): scripts/bench/fanout-size.ts.
 const mode = process.argv[2] ?? process.env.BENCH_MODE;
-if (mode === "fanout" || mode === "size" || mode === "ordered") {
+if (mode === "fanout" || mode === "size" || mode === "ordered" || mode === "ordered-outbound") {
   const context = { hookyard, apiKey, sink, databaseUrl: db.url };
-  await endRun(await (mode === "fanout" ? fanout(context) : mode === "size" ? size(context) : ordered(context)), hookyard, db, sink);
+  const run = mode === "fanout" ? fanout(context) : mode === "size" ? size(context) : ordered(context, mode === "ordered" ? "gateway" : "outbound");
+  await endRun(await run, hookyard, db, sink);
 }
 if (mode === "steps") {
   const source = await connect("open", `${sinkUrl}/open/hookyard`);

@@ -142,6 +142,46 @@ function DeliveryChart({ tenant }: { tenant: string }) {
   );
 }
 
+/**
+ * A destination's ordered delivery in the table (docs/outbound.md "Ordered delivery"): its key, and under
+ * `block` how many keys are blocked with a button that releases them all. The cached list drops the
+ * released keys at once, then is read again. Nothing for an unordered destination.
+ */
+function OrderingCell({ d, base, tenant }: { d: Destination; base: string; tenant: string }) {
+  const client = useQueryClient();
+  const release = useMutation({
+    mutationFn: () => api<{ released: number }>(`${base}/destinations/${encodeURIComponent(d.id)}/ordering/release`, { method: "POST" }),
+    onSuccess: () => {
+      client.setQueryData<Destination[]>(["tenant-destinations", tenant], (list) =>
+        list?.map((x) => (x.id === d.id && x.ordering ? { ...x, ordering: { ...x.ordering, blocked_keys: [] } } : x)),
+      );
+      void client.invalidateQueries({ queryKey: ["tenant-destinations", tenant] });
+    },
+  });
+  if (!d.ordering) return null;
+  const blocked = d.ordering.blocked_keys?.length ?? 0;
+  return (
+    <span className="mt-1 block space-y-1 text-xs" data-testid="tenant-destination-ordering">
+      <Badge compact title={d.ordering.key ? `One sequence per value of ${d.ordering.key}` : "The whole destination is one sequence"}>
+        Ordered{d.ordering.key ? ` by ${d.ordering.key}` : ""}
+      </Badge>
+      {blocked > 0 && (
+        <span className="flex flex-wrap items-center gap-2">
+          <span className="text-amber-800 dark:text-amber-300">{plural(blocked, "key")} blocked</span>
+          <Button size="xs" variant="secondary" disabled={release.isPending} onClick={() => release.mutate()}>
+            Release
+          </Button>
+        </span>
+      )}
+      {release.isError && (
+        <span role="alert" className="block text-red-700 dark:text-red-400">
+          Not released: {release.error.message}
+        </span>
+      )}
+    </span>
+  );
+}
+
 function Destinations({ tenant, base }: { tenant: string; base: string }) {
   const client = useQueryClient();
   const list = useQuery({
@@ -221,7 +261,10 @@ function Destinations({ tenant, base }: { tenant: string; base: string }) {
                   <Td className="text-xs" data-testid="tenant-destination-topics">
                     {d.topics.includes("*") ? "all" : d.topics.join(", ")}
                   </Td>
-                  <Td>{d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}</Td>
+                  <Td>
+                    {d.disabled_at ? <Badge>Disabled</Badge> : <Badge tone="success">Enabled</Badge>}
+                    <OrderingCell d={d} base={base} tenant={tenant} />
+                  </Td>
                   <Td className="min-w-48">
                     <HealthBadge health={d.health} />
                     <HealthLine health={d.health} className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" />

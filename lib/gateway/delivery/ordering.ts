@@ -19,9 +19,12 @@ import type pg from "pg";
 import { z } from "zod";
 import { getBackgroundPool } from "@/lib/db/pool";
 import { DELIVER_TASK } from "@/lib/delivery/jobs";
-import { fieldValue, canonical } from "@/lib/gateway/pipeline/deduplicate";
+import { fieldValue, keyText } from "@/lib/rules/field-path";
 import { createId } from "@/lib/ids";
 import type { TransformRequest } from "@/lib/rules/run-transformation";
+import { type Ordering, readBlockedKeys } from "@/lib/delivery/ordering";
+
+export { normalizeOrdering, storedOrdering, type BlockedKey, type Ordering } from "@/lib/delivery/ordering";
 
 /** A key path: `body.<path>` (JSON path into the body as delivered) or `headers.<name>`. */
 const ZOrderingKeyPath = z
@@ -43,21 +46,6 @@ export const ZOrdering = z
   })
   .meta({ id: "DestinationOrdering" });
 
-/** The stored form: both fields present. */
-export type Ordering = { key: string | null; on_exhausted: "skip" | "block" };
-
-/** `ordering` as stored (`destinations.ordering`) from an API input; null for unordered. */
-export function normalizeOrdering(input: z.infer<typeof ZOrdering> | null): Ordering | null {
-  return input ? { key: input.key ?? null, on_exhausted: input.on_exhausted ?? "skip" } : null;
-}
-
-/** A stored `destinations.ordering` value read back (anything else than an object is unordered). */
-export function storedOrdering(value: unknown): Ordering | null {
-  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
-  const v = value as { key?: unknown; on_exhausted?: unknown };
-  return { key: typeof v.key === "string" ? v.key : null, on_exhausted: v.on_exhausted === "block" ? "block" : "skip" };
-}
-
 /**
  * The ordering key of an event as it will be delivered (`request`: the rule view after transformations):
  * a string or number is its text, another JSON value its canonical JSON, and a missing value (or no
@@ -73,10 +61,7 @@ export function orderingKeyOf(ordering: Ordering, request: TransformRequest): st
   } else {
     value = fieldValue({ body: request.body }, ordering.key);
   }
-  if (value === undefined || value === null) return "";
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return canonical(value);
+  return keyText(value);
 }
 
 /** A fresh place at the end of every sequence: a time-ordered id of now (a retried or replayed event is accepted again). */
@@ -164,27 +149,8 @@ export async function sweepOrderedHeads(): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** A key held back by an event that exhausted its retries (`on_exhausted: "block"`). */
-export type BlockedKey = { key: string; event_id: string; blocked_at: string };
-
 /** The blocked keys of each of `destinationIds` (destination id → keys, oldest first; at most 100 each). */
-export async function blockedKeysOf(destinationIds: string[]): Promise<Map<string, BlockedKey[]>> {
-  const out = new Map<string, BlockedKey[]>();
-  if (destinationIds.length === 0) return out;
-  const { rows } = await getBackgroundPool().query<{ destination_id: string; ordering_key: string; id: string; ordering_blocked_at: Date }>(
-    `SELECT destination_id, ordering_key, id, ordering_blocked_at FROM (
-       SELECT destination_id, ordering_key, id, ordering_blocked_at, row_number() OVER (PARTITION BY destination_id ORDER BY ordering_blocked_at, id) AS n
-         FROM events WHERE destination_id = ANY($1) AND ordering_key IS NOT NULL AND ordering_blocked_at IS NOT NULL) b
-      WHERE n <= 100 ORDER BY destination_id, n`,
-    [destinationIds],
-  );
-  for (const r of rows) {
-    const list = out.get(r.destination_id) ?? [];
-    list.push({ key: r.ordering_key, event_id: r.id, blocked_at: r.ordering_blocked_at.toISOString() });
-    out.set(r.destination_id, list);
-  }
-  return out;
-}
+export const blockedKeysOf = (destinationIds: string[]) => readBlockedKeys("events", "id", destinationIds);
 
 /**
  * Releases the blocked keys of destination `destinationId` (only `keys` when given): the blocking events

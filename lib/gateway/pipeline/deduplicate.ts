@@ -5,37 +5,12 @@
  * event's `body`, `headers`, `path` and `query` (parsed): a root name, a dotted path, `[0]` or `[*]`.
  */
 import { createHash } from "node:crypto";
+import { canonical, parsePath, pick, type Segment } from "@/lib/rules/field-path";
 import type { TransformRequest } from "@/lib/rules/run-transformation";
 
+export { canonical, fieldValue } from "@/lib/rules/field-path";
+
 export type DeduplicateRule = { type: "deduplicate"; window: number; include_fields?: string[] | null; exclude_fields?: string[] | null };
-
-/** A path segment: a key, an array index, or "*" (every element of an array). */
-type Segment = string | number;
-
-function parsePath(path: string): Segment[] {
-  const segments: Segment[] = [];
-  for (const part of path.split(".")) {
-    const m = /^([^[\]]*)((?:\[(?:\d+|\*)\])*)$/.exec(part);
-    if (!m) {
-      segments.push(part);
-      continue;
-    }
-    if (m[1]) segments.push(m[1]);
-    for (const idx of m[2].matchAll(/\[(\d+|\*)\]/g)) segments.push(idx[1] === "*" ? "*" : Number(idx[1]));
-  }
-  return segments;
-}
-
-function pick(value: unknown, segments: Segment[]): unknown {
-  if (segments.length === 0) return value;
-  const [head, ...rest] = segments;
-  if (head === "*") return Array.isArray(value) ? value.map((v) => pick(v, rest)) : undefined;
-  if (value === null || typeof value !== "object") return undefined;
-  return pick((value as Record<string | number, unknown>)[head], rest);
-}
-
-/** The value at field path `path` (`body.id`, `body.items[0].sku`) of `event`, or undefined when absent. */
-export const fieldValue = (event: unknown, path: string): unknown => pick(event, parsePath(path));
 
 function omit(value: unknown, segments: Segment[]): unknown {
   if (segments.length === 0 || value === null || typeof value !== "object") return segments.length === 0 ? undefined : value;
@@ -51,15 +26,6 @@ function omit(value: unknown, segments: Segment[]): unknown {
   if (rest.length === 0) delete copy[key];
   else copy[key] = omit(copy[key], rest);
   return copy;
-}
-
-/** Canonical JSON: object keys sorted, so equal values give equal text. */
-export function canonical(value: unknown): string {
-  if (value === undefined) return "null";
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
 }
 
 /**

@@ -36,6 +36,9 @@ export type Claimed = {
   trace_parent: string | null;
   /** The destination's transformation (docs/outbound.md "Transformations"), or null. */
   transformation?: string | null;
+  /** Ordered delivery (docs/outbound.md "Ordered delivery"): the delivery's key (null unordered) and the destination's `ordering` column. */
+  ordering_key?: string | null;
+  ordering?: unknown;
   /**
    * The metadata a transformation returned: {@link metadataOf} answers them instead of the computed ones
    * (set by lib/outbound/transformation.ts on its copy of the row, never stored).
