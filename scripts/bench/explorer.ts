@@ -6,7 +6,9 @@
  * parameters and page size), sequentially: BENCH_ITERATIONS each (default 30, after 3 warm-ups), p50/p95.
  * Aim (docs/benchmarks.md): every call p95 ≤ 300 ms. With BENCH_PAGE=1 (default) it also signs a dashboard
  * user in with Chromium (CHROMIUM_PATH, default /usr/bin/chromium) and times the click on Events until 100
- * rows are on screen, and a cold load of /dashboard/events?status=FAILED.
+ * rows are on screen, and a cold load of /dashboard/events?status=FAILED: in the page (from the click event,
+ * or the navigation's start, to the frame that shows them; the aim: click p50 ≤ 300 ms) and as the driver
+ * sees them (adding Playwright's own round trips before the click and after the rows).
  * Env: BENCH_DATABASE_URL reuses a database already seeded by an earlier run (its migrations are applied
  * by the server; nothing is seeded when it holds the events); with BENCH_SERVER_URL too, a server already
  * running on it is measured (e.g. one of another checkout, for a before/after). BENCH_ONLY: a regular
@@ -230,39 +232,66 @@ const slow = results.filter((r) => r.p95 > AIM_MS);
 let pageOk = true;
 if (withPage) {
   const times = await timePage();
-  pageOk = percentile(times.click, 50) <= AIM_MS;
-  console.log(`\n| page (Chromium) | runs | p50 ms | max ms |`);
-  console.log("|---|---|---|---|");
-  times.click.sort((a, b) => a - b);
-  times.load.sort((a, b) => a - b);
-  console.log(
-    `| click on Events → 100 rows on screen | ${times.click.length} | ${percentile(times.click, 50).toFixed(0)} | ${times.click.at(-1)!.toFixed(0)} |`,
-  );
-  console.log(
-    `| load /dashboard/events?status=FAILED → 100 rows | ${times.load.length} | ${percentile(times.load, 50).toFixed(0)} | ${times.load.at(-1)!.toFixed(0)} |`,
-  );
+  // The aim is the user's wait: from the click event to the frame with 100 rows, measured in the page. The
+  // driver's figure adds Playwright's own round trips (actionability checks before the click, polling after).
+  pageOk = percentile(times.clickInPage, 50) <= AIM_MS;
+  console.log(`\n| page (Chromium) | runs | in the page: p50 ms | max ms | by the driver: p50 ms | max ms |`);
+  console.log("|---|---|---|---|---|---|");
+  for (const t of Object.values(times)) t.sort((a, b) => a - b);
+  const cells = (a: number[]) => `${percentile(a, 50).toFixed(0)} | ${a.at(-1)!.toFixed(0)}`;
+  console.log(`| click on Events → 100 rows on screen | ${times.click.length} | ${cells(times.clickInPage)} | ${cells(times.click)} |`);
+  console.log(`| load /dashboard/events?status=FAILED → 100 rows | ${times.load.length} | ${cells(times.loadInPage)} | ${cells(times.load)} |`);
 }
 log(`load average at the end ${load()}`);
 const ok = slow.length === 0 && pageOk;
 console.log(
-  `\n[bench] verdict: ${ok ? "aim met" : "aim NOT met"} (every call p95 ≤ ${AIM_MS} ms${withPage ? ", the click p50 ≤ 300 ms" : ""})${slow.length ? `; over: ${slow.map((s) => s.name).join(", ")}` : ""}`,
+  `\n[bench] verdict: ${ok ? "aim met" : "aim NOT met"} (every call p95 ≤ ${AIM_MS} ms${withPage ? ", the click p50 ≤ 300 ms in the page" : ""})${slow.length ? `; over: ${slow.map((s) => s.name).join(", ")}` : ""}`,
 );
 
-/** Signs a dashboard user of the bench team in with Chromium; times the click on Events and a cold filtered load (ms, 5 each). */
-async function timePage(): Promise<{ click: number[]; load: number[] }> {
+type PageTimes = { click: number[]; load: number[]; clickInPage: number[]; loadInPage: number[] };
+type Watch = { clickAt: number | null; shownAt: number | null; pending: boolean };
+
+/**
+ * Installed in every document of the page: the time of the last click event, and of the first frame after the
+ * 100th explorer row is in the document (`requestAnimationFrame`, then a task: the frame has been painted), both
+ * on the page's clock (ms since its navigation started).
+ */
+function watchRows() {
+  const w = window as unknown as { __rows: Watch };
+  w.__rows = { clickAt: null, shownAt: null, pending: false };
+  document.addEventListener("click", () => (w.__rows = { clickAt: performance.now(), shownAt: null, pending: false }), true);
+  new MutationObserver(() => {
+    const r = w.__rows;
+    if (r.shownAt !== null || r.pending || document.querySelectorAll('[data-testid="explorer-row"]').length < 100) return;
+    r.pending = true;
+    requestAnimationFrame(() => setTimeout(() => (r.shownAt = performance.now())));
+  }).observe(document, { childList: true, subtree: true });
+}
+
+/**
+ * Signs a dashboard user of the bench team in with Chromium; times the click on Events and a cold filtered load
+ * (5 each, ms): as the driver sees them (from the call that clicks or navigates to the 100th row found), and in
+ * the page (from the click event, or the navigation's start, to the frame showing 100 rows).
+ */
+async function timePage(): Promise<PageTimes> {
   const { chromium } = await import("@playwright/test");
   const { createUser } = await import("@/lib/dashboard/users");
   const email = `bench-${Date.now()}@example.test`;
   await createUser(email, "correct horse battery", teamId);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
   const page = await browser.newPage({ baseURL: server.url, viewport: { width: 1440, height: 900 } });
+  await page.addInitScript(watchRows);
   await page.goto("/dashboard/sign-in");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("correct horse battery");
   await page.getByTestId("sign-in-submit").click();
   await page.waitForURL(/\/dashboard$/);
-  const click: number[] = [];
-  const load: number[] = [];
+  const times: PageTimes = { click: [], load: [], clickInPage: [], loadInPage: [] };
+  /** The page's watch once the frame with 100 rows was shown. */
+  const shown = async () => {
+    await page.waitForFunction(() => (window as unknown as { __rows: Watch }).__rows.shownAt !== null);
+    return page.evaluate(() => (window as unknown as { __rows: Watch }).__rows);
+  };
   for (let i = 0; i < 6; i++) {
     // From a page whose own calls are done (the Overview's metrics would still be loading: without the worker
     // there are no rollups), as someone who looked at the connections and now opens Events.
@@ -272,16 +301,26 @@ async function timePage(): Promise<{ click: number[]; load: number[] }> {
     const t = performance.now();
     await page.getByRole("link", { name: "Events", exact: true }).click();
     await page.getByTestId("explorer-row").nth(99).waitFor();
-    if (i > 0) click.push(performance.now() - t);
+    const clicked = performance.now() - t;
+    const w = await shown();
+    if (i > 0) {
+      times.click.push(clicked);
+      times.clickInPage.push(w.shownAt! - w.clickAt!);
+    }
     const t2 = performance.now();
     await page.goto("/dashboard/events?status=FAILED");
     await page.getByTestId("explorer-row").nth(99).waitFor();
-    if (i > 0) load.push(performance.now() - t2);
+    const loaded = performance.now() - t2;
+    const w2 = await shown();
+    if (i > 0) {
+      times.load.push(loaded);
+      times.loadInPage.push(w2.shownAt!);
+    }
   }
   await browser.close();
   const { closePool } = await import("@/lib/db/pool");
   await closePool();
-  return { click, load };
+  return times;
 }
 
 if (process.env.BENCH_HOLD === "1") {
