@@ -220,12 +220,23 @@ describe("a record PostgreSQL refuses all the same", () => {
         END IF;
         RETURN NEW;
       END $$`);
+    // A trigger's DDL locks its table against the shared server's worker, which may hold locks on the other
+    // tables in another order: PostgreSQL then ends one of the two as a deadlock. The DDL is tried again.
+    const ddl = async (sql: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db().query(sql);
+        } catch (err) {
+          if ((err as { code?: string }).code !== "40P01" || attempt === 10) throw err;
+          await new Promise((r) => setTimeout(r, 50 * attempt));
+        }
+      }
+    };
     for (const table of ["events", "transformation_executions", "ignored_events"]) {
-      await db().query(`CREATE TRIGGER hookyard_test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION hookyard_test_refuse()`);
+      await ddl(`CREATE TRIGGER hookyard_test_refuse BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION hookyard_test_refuse()`);
     }
     const dropTriggers = async () => {
-      for (const table of ["events", "transformation_executions", "ignored_events"])
-        await db().query(`DROP TRIGGER IF EXISTS hookyard_test_refuse ON ${table}`);
+      for (const table of ["events", "transformation_executions", "ignored_events"]) await ddl(`DROP TRIGGER IF EXISTS hookyard_test_refuse ON ${table}`);
       await db().query("DROP FUNCTION IF EXISTS hookyard_test_refuse()");
     };
     try {
