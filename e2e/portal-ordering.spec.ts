@@ -59,17 +59,24 @@ test("portal: an ordered destination shows its key, its blocked keys, and releas
   await expect(page.getByRole("heading", { name: "Ordered delivery", exact: true })).toBeVisible();
   await expect(page.getByTestId("ordering-key")).toContainText("Per value of data.k");
   await expect(page.getByTestId("ordering-on-exhausted")).toHaveText("Block the key until it is released");
-  const list = page.getByRole("list", { name: "Blocked keys" });
-  await expect(list.getByRole("listitem")).toHaveCount(2);
+  const list = page.getByRole("table", { name: "Blocked ordering keys" });
+  await expect(list.getByTestId("blocked-key")).toHaveCount(2);
   await expectAccessible(page);
-  await page.getByTestId("ordering-panel").screenshot({ path: "docs/portal/ordering-light.png" });
+  await page.getByTestId("portal-ordering").screenshot({ path: "docs/portal/ordering-light.png" });
+  // Dark at a phone's width: the panel fits (the time goes under the key).
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.getByTestId("portal-ordering").screenshot({ path: "docs/portal/ordering-dark-390.png" });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
-  await page.getByRole("button", { name: "Release alpha", exact: true }).click();
-  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await page.getByRole("button", { name: "Release key alpha", exact: true }).click();
+  await expect(list.getByTestId("blocked-key")).toHaveCount(1);
   await expect(list.getByText("beta", { exact: true })).toBeVisible();
   expect((await adminCall("GET", `/tenants/${tenant}/destinations/${id}`)).json.ordering.blocked_keys.map((b: { key: string }) => b.key)).toEqual(["beta"]);
 
-  await page.getByRole("button", { name: "Release beta", exact: true }).click();
+  await page.getByRole("button", { name: "Release key beta", exact: true }).click();
   await expect(page.getByText("No key is blocked.", { exact: true })).toBeVisible();
   expect((await adminCall("GET", `/tenants/${tenant}/destinations/${id}`)).json.ordering.blocked_keys).toEqual([]);
 });

@@ -2,15 +2,14 @@
 /**
  * A destination's ordered delivery (docs/outbound.md "Ordered delivery"), on the portal's destination
  * page: where its key comes from, what happens when a delivery runs out of retries, and the keys blocked
- * by one (under `block`), each with a Release button and one for all. Nothing shows for an unordered
- * destination. A release updates the cached destination at once (the released keys leave the list),
- * then the destination is read again.
+ * by one (under `block`: the kit's components/ui/OrderingPanel.tsx, a Release button per key and one for
+ * all). Nothing shows for an unordered destination. A release updates the cached destination at once (the
+ * released keys leave the list), then the destination is read again.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, type Destination, useDestinationsPath } from "@/components/portal/api";
-import { When } from "@/components/portal/ui";
-import { Button } from "@/components/ui/Button";
 import { Card, CardHeader } from "@/components/ui/Card";
+import { OrderingPanel as KeysPanel } from "@/components/ui/OrderingPanel";
 
 export function OrderingPanel({ d }: { d: Destination }) {
   const client = useQueryClient();
@@ -27,9 +26,8 @@ export function OrderingPanel({ d }: { d: Destination }) {
     },
   });
   if (!d.ordering) return null;
-  const blocked = d.ordering.blocked_keys ?? [];
   return (
-    <Card bodyClassName="p-0" data-testid="ordering-panel">
+    <Card bodyClassName="p-0" data-testid="portal-ordering">
       <CardHeader title="Ordered delivery" description="Events with the same key are delivered one at a time, in the order they were published." />
       <div className="space-y-3 p-4 sm:p-5">
         <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
@@ -50,38 +48,8 @@ export function OrderingPanel({ d }: { d: Destination }) {
         </dl>
         {d.ordering.on_exhausted === "block" && (
           <div className="space-y-2">
-            <div className="flex flex-wrap items-center justify-between gap-2">
-              <h3 className="text-sm font-medium">Blocked keys ({blocked.length})</h3>
-              {blocked.length > 1 && (
-                <Button size="sm" variant="secondary" disabled={release.isPending} onClick={() => release.mutate(undefined)}>
-                  Release all
-                </Button>
-              )}
-            </div>
-            {blocked.length === 0 ? (
-              <p className="text-sm text-zinc-600 dark:text-zinc-400">No key is blocked.</p>
-            ) : (
-              <ul className="divide-y divide-zinc-200 rounded-md border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" aria-label="Blocked keys">
-                {blocked.map((b) => (
-                  <li key={b.key} className="flex flex-wrap items-center justify-between gap-2 px-3 py-2 text-sm">
-                    <span className="min-w-0">
-                      <code className="break-all font-mono">{b.key === "" ? "(empty key)" : b.key}</code>
-                      <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">
-                        by <span className="font-mono">{b.event_id}</span> · <When iso={b.blocked_at} />
-                      </span>
-                    </span>
-                    <Button size="sm" variant="secondary" disabled={release.isPending} onClick={() => release.mutate([b.key])} aria-label={`Release ${b.key}`}>
-                      Release
-                    </Button>
-                  </li>
-                ))}
-              </ul>
-            )}
-            {release.isError && (
-              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-                Could not release: {release.error.message}
-              </p>
-            )}
+            <h3 className="text-sm font-medium">Blocked keys</h3>
+            <KeysPanel blockedKeys={d.ordering.blocked_keys ?? []} onRelease={(keys) => release.mutateAsync(keys)} />
           </div>
         )}
       </div>
