@@ -128,6 +128,55 @@ test("the detail opens beside the list at desktop width and as a full-screen she
   await expect(panel).toHaveCount(0);
 });
 
+/** The headers shown over the list, and the left edge of each, with the left edges of the first row's cells. */
+async function columnsOf(page: Page) {
+  const table = page.getByTestId("explorer-table");
+  const headers = table.getByRole("columnheader");
+  const shown: string[] = [];
+  const headerX: number[] = [];
+  for (const h of await headers.all()) {
+    if (!(await h.isVisible())) continue;
+    shown.push((await h.textContent())!.trim());
+    headerX.push(Math.round((await h.boundingBox())!.x));
+  }
+  const cellX: number[] = [];
+  for (const c of await rows(page).first().getByRole("cell").all()) if (await c.isVisible()) cellX.push(Math.round((await c.boundingBox())!.x));
+  return { shown, headerX, cellX };
+}
+
+test("the list's columns follow its own width: all of them full width, fewer beside the open panel and on a phone, cells under their headers", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page);
+  await page.goto("/dashboard/events");
+  await expect(rows(page)).toHaveCount(N);
+  const wide = await columnsOf(page);
+  expect(wide.shown).toEqual(["Status", "Request", "Topic", "Response", "Connection", "Age"]);
+  expect(wide.cellX).toEqual(wide.headerX);
+  // Every row is laid out on its own over the same columns: a long value in one row does not move another's.
+  const firstX = await rows(page).first().getByRole("cell").nth(4).boundingBox();
+  const lastX = await rows(page).last().getByRole("cell").nth(4).boundingBox();
+  expect(Math.round(lastX!.x)).toBe(Math.round(firstX!.x));
+
+  // Beside the open panel the list is narrower than 64rem: the connection column goes, the topic stays.
+  await rows(page).first().click();
+  await expect(page.getByTestId("side-panel")).toBeVisible();
+  const beside = await columnsOf(page);
+  expect(beside.shown).toEqual(["Status", "Request", "Topic", "Response", "Age"]);
+  expect(beside.cellX).toEqual(beside.headerX);
+  await page.keyboard.press("Escape");
+
+  // A phone: status, request, response and age, and the list does not scroll sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByTestId("side-panel")).toHaveCount(0);
+  const phone = await columnsOf(page);
+  expect(phone.shown).toEqual(["Status", "Request", "Response", "Age"]);
+  expect(phone.cellX).toEqual(phone.headerX);
+  const scroll = await page.getByTestId("explorer-table").evaluate((t) => ({ scroll: t.parentElement!.scrollWidth, client: t.parentElement!.clientWidth }));
+  expect(scroll.scroll).toBeLessThanOrEqual(scroll.client);
+});
+
 test("the URL holds the selection, the filters and the search, and a reload restores them", async ({ page }) => {
   await signIn(page);
   await page.goto("/dashboard/events");

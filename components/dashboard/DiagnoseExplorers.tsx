@@ -87,10 +87,10 @@ export function IgnoredEventsExplorer() {
       bulk={{ family: "ignored-events.retry", path: "ignored-events/retry", verb: "Retry" }}
       empty="Nothing was ignored: every request your connections took made an event."
       columns={[
-        { header: "Cause", cell: (i) => <CauseBadge cause={i.cause} /> },
+        { header: "Cause", cell: (i) => <CauseBadge cause={i.cause} />, width: "12rem" },
         { header: "Connection", cell: (i) => <NameOrId names={names} id={i.webhook_id} /> },
-        { header: "Request", cell: (i) => <span className="font-mono text-xs">{i.request_id}</span>, className: "hidden md:table-cell" },
-        { header: "Age", cell: (i) => <Age iso={i.created_at} /> },
+        { header: "Request", cell: (i) => <span className="font-mono text-xs">{i.request_id}</span>, width: "2fr", from: "md" },
+        { header: "Age", cell: (i) => <Age iso={i.created_at} />, width: "5rem" },
       ]}
       detailTitle={(id) => (
         <>
@@ -233,17 +233,18 @@ export function ExecutionsExplorer() {
       toolbar={picker}
       empty="This transformation has not run yet. Send a request to a source whose connection uses it."
       columns={[
-        { header: "Level", cell: (x) => <LevelBadge level={x.log_level} /> },
+        { header: "Level", cell: (x) => <LevelBadge level={x.log_level} />, width: "6rem" },
         {
           header: "Error or first line",
           cell: (x) => (
-            <span className="block max-w-[40ch] truncate font-mono text-xs" title={runError(x) ?? x.logs[0]?.message}>
+            <span className="block truncate font-mono text-xs" title={runError(x) ?? x.logs[0]?.message}>
               {runError(x) ?? x.logs[0]?.message ?? "—"}
             </span>
           ),
+          width: "3fr",
         },
-        { header: "Connection", cell: (x) => (x.webhook_id ? <NameOrId names={names} id={x.webhook_id} /> : "—"), className: "hidden lg:table-cell" },
-        { header: "Age", cell: (x) => <Age iso={x.created_at} /> },
+        { header: "Connection", cell: (x) => (x.webhook_id ? <NameOrId names={names} id={x.webhook_id} /> : "—"), from: "lg" },
+        { header: "Age", cell: (x) => <Age iso={x.created_at} />, width: "5rem" },
       ]}
       detailTitle={(id) => (
         <>

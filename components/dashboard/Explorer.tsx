@@ -23,9 +23,8 @@ import { base64Bytes, BodyView } from "@/components/ui/BodyView";
 import { Field, Input } from "@/components/ui/Field";
 import { ListWithPanel } from "@/components/ui/SidePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { Table, Td, Th, Tr } from "@/components/ui/Table";
+import { type ListColumn, ListTable } from "@/components/ui/ListTable";
 
-type Column<T> = { header: string; cell: (row: T) => React.ReactNode; className?: string };
 /** A bulk family this list can start from its current filter ("Retry all 1,240 matching"). */
 type BulkLink = { family: string; path: string; verb: string };
 
@@ -100,7 +99,7 @@ export function Explorer<T extends { id: string }>({
   title: string;
   description: string;
   path: string;
-  columns: Column<T>[];
+  columns: ListColumn<T>[];
   detail: (id: string) => React.ReactNode;
   /** The panel's heading for a selected id. */
   detailTitle: (id: string) => React.ReactNode;
@@ -252,40 +251,18 @@ export function Explorer<T extends { id: string }>({
     </EmptyState>
   ) : (
     <Card bodyClassName="p-0">
-      <Table
-        caption={`${title}: j and k or the arrow keys move the selection, Enter opens its details`}
+      <ListTable
+        label={`${title}: j and k or the arrow keys move the selection, Enter opens its details`}
         data-testid="explorer-table"
-        aria-busy={list.isFetching}
-      >
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <Th key={c.header} className={c.className}>
-                {c.header}
-              </Th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <Tr
-              key={row.id}
-              data-testid="explorer-row"
-              data-id={row.id}
-              selected={row.id === selected}
-              onOpen={() => select(row.id, "panel")}
-              tabIndex={row.id === tabStop ? 0 : -1}
-              className={fresh.has(row.id) ? "hy-row-new" : undefined}
-            >
-              {columns.map((c) => (
-                <Td key={c.header} className={c.className}>
-                  {c.cell(row)}
-                </Td>
-              ))}
-            </Tr>
-          ))}
-        </tbody>
-      </Table>
+        busy={list.isFetching}
+        columns={columns}
+        rows={rows}
+        rowTestId="explorer-row"
+        selectedId={selected}
+        tabStopId={tabStop}
+        onOpen={(row) => select(row.id, "panel")}
+        rowClassName={(row) => (fresh.has(row.id) ? "hy-row-new" : undefined)}
+      />
       <div className="flex items-center justify-between gap-2 px-3 py-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span aria-live="polite">
           {rows.length} shown{!cursor.next && !cursor.prev ? " · new rows appear live" : ""}

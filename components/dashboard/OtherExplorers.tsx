@@ -5,7 +5,7 @@ import { Explorer } from "@/components/dashboard/Explorer";
 import { EXPLORER_PAGES } from "@/components/dashboard/explorer-query";
 import { useNames } from "@/components/dashboard/filters";
 import { AttemptDetail, RequestDetail, type RequestModel } from "@/components/dashboard/RecordDetail";
-import { Age, MethodPath, Topic, topicOf } from "@/components/dashboard/rows";
+import { Age, MethodPath, Response, Topic, topicOf } from "@/components/dashboard/rows";
 import { StatusBadge } from "@/components/ui/Badge";
 import { formatDuration } from "@/components/ui/format";
 
@@ -20,12 +20,16 @@ export function RequestsExplorer() {
       bulk={{ family: "requests.retry", path: "requests/retry", verb: "Retry" }}
       empty="Requests appear when a source's URL receives one. Create a source and send it a webhook."
       columns={[
-        { header: "Status", cell: (r) => <StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} /> },
-        { header: "Request", cell: (r) => <MethodPath method={r.data?.method} path={r.data?.path} query={r.data?.query} /> },
-        { header: "Topic", cell: (r) => <Topic topic={topicOf(r.data?.headers, r.data?.body)} />, className: "hidden sm:table-cell" },
-        { header: "Source", cell: (r) => <NameOrId names={names} id={r.source_id} />, className: "hidden lg:table-cell" },
-        { header: "Events", cell: (r) => r.events_count, className: "hidden tabular-nums md:table-cell" },
-        { header: "Age", cell: (r) => <Age iso={r.created_at} /> },
+        {
+          header: "Status",
+          cell: (r) => <StatusBadge status={r.rejection_cause ?? "ACCEPTED"} tone={r.rejection_cause ? "warning" : "success"} />,
+          width: "10.5rem",
+        },
+        { header: "Request", cell: (r) => <MethodPath method={r.data?.method} path={r.data?.path} query={r.data?.query} />, width: "2fr" },
+        { header: "Topic", cell: (r) => <Topic topic={topicOf(r.data?.headers, r.data?.body)} />, from: "sm" },
+        { header: "Source", cell: (r) => <NameOrId names={names} id={r.source_id} />, from: "lg" },
+        { header: "Events", cell: (r) => r.events_count, className: "tabular-nums", width: "4.5rem", from: "md" },
+        { header: "Age", cell: (r) => <Age iso={r.created_at} />, width: "5rem" },
       ]}
       detailTitle={(id) => (
         <>
@@ -47,13 +51,13 @@ export function AttemptsExplorer() {
       description="Every delivery made to a destination, with its response."
       empty="Attempts are recorded when events are delivered. Connect a source to a destination and send it a request."
       columns={[
-        { header: "Status", cell: (a) => <StatusBadge status={a.status} /> },
-        { header: "Method", cell: (a) => <span className="font-mono text-xs font-semibold">{a.http_method ?? "—"}</span>, className: "hidden sm:table-cell" },
-        { header: "Response", cell: (a) => <span className="font-mono text-xs">{a.response_status ?? a.error_code ?? "—"}</span> },
-        { header: "Destination", cell: (a) => <NameOrId names={names} id={a.destination_id} />, className: "hidden lg:table-cell" },
-        { header: "Trigger", cell: (a) => <span className="text-xs">{a.trigger}</span>, className: "hidden md:table-cell" },
-        { header: "Latency", cell: (a) => formatDuration(a.response_latency), className: "text-xs tabular-nums whitespace-nowrap" },
-        { header: "Age", cell: (a) => <Age iso={a.created_at} /> },
+        { header: "Status", cell: (a) => <StatusBadge status={a.status} />, width: "6.5rem" },
+        { header: "Method", cell: (a) => <span className="font-mono text-xs font-semibold">{a.http_method ?? "—"}</span>, width: "5rem", from: "sm" },
+        { header: "Response", cell: (a) => <Response status={a.response_status} errorCode={a.error_code} /> },
+        { header: "Destination", cell: (a) => <NameOrId names={names} id={a.destination_id} />, from: "lg" },
+        { header: "Trigger", cell: (a) => <span className="text-xs">{a.trigger}</span>, width: "6.5rem", from: "md" },
+        { header: "Latency", cell: (a) => formatDuration(a.response_latency), className: "text-xs tabular-nums", width: "5rem" },
+        { header: "Age", cell: (a) => <Age iso={a.created_at} />, width: "5rem" },
       ]}
       detailTitle={(id) => (
         <>

@@ -29,7 +29,7 @@ export function MethodPath({ method, path, query }: { method?: string | null; pa
   return (
     <span className="flex min-w-0 items-baseline gap-1.5 font-mono text-xs">
       {method && <span className="font-semibold">{method}</span>}
-      <span className="max-w-[28ch] truncate" title={`${path ?? ""}${query ? `?${query}` : ""}`}>
+      <span className="truncate" title={`${path ?? ""}${query ? `?${query}` : ""}`}>
         {path}
         {query ? <span className="text-zinc-600 dark:text-zinc-400">?{query}</span> : null}
       </span>
@@ -39,7 +39,23 @@ export function MethodPath({ method, path, query }: { method?: string | null; pa
 
 /** A topic, or a dash. */
 export function Topic({ topic }: { topic: string | null }) {
-  return topic ? <span className="text-xs">{topic}</span> : <span className="text-zinc-600 dark:text-zinc-400">—</span>;
+  return topic ? (
+    <span className="text-xs" title={topic}>
+      {topic}
+    </span>
+  ) : (
+    <span className="text-zinc-600 dark:text-zinc-400">—</span>
+  );
+}
+
+/** An attempt's answer: its HTTP status, else its error code (`TIMEOUT`, …), in full in the tooltip when cut. */
+export function Response({ status, errorCode }: { status?: number | null; errorCode?: string | null }) {
+  const text = String(status ?? errorCode ?? "—");
+  return (
+    <span className="font-mono text-xs" title={text}>
+      {text}
+    </span>
+  );
 }
 
 /** A row's age ("3m ago"; the exact time in the tooltip). */

@@ -12,7 +12,8 @@
  * Env: BENCH_DATABASE_URL reuses a database already seeded by an earlier run (its migrations are applied
  * by the server; nothing is seeded when it holds the events); with BENCH_SERVER_URL too, a server already
  * running on it is measured (e.g. one of another checkout, for a before/after). BENCH_ONLY: a regular
- * expression of the cases to run. A call taking longer than BENCH_CALL_TIMEOUT s (default 30) counts as
+ * expression of the cases to run. BENCH_TRACE=<file>: one more click, traced by Chromium into that file, with the
+ * main thread's busy time by kind of work printed. A call taking longer than BENCH_CALL_TIMEOUT s (default 30) counts as
  * that long and ends its case. BENCH_HOLD=1 keeps the server and database up at the end (Ctrl-C) for EXPLAIN.
  */
 import os from "node:os";
@@ -234,10 +235,10 @@ if (withPage) {
   const times = await timePage();
   // The aim is the user's wait: from the click event to the frame with 100 rows, measured in the page. The
   // driver's figure adds Playwright's own round trips (actionability checks before the click, polling after).
+  for (const t of Object.values(times)) t.sort((a, b) => a - b);
   pageOk = percentile(times.clickInPage, 50) <= AIM_MS;
   console.log(`\n| page (Chromium) | runs | in the page: p50 ms | max ms | by the driver: p50 ms | max ms |`);
   console.log("|---|---|---|---|---|---|");
-  for (const t of Object.values(times)) t.sort((a, b) => a - b);
   const cells = (a: number[]) => `${percentile(a, 50).toFixed(0)} | ${a.at(-1)!.toFixed(0)}`;
   console.log(`| click on Events → 100 rows on screen | ${times.click.length} | ${cells(times.clickInPage)} | ${cells(times.click)} |`);
   console.log(`| load /dashboard/events?status=FAILED → 100 rows | ${times.load.length} | ${cells(times.loadInPage)} | ${cells(times.load)} |`);
@@ -317,10 +318,64 @@ async function timePage(): Promise<PageTimes> {
       times.loadInPage.push(w2.shownAt!);
     }
   }
+  if (process.env.BENCH_TRACE) await traceClick(browser, page, process.env.BENCH_TRACE);
   await browser.close();
   const { closePool } = await import("@/lib/db/pool");
   await closePool();
   return times;
+}
+
+/**
+ * One more click on Events, traced by Chromium into `file` (open it in chrome://tracing or Perfetto), and the
+ * renderer main thread's busy time between the click and the frame with 100 rows, by kind of work (ms).
+ */
+async function traceClick(browser: import("@playwright/test").Browser, page: import("@playwright/test").Page, file: string) {
+  const fs = await import("node:fs");
+  await page.goto("/dashboard/connections");
+  await page.getByRole("heading", { name: "Connections" }).waitFor();
+  await page.waitForLoadState("networkidle");
+  await browser.startTracing(page, {
+    path: file,
+    categories: (process.env.BENCH_TRACE_CATEGORIES ?? "devtools.timeline,blink.user_timing,v8.execute,disabled-by-default-devtools.timeline").split(","),
+  });
+  await page.getByRole("link", { name: "Events", exact: true }).click();
+  await page.getByTestId("explorer-row").nth(99).waitFor();
+  const w = await page
+    .waitForFunction(() => (window as unknown as { __rows: Watch }).__rows.shownAt !== null)
+    .then(() => page.evaluate(() => (window as unknown as { __rows: Watch }).__rows));
+  await browser.stopTracing();
+  type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string } };
+  const { traceEvents: events } = JSON.parse(fs.readFileSync(file, "utf8")) as { traceEvents: TraceEvent[] };
+  const main = events.find(
+    (e) => e.name === "thread_name" && e.args?.name === "CrRendererMain" && events.some((x) => x.pid === e.pid && x.name === "EventDispatch"),
+  );
+  if (!main) return log("trace: no renderer main thread found");
+  const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined);
+  const click = onMain.find((e) => e.name === "EventDispatch" && (e as { args?: { data?: { type?: string } } }).args?.data?.type === "click");
+  if (!click) return log("trace: no click event found");
+  const end = click.ts + (w.shownAt! - w.clickAt!) * 1000;
+  const inWindow = onMain.filter((e) => e.ts >= click.ts && e.ts < end);
+  const kinds: Record<string, string[]> = {
+    script: ["FunctionCall", "EvaluateScript", "v8.compile", "TimerFire", "FireAnimationFrame", "RunMicrotasks", "EventDispatch"],
+    style: ["UpdateLayoutTree"],
+    layout: ["Layout"],
+    paint: ["PrePaint", "Paint", "Layerize", "UpdateLayer", "Commit", "PaintImage"],
+    parse: ["ParseHTML", "ParseAuthorStyleSheet"],
+  };
+  const top = inWindow.filter((e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask");
+  const busy = top.reduce((a, e) => a + e.dur!, 0) / 1000;
+  // Only the outermost event of each kind counts (a forced Layout inside a FunctionCall counts as both kinds).
+  const sums = Object.entries(kinds).map(([kind, names]) => {
+    let total = 0;
+    let until = 0;
+    for (const e of inWindow.filter((x) => names.includes(x.name)).sort((a, b) => a.ts - b.ts)) {
+      if (e.ts < until) continue;
+      total += e.dur!;
+      until = e.ts + e.dur!;
+    }
+    return `${kind} ${(total / 1000).toFixed(0)}`;
+  });
+  log(`trace ${file}: click → 100 rows ${(w.shownAt! - w.clickAt!).toFixed(0)} ms; main thread busy ${busy.toFixed(0)} ms: ${sums.join(", ")} (ms)`);
 }
 
 if (process.env.BENCH_HOLD === "1") {
