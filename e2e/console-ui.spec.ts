@@ -8,8 +8,12 @@ import type { Page } from "@playwright/test";
 import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, test } from "./support/browser";
 import { expectAccessible } from "./support/dashboard-pages";
 
-/** How long a request sent to the ingest URL may take to show up on an open inspect page. */
-const LIVE_MS = 2_000;
+/**
+ * How long a request sent to the ingest URL may take to show up on an open inspect page: pushed over the
+ * page's event stream, it shows within tens of ms on a quiet machine; the bound leaves room for CI, where the
+ * PostgreSQL 15 pass runs beside the browser on two cores (2 s was missed once there).
+ */
+const LIVE_MS = 5_000;
 /** How long a create-and-redirect in the browser may take. */
 const NAV_MS = 10_000;
 
