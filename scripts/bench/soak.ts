@@ -9,7 +9,8 @@
  * not counted. Each minute's row is printed once its deliveries had a minute to arrive: sent, accepted
  * (2xx), delivered, p50 / p99 of first successful sink arrival − scheduled send time, and each part's memory
  * (the peak of samples every 5 s: RSS of the web, worker and supervisor processes, proportional set size
- * of all PostgreSQL processes, RSS of the sink), and how much of the minute the web and worker processes' main
+ * of all PostgreSQL processes, RSS of the sink; and the V8 heap in use of the web and worker processes, read from
+ * their METRICS_PORT listeners, to tell a JavaScript leak from memory beside the heap), and how much of the minute the web and worker processes' main
  * threads spent waiting for a CPU while runnable (/proc/<pid>/schedstat; a shared machine's load shows there). At the end the backlog drains (SOAK_DRAIN_SECONDS, 120).
  * Verdict (exit 1 when missed): every Hookyard part's memory in the last minute < 1.1 × its memory in minute 6 (after
  * the first 5 minutes; minute 2 for runs of 6 minutes or less); each lane's worst minute p99 < 2 × its
@@ -17,7 +18,7 @@
  * Env: SOAK_MINUTES (30), SOAK_GATEWAY_RATE, SOAK_OUTBOUND_RATE, SOAK_FAIL_EVERY, SOAK_WARMUP_SECONDS, SOAK_DRAIN_SECONDS.
  */
 import pg from "pg";
-import { startServer, startTestDatabase } from "../../e2e/support/servers";
+import { freePort, startServer, startTestDatabase } from "../../e2e/support/servers";
 import { buildIfNeeded } from "../build-if-needed";
 import { apiCall, gatewayConnection, jsonOfSize, loadAverage, log, machineLine, percentile, startSink, testPostmaster, usageByPart } from "./common";
 import { openLoop, type OpenLoopRun } from "./open-loop";
@@ -36,7 +37,7 @@ const LANES: Lane[] = ["gateway", "outbound"];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const isOk = (status: number) => status >= 200 && status < 300;
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const mib = (bytes: number) => (Number.isFinite(bytes) ? Math.round(bytes / 2 ** 20) : "—");
 
 buildIfNeeded(log);
 log(machineLine());
@@ -44,8 +45,11 @@ const sink = await startSink();
 const db = await startTestDatabase();
 const gatewayKey = `hky_soak_${Date.now()}`;
 const outboundKey = `hko_soak_${Date.now()}_key`;
+// The web process's metrics listener; the worker's is the next port (docs/operations.md).
+const metricsPort = await freePort();
 const hookyard = await startServer({
   DATABASE_URL: db.url,
+  METRICS_PORT: String(metricsPort),
   LOG_LEVEL: "warn",
   GATEWAY_API_KEY: gatewayKey,
   OUTBOUND_API_KEY: outboundKey,
@@ -93,10 +97,28 @@ const roots = new Map<number, string>([
   [sink.process.pid ?? -1, "sink"],
 ]);
 const samples: { at: number; rss: Map<string, number>; sched: Map<string, { runMs: number; waitMs: number }> }[] = [];
+/** V8 heap in use (bytes) of the web and worker processes, from their /metrics, sampled with the memory. */
+const heaps: { at: number; heap: Map<string, number> }[] = [];
+const HEAP_PARTS = { web: metricsPort, worker: metricsPort + 1 } as const;
 const sample = () => {
   const usage = usageByPart(roots);
-  samples.push({ at: Date.now(), rss: new Map([...usage].map(([part, u]) => [part, u.rss])), sched: new Map([...usage]) });
+  const at = Date.now();
+  samples.push({ at, rss: new Map([...usage].map(([part, u]) => [part, u.rss])), sched: new Map([...usage]) });
+  void Promise.all(
+    Object.entries(HEAP_PARTS).map(async ([part, port]) => {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(4000) })
+        .then((r) => r.text())
+        .catch(() => "");
+      const used = /^hookyard_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+      return [part, used ? Number(used[1]) : NaN] as const;
+    }),
+  ).then((pairs) => heaps.push({ at, heap: new Map(pairs.filter(([, v]) => Number.isFinite(v))) }));
 };
+/** Peak V8 heap in use (bytes) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
+function heapOf(part: keyof typeof HEAP_PARTS, m: number): number {
+  const inMinute = heaps.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000 && s.heap.has(part)).map((s) => s.heap.get(part)!);
+  return inMinute.length ? Math.max(...inMinute) : NaN;
+}
 /**
  * Share of minute `m` that `part`'s main threads spent runnable but waiting for a CPU, of the time they were
  * runnable (on a CPU or waiting), as "NN %": high means the machine's other load, not Hookyard, set the pace.
@@ -163,14 +185,14 @@ sample();
 const sampler = setInterval(sample, 5000);
 const results: Record<Lane, LaneMinute>[] = [];
 const pending: Promise<void>[] = [];
-const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker waiting for a CPU |`;
+const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web / worker waiting for a CPU |`;
 console.log(`\n${header}\n|${"---|".repeat(header.split("|").length - 2)}`);
 const row = (m: number) => {
   const cells = LANES.map((lane) => {
     const f = figures(results[m][lane]);
     return `${f.sent} | ${f.accepted} | ${f.delivered} | ${Math.round(f.p50)} / ${Math.round(f.p99)} | ${results[m][lane].failed}`;
   });
-  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
+  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
 };
 const loads: string[] = [];
 for (let m = 0; m < minutes; m++) {
@@ -225,6 +247,11 @@ const totals = LANES.map((lane) => {
 });
 for (const t of totals) log(t);
 log(`memory growth, last minute against minute ${baseline + 1}: ${growth.join(", ")}`);
+// Shown, not judged: whether a process's growth is its JavaScript heap (a leak would be) or memory beside it.
+const heapGrowth = (Object.keys(HEAP_PARTS) as (keyof typeof HEAP_PARTS)[]).map(
+  (p) => `${p} ${((heapOf(p, minutes - 1) / heapOf(p, baseline) - 1) * 100).toFixed(1)} %`,
+);
+log(`V8 heap in use, last minute against minute ${baseline + 1}: ${heapGrowth.join(", ")}`);
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 const stored = (await client.query<{ n: string }>("SELECT count(*) AS n FROM requests")).rows[0].n;

@@ -10,6 +10,10 @@
  * Env: BENCH_STEPS (offered rates, default "500,1000,1500,2000"), BENCH_STEP_SECONDS (20), BENCH_SOCKETS
  * (keep-alive sockets, 64), BENCH_DRAIN_SECONDS (bound on each drain, 60), BENCH_STEP_WARMUP (s at the
  * first rate for each lane before the steps, not counted, 3).
+ * BENCH_SATURATION=1 finds the saturation point instead of running fixed steps: from BENCH_STEPS' first rate
+ * (default 500), the offered rate rises by BENCH_SATURATION_STEP (500/s) until Hookyard's step has a p99
+ * over 1 s, an error, or a backlog that does not drain (or BENCH_SATURATION_MAX, 10,000/s, is passed); the
+ * saturation point is the last rate before that (docs/benchmarks.md "Saturation points").
  */
 import { spawn } from "node:child_process";
 import { freePort } from "../../e2e/support/servers";
@@ -21,6 +25,11 @@ const stepSeconds = Number(process.env.BENCH_STEP_SECONDS ?? 20);
 const sockets = Number(process.env.BENCH_SOCKETS ?? 64);
 const drainSeconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 60);
 const warmupSeconds = Number(process.env.BENCH_STEP_WARMUP ?? 3);
+const saturation = process.env.BENCH_SATURATION === "1";
+const saturationStep = Number(process.env.BENCH_SATURATION_STEP ?? 500);
+const saturationMax = Number(process.env.BENCH_SATURATION_MAX ?? 10_000);
+/** A step past the saturation point: p99 over this, ms (or an error, or a backlog left). */
+const SATURATED_P99_MS = 1000;
 /** Hookyard's aims against the relay (docs/benchmarks.md "Open-loop steps"). */
 const AIM_RATE_RATIO = 0.97;
 const AIM_P99_RATIO = 1.5;
@@ -134,12 +143,18 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
   }
 
   log(
-    `open-loop steps: ${steps.join(", ")}/s, ${stepSeconds} s each, ${sockets} keep-alive sockets, relay then hookyard at each step; ${warmupSeconds} s warm-up each first`,
+    `open-loop steps: ${saturation ? `from ${steps[0]}/s up by ${saturationStep}/s until Hookyard's p99 passes ${SATURATED_P99_MS} ms, an error or a backlog left` : `${steps.join(", ")}/s`}, ${stepSeconds} s each, ${sockets} keep-alive sockets, relay then hookyard at each step; ${warmupSeconds} s warm-up each first`,
   );
   if (warmupSeconds > 0) for (const name of ["relay", "hookyard"] as const) await lane(name, `w${name[0]}`, steps[0], warmupSeconds);
   const rows: string[] = [];
   let allMet = true;
-  for (const [i, rate] of steps.entries()) {
+  /** The last rate Hookyard carried (saturation mode), and the first it did not. */
+  let carried: number | null = null;
+  let saturatedAt: number | null = null;
+  const rates = saturation
+    ? Array.from({ length: Math.floor((saturationMax - steps[0]) / saturationStep) + 1 }, (_, i) => steps[0] + i * saturationStep)
+    : steps;
+  for (const [i, rate] of rates.entries()) {
     const r: Partial<Record<Lane, LaneResult>> = {};
     for (const name of ["relay", "hookyard"] as const) {
       const x = (r[name] = await lane(name, `s${i}${name[0]}`, rate, stepSeconds));
@@ -165,6 +180,13 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
         `| ${rate} | ${name} | ${x.sent.toFixed(1)} | ${x.ok.toFixed(1)} | ${x.errors} | ${ms(x.answerP99)} | ${x.delivered.toFixed(1)} | ${Math.min(...x.perSecond)} | ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)} | ${x.backlog} | ${drained} ${ratios} ${aims} |`,
       );
     }
+    if (saturation) {
+      if (b.p99 > SATURATED_P99_MS || b.errors > 0 || b.drainedAfter === null) {
+        saturatedAt = rate;
+        break;
+      }
+      carried = rate;
+    }
   }
   relay.kill("SIGTERM");
   await new Promise((r) => relay.once("exit", r));
@@ -173,6 +195,10 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
   );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
+  if (saturation)
+    log(
+      `saturation point: ${carried === null ? `below ${steps[0]}/s` : `${carried}/s`} (${saturatedAt === null ? `no step up to ${saturationMax}/s passed a p99 of ${SATURATED_P99_MS} ms` : `at ${saturatedAt}/s the p99 passed ${SATURATED_P99_MS} ms, an error came or the backlog stayed`})`,
+    );
   console.log(
     `\n[bench] aims (delivered/s ≥ ${AIM_RATE_RATIO}× and p99 ≤ ${AIM_P99_RATIO}× the relay's at every step it sustains, every backlog drained): ${allMet ? "met" : "NOT met"}`,
   );
