@@ -172,9 +172,12 @@ test("dashboard: replays the archived requests into a connection; the receiver g
   await signIn(page);
   await page.goto(`${server.url}/dashboard/bulk?family=archived-requests.replay`);
   await expect(page.getByTestId("archive-range-needed")).toBeVisible();
-  // Each pick is kept in the page address: the next one waits for it.
-  await page.getByTestId("filter-created_after").fill(FROM);
-  await expect(page).toHaveURL(/created_after=/);
+  // Each pick is kept in the page address: the next one waits for it. A value typed before the page has
+  // hydrated is dropped by React (CI: once, beside the PostgreSQL 15 pass), so the first is typed again until kept.
+  await expect(async () => {
+    await page.getByTestId("filter-created_after").fill(FROM);
+    await expect(page).toHaveURL(/created_after=/, { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await page.getByTestId("filter-created_before").fill(TO);
   await expect(page).toHaveURL(/created_before=/);
   await page.getByTestId("target-source").selectOption(conn.source.id);
