@@ -2,8 +2,8 @@
  * The live-update payload (lib/ingest/request-notifier.ts): source ids first, then source/request pairs; a reader
  * that matches whole source ids (as older processes do) still finds every source; too many pairs are left out.
  */
-import { expect, it } from "vitest";
-import { parseRequestsPayload, requestsPayload } from "@/lib/ingest/request-notifier";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { parseRequestsPayload, requestsPayload, throttle } from "@/lib/ingest/request-notifier";
 
 it("names each source, then each committed request of it; parsing gives them back", () => {
   const payload = requestsPayload(
@@ -31,4 +31,35 @@ it("leaves the request ids out when they do not fit, and says '*' when the sourc
   const sources = new Map(Array.from({ length: 400 }, (_, n) => [`src_${String(n).padStart(22, "0")}`, ["req_1"]]));
   expect(requestsPayload(sources)).toBe("*");
   expect(parseRequestsPayload("*")).toEqual({ all: true });
+});
+
+describe("throttle (the notification's schedule)", () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
+  it("runs a lone call at the next turn, then at most once per window, joining the calls made meanwhile", () => {
+    const at: number[] = [];
+    const start = Date.now();
+    const schedule = throttle(() => at.push(Date.now() - start), 20);
+    schedule();
+    schedule();
+    expect(at).toEqual([]);
+    vi.advanceTimersByTime(0);
+    expect(at).toEqual([0]);
+    // Within the window: one call, when the window ends, for all three.
+    vi.advanceTimersByTime(5);
+    schedule();
+    schedule();
+    vi.advanceTimersByTime(3);
+    schedule();
+    vi.advanceTimersByTime(11);
+    expect(at).toEqual([0]);
+    vi.advanceTimersByTime(1);
+    expect(at).toEqual([0, 20]);
+    // After a quiet window: at once again.
+    vi.advanceTimersByTime(50);
+    schedule();
+    vi.advanceTimersByTime(0);
+    expect(at).toEqual([0, 20, 70]);
+  });
 });

@@ -8,12 +8,11 @@ import { logger } from "@/lib/log";
  * the pairs do not fit, they are left out and a listener reads the sources' lists again (docs/console-api.md "Live updates").
  */
 export const REQUESTS_CHANNEL = "hookyard_requests";
-/** Notifications are coalesced over this window, ms. */
+/** At most one notification per this window per process, ms (see {@link throttle}). */
 const COALESCE_MS = 20;
 const MAX_PAYLOAD = 7900;
 
 let pending = new Map<string, string[]>();
-let timer: NodeJS.Timeout | null = null;
 
 /** The payload for `bySource` (source id → committed request ids), per the channel's format above. */
 export function requestsPayload(bySource: Map<string, readonly string[]>): string {
@@ -50,8 +49,30 @@ export function parseRequestsPayload(payload: string): { all: true } | { all: fa
   return { all: false, sources };
 }
 
+/**
+ * A leading-edge throttle of `flush`: the returned function schedules one call of `flush`. After a quiet
+ * `windowMs` (ms) it runs at the next turn of the event loop (so requests committed in the same turn go
+ * together), else when `windowMs` has passed since the last call; calls while one is scheduled join it. A lone
+ * request is announced at once, and a steady stream still costs at most one call per window.
+ */
+export function throttle(flush: () => void, windowMs: number): () => void {
+  let last = -Infinity;
+  let scheduled = false;
+  const run = () => {
+    scheduled = false;
+    last = Date.now();
+    flush();
+  };
+  return () => {
+    if (scheduled) return;
+    scheduled = true;
+    const wait = last + windowMs - Date.now();
+    if (wait > 0) setTimeout(run, wait);
+    else setImmediate(run);
+  };
+}
+
 function send() {
-  timer = null;
   const payload = requestsPayload(pending);
   pending = new Map();
   getPool()
@@ -59,10 +80,13 @@ function send() {
     .catch((err) => logger("live").warn("notify failed", (err as Error).message));
 }
 
+const scheduleSend = throttle(send, COALESCE_MS);
+
 /**
- * Tells every process's live views (lib/console/live.ts) that `requests` (each its source id and request id) were
- * committed. Coalesced: at most one NOTIFY per 20 ms per process, sent outside the request's transaction,
- * because PostgreSQL serialises the commits of notifying transactions and ingestion must not pay that.
+ * Tells every process's live views (lib/console/live.ts) and the workers' fan-out loops that `requests` (each its
+ * source id and request id) were committed. Throttled: the first commit after a quiet 20 ms is announced at once,
+ * later ones at most one NOTIFY per 20 ms per process; sent outside the request's transaction, because
+ * PostgreSQL serialises the commits of notifying transactions and ingestion must not pay that.
  */
 export function announceRequests(requests: Iterable<{ sourceId: string; id: string }>): void {
   for (const r of requests) {
@@ -70,5 +94,5 @@ export function announceRequests(requests: Iterable<{ sourceId: string; id: stri
     if (list) list.push(r.id);
     else pending.set(r.sourceId, [r.id]);
   }
-  timer ??= setTimeout(send, COALESCE_MS);
+  scheduleSend();
 }

@@ -63,7 +63,19 @@ if (mode === "fanout" || mode === "size" || mode === "ordered" || mode === "orde
 if (mode === "steps") {
   const source = await connect("open", `${sinkUrl}/open/hookyard`);
   const bodyOf = (id: string) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: id, data: { id: "in_1", amount: 4200, customer: "cus_1", pad } }));
-  await stepMode({ title: "gateway: source → 1 connection → HTTP sink", sink, databaseUrl: db.url, hookyard: { url: source.url }, body: bodyOf }, hookyard, db);
+  // BENCH_STAGES=1: ingest → fan-out (the event's row) → sent → answered, per 2 s of each step.
+  const stagesSql = `
+    SELECT (floor(extract(epoch FROM r.ingested_at - $1::timestamptz) / 2) * 2)::int AS s, count(*)::int AS n,
+           percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM e.created_at - r.ingested_at) * 1000) AS "fan-out",
+           percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.delivered_at - e.created_at) * 1000) AS queued,
+           percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.responded_at - a.delivered_at) * 1000) AS answer
+      FROM requests r JOIN events e ON e.request_id = r.id JOIN attempts a ON a.event_id = e.id AND a.attempt_number = 1
+     WHERE r.ingested_at >= $1 AND r.ingested_at < $2 GROUP BY 1 ORDER BY 1`;
+  await stepMode(
+    { title: "gateway: source → 1 connection → HTTP sink", sink, databaseUrl: db.url, hookyard: { url: source.url }, body: bodyOf, stagesSql },
+    hookyard,
+    db,
+  );
 }
 const refPort = await freePort();
 const reference = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/bench/reference-server.ts"], {

@@ -97,7 +97,11 @@ const roots = new Map<number, string>([
   [sink.process.pid ?? -1, "sink"],
 ]);
 const samples: { at: number; rss: Map<string, number>; sched: Map<string, { runMs: number; waitMs: number }> }[] = [];
-/** V8 heap in use (bytes) of the web and worker processes, from their /metrics, sampled with the memory. */
+/**
+ * V8 heap in use, V8 heap committed and memory outside the heap held by JavaScript objects (Buffers), bytes, of
+ * the web and worker processes, from their /metrics, sampled with the memory: keys `<part>`, `<part>:committed`,
+ * `<part>:external`.
+ */
 const heaps: { at: number; heap: Map<string, number> }[] = [];
 const HEAP_PARTS = { web: metricsPort, worker: metricsPort + 1 } as const;
 const sample = () => {
@@ -109,14 +113,19 @@ const sample = () => {
       const text = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(4000) })
         .then((r) => r.text())
         .catch(() => "");
-      const used = /^hookyard_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-      return [part, used ? Number(used[1]) : NaN] as const;
+      const read = (name: string) => Number(new RegExp(`^hookyard_nodejs_${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+      return [
+        [part, read("heap_size_used_bytes")],
+        [`${part}:committed`, read("heap_size_total_bytes")],
+        [`${part}:external`, read("external_memory_bytes")],
+      ] as const;
     }),
-  ).then((pairs) => heaps.push({ at, heap: new Map(pairs.filter(([, v]) => Number.isFinite(v))) }));
+  ).then((parts) => heaps.push({ at, heap: new Map(parts.flat().filter(([, v]) => Number.isFinite(v))) }));
 };
-/** Peak V8 heap in use (bytes) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
-function heapOf(part: keyof typeof HEAP_PARTS, m: number): number {
-  const inMinute = heaps.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000 && s.heap.has(part)).map((s) => s.heap.get(part)!);
+/** Peak V8 heap in use (bytes; or `of` committed, or external) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
+function heapOf(part: keyof typeof HEAP_PARTS, m: number, of: "" | ":committed" | ":external" = ""): number {
+  const key = `${part}${of}`;
+  const inMinute = heaps.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000 && s.heap.has(key)).map((s) => s.heap.get(key)!);
   return inMinute.length ? Math.max(...inMinute) : NaN;
 }
 /**
@@ -185,14 +194,14 @@ sample();
 const sampler = setInterval(sample, 5000);
 const results: Record<Lane, LaneMinute>[] = [];
 const pending: Promise<void>[] = [];
-const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web / worker waiting for a CPU |`;
+const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web V8 committed / external MiB | web / worker waiting for a CPU |`;
 console.log(`\n${header}\n|${"---|".repeat(header.split("|").length - 2)}`);
 const row = (m: number) => {
   const cells = LANES.map((lane) => {
     const f = figures(results[m][lane]);
     return `${f.sent} | ${f.accepted} | ${f.delivered} | ${Math.round(f.p50)} / ${Math.round(f.p99)} | ${results[m][lane].failed}`;
   });
-  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
+  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${mib(heapOf("web", m, ":committed"))} / ${mib(heapOf("web", m, ":external"))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
 };
 const loads: string[] = [];
 for (let m = 0; m < minutes; m++) {

@@ -14,8 +14,11 @@
  * (default 500), the offered rate rises by BENCH_SATURATION_STEP (500/s) until Hookyard's step has a p99
  * over 1 s, an error, or a backlog that does not drain (or BENCH_SATURATION_MAX, 10,000/s, is passed); the
  * saturation point is the last rate before that (docs/benchmarks.md "Saturation points").
+ * BENCH_STAGES=1 prints, after each Hookyard step, where its latency sat: per 2 s of the step, p50 / p99 ms of
+ * each stage the database records (the caller's `stagesSql`: for the gateway ingest → fan-out → send → answer).
  */
 import { spawn } from "node:child_process";
+import pg from "pg";
 import { freePort } from "../../e2e/support/servers";
 import { endRun, log, percentile, type Sink } from "./common";
 import { openLoop, type OpenLoopRun } from "./open-loop";
@@ -28,6 +31,7 @@ const warmupSeconds = Number(process.env.BENCH_STEP_WARMUP ?? 3);
 const saturation = process.env.BENCH_SATURATION === "1";
 const saturationStep = Number(process.env.BENCH_SATURATION_STEP ?? 500);
 const saturationMax = Number(process.env.BENCH_SATURATION_MAX ?? 10_000);
+const showStages = process.env.BENCH_STAGES === "1";
 /** A step past the saturation point: p99 over this, ms (or an error, or a backlog left). */
 const SATURATED_P99_MS = 1000;
 /** Hookyard's aims against the relay (docs/benchmarks.md "Open-loop steps"). */
@@ -43,6 +47,11 @@ export type StepModeOptions = {
   hookyard: { url: string; headers?: Record<string, string> };
   /** The request body (1 KiB JSON) holding `"bench_id":"<benchId>"`, sent to both lanes. */
   body: (benchId: string) => string;
+  /**
+   * BENCH_STAGES=1: a query of the step's first attempts with $1 and $2 the step's start and end
+   * (timestamptz), answering rows `{ s: 2 s window, n, <stage>: [p50, p99] ms… }` in window order.
+   */
+  stagesSql?: string;
 };
 
 type Lane = "relay" | "hookyard";
@@ -110,6 +119,24 @@ function summarize(run: OpenLoopRun, arrivals: Map<number, number[]>, drained: b
   };
 }
 
+/** BENCH_STAGES=1: one line per 2 s window of the step, p50 / p99 ms of each stage (`stagesSql`). */
+async function printStages(databaseUrl: string, sql: string, run: OpenLoopRun): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    type StageRow = { s: number; n: number } & Record<string, number[]>;
+    const { rows } = await client.query<StageRow>(sql, [new Date(run.startedAt), new Date(run.endsAt)]);
+    for (const { s, n, ...stages } of rows)
+      log(
+        `  stages ${s}–${s + 2} s (${n}): ${Object.entries(stages)
+          .map(([k, v]) => `${k} ${(v).map((x) => Math.round(x)).join(" / ")}`)
+          .join(", ")}`,
+      );
+  } finally {
+    await client.end();
+  }
+}
+
 const ms = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : "∞");
 
 /**
@@ -139,6 +166,7 @@ export async function runSteps(o: StepModeOptions): Promise<boolean> {
     let drained = false;
     while (!(drained = (await o.sink.openCount(key)) >= run.ok) && Date.now() < deadline) await sleep(250);
     if (name === "relay") relay.send("pause");
+    if (name === "hookyard" && showStages && o.stagesSql) await printStages(o.databaseUrl, o.stagesSql, run);
     return summarize(run, await o.sink.openArrivals(key), drained);
   }
 

@@ -1,6 +1,6 @@
 /**
  * The worker's fan-out loop: drains `request_fanouts` (fanOutPending) whenever ingestion announces
- * committed requests (NOTIFY on `hookyard_requests`, coalesced over 20 ms by lib/ingest/request-notifier.ts),
+ * committed requests (NOTIFY on `hookyard_requests`, at most one per 20 ms per web process: lib/ingest/request-notifier.ts),
  * and every PIPELINE_SWEEP_INTERVAL_MS in case a notification was lost (a web process that died between
  * its commit and its NOTIFY). It also hears web processes report their ingestion saturated
  * (`hookyard_ingest_pressure`), which slows this process's deliveries (lib/delivery/pacing.ts). Fan-out runs in worker processes, never in the web process that answers
