@@ -1,6 +1,7 @@
 "use client";
 
 import { cx } from "@/components/ui/cx";
+import { OPENABLE_ROW, openOnEnterOrSpace, SELECTED_ROW } from "@/components/ui/Table";
 
 /**
  * Where a column starts to show: a width of the list itself (not of the screen, so a list beside an open detail
@@ -120,13 +121,12 @@ export function ListTable<T extends { id: string }>({
               aria-selected={onOpen ? row.id === selectedId : undefined}
               tabIndex={onOpen ? (row.id === tabStopId ? 0 : -1) : undefined}
               onClick={onOpen && (() => onOpen(row))}
-              onKeyDown={onOpen && ((e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), onOpen(row)))}
+              onKeyDown={onOpen && openOnEnterOrSpace(() => onOpen(row))}
               className={cx(
                 ROW_GRID,
                 "hy-list-row border-b border-zinc-100 dark:border-zinc-800/70",
-                onOpen &&
-                  "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50",
-                onOpen && row.id === selectedId && "bg-indigo-50/70 dark:bg-indigo-500/10",
+                onOpen && OPENABLE_ROW,
+                onOpen && row.id === selectedId && SELECTED_ROW,
                 rowClassName?.(row),
               )}
             >

@@ -29,20 +29,30 @@ export function Td({ className, ...rest }: React.TdHTMLAttributes<HTMLTableCellE
   return <td className={cx("border-b border-zinc-100 px-3 py-2 align-middle dark:border-zinc-800/70", className)} {...rest} />;
 }
 
-/** A row; `onOpen` makes it clickable and opens with Enter too (the row is then focusable). */
+/** Classes of a row that opens something on click (Tr, ListTable): pointer, hover and keyboard focus ring. */
+export const OPENABLE_ROW =
+  "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50";
+/** Classes of the row whose item is open (Tr, ListTable). */
+export const SELECTED_ROW = "bg-indigo-50/70 dark:bg-indigo-500/10";
+
+/** A key handler that calls `open` on Enter or Space (and keeps Space from scrolling), for a focusable row. */
+export const openOnEnterOrSpace =
+  (open: () => void) =>
+  (e: React.KeyboardEvent): void => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    e.preventDefault();
+    open();
+  };
+
+/** A row; `onOpen` makes it clickable and opens with Enter or Space too (the row is then focusable). */
 export function Tr({ className, onOpen, selected, ...rest }: React.HTMLAttributes<HTMLTableRowElement> & { onOpen?: () => void; selected?: boolean }) {
   return (
     <tr
-      className={cx(
-        onOpen &&
-          "cursor-pointer hover:bg-zinc-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-[var(--hy-focus)] dark:hover:bg-zinc-800/50",
-        selected && "bg-indigo-50/70 dark:bg-indigo-500/10",
-        className,
-      )}
+      className={cx(onOpen && OPENABLE_ROW, selected && SELECTED_ROW, className)}
       tabIndex={onOpen ? 0 : undefined}
       aria-selected={onOpen ? Boolean(selected) : undefined}
       onClick={onOpen}
-      onKeyDown={onOpen ? (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), onOpen()) : undefined}
+      onKeyDown={onOpen && openOnEnterOrSpace(onOpen)}
       {...rest}
     />
   );
