@@ -129,7 +129,7 @@ async function printStages(databaseUrl: string, sql: string, run: OpenLoopRun): 
     for (const { s, n, ...stages } of rows)
       log(
         `  stages ${s}–${s + 2} s (${n}): ${Object.entries(stages)
-          .map(([k, v]) => `${k} ${(v).map((x) => Math.round(x)).join(" / ")}`)
+          .map(([k, v]) => `${k} ${v.map((x) => Math.round(x)).join(" / ")}`)
           .join(", ")}`,
       );
   } finally {
