@@ -53,11 +53,13 @@ describe("npm start under SIGKILL of each part", () => {
     expect(r.caughtUpAfterMs).not.toBeNull();
     expect(r.answers["200"]).toBeGreaterThan(0);
     // Never a 5xx; and the supervisor holds the port (lib/socket-relay.ts), so connections made while the
-    // web process restarts wait for the new one: only requests in flight in the killed process can go
-    // unanswered (refused connections were 9% of the answers before).
+    // web process restarts wait for the new one: only a request sent on a keep-alive socket of the killed
+    // process goes unanswered, one per such socket at most (refused connections were 9% of the answers
+    // before), and one more for a connection being handed to the process as it died.
     expect(Object.keys(r.answers).filter((s) => s !== "200" && s !== "error")).toEqual([]);
     const total = Object.values(r.answers).reduce((a, b) => a + b, 0);
-    expect(r.answers.error ?? 0).toBeLessThanOrEqual(Math.ceil(total * 0.02));
+    expect(r.answers.error ?? 0).toBeLessThanOrEqual(r.socketsAtKill + 1);
+    expect(r.answers.error ?? 0).toBeLessThan(total * 0.09);
   });
 
   it("a killed PostgreSQL is restarted; meanwhile ingestion answers 503 with Retry-After at once, never hangs; then everything recovers", () => {

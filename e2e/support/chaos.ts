@@ -34,6 +34,11 @@ export type KillReport = {
   redeliveredAfterMs: number | null;
   /** ms from the kill until /healthz (the operator view) said every part is up again. */
   healthyAfterMs: number | null;
+  /**
+   * The load's keep-alive sockets open to Hookyard at the kill. A request sent after a web process's kill on a
+   * socket that process held has no answer (the socket dies with it); each such socket fails one request at most.
+   */
+  socketsAtKill: number;
   /** The slowest answer to a request sent after the kill, ms. */
   slowestAnswerMs: number;
   /** What /healthz (the operator view) said meanwhile: its HTTP status and the killed part's state, each change once. */
@@ -147,15 +152,16 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
     };
 
     const reports: KillReport[] = [];
-    const kills: { part: Part; at: number; healthyAt: number | null; seen: string[] }[] = [];
+    const kills: { part: Part; at: number; healthyAt: number | null; seen: string[]; sockets: number }[] = [];
     for (const part of parts) {
       phase++;
       await sleep(opts.beforeMs);
       const h = await health();
       const pid = h.body?.parts[part]?.pid;
       if (!pid) throw new Error(`no pid for ${part} in /healthz: ${JSON.stringify(h.body)}`);
+      const sockets = Number(agent.stats[new URL(base).origin]?.connected ?? 0);
       const at = Date.now();
-      log(`killing ${part} (pid ${pid}) with SIGKILL`);
+      log(`killing ${part} (pid ${pid}) with SIGKILL; ${sockets} sockets open to it`);
       process.kill(pid, "SIGKILL");
       await sleep(300);
       let healthyAt: number | null = null;
@@ -170,7 +176,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
         }
       }
       log(`${part} healthy again after ${healthyAt ? healthyAt - at : "—"} ms`);
-      kills.push({ part, at, healthyAt, seen });
+      kills.push({ part, at, healthyAt, seen, sockets });
       await sleep(opts.afterMs);
     }
     phase++;
@@ -210,6 +216,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
           return again.length ? Math.max(...again) : null;
         })(),
         healthyAfterMs: k.healthyAt === null ? null : k.healthyAt - k.at,
+        socketsAtKill: k.sockets,
         slowestAnswerMs: Math.max(0, ...mine.map((s) => s.answeredAt - s.sentAt)),
         healthSeen: k.seen,
       });
@@ -233,7 +240,7 @@ export function formatReports(reports: KillReport[]): string {
   return reports
     .map(
       (r) =>
-        `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)})  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${r.redeliveredAfterMs === null ? "(none)" : ms(r.redeliveredAfterMs)}`,
+        `${r.part.padEnd(9)} answers ${JSON.stringify(r.answers)} (slowest ${ms(r.slowestAnswerMs)}; ${r.socketsAtKill} sockets open at the kill)  accepted ${r.accepted}  lost ${r.lost}  duplicates ${r.duplicates}  healthy after ${ms(r.healthyAfterMs)}  deliveries resumed after ${ms(r.resumedAfterMs)}  caught up after ${ms(r.caughtUpAfterMs)}  in-flight redelivered after ${r.redeliveredAfterMs === null ? "(none)" : ms(r.redeliveredAfterMs)}`,
     )
     .join("\n");
 }
