@@ -50,6 +50,8 @@ const ConfigSchema = z.object({
   WORKER_ENABLED: booleanish.default(true),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  WEB_MAX_OLD_SPACE_MB: z.coerce.number().int().min(0).max(1_048_576).default(512),
+  V8_SEMI_SPACE_MB: z.coerce.number().int().min(0).max(1024).default(16),
   WORKER_BURST_DELIVERY_RATE: z.coerce.number().int().min(0).max(1_000_000).default(250),
   WORKER_BURST_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -289,6 +291,17 @@ export type Config = {
   workerBurstMaxMs: number;
   /** CPU priority (nice, 0-19) of the worker process `npm start` runs: higher yields the CPU to ingestion. */
   workerNice: number;
+  /**
+   * V8's old-space limit of the web process `npm start` runs (`--max-old-space-size`), MiB; 0 leaves V8's own
+   * (a share of the machine's memory). See docs/operations.md "Memory".
+   */
+  webMaxOldSpaceMb: number;
+  /**
+   * Size of each of V8's two young-generation semi-spaces in the web and worker processes `npm start` runs
+   * (`--min-semi-space-size` and `--max-semi-space-size`), MiB; 0 leaves V8 to resize them under load. See
+   * docs/operations.md "Memory".
+   */
+  v8SemiSpaceMb: number;
   /** Time allowed for one delivery (connect, headers and body), ms. */
   deliveryTimeoutMs: number;
   /** Bytes of a destination's response body kept on the attempt. */
@@ -444,6 +457,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     workerBurstDeliveryRate: e.WORKER_BURST_DELIVERY_RATE,
     workerBurstMaxMs: e.WORKER_BURST_MAX_MS,
     workerNice: e.WORKER_NICE,
+    webMaxOldSpaceMb: e.WEB_MAX_OLD_SPACE_MB,
+    v8SemiSpaceMb: e.V8_SEMI_SPACE_MB,
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_MS,
     deliveryResponseMaxBytes: e.DELIVERY_RESPONSE_MAX_BYTES,
     deliveryAllowPrivateNetworks: e.DELIVERY_ALLOW_PRIVATE_NETWORKS ?? isLoopbackUrl(publicUrl),

@@ -79,19 +79,23 @@ function isLocalDatabase(url: string | undefined): boolean {
 const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited with code ${code}`);
 
 /**
- * Spawns `node --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
+ * Spawns `node {nodeArgs} --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
  * with its reported failure (or its exit) when it ends first.
  */
 function spawnChild(
   script: string,
   extraArgs: string[],
+  nodeArgs: string[],
   env: NodeJS.ProcessEnv,
   stopTimeoutMs: number,
   onSpawn: (c: ChildProcess) => void = () => {},
   onCondition: (why: string | null) => void = () => {},
 ): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, "--child", ...extraArgs], { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, "--child", ...extraArgs], {
+      env,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     onSpawn(child);
     let failure: string | null = null;
     const exited = new Promise<string>((r) => child.once("exit", (code, signal) => r(exitReason(code, signal))));
@@ -118,6 +122,18 @@ function spawnChild(
     child.once("error", reject);
     void exited.then((why) => reject(failure ? new StartFailure(failure) : new Error(`it ${why} before it was ready`)));
   });
+}
+
+/**
+ * V8 flags for a child (docs/operations.md "Memory"): its young generation at a fixed size (V8_SEMI_SPACE_MB;
+ * left to itself, V8 resizes it from 32 to 128 MiB and back under a steady load, and RSS follows), and the web
+ * process's old space bounded (WEB_MAX_OLD_SPACE_MB), which also bounds how far its heap grows between collections.
+ */
+function heapFlags(part: "web" | "worker"): string[] {
+  const semi = config.v8SemiSpaceMb;
+  const flags = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : [];
+  if (part === "web" && config.webMaxOldSpaceMb > 0) flags.push(`--max-old-space-size=${config.webMaxOldSpaceMb}`);
+  return flags;
 }
 
 let stopping = false;
@@ -156,7 +172,7 @@ const beforeRestart = async () => database?.whenUp();
 const web = new Part(
   "web",
   async () => {
-    const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], childEnv(), 15_000, (c) => (webChild = c));
+    const running = await spawnChild("scripts/web.ts", dev ? ["--dev"] : [], heapFlags("web"), childEnv(), 15_000, (c) => (webChild = c));
     // Connections that arrived while no web process was ready go to this one first.
     relay?.attach(running.child);
     void running.exited.then(() => relay?.detach());
@@ -174,6 +190,7 @@ const worker: Part | null = config.workerEnabled
         spawnChild(
           "scripts/worker.ts",
           [],
+          heapFlags("worker"),
           { ...childEnv(), ...(isLocalDatabase(process.env.DATABASE_URL) ? { HOOKYARD_DB_BACKEND_NICE: String(config.workerNice) } : {}) },
           config.deliveryTimeoutMs + 20_000,
           (child) => {

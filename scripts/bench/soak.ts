@@ -98,9 +98,9 @@ const roots = new Map<number, string>([
 ]);
 const samples: { at: number; rss: Map<string, number>; sched: Map<string, { runMs: number; waitMs: number }> }[] = [];
 /**
- * V8 heap in use, V8 heap committed and memory outside the heap held by JavaScript objects (Buffers), bytes, of
- * the web and worker processes, from their /metrics, sampled with the memory: keys `<part>`, `<part>:committed`,
- * `<part>:external`.
+ * V8 heap in use, V8 heap committed (and of it the new and old spaces) and memory outside the heap held by
+ * JavaScript objects (Buffers), bytes, of the web and worker processes, from their /metrics, sampled with the
+ * memory: keys `<part>`, `<part>:committed`, `<part>:new`, `<part>:old`, `<part>:external`.
  */
 const heaps: { at: number; heap: Map<string, number> }[] = [];
 const HEAP_PARTS = { web: metricsPort, worker: metricsPort + 1 } as const;
@@ -114,16 +114,19 @@ const sample = () => {
         .then((r) => r.text())
         .catch(() => "");
       const read = (name: string) => Number(new RegExp(`^hookyard_nodejs_${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+      const space = (name: string) => read(`heap_space_size_total_bytes\\{space="${name}"\\}`);
       return [
         [part, read("heap_size_used_bytes")],
         [`${part}:committed`, read("heap_size_total_bytes")],
+        [`${part}:new`, space("new")],
+        [`${part}:old`, space("old")],
         [`${part}:external`, read("external_memory_bytes")],
       ] as const;
     }),
   ).then((parts) => heaps.push({ at, heap: new Map(parts.flat().filter(([, v]) => Number.isFinite(v))) }));
 };
-/** Peak V8 heap in use (bytes; or `of` committed, or external) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
-function heapOf(part: keyof typeof HEAP_PARTS, m: number, of: "" | ":committed" | ":external" = ""): number {
+/** Peak V8 heap in use (bytes; or `of` committed, its new or old space, or external) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
+function heapOf(part: keyof typeof HEAP_PARTS, m: number, of: "" | ":committed" | ":new" | ":old" | ":external" = ""): number {
   const key = `${part}${of}`;
   const inMinute = heaps.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000 && s.heap.has(key)).map((s) => s.heap.get(key)!);
   return inMinute.length ? Math.max(...inMinute) : NaN;
@@ -194,14 +197,14 @@ sample();
 const sampler = setInterval(sample, 5000);
 const results: Record<Lane, LaneMinute>[] = [];
 const pending: Promise<void>[] = [];
-const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web V8 committed / external MiB | web / worker waiting for a CPU |`;
+const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web V8 committed (new / old space) / external MiB | web / worker waiting for a CPU |`;
 console.log(`\n${header}\n|${"---|".repeat(header.split("|").length - 2)}`);
 const row = (m: number) => {
   const cells = LANES.map((lane) => {
     const f = figures(results[m][lane]);
     return `${f.sent} | ${f.accepted} | ${f.delivered} | ${Math.round(f.p50)} / ${Math.round(f.p99)} | ${results[m][lane].failed}`;
   });
-  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${mib(heapOf("web", m, ":committed"))} / ${mib(heapOf("web", m, ":external"))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
+  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${mib(heapOf("web", m, ":committed"))} (${mib(heapOf("web", m, ":new"))} / ${mib(heapOf("web", m, ":old"))}) / ${mib(heapOf("web", m, ":external"))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
 };
 const loads: string[] = [];
 for (let m = 0; m < minutes; m++) {
