@@ -5,8 +5,8 @@
  *   migrated database and two real servers (A trusts X-Forwarded-For so each test can be its own client IP;
  *   B does not; two workers compete for deliveries). What runs on the oldest version is what a user on it
  *   gets, and newer versions keep its behaviour;
- * - beside it, Playwright on the embedded PostgreSQL, what `npm start` gives a user, with a database and two
- *   servers of its own (vitest is CPU-bound and Playwright's one browser worker mostly waits);
+ * - then Playwright on the embedded PostgreSQL, what `npm start` gives a user, with a database and two
+ *   servers of its own;
  * - then, alone on the machine, the topology test (`npm run topology`: two web processes and two workers
  *   behind PgBouncer on PostgreSQL 15, a kill -9 of each kind; docs/operations.md "The topology test"),
  *   counted as one test; `TEST_TOPOLOGY=off` skips it.
@@ -16,13 +16,11 @@
  * `embedded …` (`npm run test:embedded`: every server-side vitest file, all but {@link NOT_SERVER_SIDE}, on
  * the embedded PostgreSQL, for when a change may meet the two versions differently; vitest arguments).
  * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) choose
- * vitest's PostgreSQL; `TEST_PG=embedded` keeps vitest on the embedded one; `TEST_SERIAL=on` runs Playwright
- * after vitest instead of beside it; `TEST_TYPECHECK=off` skips the type check (CI, after `npm run lint`).
- * Vitest's output goes to the terminal; Playwright's, beside it, to `.data/test-browser.log`, its failures
- * listed at the end.
+ * vitest's PostgreSQL; `TEST_PG=embedded` keeps vitest on the embedded one; `TEST_TYPECHECK=off` skips the
+ * type check (CI, after `npm run lint`).
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import {
   type RunningServer,
@@ -136,14 +134,9 @@ function vitestPostgres(): TestPostgres {
   return {};
 }
 
-/** Runs `argv` (after node) in `env` with the terminal's output, or into `logFile`; resolves with its exit status. */
-function run(argv: string[], env: NodeJS.ProcessEnv, logFile?: string): Promise<number | null> {
-  const child = spawn(process.execPath, argv, { stdio: logFile ? ["ignore", "pipe", "pipe"] : "inherit", env });
-  if (logFile) {
-    const out = createWriteStream(logFile);
-    child.stdout?.pipe(out);
-    child.stderr?.pipe(out);
-  }
+/** Runs `argv` (after node) in `env` with the terminal's output; resolves with its exit status. */
+function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+  const child = spawn(process.execPath, argv, { stdio: "inherit", env });
   return new Promise((resolve) => child.on("close", resolve));
 }
 
@@ -168,16 +161,12 @@ async function vitestPass(label: string, on: TestPostgres, args: string[]): Prom
   return counts;
 }
 
-/** Playwright with `args` on its own servers over the embedded PostgreSQL (or the environment's); output to `logFile` when given. */
-async function browserPass(args: string[], logFile?: string): Promise<Counts> {
+/** Playwright with `args` on its own servers over the embedded PostgreSQL (or the environment's). */
+async function browserPass(args: string[]): Promise<Counts> {
   let counts: Counts = { passed: 0, failed: 1 };
   await withStack("browser", testPostgresFromEnv(), 2, async (env) => {
     rmSync(".data/playwright.json", { force: true });
-    const status = await run(
-      ["node_modules/@playwright/test/cli.js", "test", ...args],
-      { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" },
-      logFile,
-    );
+    const status = await run(["node_modules/@playwright/test/cli.js", "test", ...args], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
     if (existsSync(".data/playwright.json")) {
       const report = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as PlaywrightReport;
       const { stats } = report;
@@ -186,9 +175,7 @@ async function browserPass(args: string[], logFile?: string): Promise<Counts> {
       counts = { passed: stats.expected + stats.flaky, failed: stats.unexpected };
     } else counts = status === 0 ? { passed: 0, failed: 0 } : { passed: 0, failed: 1 };
   });
-  // Beside vitest its output went to a file: a failure's details are printed with the counts.
-  if (logFile && counts.failed > 0 && existsSync(logFile)) console.log(readFileSync(logFile, "utf8"));
-  log(`browser: ${counts.passed} passed, ${counts.failed} failed${logFile ? ` (output: ${logFile})` : ""}`);
+  log(`browser: ${counts.passed} passed, ${counts.failed} failed`);
   return counts;
 }
 
@@ -222,10 +209,10 @@ else if (only[0] === "playwright") count(await browserPass(only.slice(1)));
 else if (only[0] === "embedded") count(await vitestPass("embedded", {}, only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`)));
 else {
   if (process.env.TEST_TYPECHECK !== "off") count(await typecheck());
-  const serial = process.env.TEST_SERIAL === "on";
-  const browser = serial ? null : browserPass([], ".data/test-browser.log");
+  // One after the other: beside Playwright's servers and browser, on 2 cores, the timing-bound vitest files (a
+  // supervisor restarting killed parts, chaos) missed their bounds (docs/benchmarks.md "The test suite").
   count(await vitestPass("vitest", vitestPostgres(), []));
-  count(await (browser ?? browserPass([])));
+  count(await browserPass([]));
   if (process.env.TEST_TOPOLOGY !== "off") {
     // The short form (30 s of load: both kills and their recoveries still land inside it); `npm run topology` runs 60 s.
     const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], { TOPOLOGY_SECONDS: "30", ...process.env });

@@ -11,7 +11,8 @@
  * (the peak of samples every 5 s: RSS of the web, worker and supervisor processes, proportional set size
  * of all PostgreSQL processes, RSS of the sink; and the V8 heap in use of the web and worker processes, read from
  * their METRICS_PORT listeners, to tell a JavaScript leak from memory beside the heap), and how much of the minute the web and worker processes' main
- * threads spent waiting for a CPU while runnable (/proc/<pid>/schedstat; a shared machine's load shows there). At the end the backlog drains (SOAK_DRAIN_SECONDS, 120).
+ * threads spent waiting for a CPU while runnable (/proc/<pid>/schedstat; a shared machine's load shows there), and what the
+ * database was doing (autovacuum's tables, checkpoints, the wait events of active client backends). At the end the backlog drains (SOAK_DRAIN_SECONDS, 120).
  * Verdict (exit 1 when missed): every Hookyard part's memory in the last minute < 1.1 × its memory in minute 6 (after
  * the first 5 minutes; minute 2 for runs of 6 minutes or less); each lane's worst minute p99 < 2 × its
  * median minute p99; no send answered non-2xx or not at all; every accepted send delivered.
@@ -107,6 +108,7 @@ const HEAP_PARTS = { web: metricsPort, worker: metricsPort + 1 } as const;
 const sample = () => {
   const usage = usageByPart(roots);
   const at = Date.now();
+  void sampleDatabase(at);
   samples.push({ at, rss: new Map([...usage].map(([part, u]) => [part, u.rss])), sched: new Map([...usage]) });
   void Promise.all(
     Object.entries(HEAP_PARTS).map(async ([part, port]) => {
@@ -125,6 +127,56 @@ const sample = () => {
     }),
   ).then((parts) => heaps.push({ at, heap: new Map(parts.flat().filter(([, v]) => Number.isFinite(v))) }));
 };
+/**
+ * What the database was doing, sampled with the memory from one connection of its own: the tables that
+ * autovacuum workers were processing, the wait events of client backends that were active, and the
+ * checkpointer's counters (to tell a stall of the database from one of Hookyard).
+ */
+const dbSamples: { at: number; autovacuum: string[]; waits: string[]; checkpoints: { count: number; writeMs: number; syncMs: number } | null }[] = [];
+const dbWatch = new pg.Client({ connectionString: db.url, application_name: "soak-watch" });
+await dbWatch.connect();
+const checkpointerSql =
+  (await dbWatch.query<{ v: number }>("SELECT current_setting('server_version_num')::int AS v")).rows[0].v >= 170000
+    ? "SELECT num_timed + num_requested AS count, write_time AS write_ms, sync_time AS sync_ms FROM pg_stat_checkpointer"
+    : "SELECT checkpoints_timed + checkpoints_req AS count, checkpoint_write_time AS write_ms, checkpoint_sync_time AS sync_ms FROM pg_stat_bgwriter";
+const sampleDatabase = async (at: number) => {
+  try {
+    const { rows } = await dbWatch.query<{ backend_type: string; state: string | null; wait: string | null; query: string }>(
+      "SELECT backend_type, state, wait_event_type || ':' || wait_event AS wait, left(query, 120) AS query FROM pg_stat_activity WHERE pid <> pg_backend_pid()",
+    );
+    const cp = (await dbWatch.query<{ count: string; write_ms: number; sync_ms: number }>(checkpointerSql)).rows[0];
+    dbSamples.push({
+      at,
+      autovacuum: rows.filter((r) => r.backend_type === "autovacuum worker").map((r) => r.query.replace(/^autovacuum: /, "").replace(/public\./, "")),
+      // An active backend without a wait event is on a CPU (or waiting for one).
+      waits: rows.filter((r) => r.backend_type === "client backend" && r.state === "active").map((r) => r.wait ?? "CPU"),
+      checkpoints: { count: Number(cp.count), writeMs: Number(cp.write_ms), syncMs: Number(cp.sync_ms) },
+    });
+  } catch {
+    dbSamples.push({ at, autovacuum: [], waits: [], checkpoints: null });
+  }
+};
+/** Minute `m`'s database activity in words: autovacuum's tables, checkpoints finished and their times, client waits. */
+function databaseOf(m: number): string {
+  const inMinute = dbSamples.filter((s) => s.at >= t0 + m * 60_000 && s.at < t0 + (m + 1) * 60_000);
+  const before = dbSamples.filter((s) => s.at < t0 + m * 60_000 && s.checkpoints).at(-1)?.checkpoints;
+  const after = inMinute.filter((s) => s.checkpoints).at(-1)?.checkpoints;
+  const tally = (items: string[]) => {
+    const n = new Map<string, number>();
+    for (const i of items) n.set(i, (n.get(i) ?? 0) + 1);
+    return [...n].sort((a, b) => b[1] - a[1]);
+  };
+  const parts: string[] = [];
+  const vacuums = tally(inMinute.flatMap((s) => s.autovacuum));
+  if (vacuums.length) parts.push(`autovacuum ${vacuums.map(([t, n]) => `${t} ×${n}`).join(", ")}`);
+  if (before && after && after.count > before.count)
+    parts.push(
+      `checkpoints ${after.count - before.count} (write ${((after.writeMs - before.writeMs) / 1000).toFixed(1)} s, sync ${((after.syncMs - before.syncMs) / 1000).toFixed(1)} s)`,
+    );
+  const waits = tally(inMinute.flatMap((s) => s.waits)).slice(0, 3);
+  if (waits.length) parts.push(`waits ${waits.map(([w, n]) => `${w} ${n}`).join(", ")}`);
+  return parts.join("; ") || "—";
+}
 /** Peak V8 heap in use (bytes; or `of` committed, its new or old space, or external) of `part` in minute `m` (0-based), or NaN when its /metrics did not answer. */
 function heapOf(part: keyof typeof HEAP_PARTS, m: number, of: "" | ":committed" | ":new" | ":old" | ":external" = ""): number {
   const key = `${part}${of}`;
@@ -197,14 +249,14 @@ sample();
 const sampler = setInterval(sample, 5000);
 const results: Record<Lane, LaneMinute>[] = [];
 const pending: Promise<void>[] = [];
-const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web V8 committed (new / old space) / external MiB | web / worker waiting for a CPU |`;
+const header = `| minute | load avg | ${LANES.map((l) => `${l} sent | ${l} 2xx | ${l} delivered | ${l} p50 / p99 ms | ${l} failed once`).join(" | ")} | ${PARTS.map((p) => `${p} MiB`).join(" | ")} | web / worker V8 heap MiB | web V8 committed (new / old space) / external MiB | web / worker waiting for a CPU | database (autovacuum, checkpoints, client waits: samples) |`;
 console.log(`\n${header}\n|${"---|".repeat(header.split("|").length - 2)}`);
 const row = (m: number) => {
   const cells = LANES.map((lane) => {
     const f = figures(results[m][lane]);
     return `${f.sent} | ${f.accepted} | ${f.delivered} | ${Math.round(f.p50)} / ${Math.round(f.p99)} | ${results[m][lane].failed}`;
   });
-  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${mib(heapOf("web", m, ":committed"))} (${mib(heapOf("web", m, ":new"))} / ${mib(heapOf("web", m, ":old"))}) / ${mib(heapOf("web", m, ":external"))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} |`;
+  return `| ${m + 1} | ${loads[m]} | ${cells.join(" | ")} | ${PARTS.map((p) => mib(memoryOf(p, m))).join(" | ")} | ${mib(heapOf("web", m))} / ${mib(heapOf("worker", m))} | ${mib(heapOf("web", m, ":committed"))} (${mib(heapOf("web", m, ":new"))} / ${mib(heapOf("web", m, ":old"))}) / ${mib(heapOf("web", m, ":external"))} | ${cpuWaitOf("web", m)} / ${cpuWaitOf("worker", m)} | ${databaseOf(m)} |`;
 };
 const loads: string[] = [];
 for (let m = 0; m < minutes; m++) {
@@ -274,6 +326,7 @@ log(
   `database: ${stored} requests stored; gateway events not SUCCESSFUL: ${unfinished.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}; load average at the end ${loadAverage()}`,
 );
 await client.end();
+await dbWatch.end();
 console.log(`\n[soak] verdict: ${misses.length ? `aims NOT met: ${misses.join("; ")}` : "every aim met, nothing lost"}`);
 
 await hookyard.stop();
