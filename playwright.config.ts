@@ -5,9 +5,9 @@ export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   // A whole test's bound, not an expectation's (those keep their own 5 s): axe in two schemes and full-page
-  // screenshots take 20 s of a test on a quiet CI machine and more on a busy machine.
+  // screenshots take 20 s of a test on a quiet CI machine and more beside the compatibility pass.
   timeout: 90_000,
-  // One browser: beside a vitest pass (as npm test once ran them) a second one made timing-bound steps (sign-in
+  // One browser: beside the compatibility pass (npm test) a second one made timing-bound steps (sign-in
   // redirects, sandboxed transformation runs) miss their bounds on a busy 2-core machine. PLAYWRIGHT_WORKERS
   // sets more on a larger machine (every test has a team, tenant and client address of its own).
   workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 1),

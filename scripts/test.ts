@@ -1,26 +1,28 @@
 /**
- * `npm test`: every suite against real parts, each test once. Builds the app if needed, then:
- * - vitest (unit + HTTP integration) on the oldest PostgreSQL the README promises that is installed as a
- *   system package (15 in CI; docs/scaling.md "Database"), or on the embedded one (18) when none is: a fresh
- *   migrated database and two real servers (A trusts X-Forwarded-For so each test can be its own client IP;
- *   B does not; two workers compete for deliveries). What runs on the oldest version is what a user on it
- *   gets, and newer versions keep its behaviour;
- * - then Playwright on the embedded PostgreSQL, what `npm start` gives a user, with a database and two
- *   servers of its own;
- * - then, alone on the machine, the topology test (`npm run topology`: two web processes and two workers
- *   behind PgBouncer on PostgreSQL 15, a kill -9 of each kind; docs/operations.md "The topology test"),
- *   counted as one test; `TEST_TOPOLOGY=off` skips it.
- * Ends with the line `N passed, N failed` (everything counted). Exits non-zero on any failure.
+ * `npm test`: every suite against real parts. Builds the app if needed, then two passes, each with a
+ * fresh migrated database and two real servers of its own (A trusts X-Forwarded-For so each test can be
+ * its own client IP; B does not; two workers compete for deliveries):
+ * - the main pass, on the embedded PostgreSQL (18): vitest (unit + HTTP integration), then Playwright;
+ * - the compatibility pass, on the oldest PostgreSQL the README promises that is installed as a system
+ *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
+ *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
+ * The compatibility pass runs beside the main pass's Playwright (its output goes to `.data/test-compat.log`
+ * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Then, alone on the machine, the
+ * topology test (`npm run topology`: two web processes and two workers behind PgBouncer on PostgreSQL 15,
+ * 200 requests/s for 60 s with a kill -9 of each kind; docs/operations.md "The topology test"), counted as
+ * one test; `TEST_TOPOLOGY=off` skips it. Ends with the line `N passed, N failed` (everything counted).
+ * Exits non-zero on any failure.
  *
- * Arguments: none (everything), or `vitest …` / `playwright …` (that suite only, with its own arguments), or
- * `embedded …` (`npm run test:embedded`: every server-side vitest file, all but {@link NOT_SERVER_SIDE}, on
- * the embedded PostgreSQL, for when a change may meet the two versions differently; vitest arguments).
- * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) choose
- * vitest's PostgreSQL; `TEST_PG=embedded` keeps vitest on the embedded one; `TEST_TYPECHECK=off` skips the
+ * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
+ * arguments), or `compat …` (the compatibility pass only; vitest arguments, default every server-side file).
+ * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) moves
+ * the main pass off the embedded PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` choose the
+ * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass (and the topology test, which needs
+ * that PostgreSQL too); `TEST_TYPECHECK=off` skips the
  * type check (CI, after `npm run lint`).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import {
   type RunningServer,
@@ -37,15 +39,15 @@ import { buildIfNeeded } from "./build-if-needed";
 process.env.SECRET_KEY ??= TEST_SECRET_KEY;
 
 const log = (m: string) => console.log(`[test] ${m}`);
-const only = process.argv.slice(2); // optional: "vitest", "playwright" or "embedded", then their own arguments
+const only = process.argv.slice(2); // optional: "vitest", "playwright" or "compat", then their own arguments
 
 /**
  * Vitest files that never touch the test database: they start a PostgreSQL of their own (the embedded
- * one, or Debian's 15 behind PgBouncer) or none, so `npm run test:embedded` leaves them out.
+ * one, or Debian's 15 behind PgBouncer) or none, so the compatibility pass leaves them out.
  */
 const NOT_SERVER_SIDE = ["scripts/start.test.ts", "scripts/install.test.ts", "lib/db/embedded.test.ts"];
 /** PostgreSQL majors the README promises that are older than the embedded one, oldest first. */
-const OLDER_MAJORS = [14, 15, 16, 17];
+const COMPAT_MAJORS = [14, 15, 16, 17];
 
 let passed = 0;
 let failed = 0;
@@ -104,34 +106,37 @@ function vitestCounts(reportPath: string, status: number | null): Counts {
 }
 
 /**
- * Runs vitest with `args` in `env`, its JSON report at `.data/vitest-{label}.json`, its output on the
- * terminal. Resolves with its passed and failed tests.
+ * Runs vitest with `args` in `env`, its JSON report at `.data/vitest-{label}.json`; output to the terminal,
+ * or to `logFile` when given (a pass running beside another). Resolves with its passed and failed tests.
  */
-function vitest(label: string, env: NodeJS.ProcessEnv, args: string[]): Promise<Counts> {
+function vitest(label: string, env: NodeJS.ProcessEnv, args: string[], logFile?: string): Promise<Counts> {
   const reportPath = `.data/vitest-${label}.json`;
   rmSync(reportPath, { force: true });
   const child = spawn(
     process.execPath,
     ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`, ...args],
-    { stdio: "inherit", env },
+    { stdio: logFile ? ["ignore", "pipe", "pipe"] : "inherit", env },
   );
+  if (logFile) {
+    const out = createWriteStream(logFile);
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+  }
   return new Promise((resolve) => child.on("close", (status) => resolve(vitestCounts(reportPath, status))));
 }
 
-/**
- * Vitest's PostgreSQL: the environment's choice (`TEST_PG_URL`, `TEST_PG_VERSION`; `TEST_PG=embedded`), else
- * the oldest of {@link OLDER_MAJORS} installed as a system package, else the embedded one (logged).
- */
-function vitestPostgres(): TestPostgres {
-  if (process.env.TEST_PG_URL || process.env.TEST_PG_VERSION || process.env.TEST_PG === "embedded") return testPostgresFromEnv();
-  for (const major of OLDER_MAJORS) {
+/** The compatibility pass's PostgreSQL, or null (with the reason logged) when none is there. */
+function compatPostgres(): TestPostgres | null {
+  if (process.env.TEST_COMPAT_PG_URL) return { adminUrl: process.env.TEST_COMPAT_PG_URL };
+  const majors = process.env.TEST_COMPAT_PG_VERSION ? [Number(process.env.TEST_COMPAT_PG_VERSION)] : COMPAT_MAJORS;
+  for (const major of majors) {
     const found = systemPostgres(major);
     if (found) return found;
   }
   log(
-    `vitest: no PostgreSQL ${OLDER_MAJORS.join(", ")} under /usr/lib/postgresql, so the embedded one: install one (apt-get install postgresql-15) to test the oldest version the README promises`,
+    `compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`,
   );
-  return {};
+  return null;
 }
 
 /** Runs `argv` (after node) in `env` with the terminal's output; resolves with its exit status. */
@@ -141,41 +146,49 @@ function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
 }
 
 /**
- * vitest's shared servers run with circuit breakers on (off by default: docs/pipeline.md "Receiver-driven
- * limits"), so every server-side test also runs beside them; Playwright's servers keep the defaults.
+ * vitest's shared servers (both passes) run with circuit breakers on (off by default: docs/pipeline.md
+ * "Receiver-driven limits"), so every server-side test also runs beside them; Playwright's servers keep the defaults.
  */
 const BREAKERS = { DELIVERY_BREAKER_ENABLED: "true" };
 
-/** The type check (`tsc --noEmit` over tests and scripts too; `next build` checks the app only), as one test. */
-async function typecheck(): Promise<Counts> {
-  const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], process.env);
-  log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
-  return status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
-}
-
-/** vitest with `args` on `on` with the shared servers; `label` names its report and its log lines. */
-async function vitestPass(label: string, on: TestPostgres, args: string[]): Promise<Counts> {
-  let counts: Counts = { passed: 0, failed: 1 };
-  await withStack(label, on, 2, async (env) => void (counts = await vitest(label, env, args)), BREAKERS);
-  log(`${label}: ${counts.passed} passed, ${counts.failed} failed`);
-  return counts;
-}
-
-/** Playwright with `args` on its own servers over the embedded PostgreSQL (or the environment's). */
-async function browserPass(args: string[]): Promise<Counts> {
-  let counts: Counts = { passed: 0, failed: 1 };
-  await withStack("browser", testPostgresFromEnv(), 2, async (env) => {
-    rmSync(".data/playwright.json", { force: true });
-    const status = await run(["node_modules/@playwright/test/cli.js", "test", ...args], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
-    if (existsSync(".data/playwright.json")) {
-      const report = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as PlaywrightReport;
-      const { stats } = report;
-      for (const title of flakyTests(report)) log(`browser: FLAKY (failed, then passed on its retry): ${title}`);
-      for (const title of failedTests(report)) log(`browser: FAILED ${title}`);
-      counts = { passed: stats.expected + stats.flaky, failed: stats.unexpected };
-    } else counts = status === 0 ? { passed: 0, failed: 0 } : { passed: 0, failed: 1 };
-  });
-  log(`browser: ${counts.passed} passed, ${counts.failed} failed`);
+/**
+ * The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects.
+ * `afterVitest` starts what may run beside Playwright (the compatibility pass: vitest is CPU-bound and
+ * Playwright's one browser worker mostly waits, so they share the machine with little harm).
+ */
+async function mainPass(afterVitest: () => void): Promise<Counts> {
+  const counts = { passed: 0, failed: 0 };
+  const add = (r: Counts) => ((counts.passed += r.passed), (counts.failed += r.failed));
+  if (only[0] !== "playwright")
+    await withStack(
+      "main",
+      testPostgresFromEnv(),
+      2,
+      async (env) => {
+        if (!only.length && process.env.TEST_TYPECHECK !== "off") {
+          // Type errors anywhere (tests and scripts included) fail the suite; `next build` checks the app only.
+          // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
+          const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], env);
+          log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
+          add(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+        }
+        if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
+      },
+      BREAKERS,
+    );
+  afterVitest();
+  if (!only.length || only[0] === "playwright")
+    await withStack("browser", testPostgresFromEnv(), 2, async (env) => {
+      rmSync(".data/playwright.json", { force: true });
+      const extra = only[0] === "playwright" ? only.slice(1) : [];
+      const status = await run(["node_modules/@playwright/test/cli.js", "test", ...extra], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: ".data/playwright.json" });
+      if (existsSync(".data/playwright.json")) {
+        const report = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as PlaywrightReport;
+        const { stats } = report;
+        for (const title of flakyTests(report)) log(`browser: FLAKY (failed, then passed on its retry): ${title}`);
+        add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
+      } else if (status !== 0) add({ passed: 0, failed: 1 });
+    });
   return counts;
 }
 
@@ -187,14 +200,6 @@ type PlaywrightSuite = {
 };
 type PlaywrightReport = { stats: { expected: number; flaky: number; unexpected: number }; suites: PlaywrightSuite[] };
 
-/** `file › title` of every test of `report` that failed (on every try). */
-function failedTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
-  return suites.flatMap((s) => [
-    ...(s.specs ?? []).filter((sp) => sp.tests.some((t) => t.status === "unexpected")).map((sp) => `${s.file ?? file} › ${sp.title}`),
-    ...failedTests(report, s.suites ?? [], s.file ?? file),
-  ]);
-}
-
 /** `file › title` of every test of `report` that passed only on a retry. */
 function flakyTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
   return suites.flatMap((s) => [
@@ -203,22 +208,37 @@ function flakyTests(report: PlaywrightReport, suites = report.suites, file = "")
   ]);
 }
 
+/** The compatibility pass (every server-side vitest file on the oldest installed PostgreSQL); `logFile` when beside the main pass. */
+async function compatPass(logFile?: string): Promise<Counts> {
+  const on = compatPostgres();
+  if (!on) return { passed: 0, failed: 1 };
+  const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`);
+  let counts: Counts = { passed: 0, failed: 1 };
+  await withStack(
+    "compat",
+    on,
+    2,
+    async (env) => {
+      counts = await vitest("compat", env, args, logFile);
+    },
+    BREAKERS,
+  );
+  log(`compat pass: ${counts.passed} passed, ${counts.failed} failed${logFile ? ` (output: ${logFile})` : ""}`);
+  return counts;
+}
+
 buildIfNeeded(log);
-if (only[0] === "vitest") count(await vitestPass("vitest", vitestPostgres(), only.slice(1)));
-else if (only[0] === "playwright") count(await browserPass(only.slice(1)));
-else if (only[0] === "embedded") count(await vitestPass("embedded", {}, only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`)));
-else {
-  if (process.env.TEST_TYPECHECK !== "off") count(await typecheck());
-  // One after the other: beside Playwright's servers and browser, on 2 cores, the timing-bound vitest files (a
-  // supervisor restarting killed parts, chaos) missed their bounds (docs/benchmarks.md "The test suite").
-  count(await vitestPass("vitest", vitestPostgres(), []));
-  count(await browserPass([]));
-  if (process.env.TEST_TOPOLOGY !== "off") {
-    // The short form (30 s of load: both kills and their recoveries still land inside it); `npm run topology` runs 60 s.
-    const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], { TOPOLOGY_SECONDS: "30", ...process.env });
-    log(`topology: ${status === 0 ? "passed" : "FAILED"}`);
-    count(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
-  }
+const runCompat = (!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat";
+const beside = runCompat && only[0] !== "compat" && process.env.TEST_COMPAT_SERIAL !== "on";
+const side: { compat?: Promise<Counts> } = {};
+if (only[0] !== "compat") count(await mainPass(() => void (beside && (side.compat = compatPass(".data/test-compat.log")))));
+if (side.compat) count(await side.compat);
+else if (runCompat) count(await compatPass());
+if (!only.length && process.env.TEST_COMPAT_PG !== "off" && process.env.TEST_TOPOLOGY !== "off") {
+  // The short form (30 s of load: both kills and their recoveries still land inside it); `npm run topology` runs 60 s.
+  const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], { TOPOLOGY_SECONDS: "30", ...process.env });
+  log(`topology: ${status === 0 ? "passed" : "FAILED"}`);
+  count(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
