@@ -6,6 +6,15 @@ import { parseConfig as parseConfigOf } from "@/lib/config";
 const parseConfig = (vars: Record<string, string>) => parseConfigOf(vars as NodeJS.ProcessEnv);
 
 describe("lib/config parseConfig", () => {
+  it("the V8 memory settings of npm start's children: 512 MiB old space and 16 MiB semi-spaces by default, 0 turns each off, bad values refused", () => {
+    const d = parseConfig({});
+    expect([d.webMaxOldSpaceMb, d.v8SemiSpaceMb]).toEqual([512, 16]);
+    const off = parseConfig({ WEB_MAX_OLD_SPACE_MB: "0", V8_SEMI_SPACE_MB: "0" });
+    expect([off.webMaxOldSpaceMb, off.v8SemiSpaceMb]).toEqual([0, 0]);
+    expect(() => parseConfig({ V8_SEMI_SPACE_MB: "-1" })).toThrow(/V8_SEMI_SPACE_MB/);
+    expect(() => parseConfig({ WEB_MAX_OLD_SPACE_MB: "lots" })).toThrow(/WEB_MAX_OLD_SPACE_MB/);
+  });
+
   it("parseConfig – defaults for an empty environment", () => {
     const c = parseConfig({});
     expect(c.nodeEnv).toBe("production");
