@@ -131,7 +131,8 @@ describe("delivery leases", () => {
     }, 40_000);
     const deliveries = receiver.received.filter((r) => r.headers["x-gateway-event-id"] === event.id);
     expect(deliveries).toHaveLength(2);
-    // Lease 3 s + sweep 0.5 s + the worker's restart: far below the old 35 s (DELIVERY_TIMEOUT_MS + 5 s) or 5 minutes.
-    expect(deliveries[1].at - killedAt).toBeLessThan(15_000);
+    // Lease 3 s + sweep 0.5 s + the worker's restart (about 5 s alone, 12 s on a busy 2-core machine): below
+    // the old 35 s (DELIVERY_TIMEOUT_MS + 5 s) or 5 minutes.
+    expect(deliveries[1].at - killedAt).toBeLessThan(25_000);
   }, 60_000);
 });

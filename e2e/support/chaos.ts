@@ -67,6 +67,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Sent = { id: string; phase: number; sentAt: number; status: string; answeredAt: number };
 
+/** How long the load waits for each answer, ms. */
+const SENDER_TIMEOUT_MS = 30_000;
+
 /** Runs the chaos scenario and returns one report per kill. Stops everything it started. */
 export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillReport[]; server: { output: () => string } }> {
   const log = opts.log ?? (() => {});
@@ -76,7 +79,9 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
   const receiver: Receiver = await startReceiver();
   receiver.respond({ status: 200, body: "ok", delayMs: opts.receiverDelayMs ?? 0 });
   let server: RunningServer | undefined;
-  const agent = new Agent({ connections: 64, connect: { timeout: 5000 }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  // A sender that waits up to 30 s for an answer, as long as the supervisor keeps a connection waiting for a
+  // restarting web process (lib/socket-relay.ts): on a busy 2-core machine that restart takes 10 s or more.
+  const agent = new Agent({ connections: 64, connect: { timeout: 5000 }, headersTimeout: SENDER_TIMEOUT_MS, bodyTimeout: SENDER_TIMEOUT_MS });
   try {
     server = await startServer({
       DATABASE_URL: "",
@@ -124,7 +129,7 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
           const s: Sent = { id: `chaos-${++seq}`, phase, sentAt: Date.now(), status: "pending", answeredAt: 0 };
           sent.push(s);
           inFlight++;
-          fetch(sourceUrl, { method: "POST", body: s.id, dispatcher: agent, signal: AbortSignal.timeout(10_000) })
+          fetch(sourceUrl, { method: "POST", body: s.id, dispatcher: agent, signal: AbortSignal.timeout(SENDER_TIMEOUT_MS) })
             .then(async (r) => {
               await r.arrayBuffer().catch(() => {});
               s.status = r.status === 503 && !r.headers.get("retry-after") ? "503 without Retry-After" : String(r.status);

@@ -180,13 +180,19 @@ export const TEST_METRICS_TOKEN = "test-metrics-token-0123456789";
 /** Headers that make a request an operator's (the detailed /healthz, /metrics on the main port). */
 export const OPERATOR_HEADERS = { authorization: `Bearer ${TEST_METRICS_TOKEN}` };
 
+/**
+ * How long a test server may take to say "ready on", ms: about 10 s alone (with an embedded PostgreSQL), and
+ * more than 60 s was seen on a slow 2-core CI machine beside the browser tests and the compatibility pass.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 
 /**
  * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
  * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own; on a
  * DATABASE_URL, SECRET_KEY defaults to {@link TEST_SECRET_KEY}. `cwd`:
- * the checkout to run (default this one; benchmarks compare two). Rejects with the server's output when it does not come up in 60 s.
+ * the checkout to run (default this one; benchmarks compare two). Rejects with the server's output when it does not come up in {@link START_TIMEOUT_MS}.
  */
 export async function startServer(env: Record<string, string>, cwd?: string): Promise<RunningServer> {
   // A free port can be taken by another test between freePort() and the server's listen: try another.
@@ -227,7 +233,7 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   });
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${output}`);
     if (output.includes("ready on")) break;
@@ -235,7 +241,7 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   }
   if (!output.includes("ready on")) {
     child.kill("SIGKILL");
-    throw new Error(`server did not start in 60 s:\n${output}`);
+    throw new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s:\n${output}`);
   }
   return {
     url,
