@@ -39,13 +39,17 @@ const deliveryState = async (t: TestTeam, id: string) => {
   return res.json.delivery_state ?? { paused_until: null, pace: null, circuit: { state: "closed" } };
 };
 
-/** Sends one event to `conn` and, meanwhile, keeps a healthy destination of the same team and one of another team busy; returns their arrival times. */
-async function healthyMeanwhile(ms: number) {
+/**
+ * Keeps a healthy destination of the same team and one of another team busy for `ms` (and for at least
+ * `minimum` pairs of events, however slow the machine), then waits until every event sent arrived; returns
+ * how many pairs were sent and their arrival times.
+ */
+async function healthyMeanwhile(ms: number, minimum = 0) {
   const mine = await connectionTo(team, receiver);
   const theirs = await connectionTo(other, receiver);
   const end = Date.now() + ms;
   let sent = 0;
-  while (Date.now() < end) {
+  while (Date.now() < end || sent < minimum) {
     await Promise.all([send(mine.source.url, { n: sent }), send(theirs.source.url, { n: sent })]);
     sent++;
     await new Promise((r) => setTimeout(r, 200));
@@ -169,8 +173,8 @@ describe("gateway: circuit breaker", () => {
       await new Promise((r) => setTimeout(r, 1_100));
       const before = arrivals(`/${conn.tag}`).length;
       const { requestId } = await send(conn.source.url, { waits: true });
-      const healthy = await healthyMeanwhile(1_500);
-      expect(healthy.sent).toBeGreaterThanOrEqual(5);
+      const healthy = await healthyMeanwhile(1_500, 5);
+      expect(healthy.at).toHaveLength(2 * healthy.sent);
       const [waiting] = await eventsIn(requestId, ["QUEUED"], 1, 5_000);
       expect(waiting.attempts).toBe(0);
       expect(arrivals(`/${conn.tag}`).length).toBe(before);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_METRICS, GATEWAY_ROLLUPS } from "@/lib/gateway/metrics/tables";
 import { createId } from "@/lib/ids";
 import { type MetricsRequest, type MetricsResponse, parseGranularity, runMetrics } from "@/lib/metrics/query";
-import { rollupPass } from "@/lib/metrics/rollup";
+import { holdRollups, rollupPass } from "@/lib/metrics/rollup";
 import { db } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { connectionTo, type TestConnection } from "./support/pipeline";
@@ -113,6 +113,19 @@ async function execution(teamId: string, conn: TestConnection, ms: number, level
     "INSERT INTO transformation_executions (id, team_id, transformation_id, webhook_id, request_id, log_level, logs, created_at, updated_at) VALUES ($1, $2, $3, $4, 'req_x', $5, '[]', $6, $6)",
     [createId("execution", ms), teamId, pick(["trs_a", "trs_b"]), conn.id, level, new Date(ms)],
   );
+}
+
+/** Runs `fn` while no rollup pass of any process runs (lib/metrics/rollup.ts holdRollups). */
+async function withRollupsHeld<T>(fn: () => Promise<T>): Promise<T> {
+  const holder = await db().connect();
+  try {
+    await holder.query("BEGIN");
+    await holdRollups(holder, ["attempts", "events", "requests", "transformation_executions"]);
+    return await fn();
+  } finally {
+    await holder.query("COMMIT").catch(() => {});
+    holder.release();
+  }
 }
 
 /** Rolls up every closed minute (the running workers may hold the lock: wait for them). */
@@ -285,27 +298,33 @@ describe("gateway metrics from rollups", () => {
     await rollUpAll();
     await db().query("DELETE FROM sources WHERE id = $1", [doomed.source.id]);
     const late = T + 30 * MIN + 7_000;
-    await request(team.teamId, conns[0], late, "VERIFICATION_FAILED");
-    const lateEvent = await event(team.teamId, conns[0], late, "QUEUED", null);
-    await attempt(team.teamId, conns[0], late, "SUCCESSFUL", 200, 4321);
-    await execution(team.teamId, conns[0], late, "fatal");
-    // A waiting event of a rolled-up minute is delivered now; an attempt of another one is deleted.
-    await db().query("UPDATE events SET status = 'SUCCESSFUL', successful_at = now(), updated_at = now(), attempts = attempts + 1 WHERE id = $1", [lateEvent]);
-    const { rows: gone } = await db().query("DELETE FROM attempts WHERE team_id = $1 AND created_at >= $2 AND created_at < $3 RETURNING id", [
-      team.teamId,
-      new Date(T + HOUR),
-      new Date(T + 2 * HOUR),
-    ]);
-    expect(gone.length).toBeGreaterThan(0);
-    const second = Date.now() - 1000;
-    await request(team.teamId, conns[1], second);
-    await event(team.teamId, conns[1], second, "QUEUED", null);
-    await attempt(team.teamId, conns[1], second, "FAILED", 503, 2500);
-    await execution(team.teamId, conns[1], second, "warn");
-    const { rows: dirty } = await db().query("SELECT DISTINCT source FROM metrics_dirty WHERE team_id = $1 AND minute = $2 ORDER BY source", [
-      team.teamId,
-      new Date(Math.floor(late / MIN) * MIN),
-    ]);
+    // The servers' workers roll up every few seconds: held off until the dirty marks are read.
+    const { dirty, second } = await withRollupsHeld(async () => {
+      await request(team.teamId, conns[0], late, "VERIFICATION_FAILED");
+      const lateEvent = await event(team.teamId, conns[0], late, "QUEUED", null);
+      await attempt(team.teamId, conns[0], late, "SUCCESSFUL", 200, 4321);
+      await execution(team.teamId, conns[0], late, "fatal");
+      // A waiting event of a rolled-up minute is delivered now; an attempt of another one is deleted.
+      await db().query("UPDATE events SET status = 'SUCCESSFUL', successful_at = now(), updated_at = now(), attempts = attempts + 1 WHERE id = $1", [
+        lateEvent,
+      ]);
+      const { rows: gone } = await db().query("DELETE FROM attempts WHERE team_id = $1 AND created_at >= $2 AND created_at < $3 RETURNING id", [
+        team.teamId,
+        new Date(T + HOUR),
+        new Date(T + 2 * HOUR),
+      ]);
+      expect(gone.length).toBeGreaterThan(0);
+      const second = Date.now() - 1000;
+      await request(team.teamId, conns[1], second);
+      await event(team.teamId, conns[1], second, "QUEUED", null);
+      await attempt(team.teamId, conns[1], second, "FAILED", 503, 2500);
+      await execution(team.teamId, conns[1], second, "warn");
+      const { rows } = await db().query("SELECT DISTINCT source FROM metrics_dirty WHERE team_id = $1 AND minute = $2 ORDER BY source", [
+        team.teamId,
+        new Date(Math.floor(late / MIN) * MIN),
+      ]);
+      return { dirty: rows as { source: string }[], second };
+    });
     expect(dirty.map((d) => d.source)).toEqual(["attempts", "events", "requests", "transformation_executions"]);
     await compareAll();
     // The row of a second ago is in the answer (the range ends at E, after it).

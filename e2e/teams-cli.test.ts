@@ -23,7 +23,8 @@ function run(script: string, ...args: string[]): Promise<{ status: number | null
 }
 
 describe("npm run teams, keys --team, users --team", () => {
-  it("a team made on the command line gets a working key and a member; then it is deleted", { timeout: 120_000 }, async () => {
+  // Each command is a process of its own (tsx): several seconds apiece on a busy 2-core machine.
+  it("a team made on the command line gets a working key and a member; then it is deleted", { timeout: 240_000 }, async () => {
     const created = await run("teams", "create", "CLI", "team");
     expect(created.status, created.err).toBe(0);
     const teamId = created.out.trim();

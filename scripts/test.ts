@@ -6,7 +6,7 @@
  * - the compatibility pass, on the oldest PostgreSQL the README promises that is installed as a system
  *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
  *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
- * The compatibility pass runs beside the main pass's Playwright (its output goes to `.data/test-compat.log`
+ * The compatibility pass runs beside the main pass's Playwright, one test file at a time (its output goes to `.data/test-compat.log`
  * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Then, alone on the machine, the
  * topology test (`npm run topology`: two web processes and two workers behind PgBouncer on PostgreSQL 15,
  * 200 requests/s for 60 s with a kill -9 of each kind; docs/operations.md "The topology test"), counted as
@@ -219,7 +219,9 @@ async function compatPass(logFile?: string): Promise<Counts> {
     on,
     2,
     async (env) => {
-      counts = await vitest("compat", env, args, logFile);
+      // Beside Playwright, one test file at a time: with more, both starved for CPU on a slow 2-core machine and
+      // timing-bound tests missed their bounds (docs/benchmarks.md "The test suite").
+      counts = await vitest("compat", env, logFile ? ["--maxWorkers=1", ...args] : args, logFile);
     },
     BREAKERS,
   );

@@ -48,6 +48,16 @@ export async function rollupPass(
   return done;
 }
 
+/**
+ * Takes the lock of the rollup passes of each of `sources` (e.g. "events") in the open transaction of
+ * `client`, waiting for a pass that holds one. Until that transaction ends, no process's pass recomputes
+ * those sources (they skip, as for a concurrent pass), so their dirty marks stay as written. Throws on
+ * database errors.
+ */
+export async function holdRollups(client: pg.ClientBase, sources: readonly string[]): Promise<void> {
+  for (const source of sources) await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [ROLLUP_LOCK, source]);
+}
+
 /** One transaction: up to BATCH dirty (team, minute) pairs of `source` up to `cutoff`; the number recomputed, null when locked. */
 async function rollupBatch(pool: pg.Pool, source: string, stores: RollupStore[], cutoff: Date): Promise<number | null> {
   const client = await pool.connect();
