@@ -182,8 +182,13 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
         while (Date.now() < end && (inFlight > 0 || Object.values(undelivered(Date.now())).some((n) => n > 0))) await sleep(100);
       }
       if (kill.at === "worker-restart") {
-        const pid = (await health()).body?.parts.worker?.pid;
-        if (!pid) throw new Error("no worker pid in /healthz");
+        // The worker may be restarting after the previous outage, or /healthz slow to answer on a busy machine.
+        let pid: number | null | undefined;
+        for (const end = Date.now() + 60_000; !pid && Date.now() < end;) {
+          pid = (await health()).body?.parts.worker?.pid;
+          if (!pid) await sleep(250);
+        }
+        if (!pid) throw new Error("no worker pid in /healthz within 60 s");
         log(`killing the worker (pid ${pid})`);
         process.kill(pid, "SIGKILL");
         for (const end = Date.now() + 60_000; Date.now() < end; await sleep(100)) {
