@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { listenAndRelay } from "@/lib/socket-relay";
+import { freePort } from "../e2e/support/servers";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "hookyard-relay-"));
 const relayModule = path.resolve("lib/socket-relay.ts");
@@ -44,14 +45,6 @@ async function start(file: string, name: string): Promise<ChildProcess> {
     child.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
   });
   return child;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** Opens a connection, sends one GET and resolves with everything the server sent until it closed. */
