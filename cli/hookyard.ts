@@ -65,8 +65,16 @@ type Delivery = {
   request: { method: string; path: string; query: string; headers: Record<string, string>; body_base64: string | null; timeout_ms?: number };
 };
 
+/**
+ * How long the server may take to answer the session request, or the stream's headers (ms); past it the
+ * attempt counts as a failed reconnection and is tried again (docs/cli.md "Reconnecting"). Without it a
+ * connection the server never answers would hold the CLI for undici's 300 s.
+ */
+const ANSWER_TIMEOUT_MS = 15_000;
+
 async function createSession(a: Args): Promise<Session> {
   const res = await fetch(`${a.server}/cli/sessions`, {
+    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
     method: "POST",
     headers: { authorization: `Bearer ${a.cliKey}`, "content-type": "application/json" },
     body: JSON.stringify({ source_name: a.source, ...(a.connection ? { connection_name: a.connection } : {}), ...(a.path ? { path: a.path } : {}) }),
@@ -126,9 +134,13 @@ async function forward(a: Args, sessionId: string, d: Delivery): Promise<void> {
 
 /** Reads one stream until it ends; resolves on a clean end, throws on errors (404 = session gone). */
 async function readStream(a: Args, sessionId: string, onReady: () => void): Promise<void> {
+  // The bound is on the headers only: the stream itself stays open as long as the server keeps it.
+  const answered = new AbortController();
+  const timer = setTimeout(() => answered.abort(new Error(`no answer in ${ANSWER_TIMEOUT_MS / 1000} s`)), ANSWER_TIMEOUT_MS);
   const res = await fetch(`${a.server}/cli/sessions/${encodeURIComponent(sessionId)}/stream`, {
+    signal: answered.signal,
     headers: { authorization: `Bearer ${a.cliKey}`, accept: "text/event-stream" },
-  });
+  }).finally(() => clearTimeout(timer));
   if (res.status === 401) throw new Fatal("The server refused the cli_key.");
   if (res.status === 404) throw Object.assign(new Error("the session expired"), { sessionGone: true });
   if (!res.ok || !res.body) throw new Error(`the stream answered ${res.status}`);

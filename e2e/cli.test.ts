@@ -339,7 +339,9 @@ describe("hookyard listen", () => {
     const cli = track(spawn("sh", ["-c", `exec ${command}`], { stdio: ["ignore", "pipe", "pipe"] }));
     // npx resolving the local installation, then tsx starting the CLI: over 30 s once on a 2-core CI machine
     // whose vitest pass ran at half its usual speed (docs/benchmarks.md "The test suite").
-    await eventually(() => cli.output().includes(`Listening on ${t.name}`), 60_000);
+    await eventually(() => cli.output().includes(`Listening on ${t.name}`), 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}; exit code ${cli.child.exitCode}; the command printed: ${JSON.stringify(cli.output())}`);
+    });
     await eventually(
       async () =>
         (
