@@ -72,14 +72,23 @@ type Delivery = {
  */
 const ANSWER_TIMEOUT_MS = 15_000;
 
+/** A signal that aborts `fetch` with "no answer in 15 s" unless `answered()` is called first. */
+function answerDeadline(): { signal: AbortSignal; answered: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer in ${ANSWER_TIMEOUT_MS / 1000} s`)), ANSWER_TIMEOUT_MS);
+  return { signal: controller.signal, answered: () => clearTimeout(timer) };
+}
+
 async function createSession(a: Args): Promise<Session> {
+  const deadline = answerDeadline();
   const res = await fetch(`${a.server}/cli/sessions`, {
-    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+    signal: deadline.signal,
     method: "POST",
     headers: { authorization: `Bearer ${a.cliKey}`, "content-type": "application/json" },
     body: JSON.stringify({ source_name: a.source, ...(a.connection ? { connection_name: a.connection } : {}), ...(a.path ? { path: a.path } : {}) }),
   });
   const body = (await res.json().catch(() => ({}))) as { message?: string } & Session;
+  deadline.answered();
   if (res.status === 401) throw new Fatal(`The server refused the cli_key (${body.message ?? "401"}). Copy the key from the console's command.`);
   if (res.status === 422) throw new Fatal(body.message ?? "The server refused the arguments.");
   if (!res.ok) throw new Error(`the server answered ${res.status}`);
@@ -135,12 +144,11 @@ async function forward(a: Args, sessionId: string, d: Delivery): Promise<void> {
 /** Reads one stream until it ends; resolves on a clean end, throws on errors (404 = session gone). */
 async function readStream(a: Args, sessionId: string, onReady: () => void): Promise<void> {
   // The bound is on the headers only: the stream itself stays open as long as the server keeps it.
-  const answered = new AbortController();
-  const timer = setTimeout(() => answered.abort(new Error(`no answer in ${ANSWER_TIMEOUT_MS / 1000} s`)), ANSWER_TIMEOUT_MS);
+  const deadline = answerDeadline();
   const res = await fetch(`${a.server}/cli/sessions/${encodeURIComponent(sessionId)}/stream`, {
-    signal: answered.signal,
+    signal: deadline.signal,
     headers: { authorization: `Bearer ${a.cliKey}`, accept: "text/event-stream" },
-  }).finally(() => clearTimeout(timer));
+  }).finally(deadline.answered);
   if (res.status === 401) throw new Fatal("The server refused the cli_key.");
   if (res.status === 404) throw Object.assign(new Error("the session expired"), { sessionGone: true });
   if (!res.ok || !res.body) throw new Error(`the stream answered ${res.status}`);

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cliSigningSecret } from "@/lib/cli-channel/sessions";
 import { BASE_URL, db, newTestUrl, uniqueIp } from "./support/client";
@@ -267,6 +268,25 @@ describe("hookyard listen", () => {
     expect(cli.output()).toMatch(/connection lost \(ECONNREFUSED\); reconnecting in 1 s \(1\/1\)/);
     expect(cli.output()).toMatch(/Giving up after 1 failed reconnections in a row: ECONNREFUSED\. Is http:\/\/127\.0\.0\.1:\d+ reachable\?/);
   }, 30_000);
+
+  it("a server that takes the connection and never answers counts as a failed try after 15 s, not a wait without end", async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const started = Date.now();
+      const cli = runCli(["listen", port(), "x", "--cli-key", "k", "--server", `http://127.0.0.1:${(silent.address() as AddressInfo).port}`], {
+        HOOKYARD_CLI_MAX_RETRIES: "0",
+      });
+      expect(await cli.exited).toBe(1);
+      expect(cli.output()).toMatch(/Giving up after 0 failed reconnections in a row: no answer in 15 s\. Is http:\/\/127\.0\.0\.1:\d+ reachable\?/);
+      expect(held.length).toBe(1);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(15_000);
+    } finally {
+      for (const s of held) s.destroy();
+      silent.close();
+    }
+  }, 60_000);
 
   it("sessions: the source and its CLI connection are found or created; bad bodies are 422; unknown sessions and stale attempts are refused", async () => {
     const t = await newTestUrl({}, { ip: uniqueIp() });
