@@ -5,14 +5,14 @@ export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   // A whole test's bound: axe in two schemes and full-page screenshots take 20 s of a test on a quiet CI
-  // machine and more beside the compatibility pass.
+  // machine and more on a busy one.
   timeout: 90_000,
-  // An expectation's bound where a test names none: beside the compatibility pass on a slow 2-core machine, a
+  // An expectation's bound where a test names none: on a slow, busy 2-core machine, a
   // page's first render and its live stream's connection took more than Playwright's default 5 s. Bounds
   // that are the product's promise (a capture on screen within LIVE_MS) are written in the tests.
   expect: { timeout: 10_000 },
-  // One browser: beside the compatibility pass (npm test) a second one made timing-bound steps (sign-in
-  // redirects, sandboxed transformation runs) miss their bounds on a busy 2-core machine. PLAYWRIGHT_WORKERS
+  // One browser: a second one made timing-bound steps (sign-in redirects, sandboxed transformation runs) miss
+  // their bounds on a busy 2-core machine. PLAYWRIGHT_WORKERS
   // sets more on a larger machine (every test has a team, tenant and client address of its own).
   workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 1),
   // A browser test that fails is run once more (PLAYWRIGHT_RETRIES); one that then passes is reported as

@@ -1,28 +1,30 @@
 /**
- * `npm test`: every suite against real parts. Builds the app if needed, then two passes, each with a
- * fresh migrated database and two real servers of its own (A trusts X-Forwarded-For so each test can be
- * its own client IP; B does not; two workers compete for deliveries):
- * - the main pass, on the embedded PostgreSQL (18): vitest (unit + HTTP integration), then Playwright;
- * - the compatibility pass, on the oldest PostgreSQL the README promises that is installed as a system
- *   package (15 in CI; docs/scaling.md "Database"): every server-side vitest file again (all but
- *   {@link NOT_SERVER_SIDE}), so every statement runs on both versions.
- * The compatibility pass runs beside the main pass's Playwright, one test file at a time (its output goes to `.data/test-compat.log`
- * and its failures are printed at the end) unless `TEST_COMPAT_SERIAL=on`. Then, alone on the machine, the
- * topology test (`npm run topology`: two web processes and two workers behind PgBouncer on PostgreSQL 15,
- * 200 requests/s for 60 s with a kill -9 of each kind; docs/operations.md "The topology test"), counted as
- * one test; `TEST_TOPOLOGY=off` skips it. Ends with the line `N passed, N failed` (everything counted).
- * Exits non-zero on any failure.
+ * `npm test`: every suite against real parts, each test once. Builds the app if needed, then, one after the
+ * other (on a 2-core machine, two CPU-bound steps side by side starved each other's timing-bound tests:
+ * docs/benchmarks.md "The test suite"):
+ * - vitest (unit + HTTP integration) on the oldest PostgreSQL the README promises that is installed as a
+ *   system package (15 in CI; docs/scaling.md "Database"), where a statement that a newer version accepts is
+ *   likeliest to break; the embedded one (18) when none is installed. A fresh migrated database and two real
+ *   servers of its own (A trusts X-Forwarded-For so each test can be its own client IP; B does not; two
+ *   workers compete for deliveries);
+ * - Playwright on the embedded PostgreSQL, the one `npm start` runs by default, with two servers of its own;
+ * - the topology test (`npm run topology`: two web processes and two workers behind PgBouncer on PostgreSQL
+ *   15, 200 requests/s for 60 s with a kill -9 of each kind; docs/operations.md "The topology test"),
+ *   counted as one test; `TEST_TOPOLOGY=off` skips it.
+ * Ends with the line `N passed, N failed` (everything counted). Exits non-zero on any failure.
  *
- * Arguments: none (everything), or `vitest …` / `playwright …` (the main pass only, with their own
- * arguments), or `compat …` (the compatibility pass only; vitest arguments, default every server-side file).
- * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) moves
- * the main pass off the embedded PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` choose the
- * compatibility pass's PostgreSQL; `TEST_COMPAT_PG=off` skips that pass (and the topology test, which needs
- * that PostgreSQL too); `TEST_TYPECHECK=off` skips the
- * type check (CI, after `npm run lint`).
+ * `npm run test:compat` (`npm test -- compat`) is the other version's pass: every server-side vitest file
+ * (all but {@link NOT_SERVER_SIDE}) on the embedded PostgreSQL when vitest's pass ran on a system package,
+ * so every statement can be run on both versions before a release.
+ *
+ * Arguments: none (everything), or `vitest …` / `playwright …` (that step only, with their own arguments),
+ * or `compat …` (the other version's pass only; vitest arguments, default every server-side file).
+ * Environment: `TEST_PG_URL` (an admin URL) or `TEST_PG_VERSION` (a system package's major version) chooses
+ * vitest's PostgreSQL; `TEST_COMPAT_PG_URL` or `TEST_COMPAT_PG_VERSION` the compat pass's (default: the
+ * embedded one); `TEST_TYPECHECK=off` skips the type check (CI, after `npm run lint`).
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import {
   type RunningServer,
@@ -43,10 +45,10 @@ const only = process.argv.slice(2); // optional: "vitest", "playwright" or "comp
 
 /**
  * Vitest files that never touch the test database: they start a PostgreSQL of their own (the embedded
- * one, or Debian's 15 behind PgBouncer) or none, so the compatibility pass leaves them out.
+ * one, or Debian's 15 behind PgBouncer) or none, so the compat pass leaves them out.
  */
 const NOT_SERVER_SIDE = ["scripts/start.test.ts", "scripts/install.test.ts", "lib/db/embedded.test.ts"];
-/** PostgreSQL majors the README promises that are older than the embedded one, oldest first. */
+/** PostgreSQL majors the README promises that are older than the embedded one, oldest first: vitest runs on the oldest installed. */
 const COMPAT_MAJORS = [14, 15, 16, 17];
 
 let passed = 0;
@@ -105,38 +107,36 @@ function vitestCounts(reportPath: string, status: number | null): Counts {
   };
 }
 
-/**
- * Runs vitest with `args` in `env`, its JSON report at `.data/vitest-{label}.json`; output to the terminal,
- * or to `logFile` when given (a pass running beside another). Resolves with its passed and failed tests.
- */
-function vitest(label: string, env: NodeJS.ProcessEnv, args: string[], logFile?: string): Promise<Counts> {
+/** Runs vitest with `args` in `env`, its JSON report at `.data/vitest-{label}.json`; resolves with its passed and failed tests. */
+function vitest(label: string, env: NodeJS.ProcessEnv, args: string[]): Promise<Counts> {
   const reportPath = `.data/vitest-${label}.json`;
   rmSync(reportPath, { force: true });
   const child = spawn(
     process.execPath,
     ["node_modules/vitest/vitest.mjs", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`, ...args],
-    { stdio: logFile ? ["ignore", "pipe", "pipe"] : "inherit", env },
+    { stdio: "inherit", env },
   );
-  if (logFile) {
-    const out = createWriteStream(logFile);
-    child.stdout?.pipe(out);
-    child.stderr?.pipe(out);
-  }
   return new Promise((resolve) => child.on("close", (status) => resolve(vitestCounts(reportPath, status))));
 }
 
-/** The compatibility pass's PostgreSQL, or null (with the reason logged) when none is there. */
-function compatPostgres(): TestPostgres | null {
-  if (process.env.TEST_COMPAT_PG_URL) return { adminUrl: process.env.TEST_COMPAT_PG_URL };
-  const majors = process.env.TEST_COMPAT_PG_VERSION ? [Number(process.env.TEST_COMPAT_PG_VERSION)] : COMPAT_MAJORS;
-  for (const major of majors) {
+/**
+ * vitest's PostgreSQL: the environment's choice (TEST_PG_URL, TEST_PG_VERSION), else the oldest system
+ * package of {@link COMPAT_MAJORS} installed, else (logged) the embedded one.
+ */
+function vitestPostgres(): TestPostgres {
+  if (process.env.TEST_PG_URL || process.env.TEST_PG_VERSION) return testPostgresFromEnv();
+  for (const major of COMPAT_MAJORS) {
     const found = systemPostgres(major);
     if (found) return found;
   }
-  log(
-    `compat: no PostgreSQL ${majors.join(" or ")} under /usr/lib/postgresql: install one (apt-get install postgresql-${process.env.TEST_COMPAT_PG_VERSION ?? 15}), set TEST_COMPAT_PG_URL, or skip the pass with TEST_COMPAT_PG=off`,
-  );
-  return null;
+  log(`vitest: no PostgreSQL ${COMPAT_MAJORS.join(", ")} under /usr/lib/postgresql (apt-get install postgresql-15): on the embedded one`);
+  return {};
+}
+
+/** The compat pass's PostgreSQL: TEST_COMPAT_PG_URL, TEST_COMPAT_PG_VERSION (throws when not installed), else the embedded one. */
+function compatPostgres(): TestPostgres {
+  if (process.env.TEST_COMPAT_PG_URL) return { adminUrl: process.env.TEST_COMPAT_PG_URL };
+  return testPostgresFromEnv({ ...process.env, TEST_PG_URL: "", TEST_PG_VERSION: process.env.TEST_COMPAT_PG_VERSION ?? "" });
 }
 
 /** Runs `argv` (after node) in `env` with the terminal's output; resolves with its exit status. */
@@ -146,23 +146,19 @@ function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
 }
 
 /**
- * vitest's shared servers (both passes) run with circuit breakers on (off by default: docs/pipeline.md
+ * vitest's shared servers (and the compat pass's) run with circuit breakers on (off by default: docs/pipeline.md
  * "Receiver-driven limits"), so every server-side test also runs beside them; Playwright's servers keep the defaults.
  */
 const BREAKERS = { DELIVERY_BREAKER_ENABLED: "true" };
 
-/**
- * The main pass: typecheck, vitest and Playwright on the main PostgreSQL, as `only` selects.
- * `afterVitest` starts what may run beside Playwright (the compatibility pass: vitest is CPU-bound and
- * Playwright's one browser worker mostly waits, so they share the machine with little harm).
- */
-async function mainPass(afterVitest: () => void): Promise<Counts> {
+/** Typecheck, vitest and Playwright, one after the other, as `only` selects. */
+async function mainPass(): Promise<Counts> {
   const counts = { passed: 0, failed: 0 };
   const add = (r: Counts) => ((counts.passed += r.passed), (counts.failed += r.failed));
   if (only[0] !== "playwright")
     await withStack(
-      "main",
-      testPostgresFromEnv(),
+      "vitest",
+      vitestPostgres(),
       2,
       async (env) => {
         if (!only.length && process.env.TEST_TYPECHECK !== "off") {
@@ -176,7 +172,6 @@ async function mainPass(afterVitest: () => void): Promise<Counts> {
       },
       BREAKERS,
     );
-  afterVitest();
   if (!only.length || only[0] === "playwright")
     await withStack("browser", testPostgresFromEnv(), 2, async (env) => {
       rmSync(".data/playwright.json", { force: true });
@@ -208,35 +203,19 @@ function flakyTests(report: PlaywrightReport, suites = report.suites, file = "")
   ]);
 }
 
-/** The compatibility pass (every server-side vitest file on the oldest installed PostgreSQL); `logFile` when beside the main pass. */
-async function compatPass(logFile?: string): Promise<Counts> {
-  const on = compatPostgres();
-  if (!on) return { passed: 0, failed: 1 };
-  const args = only[0] === "compat" && only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`);
+/** The compat pass: every server-side vitest file (or `only`'s files) on {@link compatPostgres}. */
+async function compatPass(): Promise<Counts> {
+  const args = only.length > 1 ? only.slice(1) : NOT_SERVER_SIDE.map((f) => `--exclude=${f}`);
   let counts: Counts = { passed: 0, failed: 1 };
-  await withStack(
-    "compat",
-    on,
-    2,
-    async (env) => {
-      // Beside Playwright, one test file at a time: with more, both starved for CPU on a slow 2-core machine and
-      // timing-bound tests missed their bounds (docs/benchmarks.md "The test suite").
-      counts = await vitest("compat", env, logFile ? ["--maxWorkers=1", ...args] : args, logFile);
-    },
-    BREAKERS,
-  );
-  log(`compat pass: ${counts.passed} passed, ${counts.failed} failed${logFile ? ` (output: ${logFile})` : ""}`);
+  await withStack("compat", compatPostgres(), 2, async (env) => void (counts = await vitest("compat", env, args)), BREAKERS);
+  log(`compat pass: ${counts.passed} passed, ${counts.failed} failed`);
   return counts;
 }
 
 buildIfNeeded(log);
-const runCompat = (!only.length && process.env.TEST_COMPAT_PG !== "off") || only[0] === "compat";
-const beside = runCompat && only[0] !== "compat" && process.env.TEST_COMPAT_SERIAL !== "on";
-const side: { compat?: Promise<Counts> } = {};
-if (only[0] !== "compat") count(await mainPass(() => void (beside && (side.compat = compatPass(".data/test-compat.log")))));
-if (side.compat) count(await side.compat);
-else if (runCompat) count(await compatPass());
-if (!only.length && process.env.TEST_COMPAT_PG !== "off" && process.env.TEST_TOPOLOGY !== "off") {
+if (only[0] === "compat") count(await compatPass());
+else count(await mainPass());
+if (!only.length && process.env.TEST_TOPOLOGY !== "off") {
   // The short form (30 s of load: both kills and their recoveries still land inside it); `npm run topology` runs 60 s.
   const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], { TOPOLOGY_SECONDS: "30", ...process.env });
   log(`topology: ${status === 0 ? "passed" : "FAILED"}`);

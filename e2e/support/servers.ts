@@ -182,7 +182,7 @@ export const OPERATOR_HEADERS = { authorization: `Bearer ${TEST_METRICS_TOKEN}` 
 
 /**
  * How long a test server may take to say "ready on", ms: about 10 s alone (with an embedded PostgreSQL), and
- * more than 60 s was seen on a slow 2-core CI machine beside the browser tests and the compatibility pass.
+ * more than 60 s was seen on a slow 2-core CI machine running two test passes at once.
  */
 const START_TIMEOUT_MS = 120_000;
 
