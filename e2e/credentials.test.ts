@@ -289,9 +289,9 @@ describe("cli_key", () => {
     expect((await open(legacy)).status).toBe(401);
   });
 
-  it("cmd_hint runs the local installation only: npx --no-install, never a registry package by name", async () => {
+  it("cmd_hint runs the clone's own file, never a registry package by name", async () => {
     const t = (await (await createTestUrl({}, { ip: uniqueIp() })).json()) as { cli_key: string; cmd_hint: string };
-    expect(t.cmd_hint.startsWith("npx --no-install hookyard listen [port] <source-name> --cli-key ")).toBe(true);
+    expect(t.cmd_hint.startsWith("node cli/hookyard.mjs listen [port] <source-name> --cli-key ")).toBe(true);
     expect(t.cmd_hint).not.toMatch(/^npx hookyard/);
   });
 

@@ -29,7 +29,7 @@ describe("lib/config parseConfig", () => {
     expect(c.ingestMaxBodyBytes).toBe(10 * 1024 * 1024);
     expect(c.consoleCreateRateLimit).toBe(60);
     expect(c.consoleNewRateLimit).toBe(10);
-    expect(c.cliCommand).toBe("npx --no-install hookyard");
+    expect(c.cliCommand).toBe("node cli/hookyard.mjs");
     expect(c.logLevel).toBe("info");
   });
 

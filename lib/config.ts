@@ -41,7 +41,7 @@ const ConfigSchema = z.object({
   INGEST_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
   CONSOLE_CREATE_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   CONSOLE_NEW_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
-  CLI_COMMAND: z.string().min(1).default("npx --no-install hookyard"),
+  CLI_COMMAND: z.string().min(1).default("node cli/hookyard.mjs"),
   SECRET_KEY: z.string().min(16).optional(),
   GATEWAY_API_KEY: z.string().min(16).optional(),
   GATEWAY_API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
@@ -266,8 +266,8 @@ export type Config = {
   /** `GET /new` pages per minute per client. */
   consoleNewRateLimit: number;
   /**
-   * How the CLI is invoked in the console's `cmd_hint` (default `npx --no-install hookyard`: the user's own
-   * installation, never a registry package of that name; docs/cli.md "Running it").
+   * How the CLI is invoked in the console's `cmd_hint` (default `node cli/hookyard.mjs`: the clone's own CLI,
+   * never a registry package of that name; docs/cli.md "Running it").
    */
   cliCommand: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";

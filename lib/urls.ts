@@ -15,8 +15,8 @@ export function inspectUrlFor(sourceId: string): string {
  * The console's `cmd_hint` (docs/console-api.md#post-): our CLI's `listen` with `[port]` and
  * `<source-name>` left as placeholders and the workspace's `cli_key` filled in; `--server` names this
  * deployment so the command works as printed. `CLI_COMMAND` runs the user's own installation (default
- * `npx --no-install hookyard`): a hint that let npx fetch a package by name would hand the cli_key to
- * whoever publishes one (docs/cli.md "Running it").
+ * `node cli/hookyard.mjs`, the clone's own file): a hint that let npx fetch a package by name would hand the
+ * cli_key to whoever publishes one (docs/cli.md "Running it").
  */
 export function cmdHintFor(cliKey: string): string {
   const { cliCommand, publicUrl } = getConfig();
