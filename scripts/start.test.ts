@@ -141,6 +141,13 @@ describe("npm start with the embedded PostgreSQL", () => {
     expect(existsSync(path.join(dataDir, "secret.key"))).toBe(true);
     expect(first.output()).toContain("stored the fingerprint of the secret key in the database");
     expect((await fetch(`http://127.0.0.1:${port}${link![1]}`)).status).toBe(200);
+    // The children run the bundles of the current sources (scripts/build-if-needed.ts; npm test made them),
+    // not TypeScript compiled at each start.
+    const running = await parts(port);
+    const cmdline = (pid: number | null) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline(running.web.pid)).toContain(".next/hookyard-processes/web.mjs");
+    expect(cmdline(running.worker.pid)).toContain(".next/hookyard-processes/worker.mjs");
+    expect(cmdline(running.web.pid)).not.toContain("tsx");
 
     // 2. kill -9 of the server process and of its PostgreSQL guard (as `kill -9 -1` or the OOM killer may
     // do): PostgreSQL is orphaned, still running.

@@ -32,7 +32,7 @@ import { ensureOutboundKey } from "@/lib/outbound/auth";
 import { isAlive, StartFailure } from "@/lib/processes";
 import { listenAndRelay, listenFailureMessage, type SocketRelay } from "@/lib/socket-relay";
 import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
-import { buildIfNeeded } from "./build-if-needed";
+import { buildIfNeeded, type ProcessScript, processBundle } from "./build-if-needed";
 
 const log = (m: string) => console.log(`[hookyard] ${m}`);
 // Settings may also come from a .env file (copy .env.example); the environment wins.
@@ -79,11 +79,12 @@ function isLocalDatabase(url: string | undefined): boolean {
 const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited with code ${code}`);
 
 /**
- * Spawns `node {nodeArgs} --import tsx {script} --child` and resolves once it reports "ready" over IPC; rejects
+ * Spawns `node {nodeArgs} {the script's bundle} --child` (`--import tsx {script}` when there is no bundle of the
+ * current sources, and in development) and resolves once it reports "ready" over IPC; rejects
  * with its reported failure (or its exit) when it ends first.
  */
 function spawnChild(
-  script: string,
+  script: ProcessScript,
   extraArgs: string[],
   nodeArgs: string[],
   env: NodeJS.ProcessEnv,
@@ -92,7 +93,11 @@ function spawnChild(
   onCondition: (why: string | null) => void = () => {},
 ): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, "--child", ...extraArgs], {
+    // The bundle of the current sources when there is one (npm start makes it: scripts/build-if-needed.ts), with
+    // its source maps for stack traces; else the script itself through tsx (`npm run dev`, changed sources).
+    const bundle = dev ? null : processBundle(script);
+    const entry = bundle ? ["--enable-source-maps", bundle] : ["--import", "tsx", script];
+    const child = spawn(process.execPath, [...nodeArgs, ...entry, "--child", ...extraArgs], {
       env,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -137,7 +137,8 @@ export function usageByPart(roots: Map<number, string>): Map<string, PartUsage> 
     let part: string | undefined;
     for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
     if (!part) continue;
-    if (part === "hookyard") part = p.cmd.includes("web.ts") ? "web" : p.cmd.includes("worker.ts") ? "worker" : "supervisor";
+    // The script (tsx) or its bundle (.next/hookyard-processes/web.mjs: scripts/build-if-needed.ts).
+    if (part === "hookyard") part = /\bweb\.m?[jt]s\b/.test(p.cmd) ? "web" : /\bworker\.m?[jt]s\b/.test(p.cmd) ? "worker" : "supervisor";
     const u = out.get(part) ?? out.set(part, { cpuMs: 0, rss: 0, largestRss: 0, processes: 0, runMs: 0, waitMs: 0 }).get(part)!;
     u.cpuMs += p.cpuMs;
     u.runMs += p.runMs;
