@@ -36,8 +36,5 @@ export default defineConfig({
       ],
     },
     trace: "off",
-    // Colour transitions end at once (app/globals.css), so an axe contrast check or a screenshot right after a
-    // scheme switch sees the final colours without a wait (`settled` in e2e/support/browser.ts).
-    reducedMotion: "reduce",
   },
 });

@@ -5,7 +5,7 @@
  * dark-mode smoke test.
  */
 import type { Page } from "@playwright/test";
-import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, settled, test } from "./support/browser";
+import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, test } from "./support/browser";
 import { expectAccessible } from "./support/dashboard-pages";
 
 /**
@@ -585,7 +585,7 @@ test.describe("accessibility", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });
-      await settled(page);
+      await page.waitForTimeout(300);
       await page.screenshot({ path: `docs/console/inspect-${colorScheme}.png` });
     }
     await page.emulateMedia({ colorScheme: "light" });

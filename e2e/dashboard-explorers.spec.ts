@@ -13,7 +13,7 @@ import { createApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
 import { createUser } from "@/lib/dashboard/users";
 import { closePool } from "@/lib/db/pool";
-import { BASE_URL, closeDb, db, expect, settled, test } from "./support/browser";
+import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
 import { type Receiver, startReceiver } from "./support/receiver";
 
 const V = `${BASE_URL}/api/2025-07-01`;
@@ -70,7 +70,7 @@ async function signIn(page: Page) {
 
 /** No serious or critical axe violation on the page as it is now. */
 async function expectAccessible(page: Page) {
-  await settled(page);
+  await page.waitForTimeout(400);
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);

@@ -34,20 +34,10 @@ export const test = base.extend<{ clientIp: string }>({
   },
 });
 
-/**
- * Waits until the page has drawn two frames: after a change of scheme or size, its styles are applied. The
- * browser tests run with reduced motion (playwright.config.ts), so no colour transition is still under way.
- */
-export async function settled(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
-}
-
 /** A fresh browser context (no cookies) that is its own client IP. Close it at the end of the test. */
 export async function newClient(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
   return browser.newContext({
     baseURL: BASE_URL,
-    // As playwright.config.ts sets for the contexts it makes.
-    reducedMotion: "reduce",
     ...options,
     extraHTTPHeaders: { "x-forwarded-for": uniqueIp(), ...options.extraHTTPHeaders },
   });

@@ -4,7 +4,6 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
-import { settled } from "./browser";
 import { newUser } from "./dashboard";
 import { newTeam, type TestTeam } from "./gateway";
 
@@ -37,10 +36,10 @@ export async function expectAccessible(page: Page) {
   await scheme(page, "light");
 }
 
-/** Switches the colour scheme and waits until it is drawn. */
+/** Switches the colour scheme; buttons fade their colours (transition-colors, 150 ms), so it waits for them to settle. */
 async function scheme(page: Page, colorScheme: "light" | "dark") {
   await page.emulateMedia({ colorScheme });
-  await settled(page);
+  await page.waitForTimeout(400);
 }
 
 /** Screenshots of the page into docs/dashboard/<name>-{light,dark,390}.png; the viewport is restored. */
