@@ -119,6 +119,24 @@ describe("deduplicate rule", () => {
     expect(await eventsOf(dup.requestId)).toEqual([]);
   });
 
+  it("the earlier of two equal requests is the one delivered, whichever worker fans out which (two servers' workers share the work)", async () => {
+    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60, include_fields: ["body.id"] }] });
+    // Pairs sent back to back, each pair's second right after the first is accepted: the workers of both
+    // test servers wake for each and may claim one each.
+    const pairs = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const first = await send(c.source.url, { id: `pair-${i}`, n: 1 });
+        const second = await send(c.source.url, { id: `pair-${i}`, n: 2 });
+        return { first: first.requestId, second: second.requestId };
+      }),
+    );
+    for (const p of pairs) {
+      expect(p.first < p.second, "request ids follow arrival").toBe(true);
+      await eventsIn(p.first, ["SUCCESSFUL"]);
+      expect((await ignoredIn(p.second))[0].cause).toBe("DEDUPLICATED");
+    }
+  });
+
   it("compares every field by default, minus exclude_fields", async () => {
     const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60, exclude_fields: ["headers", "body.sent_at"] }] });
     const first = await send(c.source.url, { id: 1, sent_at: 1 });

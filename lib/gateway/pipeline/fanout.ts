@@ -689,6 +689,26 @@ WITH c AS (
 ) ${SELECT_DELIVERY} WHERE c.locked_until IS NOT NULL`;
 
 /**
+ * Waits, inside `client`'s transaction, until no other transaction is still fanning out a request of the
+ * same source older than the newest request of `events` (events with a deduplicate rule). Another worker may
+ * have claimed an earlier, equal request: once it commits, its key is there and this batch's events are its
+ * duplicates. Without the wait, whichever transaction wrote its key first won, and the later occurrence could
+ * be the one delivered (docs/pipeline.md "deduplicate"). Older pending requests nobody is fanning out (held
+ * back after an error) are locked until this transaction ends, which only delays their next claim.
+ */
+async function awaitEarlierFanouts(client: pg.PoolClient, events: EventRow[]): Promise<void> {
+  const newest = new Map<string, string>();
+  for (const e of events) if ((newest.get(e.request.source_id) ?? "") < e.request.id) newest.set(e.request.source_id, e.request.id);
+  await client.query(
+    `SELECT f.request_id FROM request_fanouts f
+       JOIN requests r ON r.id = f.request_id
+       JOIN unnest($1::text[], $2::text[]) AS b(source_id, before) ON r.source_id = b.source_id AND f.request_id < b.before
+     FOR UPDATE OF f`,
+    [[...newest.keys()], [...newest.values()]],
+  );
+}
+
+/**
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
  * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
  * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
@@ -712,6 +732,7 @@ async function writeOutcomes(
   // Deduplicate: the first event per (connection, digest) in this batch claims the key, unless a live key exists.
   const withDedup = kept.filter((e) => e.dedup);
   if (withDedup.length) {
+    await awaitEarlierFanouts(client, withDedup);
     const firstInBatch = new Map<string, EventRow>();
     for (const e of withDedup) {
       const key = `${e.connection.id}\u0000${e.dedup!.digest}`;
