@@ -5,7 +5,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Received = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer; at: number };
+/** A request as it arrived (`at`, ms), and `endedAt` once its answer went out or its sender closed it. */
+export type Received = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer; at: number; endedAt?: number };
 export type Answer = { status: number; body?: string; delayMs?: number; headers?: Record<string, string> };
 
 export type Receiver = {
@@ -28,6 +29,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on("end", () => {
       const entry: Received = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       received.push(entry);
+      res.on("close", () => (entry.endedAt = Date.now()));
       const a = typeof answer === "function" ? answer(entry, received.length - 1) : answer;
       for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
       const send = () => {
