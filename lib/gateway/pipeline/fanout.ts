@@ -699,12 +699,14 @@ WITH c AS (
 async function awaitEarlierFanouts(client: pg.PoolClient, events: EventRow[]): Promise<void> {
   const newest = new Map<string, string>();
   for (const e of events) if ((newest.get(e.request.source_id) ?? "") < e.request.id) newest.set(e.request.source_id, e.request.id);
+  // `f.request_id < $3` lets the primary key read only the older rows: a backlog behind this batch is not scanned.
   await client.query(
     `SELECT f.request_id FROM request_fanouts f
        JOIN requests r ON r.id = f.request_id
        JOIN unnest($1::text[], $2::text[]) AS b(source_id, before) ON r.source_id = b.source_id AND f.request_id < b.before
+     WHERE f.request_id < $3
      FOR UPDATE OF f`,
-    [[...newest.keys()], [...newest.values()]],
+    [[...newest.keys()], [...newest.values()], [...newest.values()].reduce((a, b) => (a > b ? a : b))],
   );
 }
 
