@@ -4,8 +4,8 @@ import { defineConfig } from "@playwright/test";
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
-  // A whole test's bound: axe in two schemes and full-page screenshots take 20 s of a test on a quiet CI
-  // machine and more on a busy one.
+  // A whole test's bound: axe in two schemes and full-page screenshots take several seconds of a test on a
+  // quiet CI machine and more on a busy one.
   timeout: 90_000,
   // An expectation's bound where a test names none: on a slow, busy 2-core machine, a
   // page's first render and its live stream's connection took more than Playwright's default 5 s. Bounds

@@ -19,7 +19,8 @@ import { createId } from "@/lib/ids";
 import { closePool } from "@/lib/db/pool";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/browser";
-import { expectAccessible, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { signedIn } from "./support/dashboard-pages";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 import { privateDatabase, type RunningServer, startServer } from "./support/servers";
 

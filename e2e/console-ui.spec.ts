@@ -6,7 +6,7 @@
  */
 import type { Page } from "@playwright/test";
 import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, test } from "./support/browser";
-import { expectAccessible } from "./support/dashboard-pages";
+import { expectAccessible, setColorScheme } from "./support/accessibility";
 
 /**
  * How long a request sent to the ingest URL may take to show up on an open inspect page: pushed over the
@@ -584,8 +584,7 @@ test.describe("accessibility", () => {
     // The README's and docs/console.md's pictures of the inspect page.
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const colorScheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme });
-      await page.waitForTimeout(300);
+      await setColorScheme(page, colorScheme);
       await page.screenshot({ path: `docs/console/inspect-${colorScheme}.png` });
     }
     await page.emulateMedia({ colorScheme: "light" });

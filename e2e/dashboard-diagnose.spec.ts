@@ -11,7 +11,8 @@
 import type { Page } from "@playwright/test";
 import { closePool } from "@/lib/db/pool";
 import { closeDb, expect, test } from "./support/browser";
-import { expectAccessible, screenshots, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { screenshots, signedIn } from "./support/dashboard-pages";
 import { api, type TestTeam } from "./support/gateway";
 import { type Receiver, startReceiver } from "./support/receiver";
 

@@ -7,13 +7,13 @@
  * the keyboard reaches the first row in four key presses. axe in light and dark with the panel open;
  * screenshots into docs/dashboard/explorer-*.png.
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
 import { createUser } from "@/lib/dashboard/users";
 import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
+import { expectAccessibleNow, setColorScheme } from "./support/accessibility";
 import { type Receiver, startReceiver } from "./support/receiver";
 
 const V = `${BASE_URL}/api/2025-07-01`;
@@ -68,22 +68,14 @@ async function signIn(page: Page) {
   await expect(page).toHaveURL(/\/dashboard$/, { timeout: 20_000 });
 }
 
-/** No serious or critical axe violation on the page as it is now. */
-async function expectAccessible(page: Page) {
-  await page.waitForTimeout(400);
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
 /** axe in light and dark, and screenshots docs/dashboard/{name}.png and {name}-dark.png. */
 async function checkAndShoot(page: Page, name: string) {
   for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expectAccessible(page);
+    await setColorScheme(page, scheme);
+    await expectAccessibleNow(page);
     await page.screenshot({ path: `docs/dashboard/${name}${scheme === "dark" ? "-dark" : ""}.png` });
   }
-  await page.emulateMedia({ colorScheme: "light" });
+  await setColorScheme(page, "light");
 }
 
 const rows = (page: Page) => page.getByTestId("explorer-row");
@@ -252,10 +244,10 @@ test("the search finds a request by its body; its detail shows method, path and 
   await expect(page.getByTestId("side-panel")).not.toContainText("team_id");
   // Times in the viewer's zone, zone shown.
   await expect(page.getByTestId("side-panel").locator("time").first()).toHaveText(/(GMT|UTC)/);
-  await expectAccessible(page);
+  await expectAccessibleNow(page);
   await page.screenshot({ path: "docs/dashboard/explorer-requests.png" });
   await page.emulateMedia({ colorScheme: "dark" });
-  await expectAccessible(page);
+  await expectAccessibleNow(page);
   await page.emulateMedia({ colorScheme: "light" });
 
   // request → event
@@ -274,7 +266,7 @@ test("the search finds a request by its body; its detail shows method, path and 
   await expect(page.getByTestId("attempt-line")).toContainText(`POST ${receiver.url}/in/orders/5?shop=s5`);
   await expect(page.getByTestId("side-panel")).toContainText(/\d+ ms/);
   await expect(page.getByTestId("attempt-event-link")).toHaveText(eventId);
-  await expectAccessible(page);
+  await expectAccessibleNow(page);
   await page.screenshot({ path: "docs/dashboard/explorer-attempts.png" });
   // attempt → destination (its attempts)
   await page.getByTestId("side-panel").getByRole("link", { name: "warehouse" }).click();

@@ -5,7 +5,8 @@
  * menu and gets the operators-only notice. Every page passes axe and is photographed into docs/dashboard/.
  */
 import { expect, test } from "./support/browser";
-import { expectAccessible, screenshots, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { screenshots, signedIn } from "./support/dashboard-pages";
 import { newUser } from "./support/dashboard";
 import { api, newTeam } from "./support/gateway";
 

@@ -5,7 +5,6 @@
  * receiver got them), and cancelling a running operation. Every page is checked with axe (no serious or
  * critical violation) and screenshotted into docs/dashboard/ (light, dark, 390 px).
  */
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
 import { createTeam } from "@/lib/teams/bootstrap";
@@ -13,6 +12,7 @@ import { createSignInToken, createUser } from "@/lib/dashboard/users";
 import { getSigningSecrets } from "@/lib/teams/signing-secret";
 import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
+import { expectAccessibleNow, setColorScheme } from "./support/accessibility";
 import { type Receiver, startReceiver } from "./support/receiver";
 
 const V = `${BASE_URL}/api/2025-07-01`;
@@ -61,25 +61,16 @@ async function eventsWithStatus(teamId: string, status: string, count: number, t
     .toBe(count);
 }
 
-/** No serious or critical axe violation on the page as it is now. */
-async function expectAccessible(page: Page) {
-  // Colour transitions (buttons) after a scheme switch must finish before contrast is measured.
-  await page.waitForTimeout(400);
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
 /** Screenshots of the page in light, dark and at a phone's width (docs/dashboard/{name}-*.png). */
 async function shoot(page: Page, name: string) {
   await page.screenshot({ path: `docs/dashboard/${name}.png`, fullPage: true });
-  await page.emulateMedia({ colorScheme: "dark" });
-  await expectAccessible(page);
+  await setColorScheme(page, "dark");
+  await expectAccessibleNow(page);
   await page.screenshot({ path: `docs/dashboard/${name}-dark.png`, fullPage: true });
-  await page.emulateMedia({ colorScheme: "light" });
+  await setColorScheme(page, "light");
   const size = page.viewportSize()!;
   await page.setViewportSize({ width: 390, height: 844 });
-  await expectAccessible(page);
+  await expectAccessibleNow(page);
   await page.screenshot({ path: `docs/dashboard/${name}-phone.png`, fullPage: true });
   await page.setViewportSize(size);
 }
@@ -102,7 +93,7 @@ test.describe("sign-in", () => {
     }
     const api = await page.request.get(`${V}/events`);
     expect(api.status()).toBe(401);
-    await expectAccessible(page);
+    await expectAccessibleNow(page);
     await page.screenshot({ path: "docs/dashboard/sign-in.png" });
 
     await signIn(page, email, "wrong password!!");
@@ -116,7 +107,7 @@ test.describe("sign-in", () => {
     await expect(page.getByTestId("signed-in-as")).toHaveText(email);
     await expect(page.getByTestId("chart-0").locator("svg").first()).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("open-issues")).toContainText("0");
-    await expectAccessible(page);
+    await expectAccessibleNow(page);
     await shoot(page, "overview");
 
     await page.getByTestId("sign-out").click();
@@ -143,7 +134,7 @@ test.describe("signing secret", () => {
       await expect(dialog).toContainText("keeps signing x-gateway-signature-2 for 1 hour", { timeout: 2_000 });
     }).toPass({ timeout: 30_000 });
     const rotatedAt = Date.now();
-    await expectAccessible(page);
+    await expectAccessibleNow(page);
     await dialog.getByRole("button", { name: "Rotate secret" }).click();
     await expect(dialog).toBeHidden();
     const shown = (await card.getByTestId("new-signing-secret").textContent())!;
@@ -168,7 +159,7 @@ test.describe("one-time sign-in link", () => {
     await expect(page.getByTestId("link-account")).toContainText(email);
     await page.reload();
     await expect(page.getByTestId("link-account")).toContainText(email);
-    await expectAccessible(page);
+    await expectAccessibleNow(page);
     await page.getByTestId("password").fill("my new long password");
     await page.getByTestId("confirm").fill("my new long password");
     // Keyboard only: Enter submits.
@@ -216,12 +207,12 @@ test.describe("bulk operations", () => {
       await page.getByTestId("attempt-row").first().click();
       await expect(page.getByTestId("attempt-body")).toHaveText("down for maintenance");
       await expect(page.getByTestId("event-body")).toContainText('"order"');
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await shoot(page, "events");
       // The primary button's hover colour keeps its white text readable in dark (axe on the hovered state).
       await page.emulateMedia({ colorScheme: "dark" });
       await page.getByTestId("bulk-from-filter").hover();
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await page.emulateMedia({ colorScheme: "light" });
 
       await page.getByTestId("bulk-from-filter").click();
@@ -231,7 +222,7 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("plan-estimate")).toHaveAttribute("data-count", String(N));
       await page.getByTestId("bulk-start").click();
       await expect(page.getByTestId("bulk-confirmation")).toContainText(`Retry ${N} events?`);
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await page.screenshot({ path: "docs/dashboard/bulk-confirm.png", fullPage: true });
       await page.getByTestId("bulk-confirm").click();
 
@@ -244,7 +235,7 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-history-row")).toHaveCount(1);
       // Nothing FAILED is left: the page says so instead of offering a run of 0.
       await expect(page.getByTestId("bulk-nothing")).toBeVisible();
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await shoot(page, "bulk");
     } finally {
       await receiver.close();
@@ -303,7 +294,7 @@ test.describe("bulk operations", () => {
       await page.getByTestId(`target-connection-${backfill.id}`).click();
       await expect(page.getByTestId(`target-connection-${backfill.id}`)).toBeChecked();
       await expect(page).toHaveURL(new RegExp(`target_webhooks=${backfill.id}`));
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await page.getByTestId("bulk-start").click();
       await expect(page.getByTestId("bulk-confirmation")).toContainText(`Replay ${N} requests?`);
       await expect(page.getByTestId("bulk-confirm-target")).toContainText("1 chosen connection");
@@ -322,7 +313,7 @@ test.describe("bulk operations", () => {
       await expect(page.getByTestId("bulk-history-row").first()).toContainText(
         "source_id = src-replay-old · target source_id src-replay-old, webhook_ids src-replay-old -> backfill",
       );
-      await expectAccessible(page);
+      await expectAccessibleNow(page);
       await shoot(page, "bulk-replay");
 
       // From the operation to the events it created.

@@ -10,7 +10,8 @@ import { readFile } from "node:fs/promises";
 import { crc32, deflateSync } from "node:zlib";
 import type { Locator, Page } from "@playwright/test";
 import { closeDb, createInBrowserContext, expect, test } from "./support/browser";
-import { expectAccessible, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
 
 /** A PNG chunk: length, type, data, CRC of type and data. */

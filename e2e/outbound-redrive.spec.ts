@@ -10,7 +10,8 @@ import { closePool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { expect, test } from "./support/browser";
 import { BASE_URL } from "./support/client";
-import { expectAccessible, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { signedIn } from "./support/dashboard-pages";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });

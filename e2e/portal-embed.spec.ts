@@ -11,12 +11,12 @@
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { closePool, getPool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { freePort, startServer, type RunningServer } from "./support/servers";
 import { BASE_URL, expect, newClient, test } from "./support/browser";
+import { expectAccessibleNow } from "./support/accessibility";
 
 const run = randomBytes(4).toString("hex");
 const tenant = `embed-${run}`;
@@ -32,12 +32,6 @@ async function adminCall(method: string, path: string, body?: unknown, base = BA
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
-
-async function expectAccessible(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${what}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 /** A page of the operator's product at `port` (loopback) that frames `src`. */
@@ -94,14 +88,14 @@ test("a failing destination says so in the list and on its page: light, dark, ph
     await expect(row.getByText("Enabled", { exact: true })).toHaveCount(0);
     await expect(row.getByTestId("health-line")).toContainText("407 of 717 attempts failed in the last 24 hours · last failure");
     await expect(row.getByTestId("health-line")).toContainText("(503)");
-    await expectAccessible(page, `list, ${colorScheme}`);
+    await expectAccessibleNow(page, `list, ${colorScheme}`);
     await page.screenshot({ path: `${SHOTS}/health-${colorScheme}.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await row.getByRole("link").click();
     await expect(page.getByTestId("health-badge")).toHaveText("Failing · 57% failed");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await expectAccessible(page, `destination, ${colorScheme}, 390 px`);
+    await expectAccessibleNow(page, `destination, ${colorScheme}, 390 px`);
     await context.close();
   }
 });
@@ -157,7 +151,7 @@ test("embedded cross-site from an allowed origin: signed in inside the iframe, c
     expect((await adminCall("GET", `/tenants/${tenant}/destinations/${destinationId}`)).json.disabled_at).not.toBeNull();
     await frame.getByRole("button", { name: "Enable" }).click();
     await expect(frame.getByRole("button", { name: "Disable" })).toBeVisible();
-    await expectAccessible(page, "embedded portal");
+    await expectAccessibleNow(page, "embedded portal");
 
     // The same page on an origin PORTAL_FRAME_ANCESTORS does not list: Chromium refuses to render the portal in the frame.
     const other = await context.newPage();

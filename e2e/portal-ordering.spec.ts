@@ -10,7 +10,8 @@ import { randomBytes } from "node:crypto";
 import { closePool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { expect, test } from "./support/browser";
-import { expectAccessible, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { signedIn } from "./support/dashboard-pages";
 import { outboundCall } from "./support/outbound";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 

@@ -7,12 +7,12 @@
  * run still works. axe (serious/critical); a screenshot into docs/portal/.
  */
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { closePool } from "@/lib/db/pool";
 import { createOutboundKey } from "@/lib/outbound/auth";
 import { startReceiver, type Receiver } from "./support/receiver";
 import { BASE_URL, expect, test } from "./support/browser";
+import { expectAccessibleNow } from "./support/accessibility";
 
 const run = randomBytes(4).toString("hex");
 const tenant = `portal-tx-${run}`;
@@ -88,8 +88,7 @@ test("edit: write, test-run and save a transformation; the delivery is transform
   await expect(page.getByTestId("run-output")).toContainText('"cents": 1200');
   await expect(page.getByTestId("run-output")).toContainText(`${receiver.url}/orders`);
   await expect(page.getByTestId("run-console")).toContainText("topic sample");
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+  await expectAccessibleNow(page);
   await page.getByTestId("transformation-code").scrollIntoViewIfNeeded();
   await page.screenshot({ path: "docs/portal/transformation-light.png", fullPage: true });
 

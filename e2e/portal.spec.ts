@@ -10,13 +10,13 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { closePool, getPool } from "@/lib/db/pool";
 import { createOutboundKey, tenantToken } from "@/lib/outbound/auth";
 import { startReceiver, type Receiver } from "./support/receiver";
 import { startServer } from "./support/servers";
 import { BASE_URL, expect, newClient, test } from "./support/browser";
+import { expectAccessibleNow } from "./support/accessibility";
 
 const run = randomBytes(4).toString("hex");
 const tenantA = `portal-a-${run}`;
@@ -39,13 +39,6 @@ async function portalUrl(tenant: string, theme?: "light" | "dark"): Promise<stri
   const { status, json } = await adminCall("GET", `/tenants/${tenant}/portal${theme ? `?theme=${theme}` : ""}`);
   expect(status).toBe(200);
   return json.redirect_url as string;
-}
-
-/** No serious or critical axe violation on the page as it is now. */
-async function expectAccessible(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${what}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 /** Opens the portal link in `page` and waits until it landed on /portal without the token. */
@@ -90,7 +83,7 @@ test("entering from the redirect_url: the token becomes an httpOnly SameSite=Str
   await expect(page.locator("[data-portal]")).toHaveAttribute("data-theme", "light");
   await expect(page.getByRole("heading", { name: "No destinations yet" })).toBeVisible();
   await expect(page.getByText(tenantA)).toBeVisible();
-  await expectAccessible(page, "empty list");
+  await expectAccessibleNow(page, "empty list");
   await page.screenshot({ path: `${SHOTS}/empty-light.png`, fullPage: true });
 });
 
@@ -99,7 +92,7 @@ test("a webhook destination created from the schema form: client checks, the API
   await page.getByRole("link", { name: "Add destination" }).first().click();
   await expect(page).toHaveURL(/\/portal\/destinations\/new$/);
   await expect(page.getByRole("radio", { name: /Webhook/ }).first()).toBeAttached();
-  await expectAccessible(page, "type picker");
+  await expectAccessibleNow(page, "type picker");
   await page.getByText("Webhook", { exact: true }).click();
   // Fields generated from the webhook type's config_fields: URL (required, pattern) and custom headers.
   const url = page.getByLabel(/^URL/);
@@ -125,7 +118,7 @@ test("a webhook destination created from the schema form: client checks, the API
   expect((await refused).status()).toBe(422);
   await expect(page.getByText("config.custom_headers.content-type cannot be set")).toBeVisible();
   await expect(page.getByRole("alert").first()).toContainText("Not created");
-  await expectAccessible(page, "create form with errors");
+  await expectAccessibleNow(page, "create form with errors");
   await page.getByLabel("Custom headers: name 1").fill("x-team");
   await page.getByLabel("Custom headers: value 1").fill("payments");
   await page.screenshot({ path: `${SHOTS}/create-light.png`, fullPage: true });
@@ -140,7 +133,7 @@ test("a webhook destination created from the schema form: client checks, the API
   await expect(page.getByRole("status").filter({ hasText: "Destination created" })).toBeVisible();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${receiver.url}/hook`);
   await expect(page.getByRole("heading", { name: "No attempts yet" })).toBeVisible();
-  await expectAccessible(page, "destination page");
+  await expectAccessibleNow(page, "destination page");
 
   // Stored as the form said.
   const stored = await adminCall("GET", `/tenants/${tenantA}/destinations/${destinationId}`);
@@ -151,7 +144,7 @@ test("a webhook destination created from the schema form: client checks, the API
   });
   await page.goto("/portal");
   await expect(page.getByTestId("destination-list").getByRole("link")).toHaveText([`${receiver.url}/hook`]);
-  await expectAccessible(page, "list");
+  await expectAccessibleNow(page, "list");
 });
 
 test("the operator publishes an event; its attempt appears in the portal with the response as text; a retry adds a manual attempt", async ({ page }) => {
@@ -182,7 +175,7 @@ test("the operator publishes an event; its attempt appears in the portal with th
   expect(await attempt.getByTestId("response-body").locator("b, script").count()).toBe(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(attempt).toContainText('"note": "<i>hello</i>"');
-  await expectAccessible(page, "attempt opened");
+  await expectAccessibleNow(page, "attempt opened");
 
   receiver.respond({ status: 503, body: "busy" });
   const retried = page.waitForResponse((r) => r.url().endsWith("/outbound/api/v1/retry"));
@@ -202,7 +195,7 @@ test("the operator publishes an event; its attempt appears in the portal with th
   await expect(event).toHaveAttribute("data-event-id", eventId);
   await event.getByRole("button").first().click();
   await expect(event.getByTestId("attempt")).toHaveCount(2);
-  await expectAccessible(page, "events tab");
+  await expectAccessibleNow(page, "events tab");
 
   // The chart's totals (the metrics of the last 24 h).
   await page.reload();
@@ -226,7 +219,7 @@ test("secret rotation, disable and enable, and editing the settings", async ({ p
   await page.getByRole("button", { name: "Rotate" }).click();
   const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
   await expect(dialog).toBeVisible();
-  await expectAccessible(page, "rotate dialog");
+  await expectAccessibleNow(page, "rotate dialog");
   // The overlap is the tenant's choice: the old secret keeps signing for 1 hour, not the default 24.
   await dialog.getByLabel("Old secret keeps signing for").selectOption({ label: "1 hour" });
   await expect(dialog).toContainText("signatures of both for the next 1 hour");
@@ -271,7 +264,7 @@ test("an ed25519 standard_webhook destination shows its public key with a copy b
   await expect(page.getByTestId("public-key-value")).toHaveText(publicKey);
   await expect(page.getByRole("button", { name: "Copy the public key" })).toBeVisible();
   await expect(page.getByText(/whsk_/)).toHaveCount(0);
-  await expectAccessible(page, "public key");
+  await expectAccessibleNow(page, "public key");
   expect((await adminCall("DELETE", `/tenants/${tenantA}/destinations/${created.json.id}`)).status).toBe(200);
 });
 
@@ -284,7 +277,7 @@ test("another tenant's portal shows none of it, and its cookie gets 403/404 for 
   await page.screenshot({ path: `${SHOTS}/empty-dark.png`, fullPage: true });
   await page.goto(`/portal/destinations/${destinationId}`);
   await expect(page.getByRole("alert").filter({ hasText: "This destination was not found" })).toBeVisible();
-  await expectAccessible(page, "other tenant's destination");
+  await expectAccessibleNow(page, "other tenant's destination");
 
   // The same cookie through the API: other tenants are 403, their objects 404, admin-only routes 403.
   const api = (path: string) => `/outbound/api/v1${path}`;
@@ -333,18 +326,18 @@ test("dark theme and a phone's width", async ({ browser }) => {
   await expect(page.getByTestId("destination-list")).toBeVisible();
   // Nothing wider than the phone.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await expectAccessible(page, "list, dark, 390 px");
+  await expectAccessibleNow(page, "list, dark, 390 px");
   await page.screenshot({ path: `${SHOTS}/list-dark-390.png`, fullPage: true });
   await page.goto(`/portal/destinations/${destinationId}`);
   await page.getByTestId("attempt").first().getByRole("button").first().click();
   await expect(page.getByTestId("response-status").first()).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await expectAccessible(page, "destination, dark, 390 px");
+  await expectAccessibleNow(page, "destination, dark, 390 px");
   await page.screenshot({ path: `${SHOTS}/destination-dark-390.png`, fullPage: true });
   await page.goto("/portal/destinations/new");
   await page.getByText("Webhook", { exact: true }).click();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await expectAccessible(page, "create, dark, 390 px");
+  await expectAccessibleNow(page, "create, dark, 390 px");
   await context.close();
 });
 
@@ -368,7 +361,7 @@ test("keyboard: the list, the type picker and the form work without a mouse", as
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await page.getByRole("button", { name: "Delete" }).click();
-  await expectAccessible(page, "delete dialog");
+  await expectAccessibleNow(page, "delete dialog");
   await dialog.getByRole("button", { name: "Delete destination" }).click();
   await page.waitForURL((u) => u.pathname === "/portal");
   await expect(page.getByTestId("destination-list").getByRole("link")).toHaveCount(1);
@@ -397,7 +390,7 @@ test("branding: PORTAL_ORGANIZATION_NAME, PORTAL_BRAND_COLOR and PORTAL_LOGO_URL
     await expect(page.locator("[data-portal]")).toHaveAttribute("data-theme", "system");
     const add = page.getByRole("link", { name: "Add destination" });
     expect(await add.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(15, 118, 110)");
-    await expectAccessible(page, "branded list");
+    await expectAccessibleNow(page, "branded list");
     await page.screenshot({ path: `${SHOTS}/branded-light.png`, fullPage: true });
     await context.close();
   } finally {
@@ -411,14 +404,14 @@ test("a garbage or expired link, or no session, shows a clear page; nothing cras
   await expect(page).toHaveURL(/\/portal\/signed-out\?reason=invalid$/);
   await expect(page.getByRole("heading", { name: "This portal link is not valid" })).toBeVisible();
   expect((await context.cookies()).find((c) => c.name === "hy_portal" && c.value)).toBeUndefined();
-  await expectAccessible(page, "invalid link");
+  await expectAccessibleNow(page, "invalid link");
 
   const expired = await tenantToken(tenantA, Date.now() - 25 * 3600_000);
   res = await page.goto(`/portal?token=${expired}&theme=dark`);
   expect(res?.status()).toBe(200);
   await expect(page.getByRole("heading", { name: "This portal link has expired" })).toBeVisible();
   expect(page.url()).not.toContain(expired);
-  await expectAccessible(page, "expired link");
+  await expectAccessibleNow(page, "expired link");
   await page.screenshot({ path: `${SHOTS}/expired-light.png` });
 
   await page.goto("/portal");

@@ -18,7 +18,8 @@ import { createOutboundKey } from "@/lib/outbound/auth";
 import { teamOfCliKey } from "@/lib/teams/cli-key";
 import { createInBrowserContext, expect, newClient, send, test } from "./support/browser";
 import { BASE_URL } from "./support/client";
-import { expectAccessible, screenshots, signedIn } from "./support/dashboard-pages";
+import { expectAccessible } from "./support/accessibility";
+import { screenshots, signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
 
 test.describe.configure({ timeout: 120_000 });

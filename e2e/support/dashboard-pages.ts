@@ -1,9 +1,9 @@
 /**
  * Helpers of the dashboard page tests (e2e/dashboard-pages.spec.ts): a team and a signed-in user of it,
- * an axe check, and screenshots (light, dark, 390 px) into docs/dashboard/.
+ * and screenshots (light, dark, 390 px) into docs/dashboard/.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
+import { setColorScheme } from "./accessibility";
 import { newUser } from "./dashboard";
 import { newTeam, type TestTeam } from "./gateway";
 
@@ -21,27 +21,6 @@ export async function signedIn(page: Page): Promise<TestTeam & { email: string }
   return { ...team, email };
 }
 
-/** No serious or critical axe violation on the page as it is now (light and dark). */
-export async function expectAccessible(page: Page) {
-  // A hovered button shows its hover colours: measure the resting state.
-  await page.mouse.move(0, 0);
-  for (const colorScheme of ["light", "dark"] as const) {
-    await scheme(page, colorScheme);
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${colorScheme}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    expect(bad).toEqual([]);
-  }
-  await scheme(page, "light");
-}
-
-/** Switches the colour scheme; buttons fade their colours (transition-colors, 150 ms), so it waits for them to settle. */
-async function scheme(page: Page, colorScheme: "light" | "dark") {
-  await page.emulateMedia({ colorScheme });
-  await page.waitForTimeout(400);
-}
-
 /** Screenshots of the page into docs/dashboard/<name>-{light,dark,390}.png; the viewport is restored. */
 export async function screenshots(page: Page, name: string) {
   const size = page.viewportSize() ?? { width: 1280, height: 720 };
@@ -49,11 +28,11 @@ export async function screenshots(page: Page, name: string) {
   await page.mouse.move(0, 0);
   // From the top, so the sticky phone header sits where it belongs in a full-page shot.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await scheme(page, "light");
+  await setColorScheme(page, "light");
   await page.screenshot({ path: `docs/dashboard/${name}-light.png`, fullPage: true });
-  await scheme(page, "dark");
+  await setColorScheme(page, "dark");
   await page.screenshot({ path: `docs/dashboard/${name}-dark.png`, fullPage: true });
-  await scheme(page, "light");
+  await setColorScheme(page, "light");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: `docs/dashboard/${name}-390.png`, fullPage: true });
   // Nothing may stick out sideways at a phone's width (tables scroll inside their own box).
