@@ -36,5 +36,10 @@ export default defineConfig({
       ],
     },
     trace: "off",
+    // The visitor asks for reduced motion (app/globals.css stops the live dot's ping, spinners and the new
+    // row's flash). Without a GPU, Chromium draws every frame of an endless animation in software: an open
+    // inspect page took half a core while idle (docs/benchmarks.md "The test suite"). The console's "live
+    // updates" tests run with motion, so both ways are tested.
+    reducedMotion: "reduce",
   },
 });

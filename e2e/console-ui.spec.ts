@@ -73,6 +73,8 @@ test.describe("create from the landing page", () => {
 });
 
 test.describe("live updates", () => {
+  // With motion allowed (the configuration's default asks for reduced motion): the live dot pings.
+  test.use({ reducedMotion: "no-preference" });
   test("requests sent to the ingest URL appear on the open page within seconds, newest first, without a reload", async ({ page }) => {
     const src = await createInBrowserContext(page);
     await openInspector(page, src.id);
@@ -105,6 +107,11 @@ test.describe("live updates", () => {
     expect(await readMarker(page)).toBe(marker);
     expect(navigations).toBe(0);
     await expect(page.getByTestId("live-indicator")).toHaveAttribute("data-state", "live");
+    // The live dot pings, unless the visitor asks for reduced motion.
+    const ping = page.getByTestId("live-indicator").locator(".animate-ping");
+    await expect(ping).toHaveCSS("animation-name", "ping");
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await expect(ping).toHaveCSS("animation-name", "none");
   });
 });
 

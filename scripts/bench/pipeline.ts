@@ -14,6 +14,8 @@
  * BENCH_MODE=steps runs open-loop steps against the reference relay instead of the phases (scripts/bench/steps.ts,
  * docs/benchmarks.md "Open-loop steps"); `npm run bench:pipeline -- fanout` and `-- size` (or BENCH_MODE=fanout|size)
  * run the fan-out and body-size benches instead (scripts/bench/fanout-size.ts, docs/benchmarks.md "Fan-out and size");
+ * With BENCH_DEDUPE=1 the steps' connection has a deduplicate rule on each request's unique `body.bench_id`
+ * (every event still delivered; measures the wait for earlier fan-outs, docs/pipeline.md "deduplicate").
  * `-- ordered` ordered delivery per key against unordered (scripts/bench/ordered.ts, docs/benchmarks.md "Ordered delivery"),
  * `-- ordered-outbound` the same for outbound destinations (publishes through the outbound API).
  */
@@ -61,7 +63,13 @@ if (mode === "fanout" || mode === "size" || mode === "ordered" || mode === "orde
   await endRun(await run, hookyard, db, sink);
 }
 if (mode === "steps") {
-  const source = await connect("open", `${sinkUrl}/open/hookyard`);
+  const dedupe = process.env.BENCH_DEDUPE === "1";
+  const source = await gatewayConnection(hookyard.url, apiKey, {
+    source: "open",
+    destination: "open-sink",
+    url: `${sinkUrl}/open/hookyard`,
+    ...(dedupe ? { rules: [{ type: "deduplicate", window: 300, include_fields: ["body.bench_id"] }] } : {}),
+  });
   const bodyOf = (id: string) => jsonOfSize((pad) => ({ type: "invoice.paid", bench_id: id, data: { id: "in_1", amount: 4200, customer: "cus_1", pad } }));
   // BENCH_STAGES=1: ingest → fan-out (the event's row) → sent → answered, per 2 s of each step.
   const stagesSql = `
@@ -72,7 +80,14 @@ if (mode === "steps") {
       FROM requests r JOIN events e ON e.request_id = r.id JOIN attempts a ON a.event_id = e.id AND a.attempt_number = 1
      WHERE r.ingested_at >= $1 AND r.ingested_at < $2 GROUP BY 1 ORDER BY 1`;
   await stepMode(
-    { title: "gateway: source → 1 connection → HTTP sink", sink, databaseUrl: db.url, hookyard: { url: source.url }, body: bodyOf, stagesSql },
+    {
+      title: `gateway: source → 1 connection${dedupe ? " with a deduplicate rule" : ""} → HTTP sink`,
+      sink,
+      databaseUrl: db.url,
+      hookyard: { url: source.url },
+      body: bodyOf,
+      stagesSql,
+    },
     hookyard,
     db,
   );
