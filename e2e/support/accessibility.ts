@@ -4,7 +4,7 @@
  *
  * axe runs inside the page: its source is injected once per document and `axe.run` is called there. That is
  * what @axe-core/playwright's `analyze()` does too, but it also injects the source again on every call and
- * opens a blank page to merge the frames' partial results: 1.4–2.2 s a call on a 2-core machine against
+ * opens a blank page to merge the frames' partial results: 1.4–2.6 s a call on a 2-core machine against
  * 0.2–0.4 s here (docs/benchmarks.md "The test suite"). A page with frames (an embedded portal) still goes
  * through @axe-core/playwright, which injects into every frame, cross-origin ones included.
  */
