@@ -220,15 +220,25 @@ describe("a record PostgreSQL refuses all the same", () => {
         END IF;
         RETURN NEW;
       END $$`);
-    // A trigger's DDL locks its table against the shared server's worker, which may hold locks on the other
-    // tables in another order: PostgreSQL then ends one of the two as a deadlock. The DDL is tried again.
+    // A trigger's DDL locks its table (and each partition) against every other file's queries on this shared
+    // database, which may hold locks on them in another order. Waiting in the lock queue, the DDL would hold
+    // those queries back, and PostgreSQL's deadlock check (after 1 s) could end one of them instead of the DDL.
+    // So the DDL gives up after 200 ms (lock_timeout, before any deadlock check) and is tried again.
     const ddl = async (sql: string) => {
       for (let attempt = 1; ; attempt++) {
+        const client = await db().connect();
         try {
-          return await db().query(sql);
+          await client.query("BEGIN");
+          await client.query("SET LOCAL lock_timeout = '200ms'");
+          const result = await client.query(sql);
+          await client.query("COMMIT");
+          return result;
         } catch (err) {
-          if ((err as { code?: string }).code !== "40P01" || attempt === 10) throw err;
-          await new Promise((r) => setTimeout(r, 50 * attempt));
+          await client.query("ROLLBACK").catch(() => {});
+          if (!["40P01", "55P03"].includes((err as { code?: string }).code ?? "") || attempt === 40) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 300)));
+        } finally {
+          client.release();
         }
       }
     };
