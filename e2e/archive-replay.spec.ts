@@ -6,7 +6,7 @@
  * a tenant's outbound events. The operator replays the archived requests from the dashboard's bulk page into
  * a connection and a real receiver gets each body; the tenant replays its archived events from the portal to
  * its destination and gets each one, and sees the replay listed. On the shared server (no archive) the bulk
- * page says there is no archive. axe in light and dark; screenshots at desktop and phone width.
+ * page says there is no archive. axe in light and dark; screenshots at desktop and phone width (`npm run screenshots`).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -23,6 +23,7 @@ import { expectAccessible } from "./support/accessibility";
 import { signedIn } from "./support/dashboard-pages";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
 import { privateDatabase, type RunningServer, startServer } from "./support/servers";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 test.describe.configure({ mode: "serial", timeout: 180_000 });
 
@@ -73,9 +74,9 @@ async function signIn(page: Page) {
 /** axe in light and dark at desktop and phone width, with a screenshot at each width (`<name>-light.png`, `<name>-390.png`). */
 async function checked(page: Page, name: string) {
   await expectAccessible(page);
-  await page.screenshot({ path: `${name}-light.png`, fullPage: true });
+  await docsScreenshot(page, `${name}-light.png`, { fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: `${name}-390.png`, fullPage: true });
+  await docsScreenshot(page, `${name}-390.png`, { fullPage: true });
   await expectAccessible(page);
   await page.setViewportSize({ width: 1280, height: 720 });
 }

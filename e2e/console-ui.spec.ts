@@ -7,6 +7,7 @@
 import type { Page } from "@playwright/test";
 import { BASE_URL, closeDb, createInBrowserContext, db, expect, INSPECT_PATH, luminanceOf, newClient, send, test } from "./support/browser";
 import { expectAccessible, setColorScheme } from "./support/accessibility";
+import { docsScreenshot, TAKING_SCREENSHOTS } from "./support/docs-screenshots";
 
 /**
  * How long a request sent to the ingest URL may take to show up on an open inspect page: pushed over the
@@ -589,11 +590,13 @@ test.describe("accessibility", () => {
     await expect(page.getByTestId("deliveries-empty")).toBeVisible();
     await expectAccessible(page);
     // The README's and docs/console.md's pictures of the inspect page.
-    await page.setViewportSize({ width: 1280, height: 800 });
-    for (const colorScheme of ["light", "dark"] as const) {
-      await setColorScheme(page, colorScheme);
-      await page.screenshot({ path: `docs/console/inspect-${colorScheme}.png` });
+    if (TAKING_SCREENSHOTS) {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      for (const colorScheme of ["light", "dark"] as const) {
+        await setColorScheme(page, colorScheme);
+        await docsScreenshot(page, `docs/console/inspect-${colorScheme}.png`);
+      }
+      await page.emulateMedia({ colorScheme: "light" });
     }
-    await page.emulateMedia({ colorScheme: "light" });
   });
 });

@@ -6,13 +6,13 @@
  * - an issue's failed events retried from the issue page resolve the issue; the nav counts open issues;
  * - a retry whose deliveries fail again says so (not a green "Completed"); a search value that cannot be
  *   searched says why next to its field; a refused filter offers Clear filters, not Try again.
- * axe in light and dark; screenshots (light, dark, 390 px) into docs/dashboard/.
+ * axe in light and dark; a phone-width check; screenshots (light, dark, 390 px) into docs/dashboard/ with `npm run screenshots`.
  */
 import type { Page } from "@playwright/test";
 import { closePool } from "@/lib/db/pool";
 import { closeDb, expect, test } from "./support/browser";
 import { expectAccessible } from "./support/accessibility";
-import { screenshots, signedIn } from "./support/dashboard-pages";
+import { fitsPhone, signedIn } from "./support/dashboard-pages";
 import { api, type TestTeam } from "./support/gateway";
 import { type Receiver, startReceiver } from "./support/receiver";
 
@@ -103,7 +103,7 @@ test("a failing transformation: request → ignored event → error and console;
   await expect(page.getByTestId("run-error")).toContainText(error.message, LOAD);
   for (const line of consoleLines.length ? consoleLines : ["Nothing was logged."]) await expect(page.getByTestId("run-logs")).toContainText(line);
   await expectAccessible(page);
-  await screenshots(page, "ignored-events");
+  await fitsPhone(page, "ignored-events");
   // The keyboard: Escape (in the panel) closes it, j selects the row again.
   await page.locator("#side-panel-title").focus();
   await page.keyboard.press("Escape");
@@ -117,7 +117,7 @@ test("a failing transformation: request → ignored event → error and console;
   for (const line of consoleLines.length ? consoleLines : ["Nothing was logged."]) await expect(page.getByTestId("run-logs")).toContainText(line);
   await expect(page.getByText("No events", { exact: true })).toHaveCount(0);
   await expectAccessible(page);
-  await screenshots(page, "issue-transformation");
+  await fitsPhone(page, "issue-transformation");
 
   await page.getByTestId("issue-runs-link").click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/executions\\?.*issue_id=${issue.id}`));
@@ -127,7 +127,7 @@ test("a failing transformation: request → ignored event → error and console;
   await expect(page.getByTestId("record-detail").getByTestId("run-error")).toContainText(error.message, LOAD);
   await expect(page.getByTestId("record-detail")).toContainText('"order": 41');
   await expectAccessible(page);
-  await screenshots(page, "transformation-runs");
+  await fitsPhone(page, "transformation-runs");
 });
 
 test("an issue's failed events retried from the issue page: the retry reports its deliveries and the issue resolves", async ({ page }) => {
@@ -150,7 +150,7 @@ test("an issue's failed events retried from the issue page: the retry reports it
   await expect(page.getByTestId("issue-retry")).toBeVisible(LOAD);
   await expect(page.getByTestId("issue-retry-hint")).toContainText("2 failed events");
   await expectAccessible(page);
-  await screenshots(page, "issue-delivery");
+  await fitsPhone(page, "issue-delivery");
   failing.delete("/billing");
   await page.getByTestId("issue-retry").click();
   await expect(page).toHaveURL(/\/dashboard\/bulk\?.*issue_id=iss_/);
@@ -183,7 +183,7 @@ test("errors: a retry that fails again says so; search values say what is wrong 
   await expect(page.getByTestId("bulk-outcome")).toHaveAttribute("data-failed", "3", LOAD);
   await expect(page.getByTestId("bulk-outcome")).toContainText("0 delivered");
   await expectAccessible(page);
-  await screenshots(page, "bulk-failed-again");
+  await fitsPhone(page, "bulk-failed-again");
 
   await page.goto("/dashboard/events");
   await expect(page.getByTestId("explorer-row")).toHaveCount(3, LOAD);
@@ -204,7 +204,7 @@ test("errors: a retry that fails again says so; search values say what is wrong 
   await expect(body).toHaveAttribute("aria-invalid", "true");
   await expect(page.getByText(/^This is not JSON/)).toBeVisible();
   await expectAccessible(page);
-  await screenshots(page, "search-field-error");
+  await fitsPhone(page, "search-field-error");
 
   // A filter the API refuses, from a link: why, once, and Clear filters instead of Try again.
   await page.goto(`/dashboard/events?headers=${encodeURIComponent('{"$bogus":1}')}`);

@@ -5,7 +5,7 @@
  * search and restores them on reload, j/k and the arrow keys move the selection, the search finds a request
  * by its body, details show method + path + query and link request → events → attempts → destination, and
  * the keyboard reaches the first row in four key presses. axe in light and dark with the panel open;
- * screenshots into docs/dashboard/explorer-*.png.
+ * screenshots into docs/dashboard/explorer-*.png (`npm run screenshots`).
  */
 import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
@@ -15,6 +15,7 @@ import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
 import { expectAccessibleNow, setColorScheme } from "./support/accessibility";
 import { type Receiver, startReceiver } from "./support/receiver";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 const V = `${BASE_URL}/api/2025-07-01`;
 const PASSWORD = "correct horse battery";
@@ -73,7 +74,7 @@ async function checkAndShoot(page: Page, name: string) {
   for (const scheme of ["light", "dark"] as const) {
     await setColorScheme(page, scheme);
     await expectAccessibleNow(page);
-    await page.screenshot({ path: `docs/dashboard/${name}${scheme === "dark" ? "-dark" : ""}.png` });
+    await docsScreenshot(page, `docs/dashboard/${name}${scheme === "dark" ? "-dark" : ""}.png`);
   }
   await setColorScheme(page, "light");
 }
@@ -245,7 +246,7 @@ test("the search finds a request by its body; its detail shows method, path and 
   // Times in the viewer's zone, zone shown.
   await expect(page.getByTestId("side-panel").locator("time").first()).toHaveText(/(GMT|UTC)/);
   await expectAccessibleNow(page);
-  await page.screenshot({ path: "docs/dashboard/explorer-requests.png" });
+  await docsScreenshot(page, "docs/dashboard/explorer-requests.png");
   await page.emulateMedia({ colorScheme: "dark" });
   await expectAccessibleNow(page);
   await page.emulateMedia({ colorScheme: "light" });
@@ -267,7 +268,7 @@ test("the search finds a request by its body; its detail shows method, path and 
   await expect(page.getByTestId("side-panel")).toContainText(/\d+ ms/);
   await expect(page.getByTestId("attempt-event-link")).toHaveText(eventId);
   await expectAccessibleNow(page);
-  await page.screenshot({ path: "docs/dashboard/explorer-attempts.png" });
+  await docsScreenshot(page, "docs/dashboard/explorer-attempts.png");
   // attempt → destination (its attempts)
   await page.getByTestId("side-panel").getByRole("link", { name: "warehouse" }).click();
   await expect(page).toHaveURL(/\/dashboard\/attempts\?destination_id=des_/);

@@ -7,7 +7,7 @@
  */
 import { expect, test } from "./support/browser";
 import { expectAccessible } from "./support/accessibility";
-import { screenshots, signedIn } from "./support/dashboard-pages";
+import { fitsPhone, signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
 import { startReceiver } from "./support/receiver";
 
@@ -93,7 +93,7 @@ test("ordered delivery: set in the form, a failing key blocks, Release and Relea
     await expect(firstRow.locator("time").filter({ visible: true })).toHaveAttribute("datetime", blocks[0].blocked_at);
     expect(delivered("alice", 1) || delivered("bob", 1)).toBe(false);
     await expectAccessible(page);
-    await screenshots(page, "connection-ordering");
+    await fitsPhone(page, "connection-ordering");
 
     // Keyboard: from the last ordering field, Tab reaches Release all, then the first row's event link, its copy
     // button and its Release; Enter releases that key, whose row goes at once, and its next event is delivered.

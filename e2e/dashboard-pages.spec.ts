@@ -10,7 +10,7 @@ import { createOutboundKey } from "@/lib/outbound/auth";
 import { expect, test } from "./support/browser";
 import { BASE_URL } from "./support/client";
 import { expectAccessible } from "./support/accessibility";
-import { screenshots, signedIn } from "./support/dashboard-pages";
+import { fitsPhone, signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
 import { eventually, startReceiver } from "./support/receiver";
 import { getPool } from "@/lib/db/pool";
@@ -24,7 +24,7 @@ test("connections: create in the browser, a request to the source URL reaches th
     await page.goto("/dashboard/connections");
     await expect(page.getByText("No connections yet")).toBeVisible();
     await expectAccessible(page);
-    await screenshots(page, "connections-empty");
+    await fitsPhone(page, "connections-empty");
 
     await page.getByTestId("new-connection").click();
     await expect(page.getByRole("heading", { name: "New connection" })).toBeVisible();
@@ -49,7 +49,7 @@ test("connections: create in the browser, a request to the source URL reaches th
     const urlField = page.getByTestId("destination-url");
     await expect(urlField).toHaveAttribute("aria-invalid", "true");
     await expect(page.getByText(/requires `config.url`/).first()).toBeVisible();
-    await screenshots(page, "connection-form-error");
+    await fitsPhone(page, "connection-form-error");
 
     await urlField.fill(`${receiver.url}/hooks`);
     await page.getByTestId("save-connection").click();
@@ -75,7 +75,7 @@ test("connections: create in the browser, a request to the source URL reaches th
     await expect(page.getByTestId("connection-event").first().getByText("200")).toBeVisible();
     expect(receiver.received).toHaveLength(1);
     await expectAccessible(page);
-    await screenshots(page, "connection-edit");
+    await fitsPhone(page, "connection-edit");
 
     // Edit: the destination's rate limit (PUT /destinations/{id}) and one more rule (PUT /connections/{id}).
     const connectionId = new URL(page.url()).pathname.split("/").pop()!;
@@ -109,7 +109,7 @@ test("connections: create in the browser, a request to the source URL reaches th
     await row.getByRole("button", { name: "Unpause orders" }).click();
     await expect(row.getByText("Active", { exact: true })).toBeVisible();
     await expectAccessible(page);
-    await screenshots(page, "connections");
+    await fitsPhone(page, "connections");
   } finally {
     await receiver.close();
   }
@@ -139,14 +139,14 @@ test("transformations: a test run shows the output request, console lines and er
   await expect(page.getByTestId("run-output")).toBeVisible();
   await expect(page.getByTestId("transformation-select")).toHaveValue(/^trs_/);
   await expectAccessible(page);
-  await screenshots(page, "transformation-run");
+  await fitsPhone(page, "transformation-run");
 
   await page.getByTestId("transformation-code").fill(`addHandler("transform", (request) => { throw new Error("no order id"); });`);
   await page.getByTestId("run-transformation").click();
   await expect(page.getByTestId("run-level")).toHaveText("Failed");
   await expect(page.getByTestId("run-error")).toContainText("no order id");
   await expectAccessible(page);
-  await screenshots(page, "transformation-error");
+  await fitsPhone(page, "transformation-error");
 });
 
 test("issues: a trigger and a failing receiver open an issue; it is resolved in the browser", async ({ page }) => {
@@ -157,7 +157,7 @@ test("issues: a trigger and a failing receiver open an issue; it is resolved in 
     await page.goto("/dashboard/issues");
     await expect(page.getByText("No issue triggers yet")).toBeVisible();
     await expectAccessible(page);
-    await screenshots(page, "issues-empty");
+    await fitsPhone(page, "issues-empty");
 
     await page.getByRole("link", { name: "Create an issue trigger" }).click();
     await page.getByTestId("trigger-name").fill("failed deliveries");
@@ -165,7 +165,7 @@ test("issues: a trigger and a failing receiver open an issue; it is resolved in 
     await expect(page.getByTestId("trigger-row")).toHaveCount(1);
     await expect(page.getByTestId("trigger-row")).toContainText("Any failed attempt · *");
     await expectAccessible(page);
-    await screenshots(page, "issue-triggers");
+    await fitsPhone(page, "issue-triggers");
 
     const created = await api(team, "POST", "/2025-07-01/connections", {
       name: "billing",
@@ -188,7 +188,7 @@ test("issues: a trigger and a failing receiver open an issue; it is resolved in 
     }, 40_000);
     await expect(row.first()).toContainText("HTTP 503 delivering to billing-in -> billing");
     await expectAccessible(page);
-    await screenshots(page, "issues");
+    await fitsPhone(page, "issues");
 
     await row.first().focus();
     await page.keyboard.press("Enter");
@@ -200,7 +200,7 @@ test("issues: a trigger and a failing receiver open an issue; it is resolved in 
     await page.getByTestId("issue-acknowledge").click();
     await expect(page.getByTestId("issue-status")).toHaveText("ACKNOWLEDGED");
     await expectAccessible(page);
-    await screenshots(page, "issue-detail");
+    await fitsPhone(page, "issue-detail");
     await page.getByTestId("issue-resolve").click();
     await expect(page.getByTestId("issue-status")).toHaveText("RESOLVED");
     const stored = await api(team, "GET", `/2025-07-01/issues/${issueId}`);
@@ -288,7 +288,7 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await page.getByTestId("attempts-all").click();
     await expect(page.getByTestId("tenant-chart")).toContainText("attempts", { timeout: 40_000 });
     await expectAccessible(page);
-    await screenshots(page, "outbound-tenant");
+    await fitsPhone(page, "outbound-tenant");
 
     // The popup passes /portal?token=… on to /portal/enter and then /portal within milliseconds: watch its first request.
     const opened = page.context().waitForEvent("request", (r) => /\/portal\?token=/.test(r.url()));
@@ -313,7 +313,7 @@ test("outbound: create a tenant, see its destinations, events and attempts, retr
     await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
     await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText(/\d+ of \d+ attempts failed in the last 24 hours · last failure/);
     await expectAccessible(page);
-    await screenshots(page, "outbound");
+    await fitsPhone(page, "outbound");
 
     // Deleting is on the tenant's page, apart from Open portal, behind a dialog (Escape cancels).
     await expect(page.getByTestId("tenant-row").getByRole("button")).toHaveCount(0);
@@ -372,6 +372,8 @@ test("outbound: a tenant's attempts page with Newer and Older; its failure rate 
   await expect(page.getByTestId("tenant-destination").getByTestId("health-badge")).toHaveText("Failing · 80% failed");
 
   await page.goto("/dashboard/outbound");
+  // The lists loaded: the page is hydrated, so the search typed next is the page's own (typed before, it is lost).
+  await expect(page.getByLabel("Loading", { exact: true })).toHaveCount(0, { timeout: 20_000 });
   await page.getByTestId("tenant-search").fill(tenant);
   await expect(page.getByTestId("tenant-row").getByTestId("health-badge")).toHaveText("Failing · 80% failed", { timeout: 20_000 });
   await expect(page.getByTestId("tenant-row").getByTestId("health-line")).toContainText("20 of 25 attempts failed");

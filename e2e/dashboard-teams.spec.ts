@@ -6,7 +6,7 @@
  */
 import { expect, test } from "./support/browser";
 import { expectAccessible } from "./support/accessibility";
-import { screenshots, signedIn } from "./support/dashboard-pages";
+import { fitsPhone, signedIn } from "./support/dashboard-pages";
 import { newUser } from "./support/dashboard";
 import { api, newTeam } from "./support/gateway";
 
@@ -36,7 +36,7 @@ test("teams: an operator creates a team, a key shown once and a member, with the
   await expect(team.getByTestId("new-user-link-value")).toContainText("/dashboard/sign-in/link?token=");
   await expect(team.getByTestId("user-row")).toContainText("member");
   await expectAccessible(page);
-  await screenshots(page, "teams");
+  await fitsPhone(page, "teams");
 
   // The kit's styled dialog asks (Escape cancels it), never window.confirm (docs/dashboard.md "One kit").
   const native: string[] = [];
@@ -65,7 +65,7 @@ test("system: queues, processes, database and retention", async ({ page }) => {
   await expect(page.getByTestId("table-row")).toHaveCount(10);
   await expect(page.getByTestId("retention")).toContainText("30 whole UTC days");
   await expectAccessible(page);
-  await screenshots(page, "system");
+  await fitsPhone(page, "system");
 });
 
 test("a member sees neither page in the menu, and the notice on them", async ({ page }) => {

@@ -3,7 +3,7 @@
  * server and real PostgreSQL: sign-in and refusal, the bulk retry flow after a receiver outage (filter in
  * the events explorer → "Retry all N matching" → plan → confirm → progress bar to completion → the
  * receiver got them), and cancelling a running operation. Every page is checked with axe (no serious or
- * critical violation) and screenshotted into docs/dashboard/ (light, dark, 390 px).
+ * critical violation) and screenshotted into docs/dashboard/ (light, dark, 390 px) by `npm run screenshots`.
  */
 import type { Page } from "@playwright/test";
 import { createApiKey } from "@/lib/teams/api-keys";
@@ -14,6 +14,7 @@ import { closePool } from "@/lib/db/pool";
 import { BASE_URL, closeDb, db, expect, test } from "./support/browser";
 import { expectAccessibleNow, setColorScheme } from "./support/accessibility";
 import { type Receiver, startReceiver } from "./support/receiver";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 const V = `${BASE_URL}/api/2025-07-01`;
 const PASSWORD = "correct horse battery";
@@ -63,15 +64,15 @@ async function eventsWithStatus(teamId: string, status: string, count: number, t
 
 /** Screenshots of the page in light, dark and at a phone's width (docs/dashboard/{name}-*.png). */
 async function shoot(page: Page, name: string) {
-  await page.screenshot({ path: `docs/dashboard/${name}.png`, fullPage: true });
+  await docsScreenshot(page, `docs/dashboard/${name}.png`, { fullPage: true });
   await setColorScheme(page, "dark");
   await expectAccessibleNow(page);
-  await page.screenshot({ path: `docs/dashboard/${name}-dark.png`, fullPage: true });
+  await docsScreenshot(page, `docs/dashboard/${name}-dark.png`, { fullPage: true });
   await setColorScheme(page, "light");
   const size = page.viewportSize()!;
   await page.setViewportSize({ width: 390, height: 844 });
   await expectAccessibleNow(page);
-  await page.screenshot({ path: `docs/dashboard/${name}-phone.png`, fullPage: true });
+  await docsScreenshot(page, `docs/dashboard/${name}-phone.png`, { fullPage: true });
   await page.setViewportSize(size);
 }
 
@@ -94,7 +95,7 @@ test.describe("sign-in", () => {
     const api = await page.request.get(`${V}/events`);
     expect(api.status()).toBe(401);
     await expectAccessibleNow(page);
-    await page.screenshot({ path: "docs/dashboard/sign-in.png" });
+    await docsScreenshot(page, "docs/dashboard/sign-in.png");
 
     await signIn(page, email, "wrong password!!");
     await expect(page.getByTestId("sign-in-error")).toHaveText("Wrong email or password.");
@@ -223,7 +224,7 @@ test.describe("bulk operations", () => {
       await page.getByTestId("bulk-start").click();
       await expect(page.getByTestId("bulk-confirmation")).toContainText(`Retry ${N} events?`);
       await expectAccessibleNow(page);
-      await page.screenshot({ path: "docs/dashboard/bulk-confirm.png", fullPage: true });
+      await docsScreenshot(page, "docs/dashboard/bulk-confirm.png", { fullPage: true });
       await page.getByTestId("bulk-confirm").click();
 
       await expect(page.getByTestId("bulk-progress")).toBeVisible();
@@ -385,7 +386,7 @@ test.describe("bulk operations", () => {
       await page.waitForTimeout(1_500);
       expect((await call(key, "GET", `bulk/events/retry/${opId}`)).json.processed_batch).toBe(op.processed_batch);
       await expect(page.getByTestId("bulk-history-row").first()).toContainText("Cancelled");
-      await page.screenshot({ path: "docs/dashboard/bulk-cancelled.png", fullPage: true });
+      await docsScreenshot(page, "docs/dashboard/bulk-cancelled.png", { fullPage: true });
 
       // A page of 100 rows: from the click on Events to the rows on screen (API call and render).
       const started = Date.now();

@@ -13,6 +13,7 @@ import { BASE_URL } from "./support/client";
 import { expectAccessible } from "./support/accessibility";
 import { signedIn } from "./support/dashboard-pages";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
@@ -71,7 +72,7 @@ test("dashboard: plan a redrive of a tenant's failed deliveries, run it, see it 
   await page.getByRole("button", { name: "Redrive 3 deliveries" }).click();
   await expect(page.getByTestId("redrive-progress")).toHaveText("3 of 3 queued for a new attempt.", { timeout: 30_000 });
   await expect(page.getByText("Completed", { exact: true }).first()).toBeVisible();
-  await page.screenshot({ path: "docs/dashboard/redrive-light.png", fullPage: true });
+  await docsScreenshot(page, "docs/dashboard/redrive-light.png", { fullPage: true });
   await eventually(() => events.every((e) => receiver.received.some((r) => r.at >= since && r.headers["x-outbound-event-id"] === e)), 30_000);
 });
 
@@ -104,7 +105,7 @@ test("portal: the event catalog shows each topic's description, fields and examp
   await expect(card.getByRole("row", { name: /invoice_id/ })).toContainText("string");
   await expect(card.getByRole("row", { name: /customer\.email/ })).toContainText("string (email)");
   await expect(card).toContainText('"inv_1"');
-  await card.screenshot({ path: "docs/portal/catalog-light.png" });
+  await docsScreenshot(card, "docs/portal/catalog-light.png");
   await expectAccessible(page);
 
   await page.goto("/portal/redrive");

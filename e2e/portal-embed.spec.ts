@@ -17,6 +17,7 @@ import { createOutboundKey } from "@/lib/outbound/auth";
 import { freePort, startServer, type RunningServer } from "./support/servers";
 import { BASE_URL, expect, newClient, test } from "./support/browser";
 import { expectAccessibleNow } from "./support/accessibility";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 const run = randomBytes(4).toString("hex");
 const tenant = `embed-${run}`;
@@ -89,7 +90,7 @@ test("a failing destination says so in the list and on its page: light, dark, ph
     await expect(row.getByTestId("health-line")).toContainText("407 of 717 attempts failed in the last 24 hours · last failure");
     await expect(row.getByTestId("health-line")).toContainText("(503)");
     await expectAccessibleNow(page, `list, ${colorScheme}`);
-    await page.screenshot({ path: `${SHOTS}/health-${colorScheme}.png`, fullPage: true });
+    await docsScreenshot(page, `${SHOTS}/health-${colorScheme}.png`, { fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await row.getByRole("link").click();

@@ -14,6 +14,7 @@ import { expectAccessible } from "./support/accessibility";
 import { signedIn } from "./support/dashboard-pages";
 import { outboundCall } from "./support/outbound";
 import { eventually, type Receiver, startReceiver } from "./support/receiver";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
@@ -63,12 +64,12 @@ test("portal: an ordered destination shows its key, its blocked keys, and releas
   const list = page.getByRole("table", { name: "Blocked ordering keys" });
   await expect(list.getByTestId("blocked-key")).toHaveCount(2);
   await expectAccessible(page);
-  await page.getByTestId("portal-ordering").screenshot({ path: "docs/portal/ordering-light.png" });
+  await docsScreenshot(page.getByTestId("portal-ordering"), "docs/portal/ordering-light.png");
   // Dark at a phone's width: the panel fits (the time goes under the key).
   await page.emulateMedia({ colorScheme: "dark" });
   await page.setViewportSize({ width: 390, height: 844 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await page.getByTestId("portal-ordering").screenshot({ path: "docs/portal/ordering-dark-390.png" });
+  await docsScreenshot(page.getByTestId("portal-ordering"), "docs/portal/ordering-dark-390.png");
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 1280, height: 800 });
 

@@ -4,7 +4,7 @@
  * PORTAL_TRANSFORMATIONS) the tenant writes code in the editor, test-runs it on sample data (output request
  * and console shown; a failing run shows its error), saves it, and the next delivery reaches a real
  * receiver transformed, its attempt showing the output; with `read` the code is read-only and the test
- * run still works. axe (serious/critical); a screenshot into docs/portal/.
+ * run still works. axe (serious/critical); a screenshot into docs/portal/ (`npm run screenshots`).
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
@@ -13,6 +13,7 @@ import { createOutboundKey } from "@/lib/outbound/auth";
 import { startReceiver, type Receiver } from "./support/receiver";
 import { BASE_URL, expect, test } from "./support/browser";
 import { expectAccessibleNow } from "./support/accessibility";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 const run = randomBytes(4).toString("hex");
 const tenant = `portal-tx-${run}`;
@@ -90,7 +91,7 @@ test("edit: write, test-run and save a transformation; the delivery is transform
   await expect(page.getByTestId("run-console")).toContainText("topic sample");
   await expectAccessibleNow(page);
   await page.getByTestId("transformation-code").scrollIntoViewIfNeeded();
-  await page.screenshot({ path: "docs/portal/transformation-light.png", fullPage: true });
+  await docsScreenshot(page, "docs/portal/transformation-light.png", { fullPage: true });
 
   await page.getByTestId("save-transformation").click();
   await expect(page.getByText("Transformation saved: deliveries use it from now on.", { exact: true })).toBeVisible(SLOW);

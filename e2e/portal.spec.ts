@@ -6,7 +6,7 @@
  * operator with the admin key and its attempt seen in the portal with the response as text, a retry,
  * secret reveal and rotation, enable/disable, edit, delete; a second tenant's portal shows none of it
  * and its cookie gets 403/404 for the first tenant's resources; bad and expired links show the
- * signed-out page. axe (serious/critical) on every page; screenshots into docs/portal/.
+ * signed-out page. axe (serious/critical) on every page; screenshots into docs/portal/ (`npm run screenshots`).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -17,6 +17,7 @@ import { startReceiver, type Receiver } from "./support/receiver";
 import { startServer } from "./support/servers";
 import { BASE_URL, expect, newClient, test } from "./support/browser";
 import { expectAccessibleNow } from "./support/accessibility";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 const run = randomBytes(4).toString("hex");
 const tenantA = `portal-a-${run}`;
@@ -84,7 +85,7 @@ test("entering from the redirect_url: the token becomes an httpOnly SameSite=Str
   await expect(page.getByRole("heading", { name: "No destinations yet" })).toBeVisible();
   await expect(page.getByText(tenantA)).toBeVisible();
   await expectAccessibleNow(page, "empty list");
-  await page.screenshot({ path: `${SHOTS}/empty-light.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/empty-light.png`, { fullPage: true });
 });
 
 test("a webhook destination created from the schema form: client checks, the API's 422 by its field, then created", async ({ page }) => {
@@ -121,7 +122,7 @@ test("a webhook destination created from the schema form: client checks, the API
   await expectAccessibleNow(page, "create form with errors");
   await page.getByLabel("Custom headers: name 1").fill("x-team");
   await page.getByLabel("Custom headers: value 1").fill("payments");
-  await page.screenshot({ path: `${SHOTS}/create-light.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/create-light.png`, { fullPage: true });
 
   const created = page.waitForResponse((r) => r.url().endsWith(`/tenants/${tenantA}/destinations`) && r.request().method() === "POST");
   await page.getByRole("button", { name: "Create destination" }).click();
@@ -200,7 +201,7 @@ test("the operator publishes an event; its attempt appears in the portal with th
   // The chart's totals (the metrics of the last 24 h).
   await page.reload();
   await expect(page.getByTestId("delivery-totals")).toHaveText("1 delivered · 1 failed", { timeout: 10_000 });
-  await page.screenshot({ path: `${SHOTS}/destination-light.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/destination-light.png`, { fullPage: true });
 });
 
 test("secret rotation, disable and enable, and editing the settings", async ({ page }) => {
@@ -274,7 +275,7 @@ test("another tenant's portal shows none of it, and its cookie gets 403/404 for 
   await enter(page, await portalUrl(tenantB, "dark"));
   await expect(page.getByRole("heading", { name: "No destinations yet" })).toBeVisible();
   await expect(page.getByText(receiver.url)).toHaveCount(0);
-  await page.screenshot({ path: `${SHOTS}/empty-dark.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/empty-dark.png`, { fullPage: true });
   await page.goto(`/portal/destinations/${destinationId}`);
   await expect(page.getByRole("alert").filter({ hasText: "This destination was not found" })).toBeVisible();
   await expectAccessibleNow(page, "other tenant's destination");
@@ -327,13 +328,13 @@ test("dark theme and a phone's width", async ({ browser }) => {
   // Nothing wider than the phone.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await expectAccessibleNow(page, "list, dark, 390 px");
-  await page.screenshot({ path: `${SHOTS}/list-dark-390.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/list-dark-390.png`, { fullPage: true });
   await page.goto(`/portal/destinations/${destinationId}`);
   await page.getByTestId("attempt").first().getByRole("button").first().click();
   await expect(page.getByTestId("response-status").first()).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await expectAccessibleNow(page, "destination, dark, 390 px");
-  await page.screenshot({ path: `${SHOTS}/destination-dark-390.png`, fullPage: true });
+  await docsScreenshot(page, `${SHOTS}/destination-dark-390.png`, { fullPage: true });
   await page.goto("/portal/destinations/new");
   await page.getByText("Webhook", { exact: true }).click();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -391,7 +392,7 @@ test("branding: PORTAL_ORGANIZATION_NAME, PORTAL_BRAND_COLOR and PORTAL_LOGO_URL
     const add = page.getByRole("link", { name: "Add destination" });
     expect(await add.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(15, 118, 110)");
     await expectAccessibleNow(page, "branded list");
-    await page.screenshot({ path: `${SHOTS}/branded-light.png`, fullPage: true });
+    await docsScreenshot(page, `${SHOTS}/branded-light.png`, { fullPage: true });
     await context.close();
   } finally {
     await branded.stop();
@@ -412,7 +413,7 @@ test("a garbage or expired link, or no session, shows a clear page; nothing cras
   await expect(page.getByRole("heading", { name: "This portal link has expired" })).toBeVisible();
   expect(page.url()).not.toContain(expired);
   await expectAccessibleNow(page, "expired link");
-  await page.screenshot({ path: `${SHOTS}/expired-light.png` });
+  await docsScreenshot(page, `${SHOTS}/expired-light.png`);
 
   await page.goto("/portal");
   await expect(page.getByRole("heading", { name: "You are not signed in to the portal" })).toBeVisible();
@@ -443,7 +444,7 @@ test("an aws_s3 destination created from its generated form: defaults prefilled,
   await page.getByRole("button", { name: "Create destination" }).click();
   await expect(page.getByText("Key template does not have the expected format.")).toBeVisible();
   await page.getByLabel(/^Key template/).fill("{topic}/{date}/{event_id}.json");
-  await page.screenshot({ path: "test-results/portal-aws-s3-dark.png", fullPage: true });
+  await docsScreenshot(page, "test-results/portal-aws-s3-dark.png", { fullPage: true });
   const created = page.waitForResponse((r) => r.url().endsWith(`/tenants/${tenant}/destinations`) && r.request().method() === "POST");
   await page.getByRole("button", { name: "Create destination" }).click();
   const res = await created;

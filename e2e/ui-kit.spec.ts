@@ -9,7 +9,7 @@
  * - the kit: copy works on a plain-http origin without `navigator.clipboard` and says when it failed; a
  *   styled dialog asks before a revoke, never `window.confirm`; one time format with the zone on hover;
  *   statuses in sentence case.
- * Every page passes axe in light and dark, fits a phone, and is screenshotted into docs/dashboard/.
+ * Every page passes axe in light and dark, fits a phone, and is screenshotted into docs/dashboard/ (`npm run screenshots`).
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
@@ -19,8 +19,9 @@ import { teamOfCliKey } from "@/lib/teams/cli-key";
 import { createInBrowserContext, expect, newClient, send, test } from "./support/browser";
 import { BASE_URL } from "./support/client";
 import { expectAccessible } from "./support/accessibility";
-import { screenshots, signedIn } from "./support/dashboard-pages";
+import { fitsPhone, signedIn } from "./support/dashboard-pages";
 import { api } from "./support/gateway";
+import { docsScreenshot } from "./support/docs-screenshots";
 
 test.describe.configure({ timeout: 120_000 });
 // A zone with a name that is not UTC, so a chart that does not say its zone cannot pass by accident.
@@ -118,7 +119,7 @@ test("portal chart: the y-axis ends at the maximum rounded up and shows it whole
     .toEqual([]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await expect(ticks.last()).toHaveText("800");
-  await chart.screenshot({ path: "docs/portal/delivery-chart-390.png" });
+  await docsScreenshot(chart, "docs/portal/delivery-chart-390.png");
 });
 
 test("first run: console home → dashboard; Overview offers the first connection; Settings: keys, copy on plain http, styled revoke, users, CLI key; the link names its account", async ({
@@ -136,7 +137,7 @@ test("first run: console home → dashboard; Overview offers the first connectio
   await expect(page.getByTestId("chart-3").locator("figure")).toHaveAttribute("data-chart-kind", "lines");
   await expect(page.getByTestId("chart-0").getByTestId("chart-axis-caption")).toHaveText("1 h buckets · times in GMT+1");
   await expectAccessible(page);
-  await screenshots(page, "overview-first-run");
+  await fitsPhone(page, "overview-first-run");
   await page.getByTestId("first-connection").click();
   await expect(page).toHaveURL(/\/dashboard\/connections\/new$/);
 
@@ -168,7 +169,7 @@ test("first run: console home → dashboard; Overview offers the first connectio
   await expect(page.getByTestId("outbound-settings")).toContainText("MAX_RETRY_LIMIT");
   await expect(page.getByTestId("portal-branding")).toContainText("Brand colour");
   await expectAccessible(page);
-  await screenshots(page, "settings");
+  await fitsPhone(page, "settings");
 
   // Revoke: a styled dialog asks, never window.confirm.
   const native: string[] = [];

@@ -67,16 +67,32 @@ export function buildIfNeeded(log: (m: string) => void): void {
 /** The scripts `npm start` runs as child processes, which {@link bundleProcessesIfNeeded} bundles. */
 export const PROCESS_SCRIPTS = ["scripts/web.ts", "scripts/worker.ts"] as const;
 export type ProcessScript = (typeof PROCESS_SCRIPTS)[number];
+/**
+ * `npm start`'s own script, the supervisor, bundled beside its children: the test harness starts it from its
+ * bundle (e2e/support/servers.ts), once per server it needs, instead of compiling it through tsx each time.
+ */
+export const SUPERVISOR_SCRIPT = "scripts/start.ts";
+/** What a bundle is run with (`node --import <this> <bundle>`): source maps for our code only (the file says why). */
+export const SOURCE_MAPS_PRELOAD = path.resolve("scripts/source-maps.mjs");
 /** Where the bundles are written, with the hash of the sources they were made from. */
 const BUNDLE_DIR = ".next/hookyard-processes";
 const BUNDLE_STAMP = `${BUNDLE_DIR}/sources-hash`;
 /** Everything the bundles are made from: our code (packages stay in node_modules). */
-const BUNDLE_INPUTS = ["lib", "server.ts", ...PROCESS_SCRIPTS, "scripts/require-node.ts", "tsconfig.json", "package.json"];
+const BUNDLE_INPUTS = [
+  "lib",
+  "server.ts",
+  ...PROCESS_SCRIPTS,
+  SUPERVISOR_SCRIPT,
+  "scripts/build-if-needed.ts",
+  "scripts/require-node.ts",
+  "tsconfig.json",
+  "package.json",
+];
 
 /**
- * Bundles the web and worker processes' scripts with esbuild unless the bundles of the current sources
- * exist: one ES module per script (`.next/hookyard-processes/web.mjs`, `worker.mjs`, with shared chunks and
- * source maps), our TypeScript compiled and inlined, every package imported from node_modules as it is.
+ * Bundles the web and worker processes' scripts and the supervisor's with esbuild unless the bundles of the
+ * current sources exist: one ES module per script (`.next/hookyard-processes/web.mjs`, `worker.mjs`, `start.mjs`,
+ * with shared chunks and source maps), our TypeScript compiled and inlined, every package imported from node_modules as it is.
  * A (re)start of a process then loads a few files instead of compiling hundreds
  * (docs/architecture.md#processes). Takes about a second; throws esbuild's error when the sources do not compile.
  */
@@ -86,7 +102,7 @@ export function bundleProcessesIfNeeded(): void {
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   mkdirSync(BUNDLE_DIR, { recursive: true });
   buildSync({
-    entryPoints: [...PROCESS_SCRIPTS],
+    entryPoints: [...PROCESS_SCRIPTS, SUPERVISOR_SCRIPT],
     outdir: BUNDLE_DIR,
     bundle: true,
     // A dynamic import stays one: web.ts starts tracing before it loads the server (docs/operations.md "Traces").
@@ -112,7 +128,7 @@ export function bundleProcessesIfNeeded(): void {
  * The bundle of `script` made from the current sources ({@link bundleProcessesIfNeeded}), or null when there
  * is none (never built, or the sources changed since: run the script through tsx then).
  */
-export function processBundle(script: ProcessScript): string | null {
+export function processBundle(script: ProcessScript | typeof SUPERVISOR_SCRIPT): string | null {
   if (!existsSync(BUNDLE_STAMP) || readFileSync(BUNDLE_STAMP, "utf8") !== sourceHash(BUNDLE_INPUTS)) return null;
   const bundle = path.join(BUNDLE_DIR, `${path.basename(script, ".ts")}.mjs`);
   return existsSync(bundle) ? bundle : null;

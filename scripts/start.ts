@@ -32,7 +32,7 @@ import { ensureOutboundKey } from "@/lib/outbound/auth";
 import { isAlive, StartFailure } from "@/lib/processes";
 import { listenAndRelay, listenFailureMessage, type SocketRelay } from "@/lib/socket-relay";
 import { type HealthMessage, Part, type RunningPart } from "@/lib/supervisor";
-import { buildIfNeeded, type ProcessScript, processBundle } from "./build-if-needed";
+import { buildIfNeeded, type ProcessScript, processBundle, SOURCE_MAPS_PRELOAD } from "./build-if-needed";
 
 const log = (m: string) => console.log(`[hookyard] ${m}`);
 // Settings may also come from a .env file (copy .env.example); the environment wins.
@@ -94,9 +94,10 @@ function spawnChild(
 ): Promise<RunningPart & { child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     // The bundle of the current sources when there is one (npm start makes it: scripts/build-if-needed.ts), with
-    // its source maps for stack traces; else the script itself through tsx (`npm run dev`, changed sources).
+    // the source maps of our code for stack traces (scripts/source-maps.mjs); else the script itself through
+    // tsx (`npm run dev`, changed sources).
     const bundle = dev ? null : processBundle(script);
-    const entry = bundle ? ["--enable-source-maps", bundle] : ["--import", "tsx", script];
+    const entry = bundle ? ["--import", SOURCE_MAPS_PRELOAD, bundle] : ["--import", "tsx", script];
     const child = spawn(process.execPath, [...nodeArgs, ...entry, "--child", ...extraArgs], {
       env,
       stdio: ["ignore", "inherit", "inherit", "ipc"],

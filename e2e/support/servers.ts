@@ -10,6 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { processBundle, SOURCE_MAPS_PRELOAD, SUPERVISOR_SCRIPT } from "../../scripts/build-if-needed";
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -189,7 +190,7 @@ const START_TIMEOUT_MS = 120_000;
 export type RunningServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<void> };
 
 /**
- * Starts `tsx scripts/start.ts` (the production server; the build must exist) with `env` on a free
+ * Starts `npm start`'s supervisor (scripts/start.ts, from its bundle when there is one: the production server; the build must exist) with `env` on a free
  * port and waits until it answers. `DATABASE_URL: ""` gives it an embedded PostgreSQL of its own; on a
  * DATABASE_URL, SECRET_KEY defaults to {@link TEST_SECRET_KEY}. `cwd`:
  * the checkout to run (default this one; benchmarks compare two). Rejects with the server's output when it does not come up in {@link START_TIMEOUT_MS}.
@@ -225,7 +226,11 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
   if (childEnv.DATABASE_URL === "") delete childEnv.DATABASE_URL;
   // A server on an external database refuses to start without SECRET_KEY.
   else childEnv.SECRET_KEY ??= TEST_SECRET_KEY;
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--no-build"], {
+  // The supervisor's bundle when the build made one of the current sources (scripts/build-if-needed.ts): a
+  // start then compiles nothing; else scripts/start.ts through tsx, as `npm start` runs it.
+  const bundle = cwd ? null : processBundle(SUPERVISOR_SCRIPT);
+  const entry = bundle ? ["--import", SOURCE_MAPS_PRELOAD, path.resolve(bundle)] : ["--import", "tsx", SUPERVISOR_SCRIPT];
+  const child = spawn(process.execPath, [...entry, "--no-build"], {
     cwd,
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
@@ -253,7 +258,7 @@ async function startServerOnce(env: Record<string, string>, cwd?: string): Promi
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      // tsx may exit before the server it launched: wait for the whole process group (server, worker) to end.
+      // The supervisor may exit before the processes it launched: wait for the whole process group (web, worker) to end.
       const groupAlive = () => {
         try {
           process.kill(-child.pid!, 0);
