@@ -542,6 +542,40 @@ test.describe('the live view fetches only what is new (docs/console.md "Live upd
     expect(streamOpens).toBeLessThan(arrivals);
   });
 
+  test("an arrival during a read of the list stays: the read answered before it was committed does not take it off", async ({ page }) => {
+    const src = await createInBrowserContext(page);
+    await send(src.ingest_url, "/before", { body: "0" });
+    // The read of the list that the stream's (re)connection starts is answered by the server at once but
+    // handed to the page only after the arrival below has come live.
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let held = 0;
+    await page.route(
+      (url) => url.pathname === `/${src.id}`,
+      async (route) => {
+        if (route.request().resourceType() !== "fetch") return route.continue();
+        const response = await route.fetch();
+        held++;
+        await released;
+        await route.fulfill({ response });
+      },
+    );
+    await openInspector(page, src.id);
+    await expect.poll(() => held, { timeout: LIVE_MS }).toBeGreaterThan(0);
+    const rows = page.getByTestId("request-row");
+    await send(src.ingest_url, "/arrived-during-read", { body: "1" });
+    await expect(rows).toHaveCount(2, { timeout: LIVE_MS });
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === `/${src.id}` && r.request().resourceType() === "fetch");
+    release();
+    await answered;
+    // One more arrival: rendered after the stale answer has been taken in.
+    await send(src.ingest_url, "/after-read", { body: "2" });
+    await expect(rows).toHaveCount(3, { timeout: LIVE_MS });
+    await expect(rows.nth(0)).toContainText("/after-read");
+    await expect(rows.nth(1)).toContainText("/arrived-during-read");
+    await expect(rows.nth(2)).toContainText("/before");
+  });
+
   test("'Load older requests' pages past the newest 100", async ({ page }) => {
     const src = await createInBrowserContext(page);
     for (let n = 0; n < 105; n += 15)

@@ -1,5 +1,5 @@
 /**
- * Issue 15 §1 "Malformed input", last class: a request whose body is shorter than its Content-Length,
+ * Malformed input (docs/gateway-api.md "Input limits"), last class: a request whose body is shorter than its Content-Length,
  * or whose headers never end, must not hold a socket open. A server of this file's own runs with short
  * HTTP_REQUEST_TIMEOUT_MS / HTTP_HEADERS_TIMEOUT_MS; every surface's stalled request is cut within the
  * bound, while the long-lived responses (console `/{id}/live`, CLI `/cli/sessions/{id}/stream`) keep

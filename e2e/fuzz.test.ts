@@ -1,5 +1,5 @@
 /**
- * Issue 15 §1 "Prototype pollution", "Malformed input" and the fuzz suite, against the real test
+ * Prototype pollution, malformed input (docs/gateway-api.md "Input limits") and the fuzz suite, against the real test
  * servers: polluting keys through every surface, one request of each malformed-input class per surface
  * (each answers that surface's error body with a 4xx), then a fast-check fuzz of every endpoint with a
  * fixed seed (no 5xx, no hang). After each part, ordinary requests must still behave: a create with

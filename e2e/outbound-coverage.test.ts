@@ -1,5 +1,5 @@
 /**
- * Issue 13's test list, the parts not covered elsewhere, against running servers: every row of the
+ * The outbound service's checks not covered elsewhere (docs/outbound.md), against running servers: every row of the
  * spec's error table on the outbound surface (publish included, which server.ts serves with the
  * ingestion limit: its 400, 401, 403, 409, 413 and 422 carry the outbound body `{status, message,
  * data?}`), the managed form's 429, signature rotation as a receiver sees it (webhook and Standard

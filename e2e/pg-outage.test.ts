@@ -40,6 +40,8 @@ it("every request accepted before each restart is delivered within 60 s of the d
     expect(r.accepted.outbound, JSON.stringify(r)).toBeGreaterThan(50);
     expect(r.undelivered, JSON.stringify(r)).toEqual({ gateway: 0, outbound: 0 });
     expect(r.caughtUpAfterMs, JSON.stringify(r)).not.toBeNull();
+    // And the worker takes jobs again (a job runner the restart ended was replaced).
+    expect(r.workerUpAfterMs, JSON.stringify(r)).not.toBeNull();
   }
 });
 

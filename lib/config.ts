@@ -187,7 +187,7 @@ export type Config = {
     /** Sign-in attempts per 15 minutes per client IP, and per account. */
     signInRateLimit: number;
   };
-  /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). Issue 15 §5. */
+  /** Days requests, events, attempts, ignored events and executions are kept (whole UTC days; 0 = forever). docs/scaling.md "Retention and sizing". */
   retentionDays: number;
   /** Outbound service (docs/outbound.md): a pinned admin key; the tenant JWT secret; the topics (empty = any); limits and id prefixes (used as-is). */
   outbound: {
@@ -226,7 +226,7 @@ export type Config = {
      */
     portalTransformations: "edit" | "read" | "off";
   };
-  /** Records a bulk operation handles per batch (one transaction with its progress). Issue 12 §1. */
+  /** Records a bulk operation handles per batch (one transaction with its progress). docs/gateway-api.md "Bulk operations". */
   bulkBatchSize: number;
   /** Redrives a tenant may start per hour (docs/outbound.md "Bulk redrive"); 0 = tenants cannot start any. */
   outboundRedriveTenantLimit: number;
@@ -277,7 +277,7 @@ export type Config = {
   gatewayApiKey: string | undefined;
   /** Gateway REST API requests per minute per key. */
   gatewayApiRateLimit: number;
-  /** Versions past their sunset (a year after their date) answer 410 instead of serving with Deprecation/Sunset headers. Issue 12 §4. */
+  /** Versions past their sunset (a year after their date) answer 410 instead of serving with Deprecation/Sunset headers. docs/gateway-api.md "Version lifecycle". */
   gatewayEnforceVersionSunset: boolean;
   /** Base URL of the gateway REST API (`{publicUrl}/api`). */
   gatewayApiUrl: string;

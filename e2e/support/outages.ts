@@ -35,7 +35,12 @@ export type OutageReport = {
   accepted: { gateway: number; outbound: number };
   /** ms from the database's return until every request accepted so far was delivered (null: not within settleMs). */
   caughtUpAfterMs: number | null;
-  /** What /healthz said from the kill until caught up: status and the worker's state, each change once. */
+  /**
+   * ms from the database's return until /healthz named the worker "up" for good (its job runner replaced
+   * when the restart ended it: lib/delivery/job-runner.ts), null: not within settleMs.
+   */
+  workerUpAfterMs: number | null;
+  /** What /healthz said from the kill until caught up and the worker up: status and the worker's state, each change once. */
   healthSeen: string[];
 };
 
@@ -197,10 +202,13 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
         }
       }
       const seenStates: string[] = [];
+      /** Reads /healthz and notes a change; returns the worker's state. */
       const note = async () => {
         const h = await health();
-        const line = `${h.status || "no answer"} ${h.body?.parts.worker?.state ?? "-"}`;
+        const state = h.body?.parts.worker?.state ?? "-";
+        const line = `${h.status || "no answer"} ${state}`;
         if (seenStates.at(-1) !== line) seenStates.push(line);
+        return state;
       };
       log(`killing PostgreSQL (pid ${database!.pid}) at ${kill.at}; down for ${kill.outageMs} ms`);
       process.kill(database!.pid, "SIGKILL");
@@ -215,13 +223,16 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
       log("PostgreSQL is back");
       if (kill.at === "idle") loading = true;
       let caughtUpAt: number | null = null;
-      for (const end = backAt + opts.settleMs; Date.now() < end; await sleep(250)) {
-        await note();
+      let workerUpAt: number | null = null;
+      // Deliveries may resume before the job runner does (direct dispatch needs no job): wait for both. A
+      // worker that says "up" and then "stalled" (its job runner ended after the return) is up again only
+      // when it says so again.
+      for (const end = backAt + opts.settleMs; Date.now() < end && (caughtUpAt === null || workerUpAt === null); await sleep(250)) {
+        const state = await note();
+        if (state !== "up") workerUpAt = null;
+        else workerUpAt ??= Date.now();
         const left = undelivered(backAt);
-        if (left.gateway === 0 && left.outbound === 0) {
-          caughtUpAt = Date.now();
-          break;
-        }
+        if (caughtUpAt === null && left.gateway === 0 && left.outbound === 0) caughtUpAt = Date.now();
       }
       const report: OutageReport = {
         at: kill.at,
@@ -229,6 +240,7 @@ export async function runOutages(opts: OutageOptions): Promise<{ reports: Outage
         undelivered: undelivered(backAt),
         accepted: { gateway: accepted.gateway.size, outbound: accepted.outbound.size },
         caughtUpAfterMs: caughtUpAt === null ? null : caughtUpAt - backAt,
+        workerUpAfterMs: workerUpAt === null ? null : workerUpAt - backAt,
         healthSeen: seenStates,
       };
       log(JSON.stringify(report));

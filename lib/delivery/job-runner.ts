@@ -108,8 +108,10 @@ export async function startJobRunner(options: Omit<RunnerOptions, "events"> & { 
     // The old pools' jobs have ended (stopped) or will never report (a dead pool).
     inFlight = 0;
     for (const id of old?.pools ?? []) hooks.onPoolEnd(id);
-    // The new runner does not wait for the unlock: a restarted database is reached by both at once.
-    const unlocked = unlockPools(old?.pools ?? []);
+    // The new runner does not wait for the unlock (a restarted database is reached by both at once), nor
+    // does the end of this replacement: a new runner that dies while the unlock still retries must be
+    // replaced in turn (onEnded), not folded into this one.
+    void unlockPools(old?.pools ?? []);
     for (let tries = 1; !stopped; tries++) {
       try {
         await launch();
@@ -122,7 +124,6 @@ export async function startJobRunner(options: Omit<RunnerOptions, "events"> & { 
         await sleep(RETRY_MS);
       }
     }
-    await unlocked;
   };
 
   const restart = (why: string): Promise<void> => {
@@ -131,11 +132,13 @@ export async function startJobRunner(options: Omit<RunnerOptions, "events"> & { 
     return restarting;
   };
 
-  function onEnded(entry: { ended: boolean }, why: string) {
+  function onEnded(entry: Entry, why: string) {
     if (entry.ended || stopped) return;
     entry.ended = true;
     log.warn(`the job runner ended by itself (${why}); starting a new one`);
-    void restart(why);
+    // A replacement under way has already set its old runner aside (marked ended), so a runner ending now
+    // is the one it just started: replace it once that replacement is done. Otherwise at once.
+    void (restarting ?? Promise.resolve()).then(() => (current === entry ? restart(why) : undefined));
   }
 
   await launch();

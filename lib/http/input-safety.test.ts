@@ -1,5 +1,5 @@
 /**
- * Issue 15 §1 "Prototype pollution" and "Malformed input", at the parser level: the query parser
+ * Prototype pollution and malformed input (docs/gateway-api.md "Input limits"), at the parser level: the query parser
  * (gateway API queries, captured queries and form bodies), header parsing, JSON input checks and the
  * request-line guard server.ts applies before routing. Object.prototype must stay untouched.
  */

@@ -256,15 +256,30 @@ function useSearch(publicId: string) {
 export function Inspector({ publicId, initial, initialAt, typeLabel, cmdHint, sources }: InspectorProps) {
   const refetch = useCoalescedRefetch(publicId);
   const queryClient = useQueryClient();
+  // The latest rows that came live, numbered: a read of the list that was under way when one came may
+  // have been answered before it was committed, and must not take it off the page (see the query below).
+  const liveRows = useRef<{ n: number; rows: TCapturedRequest[] }>({ n: 0, rows: [] });
   const addRow = useCallback(
-    (row: TCapturedRequest) => queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, requests: withRow(p.requests, row) } : p)),
+    (row: TCapturedRequest) => {
+      const seen = liveRows.current;
+      seen.n += 1;
+      seen.rows = [...seen.rows.slice(-(PAGE_SIZE - 1)), row];
+      queryClient.setQueryData<TSourcePreview>(["preview", publicId], (p) => (p ? { ...p, requests: withRow(p.requests, row) } : p));
+    },
     [queryClient, publicId],
   );
   const live = useLiveUpdates(publicId, refetch, addRow);
 
   const query = useQuery({
     queryKey: ["preview", publicId],
-    queryFn: ({ signal }) => fetchPreview(publicId, signal),
+    queryFn: async ({ signal }) => {
+      const before = liveRows.current.n;
+      const preview = await fetchPreview(publicId, signal);
+      // Rows that came live while this read was under way: kept, in their place (withRow skips those it has).
+      const came = Math.min(liveRows.current.n - before, liveRows.current.rows.length);
+      const missed = came > 0 ? liveRows.current.rows.slice(-came) : [];
+      return missed.length ? { ...preview, requests: missed.reduce(withRow, preview.requests) } : preview;
+    },
     initialData: initial,
     initialDataUpdatedAt: initialAt,
     staleTime: 2_000,
