@@ -22,10 +22,11 @@ export default defineConfig({
   // page's first render and its live stream's connection took more than Playwright's default 5 s. Bounds
   // that are the product's promise (a capture on screen within LIVE_MS) are written in the tests.
   expect: { timeout: 10_000 },
-  // One browser: a second one made timing-bound steps (sign-in redirects, sandboxed transformation runs) miss
-  // their bounds on a busy 2-core machine. PLAYWRIGHT_WORKERS
-  // sets more on a larger machine (every test has a team, tenant and client address of its own).
-  workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 1),
+  // Two browsers: on a 2-core machine with the headless shell, the step took 6.0 min against 7.6 with one
+  // (docs/benchmarks.md "The test suite"; with the full Chromium, a second browser was slower and made
+  // timing-bound steps miss their bounds). PLAYWRIGHT_WORKERS sets another number (every test has a team,
+  // tenant and client address of its own).
+  workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 2),
   // A browser test that fails is run once more (PLAYWRIGHT_RETRIES); one that then passes is reported as
   // flaky, by name, in npm test's output, and a test that fails twice fails the run.
   retries: Number(process.env.PLAYWRIGHT_RETRIES ?? 1),

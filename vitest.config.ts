@@ -4,26 +4,35 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The files that take longest (vitest's recorded durations on a clean clone, docs/benchmarks.md "The test
- * suite"), longest first. A clean clone has no durations cached, so vitest would order by file size and
+ * suite": every file over 28 s in the run of 2026-11-27 14:47), longest first. A clean clone has no durations cached, so vitest would order by file size and
  * start the longest, mostly waiting, files last, where nothing else overlaps them; started first, the
  * short files fill the cores around them.
  */
 const SLOW_FIRST = [
-  "e2e/gateway-backpressure.test.ts",
-  "scripts/start.test.ts",
-  "e2e/pipeline-crash.test.ts",
-  "e2e/archive.test.ts",
-  "e2e/gateway-ordered.test.ts",
-  "e2e/gateway-bulk-crash.test.ts",
   "e2e/operations.test.ts",
+  "scripts/start.test.ts",
+  "e2e/gateway-bulk-crash.test.ts",
+  "e2e/pipeline-crash.test.ts",
   "e2e/fuzz.test.ts",
-  "e2e/gateway-issues.test.ts",
-  "e2e/credentials.test.ts",
-  "e2e/fuzz-sockets.test.ts",
-  "scripts/install.test.ts",
+  "e2e/pg-outage.test.ts",
   "e2e/chaos.test.ts",
   "e2e/dashboard-auth.test.ts",
+  "e2e/gateway-backpressure.test.ts",
+  "e2e/gateway-keys.test.ts",
+  "e2e/outbound-ordered.test.ts",
   "e2e/outbound-crash.test.ts",
+  "e2e/teams-cli.test.ts",
+  "e2e/credentials.test.ts",
+  "e2e/gateway-ordered.test.ts",
+  "e2e/cli.test.ts",
+  "e2e/archive.test.ts",
+  "scripts/install.test.ts",
+  "e2e/gateway-metrics-rollups.test.ts",
+  "e2e/metrics.test.ts",
+  "e2e/outbound-redrive.test.ts",
+  "e2e/outbound-coverage.test.ts",
+  "e2e/gateway-issues.test.ts",
+  "e2e/fuzz-sockets.test.ts",
 ];
 
 /** vitest's order (cached durations, else size), with SLOW_FIRST's files moved to the front in that order. */
