@@ -73,7 +73,30 @@ function processesWith(...args: string[]): number[] {
 }
 const pgData = path.join(dataDir, "pg");
 /** The postmasters serving this test's data directory. */
-const postmasters = () => processesWith("-D", pgData).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].endsWith("/postgres"));
+/** Parent pid of `pid` (0 when it is gone). */
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+/**
+ * The postmasters of this data directory. A backend the postmaster has just forked shows the postmaster's
+ * command line until it sets its own title, so children of a listed process are left out.
+ */
+const postmasters = () => {
+  const isPostgres = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].endsWith("/postgres");
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
+  const found = processesWith("-D", pgData).filter(isPostgres);
+  return found.filter((pid) => !found.includes(parentOf(pid)));
+};
 
 /** True when nothing listens on 127.0.0.1:`port` (it can be bound). */
 const portFree = (port: number) =>
