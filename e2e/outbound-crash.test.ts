@@ -128,9 +128,12 @@ it("a dead destination holds at most DELIVERY_DESTINATION_CONCURRENCY places: an
   // Not behind the dead destination's timeouts.
   expect(arrived.at - sentAt).toBeLessThan(900);
   // All 30 are attempted in the end, never more than five open at once, and five at the busiest: each request
-  // is open from its arrival until the server gives up on it (the 1 s timeout) and closes it.
+  // is open from its arrival until the server gives up on it (the 1 s timeout) and closes it. The receiver
+  // may see the next request before the close of the one whose place it took (two sockets' events in one
+  // turn of its loop): a close seen within 50 ms of an arrival counts as before it. A sixth place would
+  // overlap by most of a second.
   await eventually(() => receiver.received.slice(start).filter((r) => r.url === "/dead" && r.endedAt !== undefined).length === 30, 30_000, 100);
   const held = receiver.received.slice(start).filter((r) => r.url === "/dead");
-  const busiest = Math.max(...held.map((r) => held.filter((o) => o.at <= r.at && o.endedAt! > r.at).length));
+  const busiest = Math.max(...held.map((r) => held.filter((o) => o.at <= r.at && o.endedAt! > r.at + 50).length));
   expect(busiest).toBe(5);
 }, 90_000);

@@ -75,17 +75,31 @@ export const ZConfigPatch = z.strictObject(Object.fromEntries(Object.keys(KEYS).
 let stored: Record<string, string> = {};
 let loadedAt = 0;
 let loading: Promise<void> | null = null;
+/** Reads started, and the latest of them whose answer is in `stored`: an older answer never replaces a newer one. */
+let readsStarted = 0;
+let readApplied = 0;
 
-/** Reads the stored settings again when older than SETTINGS_TTL_MS. Throws database errors. */
-export function refreshOutboundSettings(force = false): Promise<void> {
-  if (!force && Date.now() - loadedAt < SETTINGS_TTL_MS) return Promise.resolve();
-  loading ??= getPool()
+/** One read of the stored settings, begun now. Throws database errors. */
+function readSettings(): Promise<void> {
+  const read = ++readsStarted;
+  return getPool()
     .query<{ key: string; value: string }>("SELECT key, value FROM outbound_settings WHERE key LIKE 'config:%'")
     .then(({ rows }) => {
+      if (read < readApplied) return;
+      readApplied = read;
       stored = Object.fromEntries(rows.map((r) => [r.key.slice(PREFIX.length), r.value]));
       loadedAt = Date.now();
-    })
-    .finally(() => (loading = null));
+    });
+}
+
+/**
+ * Reads the stored settings again when older than SETTINGS_TTL_MS; `force`: with a read begun now, so that a
+ * caller sees its own change (a read already under way may have begun before it). Throws database errors.
+ */
+export function refreshOutboundSettings(force = false): Promise<void> {
+  if (force) return readSettings();
+  if (Date.now() - loadedAt < SETTINGS_TTL_MS) return Promise.resolve();
+  loading ??= readSettings().finally(() => (loading = null));
   return loading;
 }
 
