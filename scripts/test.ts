@@ -26,6 +26,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import {
   type RunningServer,
   startServer,
@@ -53,6 +54,20 @@ const COMPAT_MAJORS = [14, 15, 16, 17];
 
 let passed = 0;
 let failed = 0;
+/**
+ * One line per failed test (file, name, the first line of its error), printed again just above the last
+ * line: a CI log that keeps only its end still says what failed.
+ */
+const failures: string[] = [];
+/** `message`'s first non-empty line, at most 300 characters, without terminal colours. */
+const firstLine = (message = "") =>
+  (
+    stripVTControlCharacters(message)
+      .split("\n")
+      .find((l) => l.trim()) ?? ""
+  )
+    .trim()
+    .slice(0, 300);
 function count(r: { passed: number; failed: number }) {
   passed += r.passed;
   failed += r.failed;
@@ -91,16 +106,26 @@ type Counts = { passed: number; failed: number };
 
 /** Passed and failed tests of a vitest JSON report (a file that fails to load counts as one failure). */
 function vitestCounts(reportPath: string, status: number | null): Counts {
-  if (!existsSync(reportPath)) return { passed: 0, failed: status !== 0 ? 1 : 0 };
+  if (!existsSync(reportPath)) {
+    if (status !== 0) failures.push(`vitest: ended with status ${status} and no report`);
+    return { passed: 0, failed: status !== 0 ? 1 : 0 };
+  }
   const report = JSON.parse(readFileSync(reportPath, "utf8")) as {
     numPassedTests: number;
     numFailedTests: number;
     numTotalTestSuites: number;
     success: boolean;
-    testResults: { name: string; assertionResults: { status: string; fullName: string }[] }[];
+    testResults: { name: string; message?: string; status?: string; assertionResults: { status: string; fullName: string; failureMessages?: string[] }[] }[];
   };
-  for (const file of report.testResults)
-    for (const t of file.assertionResults) if (t.status === "failed") log(`FAILED ${path.relative(process.cwd(), file.name)} > ${t.fullName}`);
+  for (const file of report.testResults) {
+    const name = path.relative(process.cwd(), file.name);
+    for (const t of file.assertionResults)
+      if (t.status === "failed") {
+        log(`FAILED ${name} > ${t.fullName}`);
+        failures.push(`vitest ${name} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+      }
+    if (file.status === "failed" && !file.assertionResults.some((t) => t.status === "failed")) failures.push(`vitest ${name}: ${firstLine(file.message)}`);
+  }
   return {
     passed: report.numPassedTests,
     failed: report.numFailedTests + (report.numTotalTestSuites && report.success === false && report.numFailedTests === 0 ? 1 : 0),
@@ -166,6 +191,7 @@ async function mainPass(): Promise<Counts> {
           // CI sets TEST_TYPECHECK=off: `npm run lint` ran the same check just before.
           const status = await run(["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], env);
           log(`typecheck: ${status === 0 ? "ok" : "FAILED"}`);
+          if (status !== 0) failures.push("typecheck: see tsc's lines above");
           add(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
         }
         if (!only.length || only[0] === "vitest") add(await vitest("main", env, only[0] === "vitest" ? only.slice(1) : []));
@@ -181,8 +207,12 @@ async function mainPass(): Promise<Counts> {
         const report = JSON.parse(readFileSync(".data/playwright.json", "utf8")) as PlaywrightReport;
         const { stats } = report;
         for (const title of flakyTests(report)) log(`browser: FLAKY (failed, then passed on its retry): ${title}`);
+        for (const title of failedTests(report)) failures.push(`browser ${title}`);
         add({ passed: stats.expected + stats.flaky, failed: stats.unexpected });
-      } else if (status !== 0) add({ passed: 0, failed: 1 });
+      } else if (status !== 0) {
+        failures.push(`browser: ended with status ${status} and no report`);
+        add({ passed: 0, failed: 1 });
+      }
     });
   return counts;
 }
@@ -190,7 +220,7 @@ async function mainPass(): Promise<Counts> {
 /** What scripts/test.ts reads of Playwright's JSON report. */
 type PlaywrightSuite = {
   file?: string;
-  specs?: { title: string; tests: { status: string }[] }[];
+  specs?: { title: string; tests: { status: string; results?: { error?: { message?: string } }[] }[] }[];
   suites?: PlaywrightSuite[];
 };
 type PlaywrightReport = { stats: { expected: number; flaky: number; unexpected: number }; suites: PlaywrightSuite[] };
@@ -200,6 +230,16 @@ function flakyTests(report: PlaywrightReport, suites = report.suites, file = "")
   return suites.flatMap((s) => [
     ...(s.specs ?? []).filter((sp) => sp.tests.some((t) => t.status === "flaky")).map((sp) => `${s.file ?? file} › ${sp.title}`),
     ...flakyTests(report, s.suites ?? [], s.file ?? file),
+  ]);
+}
+
+/** `file › title: first error line` of every test of `report` that failed on every try. */
+function failedTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
+  return suites.flatMap((s) => [
+    ...(s.specs ?? []).flatMap((sp) =>
+      sp.tests.filter((t) => t.status === "unexpected").map((t) => `${s.file ?? file} › ${sp.title}: ${firstLine(t.results?.at(-1)?.error?.message)}`),
+    ),
+    ...failedTests(report, s.suites ?? [], s.file ?? file),
   ]);
 }
 
@@ -220,6 +260,8 @@ if (!only.length && process.env.TEST_TOPOLOGY !== "off") {
   const status = await run(["node_modules/tsx/dist/cli.mjs", "scripts/topology.ts"], { TOPOLOGY_SECONDS: "30", ...process.env });
   log(`topology: ${status === 0 ? "passed" : "FAILED"}`);
   count(status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+  if (status !== 0) failures.push("topology: see its [topology] lines above");
 }
+if (failures.length) for (const f of ["failed:", ...failures]) log(f);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
