@@ -406,6 +406,15 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     });
     const gw = count("gateway");
     const ob = count("outbound");
+    // Where duplicates come from: each one's acceptance and deliveries, against the kills (s from the load's start).
+    const at = (t: number) => `+${((t - started) / 1000).toFixed(1)}`;
+    const twice = (["gateway", "outbound"] as const).flatMap((p) =>
+      [...accepted[p]].filter(([id]) => (receiver.done[p].get(id)?.length ?? 0) > 1).map(([id, t]) => ({ p, id, t, times: receiver.done[p].get(id)! })),
+    );
+    if (twice.length) {
+      log(`kills at ${killAt.map((k) => `${k.part} ${at(k.at)}`).join(", ")} s; ${twice.length} ids delivered more than once:`);
+      for (const d of twice.slice(0, 20)) log(`  ${d.p} ${d.id}: accepted ${at(d.t)}, delivered ${d.times.map(at).join(", ")} s`);
+    }
     return {
       rateLimit,
       liveEventAfterMs,
