@@ -35,6 +35,37 @@ const SLOW_FIRST = [
   "e2e/fuzz-sockets.test.ts",
 ];
 
+/**
+ * Unit tests that may share a worker process (`isolate: false`, the "unit" project): they start no
+ * process or server, set no environment variable and mock no module, so nothing of one file can reach the
+ * next. Each file run in a fresh process cost about 1.4 CPU-s to start (docs/benchmarks.md "The test
+ * suite"), more than most of these files take. Every other lib/ and cli/ test file is listed in
+ * ISOLATED below and keeps a process of its own, as do e2e/ and scripts/; a new unit test file that
+ * touches process.env, spawns a process or uses vi.mock belongs in ISOLATED.
+ */
+const UNIT = ["lib/**/*.test.ts", "cli/**/*.test.ts"];
+const ISOLATED = [
+  "lib/db/binary-params.test.ts",
+  "lib/db/embedded.test.ts",
+  "lib/db/migrations.test.ts",
+  "lib/db/prisma.test.ts",
+  "lib/delivery/job-runner.test.ts",
+  "lib/delivery/worker-presence.test.ts",
+  "lib/gateway/delivery/claim.test.ts",
+  "lib/gateway/team-resources.test.ts",
+  "lib/http/security-headers.test.ts",
+  "lib/ingest/request-notifier.test.ts",
+  "lib/ingest/request-writer.test.ts",
+  "lib/log.test.ts",
+  "lib/outbound/destination-types/*.test.ts",
+  "lib/rules/run-transformation.test.ts",
+  "lib/rules/sandbox-pool.test.ts",
+  "lib/supervisor.test.ts",
+  "lib/teams/auth-secret.test.ts",
+  "lib/tracing.test.ts",
+];
+const EXCLUDE = ["node_modules/**", ".next/**", ".data/**"];
+
 /** vitest's order (cached durations, else size), with SLOW_FIRST's files moved to the front in that order. */
 class SlowFirst extends BaseSequencer {
   async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -53,8 +84,10 @@ class SlowFirst extends BaseSequencer {
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["lib/**/*.test.ts", "e2e/**/*.test.ts", "scripts/**/*.test.ts", "cli/**/*.test.ts"],
-    exclude: ["node_modules/**", ".next/**", ".data/**"],
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT, exclude: [...EXCLUDE, ...ISOLATED], isolate: false } },
+      { extends: true, test: { name: "isolated", include: ["e2e/**/*.test.ts", "scripts/**/*.test.ts", ...ISOLATED], exclude: EXCLUDE } },
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -50,10 +50,28 @@ it("the job runner that a restart ended is replaced, and /healthz says the worke
   // a kill ends graphile-worker's pool depends on a batch of job completions being in flight at that moment
   // (most runs, not all): each one that did end is replaced, and deliveries resumed after every restart (the
   // test above), which they did not while a dead pool stayed dead.
-  const died = output.match(/the job runner ended by itself/g)?.length ?? 0;
-  const restarted = output.match(/job runner restarted/g)?.length ?? 0;
-  console.log(`[outage] job runners ended by a restart: ${died}; replaced: ${restarted}`);
-  expect(restarted).toBeGreaterThanOrEqual(died);
+  // Each worker process logs JSON lines with its pid. A runner that ended is replaced in its process
+  // ("job runner restarted"), or, when the replacement outlasts WORKER_STALL_MS, the watchdog ends that
+  // process and the supervisor starts a fresh one (its line "worker restarted"): both count.
+  const lines = output.split("\n").map((raw) => {
+    try {
+      const j = JSON.parse(raw.slice(raw.indexOf("{"))) as { pid?: unknown; msg?: unknown };
+      if (typeof j.pid === "number" && typeof j.msg === "string") return { pid: j.pid, msg: j.msg };
+    } catch {}
+    return { pid: 0, msg: raw };
+  });
+  const deaths = lines.flatMap((l, i) => (l.pid && /the job runner ended by itself/.test(l.msg) ? [i] : []));
+  const replaced = deaths.filter((i) =>
+    lines.slice(i + 1).some((l) => (l.pid === lines[i].pid && /job runner restarted/.test(l.msg)) || (l.pid === 0 && /\bworker restarted\b/.test(l.msg))),
+  );
+  // The worker's own account (its job runner, pool and watchdog lines) and the supervisor's restarts, in order.
+  const account = lines
+    .filter((l) => /job runner|job pool|stopping this worker|worker restarted|restarting it in/.test(l.msg))
+    .map((l) => `${l.pid || "supervisor"} ${l.msg.slice(0, 200)}`)
+    .join("\n");
+  console.log(`[outage] job runners ended by a restart: ${deaths.length}; replaced: ${replaced.length}\n${account}`);
+  expect(deaths.length, "the output has the worker's JSON lines").toBe(output.match(/the job runner ended by itself/g)?.length ?? 0);
+  expect(replaced.length, account).toBe(deaths.length);
   // The operator view names the worker stalled while its runner was being replaced (before: "up"). Its
   // status is 200 or 503 by the database alone (a stalled worker does not change the status a probe reads).
   expect(
