@@ -173,7 +173,11 @@ export async function runChaos(opts: ChaosOptions): Promise<{ reports: KillRepor
       const seen: string[] = [];
       for (const end = Date.now() + 90_000; Date.now() < end; await sleep(250)) {
         const now = await health();
-        const line = `${now.status || "no answer"} ${now.body?.parts[part]?.state ?? "-"}`;
+        const state = now.body?.parts[part];
+        // The killed process itself, still "up": the supervisor has not seen its exit yet (on a busy
+        // machine that can take longer than the 300 ms above). Neither a state seen after the kill nor healthy.
+        if (state?.state === "up" && state.pid === pid) continue;
+        const line = `${now.status || "no answer"} ${state?.state ?? "-"}`;
         if (seen.at(-1) !== line) seen.push(line);
         if (now.ok) {
           healthyAt = Date.now();
