@@ -225,22 +225,23 @@ type PlaywrightSuite = {
 };
 type PlaywrightReport = { stats: { expected: number; flaky: number; unexpected: number }; suites: PlaywrightSuite[] };
 
+/** Every spec of `suites` (and their nested suites) with the file it is in. */
+function specsOf(suites: PlaywrightSuite[], file = ""): { file: string; spec: NonNullable<PlaywrightSuite["specs"]>[number] }[] {
+  return suites.flatMap((s) => [...(s.specs ?? []).map((spec) => ({ file: s.file ?? file, spec })), ...specsOf(s.suites ?? [], s.file ?? file)]);
+}
+
 /** `file › title` of every test of `report` that passed only on a retry. */
-function flakyTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
-  return suites.flatMap((s) => [
-    ...(s.specs ?? []).filter((sp) => sp.tests.some((t) => t.status === "flaky")).map((sp) => `${s.file ?? file} › ${sp.title}`),
-    ...flakyTests(report, s.suites ?? [], s.file ?? file),
-  ]);
+function flakyTests(report: PlaywrightReport): string[] {
+  return specsOf(report.suites)
+    .filter(({ spec }) => spec.tests.some((t) => t.status === "flaky"))
+    .map(({ file, spec }) => `${file} › ${spec.title}`);
 }
 
 /** `file › title: first error line` of every test of `report` that failed on every try. */
-function failedTests(report: PlaywrightReport, suites = report.suites, file = ""): string[] {
-  return suites.flatMap((s) => [
-    ...(s.specs ?? []).flatMap((sp) =>
-      sp.tests.filter((t) => t.status === "unexpected").map((t) => `${s.file ?? file} › ${sp.title}: ${firstLine(t.results?.at(-1)?.error?.message)}`),
-    ),
-    ...failedTests(report, s.suites ?? [], s.file ?? file),
-  ]);
+function failedTests(report: PlaywrightReport): string[] {
+  return specsOf(report.suites).flatMap(({ file, spec }) =>
+    spec.tests.filter((t) => t.status === "unexpected").map((t) => `${file} › ${spec.title}: ${firstLine(t.results?.at(-1)?.error?.message)}`),
+  );
 }
 
 /** The compat pass: every server-side vitest file (or `only`'s files) on {@link compatPostgres}. */
