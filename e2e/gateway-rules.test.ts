@@ -4,6 +4,7 @@
  * pause/unpause, and NO_CONNECTION / disabled connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createId } from "@/lib/ids";
 import { db } from "./support/client";
 import { api, newTeam, type TestTeam } from "./support/gateway";
 import { attemptsOf, connectionTo, eventsIn, eventsOf, ignoredIn, ignoredOf, receivedBy, requestRow, send } from "./support/pipeline";
@@ -134,6 +135,48 @@ describe("deduplicate rule", () => {
       expect(p.first < p.second, "request ids follow arrival").toBe(true);
       await eventsIn(p.first, ["SUCCESSFUL"]);
       expect((await ignoredIn(p.second))[0].cause).toBe("DEDUPLICATED");
+    }
+  });
+
+  it("an earlier request whose fan-out was rolled back (a deadlock, a lost connection) is still the one delivered", async () => {
+    const c = await connectionTo(team, receiver, { rules: [{ type: "deduplicate", window: 60, include_fields: ["body.id"] }] });
+    const holder = await db().connect();
+    try {
+      // The earlier request, pending and held as a worker's fan-out holds it. A test server's worker that
+      // drains it between the insert and the lock fans it out; then the next try takes a new body.
+      let earlier = "";
+      let body = "";
+      for (let attempt = 0, locked = 0; locked === 0; attempt++) {
+        await holder.query("ROLLBACK").catch(() => {});
+        earlier = createId("request");
+        body = JSON.stringify({ id: `held-${c.tag}-${attempt}`, n: 1 });
+        await db().query(
+          `WITH r AS (INSERT INTO requests (id, team_id, source_id, verified, ingested_at, created_at, updated_at)
+                      VALUES ($1, $2, $3, true, now(), now(), now()))
+           INSERT INTO request_raw_data (request_id, method, path, query, headers, body, body_size, content_type)
+           VALUES ($1, 'POST', '/', '', '{"content-type": "application/json"}', $4, $5, 'application/json')`,
+          [earlier, team.teamId, c.source.id, Buffer.from(body), Buffer.byteLength(body)],
+        );
+        await db().query("INSERT INTO request_fanouts (request_id, created_at) VALUES ($1, now())", [earlier]);
+        await holder.query("BEGIN");
+        locked = (await holder.query("SELECT 1 FROM request_fanouts WHERE request_id = $1 FOR UPDATE", [earlier])).rowCount ?? 0;
+      }
+      const later = await send(c.source.url, { ...JSON.parse(body), n: 2 });
+      expect(later.requestId > earlier, "request ids follow arrival").toBe(true);
+      // A worker claims the later request and waits for the earlier one's fan-out to end.
+      const { rows } = await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      await eventually(async () => {
+        const { rows: waiting } = await db().query("SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", [rows[0].pid]);
+        return waiting.length > 0 || null;
+      }, 10_000);
+      // That fan-out ends without committing: the earlier request is pending again, and is the first.
+      await holder.query("ROLLBACK");
+      await eventsIn(earlier, ["SUCCESSFUL"]);
+      expect((await ignoredIn(later.requestId))[0].cause).toBe("DEDUPLICATED");
+      expect(receivedBy(receiver, c.tag).map((r) => JSON.parse(r.body.toString()).n)).toEqual([1]);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      holder.release();
     }
   });
 

@@ -18,6 +18,8 @@ import { logger } from "@/lib/log";
 const log = logger("fanout");
 /** Requests claimed per fan-out transaction. */
 const FANOUT_BATCH = 200;
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = "40P01";
 
 type FanoutLoop = { stop: () => Promise<void>; drained: () => Promise<void> };
 
@@ -42,7 +44,10 @@ export async function startFanoutLoop(): Promise<FanoutLoop> {
             if (stopped || (await fanOutPending(fanOutBatchSize(FANOUT_BATCH))) === 0) break;
           }
         } catch (err) {
-          log.warn("fan-out failed; retrying at the next sweep", err instanceof Error ? err.message : err);
+          // Two batches that each wait for the other's earlier requests (deduplicate: claimEarlierPending)
+          // deadlock; PostgreSQL ends one, whose requests the other or this retry fans out now.
+          if ((err as { code?: unknown } | null)?.code === DEADLOCK) again = true;
+          else log.warn("fan-out failed; retrying at the next sweep", err instanceof Error ? err.message : err);
         }
       } while (again && !stopped);
     })().finally(() => (running = null));

@@ -397,9 +397,15 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
         claimedIds = rows.map((r) => r.id);
         const requests = rows.filter((r): r is RequestRow & { connections: ConnectionRow[] | null } => r.source_id !== null);
         if (requests.length === 0) return { count: rows.length, claimed: [], heads: [] };
-        if (tracingEnabled()) spans = startFanoutSpans(requests);
         const bySource = new Map<string, FanoutConnection[]>();
         for (const r of requests) if (r.connections) bySource.set(r.source_id, r.connections.map(toConnection));
+        const earlier = await claimEarlierPending(client, requests, bySource, heldBackIds(now));
+        if (earlier.length) {
+          claimedIds.push(...earlier.map((r) => r.id));
+          requests.push(...(earlier as typeof requests));
+          requests.sort((a, b) => (a.id < b.id ? -1 : 1));
+        }
+        if (tracingEnabled()) spans = startFanoutSpans(requests);
         const pairs = await computeOutcomes(requests, now, undefined, bySource);
         spans?.count(pairs);
         const { claimed, heads } = await writeOutcomes(client, merged(pairs), now, lease, 0, true);
@@ -424,6 +430,40 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
       (err: unknown) => log.warn("could not claim ordered events after their fan-out; the sweeper will", errorText(err)),
     );
   return result.count;
+}
+
+/**
+ * Claims, in `client`'s transaction, the pending requests accepted before `requests` on the sources whose
+ * active connections deduplicate (docs/pipeline.md "deduplicate"), so that they are fanned out in this
+ * batch, ahead of the later ones. Another worker's fan-out of such a request is waited for: committed, its
+ * dedup keys are there for this batch to meet; rolled back (a deadlock, a lost connection), its request is
+ * pending again and this batch takes it. Without this, the later of two equal requests could claim the key
+ * and the earlier be ignored as its duplicate. Returns the claimed requests (id, team_id, source_id,
+ * trace_parent); those this process holds back (`skip`, heldBackIds) stay out. Throws the database's error
+ * (a deadlock with another batch among them).
+ */
+async function claimEarlierPending(
+  client: pg.PoolClient,
+  requests: RequestRow[],
+  bySource: Map<string, FanoutConnection[]>,
+  skip: string[],
+): Promise<RequestRow[]> {
+  const newest = new Map<string, string>();
+  for (const r of requests) {
+    const deduplicates = (bySource.get(r.source_id) ?? []).some((c) => !c.disabled && c.rules.some((rule) => rule.type === "deduplicate"));
+    if (deduplicates && (newest.get(r.source_id) ?? "") < r.id) newest.set(r.source_id, r.id);
+  }
+  if (newest.size === 0) return [];
+  // `f.request_id < $3` lets the primary key read only the older rows: a backlog behind this batch is not scanned.
+  const { rows } = await client.query<RequestRow>(
+    `DELETE FROM request_fanouts f
+      USING requests r, unnest($1::text[], $2::text[]) AS b(source_id, before)
+      WHERE r.id = f.request_id AND r.source_id = b.source_id AND f.request_id < b.before AND f.request_id < $3
+        AND f.request_id <> ALL($4::text[])
+     RETURNING f.request_id AS id, r.team_id, r.source_id, f.trace_parent`,
+    [[...newest.keys()], [...newest.values()], [...newest.values()].reduce((a, b) => (a > b ? a : b)), skip],
+  );
+  return rows;
 }
 
 /** Claims one request's `request_fanouts` row (if still there) and returns the request, or nothing. */
@@ -693,8 +733,9 @@ WITH c AS (
  * same source older than the newest request of `events` (events with a deduplicate rule). Another worker may
  * have claimed an earlier, equal request: once it commits, its key is there and this batch's events are its
  * duplicates. Without the wait, whichever transaction wrote its key first won, and the later occurrence could
- * be the one delivered (docs/pipeline.md "deduplicate"). Older pending requests nobody is fanning out (held
- * back after an error) are locked until this transaction ends, which only delays their next claim.
+ * be the one delivered (docs/pipeline.md "deduplicate"). fanOutPending has already taken the older pending
+ * requests into its batch (claimEarlierPending); in the other paths, older pending requests nobody is fanning
+ * out (held back after an error) are locked until this transaction ends, which only delays their next claim.
  */
 async function awaitEarlierFanouts(client: pg.PoolClient, events: EventRow[]): Promise<void> {
   const newest = new Map<string, string>();
