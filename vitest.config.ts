@@ -44,7 +44,7 @@ const SLOW_FIRST = [
  * touches process.env, spawns a process or uses vi.mock belongs in ISOLATED.
  */
 const UNIT = ["lib/**/*.test.ts", "cli/**/*.test.ts"];
-const ISOLATED = [
+export const ISOLATED = [
   "lib/db/binary-params.test.ts",
   "lib/db/embedded.test.ts",
   "lib/db/migrations.test.ts",
@@ -60,9 +60,45 @@ const ISOLATED = [
   "lib/outbound/destination-types/*.test.ts",
   "lib/rules/run-transformation.test.ts",
   "lib/rules/sandbox-pool.test.ts",
+  "lib/socket-relay.test.ts",
   "lib/supervisor.test.ts",
   "lib/teams/auth-secret.test.ts",
   "lib/tracing.test.ts",
+];
+/**
+ * HTTP integration files that start servers, databases or commands of their own, set the environment, mock
+ * modules or change globals: a process each (the "isolated" project). The other files under e2e/ talk to
+ * the shared test servers only and share worker processes (the "e2e" project, `isolate: false`), which
+ * saves a process start and the evaluation of e2e/support/ per file (docs/benchmarks.md "The test suite").
+ * A new e2e file that does any of these belongs here; scripts/vitest-projects.test.ts checks it.
+ */
+export const E2E_ISOLATED = [
+  "e2e/archive.test.ts",
+  "e2e/chaos.test.ts",
+  "e2e/cli.test.ts",
+  "e2e/console-isolation.test.ts",
+  "e2e/credentials.test.ts",
+  "e2e/delivery-breaker.test.ts",
+  "e2e/fuzz-sockets.test.ts",
+  "e2e/gateway-bulk-crash.test.ts",
+  "e2e/gateway-gaps.test.ts",
+  "e2e/gateway-keys.test.ts",
+  "e2e/gateway-ordered.test.ts",
+  "e2e/metrics.test.ts",
+  "e2e/operations.test.ts",
+  "e2e/outbound-api.test.ts",
+  "e2e/outbound-coverage.test.ts",
+  "e2e/outbound-crash.test.ts",
+  "e2e/outbound-delivery.test.ts",
+  "e2e/outbound-guard.test.ts",
+  "e2e/outbound-ordered.test.ts",
+  "e2e/outbound-redrive.test.ts",
+  "e2e/pipeline-crash.test.ts",
+  "e2e/pipeline-poison.test.ts",
+  "e2e/pooler.test.ts",
+  "e2e/security-headers.test.ts",
+  "e2e/teams-cli.test.ts",
+  "e2e/tracing.test.ts",
 ];
 const EXCLUDE = ["node_modules/**", ".next/**", ".data/**"];
 
@@ -86,7 +122,8 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: "unit", include: UNIT, exclude: [...EXCLUDE, ...ISOLATED], isolate: false } },
-      { extends: true, test: { name: "isolated", include: ["e2e/**/*.test.ts", "scripts/**/*.test.ts", ...ISOLATED], exclude: EXCLUDE } },
+      { extends: true, test: { name: "e2e", include: ["e2e/**/*.test.ts"], exclude: [...EXCLUDE, ...E2E_ISOLATED], isolate: false } },
+      { extends: true, test: { name: "isolated", include: [...E2E_ISOLATED, "scripts/**/*.test.ts", ...ISOLATED], exclude: EXCLUDE } },
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
