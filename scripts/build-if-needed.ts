@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildSync } from "esbuild";
+import { ADMIN_COMMANDS, BUNDLE_DIR, BUNDLE_INPUTS, BUNDLE_STAMP, hashSources } from "./source-hash.mjs";
 
 const INPUTS = [
   "app",
@@ -19,27 +19,9 @@ const INPUTS = [
 ];
 const STAMP = ".next/hookyard-build-hash";
 
-function* files(p: string): Generator<string> {
-  if (!existsSync(p)) return;
-  if (statSync(p).isFile()) {
-    yield p;
-    return;
-  }
-  for (const entry of readdirSync(p, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-    yield* files(path.join(p, entry.name));
-  }
-}
-
 /** Content hash of everything `next build` reads from the project (or of `inputs`). */
 export function sourceHash(inputs: readonly string[] = INPUTS): string {
-  const h = createHash("sha256");
-  for (const input of inputs) {
-    for (const f of files(input)) {
-      h.update(f).update("\0").update(readFileSync(f)).update("\0");
-    }
-  }
-  return h.digest("hex");
+  return hashSources(inputs);
 }
 
 /**
@@ -74,26 +56,12 @@ export type ProcessScript = (typeof PROCESS_SCRIPTS)[number];
 export const SUPERVISOR_SCRIPT = "scripts/start.ts";
 /** What a bundle is run with (`node --import <this> <bundle>`): source maps for our code only (the file says why). */
 export const SOURCE_MAPS_PRELOAD = path.resolve("scripts/source-maps.mjs");
-/** Where the bundles are written, with the hash of the sources they were made from. */
-const BUNDLE_DIR = ".next/hookyard-processes";
-const BUNDLE_STAMP = `${BUNDLE_DIR}/sources-hash`;
-/** Everything the bundles are made from: our code (packages stay in node_modules). */
-const BUNDLE_INPUTS = [
-  "lib",
-  "server.ts",
-  ...PROCESS_SCRIPTS,
-  SUPERVISOR_SCRIPT,
-  "scripts/build-if-needed.ts",
-  "scripts/require-node.ts",
-  "tsconfig.json",
-  "package.json",
-];
-
 /**
- * Bundles the web and worker processes' scripts and the supervisor's with esbuild unless the bundles of the
- * current sources exist: one ES module per script (`.next/hookyard-processes/web.mjs`, `worker.mjs`, `start.mjs`,
- * with shared chunks and source maps), our TypeScript compiled and inlined, every package imported from node_modules as it is.
- * A (re)start of a process then loads a few files instead of compiling hundreds
+ * Bundles the web and worker processes' scripts, the supervisor's and the operator commands' (ADMIN_COMMANDS,
+ * run by scripts/admin.mjs) with esbuild unless the bundles of the current sources exist: one ES module per
+ * script (`.next/hookyard-processes/web.mjs`, `worker.mjs`, `start.mjs`, `teams.mjs`…, with shared chunks and
+ * source maps), our TypeScript compiled and inlined, every package imported from node_modules as it is.
+ * A (re)start of a process, or a command, then loads a few files instead of compiling hundreds
  * (docs/architecture.md#processes). Takes about a second; throws esbuild's error when the sources do not compile.
  */
 export function bundleProcessesIfNeeded(): void {
@@ -102,7 +70,7 @@ export function bundleProcessesIfNeeded(): void {
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   mkdirSync(BUNDLE_DIR, { recursive: true });
   buildSync({
-    entryPoints: [...PROCESS_SCRIPTS, SUPERVISOR_SCRIPT],
+    entryPoints: [...PROCESS_SCRIPTS, SUPERVISOR_SCRIPT, ...ADMIN_COMMANDS.map((name) => `scripts/${name}.ts`)],
     outdir: BUNDLE_DIR,
     bundle: true,
     // A dynamic import stays one: web.ts starts tracing before it loads the server (docs/operations.md "Traces").
