@@ -31,9 +31,9 @@ async function waitForPort(port: number, timeoutMs: number, exited: () => boolea
  * user and password in a userlist, `auth_type = plain`), with `poolSize` server connections
  * (`default_pool_size`, default 20). Run as the `postgres` user when this process is root (PgBouncer
  * refuses root). Its files live in a temporary directory removed by `stop`. `url` reaches the same
- * database through it. Throws (with PgBouncer's output) when it does not listen within 10 s.
+ * database through it; `pid` is its process. Throws (with PgBouncer's output) when it does not listen within 10 s.
  */
-export async function startPgBouncer(directUrl: string, poolSize = 20): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startPgBouncer(directUrl: string, poolSize = 20): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const direct = new URL(directUrl);
   const database = decodeURIComponent(direct.pathname.slice(1));
   const [user, password] = [decodeURIComponent(direct.username), decodeURIComponent(direct.password)];
@@ -76,6 +76,7 @@ export async function startPgBouncer(directUrl: string, poolSize = 20): Promise<
   }
   return {
     url: `postgresql://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

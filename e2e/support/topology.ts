@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
+import { processesByPart } from "../../scripts/bench/common";
 import { bearerCall } from "./client";
 import { PGBOUNCER, startPgBouncer } from "./pgbouncer";
 import { freePort, killHard, type RunningServer, startServer } from "./servers";
@@ -208,6 +209,25 @@ async function startDeliveryReceiver(delayMs: number) {
   };
 }
 
+/** One second of the run: deliveries not yet made per product, and each part's CPU and run-queue wait in it (ms). */
+type TimelineSample = {
+  at: number;
+  gateway: { waiting: number; oldestMs: number };
+  outbound: { waiting: number; oldestMs: number };
+  usage: Map<string, { cpuMs: number; waitMs: number }>;
+};
+
+/**
+ * `+12 gw 340 waiting, oldest 2.1 s; ob …; web cpu 41% wait 12%; …`: per part, the share of the second its
+ * processes spent on a CPU (all threads) and their main threads spent runnable but waiting for one (summed
+ * over its processes: PostgreSQL's backends can wait 300 % together).
+ */
+function formatSample(t: TimelineSample, started: number): string {
+  const parts = [...t.usage].map(([part, u]) => `${part} cpu ${Math.round(u.cpuMs / 10)}% wait ${Math.round(u.waitMs / 10)}%`);
+  const lag = (l: { waiting: number; oldestMs: number }) => `${l.waiting} waiting, oldest ${(l.oldestMs / 1000).toFixed(1)} s`;
+  return `+${((t.at - started) / 1000).toFixed(0)} gw ${lag(t.gateway)}; ob ${lag(t.outbound)}; ${parts.join(", ")}`;
+}
+
 /** Runs the scenario; returns its report. Stops everything it started. Throws when a part does not start. */
 export async function runTopology(opts: TopologyOptions): Promise<TopologyReport> {
   const log = opts.log ?? (() => {});
@@ -351,6 +371,42 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       // No answer: the load balancer takes that web process out (its requests without an answer are not accepted).
       request.catch(() => down.add(web)).finally(() => inFlight--);
     };
+    // Every second until the deliveries are done: how far deliveries are behind, and each part's CPU and
+    // run-queue wait (printed when they fell behind: was the machine or Hookyard the limit?).
+    const roots = new Map<number, string>([
+      [process.pid, "load+receiver"],
+      [database.pid, "postgres"],
+      [bouncer.pid, "pgbouncer"],
+      ...webs.map((w) => [w.process.pid!, "hookyard"] as [number, string]),
+      ...workers.map((w) => [w.process.pid!, "worker"] as [number, string]),
+    ]);
+    const timeline: TimelineSample[] = [];
+    let previous = processesByPart(roots);
+    const sampler = setInterval(() => {
+      const now = Date.now();
+      const current = processesByPart(roots);
+      // Per process since the last sample (a process started meanwhile counts from 0; one that ended drops out).
+      const usage = new Map<string, { cpuMs: number; waitMs: number }>();
+      for (const [pid, p] of current) {
+        const before = previous.get(pid);
+        const u = usage.get(p.part) ?? usage.set(p.part, { cpuMs: 0, waitMs: 0 }).get(p.part)!;
+        u.cpuMs += p.cpuMs - (before?.cpuMs ?? 0);
+        u.waitMs += p.waitMs - (before?.waitMs ?? 0);
+      }
+      previous = current;
+      const lag = (p: "gateway" | "outbound") => {
+        let waiting = 0;
+        let oldest = now;
+        for (const [id, t] of accepted[p]) {
+          if (receiver.done[p].has(id)) continue;
+          waiting++;
+          oldest = Math.min(oldest, t);
+        }
+        return { waiting, oldestMs: now - oldest };
+      };
+      timeline.push({ at: now, gateway: lag("gateway"), outbound: lag("outbound"), usage });
+    }, 1000);
+    sampler.unref();
     // Sends are due by the clock (a busy event loop wakes later than 20 ms: the backlog is sent at once).
     const loader = (async () => {
       const from = Date.now();
@@ -385,7 +441,13 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
     const undelivered = () =>
       (["gateway", "outbound"] as const).reduce((n, p) => n + [...accepted[p].keys()].filter((id) => !receiver.done[p].has(id)).length, 0);
     for (const end = Date.now() + opts.settleMs; Date.now() < end && undelivered() > 0;) await sleep(250);
+    clearInterval(sampler);
     await sleep(1000); // late duplicates
+    const behind = timeline.filter((t) => t.at < started + opts.durationMs && Math.max(t.gateway.oldestMs, t.outbound.oldestMs) > 2000);
+    if (behind.length || process.env.TOPOLOGY_TIMELINE === "1") {
+      log(`deliveries fell more than 2 s behind in ${behind.length} of the load's seconds; every second (s from the load's start):`);
+      for (const t of timeline) log(`  ${formatSample(t, started)}`);
+    }
 
     const first = (p: "gateway" | "outbound", id: string) => receiver.done[p].get(id)?.[0];
     const kills: KillRecovery[] = killAt.map(({ part, at }) => {

@@ -65,7 +65,7 @@ export async function startSink(): Promise<Sink> {
  * One process's figures from /proc: its parent, CPU time used so far (ms, all threads), resident memory (bytes),
  * command line, and its main thread's time on a CPU and time runnable but waiting for one (ms, schedstat).
  */
-type ProcInfo = { ppid: number; cpuMs: number; rss: number; cmd: string; runMs: number; waitMs: number };
+export type ProcInfo = { ppid: number; cpuMs: number; rss: number; cmd: string; runMs: number; waitMs: number };
 
 /** Every process of the machine this user can read (Linux; empty elsewhere). */
 function readProcs(): Map<number, ProcInfo> {
@@ -132,13 +132,7 @@ export type PartUsage = { cpuMs: number; rss: number; largestRss: number; proces
  */
 export function usageByPart(roots: Map<number, string>): Map<string, PartUsage> {
   const out = new Map<string, PartUsage>();
-  const procs = readProcs();
-  for (const [pid, p] of procs) {
-    let part: string | undefined;
-    for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
-    if (!part) continue;
-    // The script (tsx) or its bundle (.next/hookyard-processes/web.mjs: scripts/build-if-needed.ts).
-    if (part === "hookyard") part = /\bweb\.m?[jt]s\b/.test(p.cmd) ? "web" : /\bworker\.m?[jt]s\b/.test(p.cmd) ? "worker" : "supervisor";
+  for (const [pid, { part, ...p }] of processesByPart(roots)) {
     const u = out.get(part) ?? out.set(part, { cpuMs: 0, rss: 0, largestRss: 0, processes: 0, runMs: 0, waitMs: 0 }).get(part)!;
     u.cpuMs += p.cpuMs;
     u.runMs += p.runMs;
@@ -146,6 +140,24 @@ export function usageByPart(roots: Map<number, string>): Map<string, PartUsage> 
     u.largestRss = Math.max(u.largestRss, p.rss);
     u.rss += part === "postgres" ? pss(pid) : p.rss;
     u.processes++;
+  }
+  return out;
+}
+
+/**
+ * The processes of `roots`' trees by PID, each with its part (as {@link usageByPart} names them) and its
+ * figures from /proc (CPU and main-thread run and wait times so far, ms; resident memory, bytes).
+ */
+export function processesByPart(roots: Map<number, string>): Map<number, ProcInfo & { part: string }> {
+  const out = new Map<number, ProcInfo & { part: string }>();
+  const procs = readProcs();
+  for (const [pid, p] of procs) {
+    let part: string | undefined;
+    for (let at: number | undefined = pid; at && !part; at = procs.get(at)?.ppid) part = roots.get(at);
+    if (!part) continue;
+    // The script (tsx) or its bundle (.next/hookyard-processes/web.mjs: scripts/build-if-needed.ts).
+    if (part === "hookyard") part = /\bweb\.m?[jt]s\b/.test(p.cmd) ? "web" : /\bworker\.m?[jt]s\b/.test(p.cmd) ? "worker" : "supervisor";
+    out.set(pid, { ...p, part });
   }
   return out;
 }
