@@ -21,6 +21,7 @@ import type { AddressInfo } from "node:net";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { Agent, fetch } from "undici";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { processesByPart } from "../../scripts/bench/common";
@@ -209,6 +210,40 @@ async function startDeliveryReceiver(delayMs: number) {
   };
 }
 
+/** Runs `fn` on a connection of its own to `url`, then closes it. */
+async function onDatabase<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Logs the 20 statements that took PostgreSQL longest over the run (pg_stat_statements: execution plus
+ * planning, ms), with their calls and time per call, and the total; statements since the stats were reset.
+ */
+async function logStatements(url: string, log: (m: string) => void): Promise<void> {
+  type Row = { calls: string; exec_ms: number; plan_ms: number; query: string };
+  const { rows } = await onDatabase(url, (c) =>
+    c.query<Row>(
+      `SELECT calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
+         FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC`,
+    ),
+  );
+  const total = rows.reduce((n, r) => n + r.exec_ms + r.plan_ms, 0);
+  log(`PostgreSQL statements: ${rows.length}, ${(total / 1000).toFixed(1)} s in all (execution + planning); the 20 longest:`);
+  for (const r of rows.slice(0, 20)) {
+    const ms = r.exec_ms + r.plan_ms;
+    log(
+      `  ${(ms / 1000).toFixed(1)} s (plan ${(r.plan_ms / 1000).toFixed(1)}), ${r.calls} calls, ${(ms / Number(r.calls)).toFixed(2)} ms each: ${r.query.slice(0, 140)}`,
+    );
+  }
+}
+
 /** One second of the run: deliveries not yet made per product, and each part's CPU and run-queue wait in it (ms). */
 type TimelineSample = {
   at: number;
@@ -244,7 +279,16 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
   const webs: RunningServer[] = [];
   const workers: Worker[] = [];
   try {
-    database = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "hookyard", binDir: PG_DIR });
+    // TOPOLOGY_PG_STATS=1: PostgreSQL's statements by time at the end (pg_stat_statements, planning included).
+    const pgStats = process.env.TOPOLOGY_PG_STATS === "1";
+    database = await startEmbeddedPostgres({
+      dataDir,
+      port: await freePort(),
+      database: "hookyard",
+      binDir: PG_DIR,
+      settings: pgStats ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_planning": "on" } : {},
+    });
+    if (pgStats) await onDatabase(database.url, (c) => c.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"));
     const direct = new URL(database.url);
     bouncer = await startPgBouncer(database.url);
     log(`PostgreSQL ${path.basename(PG_DIR)} on ${direct.port}, PgBouncer (transaction mode) at ${new URL(bouncer.url).port}`);
@@ -466,6 +510,7 @@ export async function runTopology(opts: TopologyOptions): Promise<TopologyReport
       delivered: [...accepted[p].keys()].filter((id) => receiver.done[p].has(id)).length,
       duplicates: [...accepted[p].keys()].reduce((n, id) => n + Math.max(0, (receiver.done[p].get(id)?.length ?? 0) - 1), 0),
     });
+    if (pgStats) await logStatements(database.url, log);
     const gw = count("gateway");
     const ob = count("outbound");
     // Where duplicates come from: each one's acceptance and deliveries, against the kills (s from the load's start).

