@@ -408,7 +408,7 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
         if (tracingEnabled()) spans = startFanoutSpans(requests);
         const pairs = await computeOutcomes(requests, now, undefined, bySource);
         spans?.count(pairs);
-        const { claimed, heads } = await writeOutcomes(client, merged(pairs), now, lease, 0, true);
+        const { claimed, heads } = await writeOutcomes(client, merged(pairs), now, lease, 0, { orderedDirect: true, earlierClaimed: true });
         return { count: rows.length, claimed, heads };
       },
       getBackgroundPool(),
@@ -433,6 +433,17 @@ export async function fanOutPending(limit = 200, now = Date.now()): Promise<numb
 }
 
 /**
+ * The parameters both waits for earlier fan-outs bind: the sources of `requests`, the newest request id of
+ * each, and the newest of all (`f.request_id < $3` lets the primary key read only the older rows, so a
+ * backlog behind the batch is not scanned).
+ */
+function earlierThan(requests: { id: string; source_id: string }[]): [string[], string[], string] {
+  const newest = new Map<string, string>();
+  for (const r of requests) if ((newest.get(r.source_id) ?? "") < r.id) newest.set(r.source_id, r.id);
+  return [[...newest.keys()], [...newest.values()], [...newest.values()].reduce((a, b) => (a > b ? a : b), "")];
+}
+
+/**
  * Claims, in `client`'s transaction, the pending requests accepted before `requests` on the sources whose
  * active connections deduplicate (docs/pipeline.md "deduplicate"), so that they are fanned out in this
  * batch, ahead of the later ones. Another worker's fan-out of such a request is waited for: committed, its
@@ -448,20 +459,17 @@ async function claimEarlierPending(
   bySource: Map<string, FanoutConnection[]>,
   skip: string[],
 ): Promise<RequestRow[]> {
-  const newest = new Map<string, string>();
-  for (const r of requests) {
-    const deduplicates = (bySource.get(r.source_id) ?? []).some((c) => !c.disabled && c.rules.some((rule) => rule.type === "deduplicate"));
-    if (deduplicates && (newest.get(r.source_id) ?? "") < r.id) newest.set(r.source_id, r.id);
-  }
-  if (newest.size === 0) return [];
-  // `f.request_id < $3` lets the primary key read only the older rows: a backlog behind this batch is not scanned.
+  const deduplicating = requests.filter((r) =>
+    (bySource.get(r.source_id) ?? []).some((c) => !c.disabled && c.rules.some((rule) => rule.type === "deduplicate")),
+  );
+  if (deduplicating.length === 0) return [];
   const { rows } = await client.query<RequestRow>(
     `DELETE FROM request_fanouts f
       USING requests r, unnest($1::text[], $2::text[]) AS b(source_id, before)
       WHERE r.id = f.request_id AND r.source_id = b.source_id AND f.request_id < b.before AND f.request_id < $3
         AND f.request_id <> ALL($4::text[])
      RETURNING f.request_id AS id, r.team_id, r.source_id, f.trace_parent`,
-    [[...newest.keys()], [...newest.values()], [...newest.values()].reduce((a, b) => (a > b ? a : b)), skip],
+    [...earlierThan(deduplicating), skip],
   );
   return rows;
 }
@@ -738,16 +746,13 @@ WITH c AS (
  * out (held back after an error) are locked until this transaction ends, which only delays their next claim.
  */
 async function awaitEarlierFanouts(client: pg.PoolClient, events: EventRow[]): Promise<void> {
-  const newest = new Map<string, string>();
-  for (const e of events) if ((newest.get(e.request.source_id) ?? "") < e.request.id) newest.set(e.request.source_id, e.request.id);
-  // `f.request_id < $3` lets the primary key read only the older rows: a backlog behind this batch is not scanned.
   await client.query(
     `SELECT f.request_id FROM request_fanouts f
        JOIN requests r ON r.id = f.request_id
        JOIN unnest($1::text[], $2::text[]) AS b(source_id, before) ON r.source_id = b.source_id AND f.request_id < b.before
      WHERE f.request_id < $3
      FOR UPDATE OF f`,
-    [[...newest.keys()], [...newest.values()], [...newest.values()].reduce((a, b) => (a > b ? a : b))],
+    earlierThan(events.map((e) => e.request)),
   );
 }
 
@@ -755,6 +760,8 @@ async function awaitEarlierFanouts(client: pg.PoolClient, events: EventRow[]): P
  * Writes `outcomes` in `client`'s transaction. Due events (QUEUED) get a delivery job, or, with
  * `lease`, are inserted already claimed with that lease and returned with their delivery rows for this
  * process to deliver (lib/gateway/delivery/dispatch-queue.ts).
+ * With `earlierClaimed`, the caller's transaction already took in the earlier pending requests of its
+ * deduplicating sources (claimEarlierPending), so the wait for other fan-outs (awaitEarlierFanouts) is skipped.
  * With `orderedDirect`, the ordered events that may be their key's head get no job: their ids come back as
  * `heads`, for the caller to claim once committed (docs/pipeline.md "Ordered delivery").
  * Returns the new event ids, the claimed events and those heads.
@@ -765,7 +772,7 @@ async function writeOutcomes(
   now: number,
   lease: Date | null,
   priority = 0,
-  orderedDirect = false,
+  { orderedDirect = false, earlierClaimed = false }: { orderedDirect?: boolean; earlierClaimed?: boolean } = {},
 ): Promise<{ ids: string[]; claimed: DeliveryRow[]; heads: string[] }> {
   let claimed: DeliveryRow[] = [];
   let heads: string[] = [];
@@ -775,7 +782,8 @@ async function writeOutcomes(
   // Deduplicate: the first event per (connection, digest) in this batch claims the key, unless a live key exists.
   const withDedup = kept.filter((e) => e.dedup);
   if (withDedup.length) {
-    await awaitEarlierFanouts(client, withDedup);
+    // fanOutPending's batch already waited for, and took in, the earlier requests (claimEarlierPending).
+    if (!earlierClaimed) await awaitEarlierFanouts(client, withDedup);
     const firstInBatch = new Map<string, EventRow>();
     for (const e of withDedup) {
       const key = `${e.connection.id}\u0000${e.dedup!.digest}`;
